@@ -1,0 +1,115 @@
+import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type Docker from 'dockerode';
+import type OpenAI from 'openai';
+import { GoldReplayPolicy } from '../agent/gold-policy';
+import { ModelPolicy } from '../agent/model-policy';
+import { ArtifactStore } from '../artifacts/store';
+import type { Config } from '../config';
+import { appendSample, buildSample, datasetPath } from '../dataset/export';
+import { ChainsmithError, ConfigError } from '../errors';
+import { combine } from '../judge/combine';
+import { modelVerdict } from '../judge/model-verdict';
+import { runRound, type RoundInput } from '../rollout/round';
+import {
+  ChainQueriesSchema,
+  ChainSchema,
+  TestSignalSchema,
+  TrajectorySchema,
+  type ArtifactRef,
+  type PolicyKind,
+} from '../schemas';
+
+export interface ActivityDeps {
+  config: Config;
+  docker: Docker;
+  /** Present only when a model endpoint is configured. */
+  openai?: OpenAI;
+  image: string;
+}
+
+export interface JudgeInput {
+  chainRef: ArtifactRef;
+  queriesRef: ArtifactRef;
+  stage: number;
+  policy: PolicyKind;
+  stagePatchRef: ArtifactRef;
+  testsAfterRef: ArtifactRef;
+}
+
+export interface ExportInput {
+  chainRef: ArtifactRef;
+  trajectoryRef: ArtifactRef;
+  stages: { prNumber: number; score: number; rounds: number }[];
+}
+
+/** Thin Temporal wrappers: resolve references, call the pipeline code, turn permanent errors non-retryable. */
+export function createActivities(deps: ActivityDeps) {
+  const store = new ArtifactStore(`${deps.config.dataDir}/artifacts`);
+  const { config } = deps;
+
+  return {
+    async rolloutRound(input: RoundInput & { policy: PolicyKind }) {
+      return guard(() =>
+        runRound(input, {
+          docker: deps.docker,
+          store,
+          sandbox: { image: deps.image, memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit },
+          testCommand: config.sandbox.testCommand,
+          limits: { ...config.agent },
+          heartbeat,
+          policyFor: (chain, stage) => {
+            if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], config.sandbox.testCommand);
+            if (!deps.openai) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
+            return new ModelPolicy(deps.openai, config.model.name);
+          },
+        }),
+      );
+    },
+
+    async judgeStage(input: JudgeInput) {
+      return guard(async () => {
+        const chain = await store.getJson(input.chainRef, ChainSchema);
+        const queries = await store.getJson(input.queriesRef, ChainQueriesSchema);
+        const tests = await store.getJson(input.testsAfterRef, TestSignalSchema);
+        // Gold replays validate the environment: the tests decide, no model is paid for.
+        const model =
+          deps.openai && input.policy === 'model'
+            ? await modelVerdict(deps.openai, config.model.judgeName ?? config.model.name, {
+                task: queries.stages[input.stage].text,
+                goldPatch: chain.prs[input.stage].patch,
+                agentPatch: await store.getText(input.stagePatchRef),
+                tests,
+              })
+            : undefined;
+        const judgement = combine(tests, model, config.judge.threshold);
+        return { score: judgement.score, passed: judgement.passed, judgementRef: await store.putJson(judgement) };
+      });
+    },
+
+    async exportSample(input: ExportInput) {
+      return guard(async () => {
+        const chain = await store.getJson(input.chainRef, ChainSchema);
+        const trajectory = await store.getJson(input.trajectoryRef, TrajectorySchema);
+        const sample = buildSample(chain, trajectory, input.stages);
+        const path = datasetPath(config.dataDir, trajectory.policy);
+        await appendSample(path, sample);
+        return { sampleId: sample.id, path };
+      });
+    },
+
+  };
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ChainsmithError && err.permanent) {
+      throw ApplicationFailure.nonRetryable(err.message, err.name);
+    }
+    throw err;
+  }
+}
+
+export type Activities = ReturnType<typeof createActivities>;

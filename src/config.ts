@@ -1,0 +1,119 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from './errors';
+
+const ConfigSchema = z.strictObject({
+  dataDir: z.string().min(1),
+  temporal: z.strictObject({
+    address: z.string().regex(/^[^\s:]+:\d+$/, 'host:port'),
+    namespace: z.string().min(1),
+    uiUrl: z.url(),
+  }),
+  /** Absent baseUrl means no model: the agent replays gold patches and the judge uses tests only. */
+  model: z.strictObject({
+    baseUrl: z.url().optional(),
+    apiKey: z.string().optional(),
+    name: z.string().min(1),
+    judgeName: z.string().min(1).optional(),
+    timeoutMs: z.number().int().positive(),
+  }),
+  agent: z.strictObject({
+    maxSteps: z.number().int().positive(),
+    commandTimeoutSeconds: z.number().int().positive(),
+    maxOutputChars: z.number().int().min(200),
+  }),
+  judge: z.strictObject({
+    threshold: z.number().min(0).max(1),
+    maxRefinements: z.number().int().min(0).max(10),
+  }),
+  sandbox: z.strictObject({
+    image: z.string().min(1).optional(),
+    memoryMb: z.number().int().min(64),
+    pidsLimit: z.number().int().min(16),
+    testCommand: z.string().min(1),
+  }),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+type Env = Record<string, string | undefined>;
+
+/** Each env variable and the config path it fills; env wins over the file. */
+const ENV: Record<string, { path: string[]; number?: boolean }> = {
+  CHAINSMITH_HOME: { path: ['dataDir'] },
+  CHAINSMITH_TEMPORAL_ADDRESS: { path: ['temporal', 'address'] },
+  CHAINSMITH_TEMPORAL_NAMESPACE: { path: ['temporal', 'namespace'] },
+  CHAINSMITH_TEMPORAL_UI: { path: ['temporal', 'uiUrl'] },
+  OPENAI_BASE_URL: { path: ['model', 'baseUrl'] },
+  CHAINSMITH_MODEL_BASE_URL: { path: ['model', 'baseUrl'] },
+  OPENAI_API_KEY: { path: ['model', 'apiKey'] },
+  CHAINSMITH_MODEL_API_KEY: { path: ['model', 'apiKey'] },
+  CHAINSMITH_MODEL: { path: ['model', 'name'] },
+  CHAINSMITH_JUDGE_MODEL: { path: ['model', 'judgeName'] },
+  CHAINSMITH_MAX_STEPS: { path: ['agent', 'maxSteps'], number: true },
+  CHAINSMITH_JUDGE_THRESHOLD: { path: ['judge', 'threshold'], number: true },
+  CHAINSMITH_MAX_REFINEMENTS: { path: ['judge', 'maxRefinements'], number: true },
+  CHAINSMITH_SANDBOX_IMAGE: { path: ['sandbox', 'image'] },
+};
+
+function defaults(env: Env): Config {
+  return {
+    dataDir: join(homedir(), '.chainsmith'),
+    temporal: { address: '127.0.0.1:7233', namespace: 'default', uiUrl: `http://127.0.0.1:${env.CHAINSMITH_TEMPORAL_UI_PORT ?? 8233}` },
+    model: { name: 'gpt-4o-mini', timeoutMs: 120_000 },
+    agent: { maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
+    judge: { threshold: 0.8, maxRefinements: 3 },
+    sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
+  };
+}
+
+function merge(base: any, over: any): any {
+  if (typeof over !== 'object' || over === null || Array.isArray(over)) return over;
+  const out = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = merge(base?.[k], v);
+  return out;
+}
+
+/** Loads defaults ← config file (chainsmith.config.json or CHAINSMITH_CONFIG) ← env, and validates once. */
+export function loadConfig(opts: { env?: Env; file?: string; cwd?: string } = {}): Config {
+  const env = opts.env ?? process.env;
+  const file = opts.file ?? env.CHAINSMITH_CONFIG ?? resolve(opts.cwd ?? process.cwd(), 'chainsmith.config.json');
+  let raw: any = defaults(env);
+  const origin = new Map<string, string>();
+  if (existsSync(file)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (cause) {
+      throw new ConfigError(`config file ${file} is not valid JSON: ${(cause as Error).message}`, { cause });
+    }
+    raw = merge(raw, parsed);
+  } else if (opts.file || env.CHAINSMITH_CONFIG) {
+    throw new ConfigError(`config file ${file} does not exist`);
+  }
+  for (const [name, { path, number }] of Object.entries(ENV)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    let target = raw;
+    for (const key of path.slice(0, -1)) target = target[key] ??= {};
+    target[path[path.length - 1]] = number && value.trim() !== '' && !isNaN(Number(value)) ? Number(value) : value;
+    origin.set(path.join('.'), name);
+  }
+  const result = ConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      const path = issue.path.join('.');
+      const from = origin.get(path) ? ` (from ${origin.get(path)})` : existsSync(file) ? ` (from ${file} or defaults)` : '';
+      const got = issue.path.reduce<any>((o, k) => o?.[k as string], raw);
+      return `  ${path || '(root)'}: ${issue.message}${got === undefined ? '' : `, got ${JSON.stringify(got)}`}${from}`;
+    });
+    throw new ConfigError(`invalid config:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+/** The config with secrets removed, safe to print or log. */
+export function redactedConfig(config: Config): Config {
+  return { ...config, model: { ...config.model, apiKey: config.model.apiKey ? '***' : undefined } };
+}

@@ -1,0 +1,21 @@
+/** Base of every error chainsmith raises on purpose; `permanent` ones must not be retried. */
+export class ChainsmithError extends Error {
+  readonly permanent: boolean = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The user gave us something we cannot use: a bad config value, a path, a file. */
+export class InputError extends ChainsmithError {}
+
+export class ConfigError extends InputError {}
+
+/** A patch or carry that cannot be applied to a stage: the stage fails, other stages and chains go on. */
+export class StageError extends ChainsmithError {}
+
+/** Infrastructure hiccups (Docker, model endpoint, disk): worth retrying. */
+export class TransientError extends ChainsmithError {
+  override readonly permanent = false;
+}

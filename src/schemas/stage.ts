@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { ArtifactRef } from './artifact';
+
+/** What a carry did: clean, or conflicted with the files left holding conflict markers. */
+export const CarrySchema = z.object({
+  fromStages: z.array(z.number().int().positive()),
+  /** Whether the stage's base already held the previous stage's gold (the usual case). */
+  goldInBase: z.boolean(),
+  conflicts: z.array(z.string()),
+});
+export type Carry = z.infer<typeof CarrySchema>;
+
+/** One rollout round of one stage; large parts live in the artifact store. */
+export const RoundResultSchema = z.object({
+  round: z.number().int().nonnegative(),
+  trajectoryRef: ArtifactRef,
+  stagePatchRef: ArtifactRef,
+  /** The agent's tree against the gold tree after this stage (its merge): what carries on. */
+  cumulativePatchRef: ArtifactRef,
+  testsBeforeRef: ArtifactRef.optional(),
+  testsAfterRef: ArtifactRef,
+  carry: CarrySchema,
+  steps: z.number().int().nonnegative(),
+  stepsResumed: z.number().int().nonnegative(),
+  exitReason: z.string(),
+});
+export type RoundResult = z.infer<typeof RoundResultSchema>;
+
+export const StageStatus = z.enum(['pending', 'running', 'accepted', 'rejected', 'failed']);
+
+export const StageResultSchema = z.object({
+  prNumber: z.number().int().positive(),
+  status: StageStatus,
+  rounds: z.array(
+    z.object({ round: z.number().int(), score: z.number(), passed: z.boolean(), judgementRef: ArtifactRef }),
+  ),
+  carry: CarrySchema.optional(),
+  finalRound: RoundResultSchema.optional(),
+});
+export type StageResult = z.infer<typeof StageResultSchema>;

@@ -1,0 +1,1 @@
+export { chainWorkflow } from './chain-workflow';

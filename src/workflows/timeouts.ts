@@ -1,0 +1,27 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+
+/**
+ * Every timeout and retry policy in one place.
+ * - A rollout round can run for hours (a model-driven agent, 100+ tool calls), so it gets a long
+ *   start-to-close bound but must heartbeat every agent step: a dead worker is noticed within the
+ *   heartbeat timeout and the retry resumes from the last step's checkpoint.
+ * - Retries back off and stop after a bounded number of attempts; permanent errors
+ *   (ApplicationFailure.nonRetryable) are never retried.
+ * - Rollouts go to the sandbox queue paired with the workflow's queue (task-queues.ts).
+ * - Judge and export are short calls (a model request, a file append).
+ */
+export const ROLLOUT: ActivityOptions = {
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '10 minutes',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+};
+
+export const JUDGE: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+};
+
+export const EXPORT: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1s', maximumAttempts: 5 },
+};

@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateDemoRepo } from '../../src/demo/generate-repo';
+import { buildChains } from '../../src/mining/chains';
+import { mineLocalRepo } from '../../src/mining/local-git';
+import { extractEdges } from '../../src/mining/references';
+import type { Edge } from '../../src/schemas';
+import { makePr } from './make-pr';
+
+const repo = { name: 'acme/widgets', path: '/repos/widgets' };
+const edge = (from: number, to: number): Edge => ({ from, to, kind: 'follow-up', evidence: '', confidence: 0.9 });
+
+test('the demo has one chain, #2 → #4 → #6', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-chains-'));
+  try {
+    const { path } = await generateDemoRepo(join(root, 'tally'));
+    const prs = await mineLocalRepo(path);
+    const chains = buildChains({ name: 'demo/tally', path }, prs, extractEdges(prs));
+    expect(chains.map((chain) => chain.id)).toEqual(['demo/tally#2-4-6']);
+    expect(chains[0].prs.map((pr) => pr.number)).toEqual([2, 4, 6]);
+    expect(chains[0].edges.map(({ from, to }) => [from, to])).toEqual([
+      [4, 2],
+      [6, 4],
+    ]);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('dependencies order a chain even against merge time', () => {
+  // #30 landed first but says it builds on #31 (a backport, say).
+  const prs = [makePr(30, { mergedAt: '2024-01-01T00:00:00.000Z' }), makePr(31, { mergedAt: '2024-02-01T00:00:00.000Z' })];
+  const [chain] = buildChains(repo, prs, [edge(30, 31)]);
+  expect(chain.prs.map((pr) => pr.number)).toEqual([31, 30]);
+});
+
+test('PRs free to go next go by merge time, and a cycle does not stop the chain', () => {
+  const prs = [makePr(1), makePr(2), makePr(3), makePr(4)];
+  expect(buildChains(repo, prs, [edge(3, 1), edge(2, 1), edge(4, 3)])[0].id).toBe('acme/widgets#1-2-3-4');
+  expect(buildChains(repo, prs, [edge(1, 2), edge(2, 1)])[0].id).toBe('acme/widgets#1-2');
+});
+
+test('separate groups become separate chains; lone PRs and unknown targets none', () => {
+  const prs = [1, 2, 3, 4, 5].map((n) => makePr(n));
+  const chains = buildChains(repo, prs, [edge(2, 1), edge(5, 4), edge(3, 99)]);
+  expect(chains.map((chain) => chain.id)).toEqual(['acme/widgets#1-2', 'acme/widgets#4-5']);
+});
+
+test('long chains keep their first stages, and only the edges among them', () => {
+  const prs = [1, 2, 3, 4, 5, 6, 7].map((n) => makePr(n));
+  const edges = [2, 3, 4, 5, 6, 7].map((n) => edge(n, n - 1));
+  const [chain] = buildChains(repo, prs, edges);
+  expect(chain.id).toBe('acme/widgets#1-2-3-4-5');
+  expect(chain.edges).toHaveLength(4);
+  expect(buildChains(repo, prs, edges, { maxLength: 3 })[0].id).toBe('acme/widgets#1-2-3');
+});

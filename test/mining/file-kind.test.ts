@@ -1,0 +1,21 @@
+import { fileKind } from '../../src/mining/file-kind';
+
+test.each([
+  ['tests/test_stats.py', 'test'],
+  ['pkg/test/helpers.py', 'test'],
+  ['src/__tests__/app.ts', 'test'],
+  ['tally/test_median.py', 'test'],
+  ['tally/median_test.py', 'test'],
+  ['src/app.test.ts', 'test'],
+  ['src/app.spec.js', 'test'],
+  ['tests/data/sample.csv', 'test'],
+  ['tally/stats.py', 'code'],
+  ['src/index.ts', 'code'],
+  ['lib/contest.py', 'code'],
+  ['README.md', 'other'],
+  ['pyproject.toml', 'other'],
+  ['docs/testing.md', 'other'],
+  ['Makefile', 'other'],
+])('%s is %s', (path, kind) => {
+  expect(fileKind(path)).toBe(kind);
+});

@@ -1,0 +1,54 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateDemoRepo } from '../../src/demo/generate-repo';
+import { buildChains } from '../../src/mining/chains';
+import { mineLocalRepo } from '../../src/mining/local-git';
+import { extractEdges } from '../../src/mining/references';
+import { templateQueries } from '../../src/queries/template';
+import type { Chain, ChainQueries } from '../../src/schemas';
+
+let chain: Chain;
+let queries: ChainQueries;
+
+beforeAll(async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-template-'));
+  try {
+    const { path } = await generateDemoRepo(join(root, 'tally'));
+    const prs = await mineLocalRepo(path);
+    [chain] = buildChains({ name: 'demo/tally', path }, prs, extractEdges(prs));
+    queries = templateQueries(chain);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+const texts = (): string[] => [queries.overview, ...queries.stages.map((stage) => stage.text)];
+
+test('one query per stage, in chain order, from the template generator', () => {
+  expect(queries.generator).toBe('template');
+  expect(queries.stages.map((stage) => stage.prNumber)).toEqual([2, 4, 6]);
+});
+
+test('no query names a PR number, quotes code or repeats a name the patches add', () => {
+  for (const text of texts()) {
+    expect(text).not.toMatch(/#\d/);
+    expect(text).not.toContain('`');
+    expect(text).not.toMatch(/\w\(/); // no calls such as median([1, 2, 3, 4])
+    expect(text).not.toMatch(/\b(median|key|ValueError|tally\.stats)\b/);
+  }
+});
+
+test('queries keep the intent and say where the change belongs', () => {
+  const [first, second, third] = queries.stages.map((stage) => stage.text);
+  expect(first).toContain('returns its middle element');
+  expect(second).toMatch(/^Fix regression from an earlier stage: /);
+  expect(second).toContain('gave 3 instead of 2.5');
+  expect(third).toMatch(/^Follow-up to an earlier stage: /);
+  for (const text of [first, second, third]) expect(text).toMatch(/The change belongs in: tally\/\.$/);
+});
+
+test('the overview names the repository, the number of stages and the first goal', () => {
+  expect(queries.overview).toMatch(/^Repository demo\/tally: 3 stages\b/);
+  expect(queries.overview).toContain('Overall goal: Add … to …');
+});
