@@ -6,4 +6,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   testTimeout: 180_000,
   maxWorkers: 1,
+  setupFiles: ['<rootDir>/test/support/quiet-sdk.ts'],
 };

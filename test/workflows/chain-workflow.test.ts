@@ -1,0 +1,190 @@
+import Docker from 'dockerode';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { mineChains } from '../../src/cli/mine';
+import { startChains } from '../../src/cli/start';
+import { datasetPath } from '../../src/dataset/export';
+import { generateDemoRepo } from '../../src/demo/generate-repo';
+import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import type { Chain } from '../../src/schemas';
+import type { ChainResult } from '../../src/workflows/messages';
+import { startEngines, testConfig } from '../support/engines';
+import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+
+const SECRET = 'sk-test-never-leak-7f3a9c';
+const AGENT_DOC = 'Agent-made median: average the middle pair.';
+const GOLD_BUGGY_LINE = 'return ordered[len(ordered) // 2]';
+
+/** The scripted agent, per stage and refinement round: one tool call per step. */
+const AGENT: Record<string, Reply[]> = {
+  '0.0': [
+    tool('bash', {
+      command: [
+        "cat >> tally/stats.py <<'PY'",
+        '',
+        '',
+        'def median(values):',
+        `    """${AGENT_DOC}"""`,
+        '    if not values:',
+        '        raise ValueError("median() of an empty sequence")',
+        '    ordered = sorted(values)',
+        '    middle = len(ordered) // 2',
+        '    if len(ordered) % 2 == 1:',
+        '        return ordered[middle]',
+        '    return (ordered[middle - 1] + ordered[middle]) / 2',
+        'PY',
+        `sed -i 's/^from tally.stats import mean$/from tally.stats import mean, median/; s/^__all__ = \\["mean"\\]$/__all__ = ["mean", "median"]/' tally/__init__.py`,
+      ].join('\n'),
+    }),
+    tool('submit', { summary: 'added median' }),
+  ],
+  '1.0': [tool('bash', { command: 'cat tally/stats.py' }), tool('submit', { summary: 'median already averages' })],
+  '1.1': [
+    tool('str_replace', {
+      path: 'tally/stats.py',
+      old_str: AGENT_DOC,
+      new_str: 'Agent-made median: for an even number of values, average the middle pair.',
+    }),
+    tool('submit', { summary: 'documented even-length behaviour' }),
+  ],
+  '2.0': [
+    tool('view_file', { path: 'tally/stats.py' }),
+    tool('str_replace', { path: 'tally/stats.py', old_str: 'def median(values):', new_str: 'def median(values, key=None):' }),
+    tool('str_replace', {
+      path: 'tally/stats.py',
+      old_str: '    ordered = sorted(values)\n    middle',
+      new_str: '    if key is not None:\n        values = [key(value) for value in values]\n    ordered = sorted(values)\n    middle',
+    }),
+    tool('submit', { summary: 'median takes a key' }),
+  ],
+};
+/** Judge verdicts in call order: stage 1, stage 2 (rejected, then accepted), stage 3. */
+const VERDICTS = [
+  { score: 0.9, feedback: 'Matches the reference.' },
+  { score: 0.4, feedback: 'Say in the docstring how an even number of values is handled.' },
+  { score: 0.95, feedback: 'Good.' },
+  { score: 0.9, feedback: 'Matches the reference.' },
+];
+
+function tool(name: string, args: Record<string, unknown>): Reply {
+  return { toolCalls: [{ name, args }] };
+}
+
+function scriptedModel() {
+  let verdicts = 0;
+  return (req: ChatRequest): Reply => {
+    if (req.response_format) return { content: JSON.stringify(VERDICTS[verdicts++]) };
+    const users = req.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
+    const tasks = users.filter(({ m }) => /Task \d+ of \d+:/.test(m.content ?? ''));
+    const lastTask = tasks[tasks.length - 1].i;
+    const round = users.filter(({ m, i }) => i > lastTask && m.content?.startsWith('A reviewer')).length;
+    const lastUser = users[users.length - 1].i;
+    const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
+    const script = AGENT[`${tasks.length - 1}.${round}`];
+    return script[Math.min(step, script.length - 1)];
+  };
+}
+
+/** Every payload in a workflow's history, decoded, as one string. */
+async function historyText(handle: { fetchHistory(): Promise<unknown> }): Promise<string> {
+  const parts: string[] = [];
+  const walk = (v: unknown): void => {
+    if (v instanceof Uint8Array) parts.push(Buffer.from(v).toString('utf8'));
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(await handle.fetchHistory());
+  return parts.join('\n');
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+describe('chainWorkflow on the Temporal dev server and Docker', () => {
+  const docker = new Docker();
+  let chain: Chain;
+
+  beforeAll(async () => {
+    const home = testConfig().dataDir;
+    const repo = await generateDemoRepo(join(home, 'tally'));
+    // A name unique to this run: workflow ids derive from it, and the dev server outlives test runs.
+    const mined = await mineChains(repo.path, `test-${Date.now()}/tally`);
+    chain = mined.chains[0];
+    expect(chain.prs.map((p) => p.number)).toEqual([2, 4, 6]);
+  });
+
+  test('a model rollout: stage 2 is rejected once, refined with feedback and accepted; the agent lives with its own stage-1 change', async () => {
+    const fake = new FakeOpenAI(scriptedModel());
+    const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: SECRET, CHAINSMITH_MODEL: 'scripted' });
+    const engines = await startEngines(config);
+    try {
+      const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
+      const result: ChainResult = await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result()))).then(() =>
+        started.handle.result(),
+      );
+
+      expect(result.status).toBe('accepted');
+      expect(result.results.map((s) => s.rounds.map((r) => r.score))).toEqual([[0.9], [0.4, 0.95], [0.9]]);
+      expect(result.results[2].carry).toMatchObject({ fromStages: [2, 4], goldInBase: true, conflicts: [] });
+
+      // What the agent saw when it opened stats.py in stage 2: its own median, not the gold one.
+      const stage2Look = fake.requests.find((r) => r.body.messages.filter((m) => /Task 2 of 3/.test(m.content ?? '')).length && r.body.messages.at(-1)?.role === 'tool');
+      const seen = stage2Look!.body.messages.at(-1)!.content!;
+      expect(seen).toContain(AGENT_DOC);
+      expect(seen).not.toContain(GOLD_BUGGY_LINE);
+      expect(seen).not.toContain('"""Middle value of a non-empty sequence."""');
+
+      // The judge's feedback went back as a new turn of the same conversation.
+      const sample = JSON.parse(readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim());
+      const userTurns = sample.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content);
+      expect(userTurns).toHaveLength(4);
+      expect(userTurns[2]).toContain(VERDICTS[1].feedback);
+      expect(sample.metadata).toMatchObject({ policy: 'model', prs: [2, 4, 6], model: 'scripted' });
+      expect(sample.metadata.stages.map((s: { rounds: number }) => s.rounds)).toEqual([1, 2, 1]);
+
+      // History carries references; transcripts and patches stay in the artifact store.
+      const history = await historyText(started.handle);
+      expect(history).toMatch(/sha256:[0-9a-f]{64}/);
+      expect(history).not.toContain('Agent-made median');
+      expect(history).not.toContain('def median');
+
+      // The API key reached the model server and nothing else.
+      expect(fake.requests[0].authorization).toBe(`Bearer ${SECRET}`);
+      for (const file of [...filesUnder(join(config.dataDir, 'artifacts')), datasetPath(config.dataDir, 'model')]) {
+        expect(readFileSync(file, 'utf8')).not.toContain(SECRET);
+      }
+      expect(history).not.toContain(SECRET);
+    } finally {
+      await engines.close();
+      await fake.stop();
+    }
+  });
+
+  test('gold replay validates every stage: PR tests fail before and pass after, and the sample is labelled as a replay', async () => {
+    const config = testConfig();
+    const engines = await startEngines(config);
+    try {
+      const [started] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+      await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
+      const result = await started.handle.result();
+      expect(result.status).toBe('accepted');
+      const store = (ref: string) =>
+        JSON.parse(readFileSync(join(config.dataDir, 'artifacts', 'sha256', ref.slice(7, 9), ref.slice(9)), 'utf8'));
+      for (const stage of result.results) {
+        expect(store(stage.finalRound!.testsBeforeRef!).passed).toBe(false);
+        expect(store(stage.finalRound!.testsAfterRef).passed).toBe(true);
+      }
+      const line = readFileSync(datasetPath(config.dataDir, 'gold-replay'), 'utf8').trim();
+      expect(JSON.parse(line).metadata.policy).toBe('gold-replay');
+      expect(() => readFileSync(datasetPath(config.dataDir, 'model'))).toThrow();
+      const left = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
+      expect(left).toHaveLength(0);
+    } finally {
+      await engines.close();
+    }
+  });
+});
