@@ -8,6 +8,9 @@ home=${CHAINSMITH_HOME:-$HOME/.chainsmith}
 address=${CHAINSMITH_TEMPORAL_ADDRESS:-127.0.0.1:7233}
 ui_port=${CHAINSMITH_TEMPORAL_UI_PORT:-8233}
 mkdir -p "$home"
+# Steps to run (default: all); e.g. `provision.sh docker` checks only the Docker engine.
+steps=" ${*:-node temporal docker image} "
+want() { [[ $steps == *" $1 "* ]]; }
 say() { echo "[provision] $*"; }
 die() { echo "[provision] error: $*" >&2; exit 1; }
 is_root() { [ "$(id -u)" = 0 ]; }
@@ -20,74 +23,82 @@ apt_install() {
 }
 
 # --- node modules -------------------------------------------------------------------------------
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing node modules (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
+if want node && { [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
+  # `npm install` follows package-lock.json; npm 11's `npm ci` rejects lock files that omit other
+  # platforms' optional packages, which is how this npm writes them.
+  say "installing node modules (npm install, as locked)"
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 # --- Temporal ------------------------------------------------------------------------------------
-export PATH="$PATH:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:/usr/local/go/bin"
-temporal_ok() { temporal operator cluster health --address "$address" >/dev/null 2>&1; }
-if ! command -v temporal >/dev/null; then
-  command -v go >/dev/null || die "no 'temporal' binary and no Go toolchain: install Go (https://go.dev/dl) or put the temporal CLI on PATH"
-  say "installing the temporal CLI v1.5.1 with go install (first time only, a few minutes)"
-  go install github.com/temporalio/cli/cmd/temporal@v1.5.1
+if want temporal; then
+  export PATH="$PATH:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:/usr/local/go/bin"
+  temporal_ok() { temporal operator cluster health --address "$address" >/dev/null 2>&1; }
+  if ! command -v temporal >/dev/null; then
+    command -v go >/dev/null || die "no 'temporal' binary and no Go toolchain: install Go (https://go.dev/dl) or put the temporal CLI on PATH"
+    say "installing the temporal CLI v1.5.1 with go install (first time only, a few minutes)"
+    go install github.com/temporalio/cli/cmd/temporal@v1.5.1
+  fi
+  if temporal_ok; then
+    say "Temporal is up at $address"
+  else
+    case "$address" in
+      127.0.0.1:*|localhost:*) ;;
+      *) die "Temporal at $address does not answer (CHAINSMITH_TEMPORAL_ADDRESS); start it or unset the variable to use a local dev server" ;;
+    esac
+    port=${address##*:}
+    say "starting temporal server start-dev on 127.0.0.1:$port (UI :$ui_port, db $home/temporal.db)"
+    sa_flags=()
+    while IFS= read -r kv; do sa_flags+=(--search-attribute "$kv"); done < <(node -e \
+      'const a=require("./src/workflows/search-attributes.json");for(const[k,v]of Object.entries(a))console.log(`${k}=${v}`)')
+    setsid nohup temporal server start-dev --ip 127.0.0.1 --port "$port" --ui-ip 127.0.0.1 --ui-port "$ui_port" \
+      --db-filename "$home/temporal.db" --log-level warn "${sa_flags[@]}" >"$home/temporal.log" 2>&1 </dev/null &
+    for _ in $(seq 1 60); do temporal_ok && break; sleep 1; done
+    temporal_ok || { tail -n 20 "$home/temporal.log" >&2; die "Temporal dev server did not become healthy (log: $home/temporal.log)"; }
+    say "Temporal is up at $address, Web UI http://127.0.0.1:$ui_port"
+  fi
+  # A reused server may predate our search attributes: add the missing ones.
+  existing=$(temporal operator search-attribute list --address "$address" -o json 2>/dev/null || echo '[]')
+  node -e '
+    const want=require("./src/workflows/search-attributes.json"); const have=JSON.stringify(JSON.parse(process.argv[1]));
+    for (const [k,v] of Object.entries(want)) if (!have.includes(`"${k}"`)) console.log(`${k} ${v}`);' "$existing" |
+    while read -r name type; do
+      say "registering search attribute $name ($type)"
+      temporal operator search-attribute create --address "$address" --name "$name" --type "$type" >/dev/null
+    done
 fi
-if temporal_ok; then
-  say "Temporal is up at $address"
-else
-  case "$address" in
-    127.0.0.1:*|localhost:*) ;;
-    *) die "Temporal at $address does not answer (CHAINSMITH_TEMPORAL_ADDRESS); start it or unset the variable to use a local dev server" ;;
-  esac
-  port=${address##*:}
-  say "starting temporal server start-dev on 127.0.0.1:$port (UI :$ui_port, db $home/temporal.db)"
-  sa_flags=()
-  while IFS= read -r kv; do sa_flags+=(--search-attribute "$kv"); done < <(node -e \
-    'const a=require("./src/workflows/search-attributes.json");for(const[k,v]of Object.entries(a))console.log(`${k}=${v}`)')
-  setsid nohup temporal server start-dev --ip 127.0.0.1 --port "$port" --ui-ip 127.0.0.1 --ui-port "$ui_port" \
-    --db-filename "$home/temporal.db" --log-level warn "${sa_flags[@]}" >"$home/temporal.log" 2>&1 </dev/null &
-  for _ in $(seq 1 60); do temporal_ok && break; sleep 1; done
-  temporal_ok || { tail -n 20 "$home/temporal.log" >&2; die "Temporal dev server did not become healthy (log: $home/temporal.log)"; }
-  say "Temporal is up at $address, Web UI http://127.0.0.1:$ui_port"
-fi
-# A reused server may predate our search attributes: add the missing ones.
-existing=$(temporal operator search-attribute list --address "$address" -o json 2>/dev/null || echo '[]')
-node -e '
-  const want=require("./src/workflows/search-attributes.json"); const have=JSON.stringify(JSON.parse(process.argv[1]));
-  for (const [k,v] of Object.entries(want)) if (!have.includes(`"${k}"`)) console.log(`${k} ${v}`);' "$existing" |
-  while read -r name type; do
-    say "registering search attribute $name ($type)"
-    temporal operator search-attribute create --address "$address" --name "$name" --type "$type" >/dev/null
-  done
 
 # --- Docker --------------------------------------------------------------------------------------
-docker_ok() { docker info >/dev/null 2>&1; }
-if ! docker_ok; then
-  if ! command -v dockerd >/dev/null; then
-    apt_install docker.io || die "no Docker engine is reachable and this is not root on Debian: install Docker Engine (https://docs.docker.com/engine/install/) and start it, or set DOCKER_HOST"
+if want docker; then
+  docker_ok() { docker info >/dev/null 2>&1; }
+  if ! docker_ok; then
+    if ! command -v dockerd >/dev/null; then
+      apt_install docker.io || die "no Docker engine is reachable and this is not root on Debian: install Docker Engine (https://docs.docker.com/engine/install/) and start it, or set DOCKER_HOST"
+    fi
+    is_root || die "no Docker engine is reachable: start dockerd (as root) or set DOCKER_HOST"
+    say "starting dockerd (no bridge, no iptables; sandboxes run without network)"
+    setsid nohup dockerd --bridge=none --iptables=false --ip-forward=false >"$home/dockerd.log" 2>&1 </dev/null &
+    for _ in $(seq 1 30); do docker_ok && break; sleep 1; done
+    docker_ok || { tail -n 20 "$home/dockerd.log" >&2; die "dockerd did not start (log: $home/dockerd.log)"; }
   fi
-  is_root || die "no Docker engine is reachable: start dockerd (as root) or set DOCKER_HOST"
-  say "starting dockerd (no bridge, no iptables; sandboxes run without network)"
-  setsid nohup dockerd --bridge=none --iptables=false --ip-forward=false >"$home/dockerd.log" 2>&1 </dev/null &
-  for _ in $(seq 1 30); do docker_ok && break; sleep 1; done
-  docker_ok || { tail -n 20 "$home/dockerd.log" >&2; die "dockerd did not start (log: $home/dockerd.log)"; }
+  say "Docker engine $(docker version --format '{{.Server.Version}}') is reachable"
 fi
-say "Docker engine $(docker version --format '{{.Server.Version}}') is reachable"
 
 # --- sandbox base image --------------------------------------------------------------------------
-# The tag hashes the whole recipe (src/sandbox/image.ts computes the same), so a recipe edit rebuilds.
-tag="chainsmith-base:$(cd images/base && LC_ALL=C ls | while read -r f; do cat "$f"; done | sha256sum | cut -c1-12)"
-if docker image inspect "$tag" >/dev/null 2>&1; then
-  say "sandbox image $tag is cached"
-elif timeout 60 docker pull -q debian:bookworm-slim >/dev/null 2>&1; then
-  say "building sandbox image $tag from debian:bookworm-slim (a registry answered)"
-  docker build -q --network host -t "$tag" images/base >/dev/null
-else
-  say "no registry answers: building sandbox image $tag from a debootstrap rootfs (first time only, about 2 minutes)"
-  command -v debootstrap >/dev/null || apt_install debootstrap \
-    || die "building the sandbox image offline needs root and debootstrap (apt-get install debootstrap)"
-  is_root || die "building the sandbox image with debootstrap needs root"
-  bash images/base/build.sh "$tag"
+if want image; then
+  # The tag hashes the whole recipe (src/sandbox/image.ts computes the same), so a recipe edit rebuilds.
+  tag="chainsmith-base:$(cd images/base && LC_ALL=C ls | while read -r f; do cat "$f"; done | sha256sum | cut -c1-12)"
+  if docker image inspect "$tag" >/dev/null 2>&1; then
+    say "sandbox image $tag is cached"
+  elif timeout 60 docker pull -q debian:bookworm-slim >/dev/null 2>&1; then
+    say "building sandbox image $tag from debian:bookworm-slim (a registry answered)"
+    docker build -q --network host -t "$tag" images/base >/dev/null
+  else
+    say "no registry answers: building sandbox image $tag from a debootstrap rootfs (first time only, about 2 minutes)"
+    command -v debootstrap >/dev/null || apt_install debootstrap \
+      || die "building the sandbox image offline needs root and debootstrap (apt-get install debootstrap)"
+    is_root || die "building the sandbox image with debootstrap needs root"
+    bash images/base/build.sh "$tag"
+  fi
+  say "sandbox image $tag is ready"
 fi
-say "sandbox image $tag is ready"

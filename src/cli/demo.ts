@@ -7,6 +7,7 @@ import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { writeChains } from './chains-file';
 import { mineChains } from './mine';
+import { checkModelEndpoint } from './preflight';
 import { defaultPolicy, startChains } from './start';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
 import { watchChains } from './watch';
@@ -33,6 +34,7 @@ export async function demoCommand(config: Config): Promise<number> {
 
   const policy = defaultPolicy(config);
   say(policy === 'model' ? `policy: model ${config.model.name} at ${config.model.baseUrl}` : 'policy: gold replay (no model endpoint configured; see README)');
+  if (policy === 'model') await checkModelEndpoint(config);
   const client = await connectClient(config);
   const workers = await createWorkers({ connection: await connectWorker(config), namespace: config.temporal.namespace, deps });
   const started = await startChains(client, config, mined.chains, { policy });

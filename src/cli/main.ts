@@ -7,6 +7,7 @@ import { createWorkers, runWorkers } from '../workers/worker';
 import { readChains } from './chains-file';
 import { demoCommand } from './demo';
 import { mineCommand } from './mine';
+import { checkModelEndpoint } from './preflight';
 import { defaultPolicy, startChains } from './start';
 import { statusCommand } from './status';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
@@ -45,8 +46,10 @@ program
   .action(async (opts) => {
     const cfg = config();
     const chains = await readChains(opts.chains);
+    const policy = opts.policy ?? defaultPolicy(cfg);
+    if (policy === 'model') await checkModelEndpoint(cfg);
     const client = await connectClient(cfg);
-    const started = await startChains(client, cfg, chains, { policy: opts.policy ?? defaultPolicy(cfg), taskQueue: opts.taskQueue });
+    const started = await startChains(client, cfg, chains, { policy, taskQueue: opts.taskQueue });
     for (const s of started) console.log(`${s.existed ? 'exists ' : 'started'} ${s.workflowId}  ${workflowUrl(cfg, s.workflowId)}`);
     if (opts.wait) await watchChains(started, console.log);
   });
