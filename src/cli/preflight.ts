@@ -14,7 +14,8 @@ export async function checkModelEndpoint(config: Config): Promise<void> {
       signal: AbortSignal.timeout(10_000),
     });
   } catch (cause) {
-    const reason = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).message;
+    const inner = (cause as { cause?: { code?: string; message?: string } }).cause;
+    const reason = inner?.code ?? inner?.message ?? (cause as Error).message;
     throw new InputError(`the model endpoint ${url} is unreachable (${reason}); check OPENAI_BASE_URL or unset it to replay gold patches`, { cause });
   }
 }

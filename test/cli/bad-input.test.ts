@@ -1,0 +1,92 @@
+import { Client, Connection } from '@temporalio/client';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { loadConfig } from '../../src/config';
+import { generateDemoRepo } from '../../src/demo/generate-repo';
+
+const root = resolve(__dirname, '../..');
+const run = promisify(execFile);
+
+/** Runs the built CLI (npm test builds it) and returns its exit code and output. */
+async function cli(args: string[], env: Record<string, string> = {}) {
+  try {
+    const r = await run('node', [join(root, 'bin/chainsmith.js'), ...args], { env: { ...process.env, ...env }, cwd: tmp() });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'chainsmith-cli-'));
+
+describe('bad input gets one clear message, a non-zero exit and nothing half-written', () => {
+  test('an invalid config value names the field, the expectation and where it came from', async () => {
+    const r = await cli(['status'], { CHAINSMITH_JUDGE_THRESHOLD: '3' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: invalid config:\n\s+judge\.threshold: .*<=1.*got 3 \(from CHAINSMITH_JUDGE_THRESHOLD\)/);
+    expect(() => loadConfig({ env: { CHAINSMITH_MAX_STEPS: 'many' } })).toThrow(/agent\.maxSteps: .*expected number.*"many"/);
+  });
+
+  test('a path that is not a git repository', async () => {
+    const dir = tmp();
+    const out = join(dir, 'chains.jsonl');
+    const r = await cli(['mine', '--repo', dir, '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`error: not a git repository: ${dir}`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  test('an unreachable model endpoint stops `start` before any workflow exists', async () => {
+    const dir = tmp();
+    const repo = await generateDemoRepo(join(dir, 'tally'));
+    const name = `badinput-${Date.now()}/tally`;
+    const chains = join(dir, 'chains.jsonl');
+    expect((await cli(['mine', '--repo', repo.path, '--name', name, '--out', chains])).code).toBe(0);
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const r = await cli(['start', '--chains', chains], { OPENAI_BASE_URL: url, CHAINSMITH_HOME: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`the model endpoint ${url} is unreachable (ECONNREFUSED)`);
+    const client = new Client({ connection: await Connection.connect({ address: loadConfig().temporal.address }) });
+    const id = `chain-${name.replace(/[^\w.-]+/g, '-')}-2-4-6-model`;
+    await expect(client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
+    await client.connection.close();
+  });
+
+  test('an unreachable Temporal server', async () => {
+    const r = await cli(['status'], { CHAINSMITH_TEMPORAL_ADDRESS: '127.0.0.1:9' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: cannot reach Temporal at 127.0.0.1:9');
+  });
+
+  test('a malformed chains file names the line', async () => {
+    const file = join(tmp(), 'chains.jsonl');
+    writeFileSync(file, '{"id": "x"}\n');
+    const r = await cli(['start', '--chains', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/chains\.jsonl:1: not a chain: repo: /);
+  });
+
+  const asRoot = process.getuid?.() === 0 ? test : test.skip;
+  asRoot('no Docker engine and not root: provisioning says what to do', async () => {
+    const err = await run('runuser', ['-u', 'nobody', '--', 'env', 'HOME=/tmp', 'DOCKER_HOST=unix:///tmp/no-docker.sock', 'bash', join(root, 'scripts/provision.sh'), 'docker'], {
+      cwd: root,
+    }).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stderr).toMatch(/error: no Docker engine is reachable/);
+  });
+});
