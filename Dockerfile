@@ -1,5 +1,5 @@
 # The chainsmith worker (and CLI) image. docker-compose.yml runs it as `worker`; other commands run in it
-# too, e.g. `docker compose run --rm worker node bin/chainsmith.js mine /repos/foo`, so they share /data.
+# too, e.g. `docker compose run --rm worker node bin/chainsmith.js mine --repo /srv/chainsmith/repos/foo --out /data/foo.jsonl`, so they share /data.
 FROM node:20-bookworm-slim
 
 # git: `chainsmith mine` shells out to it. The repositories are bind-mounted from the host and owned by
@@ -11,9 +11,10 @@ RUN apt-get update \
 
 WORKDIR /app
 
-# Dependencies first, so a source edit reuses the cached `npm ci` layer. Dev deps are needed for tsc.
+# Dependencies first, so a source edit reuses the cached install layer. Dev deps are needed for tsc.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --loglevel=error
+# npm install follows the lock file; npm ci rejects lock files without other platforms' optional packages.
+RUN npm install --no-audit --no-fund --loglevel=error
 
 # Everything else: src/ to compile, and images/base/, whose hash names the sandbox image (src/sandbox/image.ts).
 COPY . .

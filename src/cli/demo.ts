@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config';
 import { generateDemoRepo } from '../demo/generate-repo';
@@ -6,11 +8,19 @@ import { SANDBOX_LABEL } from '../sandbox/docker-sandbox';
 import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { writeChains } from './chains-file';
+import { historySummary } from './history';
 import { mineChains } from './mine';
 import { checkModelEndpoint } from './preflight';
 import { defaultPolicy, startChains } from './start';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
 import { watchChains } from './watch';
+
+/** The temporal CLI as the user can call it: provisioning may have put it in Go's bin directory. */
+function temporalBinary(): string {
+  const onPath = (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, 'temporal')));
+  const goBin = join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'temporal');
+  return !onPath && existsSync(goBin) ? goBin : 'temporal';
+}
 
 /** The whole method on a generated repository: mine, link, start, roll out, judge, export. */
 export async function demoCommand(config: Config): Promise<number> {
@@ -51,6 +61,7 @@ export async function demoCommand(config: Config): Promise<number> {
   say('');
   say(`accepted ${accepted.length} of ${results.length} chain(s); sandbox containers left behind: ${leftovers.length}`);
   for (const r of accepted) say(`dataset: ${r.datasetPath} (sample ${r.sampleId})`);
-  say(`history of a chain: temporal workflow show --workflow-id ${started[0].workflowId} --address ${config.temporal.address}`);
+  for (const s of started) say(`history of ${s.workflowId}: ${await historySummary(s.handle)}`);
+  say(`the full history: ${temporalBinary()} workflow show --workflow-id ${started[0].workflowId} --address ${config.temporal.address}`);
   return accepted.length === results.length && leftovers.length === 0 ? 0 : 1;
 }

@@ -36,7 +36,6 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<ChainRes
     { key: ChainRepo, value: input.repo },
     { key: ChainLength, value: input.prNumbers.length },
   ]);
-  mark('running');
 
   let conversationRef: ArtifactRef | undefined;
   let carryPatchRef: ArtifactRef | undefined;
