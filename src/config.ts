@@ -18,6 +18,9 @@ const ConfigSchema = z.strictObject({
     name: z.string().min(1),
     judgeName: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive(),
+    /** Tries per model call within one agent step (429, 5xx, timeouts); backoff doubles from retryBaseMs. */
+    retries: z.number().int().min(1).max(10),
+    retryBaseMs: z.number().int().nonnegative(),
   }),
   agent: z.strictObject({
     maxSteps: z.number().int().positive(),
@@ -51,6 +54,9 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_MODEL_API_KEY: { path: ['model', 'apiKey'] },
   CHAINSMITH_MODEL: { path: ['model', 'name'] },
   CHAINSMITH_JUDGE_MODEL: { path: ['model', 'judgeName'] },
+  CHAINSMITH_MODEL_TIMEOUT_MS: { path: ['model', 'timeoutMs'], number: true },
+  CHAINSMITH_MODEL_RETRIES: { path: ['model', 'retries'], number: true },
+  CHAINSMITH_MODEL_RETRY_BASE_MS: { path: ['model', 'retryBaseMs'], number: true },
   CHAINSMITH_MAX_STEPS: { path: ['agent', 'maxSteps'], number: true },
   CHAINSMITH_JUDGE_THRESHOLD: { path: ['judge', 'threshold'], number: true },
   CHAINSMITH_MAX_REFINEMENTS: { path: ['judge', 'maxRefinements'], number: true },
@@ -61,7 +67,7 @@ function defaults(env: Env): Config {
   return {
     dataDir: join(homedir(), '.chainsmith'),
     temporal: { address: '127.0.0.1:7233', namespace: 'default', uiUrl: `http://127.0.0.1:${env.CHAINSMITH_TEMPORAL_UI_PORT ?? 8233}` },
-    model: { name: 'gpt-4o-mini', timeoutMs: 120_000 },
+    model: { name: 'gpt-4o-mini', timeoutMs: 120_000, retries: 4, retryBaseMs: 1_000 },
     agent: { maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
     judge: { threshold: 0.8, maxRefinements: 3 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },

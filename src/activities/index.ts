@@ -1,16 +1,20 @@
-import { heartbeat } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { cancellationSignal, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import type OpenAI from 'openai';
 import { GoldReplayPolicy } from '../agent/gold-policy';
+import { AgentStopped } from '../agent/loop';
 import { ModelPolicy } from '../agent/model-policy';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
+import type { BatchEntry } from '../workflows/batch-workflow';
 import { appendSample, buildSample, datasetPath } from '../dataset/export';
 import { ChainsmithError, ConfigError } from '../errors';
 import { combine } from '../judge/combine';
 import { modelVerdict } from '../judge/model-verdict';
-import { runRound, type RoundInput } from '../rollout/round';
+import { runLabel, runRound, type RoundInput } from '../rollout/round';
+import { HOST_LABEL, removeSandboxes, RUN_LABEL } from '../sandbox/docker-sandbox';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -19,6 +23,8 @@ import {
   type ArtifactRef,
   type PolicyKind,
 } from '../schemas';
+
+const HEARTBEAT_EVERY_MS = 5_000;
 
 export interface ActivityDeps {
   config: Config;
@@ -50,21 +56,41 @@ export function createActivities(deps: ActivityDeps) {
 
   return {
     async rolloutRound(input: RoundInput & { policy: PolicyKind }) {
-      return guard(() =>
-        runRound(input, {
-          docker: deps.docker,
-          store,
-          sandbox: { image: deps.image, memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit },
-          testCommand: config.sandbox.testCommand,
-          limits: { ...config.agent },
-          heartbeat,
-          policyFor: (chain, stage) => {
-            if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], config.sandbox.testCommand);
-            if (!deps.openai) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
-            return new ModelPolicy(deps.openai, config.model.name);
-          },
-        }),
-      );
+      // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
+      // timeout, and a heartbeat is also how a pause or cancel reaches this activity.
+      let last: unknown;
+      const timer = setInterval(() => heartbeat(last), HEARTBEAT_EVERY_MS);
+      try {
+        return await guard(() =>
+          runRound(input, {
+            docker: deps.docker,
+            store,
+            sandbox: { image: deps.image, memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit },
+            testCommand: config.sandbox.testCommand,
+            limits: { ...config.agent },
+            heartbeat: (details) => heartbeat((last = details)),
+            signal: cancellationSignal(),
+            policyFor: (chain, stage) => {
+              if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], config.sandbox.testCommand);
+              if (!deps.openai) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
+              return new ModelPolicy(deps.openai, config.model.name, { attempts: config.model.retries, baseDelayMs: config.model.retryBaseMs });
+            },
+          }),
+        );
+      } finally {
+        clearInterval(timer);
+      }
+    },
+
+    /** One page of a batch's entries, so the batch list itself never enters workflow history. */
+    async batchPage(input: { batchRef: ArtifactRef; offset: number; limit: number }): Promise<BatchEntry[]> {
+      const entries = JSON.parse(await store.getText(input.batchRef)) as BatchEntry[];
+      return entries.slice(input.offset, input.offset + input.limit);
+    },
+
+    /** Removes what a run left on this host: sandboxes of crashed attempts that no retry came back for. */
+    async cleanupRun(input: { runKey: string }): Promise<number> {
+      return removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: hostname() });
     },
 
     async judgeStage(input: JudgeInput) {
@@ -105,6 +131,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
+    if (err instanceof AgentStopped || cancellationSignal().aborted) throw new CancelledFailure('stopped: the workflow asked this round to stop');
     if (err instanceof ChainsmithError && err.permanent) {
       throw ApplicationFailure.nonRetryable(err.message, err.name);
     }

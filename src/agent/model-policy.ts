@@ -1,30 +1,22 @@
 import OpenAI from 'openai';
-import { TransientError } from '../errors';
+import { ChainsmithError, TransientError } from '../errors';
 import { ToolCallSchema, type Message } from '../schemas';
 import type { AssistantMessage, Policy } from './policy';
+import { withRetries, type RetryOptions } from './retry';
 import { TOOL_SPECS } from './tools';
 
-/** The agent's model through any OpenAI-compatible endpoint. Retries belong to Temporal, not the SDK. */
+/** The agent's model through any OpenAI-compatible endpoint. The SDK itself never retries. */
 export class ModelPolicy implements Policy {
   readonly kind = 'model' as const;
 
   constructor(
     private readonly client: OpenAI,
     readonly model: string,
+    private readonly retry: Omit<RetryOptions, 'signal'>,
   ) {}
 
-  async next(messages: Message[]) {
-    let response: OpenAI.Chat.Completions.ChatCompletion;
-    try {
-      response = await this.client.chat.completions.create({
-        model: this.model,
-        messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-        tools: TOOL_SPECS,
-        tool_choice: 'auto',
-      });
-    } catch (cause) {
-      throw new TransientError(`model request failed: ${(cause as Error).message}`, { cause });
-    }
+  async next(messages: Message[], signal?: AbortSignal) {
+    const response = await withRetries(() => this.request(messages, signal), { ...this.retry, signal });
     const choice = response.choices?.[0]?.message;
     const toolCalls = (choice?.tool_calls ?? [])
       .map((c) => ToolCallSchema.safeParse(c))
@@ -38,4 +30,38 @@ export class ModelPolicy implements Policy {
     const usage = { promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 };
     return { message, usage };
   }
+
+  private async request(messages: Message[], signal?: AbortSignal) {
+    try {
+      return await this.client.chat.completions.create(
+        {
+          model: this.model,
+          messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+          tools: TOOL_SPECS,
+          tool_choice: 'auto',
+        },
+        { signal },
+      );
+    } catch (cause) {
+      throw classifyModelError(cause);
+    }
+  }
+}
+
+/** 429, 5xx, timeouts and dropped connections are worth another try; other 4xx are not. */
+export function classifyModelError(cause: unknown): Error {
+  if (cause instanceof OpenAI.APIConnectionError) {
+    return new TransientError(`model endpoint unreachable or timed out: ${cause.message}`, { cause });
+  }
+  if (cause instanceof OpenAI.APIError) {
+    const status = cause.status ?? 0;
+    if (status === 408 || status === 409 || status === 429 || status >= 500) {
+      const err = new TransientError(`model endpoint answered ${status}: ${cause.message}`, { cause });
+      const retryAfter = Number(cause.headers?.get?.('retry-after'));
+      if (Number.isFinite(retryAfter)) Object.assign(err, { retryAfterMs: retryAfter * 1000 });
+      return err;
+    }
+    return new ChainsmithError(`model endpoint refused the request (${status}): ${cause.message}`, { cause });
+  }
+  return cause instanceof Error ? cause : new Error(String(cause));
 }

@@ -6,7 +6,7 @@ export type AssistantMessage = Extract<Message, { role: 'assistant' }>;
 export interface Policy {
   readonly kind: PolicyKind;
   readonly model?: string;
-  next(messages: Message[]): Promise<{ message: AssistantMessage; usage: Usage }>;
+  next(messages: Message[], signal?: AbortSignal): Promise<{ message: AssistantMessage; usage: Usage }>;
 }
 
 export function toolCall(id: string, name: string, args: Record<string, unknown>): ToolCall {

@@ -6,6 +6,10 @@ import { CappedOutput } from './output';
 
 export const REPO_DIR = '/work/repo';
 export const SANDBOX_LABEL = 'chainsmith.sandbox';
+/** Identifies the one sandbox of a (run, stage, round): a retried round finds it again. */
+export const KEY_LABEL = 'chainsmith.key';
+export const RUN_LABEL = 'chainsmith.run';
+export const HOST_LABEL = 'chainsmith.host';
 
 export interface ExecResult {
   output: string;
@@ -57,6 +61,19 @@ export class DockerSandbox {
     } catch (cause) {
       throw new TransientError(`cannot start a sandbox from ${spec.image}: ${(cause as Error).message}`, { cause });
     }
+  }
+
+  /**
+   * The running sandbox labelled `key` if one survived (a worker killed mid-round leaves it running),
+   * else a new one. A stopped leftover (e.g. after a Docker restart) is removed first.
+   */
+  static async reuseOrCreate(docker: Docker, spec: SandboxSpec, key: string): Promise<{ sandbox: DockerSandbox; reused: boolean }> {
+    const found = await docker.listContainers({ all: true, filters: { label: [`${KEY_LABEL}=${key}`] } }).catch(() => []);
+    const running = found.find((c) => c.State === 'running');
+    for (const c of found) if (c !== running) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    if (running) return { sandbox: new DockerSandbox(docker, docker.getContainer(running.Id)), reused: true };
+    const sandbox = await DockerSandbox.create(docker, { ...spec, labels: { ...spec.labels, [KEY_LABEL]: key } });
+    return { sandbox, reused: false };
   }
 
   /** Runs `bash -c command`; a non-zero exit is a result, only a broken engine throws. */

@@ -22,6 +22,10 @@ export const RoundResultSchema = z.object({
   carry: CarrySchema,
   steps: z.number().int().nonnegative(),
   stepsResumed: z.number().int().nonnegative(),
+  /** A retry found the round's sandbox still running and carried on in it. */
+  reusedSandbox: z.boolean(),
+  /** The sandbox host that ran the round: its leftovers are cleaned up there. */
+  host: z.string(),
   exitReason: z.string(),
 });
 export type RoundResult = z.infer<typeof RoundResultSchema>;

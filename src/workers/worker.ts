@@ -1,6 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { hostname } from 'node:os';
 import { createActivities, type ActivityDeps } from '../activities';
-import { ORCHESTRATION_QUEUE, sandboxQueue } from '../workflows/task-queues';
+import { hostQueue, ORCHESTRATION_QUEUE, sandboxQueue } from '../workflows/task-queues';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -11,31 +12,45 @@ export interface WorkerSetup {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Concurrent rollouts on this host; each holds one container. */
   maxSandboxes?: number;
+  /** Run only the sandbox side (a Docker host added to scale out). */
+  sandboxOnly?: boolean;
 }
 
 /**
- * Two workers in one process: orchestration (workflows, judge, export) and sandbox (rollouts, which
- * need this host's Docker engine). More hosts scale out by running more sandbox workers.
+ * Workers in one process: orchestration (workflows, judge, export), sandbox (rollouts, which need
+ * this host's Docker engine) and this host's own queue (cleanup of its sandboxes). More hosts scale
+ * out by running more sandbox workers against the same Temporal cluster and artifact store.
  */
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const taskQueue = setup.taskQueue ?? ORCHESTRATION_QUEUE;
   const activities = createActivities(setup.deps);
   const common = { connection: setup.connection, namespace: setup.namespace };
-  const orchestration = await Worker.create({
-    ...common,
-    taskQueue,
-    activities: { judgeStage: activities.judgeStage, exportSample: activities.exportSample },
-    ...(setup.workflowBundle
-      ? { workflowBundle: setup.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows') }),
-  });
-  const sandbox = await Worker.create({
-    ...common,
-    taskQueue: sandboxQueue(taskQueue),
-    activities: { rolloutRound: activities.rolloutRound },
-    maxConcurrentActivityTaskExecutions: setup.maxSandboxes ?? 4,
-  });
-  return [orchestration, sandbox];
+  const workers: Worker[] = [];
+  if (!setup.sandboxOnly) {
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue,
+        activities: { judgeStage: activities.judgeStage, exportSample: activities.exportSample, batchPage: activities.batchPage },
+        maxConcurrentActivityTaskExecutions: 64,
+        ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+      }),
+    );
+  }
+  workers.push(
+    await Worker.create({
+      ...common,
+      taskQueue: sandboxQueue(taskQueue),
+      activities: { rolloutRound: activities.rolloutRound },
+      maxConcurrentActivityTaskExecutions: setup.maxSandboxes ?? 4,
+    }),
+    await Worker.create({
+      ...common,
+      taskQueue: hostQueue(taskQueue, hostname()),
+      activities: { cleanupRun: activities.cleanupRun },
+    }),
+  );
+  return workers;
 }
 
 /** Runs the workers until `until` settles (or forever), then shuts them down. */

@@ -1,101 +1,225 @@
-import { ApplicationFailure, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ArtifactRef, StageResult } from '../schemas';
+import type { ArtifactRef, RoundResult, StageResult } from '../schemas';
 import {
   ChainLength,
   ChainRepo,
   ChainStage,
   ChainStatusKey,
+  pauseSignal,
   progressQuery,
+  resumeSignal,
   type ChainProgress,
   type ChainResult,
   type ChainStatus,
   type ChainWorkflowInput,
 } from './messages';
-import { sandboxQueue } from './task-queues';
-import { EXPORT, JUDGE, ROLLOUT } from './timeouts';
-
-const { judgeStage } = proxyActivities<Activities>(JUDGE);
-const { exportSample } = proxyActivities<Activities>(EXPORT);
+import { hostQueue, sandboxQueue } from './task-queues';
+import { CLEANUP, EXPORT, JUDGE, ROLLOUT } from './timeouts';
 
 /**
  * One PR chain, stage by stage: roll out, judge, refine with the judge's feedback (at most
  * maxRefinements more rounds), accept or reject. The agent's own cumulative patch carries into the
  * next stage. History holds artifact references only; transcripts and patches stay in the store.
+ * Pause stops the agent after its current (saved) step and holds the chain; resume continues the
+ * round from that step. Cancel stops it and removes its sandboxes.
  */
 export async function chainWorkflow(input: ChainWorkflowInput): Promise<ChainResult> {
-  const progress: ChainProgress = { status: 'running', stage: 0, stages: input.prNumbers.length, round: 0, results: [] };
-  setHandler(progressQuery, () => progress);
-  const { rolloutRound } = proxyActivities<Activities>({ ...ROLLOUT, taskQueue: sandboxQueue(workflowInfo().taskQueue) });
-  const runKey = `${workflowInfo().workflowId}/${workflowInfo().runId}`;
-  const mark = (status: ChainStatus) => {
-    progress.status = status;
-    upsertSearchAttributes([{ key: ChainStatusKey, value: status }, { key: ChainStage, value: progress.stage + 1 }]);
-  };
-  upsertSearchAttributes([
-    { key: ChainRepo, value: input.repo },
-    { key: ChainLength, value: input.prNumbers.length },
-  ]);
+  const run = new ChainRun(input);
+  setHandler(progressQuery, () => run.progress);
+  setHandler(pauseSignal, () => run.pause());
+  setHandler(resumeSignal, () => run.resume());
+  try {
+    return await run.execute();
+  } catch (err) {
+    if (isCancellation(err)) run.finish('cancelled', 'cancelled by request');
+    throw err;
+  } finally {
+    await CancellationScope.nonCancellable(() => run.cleanup());
+  }
+}
 
-  let conversationRef: ArtifactRef | undefined;
-  let carryPatchRef: ArtifactRef | undefined;
-  for (let stage = 0; stage < input.prNumbers.length; stage++) {
-    progress.stage = stage;
-    mark('running');
-    const result: StageResult = { prNumber: input.prNumbers[stage], status: 'running', rounds: [] };
-    progress.results.push(result);
+class ChainRun {
+  readonly progress: ChainProgress;
+  private paused = false;
+  private roundScope?: CancellationScope;
+  private conversationRef?: ArtifactRef;
+  private carryPatchRef?: ArtifactRef;
+  private readonly hosts = new Set<string>();
+  private readonly runKey = `${workflowInfo().workflowId}/${workflowInfo().runId}`;
+  private readonly queue = workflowInfo().taskQueue;
+
+  constructor(private readonly input: ChainWorkflowInput) {
+    const resume = input.resume;
+    this.progress = { status: 'running', stage: resume?.stage ?? 0, stages: input.prNumbers.length, round: 0, results: resume?.results ?? [] };
+    this.conversationRef = resume?.conversationRef;
+    this.carryPatchRef = resume?.carryPatchRef;
+    resume?.hosts.forEach((h) => this.hosts.add(h));
+    upsertSearchAttributes([
+      { key: ChainRepo, value: input.repo },
+      { key: ChainLength, value: input.prNumbers.length },
+    ]);
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.roundScope?.cancel();
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
+  async execute(): Promise<ChainResult> {
+    for (let stage = this.progress.stage; stage < this.input.prNumbers.length; stage++) {
+      if (workflowInfo().continueAsNewSuggested && stage > (this.input.resume?.stage ?? 0)) await this.continueAsNew(stage);
+      this.progress.stage = stage;
+      const result = await this.runStage(stage);
+      if (result.status !== 'accepted') {
+        const n = result.rounds.length;
+        const why =
+          result.status === 'failed'
+            ? this.progress.reason!
+            : `stage ${stage + 1} (PR #${result.prNumber}) was rejected after ${n} round${n > 1 ? 's' : ''} (last score ${result.rounds[n - 1].score.toFixed(2)})`;
+        return this.finish(result.status === 'failed' ? 'failed' : 'rejected', why);
+      }
+    }
+    const exported = await proxyActivities<Activities>({ ...EXPORT, summary: 'export the accepted chain' }).exportSample({
+      chainRef: this.input.chainRef,
+      trajectoryRef: this.conversationRef!,
+      stages: this.progress.results.map((s) => ({ prNumber: s.prNumber, score: s.rounds[s.rounds.length - 1].score, rounds: s.rounds.length })),
+    });
+    return { ...this.finish('accepted'), sampleId: exported.sampleId, datasetPath: exported.path };
+  }
+
+  private async runStage(stage: number): Promise<StageResult> {
+    const result: StageResult = { prNumber: this.input.prNumbers[stage], status: 'running', rounds: [] };
+    this.progress.results[stage] = result;
     let progressPatchRef: ArtifactRef | undefined;
     let feedbackRef: ArtifactRef | undefined;
-    for (let round = 0; round <= input.maxRefinements && result.status === 'running'; round++) {
-      progress.round = round;
-      let r;
+    for (let round = 0; round <= this.input.maxRefinements; round++) {
+      this.progress.round = round;
+      this.mark('running');
+      let r: RoundResult;
       try {
-        r = await rolloutRound({
-          runKey, chainRef: input.chainRef, queriesRef: input.queriesRef, policy: input.policy,
-          stage, round, conversationRef, carryPatchRef, progressPatchRef, feedbackRef,
-        });
+        r = await this.rollout(stage, round, progressPatchRef, feedbackRef);
       } catch (err) {
+        if (isCancellation(err)) throw err;
         result.status = 'failed';
-        return finish('failed', `stage ${stage + 1} (PR #${result.prNumber}) failed: ${failureMessage(err)}`);
+        this.progress.reason = `stage ${stage + 1} (PR #${result.prNumber}) failed: ${failureMessage(err)}`;
+        return result;
       }
+      this.hosts.add(r.host);
       result.carry = r.carry;
       result.finalRound = r;
-      const verdict = await judgeStage({
-        chainRef: input.chainRef, queriesRef: input.queriesRef, stage, policy: input.policy,
-        stagePatchRef: r.stagePatchRef, testsAfterRef: r.testsAfterRef,
+      const label = this.label(stage, round);
+      const verdict = await proxyActivities<Activities>({ ...JUDGE, summary: `judge ${label}` }).judgeStage({
+        chainRef: this.input.chainRef,
+        queriesRef: this.input.queriesRef,
+        stage,
+        policy: this.input.policy,
+        stagePatchRef: r.stagePatchRef,
+        testsAfterRef: r.testsAfterRef,
       });
       result.rounds.push({ round, score: verdict.score, passed: verdict.passed, judgementRef: verdict.judgementRef });
-      conversationRef = r.trajectoryRef;
+      this.conversationRef = r.trajectoryRef;
       progressPatchRef = r.stagePatchRef;
       feedbackRef = verdict.judgementRef;
       if (verdict.passed) {
         result.status = 'accepted';
-        carryPatchRef = r.cumulativePatchRef;
+        this.carryPatchRef = r.cumulativePatchRef;
+        return result;
       }
     }
-    if (result.status !== 'accepted') {
-      result.status = 'rejected';
-      const rounds = result.rounds.length;
-      return finish('rejected', `stage ${stage + 1} (PR #${result.prNumber}) was rejected after ${rounds} round${rounds > 1 ? 's' : ''} (last score ${result.rounds[rounds - 1].score.toFixed(2)})`);
+    result.status = 'rejected';
+    return result;
+  }
+
+  /** One rollout round; a pause cancels it (its last step is saved) and runs it again after resume. */
+  private async rollout(stage: number, round: number, progressPatchRef?: ArtifactRef, feedbackRef?: ArtifactRef): Promise<RoundResult> {
+    const { rolloutRound } = proxyActivities<Activities>({
+      ...ROLLOUT,
+      taskQueue: sandboxQueue(this.queue),
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      summary: `roll out ${this.label(stage, round)}`,
+    });
+    for (;;) {
+      if (this.paused) {
+        this.mark('paused');
+        await condition(() => !this.paused);
+        this.mark('running');
+      }
+      this.roundScope = new CancellationScope();
+      try {
+        return await this.roundScope.run(() =>
+          rolloutRound({
+            runKey: this.runKey,
+            chainRef: this.input.chainRef,
+            queriesRef: this.input.queriesRef,
+            policy: this.input.policy,
+            stage,
+            round,
+            conversationRef: this.conversationRef,
+            carryPatchRef: this.carryPatchRef,
+            progressPatchRef,
+            feedbackRef,
+          }),
+        );
+      } catch (err) {
+        if (!(this.paused && isCancellation(err) && !CancellationScope.current().consideredCancelled)) throw err;
+      } finally {
+        this.roundScope = undefined;
+      }
     }
   }
 
-  const exported = await exportSample({
-    chainRef: input.chainRef,
-    trajectoryRef: conversationRef!,
-    stages: progress.results.map((s) => ({ prNumber: s.prNumber, score: s.rounds[s.rounds.length - 1].score, rounds: s.rounds.length })),
-  });
-  return { ...finish('accepted'), sampleId: exported.sampleId, datasetPath: exported.path };
+  finish(status: ChainStatus, reason?: string): ChainResult {
+    this.progress.reason = reason;
+    this.mark(status);
+    return { ...this.progress };
+  }
 
-  function finish(status: ChainStatus, reason?: string): ChainResult {
-    progress.reason = reason;
-    mark(status);
-    return { ...progress };
+  /** Removes sandboxes that crashed attempts left on any host this chain ran on. */
+  async cleanup(): Promise<void> {
+    for (const host of this.hosts) {
+      const queue = hostQueue(this.queue, host);
+      await proxyActivities<Activities>({ ...CLEANUP, taskQueue: queue, summary: `clean up sandboxes on ${host}` })
+        .cleanupRun({ runKey: this.runKey })
+        .catch(() => undefined);
+    }
+  }
+
+  private async continueAsNew(stage: number): Promise<never> {
+    await condition(() => !this.paused);
+    const resume = { stage, conversationRef: this.conversationRef, carryPatchRef: this.carryPatchRef, results: this.progress.results, hosts: [...this.hosts] };
+    return continueAsNew<typeof chainWorkflow>({ ...this.input, resume });
+  }
+
+  private mark(status: ChainStatus): void {
+    this.progress.status = status;
+    upsertSearchAttributes([
+      { key: ChainStatusKey, value: status },
+      { key: ChainStage, value: this.progress.stage + 1 },
+    ]);
+  }
+
+  private label(stage: number, round: number): string {
+    return `stage ${stage + 1}/${this.input.prNumbers.length} · PR #${this.input.prNumbers[stage]} · round ${round + 1}`;
   }
 }
 
 function failureMessage(err: unknown): string {
   let e: any = err;
-  while (e?.cause && !(e instanceof ApplicationFailure)) e = e.cause;
+  while (e?.cause) e = e.cause;
   return e?.message ?? String(err);
 }

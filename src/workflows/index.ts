@@ -1,1 +1,2 @@
+export { batchWorkflow } from './batch-workflow';
 export { chainWorkflow } from './chain-workflow';

@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ArtifactRef, PolicyKind, StageResult } from '../schemas';
 
 export interface ChainWorkflowInput {
@@ -10,9 +10,11 @@ export interface ChainWorkflowInput {
   queriesRef: ArtifactRef;
   policy: PolicyKind;
   maxRefinements: number;
+  /** Set by continue-as-new: where the previous run stopped. */
+  resume?: { stage: number; conversationRef?: ArtifactRef; carryPatchRef?: ArtifactRef; results: StageResult[]; hosts: string[] };
 }
 
-export type ChainStatus = 'running' | 'accepted' | 'rejected' | 'failed';
+export type ChainStatus = 'running' | 'paused' | 'accepted' | 'rejected' | 'failed' | 'cancelled';
 
 export interface ChainProgress {
   status: ChainStatus;
@@ -29,6 +31,9 @@ export interface ChainResult extends ChainProgress {
 }
 
 export const progressQuery = defineQuery<ChainProgress>('progress');
+/** Stops the agent after its current step (saved) and holds the chain until `resume`. */
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
 
 export const ChainRepo = defineSearchAttributeKey('ChainRepo', 'KEYWORD');
 export const ChainLength = defineSearchAttributeKey('ChainLength', 'INT');

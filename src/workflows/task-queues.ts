@@ -5,3 +5,8 @@ export const ORCHESTRATION_QUEUE = 'chainsmith';
 export function sandboxQueue(orchestrationQueue: string): string {
   return `${orchestrationQueue}-sandbox`;
 }
+
+/** Each sandbox worker also serves a queue of its own host, for work that must reach that host's engine. */
+export function hostQueue(orchestrationQueue: string, host: string): string {
+  return `${sandboxQueue(orchestrationQueue)}@${host}`;
+}

@@ -3,8 +3,10 @@ import type { ActivityOptions } from '@temporalio/workflow';
 /**
  * Every timeout and retry policy in one place.
  * - A rollout round can run for hours (a model-driven agent, 100+ tool calls), so it gets a long
- *   start-to-close bound but must heartbeat every agent step: a dead worker is noticed within the
- *   heartbeat timeout and the retry resumes from the last step's checkpoint.
+ *   start-to-close bound but heartbeats every few seconds (and after every step): a killed worker is
+ *   noticed within the 30 s heartbeat timeout and the retry resumes from the last step's checkpoint.
+ *   Model-call faults (429, 5xx, timeouts) are retried inside the step, boundedly (config
+ *   model.retries), so a flaky endpoint does not use up these attempts.
  * - Retries back off and stop after a bounded number of attempts; permanent errors
  *   (ApplicationFailure.nonRetryable) are never retried.
  * - Rollouts go to the sandbox queue paired with the workflow's queue (task-queues.ts).
@@ -12,7 +14,7 @@ import type { ActivityOptions } from '@temporalio/workflow';
  */
 export const ROLLOUT: ActivityOptions = {
   startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 };
 
@@ -24,4 +26,11 @@ export const JUDGE: ActivityOptions = {
 export const EXPORT: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1s', maximumAttempts: 5 },
+};
+
+/** Removing leftover sandboxes: best effort, on the host that holds them. */
+export const CLEANUP: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '2s', maximumAttempts: 3 },
 };

@@ -1,0 +1,98 @@
+import {
+  ChildWorkflowFailure,
+  continueAsNew,
+  defineQuery,
+  isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+  setHandler,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Activities } from '../activities';
+import type { ArtifactRef } from '../schemas';
+import { chainWorkflow } from './chain-workflow';
+import type { ChainWorkflowInput } from './messages';
+import { JUDGE } from './timeouts';
+
+export interface BatchEntry {
+  workflowId: string;
+  input: ChainWorkflowInput;
+}
+
+export interface BatchCounts {
+  accepted: number;
+  rejected: number;
+  failed: number;
+  cancelled: number;
+  /** Chains that had run (or were running) already: restarting a batch does not duplicate them. */
+  existing: number;
+}
+
+export interface BatchInput {
+  /** The entries live in the artifact store: a batch of thousands would not fit in one history event. */
+  batchRef: ArtifactRef;
+  total: number;
+  concurrency: number;
+  offset?: number;
+  counts?: BatchCounts;
+}
+
+export interface BatchProgress extends BatchCounts {
+  total: number;
+  started: number;
+  running: number;
+}
+
+export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+
+const PAGE = 50;
+/** Children started per run before continuing as new, so a huge batch keeps a bounded history. */
+const CHILDREN_PER_RUN = 200;
+
+/** Runs the chains of a batch as child workflows, at most `concurrency` at a time. */
+export async function batchWorkflow(input: BatchInput): Promise<BatchCounts> {
+  const counts: BatchCounts = input.counts ?? { accepted: 0, rejected: 0, failed: 0, cancelled: 0, existing: 0 };
+  let offset = input.offset ?? 0;
+  const running = new Set<Promise<void>>();
+  setHandler(batchProgressQuery, () => ({ ...counts, total: input.total, started: offset, running: running.size }));
+  const { batchPage } = proxyActivities<Activities>({ ...JUDGE, summary: 'read the next page of the batch' });
+  let startedThisRun = 0;
+
+  while (offset < input.total) {
+    const page = await batchPage({ batchRef: input.batchRef, offset, limit: PAGE });
+    for (const entry of page) {
+      while (running.size >= input.concurrency) await Promise.race(running);
+      const child: Promise<void> = runChild(entry, counts).finally(() => running.delete(child));
+      running.add(child);
+      offset += 1;
+      startedThisRun += 1;
+    }
+    if (offset < input.total && (startedThisRun >= CHILDREN_PER_RUN || workflowInfo().continueAsNewSuggested)) {
+      await Promise.all(running);
+      await continueAsNew<typeof batchWorkflow>({ ...input, offset, counts });
+    }
+  }
+  await Promise.all(running);
+  return counts;
+}
+
+async function runChild(entry: BatchEntry, counts: BatchCounts): Promise<void> {
+  try {
+    const child = await startChild(chainWorkflow, {
+      workflowId: entry.workflowId,
+      args: [entry.input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    });
+    const result = await child.result();
+    if (result.status === 'accepted' || result.status === 'rejected' || result.status === 'failed') counts[result.status] += 1;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) counts.existing += 1;
+    else if (err instanceof ChildWorkflowFailure && isCancellation(err.cause)) counts.cancelled += 1;
+    else if (err instanceof ChildWorkflowFailure) counts.failed += 1;
+    else throw err;
+  }
+}
