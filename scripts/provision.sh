@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts what chainsmith needs, idempotently: node modules, a Temporal dev server,
-# a Docker engine and the sandbox base image. Used by `npm run demo`, `npm test` and .ci/run.
+# a Docker engine, the sandbox base image, and for the dataset and report tests Python's `datasets`
+# and a headless Chromium. Used by `npm run demo`, `npm test` and .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +10,7 @@ address=${CHAINSMITH_TEMPORAL_ADDRESS:-127.0.0.1:7233}
 ui_port=${CHAINSMITH_TEMPORAL_UI_PORT:-8233}
 mkdir -p "$home"
 # Steps to run (default: all); e.g. `provision.sh docker` checks only the Docker engine.
-steps=" ${*:-node temporal docker image} "
+steps=" ${*:-node temporal docker image python chromium} "
 want() { [[ $steps == *" $1 "* ]]; }
 say() { echo "[provision] $*"; }
 die() { echo "[provision] error: $*" >&2; exit 1; }
@@ -101,4 +102,33 @@ if want image; then
     bash images/base/build.sh "$tag"
   fi
   say "sandbox image $tag is ready"
+fi
+
+# --- Python `datasets` ---------------------------------------------------------------------------
+if want python; then
+  # The export test loads the JSONL the way trainers do, with datasets.load_dataset("json", ...).
+  # A venv of its own keeps PyPI packages out of the system Python.
+  venv="$home/python"
+  if "$venv/bin/python" -c 'import datasets' >/dev/null 2>&1; then
+    say "Python datasets $("$venv/bin/python" -c 'import datasets; print(datasets.__version__)') is ready in $venv"
+  else
+    command -v python3 >/dev/null || apt_install python3 python3-venv || die "no python3: install Python 3 (with venv) to run the dataset tests"
+    say "creating a Python venv in $venv"
+    if ! python3 -m venv --clear "$venv" >/dev/null 2>&1; then
+      apt_install python3-venv && python3 -m venv --clear "$venv" || die "python3 cannot create a venv: install python3-venv"
+    fi
+    say "installing datasets 4.8.5 from PyPI into $venv (first time only)"
+    "$venv/bin/pip" install -q --disable-pip-version-check --no-input "datasets==4.8.5" \
+      || die "pip could not install datasets from PyPI into $venv"
+  fi
+fi
+
+# --- Chromium ------------------------------------------------------------------------------------
+if want chromium; then
+  # The report test opens the generated page in headless Chromium and screenshots it; Debian's
+  # package is used as is (nothing downloads a browser).
+  if ! command -v chromium >/dev/null; then
+    NEEDRESTART_SUSPEND=1 apt_install chromium || die "no chromium: install it (Debian: apt-get install chromium) to run the report test"
+  fi
+  say "$(chromium --version 2>/dev/null | head -n 1) is installed at $(command -v chromium)"
 fi
