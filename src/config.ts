@@ -31,6 +31,10 @@ const ConfigSchema = z.strictObject({
     threshold: z.number().min(0).max(1),
     maxRefinements: z.number().int().min(0).max(10),
   }),
+  durability: z.strictObject({
+    /** A rollout that sends no heartbeat for this long is taken as dead and retried from its last step. */
+    heartbeatTimeoutSeconds: z.number().int().min(2),
+  }),
   sandbox: z.strictObject({
     image: z.string().min(1).optional(),
     memoryMb: z.number().int().min(64),
@@ -60,6 +64,7 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_MAX_STEPS: { path: ['agent', 'maxSteps'], number: true },
   CHAINSMITH_JUDGE_THRESHOLD: { path: ['judge', 'threshold'], number: true },
   CHAINSMITH_MAX_REFINEMENTS: { path: ['judge', 'maxRefinements'], number: true },
+  CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: { path: ['durability', 'heartbeatTimeoutSeconds'], number: true },
   CHAINSMITH_SANDBOX_IMAGE: { path: ['sandbox', 'image'] },
 };
 
@@ -70,6 +75,7 @@ function defaults(env: Env): Config {
     model: { name: 'gpt-4o-mini', timeoutMs: 120_000, retries: 4, retryBaseMs: 1_000 },
     agent: { maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
     judge: { threshold: 0.8, maxRefinements: 3 },
+    durability: { heartbeatTimeoutSeconds: 30 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
   };
 }

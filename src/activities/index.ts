@@ -1,4 +1,4 @@
-import { cancellationSignal, heartbeat } from '@temporalio/activity';
+import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
@@ -24,7 +24,7 @@ import {
   type PolicyKind,
 } from '../schemas';
 
-const HEARTBEAT_EVERY_MS = 5_000;
+
 
 export interface ActivityDeps {
   config: Config;
@@ -59,7 +59,7 @@ export function createActivities(deps: ActivityDeps) {
       // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
       // timeout, and a heartbeat is also how a pause or cancel reaches this activity.
       let last: unknown;
-      const timer = setInterval(() => heartbeat(last), HEARTBEAT_EVERY_MS);
+      const timer = setInterval(() => heartbeat(last), (activityInfo().heartbeatTimeoutMs ?? 30_000) / 3);
       try {
         return await guard(() =>
           runRound(input, {

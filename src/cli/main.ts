@@ -7,11 +7,12 @@ import { createWorkers, runWorkers } from '../workers/worker';
 import { readChains } from './chains-file';
 import { demoCommand } from './demo';
 import { mineCommand } from './mine';
+import { controlCommand } from './control';
 import { checkModelEndpoint } from './preflight';
-import { defaultPolicy, startChains } from './start';
+import { defaultPolicy, startBatch } from './start';
 import { statusCommand } from './status';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
-import { watchChains } from './watch';
+import { watchBatch } from './watch';
 
 const program = new Command('chainsmith')
   .description('Turn real pull-request chains into long-horizon training data for coding agents.')
@@ -38,27 +39,42 @@ program
 
 program
   .command('start')
-  .description('start one workflow per chain of a chains file (idempotent: a chain that ran is not started again)')
+  .description('run the chains of a chains file as one batch workflow (idempotent: chains that ran are not run again)')
   .requiredOption('--chains <file>', 'chains file written by `chainsmith mine`')
   .addOption(new Option('--policy <policy>', 'agent policy (default: model if an endpoint is configured, else gold-replay)').choices(['model', 'gold-replay']))
+  .option('--concurrency <n>', 'chains running at once', (v) => parsePositive('--concurrency', v), 4)
   .option('--task-queue <name>', 'orchestration task queue')
-  .option('--wait', 'wait for the chains to finish, showing progress')
+  .option('--wait', 'wait for the batch to finish, showing progress')
   .action(async (opts) => {
     const cfg = config();
     const chains = await readChains(opts.chains);
     const policy = opts.policy ?? defaultPolicy(cfg);
     if (policy === 'model') await checkModelEndpoint(cfg);
     const client = await connectClient(cfg);
-    const started = await startChains(client, cfg, chains, { policy, taskQueue: opts.taskQueue });
-    for (const s of started) console.log(`${s.existed ? 'exists ' : 'started'} ${s.workflowId}  ${workflowUrl(cfg, s.workflowId)}`);
-    if (opts.wait) await watchChains(started, console.log);
+    const batch = await startBatch(client, cfg, chains, { policy, taskQueue: opts.taskQueue, concurrency: opts.concurrency });
+    console.log(`${batch.existed ? 'attached to' : 'started'} batch ${batch.workflowId} of ${batch.total} chain(s), ${opts.concurrency} at a time`);
+    console.log(`  ${workflowUrl(cfg, batch.workflowId)}`);
+    if (opts.wait) await watchBatch(batch.handle, console.log);
   });
+
+for (const action of ['pause', 'resume', 'cancel'] as const) {
+  const what = {
+    pause: 'pause a chain after its current agent step (its sandbox work is saved)',
+    resume: 'resume a paused chain from where it stopped',
+    cancel: 'cancel a chain or batch and remove its sandboxes',
+  };
+  program
+    .command(`${action} <workflowId>`)
+    .description(what[action])
+    .action(async (workflowId) => controlCommand(await connectClient(config()), action, workflowId));
+}
 
 program
   .command('worker')
   .description('run workers for the orchestration and sandbox task queues until interrupted')
   .option('--task-queue <name>', 'orchestration task queue')
   .option('--max-sandboxes <n>', 'concurrent rollouts on this host', (v) => parsePositive('--max-sandboxes', v), 4)
+  .option('--sandbox-only', 'serve only the sandbox queues: an extra Docker host for scale-out')
   .action(async (opts) => {
     const cfg = config();
     const workers = await createWorkers({
@@ -67,6 +83,7 @@ program
       deps: buildDeps(cfg),
       taskQueue: opts.taskQueue,
       maxSandboxes: opts.maxSandboxes,
+      sandboxOnly: opts.sandboxOnly,
     });
     console.log(`worker running against ${cfg.temporal.address}; Ctrl-C to stop`);
     await runWorkers(workers);
@@ -74,7 +91,7 @@ program
 
 program
   .command('status [workflowId]')
-  .description('list chain workflows, or show one chain stage by stage')
+  .description('list chains and batches, or show one chain stage by stage (or one batch)')
   .action(async (workflowId) => statusCommand(await connectClient(config()), workflowId));
 
 function parsePositive(flag: string, value: string): number {

@@ -1,11 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { createHash } from 'node:crypto';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import { templateQueries } from '../queries/template';
 import type { Chain, PolicyKind } from '../schemas';
-import { chainWorkflow } from '../workflows';
-import { chainWorkflowId } from '../workflows/messages';
+import { batchWorkflow, chainWorkflow } from '../workflows';
+import type { BatchEntry } from '../workflows/batch-workflow';
+import { chainWorkflowId, type ChainWorkflowInput } from '../workflows/messages';
 import { ORCHESTRATION_QUEUE } from '../workflows/task-queues';
 
 export interface Started {
@@ -14,36 +16,42 @@ export interface Started {
   existed: boolean;
 }
 
+export interface StartOptions {
+  policy: PolicyKind;
+  taskQueue?: string;
+}
+
 /** The policy a run uses: the configured model, or gold replay when there is none. */
 export function defaultPolicy(config: Config): PolicyKind {
   return config.model.baseUrl ? 'model' : 'gold-replay';
 }
 
+/** Stores a chain and its queries; the workflow input holds only their references. */
+async function prepare(store: ArtifactStore, config: Config, chain: Chain, policy: PolicyKind): Promise<BatchEntry> {
+  const prNumbers = chain.prs.map((pr) => pr.number);
+  const input: ChainWorkflowInput = {
+    chainId: chain.id,
+    repo: chain.repo.name,
+    prNumbers,
+    chainRef: await store.putJson(chain),
+    queriesRef: await store.putJson(templateQueries(chain)),
+    policy,
+    // A gold replay that fails its tests shows a broken environment; feedback rounds cannot fix that.
+    maxRefinements: policy === 'gold-replay' ? 0 : config.judge.maxRefinements,
+    heartbeatTimeoutSeconds: config.durability.heartbeatTimeoutSeconds,
+  };
+  return { workflowId: chainWorkflowId(chain.repo.name, prNumbers, policy), input };
+}
+
 /**
- * Stores each chain and its queries, then starts one workflow per chain. Ids derive from the chain, so a
- * chain that already ran (or runs) is attached to instead of started again; a failed one may be retried.
+ * Starts one workflow per chain. Ids derive from the chain, so a chain that already ran (or runs) is
+ * attached to instead of started again; a failed one may be retried.
  */
-export async function startChains(
-  client: Client,
-  config: Config,
-  chains: Chain[],
-  opts: { policy: PolicyKind; taskQueue?: string },
-): Promise<Started[]> {
+export async function startChains(client: Client, config: Config, chains: Chain[], opts: StartOptions): Promise<Started[]> {
   const store = new ArtifactStore(`${config.dataDir}/artifacts`);
   const started: Started[] = [];
   for (const chain of chains) {
-    const prNumbers = chain.prs.map((pr) => pr.number);
-    const workflowId = chainWorkflowId(chain.repo.name, prNumbers, opts.policy);
-    const input = {
-      chainId: chain.id,
-      repo: chain.repo.name,
-      prNumbers,
-      chainRef: await store.putJson(chain),
-      queriesRef: await store.putJson(templateQueries(chain)),
-      policy: opts.policy,
-      // A gold replay that fails its tests shows a broken environment; feedback rounds cannot fix that.
-      maxRefinements: opts.policy === 'gold-replay' ? 0 : config.judge.maxRefinements,
-    };
+    const { workflowId, input } = await prepare(store, config, chain, opts.policy);
     try {
       const handle = await client.workflow.start(chainWorkflow, {
         workflowId,
@@ -58,4 +66,34 @@ export async function startChains(
     }
   }
   return started;
+}
+
+/**
+ * Starts a batch workflow that runs the chains as children, `concurrency` at a time. The batch id
+ * derives from its chains and policy: starting the same batch again attaches to it.
+ */
+export async function startBatch(
+  client: Client,
+  config: Config,
+  chains: Chain[],
+  opts: StartOptions & { concurrency: number },
+): Promise<{ workflowId: string; handle: WorkflowHandle<typeof batchWorkflow>; existed: boolean; total: number }> {
+  const store = new ArtifactStore(`${config.dataDir}/artifacts`);
+  const entries: BatchEntry[] = [];
+  for (const chain of chains) entries.push(await prepare(store, config, chain, opts.policy));
+  const ids = entries.map((e) => e.workflowId);
+  const workflowId = `batch-${createHash('sha256').update(JSON.stringify(ids)).digest('hex').slice(0, 16)}`;
+  const batchRef = await store.putJson(entries);
+  try {
+    const handle = await client.workflow.start(batchWorkflow, {
+      workflowId,
+      taskQueue: opts.taskQueue ?? ORCHESTRATION_QUEUE,
+      args: [{ batchRef, total: entries.length, concurrency: opts.concurrency }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    });
+    return { workflowId, handle, existed: false, total: entries.length };
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    return { workflowId, handle: client.workflow.getHandle(workflowId), existed: true, total: entries.length };
+  }
 }

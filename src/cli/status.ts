@@ -1,24 +1,58 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { RoundProgress } from '../rollout/round';
+import { batchProgressQuery, type BatchProgress } from '../workflows/batch-workflow';
 import { progressQuery, type ChainProgress } from '../workflows/messages';
 
-export async function statusCommand(client: Client, workflowId?: string): Promise<void> {
-  if (workflowId) {
-    const handle = client.workflow.getHandle(workflowId);
-    const description = await handle.describe();
-    // A closed workflow answers from its result, so no worker needs to be running.
-    const progress = description.status.name === 'RUNNING' ? await handle.query(progressQuery) : ((await handle.result()) as ChainProgress);
-    console.log(`${workflowId}: ${description.status.name}, chain ${progress.status}${progress.reason ? ` (${progress.reason})` : ''}`);
-    for (const s of progress.results) {
-      const scores = s.rounds.map((r) => r.score.toFixed(2)).join(', ');
-      const conflicts = s.carry?.conflicts.length ? `, carry conflicts: ${s.carry.conflicts.join(' ')}` : '';
-      console.log(`  PR #${s.prNumber}: ${s.status}, rounds ${s.rounds.length} (scores ${scores || '-'})${conflicts}`);
-    }
-    return;
+/** The latest heartbeat of a running rollout: the agent's step and tokens, straight from Temporal. */
+async function liveRound(handle: WorkflowHandle): Promise<RoundProgress | undefined> {
+  const { raw } = await handle.describe();
+  for (const activity of raw.pendingActivities ?? []) {
+    const payload = activity.heartbeatDetails?.payloads?.[0];
+    if (payload) return defaultPayloadConverter.fromPayload(payload) as RoundProgress;
   }
-  const rows: string[][] = [['WORKFLOW ID', 'RUN', 'CHAIN', 'STAGE', 'LENGTH']];
-  for await (const wf of client.workflow.list({ query: `WorkflowType = 'chainWorkflow'` })) {
+  return undefined;
+}
+
+async function showChain(client: Client, workflowId: string): Promise<void> {
+  const handle = client.workflow.getHandle(workflowId);
+  const running = (await handle.describe()).status.name === 'RUNNING';
+  // A closed workflow answers from its result, so no worker needs to be running.
+  const progress = running ? await handle.query(progressQuery) : ((await handle.result()) as ChainProgress);
+  console.log(`${workflowId}: chain ${progress.status}${progress.reason ? ` (${progress.reason})` : ''}`);
+  for (const s of progress.results) {
+    const scores = s.rounds.map((r) => r.score.toFixed(2)).join(', ');
+    const conflicts = s.carry?.conflicts.length ? `, carry conflicts: ${s.carry.conflicts.join(' ')}` : '';
+    console.log(`  PR #${s.prNumber}: ${s.status}, rounds ${s.rounds.length} (scores ${scores || '-'})${conflicts}`);
+  }
+  const live = running ? await liveRound(handle) : undefined;
+  if (live) console.log(`  now: stage ${live.stage + 1} round ${live.round + 1} step ${live.step}, ${live.promptTokens + live.completionTokens} tokens, on ${live.host}`);
+}
+
+async function showBatch(client: Client, workflowId: string): Promise<void> {
+  const handle = client.workflow.getHandle(workflowId);
+  const running = (await handle.describe()).status.name === 'RUNNING';
+  const p = running ? await handle.query(batchProgressQuery) : ((await handle.result()) as BatchProgress);
+  const started = p.started === undefined ? '' : `started ${p.started}/${p.total}, running ${p.running}; `;
+  console.log(`${workflowId}: batch ${running ? 'running' : 'finished'}: ${started}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, already run ${p.existing}`);
+}
+
+export async function statusCommand(client: Client, workflowId?: string): Promise<void> {
+  if (workflowId) return workflowId.startsWith('batch-') ? showBatch(client, workflowId) : showChain(client, workflowId);
+  const rows: string[][] = [['WORKFLOW ID', 'STATE', 'CHAIN', 'STAGE', 'LENGTH', 'STEP', 'TOKENS']];
+  const query = `WorkflowType = 'chainWorkflow' OR WorkflowType = 'batchWorkflow'`;
+  for await (const wf of client.workflow.list({ query })) {
     const attr = (k: string) => String((wf.searchAttributes as Record<string, unknown[]>)?.[k]?.[0] ?? '-');
-    rows.push([wf.workflowId, wf.status.name, attr('ChainStatus'), attr('ChainStage'), attr('ChainLength')]);
+    const live = wf.status.name === 'RUNNING' && wf.type === 'chainWorkflow' ? await liveRound(client.workflow.getHandle(wf.workflowId)) : undefined;
+    rows.push([
+      wf.workflowId,
+      wf.status.name,
+      wf.type === 'batchWorkflow' ? 'batch' : attr('ChainStatus'),
+      attr('ChainStage'),
+      attr('ChainLength'),
+      live ? String(live.step) : '-',
+      live ? String(live.promptTokens + live.completionTokens) : '-',
+    ]);
     if (rows.length > 200) break;
   }
   if (rows.length === 1) return console.log('no chains yet: start some with `chainsmith start --chains FILE`');

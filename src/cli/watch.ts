@@ -1,3 +1,6 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import type { batchWorkflow } from '../workflows';
+import { batchProgressQuery, type BatchCounts, type BatchProgress } from '../workflows/batch-workflow';
 import type { ChainProgress, ChainResult } from '../workflows/messages';
 import { progressQuery } from '../workflows/messages';
 import type { Started } from './start';
@@ -26,6 +29,24 @@ export async function watchChains(started: Started[], log: (line: string) => voi
       if (last.get(started[i].workflowId) !== line) log(`  ${started[i].workflowId}  ${line}`);
     });
     return results;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Prints a batch's counts whenever they change; resolves with its final counts. */
+export async function watchBatch(handle: WorkflowHandle<typeof batchWorkflow>, log: (line: string) => void): Promise<BatchCounts> {
+  let last = '';
+  const show = (p: Partial<BatchProgress>) => {
+    const line = `  ${p.started !== undefined ? `started ${p.started}/${p.total}, running ${p.running}; ` : ''}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, already run ${p.existing}`;
+    if (line !== last) log(line);
+    last = line;
+  };
+  const timer = setInterval(() => void handle.query(batchProgressQuery).then(show, () => undefined), 2000);
+  try {
+    const counts = await handle.result();
+    show(counts);
+    return counts;
   } finally {
     clearInterval(timer);
   }

@@ -25,7 +25,7 @@ import {
   type ChainWorkflowInput,
 } from './messages';
 import { hostQueue, sandboxQueue } from './task-queues';
-import { CLEANUP, EXPORT, JUDGE, ROLLOUT } from './timeouts';
+import { CLEANUP, EXPORT, JUDGE, rolloutOptions } from './timeouts';
 
 /**
  * One PR chain, stage by stage: roll out, judge, refine with the judge's feedback (at most
@@ -148,7 +148,7 @@ class ChainRun {
   /** One rollout round; a pause cancels it (its last step is saved) and runs it again after resume. */
   private async rollout(stage: number, round: number, progressPatchRef?: ArtifactRef, feedbackRef?: ArtifactRef): Promise<RoundResult> {
     const { rolloutRound } = proxyActivities<Activities>({
-      ...ROLLOUT,
+      ...rolloutOptions(this.input.heartbeatTimeoutSeconds),
       taskQueue: sandboxQueue(this.queue),
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       summary: `roll out ${this.label(stage, round)}`,

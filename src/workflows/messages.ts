@@ -10,6 +10,8 @@ export interface ChainWorkflowInput {
   queriesRef: ArtifactRef;
   policy: PolicyKind;
   maxRefinements: number;
+  /** How soon a silent rollout (a dead worker) is retried. */
+  heartbeatTimeoutSeconds: number;
   /** Set by continue-as-new: where the previous run stopped. */
   resume?: { stage: number; conversationRef?: ArtifactRef; carryPatchRef?: ArtifactRef; results: StageResult[]; hosts: string[] };
 }

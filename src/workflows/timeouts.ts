@@ -4,7 +4,7 @@ import type { ActivityOptions } from '@temporalio/workflow';
  * Every timeout and retry policy in one place.
  * - A rollout round can run for hours (a model-driven agent, 100+ tool calls), so it gets a long
  *   start-to-close bound but heartbeats every few seconds (and after every step): a killed worker is
- *   noticed within the 30 s heartbeat timeout and the retry resumes from the last step's checkpoint.
+ *   noticed within the heartbeat timeout (config durability.heartbeatTimeoutSeconds, default 30 s) and the retry resumes from the last step's checkpoint.
  *   Model-call faults (429, 5xx, timeouts) are retried inside the step, boundedly (config
  *   model.retries), so a flaky endpoint does not use up these attempts.
  * - Retries back off and stop after a bounded number of attempts; permanent errors
@@ -12,11 +12,15 @@ import type { ActivityOptions } from '@temporalio/workflow';
  * - Rollouts go to the sandbox queue paired with the workflow's queue (task-queues.ts).
  * - Judge and export are short calls (a model request, a file append).
  */
-export const ROLLOUT: ActivityOptions = {
-  startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-};
+export function rolloutOptions(heartbeatTimeoutSeconds: number): ActivityOptions {
+  return {
+    startToCloseTimeout: '6 hours',
+    heartbeatTimeout: `${heartbeatTimeoutSeconds} seconds`,
+    // Every attempt resumes from the last saved step, so a crash costs one step, not the round; the
+    // bound is for failures that keep repeating (an engine that stays down).
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+  };
+}
 
 export const JUDGE: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
