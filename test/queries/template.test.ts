@@ -5,6 +5,9 @@ import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { buildChains } from '../../src/mining/chains';
 import { mineLocalRepo } from '../../src/mining/local-git';
 import { extractEdges } from '../../src/mining/references';
+import { checkLeak } from '../../src/queries/leak-check';
+import { measureLeaks, summarizeLeaks } from '../../src/queries/leak-rate';
+import { patchSecrets } from '../../src/queries/patch-secrets';
 import { templateQueries } from '../../src/queries/template';
 import type { Chain, ChainQueries } from '../../src/schemas';
 
@@ -51,4 +54,11 @@ test('queries keep the intent and say where the change belongs', () => {
 test('the overview names the repository, the number of stages and the first goal', () => {
   expect(queries.overview).toMatch(/^Repository demo\/tally: 3 stages\b/);
   expect(queries.overview).toContain('Overall goal: Add … to …');
+});
+
+test('the leak check finds nothing in the template queries of the demo chain', () => {
+  const measured = measureLeaks(queries, chain);
+  expect(summarizeLeaks([measured])).toMatchObject({ queries: 4, caught: 0, leaked: 0, rate: 0 });
+  // The raw PR text, by contrast, gives the edit away: the title names the function PR #2 adds.
+  expect(checkLeak(chain.prs[0].title, patchSecrets(chain.prs[0].patch)).findings).toContainEqual({ kind: 'name', text: 'median', weight: 0.4 });
 });

@@ -1,0 +1,66 @@
+import type OpenAI from 'openai';
+import type { z } from 'zod';
+import { StageError } from '../errors';
+import type { LeakReport } from '../schemas';
+import { checkLeak, describeFindings } from './leak-check';
+import { parseJsonReply, requestJson, type ChatMessage } from './model-request';
+import type { PatchSecrets } from './patch-secrets';
+import { prompt } from './prompt-files';
+
+export interface WriteRequest<T> {
+  client: OpenAI;
+  model: string;
+  /** System prompt and the task: the conversation the writer starts from. */
+  messages: ChatMessage[];
+  format: { name: string; schema: z.ZodType<T> };
+  /** The text the reader will see, made from a valid reply. */
+  render: (value: T) => string;
+  secrets: PatchSecrets;
+  leakLimit: number;
+  /** Replies asked for in all, malformed or leaking ones included. */
+  maxAttempts: number;
+  /** Names the piece in errors, e.g. "the query for stage 2 (PR #4)". */
+  label: string;
+}
+
+export interface Written<T> {
+  value: T;
+  text: string;
+  leak: LeakReport;
+}
+
+/**
+ * Asks for a structured text, checks it against the gold patch and, while it leaks, asks again in the
+ * same conversation with the findings as feedback. Returns the first text within the leak limit, or
+ * after the last attempt the least leaky one with its (failing) report. A reply that is not the JSON
+ * asked for is pointed out and asked for again; when no attempt gave a valid reply the stage fails.
+ */
+export async function writeWithoutLeaks<T>(req: WriteRequest<T>): Promise<Written<T>> {
+  const messages = [...req.messages];
+  const problems: string[] = [];
+  let best: Written<T> | undefined;
+  let firstScore: number | undefined;
+  for (let attempt = 1; attempt <= req.maxAttempts; attempt++) {
+    const content = await requestJson(req.client, req.model, messages, req.format, 'the query writer');
+    messages.push({ role: 'assistant', content });
+    const reply = parseJsonReply(content, req.format.schema);
+    if ('problem' in reply) {
+      problems.push(`attempt ${attempt}: ${reply.problem}`);
+      messages.push({ role: 'user', content: prompt('queries', 'malformed', { problem: reply.problem }) });
+      continue;
+    }
+    const text = req.render(reply.value);
+    const { score, findings } = checkLeak(text, req.secrets);
+    firstScore ??= score;
+    const passed = score <= req.leakLimit;
+    const leak: LeakReport = { score, findings, limit: req.leakLimit, passed, attempts: attempt, firstScore };
+    if (!best || score < best.leak.score) best = { value: reply.value, text, leak };
+    if (passed) return best;
+    messages.push({ role: 'user', content: prompt('queries', 'leak-feedback', { findings: describeFindings(findings) }) });
+  }
+  if (!best) {
+    throw new StageError(`the query writer gave no valid reply for ${req.label} in ${req.maxAttempts} attempts (${problems.join('; ')})`);
+  }
+  // Every attempt leaked: keep the least leaky, and say how many attempts were spent on it.
+  return { ...best, leak: { ...best.leak, attempts: req.maxAttempts, firstScore: firstScore! } };
+}
