@@ -1,21 +1,42 @@
-import type { Judgement, ModelVerdict, TestSignal } from '../schemas';
+import type { GoldTests, Judgement, ModelVerdict, TestSignal } from '../schemas';
+import { testOutcome } from './test-outcome';
+
+/** Failing tests keep a score below this, whatever the model says: half of the passing share. */
+const FAILING_TESTS_CEILING = 0.5;
 
 /**
- * The rule (README, "How a stage is judged"): failing PR tests cap the score at 0.5; passing tests
- * leave the model's score as it is; without a model, tests alone decide (1 or 0); with neither a
- * test nor a model nothing verifies the stage and it scores 0. Pass at score ≥ threshold.
+ * The hybrid rule (README, "How a stage is judged"). The tests' score is 1 when every test that checks
+ * the stage passes (FAIL_TO_PASS now passing, PASS_TO_PASS still passing; without a gold validation,
+ * the PR's tests exiting 0), else 0.5 × the share of those tests that pass. With a model verdict the
+ * score is min(model score, tests' score): tests can veto the model but never lift it. Without a model
+ * the tests' score decides; with neither a test nor a model nothing verifies the stage and it scores 0.
+ * The stage passes at score ≥ threshold.
  */
-export function combine(tests: TestSignal | undefined, model: ModelVerdict | undefined, threshold: number): Judgement {
-  const testRan = tests?.ran === true;
-  let score: number;
-  if (model) score = testRan && !tests!.passed ? Math.min(model.score, 0.5) : model.score;
-  else score = testRan && tests!.passed ? 1 : 0;
-  const feedback = [
-    model?.feedback,
-    testRan && !tests!.passed ? `The tests that check this task fail:\n${tests!.output.slice(-3000)}` : undefined,
-    !testRan && !model ? 'Nothing verifies this stage: the PR changes no test and no judge model is configured.' : undefined,
-  ]
-    .filter(Boolean)
-    .join('\n\n');
-  return { score, passed: score >= threshold, feedback, tests, model };
+export function combine(tests: TestSignal | undefined, model: ModelVerdict | undefined, threshold: number, gold?: GoldTests): Judgement {
+  const outcome = testOutcome(tests, gold);
+  const testScore = outcome ? (outcome.passed ? 1 : FAILING_TESTS_CEILING * outcome.share) : undefined;
+  const basis = model ? (outcome ? 'model+tests' : 'model') : outcome ? 'tests' : 'none';
+  const score = round(model && testScore !== undefined ? Math.min(model.score, testScore) : (model?.score ?? testScore ?? 0));
+
+  const notes: string[] = [];
+  if (model?.feedback) notes.push(model.feedback);
+  if (outcome && !outcome.passed) {
+    notes.push(
+      outcome.checked === 'per-test'
+        ? `These tests of the task do not pass yet:\n${outcome.failing.map((id) => `- ${summaryLine(tests!.output, id) ?? id}`).join('\n')}`
+        : `The tests that check this task fail:\n${tests!.output.slice(-3000)}`,
+    );
+  }
+  if (basis === 'none') notes.push('Nothing verifies this stage: the PR changes no test and no judge model is configured.');
+  return { score, passed: score >= threshold, feedback: notes.join('\n\n'), tests, model, basis, outcome, threshold };
+}
+
+/** pytest's one-line reason for a failing test ("FAILED tests/a.py::t - assert 3 == 2.5"), if it printed one. */
+function summaryLine(output: string, id: string): string | undefined {
+  const line = output.split('\n').find((l) => /^(FAILED|ERROR) /.test(l) && l.split(' ')[1] === id);
+  return line?.replace(/^(FAILED|ERROR) /, '').slice(0, 500);
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
 }

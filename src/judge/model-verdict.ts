@@ -1,59 +1,65 @@
-import OpenAI from 'openai';
-import { z } from 'zod';
-import { StageError, TransientError } from '../errors';
-import { ModelVerdictSchema, type ModelVerdict, type TestSignal } from '../schemas';
-
-const JUDGE_PROMPT = `You review a coding agent's patch against the reference patch of a real pull request.
-Score functional equivalence from 0 to 1: does the agent's patch achieve what the reference achieves, in
-behaviour, not in wording? 1 = equivalent, 0.8 = equivalent with minor gaps, below 0.8 = something the
-task needs is missing or wrong. Feedback must tell the agent what is missing without quoting the reference.
-Answer with JSON: {"score": number, "feedback": string}.`;
+import type OpenAI from 'openai';
+import { StageError } from '../errors';
+import { parseJsonReply, requestJson, type ChatMessage } from '../queries/model-request';
+import { prompt } from '../queries/prompt-files';
+import { ModelVerdictSchema, type ModelVerdict, type TestOutcome, type TestSignal } from '../schemas';
 
 const ATTEMPTS = 3;
-const VERDICT_FORMAT = {
-  type: 'json_schema' as const,
-  json_schema: { name: 'verdict', strict: true, schema: z.toJSONSchema(ModelVerdictSchema) as Record<string, unknown> },
-};
+/** Patches longer than this are cut for the judge: a verdict on most of a huge patch beats no verdict. */
+const MAX_PATCH_CHARS = 60_000;
+/** The schema the model is asked for: per-aspect notes are required there, if optional when read back. */
+const RequestedVerdict = ModelVerdictSchema.required({ aspects: true });
 
-/** Asks the judge model for a structured verdict; a malformed one is asked for again, then the stage fails. */
-export async function modelVerdict(
-  client: OpenAI,
-  model: string,
-  input: { task: string; goldPatch: string; agentPatch: string; tests?: TestSignal },
-): Promise<ModelVerdict> {
-  const user = [
-    `Task given to the agent:\n${input.task}`,
-    `Reference patch:\n${input.goldPatch}`,
-    `Agent's patch:\n${input.agentPatch || '(empty)'}`,
-    input.tests ? `The PR's tests on the agent's patch: ${input.tests.passed ? 'passed' : 'failed'}\n${input.tests.output.slice(-2000)}` : '',
-  ].join('\n\n');
-  const problems: string[] = [];
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    let content: string | null | undefined;
-    try {
-      const response = await client.chat.completions.create({
-        model,
-        messages: [
-          { role: 'system', content: JUDGE_PROMPT },
-          { role: 'user', content: user },
-        ],
-        response_format: VERDICT_FORMAT,
-      });
-      content = response.choices?.[0]?.message?.content;
-    } catch (cause) {
-      throw new TransientError(`judge request failed: ${(cause as Error).message}`, { cause });
-    }
-    const parsed = ModelVerdictSchema.safeParse(safeJson(content));
-    if (parsed.success) return parsed.data;
-    problems.push(`attempt ${attempt}: ${JSON.stringify(content ?? null).slice(0, 200)}`);
-  }
-  throw new StageError(`the judge returned no valid verdict in ${ATTEMPTS} attempts (${problems.join('; ')})`);
+export interface VerdictInput {
+  task: string;
+  goldPatch: string;
+  agentPatch: string;
+  tests?: TestSignal;
+  /** The tests compared with the gold validation, when there is one. */
+  outcome?: TestOutcome;
 }
 
-function safeJson(text: string | null | undefined): unknown {
-  try {
-    return JSON.parse(text ?? '');
-  } catch {
-    return undefined;
+function cut(patch: string): string {
+  return patch.length <= MAX_PATCH_CHARS ? patch : `${patch.slice(0, MAX_PATCH_CHARS)}\n[... ${patch.length - MAX_PATCH_CHARS} more characters not shown ...]`;
+}
+
+function describeTests(input: VerdictInput): string {
+  const { tests, outcome } = input;
+  if (!tests?.ran) return 'none were run (the pull request changes no test)';
+  if (outcome?.checked === 'per-test') {
+    const f2p = outcome.failToPass!;
+    const p2p = outcome.passToPass!;
+    const failing = outcome.failing.length ? `; not passing: ${outcome.failing.join(', ')}` : '';
+    return `of the tests the real change makes pass, ${f2p.passing} of ${f2p.total} pass; of those that passed before, ${p2p.passing} of ${p2p.total} still pass${failing}`;
   }
+  return `the pull request's tests ${tests.passed ? 'passed' : 'failed'} on the agent's patch:\n${tests.output.slice(-2000)}`;
+}
+
+/**
+ * Asks the judge model for a structured verdict (score, per-aspect notes, feedback). A reply that is
+ * not a valid verdict is pointed out in the same conversation and asked for again, three times in all;
+ * then the stage fails with the reason. An endpoint that fails or times out is a retryable error.
+ */
+export async function modelVerdict(client: OpenAI, model: string, input: VerdictInput): Promise<ModelVerdict> {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: prompt('judge', 'system') },
+    {
+      role: 'user',
+      content: prompt('judge', 'verdict', {
+        task: input.task,
+        reference: cut(input.goldPatch),
+        agent: input.agentPatch ? cut(input.agentPatch) : '(empty: the agent changed nothing)',
+        tests: describeTests(input),
+      }),
+    },
+  ];
+  const problems: string[] = [];
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const content = await requestJson(client, model, messages, { name: 'verdict', schema: RequestedVerdict }, 'the judge');
+    const reply = parseJsonReply(content, ModelVerdictSchema);
+    if ('value' in reply) return reply.value;
+    problems.push(`attempt ${attempt}: ${reply.problem}`);
+    messages.push({ role: 'assistant', content }, { role: 'user', content: prompt('judge', 'malformed', { problem: reply.problem }) });
+  }
+  throw new StageError(`the judge returned no valid verdict in ${ATTEMPTS} attempts (${problems.join('; ')})`);
 }

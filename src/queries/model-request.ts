@@ -16,6 +16,7 @@ export async function requestJson(
   format: { name: string; schema: z.ZodType },
   what: string,
 ): Promise<string> {
+  const started = Date.now();
   try {
     const response = await client.chat.completions.create({
       model,
@@ -27,14 +28,17 @@ export async function requestJson(
     });
     return response.choices?.[0]?.message?.content ?? '';
   } catch (cause) {
-    throw endpointFailure(client, what, cause);
+    throw endpointFailure(client, what, cause, Date.now() - started);
   }
 }
 
 /** Timeouts, dropped connections, 408/409/429 and 5xx are worth retrying; other refusals are not. */
-export function endpointFailure(client: OpenAI, what: string, cause: unknown): Error {
+export function endpointFailure(client: OpenAI, what: string, cause: unknown, elapsedMs = 0): Error {
   const where = `${what} at ${client.baseURL}`;
-  if (cause instanceof OpenAI.APIConnectionTimeoutError) {
+  // Not every fetch lets the SDK tell its own timeout from a dropped connection (an abort from another
+  // realm arrives as a plain error), so a connection error at the timeout is taken for the timeout.
+  const atTimeout = cause instanceof OpenAI.APIConnectionError && elapsedMs >= client.timeout;
+  if (cause instanceof OpenAI.APIConnectionTimeoutError || atTimeout) {
     return new TransientError(`${where} did not answer within ${client.timeout} ms`, { cause });
   }
   if (cause instanceof OpenAI.APIConnectionError) {

@@ -1,20 +1,67 @@
 import { z } from 'zod';
 
+/** One test's outcome, as the test runner reported it (pytest's short summary). */
+export const TestCaseSchema = z.object({
+  id: z.string(),
+  outcome: z.enum(['passed', 'failed', 'error', 'skipped', 'xfailed', 'xpassed']),
+});
+export type TestCase = z.infer<typeof TestCaseSchema>;
+
 export const TestSignalSchema = z.object({
   command: z.string(),
   ran: z.boolean(),
   passed: z.boolean(),
   exitCode: z.number().int(),
   output: z.string(),
+  /** Per-test outcomes where the runner reports them; absent means only the exit code is known. */
+  cases: z.array(TestCaseSchema).optional(),
 });
 export type TestSignal = z.infer<typeof TestSignalSchema>;
+
+/**
+ * Gold validation of a stage: the PR's tests run at its base (with the PR's test files) and at its
+ * merge. FAIL_TO_PASS tests are the ones the real change makes pass; PASS_TO_PASS ones passed before
+ * and must keep passing. Tests that fail even on the gold merge check nothing and are left out.
+ */
+export const GoldTestsSchema = z.object({
+  command: z.string(),
+  failToPass: z.array(z.string()),
+  passToPass: z.array(z.string()),
+  /** Tests that do not pass on the gold merge either (broken or flaky): not used. */
+  brokenOnGold: z.array(z.string()),
+});
+export type GoldTests = z.infer<typeof GoldTestsSchema>;
+
+/** The judge's notes per aspect of functional equivalence. */
+export const VerdictAspectsSchema = z.object({
+  behaviour: z.string().describe('Does the patch make the code behave as the reference does?'),
+  completeness: z.string().describe('Is anything the task needs missing?'),
+  scope: z.string().describe('Unrelated, risky or breaking changes?'),
+  tests: z.string().describe('What the test results say'),
+});
+export type VerdictAspects = z.infer<typeof VerdictAspectsSchema>;
 
 /** What the model must return when asked to judge; validated before use. */
 export const ModelVerdictSchema = z.object({
   score: z.number().min(0).max(1),
   feedback: z.string(),
+  /** Asked for every time; optional here so that a judge without per-aspect notes still counts. */
+  aspects: VerdictAspectsSchema.optional(),
 });
 export type ModelVerdict = z.infer<typeof ModelVerdictSchema>;
+
+/** The tests' side of a judgement (src/judge/test-outcome.ts). */
+export const TestOutcomeSchema = z.object({
+  /** 'per-test' compares against the gold validation; 'exit-code' knows only pass or fail. */
+  checked: z.enum(['per-test', 'exit-code']),
+  passed: z.boolean(),
+  /** Share of the checking tests that pass, in [0, 1]. */
+  share: z.number().min(0).max(1),
+  failing: z.array(z.string()),
+  failToPass: z.object({ passing: z.number().int(), total: z.number().int() }).optional(),
+  passToPass: z.object({ passing: z.number().int(), total: z.number().int() }).optional(),
+});
+export type TestOutcome = z.infer<typeof TestOutcomeSchema>;
 
 export const JudgementSchema = z.object({
   score: z.number().min(0).max(1),
@@ -22,5 +69,9 @@ export const JudgementSchema = z.object({
   feedback: z.string(),
   tests: TestSignalSchema.optional(),
   model: ModelVerdictSchema.optional(),
+  /** What decided the score: the model capped by the tests, the model alone, the tests alone, or nothing. */
+  basis: z.enum(['model+tests', 'model', 'tests', 'none']).optional(),
+  outcome: TestOutcomeSchema.optional(),
+  threshold: z.number().min(0).max(1).optional(),
 });
 export type Judgement = z.infer<typeof JudgementSchema>;

@@ -1,0 +1,33 @@
+import type { TestCase } from '../schemas';
+
+/**
+ * pytest's short test summary ("PASSED tests/a.py::test_x", "FAILED tests/a.py::test_y - assert …"),
+ * asked for with -r. Collection errors name a file, not a test ("ERROR tests/a.py - ImportError"):
+ * they are kept as such, and the tests inside count as not passing.
+ */
+const SUMMARY_LINE = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)/;
+const OUTCOME: Record<string, TestCase['outcome']> = {
+  PASSED: 'passed',
+  FAILED: 'failed',
+  ERROR: 'error',
+  SKIPPED: 'skipped',
+  XFAIL: 'xfailed',
+  XPASS: 'xpassed',
+};
+
+/** The pytest flag that prints one summary line per test (passes included, without their output). */
+export const PYTEST_SUMMARY_FLAG = '-rfEsxXp';
+
+export function isPytest(command: string): boolean {
+  return /\bpytest\b/.test(command);
+}
+
+export function parsePytestSummary(output: string): TestCase[] | undefined {
+  const cases = new Map<string, TestCase['outcome']>();
+  for (const line of output.split('\n')) {
+    const m = SUMMARY_LINE.exec(line.trim());
+    // "SKIPPED [1] tests/a.py:3: reason" names a location, not a test id: skips decide nothing.
+    if (m && m[1] !== 'SKIPPED') cases.set(m[2], OUTCOME[m[1]]);
+  }
+  return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
+}

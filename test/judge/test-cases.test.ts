@@ -1,0 +1,45 @@
+import { classifyTests } from '../../src/judge/gold-validation';
+import { parsePytestSummary } from '../../src/judge/test-cases';
+
+const OUTPUT = `..F
+=================================== FAILURES ===================================
+____________________________ test_even ____________________________
+E   assert 3 == 2.5
+=========================== short test summary info ============================
+PASSED tests/test_median.py::test_odd
+PASSED tests/test_median.py::test_param[1-2]
+FAILED tests/test_median.py::test_even - assert 3 == 2.5
+ERROR tests/test_other.py - ModuleNotFoundError: No module named 'x'
+SKIPPED [1] tests/test_median.py:20: needs numpy
+XFAIL tests/test_median.py::test_known - bug 12
+1 failed, 2 passed, 1 skipped, 1 xfailed, 1 error in 0.05s`;
+
+test("pytest's short summary becomes per-test outcomes; skips decide nothing", () => {
+  expect(parsePytestSummary(OUTPUT)).toEqual([
+    { id: 'tests/test_median.py::test_odd', outcome: 'passed' },
+    { id: 'tests/test_median.py::test_param[1-2]', outcome: 'passed' },
+    { id: 'tests/test_median.py::test_even', outcome: 'failed' },
+    { id: 'tests/test_other.py', outcome: 'error' },
+    { id: 'tests/test_median.py::test_known', outcome: 'xfailed' },
+  ]);
+  expect(parsePytestSummary('1 passed in 0.01s')).toBeUndefined();
+});
+
+test('gold validation sorts tests into FAIL_TO_PASS, PASS_TO_PASS and broken', () => {
+  const before = [
+    { id: 'a::old', outcome: 'passed' as const },
+    { id: 'a::fixed', outcome: 'failed' as const },
+  ];
+  const after = [
+    { id: 'a::old', outcome: 'passed' as const },
+    { id: 'a::fixed', outcome: 'passed' as const },
+    { id: 'a::added', outcome: 'passed' as const },
+    { id: 'a::flaky', outcome: 'failed' as const },
+  ];
+  expect(classifyTests(before, after, 'pytest')).toEqual({
+    command: 'pytest',
+    failToPass: ['a::fixed', 'a::added'],
+    passToPass: ['a::old'],
+    brokenOnGold: ['a::flaky'],
+  });
+});
