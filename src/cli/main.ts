@@ -35,7 +35,7 @@ program
   .requiredOption('--out <file>', 'where to write the chains (JSONL)')
   .option('--name <owner/name>', 'repository name recorded on each chain (default: the folder name)')
   .option('--max-length <n>', 'longest chain to keep', (v) => parsePositive('--max-length', v), 5)
-  .action(async (opts) => mineCommand(opts.repo, opts));
+  .action(async (opts) => mineCommand(opts));
 
 program
   .command('start')

@@ -11,58 +11,74 @@ const STATUS: Record<string, ChangedFile['status']> = {
   R: 'renamed',
 };
 
-interface Entry {
-  path: string;
-  field: string;
+const SHA = /^[0-9a-f]{40}$/;
+
+/**
+ * Reads `git diff-tree -z -r --raw --numstat` (or `git log --format=%H` with the same flags) output:
+ * per commit a header (its SHA), then one raw entry per file (status, then one path or two for
+ * renames and copies), then one numstat entry per file in the same order. The second path of a
+ * rename is the file as it is after. `git log` puts a newline before a commit's first entry.
+ */
+export function parseDiffTree(output: string): Map<string, ChangedFile[]> {
+  const tokens = output.split('\0').map((token) => (token.startsWith('\n') ? token.slice(1) : token));
+  const byCommit = new Map<string, ChangedFile[]>();
+  let i = 0;
+  while (i < tokens.length && tokens[i] !== '') {
+    const header = tokens[i++];
+    if (!SHA.test(header)) throw new Error(`unexpected diff-tree output near "${header.slice(0, 60)}"`);
+    const statuses: { path: string; status: string }[] = [];
+    while (tokens[i]?.startsWith(':')) {
+      const status = tokens[i].slice(tokens[i].lastIndexOf(' ') + 1);
+      const twoPaths = status.startsWith('R') || status.startsWith('C');
+      statuses.push({ status, path: tokens[i + (twoPaths ? 2 : 1)] });
+      i += twoPaths ? 3 : 2;
+    }
+    const files: ChangedFile[] = [];
+    for (const { status, path: rawPath } of statuses) {
+      const [added, deleted, inlinePath] = tokens[i].split('\t');
+      // A rename's numstat names no path inline; its two paths follow.
+      i += inlinePath === '' ? 3 : 1;
+      const binary = added === '-';
+      files.push({
+        path: rawPath,
+        kind: fileKind(rawPath),
+        status: STATUS[status[0]] ?? 'modified',
+        additions: binary ? 0 : Number(added),
+        deletions: binary ? 0 : Number(deleted),
+        binary,
+      });
+    }
+    byCommit.set(header, files);
+  }
+  return byCommit;
+}
+
+const DIFF_TREE = ['diff-tree', '--stdin', '--always', '-z', '-r', '--raw', '--numstat', '-M', '--no-ext-diff', '--no-abbrev'];
+
+/**
+ * The files each change base..merge touched, for many changes in one git process (one process per
+ * PR would cap mining at a few hundred PRs a second). Keys are the merge SHAs.
+ */
+export async function changedFilesOf(
+  repoPath: string,
+  changes: readonly { base: string; merge: string }[],
+): Promise<Map<string, ChangedFile[]>> {
+  if (changes.length === 0) return new Map();
+  // "<commit> <parent>" compares the commit with the given parent: exactly base..merge.
+  const input = changes.map(({ base, merge }) => `${merge} ${base}\n`).join('');
+  return parseDiffTree(await git(repoPath, DIFF_TREE, { input }));
 }
 
 /**
- * Splits `git diff -z` output of --numstat or --name-status into (final path, leading field).
- * Renames and copies carry two paths; the second one is the file as it is after the change.
+ * The files each commit on the first-parent line of `tip` changed against its first parent, read
+ * by one `git log` that can run while the rest of the history is being read.
  */
-function parseZ(output: string, numstat: boolean): Entry[] {
-  const parts = output.split('\0');
-  const entries: Entry[] = [];
-  for (let i = 0; i < parts.length && parts[i] !== ''; ) {
-    if (numstat) {
-      const [added, deleted, ...rest] = parts[i].split('\t');
-      const path = rest.join('\t'); // a path may itself contain tabs
-      const field = `${added}\t${deleted}`;
-      if (path === '') {
-        entries.push({ field, path: parts[i + 2] });
-        i += 3;
-      } else {
-        entries.push({ field, path });
-        i += 1;
-      }
-    } else {
-      const field = parts[i];
-      const twoPaths = field.startsWith('R') || field.startsWith('C');
-      entries.push({ field, path: parts[i + (twoPaths ? 2 : 1)] });
-      i += twoPaths ? 3 : 2;
-    }
-  }
-  return entries;
+export async function firstParentChanges(repoPath: string, tip: string): Promise<Map<string, ChangedFile[]>> {
+  const flags = ['--first-parent', '--diff-merges=first-parent', '-z', '-r', '--raw', '--numstat', '-M', '--no-ext-diff', '--no-abbrev', '--format=%H'];
+  return parseDiffTree(await git(repoPath, ['log', ...flags, '--end-of-options', tip, '--']));
 }
 
-/** The files a change base..merge touched, with line counts, status and kind. */
+/** The files one change base..merge touched, with line counts, status and kind. */
 export async function changedFiles(repoPath: string, base: string, merge: string): Promise<ChangedFile[]> {
-  const range = ['--end-of-options', base, merge, '--'];
-  const [numstat, nameStatus] = await Promise.all([
-    git(repoPath, ['diff', '-z', '-M', '--no-ext-diff', '--numstat', ...range]),
-    git(repoPath, ['diff', '-z', '-M', '--no-ext-diff', '--name-status', ...range]),
-  ]);
-  const statuses = new Map(parseZ(nameStatus, false).map((entry) => [entry.path, entry.field]));
-  return parseZ(numstat, true).map(({ path, field }) => {
-    const [added, deleted] = field.split('\t');
-    const binary = added === '-';
-    return {
-      path,
-      kind: fileKind(path),
-      status: STATUS[(statuses.get(path) ?? 'M')[0]] ?? 'modified',
-      additions: binary ? 0 : Number(added),
-      deletions: binary ? 0 : Number(deleted),
-      binary,
-    };
-  });
+  return (await changedFilesOf(repoPath, [{ base, merge }])).get(merge) ?? [];
 }

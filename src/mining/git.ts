@@ -1,15 +1,17 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { GitCommandError } from './errors';
 
 const execFileAsync = promisify(execFile);
 
-/** Patches of large PRs run to tens of megabytes; the default 1 MB buffer would cut them off. */
-const MAX_BUFFER = 256 * 1024 * 1024;
+/** Patches of large PRs and logs of long histories run to tens of megabytes; the default 1 MB would cut them off. */
+const MAX_BUFFER = 512 * 1024 * 1024;
 
 export interface GitOptions {
   /** Extra environment on top of the inherited one (minus GIT_* variables). */
   env?: Record<string, string>;
+  /** Written to git's stdin (for the --stdin modes that batch many questions into one process). */
+  input?: string;
 }
 
 /**
@@ -26,6 +28,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Runs `git <args>` in `cwd` and returns stdout; a non-zero exit throws GitCommandError. */
 export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
+  if (options.input !== undefined) return gitWithInput(cwd, args, options.input, options.env);
   try {
     const { stdout } = await execFileAsync('git', [...args], {
       cwd,
@@ -38,4 +41,22 @@ export async function git(cwd: string, args: readonly string[], options: GitOpti
     const failure = error as { code?: number | string; stderr?: string };
     throw new GitCommandError(args, failure.code, failure.stderr ?? '', { cause: error });
   }
+}
+
+function gitWithInput(cwd: string, args: readonly string[], input: string, env?: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...args], { cwd, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    // git may exit before reading all input (a bad argument); that EPIPE is reported through the exit code.
+    child.stdin.on('error', () => undefined);
+    child.on('error', (error) => reject(new GitCommandError(args, undefined, error.message, { cause: error })));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new GitCommandError(args, code ?? undefined, Buffer.concat(err).toString('utf8')));
+    });
+    child.stdin.end(input);
+  });
 }

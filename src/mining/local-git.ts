@@ -1,11 +1,15 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { PullRequestSchema, type PullRequest } from '../schemas';
-import { changedFiles } from './changed-files';
+import { PullRequestRecordSchema, type PullRequest, type PullRequestRecord } from '../schemas';
+import { changedFilesOf, firstParentChanges } from './changed-files';
 import { logCommits, splitMessage, type LoggedCommit } from './commit-log';
 import { GitCommandError, MiningError, NotAGitRepositoryError } from './errors';
 import { git } from './git';
 import { recognizeLanding, type Landing } from './landing';
+import type { ProgressListener } from './progress';
+import { withLocalPatches } from './local-patches';
+import { pullHeads } from './pull-refs';
+import { ReachSweep } from './reach-sweep';
 
 /** The repository must be `repoPath` itself, not some repository that happens to contain it. */
 async function checkRepository(repoPath: string): Promise<void> {
@@ -22,9 +26,9 @@ async function checkRepository(repoPath: string): Promise<void> {
   }
 }
 
-async function checkRevision(repoPath: string, revision: string): Promise<void> {
+async function resolveCommit(repoPath: string, revision: string): Promise<string> {
   try {
-    await git(repoPath, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`]);
+    return (await git(repoPath, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`])).trim();
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     throw new MiningError(`no commit named ${revision} in ${repoPath}`, { cause: error });
@@ -32,12 +36,14 @@ async function checkRevision(repoPath: string, revision: string): Promise<void> 
 }
 
 /** Title and body: from the landing message when it has them, else from the PR's first commit. */
-function describe(landing: Landing, message: string, own: LoggedCommit[]): { title: string; body: string } {
+function describe(landing: Landing | undefined, message: string, own: LoggedCommit[]): { title: string; body: string } {
+  const first = own.length > 0 ? splitMessage(own[0].message) : undefined;
+  // A PR landed by hand has no landing message of GitHub's making; its first commit says the most.
+  if (!landing) return first ? { title: first.subject, body: first.rest } : { title: splitMessage(message).subject, body: '' };
   const { subject, rest } = splitMessage(message);
   if (landing.title !== undefined) return { title: landing.title, body: rest };
   // GitHub writes only the PR title into a merge message; the PR's first commit is the closest
   // local stand-in for the description that stayed on GitHub.
-  const first = own.length > 0 ? splitMessage(own[0].message) : undefined;
   if (rest !== '') {
     const described = splitMessage(rest);
     return { title: described.subject, body: described.rest || (first?.rest ?? '') };
@@ -45,70 +51,155 @@ function describe(landing: Landing, message: string, own: LoggedCommit[]): { tit
   return first ? { title: first.subject, body: first.rest } : { title: subject, body: '' };
 }
 
-async function toPullRequest(repoPath: string, commit: LoggedCommit, landing: Landing): Promise<PullRequest> {
-  const base = commit.parents[0];
-  // A merge's second parent is the PR branch tip; its commits not on the base are the PR's own.
-  const own =
-    landing.landing === 'merge'
-      ? await logCommits(repoPath, [`${base}..${commit.parents[1]}`], { reverse: true })
-      : [];
-  const { title, body } = describe(landing, commit.message, own);
-  // Explicit prefixes and no external diff: a user's diff.noprefix or diff.external must not
-  // change the patch that later stages apply.
-  const patch = await git(repoPath, [
-    'diff',
-    '--binary',
-    '--full-index',
-    '-M',
-    '--no-color',
-    '--no-ext-diff',
-    '--src-prefix=a/',
-    '--dst-prefix=b/',
-    '--end-of-options',
-    base,
-    commit.sha,
-    '--',
-  ]);
+/** One PR found on the branch, before its changed files are known. */
+interface Found {
+  number: number;
+  landing: PullRequestRecord['landing'];
+  commit: LoggedCommit;
+  base: string;
+  head?: string;
+  own: LoggedCommit[];
+  title: string;
+  body: string;
+}
+
+export interface LocalMineOptions {
+  /** The branch whose first-parent line is read; HEAD by default. */
+  branch?: string;
+  onProgress?: ProgressListener;
+}
+
+export interface LocalMineResult {
+  /** Merged PRs, oldest landing first. */
+  prs: PullRequestRecord[];
+  /** Numbers the clone knows to be PRs through refs/pull/N/head, merged or not. */
+  pullNumbers: Set<number>;
+  /** Commits read from the history. */
+  commits: number;
+}
+
+/** How far back a hand-landed, fast-forwarded PR's commits are looked for. */
+const MAX_HAND_LANDED_COMMITS = 100;
+
+/**
+ * Reads the pull requests that landed on `branch` (default HEAD) of a local clone, oldest first:
+ * GitHub-style merge and squash commits on its first-parent line, and PRs landed by hand whose
+ * refs/pull/N/head the clone has. A few git processes read the whole history; patches are left out
+ * (see `withLocalPatches`), since only the PRs that end up in chains need them.
+ */
+export async function readLocalPullRequests(repoPath: string, opts: LocalMineOptions = {}): Promise<LocalMineResult> {
+  const path = resolve(repoPath);
+  await checkRepository(path);
+  const tip = await resolveCommit(path, opts.branch ?? 'HEAD');
+  const heads = await pullHeads(path);
+  opts.onProgress?.({ phase: 'reading history', done: 0 });
+  // The two big reads run side by side: the whole history, and what each first-parent commit changed.
+  const [logged, mainlineFiles] = await Promise.all([logCommits(path, [tip, ...new Set(heads.values())]), firstParentChanges(path, tip)]);
+  const bySha = new Map(logged.map((commit) => [commit.sha, commit]));
+  const position = new Map(logged.map((commit, index) => [commit.sha, index]));
+
+  const mainline: LoggedCommit[] = [];
+  for (let commit = bySha.get(tip); commit; commit = bySha.get(commit.parents[0] ?? '')) mainline.push(commit);
+  mainline.reverse();
+
+  // A number seen again is a backport or cherry-pick of a PR already mined; the first landing counts.
+  const landings = new Map<string, Landing>();
+  const landed = new Set<number>();
+  for (const commit of mainline) {
+    if (commit.parents.length === 0) continue; // a root commit has no base to diff against
+    const landing = recognizeLanding(splitMessage(commit.message).subject, commit.parents.length);
+    if (!landing || landed.has(landing.number)) continue;
+    landed.add(landing.number);
+    landings.set(commit.sha, landing);
+  }
+  const unlandedHeads = new Map<string, number[]>();
+  for (const [number, sha] of heads) {
+    if (!landed.has(number)) unlandedHeads.set(sha, [...(unlandedHeads.get(sha) ?? []), number]);
+  }
+
+  const sweep = new ReachSweep(bySha, position);
+  const found: Found[] = [];
+  mainline.forEach((commit, index) => {
+    if (index % 2000 === 0) opts.onProgress?.({ phase: 'linking commits to PRs', done: index, total: mainline.length });
+    const landing = landings.get(commit.sha);
+    const head = landing ? (landing.landing === 'merge' ? commit.parents[1] : heads.get(landing.number)) : undefined;
+    // A squashed PR's own commits hang off its head ref, unreachable from the branch.
+    const squashed = landing?.landing === 'squash' && head ? sweep.unreachedFrom(head) : [];
+    const brought = sweep.advance(commit);
+    if (landing) {
+      const own = landing.landing === 'merge' ? brought : squashed;
+      found.push({ number: landing.number, landing: landing.landing, commit, base: commit.parents[0], head, own, ...describe(landing, commit.message, own) });
+      return;
+    }
+    for (const arrived of [commit, ...brought]) {
+      for (const number of unlandedHeads.get(arrived.sha) ?? []) {
+        found.push(handLanded(number, arrived, commit, brought, mainline, index, landings, unlandedHeads));
+      }
+    }
+  });
+
+  // Only a fast-forwarded PR of several commits has a base other than its landing's first parent.
+  const others = await changedFilesOf(path, found.filter((pr) => pr.base !== pr.commit.parents[0]).map(({ base, commit }) => ({ base, merge: commit.sha })));
+  const filesOf = (pr: Found) => (pr.base === pr.commit.parents[0] ? mainlineFiles : others).get(pr.commit.sha) ?? [];
+  const prs = found
+    .sort((a, b) => (position.get(b.commit.sha) ?? 0) - (position.get(a.commit.sha) ?? 0))
+    .map((pr) => toRecord(pr, filesOf(pr)));
+  opts.onProgress?.({ phase: 'linking commits to PRs', done: mainline.length, total: mainline.length });
+  return { prs, pullNumbers: new Set(heads.keys()), commits: logged.length };
+}
+
+/**
+ * A PR whose head reached the branch without a landing message of GitHub's: merged by hand (the
+ * merge that brought its head in lands it) or fast-forwarded (its head is on the first-parent line;
+ * its commits are taken to be the run of same-author commits before it that land nothing else).
+ */
+function handLanded(
+  number: number,
+  head: LoggedCommit,
+  landingCommit: LoggedCommit,
+  brought: LoggedCommit[],
+  mainline: LoggedCommit[],
+  index: number,
+  landings: ReadonlyMap<string, Landing>,
+  heads: ReadonlyMap<string, number[]>,
+): Found {
+  if (head.sha !== landingCommit.sha) {
+    const { title, body } = describe(undefined, landingCommit.message, brought);
+    return { number, landing: 'manual', commit: landingCommit, base: landingCommit.parents[0], head: head.sha, own: brought, title, body };
+  }
+  let start = index;
+  const belongs = (commit: LoggedCommit) =>
+    commit.author === head.author && !landings.has(commit.sha) && !heads.has(commit.sha) && commit.parents.length === 1;
+  while (start > 1 && index - start < MAX_HAND_LANDED_COMMITS && belongs(mainline[start - 1])) start -= 1;
+  const own = mainline.slice(start, index + 1);
+  const { title, body } = describe(undefined, head.message, own);
+  return { number, landing: 'manual', commit: head, base: own[0].parents[0], head: head.sha, own, title, body };
+}
+
+function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestRecord {
   const candidate = {
-    number: landing.number,
-    title,
-    body,
-    messages: [commit.message, ...own.map((ownCommit) => ownCommit.message)],
-    author: own[0]?.author ?? commit.author,
-    mergedAt: new Date(commit.committedAt).toISOString(),
-    landing: landing.landing,
-    baseSha: base,
-    mergeSha: commit.sha,
-    files: await changedFiles(repoPath, base, commit.sha),
-    patch,
+    number: pr.number,
+    title: pr.title,
+    body: pr.body,
+    messages: pr.landing === 'manual' && pr.commit.sha === pr.head ? pr.own.map((c) => c.message) : [pr.commit.message, ...pr.own.map((c) => c.message)],
+    author: pr.own[0]?.author ?? pr.commit.author,
+    mergedAt: new Date(pr.commit.committedAt).toISOString(),
+    landing: pr.landing,
+    baseSha: pr.base,
+    mergeSha: pr.commit.sha,
+    files,
+    headSha: pr.head,
+    commitShas: pr.own.map((c) => c.sha),
   };
-  const parsed = PullRequestSchema.safeParse(candidate);
+  const parsed = PullRequestRecordSchema.safeParse(candidate);
   if (!parsed.success) {
-    throw new MiningError(`PR #${landing.number} at ${commit.sha} does not fit the schema`, { cause: parsed.error });
+    throw new MiningError(`PR #${pr.number} at ${pr.commit.sha} does not fit the schema`, { cause: parsed.error });
   }
   return parsed.data;
 }
 
-/**
- * Reads the pull requests that landed on `branch` (default HEAD) of a local clone, oldest first,
- * from GitHub-style merge and squash commits on its first-parent line.
- */
+/** Every PR of the branch with its patch: simple, and fine for small repositories and tests. */
 export async function mineLocalRepo(repoPath: string, opts: { branch?: string } = {}): Promise<PullRequest[]> {
-  const path = resolve(repoPath);
-  const branch = opts.branch ?? 'HEAD';
-  await checkRepository(path);
-  await checkRevision(path, branch);
-
-  const commits = await logCommits(path, [branch], { firstParent: true, reverse: true });
-  const mined: PullRequest[] = [];
-  const seen = new Set<number>();
-  for (const commit of commits) {
-    if (commit.parents.length === 0) continue; // a root commit has no base to diff against
-    const landing = recognizeLanding(splitMessage(commit.message).subject, commit.parents.length);
-    // A number seen again is a backport or cherry-pick of a PR already mined; the first landing counts.
-    if (!landing || seen.has(landing.number)) continue;
-    seen.add(landing.number);
-    mined.push(await toPullRequest(path, commit, landing));
-  }
-  return mined;
+  const { prs } = await readLocalPullRequests(repoPath, opts);
+  return withLocalPatches(resolve(repoPath), prs);
 }

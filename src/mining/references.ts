@@ -1,82 +1,119 @@
-import { EdgeSchema, type Edge, type EdgeKind, type PullRequest } from '../schemas';
+import { EdgeSchema, type Edge, type EdgeSource, type PullRequestRecord } from '../schemas';
+import { scanReferences, type ScannedReference } from './reference-scan';
 
-interface Rule {
-  kind: EdgeKind;
-  confidence: number;
-  /** Tested against the words just before the reference. */
-  pattern: RegExp;
+/** References in comments are other people's words about the PR: weaker than the author's own. */
+const COMMENT_WEIGHT = 0.8;
+
+/** What the references of a set of PRs pointed at, counted once per (PR, target) pair. */
+export interface ReferenceTally {
+  /** References to another mined PR. */
+  pr: number;
+  /** PRs the source knows but that did not land on the mined branch (open, closed, elsewhere). */
+  unmergedPr: number;
+  issue: number;
+  /** References into other repositories: kept out of chains, which replay in one repository. */
+  otherRepo: number;
+  /** "commit <sha>" that no mined PR holds. */
+  unknownCommit: number;
+  self: number;
 }
 
-/** First match wins, so the specific kinds come before the generic ones. */
-const RULES: Rule[] = [
-  { kind: 'restores', confidence: 0.9, pattern: /\b(restor(e|es|ed|ing)|reappl(y|ies|ied|ying)|re-?land(s|ed|ing)?)\b/i },
-  { kind: 'reverts', confidence: 0.95, pattern: /\brevert(s|ed|ing)?\b/i },
-  { kind: 'regression-of', confidence: 0.95, pattern: /\b(regress(ion|ions|ed)?|broken (by|in)|broke in)\b/i },
-  {
-    kind: 'follow-up',
-    confidence: 0.9,
-    pattern: /\b(follow(s|ing)?[- ]?ups?( to| of| on)?|follows? on from|builds? (up)?on|extends?|extending)\b/i,
-  },
-  // "fixes" must sit right before the number: "Fix the crash; see #12" is only a mention.
-  { kind: 'fixes', confidence: 0.8, pattern: /\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*$/i },
-];
-
-const MENTION: Omit<Rule, 'pattern'> = { kind: 'mentions', confidence: 0.5 };
-
-/** "#12", but not "owner/repo#12" (another repository), "page#12" (an anchor) or "&#39;" (an entity). */
-const REFERENCE = /(?<![\w/&])#(\d+)\b/g;
-
-/** How far back from a reference its qualifying words may be. */
-const WINDOW = 80;
-const MAX_EVIDENCE = 200;
-
-/** GitHub's own "Merge pull request #N from …" lines say how a PR landed, not what it depends on. */
-const MECHANICAL = /^Merge (pull request|branch) /;
-
-function snippets(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((line) => !MECHANICAL.test(line.trim()))
-    .flatMap((line) => line.split(/(?<=[.!?;])\s+/))
-    .map((snippet) => snippet.trim())
-    .filter((snippet) => snippet !== '');
+export interface LinkOptions {
+  /** "owner/name" of the mined repository, so that "owner/name#12" and its URLs count as local. */
+  repo?: string;
+  /** Every number the source knows to be a PR, merged or not (API listing, refs/pull/N/head). */
+  pullNumbers?: ReadonlySet<number>;
 }
 
-function classify(before: string): Omit<Rule, 'pattern'> {
-  return RULES.find((rule) => rule.pattern.test(before)) ?? MENTION;
+/** Where PR texts are, in the order their references are read. */
+function texts(pr: PullRequestRecord): { text: string; source: Pick<EdgeSource, 'field' | 'index'>; weight: number }[] {
+  return [
+    { text: pr.title, source: { field: 'title' as const }, weight: 1 },
+    { text: pr.body, source: { field: 'body' as const }, weight: 1 },
+    ...pr.messages.map((text, index) => ({ text, source: { field: 'message' as const, index }, weight: 1 })),
+    ...(pr.comments ?? []).map((comment, index) => ({ text: comment.body, source: { field: 'comment' as const, index }, weight: COMMENT_WEIGHT })),
+  ];
 }
 
-function referencesIn(pr: PullRequest): Edge[] {
-  const edges: Edge[] = [];
-  for (const snippet of [pr.title, pr.body, ...pr.messages].flatMap(snippets)) {
-    let previousEnd = 0;
-    for (const match of snippet.matchAll(REFERENCE)) {
-      const start = match.index ?? 0;
-      // Only the words since the previous reference qualify this one: "Follow-up to #4, fixes #9".
-      const before = snippet.slice(Math.max(previousEnd, start - WINDOW), start);
-      previousEnd = start + match[0].length;
-      const { kind, confidence } = classify(before);
-      edges.push({ from: pr.number, to: Number(match[1]), kind, confidence, evidence: snippet.slice(0, MAX_EVIDENCE) });
+/** Commit SHAs (full, and by any prefix of 7 or more) to the PR that holds them. */
+class CommitIndex {
+  private readonly byPrefix = new Map<string, { sha: string; number: number }[]>();
+
+  constructor(prs: readonly PullRequestRecord[]) {
+    for (const pr of prs) {
+      for (const sha of new Set([pr.mergeSha, ...(pr.commitShas ?? [])])) {
+        const key = sha.slice(0, 7);
+        this.byPrefix.set(key, [...(this.byPrefix.get(key) ?? []), { sha, number: pr.number }]);
+      }
     }
   }
-  return edges;
+
+  /** The one PR a SHA or SHA prefix names; undefined when none or several do. */
+  find(sha: string): number | undefined {
+    const numbers = new Set((this.byPrefix.get(sha.slice(0, 7)) ?? []).filter((c) => c.sha.startsWith(sha)).map((c) => c.number));
+    return numbers.size === 1 ? [...numbers][0] : undefined;
+  }
 }
 
 /**
- * Dependency edges between mined PRs, read from what their titles, bodies and commit messages say.
- * Numbers that are not mined PRs are issues and are dropped; each (from, to) pair keeps its
+ * Dependency edges between mined PRs, read from what their titles, bodies, commit messages and
+ * comments say about each other, and a tally of what the other references pointed at. Numbers that
+ * are not mined PRs are issues unless the source knows them as PRs; each (from, to) pair keeps its
  * strongest edge.
  */
-export function extractEdges(prs: PullRequest[]): Edge[] {
+export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOptions = {}): { edges: Edge[]; tally: ReferenceTally } {
   const mined = new Set(prs.map((pr) => pr.number));
+  const commits = new CommitIndex(prs);
+  const repo = opts.repo?.toLowerCase();
+  const tally: ReferenceTally = { pr: 0, unmergedPr: 0, issue: 0, otherRepo: 0, unknownCommit: 0, self: 0 };
   const strongest = new Map<string, Edge>();
-  for (const edge of prs.flatMap(referencesIn)) {
-    if (edge.from === edge.to || !mined.has(edge.to)) continue;
-    const key = `${edge.from}->${edge.to}`;
-    const kept = strongest.get(key);
-    if (!kept || edge.confidence > kept.confidence) strongest.set(key, edge);
+  const counted = new Set<string>();
+  const count = (kind: keyof ReferenceTally, from: number, target: unknown) => {
+    const key = `${kind} ${from} ${JSON.stringify(target)}`;
+    if (!counted.has(key)) tally[kind] += 1;
+    counted.add(key);
+  };
+
+  const resolve = (reference: ScannedReference): number | keyof ReferenceTally => {
+    if (reference.repo !== undefined && reference.repo !== repo) return 'otherRepo';
+    if ('sha' in reference.target) return commits.find(reference.target.sha) ?? 'unknownCommit';
+    const { number } = reference.target;
+    if (mined.has(number)) return number;
+    return opts.pullNumbers?.has(number) ? 'unmergedPr' : 'issue';
+  };
+
+  for (const pr of prs) {
+    for (const { text, source, weight } of texts(pr)) {
+      for (const reference of scanReferences(text)) {
+        const target = resolve(reference);
+        if (typeof target === 'string') {
+          count(target, pr.number, [reference.repo, reference.target]);
+          continue;
+        }
+        if (target === pr.number) {
+          count('self', pr.number, target);
+          continue;
+        }
+        count('pr', pr.number, target);
+        const edge: Edge = {
+          from: pr.number,
+          to: target,
+          kind: reference.kind,
+          evidence: reference.evidence,
+          confidence: Math.round(reference.confidence * weight * 100) / 100,
+          source: { ...source, start: reference.start, end: reference.end },
+        };
+        const key = `${edge.from}->${edge.to}`;
+        const kept = strongest.get(key);
+        if (!kept || edge.confidence > kept.confidence) strongest.set(key, edge);
+      }
+    }
   }
-  return [...strongest.values()]
-    .sort((a, b) => a.from - b.from || a.to - b.to)
-    .map((edge) => EdgeSchema.parse(edge));
+  const edges = [...strongest.values()].sort((a, b) => a.from - b.from || a.to - b.to).map((edge) => EdgeSchema.parse(edge));
+  return { edges, tally };
+}
+
+/** The edges of `linkPullRequests`, for callers that do not need the tally. */
+export function extractEdges(prs: readonly PullRequestRecord[], opts: LinkOptions = {}): Edge[] {
+  return linkPullRequests(prs, opts).edges;
 }

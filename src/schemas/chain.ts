@@ -1,8 +1,19 @@
 import { z } from 'zod';
 import { PullRequestSchema } from './pull-request';
 
-export const EdgeKind = z.enum(['fixes', 'regression-of', 'follow-up', 'reverts', 'restores', 'mentions']);
+/** 'shares-files' is the weak, opt-in link between PRs that edit the same code files. */
+export const EdgeKind = z.enum(['fixes', 'regression-of', 'follow-up', 'reverts', 'restores', 'mentions', 'shares-files']);
 export type EdgeKind = z.infer<typeof EdgeKind>;
+
+/** Where in a PR the words behind an edge stand: which text, and the reference's offsets in it. */
+export const EdgeSourceSchema = z.object({
+  field: z.enum(['title', 'body', 'message', 'comment', 'files']),
+  /** Which message or comment, for the fields that are lists. */
+  index: z.number().int().nonnegative().optional(),
+  start: z.number().int().nonnegative(),
+  end: z.number().int().nonnegative(),
+});
+export type EdgeSource = z.infer<typeof EdgeSourceSchema>;
 
 /** `from` depends on `to`: `to` must come earlier in a chain. */
 export const EdgeSchema = z.object({
@@ -11,6 +22,7 @@ export const EdgeSchema = z.object({
   kind: EdgeKind,
   evidence: z.string(),
   confidence: z.number().min(0).max(1),
+  source: EdgeSourceSchema.optional(),
 });
 export type Edge = z.infer<typeof EdgeSchema>;
 
@@ -28,5 +40,7 @@ export const ChainSchema = z.object({
   repo: RepoSourceSchema,
   prs: z.array(PullRequestSchema).min(1),
   edges: z.array(EdgeSchema),
+  /** Mean confidence of the links that hold the chain together, in [0, 1]. */
+  score: z.number().min(0).max(1).optional(),
 });
 export type Chain = z.infer<typeof ChainSchema>;

@@ -47,11 +47,40 @@ test('separate groups become separate chains; lone PRs and unknown targets none'
   expect(chains.map((chain) => chain.id)).toEqual(['acme/widgets#1-2', 'acme/widgets#4-5']);
 });
 
-test('long chains keep their first stages, and only the edges among them', () => {
+test('a run longer than the cap becomes several chains, each with only the edges among its PRs', () => {
   const prs = [1, 2, 3, 4, 5, 6, 7].map((n) => makePr(n));
   const edges = [2, 3, 4, 5, 6, 7].map((n) => edge(n, n - 1));
-  const [chain] = buildChains(repo, prs, edges);
-  expect(chain.id).toBe('acme/widgets#1-2-3-4-5');
-  expect(chain.edges).toHaveLength(4);
-  expect(buildChains(repo, prs, edges, { maxLength: 3 })[0].id).toBe('acme/widgets#1-2-3');
+  const chains = buildChains(repo, prs, edges);
+  expect(chains.map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3-4-5', 'acme/widgets#6-7']);
+  expect(chains[0].edges).toHaveLength(4);
+  expect(buildChains(repo, prs, edges, { maxLength: 3 }).map((chain) => chain.id)).toEqual([
+    'acme/widgets#1-2-3',
+    'acme/widgets#4-5-6',
+  ]);
+  const ten = Array.from({ length: 12 }, (_, i) => makePr(i + 1));
+  const run = ten.slice(1).map((pr) => edge(pr.number, pr.number - 1));
+  expect(buildChains(repo, ten, run, { maxLength: 10 }).map((chain) => chain.prs.length)).toEqual([10, 2]);
+});
+
+test('a PR joins one chain by default; a higher limit lets a hub start several', () => {
+  // #1 is a hub: #2..#7 each follow up on it, and nothing links them to each other.
+  const prs = [1, 2, 3, 4, 5, 6, 7].map((n) => makePr(n));
+  const edges = [2, 3, 4, 5, 6, 7].map((n) => edge(n, 1));
+  expect(buildChains(repo, prs, edges, { maxLength: 3 }).map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3']);
+  expect(buildChains(repo, prs, edges, { maxLength: 3, maxChainsPerPr: 3 }).map((chain) => chain.id)).toEqual([
+    'acme/widgets#1-2-3',
+    'acme/widgets#1-4-5',
+    'acme/widgets#1-6-7',
+  ]);
+});
+
+test('the strongest link grows a chain first; the score is the mean of the links used', () => {
+  const prs = [1, 2, 3].map((n) => makePr(n));
+  const weak: Edge = { ...edge(2, 1), kind: 'mentions', confidence: 0.5 };
+  const strong: Edge = { ...edge(3, 1), kind: 'reverts', confidence: 0.95 };
+  const [chain] = buildChains(repo, prs, [weak, strong], { maxLength: 2 });
+  expect(chain.id).toBe('acme/widgets#1-3');
+  expect(chain.score).toBe(0.95);
+  expect(buildChains(repo, prs, [weak, strong])[0].score).toBe(0.725);
+  expect(buildChains(repo, prs, [weak, strong], { minConfidence: 0.6 }).map((c) => c.id)).toEqual(['acme/widgets#1-3']);
 });

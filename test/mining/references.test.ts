@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { mineLocalRepo } from '../../src/mining/local-git';
-import { extractEdges } from '../../src/mining/references';
+import { extractEdges, linkPullRequests } from '../../src/mining/references';
 import { makePr } from './make-pr';
 
 test('the demo links #4 to #2 as a regression and #6 to #4 as a follow-up, nothing else', async () => {
@@ -28,7 +28,15 @@ test('a reference found only in the PR branch commits still counts', () => {
     makePr(2, { title: 'Tidy up', messages: ['Merge pull request #2 from x/y', 'Tidy up\n\nThis builds on #1.'] }),
   ];
   expect(extractEdges(prs)).toEqual([
-    { from: 2, to: 1, kind: 'follow-up', evidence: 'This builds on #1.', confidence: 0.9 },
+    {
+      from: 2,
+      to: 1,
+      kind: 'follow-up',
+      evidence: 'This builds on #1.',
+      confidence: 0.9,
+      // Where the reference stands: the second message, characters 24..26 ("#1").
+      source: { field: 'message', index: 1, start: 24, end: 26 },
+    },
   ]);
 });
 
@@ -58,9 +66,48 @@ test('only the words since the previous reference qualify a reference', () => {
   ]);
 });
 
-test('issues, self-references and references into other repositories are dropped', () => {
+test('issues, self-references and references into other repositories are dropped, and counted', () => {
   const body = 'Fixes #120. Landed as #3. Like other/repo#1 and page#1 and &#1;';
-  expect(extractEdges([makePr(1), makePr(3, { body })])).toEqual([]);
+  const { edges, tally } = linkPullRequests([makePr(1), makePr(3, { body })], { repo: 'acme/widgets' });
+  expect(edges).toEqual([]);
+  expect(tally).toEqual({ pr: 0, unmergedPr: 0, issue: 1, otherRepo: 1, unknownCommit: 0, self: 1 });
+});
+
+test('the long forms of a reference to the same repository count; the repository name is case-blind', () => {
+  const texts = [
+    'Reverts Acme/Widgets#1',
+    'Follow-up to https://github.com/acme/widgets/pull/1/files',
+    'Fixes https://github.example.com/acme/widgets/issues/1',
+  ];
+  for (const title of texts) {
+    const { edges } = linkPullRequests([makePr(1), makePr(2, { title })], { repo: 'acme/widgets' });
+    expect(edges.map(({ to, kind }) => [to, kind])).toEqual([[1, title.split(' ')[0] === 'Reverts' ? 'reverts' : title.startsWith('Fixes') ? 'fixes' : 'follow-up']]);
+  }
+  expect(extractEdges([makePr(1), makePr(2, { title: 'Reverts acme/widgets#1' })])).toEqual([]);
+});
+
+test('"This reverts commit <sha>" names the PR holding that commit, by full SHA or prefix', () => {
+  const one = makePr(1, { mergeSha: 'c'.repeat(40), commitShas: ['d'.repeat(40)] });
+  const full = makePr(2, { messages: [`Revert "PR 1"\n\nThis reverts commit ${'c'.repeat(40)}.`] });
+  const prefix = makePr(3, { messages: ['(cherry picked from commit ddddddd)'] });
+  const unknown = makePr(4, { messages: ['This reverts commit eeeeeeeeee.'] });
+  const { edges, tally } = linkPullRequests([one, full, prefix, unknown]);
+  expect(edges.map(({ from, to, kind }) => [from, to, kind])).toEqual([
+    [2, 1, 'reverts'],
+    [3, 1, 'mentions'],
+  ]);
+  expect(tally.unknownCommit).toBe(1);
+});
+
+test('references in comments count, but weigh less than the author\'s own words', () => {
+  const pr = makePr(2, { comments: [{ kind: 'review', author: 'reviewer', body: 'This is a follow-up to #1, right?' }] });
+  const [edge] = extractEdges([makePr(1), pr]);
+  expect(edge).toMatchObject({ kind: 'follow-up', confidence: 0.72, source: { field: 'comment', index: 0 } });
+});
+
+test('numbers the source knows as PRs but that were not mined are unmerged PRs, not issues', () => {
+  const { tally } = linkPullRequests([makePr(1), makePr(2, { body: 'See #7 and #8' })], { pullNumbers: new Set([1, 2, 7]) });
+  expect(tally).toMatchObject({ unmergedPr: 1, issue: 1 });
 });
 
 test('each pair keeps its strongest edge', () => {

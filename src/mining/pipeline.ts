@@ -1,0 +1,66 @@
+import { ChainSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord, type RepoSource } from '../schemas';
+import { buildChains, type ChainOptions } from './chains';
+import { filterPullRequests, type PrFilterOptions } from './filters';
+import { linkPullRequests, type LinkOptions } from './references';
+import { sharedFileEdges } from './shared-files';
+import { countByLength, countEdgesByKind, type MiningSummary } from './summary';
+
+export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOptions {
+  /** Add the weak 'shares-files' edges between PRs that no text links. */
+  sharedFiles?: boolean;
+}
+
+/** Gives records their patches; only chain members are ever asked for. */
+export type PatchSource = (prs: PullRequestRecord[]) => Promise<PullRequest[]>;
+
+export interface PipelineResult {
+  chains: Chain[];
+  edges: Edge[];
+  summary: Omit<MiningSummary, 'repo' | 'source'>;
+}
+
+/** Keeps the strongest edge of each (from, to) pair across edge sources. */
+function strongestPerPair(edges: Edge[]): Edge[] {
+  const kept = new Map<string, Edge>();
+  for (const edge of edges) {
+    const key = `${edge.from}->${edge.to}`;
+    const previous = kept.get(key);
+    if (!previous || edge.confidence > previous.confidence) kept.set(key, edge);
+  }
+  return [...kept.values()].sort((a, b) => a.from - b.from || a.to - b.to);
+}
+
+/**
+ * From mined PR records to validated chains: link every PR by what its texts say, keep the PRs a
+ * stage can be made of, grow chains, then fetch patches for the chain members only.
+ */
+export async function recordsToChains(
+  repo: RepoSource,
+  prs: PullRequestRecord[],
+  patches: PatchSource,
+  opts: PipelineOptions = {},
+): Promise<PipelineResult> {
+  const { edges: textEdges, tally } = linkPullRequests(prs, opts);
+  const { kept, dropped } = filterPullRequests(prs, opts);
+  const edges = opts.sharedFiles ? strongestPerPair([...textEdges, ...sharedFileEdges(kept)]) : textEdges;
+  const planned = buildChains(repo, kept, edges, opts);
+
+  const members = new Map<number, PullRequestRecord>();
+  for (const chain of planned) for (const pr of chain.prs) members.set(pr.number, pr);
+  const patched = new Map((await patches([...members.values()])).map((pr) => [pr.number, pr]));
+  const chains = planned.map((chain) => ChainSchema.parse({ ...chain, prs: chain.prs.map((pr) => patched.get(pr.number)) }));
+
+  return {
+    chains,
+    edges,
+    summary: {
+      prsSeen: prs.length,
+      prsEligible: kept.length,
+      dropped,
+      references: tally,
+      edgesByKind: countEdgesByKind(edges),
+      chains: chains.length,
+      chainsByLength: countByLength(chains),
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { EdgeKind, type Edge } from '../schemas';
+
+const Count = z.number().int().nonnegative();
+
+/** What a mine found, written next to the chains file and printed at the end. */
+export const MiningSummarySchema = z.object({
+  repo: z.string(),
+  source: z.enum(['local', 'github']),
+  /** Merged PRs read from the source. */
+  prsSeen: Count,
+  /** PRs left after the filters, the only ones chains may use. */
+  prsEligible: Count,
+  /** PRs kept out of chains, by reason. */
+  dropped: z.record(z.string(), Count),
+  /** What references pointed at; only references to mined PRs become edges. */
+  references: z.object({ pr: Count, unmergedPr: Count, issue: Count, otherRepo: Count, unknownCommit: Count, self: Count }),
+  edgesByKind: z.record(EdgeKind, Count),
+  chains: Count,
+  /** Keys are chain lengths. */
+  chainsByLength: z.record(z.string(), Count),
+  /** GitHub only: requests sent, and answers taken from the cache instead. */
+  requests: Count.optional(),
+  cacheHits: Count.optional(),
+  /** Local only: commits read from the history. */
+  commits: Count.optional(),
+});
+export type MiningSummary = z.infer<typeof MiningSummarySchema>;
+
+export function countEdgesByKind(edges: readonly Edge[]): Record<EdgeKind, number> {
+  const counts = Object.fromEntries(EdgeKind.options.map((kind) => [kind, 0])) as Record<EdgeKind, number>;
+  for (const edge of edges) counts[edge.kind] += 1;
+  return counts;
+}
+
+export function countByLength(chains: readonly { prs: readonly unknown[] }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const chain of chains) counts[chain.prs.length] = (counts[chain.prs.length] ?? 0) + 1;
+  return counts;
+}
