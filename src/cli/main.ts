@@ -6,6 +6,7 @@ import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { readChains } from './chains-file';
 import { demoCommand } from './demo';
+import { exportCommand } from './export';
 import { mineCommand } from './mine';
 import { controlCommand } from './control';
 import { checkModelEndpoint } from './preflight';
@@ -93,6 +94,14 @@ program
   .command('status [workflowId]')
   .description('list chains and batches, or show one chain stage by stage (or one batch)')
   .action(async (workflowId) => statusCommand(await connectClient(config()), workflowId));
+
+program
+  .command('export')
+  .description('write the SFT dataset of accepted chains (OpenAI chat format and ShareGPT-style) with a manifest')
+  .option('--runs <file>', 'read finished runs from a JSONL file instead of the Temporal server')
+  .option('--out <dir>', 'output directory (default: <dataDir>/datasets/export); an earlier export there is kept and extended')
+  .option('--query <expr>', 'Temporal visibility query narrowing the runs, e.g. \'ChainRepo = "demo/tally"\'')
+  .action(async (opts) => exportCommand(config(), opts));
 
 function parsePositive(flag: string, value: string): number {
   const n = Number(value);

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/** manifest.json of an export: what is in it, what was left out and why. No timestamps: same input, same bytes. */
+export const ManifestSchema = z.object({
+  format: z.literal('chainsmith-sft-v1'),
+  tokenizer: z.string(),
+  runs: z.object({ total: z.number().int(), accepted: z.number().int(), rejected: z.number().int() }),
+  samples: z.object({
+    total: z.number().int(),
+    byPolicy: z.record(z.string(), z.number().int()),
+    /** New in this export; the others were exported before and are kept as they were. */
+    added: z.number().int(),
+  }),
+  duplicates: z.object({ sameContent: z.number().int(), sameChain: z.number().int() }),
+  rejections: z.array(z.object({ chainId: z.string(), workflowId: z.string().optional(), policy: z.string(), status: z.string(), reason: z.string() })),
+  files: z.array(z.object({ path: z.string(), format: z.enum(['openai', 'sharegpt', 'runs']), rows: z.number().int(), sha256: z.string() })),
+  stats: z.record(z.string(), z.unknown()),
+  leak: z.object({
+    queries: z.number().int(),
+    caught: z.number().int(),
+    leaked: z.number().int(),
+    rate: z.number(),
+    firstRate: z.number(),
+    meanScore: z.number(),
+    regenerations: z.number().int(),
+  }),
+  paper: z.object({ meanTokens: z.number(), meanToolCalls: z.number() }),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
