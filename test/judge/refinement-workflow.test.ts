@@ -1,0 +1,127 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ArtifactStore } from '../../src/artifacts/store';
+import { startChains } from '../../src/cli/start';
+import { collectRuns } from '../../src/dataset/collect-runs';
+import { datasetPath } from '../../src/dataset/export';
+import { exportDataset } from '../../src/dataset/write-dataset';
+import type { Chain, ChainRun } from '../../src/schemas';
+import type { ChainResult } from '../../src/workflows/messages';
+import { demoChain } from '../support/demo-chain';
+import { startEngines, testConfig, type Engines } from '../support/engines';
+import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+
+const MEDIAN = [
+  "cat >> tally/stats.py <<'PY'",
+  '',
+  '',
+  'def median(values):',
+  '    """Middle value; for an even count, the mean of the middle pair."""',
+  '    if not values:',
+  '        raise ValueError("median() of an empty sequence")',
+  '    ordered = sorted(values)',
+  '    middle = len(ordered) // 2',
+  '    if len(ordered) % 2 == 1:',
+  '        return ordered[middle]',
+  '    return (ordered[middle - 1] + ordered[middle]) / 2',
+  'PY',
+  `sed -i 's/^from tally.stats import mean$/from tally.stats import mean, median/; s/^__all__ = \\["mean"\\]$/__all__ = ["mean", "median"]/' tally/__init__.py`,
+].join('\n');
+
+/** Per refinement round of the one stage: one edit, then submit. */
+const EDITS = [MEDIAN, `sed -i 's/Middle value;/Middle value of the data;/' tally/stats.py`, `sed -i 's/of the data;/of the sorted data;/' tally/stats.py`];
+
+/** The scripted model: the agent (tool calls) and the judge (structured verdicts, in call order). */
+function model(verdicts: string[]) {
+  let judged = 0;
+  return (req: ChatRequest): Reply => {
+    if (req.response_format) return { content: verdicts[judged++] };
+    const round = req.messages.filter((m) => m.role === 'user' && m.content?.startsWith('A reviewer')).length;
+    const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
+    const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
+    return step === 0
+      ? { toolCalls: [{ name: 'bash', args: { command: EDITS[round] } }] }
+      : { toolCalls: [{ name: 'submit', args: { summary: `round ${round + 1}` } }] };
+  };
+}
+
+const verdict = (score: number, feedback: string) =>
+  JSON.stringify({ score, feedback, aspects: { behaviour: '-', completeness: feedback, scope: 'focused', tests: 'pass' } });
+
+/** The demo's first PR as a one-stage chain under a repository name unique to this run. */
+async function firstStage(prefix: string): Promise<Chain> {
+  const chain = await demoChain(prefix);
+  return { ...chain, id: `${chain.id}/first`, prs: [chain.prs[0]], edges: [] };
+}
+
+async function runChain(chain: Chain, verdicts: string[], env: Record<string, string> = {}) {
+  const fake = new FakeOpenAI(model(verdicts));
+  const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: 'k', CHAINSMITH_MODEL: 'scripted', ...env });
+  const engines: Engines = await startEngines(config);
+  try {
+    const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
+    await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
+    const result: ChainResult = await started.handle.result();
+    // Visibility catches up with a finished workflow shortly after; ask until it lists this one.
+    let runs: ChainRun[] = [];
+    for (let i = 0; i < 50 && !runs.length; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 200));
+      runs = (await collectRuns(engines.client, new ArtifactStore(join(config.dataDir, 'artifacts')), { query: `ChainRepo = "${chain.repo.name}"`, threshold: 0.8 })).runs;
+    }
+    return { result, runs, config, fake };
+  } finally {
+    await engines.close();
+    await fake.stop();
+  }
+}
+
+describe('refinement rounds on the Temporal dev server and Docker, with a scripted model', () => {
+  test('a malformed verdict is retried; a stage rejected twice and accepted in round 3 keeps all three rounds in its trajectory', async () => {
+    const chain = await firstStage('refine');
+    const { result, runs, config, fake } = await runChain(chain, [
+      'Looks right to me.',
+      verdict(0.3, 'Say what happens for an even number of values.'),
+      verdict(0.5, 'Describe the data the middle is taken from.'),
+      verdict(0.9, 'Equivalent.'),
+    ]);
+    expect(result.status).toBe('accepted');
+    expect(result.results[0].rounds.map((r) => r.score)).toEqual([0.3, 0.5, 0.9]);
+
+    // The malformed first verdict went back to the judge in the same conversation, and it answered again.
+    const judge = fake.requests.filter((r) => r.body.response_format).map((r) => r.body.messages);
+    expect(judge).toHaveLength(4);
+    expect(judge[1].at(-1)!.content).toMatch(/^Your verdict could not be used: it is not valid JSON/);
+
+    // One conversation holds every round: the task, both feedback turns, three rounds of work.
+    const sample = JSON.parse(readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim());
+    const users = sample.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content);
+    expect(users).toHaveLength(3);
+    expect(users[1]).toContain('Say what happens for an even number of values.');
+    expect(users[2]).toContain('Describe the data the middle is taken from.');
+    const commands = sample.messages.flatMap((m: { tool_calls?: { function: { arguments: string } }[] }) => m.tool_calls ?? []).map((c: { function: { arguments: string } }) => JSON.parse(c.function.arguments).command);
+    expect(commands.filter(Boolean)).toEqual(EDITS);
+    expect(sample.metadata.stages).toEqual([{ prNumber: 2, score: 0.9, rounds: 3 }]);
+
+    // `chainsmith export` finds the same run on Temporal and builds the same sample (same id), rounds and all.
+    expect(runs.map((r) => [r.status, r.stages[0].rounds.map((x) => x.score)])).toEqual([['accepted', [0.3, 0.5, 0.9]]]);
+    expect(runs[0].stages[0].rounds[2]).toMatchObject({ basis: 'model+tests', modelScore: 0.9, testsPassed: true });
+    const manifest = await exportDataset(runs, join(config.dataDir, 'export'));
+    const exported = JSON.parse(readFileSync(join(config.dataDir, 'export', 'model-rollouts.jsonl'), 'utf8').trim());
+    expect(manifest.samples.total).toBe(1);
+    expect(exported.id).toBe(sample.id);
+    expect(exported.metadata.stages[0]).toMatchObject({ rounds: 3, score: 0.9 });
+  });
+
+  test('a stage still rejected after the last round is left out of the dataset, and the chain says why', async () => {
+    const chain = await firstStage('reject');
+    const { result, runs, config } = await runChain(chain, [verdict(0.2, 'Not the behaviour asked for.'), verdict(0.3, 'Still not.')], { CHAINSMITH_MAX_REFINEMENTS: '1' });
+    expect(result.status).toBe('rejected');
+    expect(result.reason).toBe('stage 1 (PR #2) was rejected after 2 rounds (last score 0.30)');
+    expect(existsSync(datasetPath(config.dataDir, 'model'))).toBe(false);
+
+    const manifest = await exportDataset(runs, join(config.dataDir, 'export'));
+    expect(manifest.samples.total).toBe(0);
+    expect(manifest.rejections).toEqual([expect.objectContaining({ status: 'rejected', reason: result.reason })]);
+    expect(existsSync(join(config.dataDir, 'export', 'model-rollouts.jsonl'))).toBe(false);
+  });
+});
