@@ -10,6 +10,7 @@ import { exportCommand } from './export';
 import { mineCommand } from './mine';
 import { controlCommand } from './control';
 import { checkModelEndpoint } from './preflight';
+import { reportCommand } from './report';
 import { defaultPolicy, startBatch } from './start';
 import { statusCommand } from './status';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
@@ -102,6 +103,16 @@ program
   .option('--out <dir>', 'output directory (default: <dataDir>/datasets/export); an earlier export there is kept and extended')
   .option('--query <expr>', 'Temporal visibility query narrowing the runs, e.g. \'ChainRepo = "demo/tally"\'')
   .action(async (opts) => exportCommand(config(), opts));
+
+program
+  .command('report')
+  .description('write a static HTML report of an export: plots and a browsable trajectory view, no network needed')
+  .option('--export <dir>', 'export directory written by `chainsmith export` (default: <dataDir>/datasets/export)')
+  .option('--out <file>', 'where to write the page (default: report.html in the export directory)')
+  .option('--sample <id>', 'sample shown first in the trajectory view')
+  .option('--price-input <usd>', 'US dollars per million prompt tokens, for the cost plot')
+  .option('--price-output <usd>', 'US dollars per million completion tokens, for the cost plot')
+  .action(async (opts) => reportCommand(config(), opts));
 
 function parsePositive(flag: string, value: string): number {
   const n = Number(value);
