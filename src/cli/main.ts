@@ -7,7 +7,7 @@ import { createWorkers, runWorkers } from '../workers/worker';
 import { readChains } from './chains-file';
 import { demoCommand } from './demo';
 import { exportCommand } from './export';
-import { mineCommand } from './mine';
+import { mineCommand, parseFraction } from './mine';
 import { controlCommand } from './control';
 import { checkModelEndpoint } from './preflight';
 import { reportCommand } from './report';
@@ -32,12 +32,26 @@ program
 
 program
   .command('mine')
-  .description('mine PR chains from a local git clone into a JSONL file')
-  .requiredOption('--repo <path>', 'path of a local clone')
-  .requiredOption('--out <file>', 'where to write the chains (JSONL)')
-  .option('--name <owner/name>', 'repository name recorded on each chain (default: the folder name)')
-  .option('--max-length <n>', 'longest chain to keep', (v) => parsePositive('--max-length', v), 5)
-  .action(async (opts) => mineCommand(opts));
+  .description('mine merged PRs and their dependency chains, from a local clone or the GitHub API, into JSONL files')
+  .option('--repo <path>', "a local clone: PRs from its merge and squash commits (and refs/pull/N/head where fetched)")
+  .option('--github <owner/name>', 'a GitHub repository, through the API (token from GITHUB_TOKEN; API URL from CHAINSMITH_GITHUB_URL)')
+  .requiredOption('--out <file>', 'where to write the chains (JSONL); PR records and a summary go beside it')
+  .option('--name <owner/name>', 'repository name recorded on each chain (default: the folder name, or --github)')
+  .option('--branch <name>', 'branch whose PRs to mine (default: the clone\'s HEAD, or the repository\'s default branch)')
+  .option('--clone <path>', 'with --github: a local clone to take patches from and to record as where chains run')
+  .option('--github-url <url>', 'with --github: API base URL, e.g. of GitHub Enterprise')
+  .option('--cache-dir <dir>', 'with --github: answer cache that makes reruns resume (default: <dataDir>/cache/github)')
+  .option('--refresh', 'with --github: revalidate cached PR listings now (unchanged pages cost no rate limit)')
+  .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), 5)
+  .option('--max-chains-per-pr <n>', 'how many chains one PR may join', (v) => parsePositive('--max-chains-per-pr', v), 1)
+  .option('--min-confidence <x>', 'weakest link that joins PRs (mentions are 0.5)', (v) => parseFraction('--min-confidence', v), 0)
+  .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), 2000)
+  .option('--keep-bots', 'keep PRs opened by bots')
+  .option('--keep-no-code', 'keep PRs that change only docs and config')
+  .option('--shared-files', 'also link PRs that change the same code files (weak edges)')
+  .action(async (opts) => {
+    await mineCommand(opts, { dataDir: config().dataDir });
+  });
 
 program
   .command('start')

@@ -1,11 +1,14 @@
 import { rename, writeFile } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { InputError } from '../errors';
-import { withLocalPatches } from '../mining/local-patches';
+import { apiPatches } from '../mining/github/api-patches';
+import { createGitHubClient, PUBLIC_API } from '../mining/github/client';
+import { mineGitHub, parseRepoName } from '../mining/github/mine-github';
 import { readLocalPullRequests } from '../mining/local-git';
+import { withLocalPatches } from '../mining/local-patches';
 import { recordsToChains, type PipelineOptions } from '../mining/pipeline';
-import { progressBar } from '../mining/progress-bar';
 import type { ProgressListener } from '../mining/progress';
+import { progressBar } from '../mining/progress-bar';
 import { MiningSummarySchema, type MiningSummary } from '../mining/summary';
 import { PullRequestRecordSchema, type Chain, type PullRequestRecord } from '../schemas';
 import { writeChains } from './chains-file';
@@ -24,7 +27,9 @@ export async function mineChains(repoPath: string, name: string, maxLength?: num
   return mineLocal(repoPath, name, { maxLength });
 }
 
-async function mineLocal(repoPath: string, name: string, opts: PipelineOptions & { branch?: string; onProgress?: ProgressListener }): Promise<MineResult> {
+type SourceOptions = PipelineOptions & { branch?: string; onProgress?: ProgressListener };
+
+async function mineLocal(repoPath: string, name: string, opts: SourceOptions): Promise<MineResult> {
   const path = resolve(repoPath);
   const mined = await readLocalPullRequests(path, { branch: opts.branch, onProgress: opts.onProgress });
   const result = await recordsToChains({ name, path }, mined.prs, (prs) => withLocalPatches(path, prs), {
@@ -36,11 +41,86 @@ async function mineLocal(repoPath: string, name: string, opts: PipelineOptions &
   return { chains: result.chains, records: mined.prs, summary, prs: mined.prs.length, edges: result.edges.length };
 }
 
-export interface MineCommandOptions extends PipelineOptions {
-  out: string;
-  repo?: string;
+export interface GitHubSourceOptions extends SourceOptions {
+  /** "owner/name". */
+  github: string;
   name?: string;
-  branch?: string;
+  /** A local clone: patches come from it, and chains name it as the repository to run in. */
+  clone?: string;
+  githubUrl?: string;
+  cacheDir?: string;
+  refresh?: boolean;
+  batchSize?: number;
+}
+
+/** Where the mine runs: data directory, environment (token, API URL), warnings, and GitHub's second. */
+export interface MineEnvironment {
+  dataDir: string;
+  env?: Record<string, string | undefined>;
+  warn?: (message: string) => void;
+  /** Only tests change this (see createGitHubClient). */
+  secondMs?: number;
+}
+
+async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnvironment): Promise<MineResult> {
+  const env = environment.env ?? process.env;
+  const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
+  const token = env.CHAINSMITH_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
+  const baseUrl = opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API);
+  const { owner, name } = parseRepoName(opts.github);
+  if (!token) {
+    warn('no GitHub token (set GITHUB_TOKEN): GitHub allows 60 requests an hour without one and no GraphQL, so PR details come one PR at a time');
+  }
+  let requests = 0;
+  const client = createGitHubClient({ baseUrl, token, warn, secondMs: environment.secondMs, onRequest: () => (requests += 1) });
+  const mined = await mineGitHub({
+    repo: opts.github,
+    client,
+    baseUrl,
+    hasToken: token !== undefined,
+    cacheDir: opts.cacheDir ?? join(environment.dataDir, 'cache', 'github'),
+    branch: opts.branch,
+    refresh: opts.refresh,
+    batchSize: opts.batchSize,
+    onProgress: opts.onProgress,
+    warn,
+  });
+  const clone = opts.clone ? resolve(opts.clone) : undefined;
+  const path = clone ?? join(environment.dataDir, 'repos', owner, name);
+  const repoName = opts.name ?? opts.github;
+  const result = await recordsToChains(
+    { name: repoName, path },
+    mined.prs,
+    (prs) => (clone ? withLocalPatches(clone, prs) : apiPatches(mined.context, prs)),
+    { ...opts, repo: opts.github, pullNumbers: mined.pullNumbers },
+  );
+  if (!clone && result.chains.length > 0) {
+    warn(`the chains name ${path} as the clone to run in: clone ${opts.github} there before \`chainsmith start\`, or mine with --clone PATH`);
+  }
+  const summary = MiningSummarySchema.parse({
+    repo: repoName,
+    source: 'github',
+    ...result.summary,
+    dropped: { ...result.summary.dropped, ...mined.dropped },
+    requests,
+    cacheHits: mined.context.cache.hits,
+  });
+  return { chains: result.chains, records: mined.prs, summary, prs: mined.prs.length, edges: result.edges.length };
+}
+
+export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> {
+  out: string;
+  /** A local clone to mine. */
+  repo?: string;
+  /** A GitHub repository to mine through the API. */
+  github?: string;
+}
+
+/** Option parser for a number from 0 to 1. */
+export function parseFraction(flag: string, value: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !(x >= 0 && x <= 1)) throw new InputError(`${flag} must be a number from 0 to 1, got "${value}"`);
+  return x;
 }
 
 /** chains.jsonl → chains.prs.jsonl and chains.summary.json beside it. */
@@ -56,13 +136,17 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await rename(tmp, path);
 }
 
-export async function mineCommand(opts: MineCommandOptions): Promise<void> {
-  if (!opts.repo) throw new InputError('say what to mine: --repo PATH (a local clone)');
-  const name = opts.name ?? basename(resolve(opts.repo));
+/** `chainsmith mine`: one source, three files (chains, PR records, summary), and a report. */
+export async function mineCommand(opts: MineCommandOptions, environment: MineEnvironment): Promise<MineResult> {
+  if (!opts.repo === !opts.github) throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
+  if (opts.clone && !opts.github) throw new InputError('--clone goes with --github; with --repo the clone is the repository itself');
   const bar = progressBar();
   let result: MineResult;
   try {
-    result = await mineLocal(opts.repo, name, { ...opts, onProgress: bar.listener });
+    const source = { ...opts, onProgress: bar.listener };
+    result = opts.github
+      ? await mineFromGitHub({ ...source, github: opts.github }, environment)
+      : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
   } finally {
     bar.stop();
   }
@@ -71,14 +155,16 @@ export async function mineCommand(opts: MineCommandOptions): Promise<void> {
   await writeAtomically(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
   report(result.summary, result.chains, opts.out, paths);
+  return result;
 }
 
 function report(summary: MiningSummary, chains: Chain[], out: string, paths: { prs: string; summary: string }): void {
   const dropped = Object.entries(summary.dropped).filter(([, n]) => n > 0).map(([why, n]) => `${n} ${why}`);
   const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
   const lengths = Object.entries(summary.chainsByLength).map(([length, n]) => `${n}×${length}`);
-  console.log(`mined ${summary.prsSeen} PRs (${summary.prsEligible} eligible${dropped.length ? `; dropped ${dropped.join(', ')}` : ''})`);
-  console.log(`edges: ${kinds.join(', ') || 'none'}; references to issues ${summary.references.issue}, other repositories ${summary.references.otherRepo}`);
+  const requests = summary.requests === undefined ? '' : `; ${summary.requests} GitHub requests, ${summary.cacheHits} answers from the cache`;
+  console.log(`mined ${summary.prsSeen} PRs (${summary.prsEligible} eligible${dropped.length ? `; left out ${dropped.join(', ')}` : ''})${requests}`);
+  console.log(`edges: ${kinds.join(', ') || 'none'}; references to issues ${summary.references.issue}, unmerged PRs ${summary.references.unmergedPr}, other repositories ${summary.references.otherRepo} (not linked)`);
   console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs)` : ''} → ${out}; PR records → ${paths.prs}; summary → ${paths.summary}`);
   for (const c of chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}`);
 }

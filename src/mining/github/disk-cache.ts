@@ -1,0 +1,58 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { z } from 'zod';
+
+/**
+ * One JSON file per answer, written whole (temp file + rename) so an interrupted mine leaves no
+ * half-written entry. A file that is damaged anyway is moved aside with a warning and fetched again:
+ * one bad file must not cost the rest of the cache.
+ */
+export class DiskCache {
+  hits = 0;
+
+  constructor(
+    readonly dir: string,
+    private readonly warn: (message: string) => void = () => undefined,
+  ) {}
+
+  fileOf(key: string): string {
+    return join(this.dir, `${key}.json`);
+  }
+
+  async read<T>(key: string, schema: z.ZodType<T>): Promise<T | undefined> {
+    const file = this.fileOf(key);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    let problem: string;
+    try {
+      const parsed = schema.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data;
+      problem = `${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`;
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    const aside = `${file}.corrupt`;
+    await rename(file, aside);
+    this.warn(`cache file ${file} is corrupt (${problem}); moved it to ${aside} and fetching that part again`);
+    return undefined;
+  }
+
+  /** Counts a use of the cache instead of a request. */
+  hit<T>(value: T): T {
+    this.hits += 1;
+    return value;
+  }
+
+  async write(key: string, value: unknown): Promise<void> {
+    const file = this.fileOf(key);
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(value));
+    await rename(tmp, file);
+  }
+}

@@ -1,0 +1,108 @@
+import type { PrComment } from '../../schemas';
+import { RepositoryNotFoundError } from '../errors';
+import type { GitHubContext } from './context';
+import { connectionOf, GraphComment, GraphCommit, GraphFile, GraphPull, GraphReview, parsePayload, type PullDetail } from './payloads';
+import { explainRequestError, graphErrorTypes } from './request-errors';
+
+/** The connections of a PR that may need more than one page, with page sizes and what each node holds. */
+const CONNECTIONS = {
+  files: { first: 100, node: 'path additions deletions changeType', schema: GraphFile },
+  commits: { first: 100, node: 'commit { oid message }', schema: GraphCommit },
+  comments: { first: 50, node: 'author { login } body', schema: GraphComment },
+  // GraphQL cost grows with nested page sizes: 20 reviews of 10 comments keeps a 50-PR query cheap.
+  reviews: { first: 20, node: 'author { login } body comments(first: 10) { nodes { author { login } body } }', schema: GraphReview },
+} as const;
+type Connection = keyof typeof CONNECTIONS;
+
+/** A PR with more than this many pages of one connection is read only that far. */
+const MAX_PAGES = 30;
+
+const selection = (connection: Connection, after = '') =>
+  `${connection}(first: ${CONNECTIONS[connection].first}${after}) { pageInfo { hasNextPage endCursor } nodes { ${CONNECTIONS[connection].node} } }`;
+
+const FRAGMENT = `fragment PrDetail on PullRequest {
+  number
+  mergeCommit { oid message parents(first: 2) { nodes { oid } } }
+  ${(Object.keys(CONNECTIONS) as Connection[]).map((c) => selection(c)).join('\n  ')}
+  closingIssuesReferences(first: 20) { nodes { number } }
+}`;
+
+type Detail = Omit<PullDetail, 'updatedAt'>;
+
+/**
+ * Details of many PRs in one GraphQL query (one aliased `pullRequest` per PR), plus a query per
+ * connection page beyond the first for the rare PR that has more.
+ */
+export async function graphDetails(ctx: GitHubContext, numbers: number[]): Promise<Map<number, Detail>> {
+  const query = `query PullDetails($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+    ${numbers.map((n) => `pr${n}: pullRequest(number: ${n}) { ...PrDetail }`).join('\n    ')}
+  }
+}
+${FRAGMENT}`;
+  const what = `GraphQL details of PRs #${numbers[0]}..#${numbers[numbers.length - 1]}`;
+  const repository = await queryRepository(ctx, query, what);
+  const details = new Map<number, Detail>();
+  for (const number of numbers) {
+    const raw = repository[`pr${number}`];
+    // A PR deleted since it was listed: GitHub answers null with a NOT_FOUND error for its alias.
+    if (raw === null || raw === undefined) continue;
+    const pull = parsePayload(GraphPull, raw, `GraphQL details of PR #${number}`);
+    details.set(number, await normalize(ctx, pull));
+  }
+  return details;
+}
+
+async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  let data: { repository?: Record<string, unknown> | null };
+  try {
+    data = await ctx.client.graphql(query, { owner: ctx.owner, name: ctx.name, ...variables });
+  } catch (error) {
+    const types = graphErrorTypes(error);
+    // Some PRs of the batch not found is an answer, not a failure; anything else is.
+    if (!types || types.some((type) => type !== 'NOT_FOUND')) throw explainRequestError(error, ctx, what);
+    data = (error as { data?: typeof data }).data ?? {};
+  }
+  if (!data.repository) throw new RepositoryNotFoundError(`GitHub has no repository ${ctx.owner}/${ctx.name} at ${ctx.baseUrl}, or the token cannot see it`);
+  return data.repository;
+}
+
+/** The remaining pages of one connection of one PR. */
+async function morePages<C extends Connection>(ctx: GitHubContext, number: number, connection: C, after: string | null): Promise<unknown[]> {
+  const nodes: unknown[] = [];
+  for (let page = 1; after !== null && page < MAX_PAGES; page++) {
+    const query = `query MorePages($owner: String!, $name: String!, $number: Int!, $after: String!) {
+  repository(owner: $owner, name: $name) { pullRequest(number: $number) { ${selection(connection, ', after: $after')} } }
+}`;
+    const what = `GraphQL ${connection} of PR #${number}`;
+    const repository = await queryRepository(ctx, query, what, { number, after });
+    const pull = repository.pullRequest as Record<string, unknown> | null;
+    const more = parsePayload(connectionOf(CONNECTIONS[connection].schema), pull?.[connection], what);
+    nodes.push(...more.nodes);
+    after = more.pageInfo.hasNextPage ? more.pageInfo.endCursor : null;
+  }
+  return nodes;
+}
+
+const STATUS = { ADDED: 'added', COPIED: 'added', DELETED: 'deleted', RENAMED: 'renamed', MODIFIED: 'modified', CHANGED: 'modified' } as const;
+
+async function normalize(ctx: GitHubContext, pull: GraphPull): Promise<Detail> {
+  const all = async <C extends Connection>(connection: C, first: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: unknown[] } | null) =>
+    first ? [...first.nodes, ...(first.pageInfo.hasNextPage ? await morePages(ctx, pull.number, connection, first.pageInfo.endCursor) : [])] : [];
+  const files = (await all('files', pull.files)) as GraphFile[];
+  const commits = (await all('commits', pull.commits)) as GraphCommit[];
+  const comments = (await all('comments', pull.comments)) as GraphComment[];
+  const reviews = (await all('reviews', pull.reviews)) as GraphReview[];
+  const said = (kind: PrComment['kind'], c: GraphComment): PrComment => ({ kind, author: c.author?.login ?? 'ghost', body: c.body });
+  return {
+    number: pull.number,
+    mergeCommit: pull.mergeCommit && { oid: pull.mergeCommit.oid, message: pull.mergeCommit.message, parents: pull.mergeCommit.parents.nodes.map((p) => p.oid) },
+    files: files.map((f) => ({ path: f.path, additions: f.additions, deletions: f.deletions, status: STATUS[f.changeType] })),
+    commits: commits.map((c) => c.commit),
+    comments: [
+      ...comments.map((c) => said('comment', c)),
+      ...reviews.flatMap((r) => [...(r.body.trim() ? [said('review', r)] : []), ...r.comments.nodes.map((c) => said('review-comment', c))]),
+    ],
+    closingIssues: (pull.closingIssuesReferences?.nodes ?? []).map((issue) => issue.number),
+  };
+}
