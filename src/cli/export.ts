@@ -55,7 +55,9 @@ export async function exportCommand(config: Config, opts: ExportOptions, say: (l
     );
   }
   const leak = manifest.leak;
-  if (leak.queries) say(`queries: leak rate ${pct(leak.rate)} (${leak.leaked} of ${leak.queries} still leak; ${leak.caught} caught and regenerated ${leak.regenerations} time(s))`);
+  if (leak.queries) {
+    say(`queries: leak rate ${pct(leak.rate)} (${leak.leaked} of ${leak.queries} over the limit as kept; ${leak.caught} leaked when first written; ${leak.regenerations} regeneration(s))`);
+  }
   for (const f of manifest.files) say(`  ${join(out, f.path)}: ${f.rows} row(s)`);
   say(`manifest: ${join(out, 'manifest.json')}`);
 }

@@ -1,6 +1,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts/store';
 import { InputError } from '../errors';
+import { measureLeaks } from '../queries/leak-rate';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -62,7 +63,8 @@ async function stagesOf(store: ArtifactStore, results: StageResult[], thresholds
 async function runOf(client: Client, store: ArtifactStore, info: WorkflowExecutionInfo, threshold: number): Promise<ChainRun> {
   const input = await startInput(client, info);
   const chain = await store.getJson(input.chainRef, ChainSchema);
-  const queries = await store.getJson(input.queriesRef, ChainQueriesSchema);
+  // Queries written before the leak check existed (or by the template) get their leak measured here.
+  const queries = measureLeaks(await store.getJson(input.queriesRef, ChainQueriesSchema), chain);
   const base = { workflowId: info.workflowId, chainId: chain.id, repo: chain.repo.name, prs: input.prNumbers, policy: input.policy, threshold, queries };
   if (info.status.name !== 'COMPLETED') {
     return { ...base, status: STATUS[info.status.name] ?? 'failed', reason: `the workflow ended ${info.status.name.toLowerCase()}`, stages: [] };

@@ -105,6 +105,8 @@ describe('refinement rounds on the Temporal dev server and Docker, with a script
     // `chainsmith export` finds the same run on Temporal and builds the same sample (same id), rounds and all.
     expect(runs.map((r) => [r.status, r.stages[0].rounds.map((x) => x.score)])).toEqual([['accepted', [0.3, 0.5, 0.9]]]);
     expect(runs[0].stages[0].rounds[2]).toMatchObject({ basis: 'model+tests', modelScore: 0.9, testsPassed: true });
+    // The template query this chain ran with gets its leak measured on collection.
+    expect(runs[0].queries?.stages[0].leak).toMatchObject({ score: 0, attempts: 1, passed: true });
     const manifest = await exportDataset(runs, join(config.dataDir, 'export'));
     const exported = JSON.parse(readFileSync(join(config.dataDir, 'export', 'model-rollouts.jsonl'), 'utf8').trim());
     expect(manifest.samples.total).toBe(1);
@@ -116,7 +118,7 @@ describe('refinement rounds on the Temporal dev server and Docker, with a script
     const chain = await firstStage('reject');
     const { result, runs, config } = await runChain(chain, [verdict(0.2, 'Not the behaviour asked for.'), verdict(0.3, 'Still not.')], { CHAINSMITH_MAX_REFINEMENTS: '1' });
     expect(result.status).toBe('rejected');
-    expect(result.reason).toBe('stage 1 (PR #2) was rejected after 2 rounds (last score 0.30)');
+    expect(result.reason).toMatch(/^stage 1 \(PR #2\) was rejected after 2 rounds \(last score 0\.30/);
     expect(existsSync(datasetPath(config.dataDir, 'model'))).toBe(false);
 
     const manifest = await exportDataset(runs, join(config.dataDir, 'export'));

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { StageError } from '../../src/errors';
+import { chainQueries } from '../../src/queries/chain-queries';
 import { summarizeLeaks } from '../../src/queries/leak-rate';
 import { synthesizeQueries } from '../../src/queries/synthesize';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
@@ -127,4 +128,11 @@ test('no valid reply in any attempt fails the chain with the reason', async () =
       await expect(failure).rejects.toThrow(/no valid reply for the query for stage 2 \(PR #12\) in 2 attempts \(attempt 1: it does not match the schema \(intent: .*locus: /);
     },
   );
+});
+
+test('without a writer model a chain runs with template queries, each carrying its leak report', async () => {
+  const queries = await chainQueries(sampleChain());
+  expect(queries.generator).toBe('template');
+  expect(queries.stages.map((s) => s.leak?.attempts)).toEqual([1, 1]);
+  expect(queries.overviewLeak).toBeDefined();
 });
