@@ -7,7 +7,7 @@ import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import type { Chain, ChainRun } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/messages';
-import { demoChain } from '../support/demo-chain';
+import { demoChain } from '../queries/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 
@@ -50,7 +50,8 @@ const verdict = (score: number, feedback: string) =>
 
 /** The demo's first PR as a one-stage chain under a repository name unique to this run. */
 async function firstStage(prefix: string): Promise<Chain> {
-  const chain = await demoChain(prefix);
+  // Workflow ids derive from the repository name, and the dev server outlives test runs.
+  const chain = await demoChain(`${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}/tally`);
   return { ...chain, id: `${chain.id}/first`, prs: [chain.prs[0]], edges: [] };
 }
 
