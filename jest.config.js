@@ -16,5 +16,7 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testTimeout: 180_000,
   maxWorkers: 1,
+  // The Temporal runtime and Docker's keep-alive sockets can hold the process open after the last test.
+  forceExit: true,
   setupFiles: ['<rootDir>/test/support/quiet-sdk.ts'],
 };

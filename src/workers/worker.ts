@@ -33,6 +33,9 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
         taskQueue,
         activities: { judgeStage: activities.judgeStage, exportSample: activities.exportSample, batchPage: activities.batchPage },
         maxConcurrentActivityTaskExecutions: 64,
+        // After a worker dies, tasks for its cached workflows wait this long on its sticky queue before
+        // any worker takes them; short, because our histories are small and cheap to replay.
+        stickyQueueScheduleToStartTimeout: '3s',
         ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       }),
     );

@@ -123,14 +123,22 @@ class ChainRun {
       result.carry = r.carry;
       result.finalRound = r;
       const label = this.label(stage, round);
-      const verdict = await proxyActivities<Activities>({ ...JUDGE, summary: `judge ${label}` }).judgeStage({
-        chainRef: this.input.chainRef,
-        queriesRef: this.input.queriesRef,
-        stage,
-        policy: this.input.policy,
-        stagePatchRef: r.stagePatchRef,
-        testsAfterRef: r.testsAfterRef,
-      });
+      let verdict;
+      try {
+        verdict = await proxyActivities<Activities>({ ...JUDGE, summary: `judge ${label}` }).judgeStage({
+          chainRef: this.input.chainRef,
+          queriesRef: this.input.queriesRef,
+          stage,
+          policy: this.input.policy,
+          stagePatchRef: r.stagePatchRef,
+          testsAfterRef: r.testsAfterRef,
+        });
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        result.status = 'failed';
+        this.progress.reason = `stage ${stage + 1} (PR #${result.prNumber}) could not be judged: ${failureMessage(err)}`;
+        return result;
+      }
       result.rounds.push({ round, score: verdict.score, passed: verdict.passed, judgementRef: verdict.judgementRef });
       this.conversationRef = r.trajectoryRef;
       progressPatchRef = r.stagePatchRef;

@@ -16,9 +16,10 @@ export function rolloutOptions(heartbeatTimeoutSeconds: number): ActivityOptions
   return {
     startToCloseTimeout: '6 hours',
     heartbeatTimeout: `${heartbeatTimeoutSeconds} seconds`,
-    // Every attempt resumes from the last saved step, so a crash costs one step, not the round; the
-    // bound is for failures that keep repeating (an engine that stays down).
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    // Every attempt resumes from the last saved step, so a crash costs one step, not the round. Attempts
+    // add up over a long round, so the backoff stays short (a tenth crash should not wait minutes);
+    // the attempt bound is for failures that keep repeating (an engine that stays down).
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 30 },
   };
 }
 

@@ -1,0 +1,105 @@
+import Docker from 'dockerode';
+import { WorkflowFailedError } from '@temporalio/client';
+import { controlCommand } from '../../src/cli/control';
+import { startChains } from '../../src/cli/start';
+import { ArtifactStore } from '../../src/artifacts/store';
+import { runLabel } from '../../src/rollout/round';
+import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import type { Chain } from '../../src/schemas';
+import { FakeOpenAI } from '../../src/testing/fake-openai';
+import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
+import { progressQuery } from '../../src/workflows/messages';
+import { demoChain } from '../support/demo-chain';
+import { startEngines, testConfig, type Engines } from '../support/engines';
+
+const NOTES = 12;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function sandboxesOf(workflowId: string) {
+  const all = await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
+  return all.filter((c) => (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(workflowId)));
+}
+
+describe('controlling a running chain', () => {
+  let chain: Chain;
+  let fake: FakeOpenAI;
+  let engines: Engines;
+  let config: ReturnType<typeof testConfig>;
+  const agentCalls = () => fake.requests.filter((r) => !r.body.response_format).length;
+  let running: Promise<unknown>;
+
+  beforeAll(async () => {
+    chain = await demoChain('control');
+    fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), { latencyMs: 150 });
+    config = testConfig({ OPENAI_BASE_URL: await fake.start(), CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' });
+    engines = await startEngines(config);
+    running = Promise.all(engines.workers.map((w) => w.run()));
+  });
+
+  afterAll(async () => {
+    engines.workers.forEach((w) => w.shutdown());
+    await running;
+    await engines.close();
+    await fake.stop();
+  });
+
+  test('pause stops the agent after its current step; resume carries on from there', async () => {
+    const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
+    await until(() => agentCalls() >= 5, 'five agent steps');
+    await controlCommand(engines.client, 'pause', started.workflowId);
+    await until(async () => (await started.handle.query(progressQuery)).status === 'paused', 'the paused status');
+    const callsWhenPaused = agentCalls();
+    await sleep(2_000);
+    expect(agentCalls()).toBe(callsWhenPaused);
+    expect((await sandboxesOf(started.workflowId)).length).toBe(0);
+
+    await controlCommand(engines.client, 'resume', started.workflowId);
+    const result = await started.handle.result();
+    expect(result.status).toBe('accepted');
+    const store = new ArtifactStore(`${config.dataDir}/artifacts`);
+    const patch = await store.getText(result.results[2].finalRound!.cumulativePatchRef);
+    const notes = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `))!;
+    expect(notes.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1))).toEqual(expectedNotes(3, NOTES));
+  });
+
+  test('cancel stops a rollout and removes its sandboxes; cancelling it again says it has finished', async () => {
+    const other = { ...chain, repo: { ...chain.repo, name: `${chain.repo.name}-cancel` } };
+    const [started] = await startChains(engines.client, config, [other], { policy: 'model', taskQueue: engines.taskQueue });
+    const before = agentCalls();
+    await until(() => agentCalls() >= before + 3, 'three agent steps');
+    expect((await sandboxesOf(started.workflowId)).length).toBe(1);
+    await controlCommand(engines.client, 'cancel', started.workflowId);
+    const err = await started.handle.result().catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((await started.handle.describe()).status.name).toBe('CANCELLED');
+    expect(await sandboxesOf(started.workflowId)).toHaveLength(0);
+    await expect(controlCommand(engines.client, 'cancel', started.workflowId)).rejects.toThrow(
+      `${started.workflowId} has already finished (cancelled): there is nothing to cancel`,
+    );
+  });
+
+  test('starting the same chain twice attaches to the first run instead of running it again', async () => {
+    const other = { ...chain, repo: { ...chain.repo, name: `${chain.repo.name}-twice` } };
+    const [first] = await startChains(engines.client, config, [other], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+    const [second] = await startChains(engines.client, config, [other], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+    expect([first.existed, second.existed]).toEqual([false, true]);
+    expect((await first.handle.result()).status).toBe('accepted');
+    const [third] = await startChains(engines.client, config, [other], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+    expect(third.existed).toBe(true);
+    const runs = [];
+    for await (const wf of engines.client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` })) runs.push(wf.runId);
+    expect(runs).toHaveLength(1);
+  });
+
+  test('pausing an unknown chain is a clear error', async () => {
+    await expect(controlCommand(engines.client, 'pause', 'chain-no-such-thing')).rejects.toThrow('no chain or batch with id chain-no-such-thing');
+  });
+});
