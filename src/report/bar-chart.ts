@@ -23,6 +23,8 @@ export interface BarChartSpec {
   yLabel?: string;
   /** Printed on top of each bar: the stack's total. */
   showTotals?: boolean;
+  /** Counts: the axis ticks stay whole numbers. */
+  integer?: boolean;
 }
 
 const W = 560;
@@ -38,14 +40,15 @@ function niceCeil(x: number): number {
 }
 
 /** The y scale and its ticks, linear or logarithmic. */
-function scale(max: number, log: boolean): { y: (v: number) => number; ticks: number[] } {
+function scale(max: number, log: boolean, integer: boolean): { y: (v: number) => number; ticks: number[] } {
   if (log) {
     const top = 10 ** Math.max(1, Math.ceil(Math.log10(Math.max(max, 10))));
     const y = (v: number) => M.top + PLOT_H * (1 - Math.log10(Math.max(v, 1)) / Math.log10(top));
     const ticks = Array.from({ length: Math.log10(top) + 1 }, (_, i) => 10 ** i);
     return { y, ticks };
   }
-  const top = niceCeil(max);
+  // Five equal steps: a top of at least 5 keeps them whole for counts.
+  const top = integer ? Math.max(5, niceCeil(max)) : niceCeil(max);
   const y = (v: number) => M.top + PLOT_H * (1 - v / top);
   return { y, ticks: Array.from({ length: 6 }, (_, i) => (top * i) / 5) };
 }
@@ -57,7 +60,7 @@ export function barChart(spec: BarChartSpec): string {
   const totals = spec.categories.map((_, i) => spec.series.reduce((a, s) => a + (s.values[i] ?? 0), 0));
   const peaks = mode === 'stack' ? totals : spec.series.flatMap((s) => s.values);
   const max = Math.max(0, ...peaks, ...(spec.refLines ?? []).map((r) => r.value));
-  const { y, ticks } = scale(max, spec.log ?? false);
+  const { y, ticks } = scale(max, spec.log ?? false, spec.integer ?? false);
   const band = PLOT_W / Math.max(n, 1);
   const barW = Math.min(56, band * 0.72);
   const parts: string[] = [];

@@ -85,6 +85,7 @@ function stagesPlot(runs: ChainRun[]): string {
     series: buckets.map((name, b) => ({ name, color: [COLORS.green, COLORS.lime, COLORS.amber, COLORS.violet, COLORS.red, COLORS.gray][b], values: counts[b] })),
     yLabel: 'stages',
     showTotals: true,
+    integer: true,
   });
 }
 
@@ -103,6 +104,7 @@ function judgePlot(runs: ChainRun[]): string {
     mode: 'group',
     xMarker: { fraction: threshold, label: `pass ≥ ${threshold}` },
     yLabel: 'verdicts',
+    integer: true,
   });
 }
 
@@ -121,6 +123,7 @@ function leakPlot(contents: ExportContents): string {
     mode: 'group',
     xMarker: { fraction: limit, label: `limit ${limit}` },
     yLabel: 'queries',
+    integer: true,
   });
 }
 
@@ -141,6 +144,7 @@ function costPlot(samples: TrainingSample[], prices?: Prices): string {
     ],
     yLabel: 'API tokens',
     showTotals: true,
+    integer: true,
   });
 }
 
