@@ -24,7 +24,7 @@ type Detail = Omit<PullDetail, 'updatedAt'>;
 export async function restDetail(ctx: GitHubContext, item: PullListItem, opts: { comments?: boolean } = {}): Promise<Detail> {
   const base = { owner: ctx.owner, repo: ctx.name, pull_number: item.number, per_page: 100 };
   const list = async <T>(route: string, schema: z.ZodType<T>, params: Record<string, unknown> = base): Promise<T[]> => {
-    const what = `${route.replace('{pull_number}', String(item.number)).replace('{issue_number}', String(item.number))}`;
+    const what = route.replace(/\{(\w+)\}/g, (_, key: string) => String(params[key]));
     try {
       return parsePayload(z.array(schema), await ctx.client.paginate(route, params), what);
     } catch (error) {

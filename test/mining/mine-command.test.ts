@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { readChains } from '../../src/cli/chains-file';
+import { companionPaths, mineCommand } from '../../src/cli/mine';
+import { MiningSummarySchema } from '../../src/mining/summary';
+import { PullRequestRecordSchema } from '../../src/schemas';
+import { FakeGitHub } from '../support/fake-github';
+import { widgetsStory } from './story';
+
+const run = promisify(execFile);
+const bin = resolve(__dirname, '../../bin/chainsmith.js');
+
+let root: string;
+let clone: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'chainsmith-mine-command-'));
+  clone = join(root, 'widgets');
+  await widgetsStory('merge').write(clone);
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** The built CLI (npm test builds it first), its exit code and output. */
+async function cli(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run('node', [bin, ...args], { env: { ...process.env, CHAINSMITH_HOME: root, ...env }, cwd: root });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+test('a mine writes chains start can read, every PR record, and a summary', async () => {
+  const out = join(root, 'out', 'chains.jsonl');
+  await run('mkdir', ['-p', join(root, 'out')]);
+  const r = await cli(['mine', '--repo', clone, '--name', 'acme/widgets', '--out', out, '--max-length', '3']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/^mined 24 PRs \(22 eligible; left out 1 bot, 1 no-code\)$/m);
+  expect(r.stdout).toMatch(/acme\/widgets#2-4-5: #2 → #4 → #5 {2}score 0\.925$/m);
+
+  const chains = await readChains(out);
+  expect(chains.every((chain) => chain.prs.length >= 2 && chain.prs.length <= 3)).toBe(true);
+  const paths = companionPaths(out);
+  const records = (await readFile(paths.prs, 'utf8')).trim().split('\n').map((line) => PullRequestRecordSchema.parse(JSON.parse(line)));
+  expect(records).toHaveLength(24);
+  expect(records.every((record) => !('patch' in record))).toBe(true);
+  const summary = MiningSummarySchema.parse(JSON.parse(await readFile(paths.summary, 'utf8')));
+  expect(summary).toMatchObject({ repo: 'acme/widgets', source: 'local', prsSeen: 24, chains: chains.length });
+  expect(Object.values(summary.chainsByLength).reduce((a, b) => a + b, 0)).toBe(chains.length);
+});
+
+test('bad input exits 2 with one clear line and writes nothing', async () => {
+  const out = join(root, 'bad.jsonl');
+  const notRepo = await mkdtemp(join(root, 'plain-'));
+  const cases: [string[], RegExp][] = [
+    [['mine', '--out', out], /^error: say what to mine: either --repo PATH \(a local clone\) or --github OWNER\/NAME$/],
+    [['mine', '--repo', notRepo, '--out', out], /^error: not a git repository: /],
+    [['mine', '--repo', clone, '--github', 'a/b', '--out', out], /^error: say what to mine/],
+    [['mine', '--repo', clone, '--out', out, '--min-confidence', '2'], /^error: --min-confidence must be a number from 0 to 1, got "2"$/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await cli(args);
+    expect({ args, code: r.code, stderr: r.stderr.trim() }).toEqual({ args, code: 2, stderr: expect.stringMatching(message) });
+  }
+  expect(existsSync(out)).toBe(false);
+});
+
+test('an unknown GitHub repository exits 2 with a clear line, through the real client', async () => {
+  const fake = new FakeGitHub([]);
+  const baseUrl = await fake.start();
+  try {
+    const out = join(root, 'gh.jsonl');
+    const r = await cli(['mine', '--github', 'acme/nope', '--out', out], { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'x' });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`error: GitHub has no repository acme/nope at ${baseUrl}, or the token cannot see it (404 on GET /repos/acme/nope)`);
+    expect(existsSync(out)).toBe(false);
+  } finally {
+    await fake.stop();
+  }
+});
+
+test('the command refuses --clone without --github', async () => {
+  await expect(mineCommand({ repo: clone, clone, out: join(root, 'x.jsonl') }, { dataDir: root })).rejects.toThrow(/--clone goes with --github/);
+});
