@@ -26,7 +26,8 @@ export async function logCommits(
     ...(options.firstParent ? ['--first-parent'] : []),
     ...(options.reverse ? ['--reverse'] : []),
   ];
-  const output = await git(repoPath, ['log', ...flags, '--end-of-options', ...revisions, '--']);
+  // Revisions go through stdin: a clone with every refs/pull/N/head can name tens of thousands.
+  const output = await git(repoPath, ['log', ...flags, '--stdin', '--'], { input: revisions.map((revision) => `${revision}\n`).join('') });
   return output
     .split('\0')
     .filter((record) => record !== '')

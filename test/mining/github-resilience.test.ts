@@ -81,11 +81,21 @@ test('a reset too far away stops the mine with a clear message; the rerun asks n
   expect(pagesAsked()).toEqual(['3:200']);
 });
 
+test('a query that keeps failing is split in two before the mine gives up', async () => {
+  let queries = 0;
+  // The second query fails past its retries (three tries): as when GitHub times out a heavy query.
+  fake.fail((r) => isGraphql(r) && ++queries >= 2, serverError(502), 3);
+  const result = await mine(await mkdtemp(join(root, 'c-')));
+  expect(result.prs).toHaveLength(MERGED);
+  const sizes = fake.requests.filter(isGraphql).map((r) => `${(r.graphql?.match(/pullRequest\(number:/g) ?? []).length}:${r.status}`);
+  expect(sizes).toEqual(['50:200', '50:502', '50:502', '50:502', '25:200', '25:200', '50:200', '17:200']);
+});
+
 test('interrupted while fetching details, the rerun fetches only the PRs not yet cached', async () => {
   const cacheDir = await mkdtemp(join(root, 'c-'));
   let batches = 0;
-  // The third batch keeps failing past the retries: an outage.
-  fake.fail((r) => isGraphql(r) && ++batches >= 3, serverError(503), 3);
+  // From the third query on, GitHub is down: splitting the batch does not help either.
+  fake.fail((r) => isGraphql(r) && ++batches >= 3, serverError(503), 1000);
   const failure = mine(cacheDir);
   await expect(failure).rejects.toBeInstanceOf(GitHubUnavailableError);
   await expect(failure).rejects.toThrow(/^GitHub kept answering 503 for GraphQL details of PRs #\d+\.\.#\d+ after retrying; what was fetched is cached/);
@@ -94,6 +104,7 @@ test('interrupted while fetching details, the rerun fetches only the PRs not yet
   expect(done.size).toBe(100);
 
   fake.requests.length = 0;
+  fake.clearFaults(); // GitHub is back
   const result = await mine(cacheDir);
   expect(result.prs).toHaveLength(MERGED);
   // Neither the repository nor the listing is asked again, and no finished PR is.

@@ -133,6 +133,10 @@ export class FakeGitHub {
     return this;
   }
 
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   /** Requests that reached the fake, optionally only those whose path matches. */
   count(path?: RegExp): number {
     return this.requests.filter((r) => !path || path.test(r.path)).length;

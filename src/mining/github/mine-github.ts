@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '../../errors';
 import { PullRequestRecordSchema, type PullRequestRecord } from '../../schemas';
+import { GitHubUnavailableError } from '../errors';
 import { fileKind } from '../file-kind';
 import type { ProgressListener } from '../progress';
 import type { GitHubClient } from './client';
@@ -129,9 +130,7 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
   const size = ctx.hasToken ? batchSize : 1;
   for (let i = 0; i < missing.length; i += size) {
     const batch = missing.slice(i, i + size);
-    const fetched = ctx.hasToken
-      ? await graphDetails(ctx, batch.map((item) => item.number))
-      : new Map([[batch[0].number, await restDetail(ctx, batch[0])]]);
+    const fetched = ctx.hasToken ? await graphBatch(ctx, batch) : new Map([[batch[0].number, await restDetail(ctx, batch[0])]]);
     for (const item of batch) {
       const detail = fetched.get(item.number);
       if (!detail) continue;
@@ -142,6 +141,21 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
     ctx.onProgress?.({ phase: 'fetching PR details', done: details.size, total });
   }
   return details;
+}
+
+/**
+ * GitHub answers 502 when a GraphQL query takes too long, which heavy PRs can cause: a batch that
+ * keeps failing after the retries is split in two before the mine gives up.
+ */
+async function graphBatch(ctx: GitHubContext, batch: PullListItem[]): Promise<Map<number, Omit<PullDetail, 'updatedAt'>>> {
+  try {
+    return await graphDetails(ctx, batch.map((item) => item.number));
+  } catch (error) {
+    if (!(error instanceof GitHubUnavailableError) || batch.length === 1) throw error;
+    const half = Math.ceil(batch.length / 2);
+    const first = await graphBatch(ctx, batch.slice(0, half));
+    return new Map([...first, ...(await graphBatch(ctx, batch.slice(half)))]);
+  }
 }
 
 async function resolveRebaseBases(ctx: GitHubContext, details: PullDetail[]): Promise<void> {
