@@ -4,6 +4,9 @@ import { scanReferences, type ScannedReference } from './reference-scan';
 /** References in comments are other people's words about the PR: weaker than the author's own. */
 const COMMENT_WEIGHT = 0.8;
 
+/** A mention known only from GitHub's timeline: no words to tell its kind. */
+const CROSS_REFERENCE_CONFIDENCE = 0.4;
+
 /** What the references of a set of PRs pointed at, counted once per (PR, target) pair. */
 export interface ReferenceTally {
   /** References to another mined PR. */
@@ -107,6 +110,23 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
         const kept = strongest.get(key);
         if (!kept || edge.confidence > kept.confidence) strongest.set(key, edge);
       }
+    }
+  }
+  // GitHub's word that another PR mentioned this one: the weakest evidence, for links whose text
+  // the miner never saw (comments past the pages read, edited descriptions).
+  for (const pr of prs) {
+    for (const from of pr.mentionedBy ?? []) {
+      const key = `${from}->${pr.number}`;
+      if (from === pr.number || !mined.has(from) || strongest.has(key)) continue;
+      count('pr', from, pr.number);
+      strongest.set(key, {
+        from,
+        to: pr.number,
+        kind: 'mentions',
+        evidence: `GitHub lists #${from} as mentioning #${pr.number}`,
+        confidence: CROSS_REFERENCE_CONFIDENCE,
+        source: { field: 'cross-reference', start: 0, end: 0 },
+      });
     }
   }
   const edges = [...strongest.values()].sort((a, b) => a.from - b.from || a.to - b.to).map((edge) => EdgeSchema.parse(edge));

@@ -7,7 +7,8 @@ export type EdgeKind = z.infer<typeof EdgeKind>;
 
 /** Where in a PR the words behind an edge stand: which text, and the reference's offsets in it. */
 export const EdgeSourceSchema = z.object({
-  field: z.enum(['title', 'body', 'message', 'comment', 'files']),
+  /** 'cross-reference': GitHub's timeline says the PR was mentioned, without the text at hand. */
+  field: z.enum(['title', 'body', 'message', 'comment', 'files', 'cross-reference']),
   /** Which message or comment, for the fields that are lists. */
   index: z.number().int().nonnegative().optional(),
   start: z.number().int().nonnegative(),

@@ -50,6 +50,8 @@ export const PullRequestRecordSchema = z.object({
   authorIsBot: z.boolean().optional(),
   labels: z.array(z.string()).optional(),
   comments: z.array(PrCommentSchema).optional(),
+  /** PRs of the same repository that GitHub says mention this one (its timeline's cross-references; API only). */
+  mentionedBy: z.array(z.number().int().positive()).optional(),
   /** Issues GitHub links as closed by this PR (API only). */
   closingIssues: z.array(z.number().int().positive()).optional(),
   /** How GitHub merged it, where the API tells. */

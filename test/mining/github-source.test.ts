@@ -8,6 +8,7 @@ import { RateLimitError } from '../../src/mining/errors';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { withLocalPatches } from '../../src/mining/local-patches';
 import { recordsToChains } from '../../src/mining/pipeline';
+import { linkPullRequests } from '../../src/mining/references';
 import { FakeGitHub, type FakeRepo } from '../support/fake-github';
 import { fakeRepoFromClone } from './github-fixtures';
 import { widgetsStory } from './story';
@@ -28,6 +29,12 @@ beforeAll(async () => {
   const eleven = repo.pulls.find((p) => p.number === 11)!;
   eleven.reviews = [{ user: 'reviewer', body: 'Looks good.', comments: [{ user: 'reviewer', body: 'This is a follow-up to #40 as well.' }] }];
   eleven.closingIssues = [3];
+  // GitHub's timeline: #50 mentioned #10 somewhere the miner does not read; so did issue #3 and another repository's #7.
+  repo.pulls.find((p) => p.number === 10)!.mentionedIn = [
+    { kind: 'PullRequest', number: 50 },
+    { kind: 'Issue', number: 3 },
+    { kind: 'PullRequest', number: 7, repo: 'other/lib' },
+  ];
   fake = new FakeGitHub([repo], { token: 'secret' });
   baseUrl = await fake.start();
   jest.spyOn(console, 'log').mockImplementation(() => undefined);
@@ -67,7 +74,12 @@ test('the API mines the same PRs, links and chains as the clone, plus what only 
   expect(pairs(viaApi.chains.flatMap((c) => c.edges))).toEqual(expect.arrayContaining(pairs(viaClone.chains.flatMap((c) => c.edges))));
   const extra = viaApi.records.find((pr) => pr.number === 11)!;
   expect(extra.closingIssues).toEqual([3]);
+  expect(viaApi.records.find((pr) => pr.number === 10)?.mentionedBy).toEqual([50]);
+  const apiEdges = linkPullRequests(viaApi.records, { repo: 'acme/widgets' }).edges;
+  expect(apiEdges.find((e) => e.from === 50 && e.to === 10)).toMatchObject({ kind: 'mentions', confidence: 0.4, source: { field: 'cross-reference' } });
+  expect(apiEdges.find((e) => e.from === 7 && e.to === 10)).toBeUndefined();
   expect(viaApi.summary.edgesByKind['follow-up']).toBe(viaClone.summary.edgesByKind['follow-up'] + 1);
+  expect(viaApi.summary.edgesByKind.mentions).toBe(viaClone.summary.edgesByKind.mentions + 1);
   expect(viaApi.summary.references.issue).toBe(viaClone.summary.references.issue);
   // With --clone the patches are the clone's, byte for byte.
   expect(viaApi.chains[0].prs[0].patch).toBe(viaClone.chains[0].prs[0].patch);

@@ -116,3 +116,15 @@ test('each pair keeps its strongest edge', () => {
   expect(edges).toHaveLength(1);
   expect(edges[0]).toMatchObject({ kind: 'regression-of', confidence: 0.95, evidence: 'Fixes a regression from #2.' });
 });
+
+test("GitHub's cross-references link PRs whose texts say nothing, weakest of all, and never override words", () => {
+  const one = makePr(1, { mentionedBy: [2, 3, 99] });
+  const two = makePr(2);
+  const three = makePr(3, { title: 'Follow-up to #1' });
+  const { edges } = linkPullRequests([one, two, three]);
+  expect(edges.map(({ from, to, kind, confidence }) => [from, to, kind, confidence])).toEqual([
+    [2, 1, 'mentions', 0.4],
+    [3, 1, 'follow-up', 0.9],
+  ]);
+  expect(edges[0].source).toEqual({ field: 'cross-reference', start: 0, end: 0 });
+});

@@ -43,6 +43,8 @@ export interface FakePull {
   comments?: FakeComment[];
   reviews?: (FakeComment & { comments?: FakeComment[] })[];
   closingIssues?: number[];
+  /** Where GitHub's timeline says this PR was mentioned: an issue or PR, here or in another repository. */
+  mentionedIn?: { kind: 'Issue' | 'PullRequest'; number: number; repo?: string }[];
 }
 
 export interface FakeRepo {
@@ -455,7 +457,12 @@ const SCHEMA = buildSchema(`
   type PullRequestReviewCommentConnection { totalCount: Int! pageInfo: PageInfo! nodes: [PullRequestReviewComment] }
   type PullRequestReview { author: Actor body: String! comments(first: Int, after: String): PullRequestReviewCommentConnection! }
   type PullRequestReviewConnection { totalCount: Int! pageInfo: PageInfo! nodes: [PullRequestReview] }
-  type Issue { number: Int! title: String! }
+  type Issue { number: Int! title: String! repository: Repository! }
+  enum PullRequestTimelineItemsItemType { CROSS_REFERENCED_EVENT ISSUE_COMMENT MERGED_EVENT REFERENCED_EVENT }
+  union ReferencedSubject = Issue | PullRequest
+  type CrossReferencedEvent { source: ReferencedSubject! willCloseTarget: Boolean! }
+  union PullRequestTimelineItems = CrossReferencedEvent
+  type PullRequestTimelineItemsConnection { totalCount: Int! pageInfo: PageInfo! nodes: [PullRequestTimelineItems] }
   type IssueConnection { totalCount: Int! pageInfo: PageInfo! nodes: [Issue] }
   type Label { name: String! }
   type LabelConnection { totalCount: Int! pageInfo: PageInfo! nodes: [Label] }
@@ -473,6 +480,8 @@ const SCHEMA = buildSchema(`
     comments(first: Int, after: String): IssueCommentConnection!
     reviews(first: Int, after: String): PullRequestReviewConnection
     closingIssuesReferences(first: Int, after: String): IssueConnection
+    repository: Repository!
+    timelineItems(first: Int, after: String, itemTypes: [PullRequestTimelineItemsItemType!]): PullRequestTimelineItemsConnection!
   }
 `);
 
@@ -532,5 +541,18 @@ function graphPull(repo: FakeRepo, p: FakePull) {
     reviews: (args: Args) =>
       connection((p.reviews ?? []).map((r) => ({ ...said(r), comments: (inner: Args) => connection((r.comments ?? []).map(said), inner, 'comments') })), args, 'reviews'),
     closingIssuesReferences: (args: Args) => connection((p.closingIssues ?? []).map((number) => ({ number, title: `Issue ${number}` })), args, 'closingIssuesReferences'),
+    repository: { nameWithOwner: `${repo.owner}/${repo.name}` },
+    timelineItems: (args: Args & { itemTypes?: string[] }) => {
+      const events = args.itemTypes && !args.itemTypes.includes('CROSS_REFERENCED_EVENT') ? [] : (p.mentionedIn ?? []);
+      return connection(
+        events.map((m) => ({
+          __typename: 'CrossReferencedEvent',
+          willCloseTarget: false,
+          source: { __typename: m.kind, number: m.number, title: `#${m.number}`, repository: { nameWithOwner: m.repo ?? `${repo.owner}/${repo.name}` } },
+        })),
+        args,
+        'timelineItems',
+      );
+    },
   };
 }

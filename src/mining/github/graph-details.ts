@@ -25,6 +25,9 @@ const FRAGMENT = `fragment PrDetail on PullRequest {
   mergeCommit { oid message parents(first: 2) { nodes { oid } } }
   ${(Object.keys(CONNECTIONS) as Connection[]).map((c) => selection(c)).join('\n  ')}
   closingIssuesReferences(first: 20) { nodes { number } }
+  timelineItems(first: 30, itemTypes: [CROSS_REFERENCED_EVENT]) {
+    nodes { ... on CrossReferencedEvent { source { __typename ... on PullRequest { number repository { nameWithOwner } } } } }
+  }
 }`;
 
 type Detail = Omit<PullDetail, 'updatedAt'>;
@@ -104,5 +107,13 @@ async function normalize(ctx: GitHubContext, pull: GraphPull): Promise<Detail> {
       ...reviews.flatMap((r) => [...(r.body.trim() ? [said('review', r)] : []), ...r.comments.nodes.map((c) => said('review-comment', c))]),
     ],
     closingIssues: (pull.closingIssuesReferences?.nodes ?? []).map((issue) => issue.number),
+    mentionedBy: [
+      ...new Set(
+        (pull.timelineItems?.nodes ?? [])
+          .map((event) => event.source)
+          .filter((source) => source?.__typename === 'PullRequest' && source.repository?.nameWithOwner.toLowerCase() === `${ctx.owner}/${ctx.name}`.toLowerCase())
+          .map((source) => source?.number as number),
+      ),
+    ],
   };
 }

@@ -190,6 +190,7 @@ function toRecord(item: PullListItem, detail: PullDetail): PullRequestRecord {
     labels: item.labels.map((label) => label.name),
     comments: detail.comments,
     closingIssues: detail.closingIssues,
+    mentionedBy: detail.mentionedBy,
     url: item.html_url,
   });
 }

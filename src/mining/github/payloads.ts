@@ -46,6 +46,8 @@ export const PullDetail = z.object({
   commits: z.array(z.object({ oid: Sha, message: z.string() })),
   comments: z.array(PrCommentSchema),
   closingIssues: z.array(z.number().int().positive()),
+  /** Same-repository PRs that mention this one, by GitHub's timeline. */
+  mentionedBy: z.array(z.number().int().positive()).default([]),
   /** REST answers (no token) leave out comments and reviews: a later run with a token asks again. */
   source: z.enum(['graphql', 'rest']).optional(),
   /** A rebase merge lands the PR's commits one by one: its base is that many commits back. */
@@ -68,6 +70,11 @@ export const GraphCommit = z.object({ commit: z.object({ oid: Sha, message: z.st
 export const GraphComment = z.object({ author: Actor, body: z.string() });
 export const GraphReview = z.object({ author: Actor, body: z.string(), comments: z.object({ nodes: z.array(GraphComment) }) });
 
+/** A timeline's CROSS_REFERENCED_EVENT: which issue or PR, in which repository, mentioned this one. */
+export const GraphCrossReference = z.object({
+  source: z.object({ __typename: z.string(), number: z.number().int().positive().optional(), repository: z.object({ nameWithOwner: z.string() }).optional() }).nullable(),
+});
+
 export const connectionOf = <T extends z.ZodType>(node: T) => z.object({ pageInfo: PageInfo, nodes: z.array(node) });
 
 export const GraphPull = z.object({
@@ -79,6 +86,7 @@ export const GraphPull = z.object({
   comments: connectionOf(GraphComment),
   reviews: connectionOf(GraphReview).nullable(),
   closingIssuesReferences: z.object({ nodes: z.array(z.object({ number: z.number().int().positive() })) }).nullable(),
+  timelineItems: z.object({ nodes: z.array(GraphCrossReference) }).nullable(),
 });
 export type GraphPull = z.infer<typeof GraphPull>;
 

@@ -59,5 +59,6 @@ export async function restDetail(ctx: GitHubContext, item: PullListItem, opts: {
     commits: commits.map((c) => ({ oid: c.sha, message: c.commit.message })),
     comments,
     closingIssues: [],
+    mentionedBy: [],
   };
 }
