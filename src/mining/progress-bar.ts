@@ -17,7 +17,9 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): { list
     if (next !== phase) {
       stop();
       phase = next;
-      bar = new SingleBar({ stream, format: `${next.padEnd(24)} [{bar}] {value}/{total}`, hideCursor: true, clearOnComplete: false });
+      // A phase that cannot know its size yet (one long git read) shows its name, not an empty bar.
+      const format = total === undefined ? `${next.padEnd(24)} …` : `${next.padEnd(24)} [{bar}] {value}/{total}`;
+      bar = new SingleBar({ stream, format, hideCursor: true, clearOnComplete: false });
       bar.start(total ?? 0, done);
     }
     if (total !== undefined) bar?.setTotal(total);
