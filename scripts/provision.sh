@@ -104,7 +104,7 @@ if want image; then
   say "sandbox image $tag is ready"
 fi
 
-# --- Python `datasets` ---------------------------------------------------------------------------
+# --- Python `datasets`, moto -------------------------------------------------------------------------
 if want python; then
   # The export test loads the JSONL the way trainers do, with datasets.load_dataset("json", ...).
   # A venv of its own keeps PyPI packages out of the system Python.
@@ -120,6 +120,12 @@ if want python; then
     say "installing datasets 4.8.5 from PyPI into $venv (first time only)"
     "$venv/bin/pip" install -q --disable-pip-version-check --no-input "datasets==4.8.5" \
       || die "pip could not install datasets from PyPI into $venv"
+  fi
+  # The S3 artifact-store test runs moto's S3-compatible server on 127.0.0.1.
+  if ! [ -x "$venv/bin/moto_server" ]; then
+    say "installing moto[server] 5.1.22 from PyPI into $venv (first time only)"
+    "$venv/bin/pip" install -q --disable-pip-version-check --no-input "moto[server]==5.1.22" \
+      || die "pip could not install moto[server] from PyPI into $venv"
   fi
 fi
 

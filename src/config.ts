@@ -31,6 +31,12 @@ const ConfigSchema = z.strictObject({
     threshold: z.number().min(0).max(1),
     maxRefinements: z.number().int().min(0).max(10),
   }),
+  /** Absent s3: a directory under dataDir. With s3: one bucket every worker host shares. */
+  artifacts: z.strictObject({
+    s3: z
+      .strictObject({ bucket: z.string().min(1), prefix: z.string(), endpoint: z.url().optional(), region: z.string().min(1) })
+      .optional(),
+  }),
   durability: z.strictObject({
     /** A rollout that sends no heartbeat for this long is taken as dead and retried from its last step. */
     heartbeatTimeoutSeconds: z.number().int().min(2),
@@ -65,6 +71,8 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_JUDGE_THRESHOLD: { path: ['judge', 'threshold'], number: true },
   CHAINSMITH_MAX_REFINEMENTS: { path: ['judge', 'maxRefinements'], number: true },
   CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: { path: ['durability', 'heartbeatTimeoutSeconds'], number: true },
+  CHAINSMITH_S3_PREFIX: { path: ['artifacts', 's3', 'prefix'] },
+  CHAINSMITH_S3_ENDPOINT: { path: ['artifacts', 's3', 'endpoint'] },
   CHAINSMITH_SANDBOX_IMAGE: { path: ['sandbox', 'image'] },
 };
 
@@ -75,6 +83,7 @@ function defaults(env: Env): Config {
     model: { name: 'gpt-4o-mini', timeoutMs: 120_000, retries: 4, retryBaseMs: 1_000 },
     agent: { maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
     judge: { threshold: 0.8, maxRefinements: 3 },
+    artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     durability: { heartbeatTimeoutSeconds: 30 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
   };

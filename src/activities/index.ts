@@ -51,7 +51,7 @@ export interface ExportInput {
 
 /** Thin Temporal wrappers: resolve references, call the pipeline code, turn permanent errors non-retryable. */
 export function createActivities(deps: ActivityDeps) {
-  const store = new ArtifactStore(`${deps.config.dataDir}/artifacts`);
+  const store = ArtifactStore.fromConfig(deps.config);
   const { config } = deps;
 
   return {

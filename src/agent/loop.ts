@@ -60,6 +60,9 @@ export async function runAgent(opts: {
       const exit: ExitReason | undefined = submitted ? 'submitted' : formatErrors >= MAX_FORMAT_ERRORS ? 'format_errors' : undefined;
       t.exitReason = exit;
       saving = opts.onStep(t, steps); // t is not touched again until this save has finished
+      // A save that fails while the next model call runs is rethrown by `await saving`; without this
+      // handler Node would call it unhandled first and end the worker process.
+      saving.catch(() => undefined);
       if (exit) return { trajectory: t, exitReason: exit, stepsThisRound: steps };
     }
     t.exitReason = 'step_limit';

@@ -31,7 +31,13 @@ export class ModelPolicy implements Policy {
     return { message, usage };
   }
 
-  private async request(messages: Message[], signal?: AbortSignal) {
+  private async request(messages: Message[], outer?: AbortSignal) {
+    // One controller per request, linked to the activity's signal and unlinked after: passing the
+    // long-lived signal itself would gather one listener per step.
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    outer?.addEventListener('abort', abort, { once: true });
+    const signal = controller.signal;
     try {
       return await this.client.chat.completions.create(
         {
@@ -44,6 +50,8 @@ export class ModelPolicy implements Policy {
       );
     } catch (cause) {
       throw classifyModelError(cause);
+    } finally {
+      outer?.removeEventListener('abort', abort);
     }
   }
 }

@@ -1,22 +1,33 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { z } from 'zod';
+import type { Config } from '../config';
 import { InputError } from '../errors';
 import type { ArtifactRef } from '../schemas';
+import { DirectoryBackend, type BlobBackend } from './backend';
+import { S3Backend } from './s3-backend';
 
 /**
- * Content-addressed blobs on disk plus a few named pointers (checkpoints). Workflow history carries
- * only the `sha256:` references, so transcripts and patches never count against history limits.
- * For several machines, point every worker at the same directory (a shared volume).
+ * Content-addressed blobs plus a few named pointers (checkpoints). Workflow history carries only the
+ * `sha256:` references, so transcripts and patches never count against history limits. A directory
+ * by default; an S3-compatible bucket when several machines run workers.
  */
 export class ArtifactStore {
-  constructor(readonly root: string) {}
+  private readonly backend: BlobBackend;
+
+  constructor(backend: BlobBackend | string) {
+    this.backend = typeof backend === 'string' ? new DirectoryBackend(backend) : backend;
+  }
+
+  static fromConfig(config: Config): ArtifactStore {
+    const s3 = config.artifacts.s3;
+    return new ArtifactStore(s3 ? new S3Backend(s3) : new DirectoryBackend(join(config.dataDir, 'artifacts')));
+  }
 
   async put(data: string | Buffer): Promise<ArtifactRef> {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     const hex = createHash('sha256').update(bytes).digest('hex');
-    await atomicWrite(this.blobPath(hex), bytes, true);
+    await this.backend.write(blobKey(hex), bytes);
     return `sha256:${hex}`;
   }
 
@@ -25,12 +36,9 @@ export class ArtifactStore {
   }
 
   async get(ref: ArtifactRef): Promise<Buffer> {
-    const hex = parseRef(ref);
-    try {
-      return await readFile(this.blobPath(hex));
-    } catch (cause) {
-      throw new InputError(`artifact ${ref} is missing from ${this.root}`, { cause });
-    }
+    const bytes = await this.backend.read(blobKey(parseRef(ref)));
+    if (!bytes) throw new InputError(`artifact ${ref} is missing from ${this.backend.describe()}`);
+    return bytes;
   }
 
   async getText(ref: ArtifactRef): Promise<string> {
@@ -45,37 +53,25 @@ export class ArtifactStore {
 
   /** Named, overwritable pointer to a blob (e.g. the latest checkpoint of a rollout). */
   async setPointer(name: string, ref: ArtifactRef): Promise<void> {
-    await atomicWrite(this.pointerPath(name), Buffer.from(ref), false);
+    await this.backend.write(pointerKey(name), Buffer.from(ref));
   }
 
   async getPointer(name: string): Promise<ArtifactRef | undefined> {
-    try {
-      return (await readFile(this.pointerPath(name), 'utf8')) as ArtifactRef;
-    } catch {
-      return undefined;
-    }
+    return (await this.backend.read(pointerKey(name)))?.toString('utf8') as ArtifactRef | undefined;
   }
+}
 
-  private blobPath(hex: string): string {
-    return join(this.root, 'sha256', hex.slice(0, 2), hex.slice(2));
-  }
+function blobKey(hex: string): string {
+  return `sha256/${hex.slice(0, 2)}/${hex.slice(2)}`;
+}
 
-  private pointerPath(name: string): string {
-    if (!/^[\w.\-/]+$/.test(name) || name.includes('..')) throw new InputError(`bad pointer name: ${name}`);
-    return join(this.root, 'pointers', name);
-  }
+function pointerKey(name: string): string {
+  if (!/^[\w.\-/]+$/.test(name) || name.includes('..')) throw new InputError(`bad pointer name: ${name}`);
+  return `pointers/${name}`;
 }
 
 function parseRef(ref: string): string {
   const m = /^sha256:([0-9a-f]{64})$/.exec(ref);
   if (!m) throw new InputError(`not an artifact reference: ${ref}`);
   return m[1];
-}
-
-/** Write to a temp file then rename, so a crash never leaves a half-written blob or pointer. */
-async function atomicWrite(path: string, bytes: Buffer, immutable: boolean): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(tmp, bytes, immutable ? { mode: 0o444 } : {});
-  await rename(tmp, path);
 }

@@ -31,7 +31,7 @@ export async function exportCommand(config: Config, opts: ExportOptions, say: (l
   } else {
     const client = await connectClient(config);
     try {
-      const collected = await collectRuns(client, new ArtifactStore(join(config.dataDir, 'artifacts')), {
+      const collected = await collectRuns(client, ArtifactStore.fromConfig(config), {
         query: opts.query,
         threshold: config.judge.threshold,
       });

@@ -48,7 +48,7 @@ async function prepare(store: ArtifactStore, config: Config, chain: Chain, polic
  * attached to instead of started again; a failed one may be retried.
  */
 export async function startChains(client: Client, config: Config, chains: Chain[], opts: StartOptions): Promise<Started[]> {
-  const store = new ArtifactStore(`${config.dataDir}/artifacts`);
+  const store = ArtifactStore.fromConfig(config);
   const started: Started[] = [];
   for (const chain of chains) {
     const { workflowId, input } = await prepare(store, config, chain, opts.policy);
@@ -78,7 +78,7 @@ export async function startBatch(
   chains: Chain[],
   opts: StartOptions & { concurrency: number },
 ): Promise<{ workflowId: string; handle: WorkflowHandle<typeof batchWorkflow>; existed: boolean; total: number }> {
-  const store = new ArtifactStore(`${config.dataDir}/artifacts`);
+  const store = ArtifactStore.fromConfig(config);
   const entries: BatchEntry[] = [];
   for (const chain of chains) entries.push(await prepare(store, config, chain, opts.policy));
   const ids = entries.map((e) => e.workflowId);

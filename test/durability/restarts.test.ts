@@ -55,6 +55,9 @@ describe.each([
       const store = new ArtifactStore(`${config.dataDir}/artifacts`);
       expect(notesOf(await store.getText(result.results[2].finalRound!.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
       if (step === 'docker') expect(result.results[1].finalRound!.stepsResumed).toBeGreaterThan(0);
+    } catch (err) {
+      console.error(`worker output:\n${worker.output.slice(-5000)}`);
+      throw err;
     } finally {
       await worker.stop();
       await connection.close();

@@ -6,6 +6,7 @@ const root = resolve(__dirname, '../..');
 /** A `chainsmith worker` in its own process (the built CLI), so a test can SIGKILL it mid-rollout. */
 export class WorkerProcess {
   private child?: ChildProcess;
+  private stopping = false;
   output = '';
 
   constructor(
@@ -20,6 +21,10 @@ export class WorkerProcess {
     });
     this.child.stdout!.on('data', (d) => (this.output += d));
     this.child.stderr!.on('data', (d) => (this.output += d));
+    // A worker that dies on its own is a finding: show why.
+    this.child.on('exit', (code, signal) => {
+      if (!this.stopping) console.error(`worker exited by itself (code ${code}, signal ${signal}):\n${this.output.slice(-4000)}`);
+    });
   }
 
   /** SIGKILL: no finally blocks, no graceful shutdown, containers left as they are. */
@@ -27,14 +32,17 @@ export class WorkerProcess {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
+    this.stopping = true;
     child.kill('SIGKILL');
     await exited;
+    this.stopping = false;
   }
 
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
+    this.stopping = true;
     child.kill('SIGINT');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     await this.kill();

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** Where the artifact store keeps its bytes: a directory, or a bucket shared by several hosts. */
+export interface BlobBackend {
+  /** Undefined when the key does not exist. */
+  read(key: string): Promise<Buffer | undefined>;
+  write(key: string, bytes: Buffer): Promise<void>;
+  describe(): string;
+}
+
+export class DirectoryBackend implements BlobBackend {
+  constructor(readonly root: string) {}
+
+  async read(key: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(join(this.root, key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /** Temp file then rename, so a crash never leaves a half-written blob or pointer. */
+  async write(key: string, bytes: Buffer): Promise<void> {
+    const path = join(this.root, key);
+    await mkdir(dirname(path), { recursive: true });
+    const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, bytes);
+    await rename(tmp, path);
+  }
+
+  describe(): string {
+    return this.root;
+  }
+}
