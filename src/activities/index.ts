@@ -11,13 +11,16 @@ import type { Config } from '../config';
 import type { BatchEntry } from '../workflows/batch-workflow';
 import { appendSample, buildSample, datasetPath } from '../dataset/export';
 import { ChainsmithError, ConfigError } from '../errors';
-import { combine } from '../judge/combine';
-import { modelVerdict } from '../judge/model-verdict';
+import { goldTestsFor } from '../judge/gold-validation';
+import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
+import { chainQueries } from '../queries/chain-queries';
+import { summarizeLeaks } from '../queries/leak-rate';
 import { runLabel, runRound, type RoundInput } from '../rollout/round';
 import { HOST_LABEL, removeSandboxes, RUN_LABEL } from '../sandbox/docker-sandbox';
 import {
   ChainQueriesSchema,
   ChainSchema,
+  GoldTestsSchema,
   TestSignalSchema,
   TrajectorySchema,
   type ArtifactRef,
@@ -41,10 +44,12 @@ export interface JudgeInput {
   policy: PolicyKind;
   stagePatchRef: ArtifactRef;
   testsAfterRef: ArtifactRef;
+  goldTestsRef?: ArtifactRef;
 }
 
 export interface ExportInput {
   chainRef: ArtifactRef;
+  queriesRef: ArtifactRef;
   trajectoryRef: ArtifactRef;
   stages: { prNumber: number; score: number; rounds: number }[];
 }
@@ -53,6 +58,9 @@ export interface ExportInput {
 export function createActivities(deps: ActivityDeps) {
   const store = ArtifactStore.fromConfig(deps.config);
   const { config } = deps;
+  const sandboxSpec = { image: deps.image, memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit };
+  const judgeModel = (policy: PolicyKind) =>
+    deps.openai && policy === 'model' ? { client: deps.openai, model: config.model.judgeName ?? config.model.name } : undefined;
 
   return {
     async rolloutRound(input: RoundInput & { policy: PolicyKind }) {
@@ -65,7 +73,7 @@ export function createActivities(deps: ActivityDeps) {
           runRound(input, {
             docker: deps.docker,
             store,
-            sandbox: { image: deps.image, memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit },
+            sandbox: sandboxSpec,
             testCommand: config.sandbox.testCommand,
             limits: { ...config.agent },
             heartbeat: (details) => heartbeat((last = details)),
@@ -93,23 +101,39 @@ export function createActivities(deps: ActivityDeps) {
       return removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: hostname() });
     },
 
+    /** The chain's queries: model-written with a leak check when a model is configured, else templates. */
+    async synthesizeQueries(input: { chainRef: ArtifactRef; policy: PolicyKind }) {
+      return guard(async () => {
+        const chain = await store.getJson(input.chainRef, ChainSchema);
+        const queries = await chainQueries(chain, judgeModel(input.policy));
+        return { queriesRef: await store.putJson(queries), leakRate: summarizeLeaks([queries]).rate };
+      });
+    },
+
+    /** Which of the PR's tests fail before and pass after its gold patch (cached per PR). Needs Docker. */
+    async validateGold(input: { chainRef: ArtifactRef; stage: number }) {
+      return guard(async () => {
+        const chain = await store.getJson(input.chainRef, ChainSchema);
+        const gold = await goldTestsFor({ docker: deps.docker, store, sandbox: sandboxSpec, testCommand: config.sandbox.testCommand }, chain, input.stage);
+        return { goldTestsRef: await store.putJson(gold) };
+      });
+    },
+
     async judgeStage(input: JudgeInput) {
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
         const queries = await store.getJson(input.queriesRef, ChainQueriesSchema);
-        const tests = await store.getJson(input.testsAfterRef, TestSignalSchema);
-        // Gold replays validate the environment: the tests decide, no model is paid for.
-        const model =
-          deps.openai && input.policy === 'model'
-            ? await modelVerdict(deps.openai, config.model.judgeName ?? config.model.name, {
-                task: queries.stages[input.stage].text,
-                goldPatch: chain.prs[input.stage].patch,
-                agentPatch: await store.getText(input.stagePatchRef),
-                tests,
-              })
-            : undefined;
-        const judgement = combine(tests, model, config.judge.threshold);
-        return { score: judgement.score, passed: judgement.passed, judgementRef: await store.putJson(judgement) };
+        const judgement = await judgeRound({
+          task: queries.stages[input.stage].text,
+          goldPatch: chain.prs[input.stage].patch,
+          agentPatch: await store.getText(input.stagePatchRef),
+          tests: await store.getJson(input.testsAfterRef, TestSignalSchema),
+          gold: input.goldTestsRef ? await store.getJson(input.goldTestsRef, GoldTestsSchema) : undefined,
+          threshold: config.judge.threshold,
+          // Gold replays validate the environment: the tests decide, no model is paid for.
+          judge: judgeModel(input.policy),
+        });
+        return { score: judgement.score, passed: judgement.passed, judgementRef: await store.putJson(judgement), summary: judgementSummary(judgement) };
       });
     },
 
@@ -117,7 +141,8 @@ export function createActivities(deps: ActivityDeps) {
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
         const trajectory = await store.getJson(input.trajectoryRef, TrajectorySchema);
-        const sample = buildSample(chain, trajectory, input.stages);
+        const queries = await store.getJson(input.queriesRef, ChainQueriesSchema);
+        const sample = buildSample(chain, trajectory, input.stages.map((st, i) => ({ ...st, leakScore: queries.stages[i]?.leak?.score })));
         const path = datasetPath(config.dataDir, trajectory.policy);
         await appendSample(path, sample);
         return { sampleId: sample.id, path };

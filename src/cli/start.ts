@@ -3,7 +3,6 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
-import { templateQueries } from '../queries/template';
 import type { Chain, PolicyKind } from '../schemas';
 import { batchWorkflow, chainWorkflow } from '../workflows';
 import type { BatchEntry } from '../workflows/batch-workflow';
@@ -34,7 +33,6 @@ async function prepare(store: ArtifactStore, config: Config, chain: Chain, polic
     repo: chain.repo.name,
     prNumbers,
     chainRef: await store.putJson(chain),
-    queriesRef: await store.putJson(templateQueries(chain)),
     policy,
     // A gold replay that fails its tests shows a broken environment; feedback rounds cannot fix that.
     maxRefinements: policy === 'gold-replay' ? 0 : config.judge.maxRefinements,

@@ -2,6 +2,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts/store';
 import { InputError } from '../errors';
 import { measureLeaks } from '../queries/leak-rate';
+import { templateQueries } from '../queries/template';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -63,13 +64,16 @@ async function stagesOf(store: ArtifactStore, results: StageResult[], thresholds
 async function runOf(client: Client, store: ArtifactStore, info: WorkflowExecutionInfo, threshold: number): Promise<ChainRun> {
   const input = await startInput(client, info);
   const chain = await store.getJson(input.chainRef, ChainSchema);
-  // Queries written before the leak check existed (or by the template) get their leak measured here.
-  const queries = measureLeaks(await store.getJson(input.queriesRef, ChainQueriesSchema), chain);
+  const result =
+    info.status.name === 'COMPLETED' ? ((await client.workflow.getHandle(info.workflowId, info.runId).result()) as ChainResult) : undefined;
+  // The workflow writes its queries; a run that ended before it finished is described by the template.
+  // Queries written before the leak check existed get their leak measured here.
+  const written = result?.queriesRef ? await store.getJson(result.queriesRef, ChainQueriesSchema) : templateQueries(chain);
+  const queries = measureLeaks(written, chain);
   const base = { workflowId: info.workflowId, chainId: chain.id, repo: chain.repo.name, prs: input.prNumbers, policy: input.policy, threshold, queries };
-  if (info.status.name !== 'COMPLETED') {
+  if (!result) {
     return { ...base, status: STATUS[info.status.name] ?? 'failed', reason: `the workflow ended ${info.status.name.toLowerCase()}`, stages: [] };
   }
-  const result = (await client.workflow.getHandle(info.workflowId, info.runId).result()) as ChainResult;
   const status: RunStatus = result.status === 'accepted' || result.status === 'rejected' || result.status === 'cancelled' ? result.status : 'failed';
   const thresholds: number[] = [];
   const stages = await stagesOf(store, result.results, thresholds);

@@ -1,5 +1,6 @@
 import type { Chain } from '../schemas';
 import type { ChatRequest, Reply } from './fake-openai';
+import { answerQueryWriter, formatName } from './scripted-queries';
 
 export const NOTES_FILE = 'NOTES.log';
 
@@ -21,7 +22,9 @@ export function position(req: ChatRequest): { stage: number; step: number } {
 export function longRolloutScript(chain: Chain, opts: { notesPerStage: number; padChars?: number }): (req: ChatRequest) => Reply {
   const pad = opts.padChars ? ` # ${'x'.repeat(opts.padChars)}` : '';
   return (req) => {
-    if (req.response_format) return { content: JSON.stringify({ score: 0.9, feedback: 'Matches the reference.' }) };
+    const query = answerQueryWriter(req);
+    if (query) return query;
+    if (formatName(req) === 'verdict') return { content: JSON.stringify({ score: 0.9, feedback: 'Matches the reference.' }) };
     const { stage, step } = position(req);
     if (step < opts.notesPerStage) {
       return bash(`echo "stage ${stage + 1} step ${step + 1}" >> ${NOTES_FILE}${pad}`);

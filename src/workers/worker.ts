@@ -31,7 +31,12 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
       await Worker.create({
         ...common,
         taskQueue,
-        activities: { judgeStage: activities.judgeStage, exportSample: activities.exportSample, batchPage: activities.batchPage },
+        activities: {
+          synthesizeQueries: activities.synthesizeQueries,
+          judgeStage: activities.judgeStage,
+          exportSample: activities.exportSample,
+          batchPage: activities.batchPage,
+        },
         maxConcurrentActivityTaskExecutions: 64,
         // After a worker dies, tasks for its cached workflows wait this long on its sticky queue before
         // any worker takes them; short, because our histories are small and cheap to replay.
@@ -44,7 +49,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     await Worker.create({
       ...common,
       taskQueue: sandboxQueue(taskQueue),
-      activities: { rolloutRound: activities.rolloutRound },
+      activities: { rolloutRound: activities.rolloutRound, validateGold: activities.validateGold },
       maxConcurrentActivityTaskExecutions: setup.maxSandboxes ?? 4,
     }),
     await Worker.create({

@@ -25,7 +25,7 @@ import {
   type ChainWorkflowInput,
 } from './messages';
 import { hostQueue, sandboxQueue } from './task-queues';
-import { CLEANUP, EXPORT, JUDGE, rolloutOptions } from './timeouts';
+import { CLEANUP, EXPORT, GOLD, JUDGE, QUERIES, rolloutOptions } from './timeouts';
 
 /**
  * One PR chain, stage by stage: roll out, judge, refine with the judge's feedback (at most
@@ -53,6 +53,8 @@ class ChainRun {
   readonly progress: ChainProgress;
   private paused = false;
   private roundScope?: CancellationScope;
+  private queriesRef?: ArtifactRef;
+  private lastVerdict = '';
   private conversationRef?: ArtifactRef;
   private carryPatchRef?: ArtifactRef;
   private readonly hosts = new Set<string>();
@@ -62,6 +64,8 @@ class ChainRun {
   constructor(private readonly input: ChainWorkflowInput) {
     const resume = input.resume;
     this.progress = { status: 'running', stage: resume?.stage ?? 0, stages: input.prNumbers.length, round: 0, results: resume?.results ?? [] };
+    this.queriesRef = resume?.queriesRef;
+    this.progress.queriesRef = resume?.queriesRef;
     this.conversationRef = resume?.conversationRef;
     this.carryPatchRef = resume?.carryPatchRef;
     resume?.hosts.forEach((h) => this.hosts.add(h));
@@ -81,6 +85,14 @@ class ChainRun {
   }
 
   async execute(): Promise<ChainResult> {
+    if (!this.queriesRef) {
+      const written = await proxyActivities<Activities>({ ...QUERIES, summary: 'write intent-only queries' }).synthesizeQueries({
+        chainRef: this.input.chainRef,
+        policy: this.input.policy,
+      });
+      this.queriesRef = written.queriesRef;
+      this.progress.queriesRef = written.queriesRef;
+    }
     for (let stage = this.progress.stage; stage < this.input.prNumbers.length; stage++) {
       if (workflowInfo().continueAsNewSuggested && stage > (this.input.resume?.stage ?? 0)) await this.continueAsNew(stage);
       this.progress.stage = stage;
@@ -90,12 +102,13 @@ class ChainRun {
         const why =
           result.status === 'failed'
             ? this.progress.reason!
-            : `stage ${stage + 1} (PR #${result.prNumber}) was rejected after ${n} round${n > 1 ? 's' : ''} (last score ${result.rounds[n - 1].score.toFixed(2)})`;
+            : `stage ${stage + 1} (PR #${result.prNumber}) was rejected after ${n} round${n > 1 ? 's' : ''} (last score ${result.rounds[n - 1].score.toFixed(2)}${this.lastVerdict ? `: ${this.lastVerdict}` : ''})`;
         return this.finish(result.status === 'failed' ? 'failed' : 'rejected', why);
       }
     }
     const exported = await proxyActivities<Activities>({ ...EXPORT, summary: 'export the accepted chain' }).exportSample({
       chainRef: this.input.chainRef,
+      queriesRef: this.queriesRef!,
       trajectoryRef: this.conversationRef!,
       stages: this.progress.results.map((s) => ({ prNumber: s.prNumber, score: s.rounds[s.rounds.length - 1].score, rounds: s.rounds.length })),
     });
@@ -107,6 +120,11 @@ class ChainRun {
     this.progress.results[stage] = result;
     let progressPatchRef: ArtifactRef | undefined;
     let feedbackRef: ArtifactRef | undefined;
+    const { goldTestsRef } = await proxyActivities<Activities>({
+      ...GOLD,
+      taskQueue: sandboxQueue(this.queue),
+      summary: `validate gold tests of ${this.label(stage)}`,
+    }).validateGold({ chainRef: this.input.chainRef, stage });
     for (let round = 0; round <= this.input.maxRefinements; round++) {
       this.progress.round = round;
       this.mark('running');
@@ -127,11 +145,12 @@ class ChainRun {
       try {
         verdict = await proxyActivities<Activities>({ ...JUDGE, summary: `judge ${label}` }).judgeStage({
           chainRef: this.input.chainRef,
-          queriesRef: this.input.queriesRef,
+          queriesRef: this.queriesRef!,
           stage,
           policy: this.input.policy,
           stagePatchRef: r.stagePatchRef,
           testsAfterRef: r.testsAfterRef,
+          goldTestsRef,
         });
       } catch (err) {
         if (isCancellation(err)) throw err;
@@ -140,6 +159,7 @@ class ChainRun {
         return result;
       }
       result.rounds.push({ round, score: verdict.score, passed: verdict.passed, judgementRef: verdict.judgementRef });
+      this.lastVerdict = verdict.summary;
       this.conversationRef = r.trajectoryRef;
       progressPatchRef = r.stagePatchRef;
       feedbackRef = verdict.judgementRef;
@@ -173,7 +193,7 @@ class ChainRun {
           rolloutRound({
             runKey: this.runKey,
             chainRef: this.input.chainRef,
-            queriesRef: this.input.queriesRef,
+            queriesRef: this.queriesRef!,
             policy: this.input.policy,
             stage,
             round,
@@ -209,7 +229,7 @@ class ChainRun {
 
   private async continueAsNew(stage: number): Promise<never> {
     await condition(() => !this.paused);
-    const resume = { stage, conversationRef: this.conversationRef, carryPatchRef: this.carryPatchRef, results: this.progress.results, hosts: [...this.hosts] };
+    const resume = { stage, queriesRef: this.queriesRef, conversationRef: this.conversationRef, carryPatchRef: this.carryPatchRef, results: this.progress.results, hosts: [...this.hosts] };
     return continueAsNew<typeof chainWorkflow>({ ...this.input, resume });
   }
 
@@ -221,8 +241,9 @@ class ChainRun {
     ]);
   }
 
-  private label(stage: number, round: number): string {
-    return `stage ${stage + 1}/${this.input.prNumbers.length} · PR #${this.input.prNumbers[stage]} · round ${round + 1}`;
+  private label(stage: number, round?: number): string {
+    const where = `stage ${stage + 1}/${this.input.prNumbers.length} · PR #${this.input.prNumbers[stage]}`;
+    return round === undefined ? where : `${where} · round ${round + 1}`;
   }
 }
 

@@ -7,13 +7,12 @@ export interface ChainWorkflowInput {
   repo: string;
   prNumbers: number[];
   chainRef: ArtifactRef;
-  queriesRef: ArtifactRef;
   policy: PolicyKind;
   maxRefinements: number;
   /** How soon a silent rollout (a dead worker) is retried. */
   heartbeatTimeoutSeconds: number;
   /** Set by continue-as-new: where the previous run stopped. */
-  resume?: { stage: number; conversationRef?: ArtifactRef; carryPatchRef?: ArtifactRef; results: StageResult[]; hosts: string[] };
+  resume?: { stage: number; queriesRef?: ArtifactRef; conversationRef?: ArtifactRef; carryPatchRef?: ArtifactRef; results: StageResult[]; hosts: string[] };
 }
 
 export type ChainStatus = 'running' | 'paused' | 'accepted' | 'rejected' | 'failed' | 'cancelled';
@@ -24,6 +23,8 @@ export interface ChainProgress {
   stages: number;
   round: number;
   reason?: string;
+  /** The chain's queries, once written. */
+  queriesRef?: ArtifactRef;
   results: StageResult[];
 }
 

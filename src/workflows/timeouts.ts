@@ -39,3 +39,15 @@ export const CLEANUP: ActivityOptions = {
   scheduleToCloseTimeout: '10 minutes',
   retry: { initialInterval: '2s', maximumAttempts: 3 },
 };
+
+/** Writing a chain's queries: up to four model calls per query with leak-check regenerations. */
+export const QUERIES: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+};
+
+/** Gold validation runs the PR's tests twice in a sandbox (each bounded at 10 minutes). */
+export const GOLD: ActivityOptions = {
+  startToCloseTimeout: '25 minutes',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+};

@@ -9,6 +9,7 @@ import type { Chain, ChainRun } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/messages';
 import { demoChain } from '../queries/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';
+import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 
 const MEDIAN = [
@@ -35,7 +36,9 @@ const EDITS = [MEDIAN, `sed -i 's/Middle value;/Middle value of the data;/' tall
 function model(verdicts: string[]) {
   let judged = 0;
   return (req: ChatRequest): Reply => {
-    if (req.response_format) return { content: verdicts[judged++] };
+    const query = answerQueryWriter(req);
+    if (query) return query;
+    if (formatName(req) === 'verdict') return { content: verdicts[judged++] };
     const round = req.messages.filter((m) => m.role === 'user' && m.content?.startsWith('A reviewer')).length;
     const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
     const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
@@ -89,7 +92,7 @@ describe('refinement rounds on the Temporal dev server and Docker, with a script
     expect(result.results[0].rounds.map((r) => r.score)).toEqual([0.3, 0.5, 0.9]);
 
     // The malformed first verdict went back to the judge in the same conversation, and it answered again.
-    const judge = fake.requests.filter((r) => r.body.response_format).map((r) => r.body.messages);
+    const judge = fake.requests.filter((r) => formatName(r.body) === 'verdict').map((r) => r.body.messages);
     expect(judge).toHaveLength(4);
     expect(judge[1].at(-1)!.content).toMatch(/^Your verdict could not be used: it is not valid JSON/);
 
@@ -101,7 +104,7 @@ describe('refinement rounds on the Temporal dev server and Docker, with a script
     expect(users[2]).toContain('Describe the data the middle is taken from.');
     const commands = sample.messages.flatMap((m: { tool_calls?: { function: { arguments: string } }[] }) => m.tool_calls ?? []).map((c: { function: { arguments: string } }) => JSON.parse(c.function.arguments).command);
     expect(commands.filter(Boolean)).toEqual(EDITS);
-    expect(sample.metadata.stages).toEqual([{ prNumber: 2, score: 0.9, rounds: 3 }]);
+    expect(sample.metadata.stages).toEqual([{ prNumber: 2, score: 0.9, rounds: 3, leakScore: 0 }]);
 
     // `chainsmith export` finds the same run on Temporal and builds the same sample (same id), rounds and all.
     expect(runs.map((r) => [r.status, r.stages[0].rounds.map((x) => x.score)])).toEqual([['accepted', [0.3, 0.5, 0.9]]]);

@@ -9,6 +9,7 @@ import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/messages';
 import { startEngines, testConfig } from '../support/engines';
+import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 
 const SECRET = 'sk-test-never-leak-7f3a9c';
@@ -73,7 +74,9 @@ function tool(name: string, args: Record<string, unknown>): Reply {
 function scriptedModel() {
   let verdicts = 0;
   return (req: ChatRequest): Reply => {
-    if (req.response_format) return { content: JSON.stringify(VERDICTS[verdicts++]) };
+    const query = answerQueryWriter(req);
+    if (query) return query;
+    if (formatName(req) === 'verdict') return { content: JSON.stringify(VERDICTS[verdicts++]) };
     const users = req.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
     const tasks = users.filter(({ m }) => /Task \d+ of \d+:/.test(m.content ?? ''));
     const lastTask = tasks[tasks.length - 1].i;
