@@ -8,7 +8,9 @@ import { SANDBOX_LABEL } from '../sandbox/docker-sandbox';
 import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { writeChains } from './chains-file';
+import { exportCommand } from './export';
 import { historySummary } from './history';
+import { reportCommand } from './report';
 import { mineChains } from './mine';
 import { checkModelEndpoint } from './preflight';
 import { defaultPolicy, startChains } from './start';
@@ -61,6 +63,11 @@ export async function demoCommand(config: Config): Promise<number> {
   say('');
   say(`accepted ${accepted.length} of ${results.length} chain(s); sandbox containers left behind: ${leftovers.length}`);
   for (const r of accepted) say(`dataset: ${r.datasetPath} (sample ${r.sampleId})`);
+  // The last two steps of the method: the SFT export of accepted chains and its report.
+  const exportDir = join(demoDir, 'export');
+  say('');
+  await exportCommand(config, { out: exportDir, query: `ChainRepo = "demo/tally"` }, (line) => say(`export: ${line}`));
+  await reportCommand(config, { export: exportDir }, (line) => say(`report: ${line}`));
   for (const s of started) say(`history of ${s.workflowId}: ${await historySummary(s.handle)}`);
   say(`the full history: ${temporalBinary()} workflow show --workflow-id ${started[0].workflowId} --address ${config.temporal.address}`);
   return accepted.length === results.length && leftovers.length === 0 ? 0 : 1;

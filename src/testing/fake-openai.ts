@@ -15,8 +15,8 @@ export type Reply =
 export type Fault = 'rate_limit' | 'server_error' | 'timeout' | 'malformed_tool_call' | 'empty';
 
 export interface FaultOptions {
-  /** Added to every answer, in milliseconds. */
-  latencyMs?: number;
+  /** Added to every answer, in milliseconds (or per request, e.g. only to the agent's calls). */
+  latencyMs?: number | ((req: ChatRequest) => number);
   /** Share of requests (0..1) answered with a fault instead of the script. */
   faultRate?: number;
   /** Which faults to draw from, uniformly (default: all). */
@@ -71,7 +71,8 @@ export class FakeOpenAI {
     const body = JSON.parse(raw) as ChatRequest;
     const fault = this.drawFault();
     this.requests.push({ body, authorization: req.headers.authorization, fault });
-    if (this.options.latencyMs) await sleep(this.options.latencyMs);
+    const latency = typeof this.options.latencyMs === 'function' ? this.options.latencyMs(body) : this.options.latencyMs;
+    if (latency) await sleep(latency);
     if (fault) this.faultCounts[fault] += 1;
     switch (fault) {
       case 'rate_limit':

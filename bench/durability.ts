@@ -1,0 +1,201 @@
+import { temporal } from '@temporalio/proto';
+import Docker from 'dockerode';
+import OpenAI from 'openai';
+import { runAgent } from '../src/agent/loop';
+import { ModelPolicy } from '../src/agent/model-policy';
+import { ArtifactStore } from '../src/artifacts/store';
+import { startBatch, startChains } from '../src/cli/start';
+import type { Config } from '../src/config';
+import { runPrTests } from '../src/judge/test-signal';
+import { CARRY_PATCH, carryScript } from '../src/sandbox/carryover';
+import { DockerSandbox } from '../src/sandbox/docker-sandbox';
+import { baseImageTag } from '../src/sandbox/image';
+import { SYSTEM_PROMPT } from '../src/agent/prompts';
+import type { Chain, Trajectory } from '../src/schemas';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mineChains } from '../src/cli/mine';
+import { generateDemoRepo } from '../src/demo/generate-repo';
+import { countTokens } from '../src/dataset/tokens';
+import { crashRun } from '../src/testing/crash-run';
+import { startEngines, testConfig, type Engines } from '../src/testing/engines';
+import { FakeOpenAI } from '../src/testing/fake-openai';
+import { longRolloutScript } from '../src/testing/scripted-agent';
+import { formatName } from '../src/testing/scripted-queries';
+import type { Figure } from './figure';
+
+const log = (line: string) => console.error(`[durability] ${line}`);
+const seconds = (t0: number) => (Date.now() - t0) / 1000;
+
+async function demo(prefix: string): Promise<Chain> {
+  const repo = await generateDemoRepo(join(mkdtempSync(join(tmpdir(), 'chainsmith-bench-')), 'tally'));
+  return (await mineChains(repo.path, `${prefix}-${Date.now()}/tally`)).chains[0];
+}
+
+function renamed(chain: Chain, suffix: string, stages = chain.prs.length): Chain {
+  return { ...chain, id: `${chain.id}-${suffix}`, prs: chain.prs.slice(0, stages), repo: { ...chain.repo, name: `${chain.repo.name}-${suffix}` } };
+}
+
+/** A model whose every agent call takes `latencyMs`; the query writer and the judge answer at once. */
+async function scriptedModel(chain: Chain, notes: number, latencyMs: number, padChars = 0) {
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: notes, padChars }), {
+    latencyMs: (req) => (formatName(req) ? 0 : latencyMs),
+  });
+  return { fake, url: await fake.start() };
+}
+
+/** Runs `body` with the engines' workers polling; a Temporal worker runs once, so one call per section. */
+async function withWorkers<T>(engines: Engines, body: () => Promise<T>): Promise<T> {
+  const done = body();
+  try {
+    await Promise.all(engines.workers.map((w) => w.runUntil(done)));
+    return await done;
+  } finally {
+    await engines.close();
+  }
+}
+
+/** Runs chains on the (running) workers until they all finish; returns wall seconds. */
+async function orchestrated(engines: Engines, config: Config, chains: Chain[], concurrency?: number): Promise<number> {
+  const t0 = Date.now();
+  if (concurrency) {
+    const batch = await startBatch(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue, concurrency });
+    await batch.handle.result();
+  } else {
+    const started = await startChains(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue });
+    await Promise.all(started.map((x) => x.handle.result()));
+  }
+  return seconds(t0);
+}
+
+/**
+ * The same agent loop with no Temporal and no checkpoints: per stage a sandbox, the carry, the PR's
+ * tests before, the agent, the tests after. What mini-swe-agent-style harnesses do.
+ */
+async function bare(config: Config, chain: Chain, baseUrl: string): Promise<number> {
+  const docker = new Docker();
+  const client = new OpenAI({ baseURL: baseUrl, apiKey: 'bench', maxRetries: 0 });
+  const t0 = Date.now();
+  let carry: string | undefined;
+  let messages: Trajectory['messages'] = [{ role: 'system', content: SYSTEM_PROMPT }];
+  for (let stage = 0; stage < chain.prs.length; stage++) {
+    const sandbox = await DockerSandbox.create(docker, {
+      image: baseImageTag(),
+      mirrorPath: chain.repo.path,
+      labels: { 'chainsmith.bench': 'bare' },
+      memoryMb: config.sandbox.memoryMb,
+      pidsLimit: config.sandbox.pidsLimit,
+    });
+    try {
+      if (carry !== undefined) await sandbox.writeFile(CARRY_PATCH, carry);
+      const setup = await sandbox.exec(`mkdir -p /work/.chainsmith && (\n${carryScript(chain, stage, { carry: carry !== undefined, progress: false })}\n)`, {
+        timeoutSeconds: 600,
+        maxOutputChars: 20_000,
+        cwd: '/work',
+      });
+      if (setup.exitCode !== 0) throw new Error(setup.output);
+      await runPrTests(sandbox, chain.prs[stage], config.sandbox.testCommand, 600);
+      await sandbox.exec('git reset -q --hard && git clean -qfd', { timeoutSeconds: 60, maxOutputChars: 1000 });
+      messages = [...messages, { role: 'user', content: `Task ${stage + 1} of ${chain.prs.length}: continue.` }];
+      const run = await runAgent({
+        policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+        sandbox,
+        trajectory: { policy: 'model', messages, usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
+        limits: { ...config.agent, maxSteps: 10_000 },
+        stepsThisRound: 0,
+        onStep: async () => undefined,
+      });
+      messages = run.trajectory.messages;
+      await sandbox.exec('git add -A', { timeoutSeconds: 60, maxOutputChars: 1000 });
+      carry = (await sandbox.exec(`git diff --cached --binary ${chain.prs[stage].mergeSha}`, { timeoutSeconds: 60, maxOutputChars: 64 << 20 })).output;
+      await runPrTests(sandbox, chain.prs[stage], config.sandbox.testCommand, 600);
+    } finally {
+      await sandbox.destroy();
+    }
+  }
+  return seconds(t0);
+}
+
+/** Gold validation is cached per PR: warm it so the timed runs measure rollouts, not a one-off. */
+async function warmGoldCache(engines: Engines, config: Config, chain: Chain) {
+  const [s] = await startChains(engines.client, config, [renamed(chain, 'warm')], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+  await s.handle.result();
+}
+
+async function overheadRatio(): Promise<Figure[]> {
+  const chain = await demo('bench-overhead');
+  const { fake, url } = await scriptedModel(chain, 15, 300);
+  const config = testConfig({ OPENAI_BASE_URL: url, CHAINSMITH_MODEL: 'scripted' });
+  const engines = await startEngines(config);
+  return withWorkers(engines, async () => {
+    await warmGoldCache(engines, config, chain);
+    const bareTimes: number[] = [];
+    const orchestratedTimes: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      bareTimes.push(await bare(config, chain, url));
+      orchestratedTimes.push(await orchestrated(engines, config, [renamed(chain, `o${i}`)]));
+      log(`overhead run ${i + 1}: bare ${bareTimes[i].toFixed(1)} s, orchestrated ${orchestratedTimes[i].toFixed(1)} s`);
+    }
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    return [
+      { measure: 'overhead_ratio', value: round(sum(orchestratedTimes) / sum(bareTimes), 3), unit: 'ratio', goal: '<= 1.02 (orchestrated / bare, 3 stages x 17 steps at 300 ms a model call)' },
+    ];
+  }).finally(() => fake.stop());
+}
+
+async function concurrencyEfficiency(): Promise<Figure[]> {
+  const chain = await demo('bench-concurrency');
+  const one = renamed(chain, 'solo', 1);
+  const { fake, url } = await scriptedModel(chain, 12, 1000);
+  const config = testConfig({ OPENAI_BASE_URL: url, CHAINSMITH_MODEL: 'scripted' });
+  const engines = await startEngines(config, { maxSandboxes: 32 });
+  return withWorkers(engines, async () => {
+    await warmGoldCache(engines, config, one);
+    const single = await orchestrated(engines, config, [one]);
+    const many = [...Array(32).keys()].map((i) => renamed(chain, `c${i}`, 1));
+    const all = await orchestrated(engines, config, many, 32);
+    log(`one rollout ${single.toFixed(1)} s; 32 concurrent ${all.toFixed(1)} s`);
+    return [
+      { measure: 'concurrency_efficiency', value: round(single / all, 3), unit: 'ratio', goal: '>= 0.9 (throughput at 32 concurrent / 32 x one, 14 steps at 1 s a model call, 2 cores)' },
+    ];
+  }).finally(() => fake.stop());
+}
+
+async function historyOf1000Steps(): Promise<Figure[]> {
+  const chain = renamed(await demo('bench-history'), 'h', 1);
+  // ~12,000 characters a step: 1,000 steps make a transcript of about 3M tokens.
+  const { fake, url } = await scriptedModel(chain, 1000, 0, 12_000);
+  const config = testConfig({ OPENAI_BASE_URL: url, CHAINSMITH_MODEL: 'scripted', CHAINSMITH_MAX_STEPS: '1100' });
+  const engines = await startEngines(config);
+  return withWorkers(engines, async () => {
+    const t0 = Date.now();
+    const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
+    const result = await started.handle.result();
+    const history = await started.handle.fetchHistory();
+    const bytes = temporal.api.history.v1.History.encode(history).finish().length;
+    const store = ArtifactStore.fromConfig(config);
+    const transcript = await store.getText(result.results[0].finalRound!.trajectoryRef);
+    const tokens = countTokens(transcript);
+    log(`1,000-step rollout: ${result.status} in ${seconds(t0).toFixed(0)} s; transcript ${(transcript.length / 1e6).toFixed(1)} MB, ${(tokens / 1e6).toFixed(2)}M tokens; history ${(bytes / 1024).toFixed(1)} KiB, ${history.events?.length} events`);
+    return [
+      { measure: 'history_mb_1000_steps', value: round(bytes / 1e6, 4), unit: 'MB', goal: `<= 5 (a 1,000-step rollout with ${(tokens / 1e6).toFixed(2)}M tokens of transcript)` },
+    ];
+  }).finally(() => fake.stop());
+}
+
+async function stepsRedonePerKill(): Promise<Figure[]> {
+  const chain = await demo('bench-crash');
+  const env = { OPENAI_API_KEY: 'sk-bench', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
+  const run = await crashRun({ chain, config: testConfig(env), env, kills: 20, notesPerStage: 10 });
+  log(`crash run: ${run.result.status}, ${run.kills} SIGKILLs, ${run.redone} of ${run.calls} agent calls were repeats`);
+  return [{ measure: 'steps_redone_per_kill', value: round(run.redone / run.kills, 3), unit: 'steps/kill', goal: `<= 1 (${run.kills} SIGKILLs of the worker mid-rollout)` }];
+}
+
+function round(x: number, digits: number): number {
+  return Number(x.toFixed(digits));
+}
+
+export async function run(): Promise<Figure[]> {
+  return [...(await overheadRatio()), ...(await concurrencyEfficiency()), ...(await historyOf1000Steps()), ...(await stepsRedonePerKill())];
+}

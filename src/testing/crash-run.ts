@@ -1,0 +1,65 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from '../config';
+import { startChains } from '../cli/start';
+import type { Chain } from '../schemas';
+import type { ChainResult } from '../workflows/messages';
+import { FakeOpenAI } from './fake-openai';
+import { longRolloutScript } from './scripted-agent';
+import { formatName } from './scripted-queries';
+import { WorkerProcess } from './worker-process';
+
+export interface CrashRun {
+  result: ChainResult;
+  workflowId: string;
+  kills: number;
+  /** Agent model calls in all, and how many of them asked for a step that had been asked for before. */
+  calls: number;
+  redone: number;
+}
+
+/**
+ * Runs a chain with a long scripted rollout on a `chainsmith worker` process and SIGKILLs that process
+ * `kills` times, each right after the agent asked the model for a step (during the model call or the
+ * tool run), restarting it every time. A step is "redone" when the model is asked for the same
+ * conversation twice.
+ */
+export async function crashRun(opts: { chain: Chain; config: Config; env: Record<string, string>; kills: number; notesPerStage: number }): Promise<CrashRun> {
+  const { chain, config, notesPerStage } = opts;
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
+  const env = { ...opts.env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_HOME: config.dataDir };
+  const taskQueue = `crash-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  const worker = new WorkerProcess(taskQueue, env);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    worker.start();
+    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
+    const done = started.handle.result();
+    let finished = false;
+    void done.finally(() => (finished = true)).catch(() => undefined);
+
+    const agentCalls = () => fake.requests.filter((r) => !formatName(r.body));
+    const uniqueSteps = () => new Set(agentCalls().map((r) => JSON.stringify(r.body.messages))).size;
+    // Kill only on "note" steps: a kill while the judge or gold validation runs would wait out those
+    // activities' start-to-close timeouts, which measures nothing about rollouts.
+    const perStage = notesPerStage + 2;
+    const eligible = [...Array(chain.prs.length * perStage).keys()].filter((i) => i % perStage >= 1 && i % perStage < notesPerStage);
+    const targets = new Set<number>();
+    while (targets.size < Math.min(opts.kills, eligible.length)) targets.add(eligible[Math.floor(Math.random() * eligible.length)]);
+    let kills = 0;
+    for (const target of [...targets].sort((a, b) => a - b)) {
+      while (!finished && uniqueSteps() <= target) await new Promise((r) => setTimeout(r, 10));
+      if (finished) break;
+      await new Promise((r) => setTimeout(r, Math.random() * 150));
+      await worker.kill();
+      kills += 1;
+      worker.start();
+    }
+    const result = await done;
+    const calls = agentCalls().length;
+    return { result, workflowId: started.workflowId, kills, calls, redone: calls - uniqueSteps() };
+  } finally {
+    await worker.stop();
+    await connection.close();
+    await fake.stop();
+  }
+}

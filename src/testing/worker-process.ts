@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { packageRoot } from '../paths';
+
+// The package root, from src/testing (ts-jest) or dist/src/testing (built).
+const root = packageRoot();
+
+/** A `chainsmith worker` in its own process (the built CLI), so a test can SIGKILL it mid-rollout. */
+export class WorkerProcess {
+  private child?: ChildProcess;
+  private stopping = false;
+  output = '';
+
+  constructor(
+    private readonly taskQueue: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    this.child = spawn('node', [join(root, 'bin/chainsmith.js'), 'worker', '--task-queue', this.taskQueue], {
+      env: { ...process.env, CHAINSMITH_LOG_LEVEL: 'ERROR', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (d) => (this.output += d));
+    this.child.stderr!.on('data', (d) => (this.output += d));
+    // A worker that dies on its own is a finding: show why.
+    this.child.on('exit', (code, signal) => {
+      if (!this.stopping) console.error(`worker exited by itself (code ${code}, signal ${signal}):\n${this.output.slice(-4000)}`);
+    });
+  }
+
+  /** SIGKILL: no finally blocks, no graceful shutdown, containers left as they are. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    this.stopping = true;
+    child.kill('SIGKILL');
+    await exited;
+    this.stopping = false;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    this.stopping = true;
+    child.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    await this.kill();
+  }
+}
