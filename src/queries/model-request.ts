@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
+import { withRetries } from '../agent/retry';
 import { StageError, TransientError } from '../errors';
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -10,6 +11,21 @@ export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
  * ("the judge", "the query writer"), so a failure says which endpoint did what.
  */
 export async function requestJson(
+  client: OpenAI,
+  model: string,
+  messages: ChatMessage[],
+  format: { name: string; schema: z.ZodType },
+  what: string,
+): Promise<string> {
+  // Transient faults are retried here, boundedly, like the agent's calls (src/agent/retry.ts): a query
+  // or a verdict costs several calls, and one flaky answer should not fail the whole activity.
+  return withRetries(() => requestOnce(client, model, messages, format, what), { attempts: ATTEMPTS, baseDelayMs: BASE_DELAY_MS });
+}
+
+const ATTEMPTS = 4;
+const BASE_DELAY_MS = 500;
+
+async function requestOnce(
   client: OpenAI,
   model: string,
   messages: ChatMessage[],
@@ -48,9 +64,11 @@ export function endpointFailure(client: OpenAI, what: string, cause: unknown, el
   if (cause instanceof OpenAI.APIError) {
     const status = cause.status ?? 0;
     const message = `${where} answered HTTP ${status}: ${cause.message}`;
-    return status === 408 || status === 409 || status === 429 || status >= 500
-      ? new TransientError(message, { cause })
-      : new StageError(message, { cause });
+    if (status === 408 || status === 409 || status === 429 || status >= 500) {
+      const retryAfter = Number(cause.headers?.get?.('retry-after'));
+      return Object.assign(new TransientError(message, { cause }), Number.isFinite(retryAfter) ? { retryAfterMs: retryAfter * 1000 } : {});
+    }
+    return new StageError(message, { cause });
   }
   return cause instanceof Error ? cause : new Error(String(cause));
 }

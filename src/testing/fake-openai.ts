@@ -19,7 +19,7 @@ export interface FaultOptions {
   latencyMs?: number | ((req: ChatRequest) => number);
   /** Share of requests (0..1) answered with a fault instead of the script. */
   faultRate?: number;
-  /** Which faults to draw from, uniformly (default: all). */
+  /** Which faults to inject, in turn (default: all). */
   faults?: Fault[];
   /** Deterministic fault draws. */
   seed?: number;
@@ -38,6 +38,7 @@ export class FakeOpenAI {
   readonly faultCounts: Record<Fault, number> = { rate_limit: 0, server_error: 0, timeout: 0, malformed_tool_call: 0, empty: 0 };
   private server?: Server;
   private random: () => number;
+  private faultsDrawn = 0;
 
   constructor(
     private readonly script: (req: ChatRequest) => Reply,
@@ -103,8 +104,9 @@ export class FakeOpenAI {
   private drawFault(): Fault | undefined {
     const rate = this.options.faultRate ?? 0;
     if (rate <= 0 || this.random() >= rate) return undefined;
+    // Kinds take turns, so every kind shows up once a handful of faults have been drawn.
     const faults = this.options.faults ?? (Object.keys(this.faultCounts) as Fault[]);
-    return faults[Math.floor(this.random() * faults.length)];
+    return faults[this.faultsDrawn++ % faults.length];
   }
 }
 

@@ -86,10 +86,16 @@ class ChainRun {
 
   async execute(): Promise<ChainResult> {
     if (!this.queriesRef) {
-      const written = await proxyActivities<Activities>({ ...QUERIES, summary: 'write intent-only queries' }).synthesizeQueries({
-        chainRef: this.input.chainRef,
-        policy: this.input.policy,
-      });
+      let written;
+      try {
+        written = await proxyActivities<Activities>({ ...QUERIES, summary: 'write intent-only queries' }).synthesizeQueries({
+          chainRef: this.input.chainRef,
+          policy: this.input.policy,
+        });
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        return this.finish('failed', `the queries could not be written: ${failureMessage(err)}`);
+      }
       this.queriesRef = written.queriesRef;
       this.progress.queriesRef = written.queriesRef;
     }
@@ -120,11 +126,19 @@ class ChainRun {
     this.progress.results[stage] = result;
     let progressPatchRef: ArtifactRef | undefined;
     let feedbackRef: ArtifactRef | undefined;
-    const { goldTestsRef } = await proxyActivities<Activities>({
-      ...GOLD,
-      taskQueue: sandboxQueue(this.queue),
-      summary: `validate gold tests of ${this.label(stage)}`,
-    }).validateGold({ chainRef: this.input.chainRef, stage });
+    let goldTestsRef: ArtifactRef;
+    try {
+      ({ goldTestsRef } = await proxyActivities<Activities>({
+        ...GOLD,
+        taskQueue: sandboxQueue(this.queue),
+        summary: `validate gold tests of ${this.label(stage)}`,
+      }).validateGold({ chainRef: this.input.chainRef, stage }));
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      result.status = 'failed';
+      this.progress.reason = `stage ${stage + 1} (PR #${result.prNumber}) could not be validated: ${failureMessage(err)}`;
+      return result;
+    }
     for (let round = 0; round <= this.input.maxRefinements; round++) {
       this.progress.round = round;
       this.mark('running');
