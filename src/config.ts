@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors';
+import { DEFAULT_PRICES, PriceSchema } from './agent/pricing';
+import { RecipeOverrideSchema } from './sandbox/recipe';
 
 const ConfigSchema = z.strictObject({
   dataDir: z.string().min(1),
@@ -47,6 +49,31 @@ const ConfigSchema = z.strictObject({
     pidsLimit: z.number().int().min(16),
     testCommand: z.string().min(1),
   }),
+  /**
+   * Per-repository environments: a recipe (setup commands run once into an image on top of the base
+   * image, a test command) is detected from the repository's layout unless `repos` names one.
+   */
+  environments: z.strictObject({
+    /** Recipes by repository name ("owner/name"); these replace detection for that repository. */
+    repos: z.record(z.string().min(1), RecipeOverrideSchema),
+    /** Network of the one-off build container: 'none' installs offline; 'default' lets a recipe download. */
+    buildNetwork: z.enum(['none', 'default']),
+    buildTimeoutSeconds: z.number().int().positive(),
+    /** CPU limit of every sandbox and build container. */
+    cpus: z.number().positive().max(64),
+  }),
+  /**
+   * What one chain's conversation may spend. Tokens and cost come from the API's usage, priced with
+   * `prices` (US dollars per million tokens, by model name). Absent limits do not apply.
+   */
+  budget: z.strictObject({
+    maxTokens: z.number().int().positive().optional(),
+    maxCostUsd: z.number().positive().optional(),
+    maxWallSeconds: z.number().int().positive().optional(),
+    /** Prompt size past which older tool outputs are shortened in what the model sees (once, announced). */
+    contextTokens: z.number().int().min(1000).optional(),
+    prices: z.record(z.string().min(1), PriceSchema),
+  }),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -74,6 +101,12 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_S3_PREFIX: { path: ['artifacts', 's3', 'prefix'] },
   CHAINSMITH_S3_ENDPOINT: { path: ['artifacts', 's3', 'endpoint'] },
   CHAINSMITH_SANDBOX_IMAGE: { path: ['sandbox', 'image'] },
+  CHAINSMITH_SANDBOX_CPUS: { path: ['environments', 'cpus'], number: true },
+  CHAINSMITH_BUILD_NETWORK: { path: ['environments', 'buildNetwork'] },
+  CHAINSMITH_MAX_TOKENS: { path: ['budget', 'maxTokens'], number: true },
+  CHAINSMITH_MAX_COST_USD: { path: ['budget', 'maxCostUsd'], number: true },
+  CHAINSMITH_MAX_WALL_SECONDS: { path: ['budget', 'maxWallSeconds'], number: true },
+  CHAINSMITH_CONTEXT_TOKENS: { path: ['budget', 'contextTokens'], number: true },
 };
 
 function defaults(env: Env): Config {
@@ -86,6 +119,8 @@ function defaults(env: Env): Config {
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     durability: { heartbeatTimeoutSeconds: 30 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
+    environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1800, cpus: 1 },
+    budget: { prices: DEFAULT_PRICES },
   };
 }
 

@@ -6,17 +6,19 @@ import type OpenAI from 'openai';
 import { GoldReplayPolicy } from '../agent/gold-policy';
 import { AgentStopped } from '../agent/loop';
 import { ModelPolicy } from '../agent/model-policy';
+import { Redactor } from '../agent/redact';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import type { BatchEntry } from '../workflows/batch-workflow';
 import { appendSample, buildSample, datasetPath } from '../dataset/export';
-import { ChainsmithError, ConfigError } from '../errors';
+import { ChainsmithError, ConfigError, StageError } from '../errors';
 import { goldTestsFor } from '../judge/gold-validation';
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { chainQueries } from '../queries/chain-queries';
 import { summarizeLeaks } from '../queries/leak-rate';
 import { runLabel, runRound, type RoundInput } from '../rollout/round';
 import { HOST_LABEL, removeSandboxes, RUN_LABEL } from '../sandbox/docker-sandbox';
+import { Environments } from '../sandbox/environment';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -58,7 +60,19 @@ export interface ExportInput {
 export function createActivities(deps: ActivityDeps) {
   const store = ArtifactStore.fromConfig(deps.config);
   const { config } = deps;
-  const sandboxSpec = { image: deps.image, memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit };
+  const sandboxSpec = { memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit, cpus: config.environments.cpus };
+  // One per worker process: an environment image is built once and then found by its tag.
+  const environments = new Environments(deps.docker, {
+    ...sandboxSpec,
+    baseImage: deps.image,
+    overrides: config.environments.repos,
+    network: config.environments.buildNetwork,
+    timeoutSeconds: config.environments.buildTimeoutSeconds,
+    defaultTestCommand: config.sandbox.testCommand,
+  });
+  // The worker's key and secret-looking variables: never in a container, a prompt or a saved trajectory.
+  const redactor = Redactor.forWorker(process.env, [config.model.apiKey]);
+  const price = config.budget.prices[config.model.name];
   const judgeModel = (policy: PolicyKind) =>
     deps.openai && policy === 'model' ? { client: deps.openai, model: config.model.judgeName ?? config.model.name } : undefined;
 
@@ -74,14 +88,18 @@ export function createActivities(deps: ActivityDeps) {
             docker: deps.docker,
             store,
             sandbox: sandboxSpec,
-            testCommand: config.sandbox.testCommand,
-            limits: { ...config.agent },
+            environments,
+            limits: { ...config.agent, ...config.budget, price },
+            redactor,
             heartbeat: (details) => heartbeat((last = details)),
             signal: cancellationSignal(),
-            policyFor: (chain, stage) => {
-              if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], config.sandbox.testCommand);
+            policyFor: (chain, stage, testCommand) => {
+              if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], testCommand);
               if (!deps.openai) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
-              return new ModelPolicy(deps.openai, config.model.name, { attempts: config.model.retries, baseDelayMs: config.model.retryBaseMs });
+              if (config.budget.maxCostUsd !== undefined && !price) {
+                throw new ConfigError(`budget.maxCostUsd is set but budget.prices has no price for the model ${config.model.name}`);
+              }
+              return new ModelPolicy(deps.openai, config.model.name, { attempts: config.model.retries, baseDelayMs: config.model.retryBaseMs }, redactor);
             },
           }),
         );
@@ -110,11 +128,16 @@ export function createActivities(deps: ActivityDeps) {
       });
     },
 
-    /** Which of the PR's tests fail before and pass after its gold patch (cached per PR). Needs Docker. */
+    /**
+     * Which of the PR's tests fail before and pass after its gold patch (cached per PR). Needs Docker.
+     * A stage that cannot be set up (a missing commit, a gold patch that does not apply, an environment
+     * recipe that fails) is a permanent failure with the reason, which the workflow records on the stage.
+     */
     async validateGold(input: { chainRef: ArtifactRef; stage: number }) {
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
-        const gold = await goldTestsFor({ docker: deps.docker, store, sandbox: sandboxSpec, testCommand: config.sandbox.testCommand }, chain, input.stage);
+        const gold = await goldTestsFor({ docker: deps.docker, store, sandbox: sandboxSpec, environments }, chain, input.stage);
+        if (gold.status === 'invalid') throw new StageError(gold.problem ?? 'the stage cannot be set up');
         return { goldTestsRef: await store.putJson(gold) };
       });
     },

@@ -1,9 +1,13 @@
 import type { DockerSandbox } from '../sandbox/docker-sandbox';
-import type { ExitReason, Trajectory } from '../schemas';
+import type { ExitReason, Message, ToolCall, Trajectory, Usage } from '../schemas';
+import { limitExit, type Budget } from './budget';
+import { cutNote, cutPoint, modelView, needsCut } from './context-window';
 import type { Policy } from './policy';
+import { costOf } from './pricing';
+import { NO_REDACTION, type Redactor } from './redact';
 import { executeTool, type ToolLimits, type ToolOutcome } from './tools';
 
-export interface AgentLimits extends ToolLimits {
+export interface AgentLimits extends ToolLimits, Budget {
   maxSteps: number;
 }
 
@@ -15,9 +19,11 @@ const NO_TOOL_CALL = 'Your reply called no tool. Continue with a tool call, and 
 
 /**
  * The agent loop: ask the policy, run its tool calls, append everything to one conversation, save after
- * every step. The conversation is append-only so each request starts with the previous one's tokens.
- * Saving step k overlaps with the model call of step k+1 (which has no side effects) and is awaited
- * before step k+1's tools run: a crash at any point redoes at most one step.
+ * every step. The conversation is append-only so each request starts with the previous one's tokens
+ * (a context cut, rare and announced, is the one exception: see context-window.ts). Saving step k
+ * overlaps with the model call of step k+1 (which has no side effects) and is awaited before step
+ * k+1's tools run: a crash at any point redoes at most one step. Everything appended goes through the
+ * redactor first, so the worker's secrets reach neither the container, the model nor the saved run.
  */
 export async function runAgent(opts: {
   policy: Policy;
@@ -28,46 +34,77 @@ export async function runAgent(opts: {
   stepsThisRound: number;
   onStep: (t: Trajectory, stepsThisRound: number) => Promise<void>;
   signal?: AbortSignal;
+  redactor?: Redactor;
 }): Promise<{ trajectory: Trajectory; exitReason: ExitReason; stepsThisRound: number }> {
   const { policy, sandbox, limits, signal } = opts;
+  const redact = opts.redactor ?? NO_REDACTION;
   const t = structuredClone(opts.trajectory);
   let steps = opts.stepsThisRound;
+  // A round resumed after its last step was saved: the agent had already finished.
+  if (steps > 0 && t.exitReason) return { trajectory: t, exitReason: t.exitReason, stepsThisRound: steps };
+  const early = limitExit(t, steps, limits);
+  if (early) return { trajectory: { ...t, exitReason: early }, exitReason: early, stepsThisRound: steps };
+
   let formatErrors = 0;
   let saving: Promise<void> = Promise.resolve();
   try {
-    while (steps < limits.maxSteps) {
+    for (;;) {
       if (signal?.aborted) throw new AgentStopped('stopped between steps');
-      const { message, usage } = await policy.next(t.messages, signal);
+      const started = Date.now();
+      const { message, usage } = await policy.next(modelView(t.messages, t.contextCuts), signal);
       await saving;
-      t.messages.push(message);
-      t.usage.promptTokens += usage.promptTokens;
-      t.usage.completionTokens += usage.completionTokens;
+      t.messages.push(redact.message(message));
+      addUsage(t, usage, limits);
       let submitted = false;
       let stepFormatError = !message.tool_calls?.length;
       if (stepFormatError) t.messages.push({ role: 'user', content: NO_TOOL_CALL });
       for (const call of message.tool_calls ?? []) {
         const outcome: ToolOutcome = submitted
           ? { output: 'ignored: already submitted', submitted: true, formatError: false }
-          : await executeTool(sandbox, call, limits);
-        t.messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.output });
+          : await executeTool(sandbox, withoutSecrets(call, redact), limits);
+        t.messages.push({ role: 'tool', tool_call_id: call.id, content: redact.text(outcome.output) });
         t.toolCalls += 1;
         submitted ||= outcome.submitted;
         stepFormatError ||= outcome.formatError;
       }
       steps += 1;
       t.steps += 1;
+      t.elapsedMs = (t.elapsedMs ?? 0) + (Date.now() - started);
       formatErrors = stepFormatError ? formatErrors + 1 : 0;
-      const exit: ExitReason | undefined = submitted ? 'submitted' : formatErrors >= MAX_FORMAT_ERRORS ? 'format_errors' : undefined;
+      const exit: ExitReason | undefined = submitted ? 'submitted' : formatErrors >= MAX_FORMAT_ERRORS ? 'format_errors' : limitExit(t, steps, limits);
       t.exitReason = exit;
+      if (!exit) maybeCut(t, usage.promptTokens, limits.contextTokens);
       saving = opts.onStep(t, steps); // t is not touched again until this save has finished
       // A save that fails while the next model call runs is rethrown by `await saving`; without this
       // handler Node would call it unhandled first and end the worker process.
       saving.catch(() => undefined);
       if (exit) return { trajectory: t, exitReason: exit, stepsThisRound: steps };
     }
-    t.exitReason = 'step_limit';
-    return { trajectory: t, exitReason: 'step_limit', stepsThisRound: steps };
   } finally {
     await saving;
   }
+}
+
+function addUsage(t: Trajectory, usage: Usage, limits: Budget): void {
+  t.usage.promptTokens += usage.promptTokens;
+  t.usage.completionTokens += usage.completionTokens;
+  if (usage.cachedPromptTokens) t.usage.cachedPromptTokens = (t.usage.cachedPromptTokens ?? 0) + usage.cachedPromptTokens;
+  const cost = costOf(usage, limits.price);
+  if (cost !== undefined) t.costUsd = (t.costUsd ?? 0) + cost;
+}
+
+/** The call as it runs: the worker's own secrets never reach the container, even if the model writes them. */
+function withoutSecrets(call: ToolCall, redact: Redactor): ToolCall {
+  return { ...call, function: { ...call.function, arguments: redact.secretsIn(call.function.arguments) } };
+}
+
+/** Records a context cut when the last prompt came close to the budget and there is something left to shorten. */
+function maybeCut(t: Trajectory, promptTokens: number, contextTokens: number | undefined): void {
+  if (!needsCut(promptTokens, contextTokens)) return;
+  const atMessage = cutPoint(t.messages);
+  const last = t.contextCuts?.[t.contextCuts.length - 1];
+  if (atMessage <= (last?.atMessage ?? 0)) return;
+  t.contextCuts = [...(t.contextCuts ?? []), { atMessage, step: t.steps, promptTokens }];
+  const note: Message = { role: 'user', content: cutNote(t.steps) };
+  t.messages.push(note);
 }

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { ChainsmithError, TransientError } from '../errors';
 import { ToolCallSchema, type Message } from '../schemas';
 import type { AssistantMessage, Policy } from './policy';
+import { NO_REDACTION, type Redactor } from './redact';
 import { withRetries, type RetryOptions } from './retry';
 import { TOOL_SPECS } from './tools';
 
@@ -13,6 +14,8 @@ export class ModelPolicy implements Policy {
     private readonly client: OpenAI,
     readonly model: string,
     private readonly retry: Omit<RetryOptions, 'signal'>,
+    /** Error texts can quote the key the endpoint refused; they end up in workflow history. */
+    private readonly redactor: Redactor = NO_REDACTION,
   ) {}
 
   async next(messages: Message[], signal?: AbortSignal) {
@@ -27,7 +30,12 @@ export class ModelPolicy implements Policy {
       content: choice?.content ?? null,
       ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     };
-    const usage = { promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 };
+    const cached = response.usage?.prompt_tokens_details?.cached_tokens;
+    const usage = {
+      promptTokens: response.usage?.prompt_tokens ?? 0,
+      completionTokens: response.usage?.completion_tokens ?? 0,
+      ...(cached ? { cachedPromptTokens: cached } : {}),
+    };
     return { message, usage };
   }
 
@@ -49,7 +57,7 @@ export class ModelPolicy implements Policy {
         { signal },
       );
     } catch (cause) {
-      throw classifyModelError(cause);
+      throw classifyModelError(cause, this.redactor);
     } finally {
       outer?.removeEventListener('abort', abort);
     }
@@ -57,19 +65,21 @@ export class ModelPolicy implements Policy {
 }
 
 /** 429, 5xx, timeouts and dropped connections are worth another try; other 4xx are not. */
-export function classifyModelError(cause: unknown): Error {
+export function classifyModelError(cause: unknown, redactor: Redactor = NO_REDACTION): Error {
   if (cause instanceof OpenAI.APIConnectionError) {
-    return new TransientError(`model endpoint unreachable or timed out: ${cause.message}`, { cause });
+    return new TransientError(`model endpoint unreachable or timed out: ${redactor.text(cause.message)}`);
   }
   if (cause instanceof OpenAI.APIError) {
     const status = cause.status ?? 0;
+    // The SDK's error (and its request) is not kept as `cause`: it would carry the key into logs and history.
+    const message = redactor.text(cause.message);
     if (status === 408 || status === 409 || status === 429 || status >= 500) {
-      const err = new TransientError(`model endpoint answered ${status}: ${cause.message}`, { cause });
+      const err = new TransientError(`model endpoint answered ${status}: ${message}`);
       const retryAfter = Number(cause.headers?.get?.('retry-after'));
       if (Number.isFinite(retryAfter)) Object.assign(err, { retryAfterMs: retryAfter * 1000 });
       return err;
     }
-    return new ChainsmithError(`model endpoint refused the request (${status}): ${cause.message}`, { cause });
+    return new ChainsmithError(`model endpoint refused the request (${status}): ${message}`);
   }
   return cause instanceof Error ? cause : new Error(String(cause));
 }

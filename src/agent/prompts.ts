@@ -1,10 +1,8 @@
+import { promptTemplate } from '../queries/prompt-files';
 import type { Carry, ChainQueries } from '../schemas';
 
-export const SYSTEM_PROMPT = `You are a software engineer working in a real repository over several consecutive tasks.
-Each task continues from the state you left: your earlier changes are already in the working tree.
-The repository is at /work/repo. You have no network access.
-Work in small steps: look at the code, make focused changes, run the tests, and call submit when the task is done.
-If a reviewer sends feedback after you submit, address it and submit again.`;
+/** Written for long, multi-stage work: what carries over between tasks, how to work, what is limited (prompts/system.md). */
+export const SYSTEM_PROMPT = promptTemplate('agent', 'system');
 
 export function stageMessage(queries: ChainQueries, stage: number, carry: Carry): string {
   const parts: string[] = [];
@@ -13,7 +11,7 @@ export function stageMessage(queries: ChainQueries, stage: number, carry: Carry)
   if (carry.conflicts.length) {
     parts.push(
       `Note: your earlier changes conflicted with upstream changes in ${carry.conflicts.join(', ')}. ` +
-        'Both versions are kept there between conflict markers; resolve them as part of this task.',
+        'Both versions are kept there between conflict markers (a binary file keeps your version); resolve them as part of this task.',
     );
   }
   return parts.join('\n\n');

@@ -1,39 +1,10 @@
 import { posix } from 'node:path';
-import { z } from 'zod';
 import type { DockerSandbox } from '../sandbox/docker-sandbox';
 import { REPO_DIR } from '../sandbox/docker-sandbox';
 import type { ToolCall } from '../schemas';
+import { TOOL_ARGS, type ToolName } from './tool-specs';
 
-export const TOOL_ARGS = {
-  bash: z.object({ command: z.string().min(1).describe('A bash command, run in the repository root') }),
-  view_file: z.object({
-    path: z.string().describe('Path relative to the repository root'),
-    start_line: z.number().int().positive().optional(),
-    end_line: z.number().int().positive().optional(),
-  }),
-  create_file: z.object({ path: z.string(), content: z.string() }),
-  str_replace: z.object({
-    path: z.string(),
-    old_str: z.string().min(1).describe('Exact text to replace; must occur exactly once'),
-    new_str: z.string(),
-  }),
-  submit: z.object({ summary: z.string().describe('What you changed and why') }),
-} as const;
-export type ToolName = keyof typeof TOOL_ARGS;
-
-const DESCRIPTIONS: Record<ToolName, string> = {
-  bash: 'Run a shell command in the repository (no network). Output is truncated when long.',
-  view_file: 'Show a file with line numbers, optionally a line range.',
-  create_file: 'Create or overwrite a file with the given content.',
-  str_replace: 'Replace one exact occurrence of old_str with new_str in a file.',
-  submit: 'Finish this task: your working tree is taken as your answer.',
-};
-
-/** OpenAI `tools` declarations, generated from the same zod schemas that validate the calls. */
-export const TOOL_SPECS = (Object.keys(TOOL_ARGS) as ToolName[]).map((name) => ({
-  type: 'function' as const,
-  function: { name, description: DESCRIPTIONS[name], parameters: z.toJSONSchema(TOOL_ARGS[name]) as Record<string, unknown> },
-}));
+export { TOOL_ARGS, TOOL_SPECS, type ToolName } from './tool-specs';
 
 export interface ToolLimits {
   commandTimeoutSeconds: number;
@@ -41,6 +12,9 @@ export interface ToolLimits {
 }
 
 export type ToolOutcome = { output: string; submitted: boolean; formatError: boolean };
+
+/** Files the edit tools read whole; larger ones are for bash (sed, patch). */
+const MAX_EDIT_BYTES = 4_000_000;
 
 /** Runs one tool call. Bad arguments and failing commands are answers for the model, not exceptions. */
 export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits: ToolLimits): Promise<ToolOutcome> {
@@ -56,8 +30,7 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
   const parsed = schema.safeParse(json);
   if (!parsed.success) return fail(`bad arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const args = parsed.data as any;
-  const run = (cmd: string, cap = limits.maxOutputChars) =>
-    sandbox.exec(cmd, { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: cap });
+  const run = (cmd: string, cap = limits.maxOutputChars) => sandbox.exec(cmd, { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: cap });
 
   switch (name) {
     case 'bash': {
@@ -70,7 +43,8 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
       if (typeof path !== 'string') return path;
       const from = args.start_line ?? 1;
       const to = args.end_line ? `${args.end_line}p` : '$p';
-      const r = await run(`sed -n '${from},${to}' -- ${quote(path)} | nl -ba -v ${from}`);
+      const q = quote(path);
+      const r = await run(`if [ -d ${q} ]; then ls -la -- ${q}; else sed -n '${from},${to}' -- ${q} | nl -ba -v ${from}; fi`);
       return r.exitCode === 0 ? ok(r.output) : ok(`cannot read ${args.path}: ${r.output}`);
     }
     case 'create_file': {
@@ -82,27 +56,61 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
     case 'str_replace': {
       const path = await confined(sandbox, args.path);
       if (typeof path !== 'string') return path;
-      const r = await run(`cat -- ${quote(path)}`, 50_000_000);
-      if (r.exitCode !== 0) return ok(`cannot read ${args.path}: ${r.output}`);
-      const count = r.output.split(args.old_str).length - 1;
+      const text = await readText(sandbox, path, limits);
+      if (typeof text !== 'string') return ok(`cannot edit ${args.path}: ${text.why}`);
+      const at = text.indexOf(args.old_str);
+      const count = text.split(args.old_str).length - 1;
       if (count !== 1) return ok(`old_str occurs ${count} times in ${args.path}; it must occur exactly once`);
-      await sandbox.writeFile(path, r.output.replace(args.old_str, () => args.new_str));
-      return ok(`replaced one occurrence in ${args.path}`);
+      await sandbox.writeFile(path, text.slice(0, at) + args.new_str + text.slice(at + args.old_str.length));
+      return ok(`replaced one occurrence in ${args.path} at line ${text.slice(0, at).split('\n').length}`);
+    }
+    case 'insert': {
+      const path = await confined(sandbox, args.path);
+      if (typeof path !== 'string') return path;
+      const text = await readText(sandbox, path, limits);
+      if (typeof text !== 'string') return ok(`cannot edit ${args.path}: ${text.why}`);
+      const endsWithNewline = text === '' || text.endsWith('\n');
+      const lines = text === '' ? [] : (endsWithNewline ? text.slice(0, -1) : text).split('\n');
+      if (args.insert_line > lines.length) return ok(`${args.path} has ${lines.length} lines; insert_line must be between 0 and ${lines.length}`);
+      lines.splice(args.insert_line, 0, ...args.text.replace(/\n$/, '').split('\n'));
+      await sandbox.writeFile(path, lines.join('\n') + (endsWithNewline ? '\n' : ''));
+      return ok(`inserted ${args.text.replace(/\n$/, '').split('\n').length} line(s) after line ${args.insert_line} of ${args.path}`);
+    }
+    case 'search': {
+      const path = await confined(sandbox, args.path ?? '.');
+      if (typeof path !== 'string') return path;
+      const flags = [args.regex ? '-E' : '-F', ...(args.ignore_case ? ['-i'] : [])].join(' ');
+      const r = await run(`git grep -n -I --untracked --no-color ${flags} -e ${quote(args.pattern)} -- ${quote(path)}`);
+      if (r.exitCode === 1 && !r.output.trim()) return ok(`no matches for ${JSON.stringify(args.pattern)}`);
+      return ok(r.exitCode <= 1 ? r.output : `search failed: ${r.output}`);
     }
     case 'submit':
       return { output: 'submitted', submitted: true, formatError: false };
   }
 }
 
-/** Resolves a path inside the repository, following symlinks; anything outside is refused. */
+/**
+ * Resolves a path inside the repository, following symlinks; anything outside it, or inside its .git
+ * directory, is refused.
+ */
 async function confined(sandbox: DockerSandbox, path: string): Promise<string | ToolOutcome> {
   const abs = posix.resolve(REPO_DIR, path);
-  const inside = (p: string) => p === REPO_DIR || p.startsWith(`${REPO_DIR}/`);
+  const inside = (p: string) => (p === REPO_DIR || p.startsWith(`${REPO_DIR}/`)) && !/^\/work\/repo\/\.git(\/|$)/.test(p);
   if (!inside(abs)) return ok(`refused: ${path} is outside the repository`);
   const real = await sandbox.exec(`realpath -m -- ${quote(abs)}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
   const resolved = real.output.trim();
   if (real.exitCode !== 0 || !inside(resolved)) return ok(`refused: ${path} resolves outside the repository`);
   return resolved;
+}
+
+/** A file's text for an edit, or why not (missing, a directory, too large to rewrite whole). */
+async function readText(sandbox: DockerSandbox, path: string, limits: ToolLimits): Promise<string | { why: string }> {
+  const q = quote(path);
+  const size = await sandbox.exec(`stat -c %s -- ${q} && test -f ${q}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
+  if (size.exitCode !== 0) return { why: size.output.trim() || 'not a regular file' };
+  if (Number(size.output.trim()) > MAX_EDIT_BYTES) return { why: `the file is larger than ${MAX_EDIT_BYTES} bytes; edit it with bash` };
+  const r = await sandbox.exec(`cat -- ${q}`, { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: 2 * MAX_EDIT_BYTES });
+  return r.exitCode === 0 ? r.output : { why: r.output.trim() };
 }
 
 function quote(s: string): string {

@@ -4,11 +4,15 @@ import type Docker from 'dockerode';
 import { runAgent, type AgentLimits } from '../agent/loop';
 import type { Policy } from '../agent/policy';
 import { feedbackMessage, stageMessage, SYSTEM_PROMPT } from '../agent/prompts';
+import { NO_REDACTION, type Redactor } from '../agent/redact';
 import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
 import { runPrTests } from '../judge/test-signal';
-import { CARRY_PATCH, CARRY_TAG, carryScript, parseCarry, PROGRESS_PATCH } from '../sandbox/carryover';
+import { CARRY_TAG, PROGRESS_PATCH } from '../sandbox/carryover';
 import { DockerSandbox, HOST_LABEL, RUN_LABEL, type SandboxSpec } from '../sandbox/docker-sandbox';
+import type { Environments } from '../sandbox/environment';
+import { resetStage, setUpStage } from '../sandbox/stage-setup';
+import { stageInputProblem } from '../sandbox/stage-inputs';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -43,10 +47,14 @@ export interface RoundInput {
 export interface RoundDeps {
   docker: Docker;
   store: ArtifactStore;
-  sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels'>;
-  testCommand: string;
+  /** The sandbox's limits; its image is the stage's environment image. */
+  sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
+  environments: Environments;
   limits: AgentLimits;
-  policyFor: (chain: Chain, stage: number) => Policy;
+  /** `testCommand` is the repository's, from its environment recipe. */
+  policyFor: (chain: Chain, stage: number, testCommand: string) => Policy;
+  /** Keeps the worker's secrets out of the conversation (see agent/redact.ts). */
+  redactor?: Redactor;
   /** Progress for the Temporal UI and `chainsmith status`; also proves the worker is alive. */
   heartbeat: (details: RoundProgress) => void;
   signal?: AbortSignal;
@@ -61,7 +69,6 @@ export interface RoundProgress {
   host: string;
 }
 
-const READY = '/work/.chainsmith/ready';
 const sh = (sandbox: DockerSandbox, cmd: string) =>
   sandbox.exec(cmd, { timeoutSeconds: 600, maxOutputChars: 256 * 1024 * 1024, cwd: '/work/repo' });
 
@@ -80,11 +87,16 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   const checkpoint = await checkpoints.load();
   const progressRef = checkpoint?.progressPatchRef ?? input.progressPatchRef;
   const key = createHash('sha256').update(`${input.runKey}/${input.stage}/${input.round}`).digest('hex').slice(0, 32);
+  // A stage whose own inputs are broken fails here with the reason, before any container starts.
+  const problem = await stageInputProblem(chain.repo.path, pr);
+  if (problem) throw new StageError(`stage ${input.stage + 1} (PR #${pr.number}) cannot be set up: ${problem}`);
+  const env = await deps.environments.forStage(chain, input.stage);
 
   const { sandbox, reused } = await DockerSandbox.reuseOrCreate(
     deps.docker,
     {
       ...deps.sandbox,
+      image: env.image,
       mirrorPath: chain.repo.path,
       labels: { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: hostname(), 'chainsmith.stage': String(input.stage) },
     },
@@ -94,24 +106,29 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     if (progressRef) await sandbox.writeFile(PROGRESS_PATCH, await store.get(progressRef));
     const carried = Boolean(input.carryPatchRef) && input.stage > 0;
     const carry =
-      (reused && (await resetToCheckpoint(sandbox, chain, input.stage, carried, progressRef))) ||
-      (await setUp(sandbox, chain, input, deps, carried, progressRef));
+      (reused && (await resetStage(sandbox, chain, input.stage, carried, Boolean(progressRef)))) ||
+      (await setUpStage(sandbox, chain, input.stage, {
+        carryPatch: carried ? await store.get(input.carryPatchRef!) : undefined,
+        progress: Boolean(progressRef),
+      }));
 
     let testsBeforeRef: ArtifactRef | undefined;
     if (input.round === 0 && !checkpoint) {
-      testsBeforeRef = await store.putJson(await runPrTests(sandbox, pr, deps.testCommand, 600));
+      testsBeforeRef = await store.putJson(await runPrTests(sandbox, pr, env.testCommand, 600));
       await sh(sandbox, `git reset -q --hard && git clean -qfd${progressRef ? ` && git apply --allow-empty --binary ${PROGRESS_PATCH}` : ''}`);
     }
 
-    const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, chain, queries, carry));
+    const policy = deps.policyFor(chain, input.stage, env.testCommand);
+    const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry));
     const host = hostname();
     const run = await runAgent({
-      policy: deps.policyFor(chain, input.stage),
+      policy,
       sandbox,
       trajectory: start,
       limits: deps.limits,
       stepsThisRound: checkpoint?.stepsThisRound ?? 0,
       signal: deps.signal,
+      redactor: deps.redactor,
       onStep: async (t, step) => {
         const patch = (await sh(sandbox, `git add -A && git diff --cached --binary ${CARRY_TAG}`)).output;
         await checkpoints.save(start, t, patch, step);
@@ -123,7 +140,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     const stagePatchRef = await store.put((await sh(sandbox, `git diff --cached --binary ${CARRY_TAG}`)).output);
     // What carries on: the agent's tree against the gold tree after this stage.
     const cumulativePatchRef = await store.put((await sh(sandbox, `git diff --cached --binary ${pr.mergeSha}`)).output);
-    const testsAfter = await runPrTests(sandbox, pr, deps.testCommand, 600);
+    const testsAfter = await runPrTests(sandbox, pr, env.testCommand, 600);
     return {
       round: input.round,
       trajectoryRef: await store.putJson(run.trajectory),
@@ -143,33 +160,9 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   }
 }
 
-/** Clones the repository inside the sandbox and builds S_init(t); the ready marker keeps the carry record. */
-async function setUp(sandbox: DockerSandbox, chain: Chain, input: RoundInput, deps: RoundDeps, carried: boolean, progressRef?: ArtifactRef): Promise<Carry> {
-  if (carried) await sandbox.writeFile(CARRY_PATCH, await deps.store.get(input.carryPatchRef!));
-  const script = carryScript(chain, input.stage, { carry: carried, progress: Boolean(progressRef) });
-  const setup = await sandbox.exec(`rm -rf /work/repo; mkdir -p /work/.chainsmith; (\n${script}\n) > /work/.chainsmith/setup.out 2>&1 && touch ${READY}; s=$?; cat /work/.chainsmith/setup.out; exit $s`, {
-    timeoutSeconds: 600,
-    maxOutputChars: 20_000,
-    cwd: '/work',
-  });
-  if (setup.exitCode !== 0) {
-    const pr = chain.prs[input.stage];
-    throw new StageError(`stage ${input.stage + 1} (PR #${pr.number}) could not be set up:\n${setup.output}`);
-  }
-  return parseCarry(setup.output, chain, input.stage, carried);
-}
-
-/** In a surviving sandbox: back to the carry state plus the checkpoint's patch. Undefined if it never got ready. */
-async function resetToCheckpoint(sandbox: DockerSandbox, chain: Chain, stage: number, carried: boolean, progressRef?: ArtifactRef): Promise<Carry | undefined> {
-  const apply = progressRef ? ` && git apply --allow-empty --binary ${PROGRESS_PATCH}` : '';
-  const r = await sh(sandbox, `test -f ${READY} && git reset -q --hard ${CARRY_TAG} && git clean -qfd${apply} && cat /work/.chainsmith/setup.out`);
-  if (r.exitCode !== 0) return undefined;
-  return parseCarry(r.output, chain, stage, carried);
-}
-
-async function startingTrajectory(input: RoundInput, deps: RoundDeps, chain: Chain, queries: ChainQueries, carry: Carry): Promise<Trajectory> {
+async function startingTrajectory(input: RoundInput, deps: RoundDeps, policy: Policy, queries: ChainQueries, carry: Carry): Promise<Trajectory> {
   const { store } = deps;
-  const policy = deps.policyFor(chain, input.stage);
+  const redact = deps.redactor ?? NO_REDACTION;
   const t: Trajectory = input.conversationRef
     ? await store.getJson(input.conversationRef, TrajectorySchema)
     : {
@@ -182,9 +175,9 @@ async function startingTrajectory(input: RoundInput, deps: RoundDeps, chain: Cha
       };
   if (input.round > 0 && input.feedbackRef) {
     const judgement = await store.getJson(input.feedbackRef, JudgementSchema);
-    t.messages.push({ role: 'user', content: feedbackMessage(judgement.feedback) });
+    t.messages.push({ role: 'user', content: redact.text(feedbackMessage(judgement.feedback)) });
   } else {
-    t.messages.push({ role: 'user', content: stageMessage(queries, input.stage, carry) });
+    t.messages.push({ role: 'user', content: redact.text(stageMessage(queries, input.stage, carry)) });
   }
   t.exitReason = undefined;
   return t;

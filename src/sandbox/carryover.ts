@@ -1,5 +1,5 @@
 import type { Carry, Chain } from '../schemas';
-import { REPO_DIR } from './docker-sandbox';
+import { checkoutLines } from './checkout';
 
 /** Where the harness drops patches inside a sandbox before the setup script reads them. */
 export const CARRY_PATCH = '/work/.chainsmith/carry.patch';
@@ -17,38 +17,46 @@ export const CARRY_TAG = 'chainsmith/carry';
  * M(t−1) as merge base. Where B_t does not contain M(t−1), the base is their merge-base, so the agent's
  * whole work since then comes along.
  *
- * Conflict policy: both sides are kept as conflict markers, committed and recorded (CARRY_CONFLICT),
- * and the agent is told which files to resolve. The agent's work is never dropped.
+ * Conflict policy ('conflict-markers'): in text files both sides are kept between conflict markers; a
+ * file git cannot mark up (binary) takes the agent's side. The files are committed and recorded
+ * (CARRY_CONFLICT) and the agent is told to resolve them. The agent's work is never dropped.
  */
 export function carryScript(chain: Chain, stage: number, opts: { carry: boolean; progress: boolean }): string {
   const base = chain.prs[stage].baseSha;
-  const lines = ['set -euo pipefail', `git clone -q --no-checkout --shared /mirror ${REPO_DIR}`, `cd ${REPO_DIR}`];
+  const lines = ['set -euo pipefail'];
   if (opts.carry && stage > 0) {
     const gold = chain.prs[stage - 1].mergeSha;
     lines.push(
-      `git checkout -q --detach ${gold}`,
-      `git apply --allow-empty --index --binary ${CARRY_PATCH}`,
+      ...checkoutLines(gold),
+      `if ! git apply --allow-empty --index --binary ${CARRY_PATCH}; then echo "the carried patch does not apply to the merge of PR #${chain.prs[stage - 1].number}" >&2; exit 4; fi`,
       `if git merge-base --is-ancestor ${gold} ${base}; then echo GOLD_IN_BASE; fi`,
       `agent_work=$(git commit-tree "$(git write-tree)" -p "$(git merge-base ${base} ${gold})" -m 'agent work through stage ${stage}')`,
-      `git checkout -q --force --detach ${base}`,
+      ...checkoutLines(base),
       'if ! git cherry-pick --no-commit "$agent_work" >/dev/null 2>&1; then',
-      '  git diff --name-only --diff-filter=U | sed "s/^/CARRY_CONFLICT /"',
+      '  conflicted=$(git diff --name-only --diff-filter=U)',
+      '  while IFS= read -r f; do',
+      '    echo "CARRY_CONFLICT $f"',
+      // No markers to keep both sides in (a binary file): the agent's version stays.
+      '    if ! grep -q "^<<<<<<< " -- "$f" 2>/dev/null; then git checkout --theirs -- "$f" 2>/dev/null || true; fi',
+      '  done <<< "$conflicted"',
       'fi',
       'git add -A',
       `git commit -q --allow-empty -m 'carry: agent work from earlier stages'`,
     );
   } else {
-    lines.push(`git checkout -q --detach ${base}`);
+    lines.push(...checkoutLines(base));
   }
-  lines.push(`git tag ${CARRY_TAG}`);
+  lines.push(`git tag -f ${CARRY_TAG} >/dev/null`);
   if (opts.progress) lines.push(`git apply --allow-empty --binary ${PROGRESS_PATCH}`);
   return lines.join('\n');
 }
 
 export function parseCarry(output: string, chain: Chain, stage: number, carried: boolean): Carry {
+  const conflicts = [...output.matchAll(/^CARRY_CONFLICT (.+)$/gm)].map((m) => m[1]);
   return {
     fromStages: carried ? chain.prs.slice(0, stage).map((pr) => pr.number) : [],
     goldInBase: /^GOLD_IN_BASE$/m.test(output),
-    conflicts: [...output.matchAll(/^CARRY_CONFLICT (.+)$/gm)].map((m) => m[1]),
+    conflicts,
+    ...(conflicts.length ? { policy: 'conflict-markers' as const } : {}),
   };
 }

@@ -2,9 +2,12 @@ import Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
 import { pack } from 'tar-stream';
 import { TransientError } from '../errors';
+import { objectsDir } from './host-repo';
 import { CappedOutput } from './output';
 
 export const REPO_DIR = '/work/repo';
+/** Where a sandbox sees the host clone's object store (read-only): the only part of the clone it sees. */
+export const MIRROR_OBJECTS = '/mirror/objects';
 export const SANDBOX_LABEL = 'chainsmith.sandbox';
 /** Identifies the one sandbox of a (run, stage, round): a retried round finds it again. */
 export const KEY_LABEL = 'chainsmith.key';
@@ -25,14 +28,25 @@ export interface ExecOptions {
 
 export interface SandboxSpec {
   image: string;
-  /** Host path of the repository, mounted read-only: clones inside share its objects. */
+  /**
+   * Host path of the repository. Only its object store is mounted (read-only): the repository inside
+   * borrows those objects, and the clone's config, hooks and remotes (which may hold credentials) stay out.
+   */
   mirrorPath: string;
   labels: Record<string, string>;
   memoryMb: number;
   pidsLimit: number;
+  /** CPU limit; absent means one CPU. */
+  cpus?: number;
+  /** 'none' for every sandbox; only an environment build may be given the default network. */
+  network?: 'none' | 'default';
 }
 
-/** A container without network, capabilities or privilege escalation; the agent runs as `agent`. */
+/**
+ * A container without network, capabilities or privilege escalation, with memory, CPU and process
+ * limits; the agent runs as `agent`. Its environment is a fixed list: nothing of the worker's
+ * environment (API keys, tokens) is passed in.
+ */
 export class DockerSandbox {
   private constructor(
     private readonly docker: Docker,
@@ -40,6 +54,7 @@ export class DockerSandbox {
   ) {}
 
   static async create(docker: Docker, spec: SandboxSpec): Promise<DockerSandbox> {
+    const objects = await objectsDir(spec.mirrorPath);
     try {
       const container = await docker.createContainer({
         Image: spec.image,
@@ -48,12 +63,14 @@ export class DockerSandbox {
         WorkingDir: '/work',
         Env: ['PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8', 'HOME=/home/agent'],
         HostConfig: {
-          NetworkMode: 'none',
+          NetworkMode: spec.network ?? 'none',
           CapDrop: ['ALL'],
           SecurityOpt: ['no-new-privileges'],
           Memory: spec.memoryMb * 1024 * 1024,
+          MemorySwap: spec.memoryMb * 1024 * 1024,
           PidsLimit: spec.pidsLimit,
-          Binds: [`${spec.mirrorPath}:/mirror:ro`],
+          NanoCpus: Math.round((spec.cpus ?? 1) * 1e9),
+          Binds: [`${objects}:${MIRROR_OBJECTS}:ro`],
         },
       });
       await container.start();

@@ -29,6 +29,24 @@ export const GoldTestsSchema = z.object({
   passToPass: z.array(z.string()),
   /** Tests that do not pass on the gold merge either (broken or flaky): not used. */
   brokenOnGold: z.array(z.string()),
+  // The fields below came with per-stage checks; records written before them lack them.
+  repo: z.string().optional(),
+  prNumber: z.number().int().positive().optional(),
+  /**
+   * 'verified': at least one FAIL_TO_PASS test checks the stage; 'no-verifying-test': the stage can be
+   * rolled out but no test tells a right answer from a wrong one; 'invalid': the stage cannot be set up.
+   */
+  status: z.enum(['verified', 'no-verifying-test', 'invalid']).optional(),
+  /** Why an invalid stage cannot be used (a missing base commit, a gold patch that does not apply, …). */
+  problem: z.string().optional(),
+  checks: z
+    .object({
+      baseChecksOut: z.boolean(),
+      goldApplies: z.boolean(),
+      /** Earlier stages' gold work carried onto this base: 'none' for a first stage. */
+      carry: z.enum(['none', 'clean', 'conflicts']),
+    })
+    .optional(),
 });
 export type GoldTests = z.infer<typeof GoldTestsSchema>;
 

@@ -7,6 +7,11 @@ export const CarrySchema = z.object({
   /** Whether the stage's base already held the previous stage's gold (the usual case). */
   goldInBase: z.boolean(),
   conflicts: z.array(z.string()),
+  /**
+   * The conflict policy that was applied, recorded when there were conflicts: 'conflict-markers' keeps
+   * both sides in text files (binary files take the agent's side) and tells the agent to resolve them.
+   */
+  policy: z.enum(['conflict-markers']).optional(),
 });
 export type Carry = z.infer<typeof CarrySchema>;
 

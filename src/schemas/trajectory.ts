@@ -23,14 +23,23 @@ export type Message = z.infer<typeof MessageSchema>;
 export const UsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
+  /** Prompt tokens the provider served from its prompt cache (billed cheaper), where it says so. */
+  cachedPromptTokens: z.number().int().nonnegative().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
-export const ExitReason = z.enum(['submitted', 'step_limit', 'format_errors']);
+export const ExitReason = z.enum(['submitted', 'step_limit', 'token_limit', 'time_limit', 'cost_limit', 'format_errors']);
 export type ExitReason = z.infer<typeof ExitReason>;
 
 export const PolicyKind = z.enum(['model', 'gold-replay']);
 export type PolicyKind = z.infer<typeof PolicyKind>;
+
+export const ContextCutSchema = z.object({
+  atMessage: z.number().int().nonnegative(),
+  step: z.number().int().nonnegative(),
+  promptTokens: z.number().int().nonnegative(),
+});
+export type ContextCut = z.infer<typeof ContextCutSchema>;
 
 /** The whole conversation of a chain so far; saved after every agent step. */
 export const TrajectorySchema = z.object({
@@ -41,5 +50,14 @@ export const TrajectorySchema = z.object({
   toolCalls: z.number().int().nonnegative(),
   steps: z.number().int().nonnegative(),
   exitReason: ExitReason.optional(),
+  /** Priced from `usage` with the configured price table; absent when the model has no price. */
+  costUsd: z.number().nonnegative().optional(),
+  /** Time spent in agent steps (model calls and tools), summed over the chain and across resumes. */
+  elapsedMs: z.number().nonnegative().optional(),
+  /**
+   * Where the conversation outgrew the context budget: from then on, tool outputs before message
+   * `atMessage` are shown to the model shortened. `messages` itself is never rewritten.
+   */
+  contextCuts: z.array(ContextCutSchema).optional(),
 });
 export type Trajectory = z.infer<typeof TrajectorySchema>;

@@ -6,7 +6,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { combine } from '../../src/judge/combine';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { baseImageTag } from '../../src/sandbox/image';
+import { testEnvironments } from '../../src/testing/environments';
 import type { Chain } from '../../src/schemas';
 import { demoChain } from '../queries/demo-chain';
 
@@ -20,12 +20,8 @@ beforeAll(async () => {
   store = new ArtifactStore(join(dir, 'artifacts'));
 });
 
-const deps = () => ({
-  docker,
-  store,
-  sandbox: { image: baseImageTag(), memoryMb: 512, pidsLimit: 128 },
-  testCommand: 'python3 -m pytest -q -p no:cacheprovider',
-});
+const environments = testEnvironments(docker);
+const deps = () => ({ docker, store, sandbox: { memoryMb: 512, pidsLimit: 128 }, environments });
 
 test('gold validation of the demo chain in Docker: the tests each PR makes pass, and those it must keep passing', async () => {
   const [first, second, third] = await Promise.all([0, 1, 2].map((stage) => goldTestsFor(deps(), chain, stage)));

@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import type Docker from 'dockerode';
+import { StageError, TransientError } from '../errors';
+import type { Chain } from '../schemas';
+import { checkoutLines } from './checkout';
+import { detectRecipe } from './detect-recipe';
+import { DockerSandbox, SANDBOX_LABEL } from './docker-sandbox';
+import { hasCommit, manifestBlobs, rootCommit, rootLayout } from './host-repo';
+import { recipeFromConfig, type Recipe, type RecipeOverride } from './recipe';
+
+/** Environment images are tagged `chainsmith-env:<key>`. */
+export const ENV_IMAGE = 'chainsmith-env';
+/** On a build container, the image it builds; emptied on the image so sandboxes started from it do not carry it. */
+export const BUILD_LABEL = 'chainsmith.build';
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+export interface Environment {
+  image: string;
+  recipe: Recipe;
+  testCommand: string;
+}
+
+export interface EnvironmentOptions {
+  baseImage: string;
+  /** Recipes by repository name; the others are detected. */
+  overrides: Record<string, RecipeOverride>;
+  network: 'none' | 'default';
+  timeoutSeconds: number;
+  memoryMb: number;
+  pidsLimit: number;
+  cpus: number;
+  /** The test command of a recipe that names none. */
+  defaultTestCommand: string;
+}
+
+/**
+ * Per-repository environments. A stage's recipe comes from the config or from the repository's
+ * layout at the stage's base; it is run once, offline unless configured otherwise, in a container
+ * from the base image, and committed as an image holding the installed environment and the
+ * repository checked out. Every stage whose repository, recipe and dependency manifests are the same
+ * starts from that image, so a stage's sandbox only checks out its commit over a prepared tree.
+ */
+export class Environments {
+  private readonly builds = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly opts: EnvironmentOptions,
+  ) {}
+
+  async forStage(chain: Chain, stage: number): Promise<Environment> {
+    const repoPath = chain.repo.path;
+    const pr = chain.prs[stage];
+    if (!(await hasCommit(repoPath, pr.baseSha))) {
+      throw new StageError(`the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`);
+    }
+    const override = this.opts.overrides[chain.repo.name];
+    const recipe = override ? recipeFromConfig(override) : detectRecipe(await rootLayout(repoPath, pr.baseSha), { online: this.opts.network !== 'none' });
+    // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
+    const key = createHash('sha256')
+      .update(JSON.stringify([this.opts.baseImage, this.opts.network, recipe, await rootCommit(repoPath, pr.baseSha), await manifestBlobs(repoPath, pr.baseSha, recipe.manifests)]))
+      .digest('hex')
+      .slice(0, 16);
+    const image = `${ENV_IMAGE}:${key}`;
+    let build = this.builds.get(image);
+    if (!build) {
+      build = this.ensure(image, recipe, chain, pr.baseSha);
+      this.builds.set(image, build);
+      // A recipe that fails stays failed for this process; an engine hiccup is tried again next time.
+      build.catch((err) => err instanceof StageError || this.builds.delete(image));
+    }
+    await build;
+    return { image, recipe, testCommand: recipe.test ?? this.opts.defaultTestCommand };
+  }
+
+  private async ensure(image: string, recipe: Recipe, chain: Chain, sha: string): Promise<void> {
+    if (await this.exists(image)) return;
+    await removeBuilds(this.docker, image);
+    const sandbox = await DockerSandbox.create(this.docker, {
+      image: this.opts.baseImage,
+      mirrorPath: chain.repo.path,
+      labels: { [BUILD_LABEL]: image },
+      memoryMb: this.opts.memoryMb,
+      pidsLimit: this.opts.pidsLimit,
+      cpus: this.opts.cpus,
+      network: this.opts.network,
+    });
+    try {
+      const script = [
+        ...checkoutLines(sha),
+        'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
+        ...(recipe.path.length ? [`export PATH=${recipe.path.join(':')}:$PATH`] : []),
+        ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
+      ];
+      const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
+        timeoutSeconds: this.opts.timeoutSeconds,
+        maxOutputChars: 12_000,
+        cwd: '/work',
+      });
+      if (run.exitCode !== 0) {
+        const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
+        throw new StageError(
+          `the environment recipe of ${chain.repo.name} (${recipe.origin}) failed to build at ${sha.slice(0, 12)} (${why}):\n${run.output.trim().slice(-4_000)}`,
+        );
+      }
+      await sandbox.container.commit({
+        repo: ENV_IMAGE,
+        tag: image.slice(ENV_IMAGE.length + 1),
+        changes: [
+          `ENV PATH=${[...recipe.path, SYSTEM_PATH].join(':')}`,
+          `LABEL ${BUILD_LABEL}="" chainsmith.env.repo=${JSON.stringify(chain.repo.name)} chainsmith.env.recipe=${JSON.stringify(recipe.origin)}`,
+        ],
+      });
+    } catch (err) {
+      if (err instanceof StageError) throw err;
+      throw new TransientError(`cannot build the environment image ${image}: ${(err as Error).message}`, { cause: err });
+    } finally {
+      await sandbox.destroy();
+    }
+  }
+
+  private async exists(image: string): Promise<boolean> {
+    return this.docker
+      .getImage(image)
+      .inspect()
+      .then(
+        () => true,
+        () => false,
+      );
+  }
+}
+
+/** Build containers of `image` (or of any image) that a crashed worker left behind. */
+export async function removeBuilds(docker: Docker, image?: string): Promise<number> {
+  const found = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, image ? `${BUILD_LABEL}=${image}` : BUILD_LABEL] } });
+  const builds = found.filter((c) => c.Labels[BUILD_LABEL]);
+  await Promise.all(builds.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  return builds.length;
+}
+
+function quote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,44 @@
+import { StageError } from '../errors';
+import type { Carry, Chain } from '../schemas';
+import { CARRY_PATCH, CARRY_TAG, carryScript, parseCarry, PROGRESS_PATCH } from './carryover';
+import type { DockerSandbox } from './docker-sandbox';
+
+/** Marks a sandbox whose stage state is complete; a retried round may reuse it from there. */
+const READY = '/work/.chainsmith/ready';
+const SETUP_OUT = '/work/.chainsmith/setup.out';
+
+/**
+ * Builds a stage's starting state S_init(t) in the sandbox's repository: its base, the agent's carried
+ * work (`carryPatch`, Δτ(t−1)) merged in, and this stage's earlier progress (already written to
+ * PROGRESS_PATCH) on top. Returns what the carry did; a stage that cannot be built throws StageError.
+ */
+export async function setUpStage(
+  sandbox: DockerSandbox,
+  chain: Chain,
+  stage: number,
+  opts: { carryPatch?: string | Buffer; progress: boolean },
+): Promise<Carry> {
+  const carried = opts.carryPatch !== undefined && stage > 0;
+  if (carried) await sandbox.writeFile(CARRY_PATCH, opts.carryPatch!);
+  const script = carryScript(chain, stage, { carry: carried, progress: opts.progress });
+  const setup = await sandbox.exec(`rm -f ${READY}; mkdir -p /work/.chainsmith; (\n${script}\n) > ${SETUP_OUT} 2>&1 && touch ${READY}; s=$?; cat ${SETUP_OUT}; exit $s`, {
+    timeoutSeconds: 600,
+    maxOutputChars: 20_000,
+    cwd: '/work',
+  });
+  if (setup.exitCode !== 0) {
+    throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up:\n${setup.output.trim()}`);
+  }
+  return parseCarry(setup.output, chain, stage, carried);
+}
+
+/** In a surviving sandbox: back to the stage's starting state plus the progress patch. Undefined if it never got ready. */
+export async function resetStage(sandbox: DockerSandbox, chain: Chain, stage: number, carried: boolean, progress: boolean): Promise<Carry | undefined> {
+  const apply = progress ? ` && git apply --allow-empty --binary ${PROGRESS_PATCH}` : '';
+  const r = await sandbox.exec(`test -f ${READY} && git reset -q --hard ${CARRY_TAG} && git clean -qfd${apply} && cat ${SETUP_OUT}`, {
+    timeoutSeconds: 600,
+    maxOutputChars: 20_000,
+  });
+  if (r.exitCode !== 0) return undefined;
+  return parseCarry(r.output, chain, stage, carried);
+}
