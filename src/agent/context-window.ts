@@ -4,8 +4,8 @@ import type { ContextCut, Message } from '../schemas';
 const CUT_AT = 0.9;
 /** The latest steps stay whole after a cut: the model is usually working with them. */
 const KEEP_STEPS = 4;
-/** Tool outputs before a cut keep this many characters from each end. */
-const KEEP_CHARS = 300;
+/** Tool outputs and long tool-call arguments before a cut keep this many characters from each end. */
+const KEEP_CHARS = 150;
 
 export function cutNote(step: number): string {
   return (
@@ -40,10 +40,30 @@ export function cutPoint(messages: Message[]): number {
 export function modelView(messages: Message[], cuts: ContextCut[] | undefined): Message[] {
   const cut = cuts?.[cuts.length - 1];
   if (!cut) return messages;
-  return messages.map((m, i) => (i < cut.atMessage && m.role === 'tool' && m.content.length > 2 * KEEP_CHARS + 100 ? { ...m, content: shorten(m.content) } : m));
+  return messages.map((m, i) => {
+    if (i >= cut.atMessage) return m;
+    if (m.role === 'tool') return { ...m, content: shorten(m.content) };
+    if (m.role === 'assistant' && m.tool_calls) {
+      // A file written whole (create_file) can be as long as any output.
+      return { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: shortenArguments(c.function.arguments) } })) };
+    }
+    return m;
+  });
 }
 
 function shorten(text: string): string {
+  if (text.length <= 2 * KEEP_CHARS + 100) return text;
   const cut = text.length - 2 * KEEP_CHARS;
   return `${text.slice(0, KEEP_CHARS)}\n[... ${cut} characters of this earlier output are left out after a context cut ...]\n${text.slice(-KEEP_CHARS)}`;
+}
+
+/** Long string values shortened, as JSON again; arguments that are not JSON stay as they are. */
+function shortenArguments(json: string): string {
+  if (json.length <= 2 * KEEP_CHARS + 100) return json;
+  try {
+    const args = JSON.parse(json) as Record<string, unknown>;
+    return JSON.stringify(Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? shorten(v) : v])));
+  } catch {
+    return json;
+  }
 }
