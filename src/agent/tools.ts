@@ -50,8 +50,8 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
     case 'create_file': {
       const path = await confined(sandbox, args.path);
       if (typeof path !== 'string') return path;
-      await sandbox.writeFile(path, args.content);
-      return ok(`wrote ${args.path} (${args.content.length} characters)`);
+      const w = await sandbox.tryWriteFile(path, args.content);
+      return ok(w.exitCode === 0 ? `wrote ${args.path} (${args.content.length} characters)` : `cannot write ${args.path}: ${w.output.trim()}`);
     }
     case 'str_replace': {
       const path = await confined(sandbox, args.path);
@@ -61,7 +61,8 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
       const at = text.indexOf(args.old_str);
       const count = text.split(args.old_str).length - 1;
       if (count !== 1) return ok(`old_str occurs ${count} times in ${args.path}; it must occur exactly once`);
-      await sandbox.writeFile(path, text.slice(0, at) + args.new_str + text.slice(at + args.old_str.length));
+      const w = await sandbox.tryWriteFile(path, text.slice(0, at) + args.new_str + text.slice(at + args.old_str.length));
+      if (w.exitCode !== 0) return ok(`cannot write ${args.path}: ${w.output.trim()}`);
       return ok(`replaced one occurrence in ${args.path} at line ${text.slice(0, at).split('\n').length}`);
     }
     case 'insert': {
@@ -73,7 +74,8 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
       const lines = text === '' ? [] : (endsWithNewline ? text.slice(0, -1) : text).split('\n');
       if (args.insert_line > lines.length) return ok(`${args.path} has ${lines.length} lines; insert_line must be between 0 and ${lines.length}`);
       lines.splice(args.insert_line, 0, ...args.text.replace(/\n$/, '').split('\n'));
-      await sandbox.writeFile(path, lines.join('\n') + (endsWithNewline ? '\n' : ''));
+      const w = await sandbox.tryWriteFile(path, lines.join('\n') + (endsWithNewline ? '\n' : ''));
+      if (w.exitCode !== 0) return ok(`cannot write ${args.path}: ${w.output.trim()}`);
       return ok(`inserted ${args.text.replace(/\n$/, '').split('\n').length} line(s) after line ${args.insert_line} of ${args.path}`);
     }
     case 'search': {

@@ -59,9 +59,10 @@ function node(layout: Layout, online: boolean): Recipe {
   }
   return {
     origin: `node-${tool}`,
-    setup: [install],
+    // The working tree is not part of the image; Node finds packages in a parent directory's node_modules.
+    setup: [install, 'mv node_modules /work/node_modules'],
     ...(hasTest ? { test: `${tool} test --silent` } : {}),
-    path: ['/work/repo/node_modules/.bin'],
+    path: ['/work/node_modules/.bin'],
     manifests: ['package.json', ...(lock ? [lock] : [])],
   };
 }

@@ -1,6 +1,5 @@
 import Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
-import { pack } from 'tar-stream';
 import { TransientError } from '../errors';
 import { objectsDir } from './host-repo';
 import { CappedOutput } from './output';
@@ -43,6 +42,15 @@ export interface SandboxSpec {
 }
 
 /**
+ * The repository's working tree lives in memory (tmpfs, charged to the container's memory limit):
+ * writing a few thousand files there takes milliseconds, where the container's overlay filesystem
+ * takes most of a second. It also keeps a build's checkout out of the image it commits.
+ */
+function repoTmpfs(memoryMb: number): string {
+  return `rw,exec,nosuid,nodev,uid=1000,gid=1000,mode=755,size=${memoryMb}m`;
+}
+
+/**
  * A container without network, capabilities or privilege escalation, with memory, CPU and process
  * limits; the agent runs as `agent`. Its environment is a fixed list: nothing of the worker's
  * environment (API keys, tokens) is passed in.
@@ -71,6 +79,7 @@ export class DockerSandbox {
           PidsLimit: spec.pidsLimit,
           NanoCpus: Math.round((spec.cpus ?? 1) * 1e9),
           Binds: [`${objects}:${MIRROR_OBJECTS}:ro`],
+          Tmpfs: { [REPO_DIR]: repoTmpfs(spec.memoryMb) },
         },
       });
       await container.start();
@@ -78,6 +87,11 @@ export class DockerSandbox {
     } catch (cause) {
       throw new TransientError(`cannot start a sandbox from ${spec.image}: ${(cause as Error).message}`, { cause });
     }
+  }
+
+  /** Runs commands in a container started elsewhere (a benchmark's baseline, say). */
+  static attach(docker: Docker, container: Docker.Container): DockerSandbox {
+    return new DockerSandbox(docker, container);
   }
 
   /**
@@ -94,21 +108,43 @@ export class DockerSandbox {
   }
 
   /** Runs `bash -c command`; a non-zero exit is a result, only a broken engine throws. */
-  async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+  exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    return this.run(command, opts);
+  }
+
+  /**
+   * Writes a file as the agent user through the command's standard input (the archive API would
+   * write beneath the repository's tmpfs, where nothing sees it); the parent directory is created first.
+   */
+  async tryWriteFile(path: string, content: string | Buffer, mode?: number): Promise<ExecResult> {
+    const q = quote(path);
+    const dir = quote(path.slice(0, path.lastIndexOf('/')) || '/');
+    const chmod = mode === undefined ? '' : ` && chmod ${mode.toString(8)} -- ${q}`;
+    return this.run(`mkdir -p -- ${dir} && cat > ${q}${chmod}`, { timeoutSeconds: 60, maxOutputChars: 2000, cwd: '/' }, Buffer.from(content));
+  }
+
+  /** As tryWriteFile, for the harness's own files: a failure is the sandbox's. */
+  async writeFile(path: string, content: string | Buffer, mode?: number): Promise<void> {
+    const r = await this.tryWriteFile(path, content, mode);
+    if (r.exitCode !== 0) throw new TransientError(`cannot write ${path} in the sandbox: ${r.output.trim()}`);
+  }
+
+  private async run(command: string, opts: ExecOptions, input?: Buffer): Promise<ExecResult> {
     const cmd = ['timeout', '-k', '5', `${opts.timeoutSeconds}s`, 'bash', '-c', command];
     const exec = await this.container.exec({
       Cmd: cmd,
+      AttachStdin: input !== undefined,
       AttachStdout: true,
       AttachStderr: true,
       WorkingDir: opts.cwd ?? REPO_DIR,
     });
-    const stream = await exec.start({ hijack: true, stdin: false });
+    const stream = await exec.start({ hijack: true, stdin: input !== undefined });
     const out = new CappedOutput(opts.maxOutputChars);
     const sink = new PassThrough();
     sink.setEncoding('utf8');
     sink.on('data', (chunk: string) => out.push(chunk));
     this.docker.modem.demuxStream(stream, sink, sink);
-    await new Promise<void>((resolve, reject) => {
+    const done = new Promise<void>((resolve, reject) => {
       const guard = setTimeout(
         () => reject(new TransientError(`exec did not return ${opts.timeoutSeconds + 30}s after its timeout`)),
         (opts.timeoutSeconds + 30) * 1000,
@@ -116,20 +152,12 @@ export class DockerSandbox {
       stream.on('end', () => (clearTimeout(guard), resolve()));
       stream.on('error', (err) => (clearTimeout(guard), reject(new TransientError(`exec stream failed: ${err.message}`, { cause: err }))));
     });
+    // Ending the hijacked stream half-closes it: the command reads end-of-file after the input.
+    if (input !== undefined) stream.end(input);
+    await done;
     const { ExitCode } = await exec.inspect();
     const exitCode = ExitCode ?? -1;
     return { output: out.text(), exitCode, timedOut: exitCode === 124 || exitCode === 137 };
-  }
-
-  /** Writes a file as the agent user; the parent directory is created first. */
-  async writeFile(path: string, content: string | Buffer, mode = 0o644): Promise<void> {
-    const dir = path.slice(0, path.lastIndexOf('/')) || '/';
-    const mk = await this.exec(`mkdir -p -- '${dir.replace(/'/g, `'\\''`)}'`, { timeoutSeconds: 10, maxOutputChars: 2000, cwd: '/' });
-    if (mk.exitCode !== 0) throw new TransientError(`cannot create ${dir}: ${mk.output}`);
-    const tar = pack();
-    tar.entry({ name: path.slice(dir.length + 1), mode, uid: 1000, gid: 1000 }, Buffer.from(content));
-    tar.finalize();
-    await this.container.putArchive(tar as unknown as NodeJS.ReadableStream, { path: dir });
   }
 
   async destroy(): Promise<void> {
@@ -143,4 +171,8 @@ export async function removeSandboxes(docker: Docker, labels: Record<string, str
   const found = await docker.listContainers({ all: true, filters });
   await Promise.all(found.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
   return found.length;
+}
+
+function quote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -13,6 +13,8 @@ export const ENV_IMAGE = 'chainsmith-env';
 /** On a build container, the image it builds; emptied on the image so sandboxes started from it do not carry it. */
 export const BUILD_LABEL = 'chainsmith.build';
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** Part of every image key: a change to how images are built must not reuse images built the old way. */
+const LAYOUT = 2;
 
 export interface Environment {
   image: string;
@@ -36,29 +38,44 @@ export interface EnvironmentOptions {
 /**
  * Per-repository environments. A stage's recipe comes from the config or from the repository's
  * layout at the stage's base; it is run once, offline unless configured otherwise, in a container
- * from the base image, and committed as an image holding the installed environment and the
- * repository checked out. Every stage whose repository, recipe and dependency manifests are the same
- * starts from that image, so a stage's sandbox only checks out its commit over a prepared tree.
+ * from the base image with the repository checked out, and the container is committed as an image
+ * holding what the recipe installed outside the working tree (a virtualenv, node_modules moved up a
+ * directory). Every stage whose repository, recipe and dependency manifests are the same starts from
+ * that image and only checks out its commit.
  */
 export class Environments {
   private readonly builds = new Map<string, Promise<void>>();
+  /** Per repository and base: every round of a stage asks again. */
+  private readonly known = new Map<string, Promise<Environment>>();
 
   constructor(
     private readonly docker: Docker,
     private readonly opts: EnvironmentOptions,
   ) {}
 
-  async forStage(chain: Chain, stage: number): Promise<Environment> {
+  forStage(chain: Chain, stage: number): Promise<Environment> {
+    const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}`;
+    let env = this.known.get(key);
+    if (!env) {
+      env = this.resolve(chain, stage);
+      this.known.set(key, env);
+      env.catch(() => this.known.delete(key));
+    }
+    return env;
+  }
+
+  private async resolve(chain: Chain, stage: number): Promise<Environment> {
     const repoPath = chain.repo.path;
     const pr = chain.prs[stage];
-    if (!(await hasCommit(repoPath, pr.baseSha))) {
+    const layout = await rootLayout(repoPath, pr.baseSha).catch(async (err) => {
+      if (await hasCommit(repoPath, pr.baseSha)) throw err;
       throw new StageError(`the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`);
-    }
+    });
     const override = this.opts.overrides[chain.repo.name];
-    const recipe = override ? recipeFromConfig(override) : detectRecipe(await rootLayout(repoPath, pr.baseSha), { online: this.opts.network !== 'none' });
+    const recipe = override ? recipeFromConfig(override) : detectRecipe(layout, { online: this.opts.network !== 'none' });
     // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
     const key = createHash('sha256')
-      .update(JSON.stringify([this.opts.baseImage, this.opts.network, recipe, await rootCommit(repoPath, pr.baseSha), await manifestBlobs(repoPath, pr.baseSha, recipe.manifests)]))
+      .update(JSON.stringify([LAYOUT, this.opts.baseImage, this.opts.network, recipe, await rootCommit(repoPath, pr.baseSha), await manifestBlobs(repoPath, pr.baseSha, recipe.manifests)]))
       .digest('hex')
       .slice(0, 16);
     const image = `${ENV_IMAGE}:${key}`;

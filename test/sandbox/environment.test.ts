@@ -31,14 +31,14 @@ test('recipes are detected for common Python and Node layouts, offline or with a
   expect(detectRecipe(layout('requirements.txt', 'app.py'), offline)).toMatchObject({ origin: 'python-plain', setup: [`python3 -m venv --system-site-packages ${VENV}`] });
   expect(detectRecipe({ rootFiles: new Set(['package.json', 'package-lock.json']), packageJson: '{"scripts":{"test":"jest"}}' }, offline)).toEqual({
     origin: 'node-npm',
-    setup: ['npm ci --no-audit --no-fund --offline'],
+    setup: ['npm ci --no-audit --no-fund --offline', 'mv node_modules /work/node_modules'],
     test: 'npm test --silent',
-    path: ['/work/repo/node_modules/.bin'],
+    path: ['/work/node_modules/.bin'],
     manifests: ['package.json', 'package-lock.json'],
   });
   expect(detectRecipe({ rootFiles: new Set(['package.json', 'yarn.lock']), packageJson: '{}' }, { online: true })).toMatchObject({
     origin: 'node-yarn',
-    setup: ['yarn install --frozen-lockfile'],
+    setup: ['yarn install --frozen-lockfile', 'mv node_modules /work/node_modules'],
     manifests: ['package.json', 'yarn.lock'],
   });
   expect(detectRecipe({ rootFiles: new Set(['package.json', 'pnpm-lock.yaml']), packageJson: 'not json' }, offline).test).toBeUndefined();
