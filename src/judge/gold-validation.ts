@@ -6,6 +6,7 @@ import { CARRY_PATCH, carryScript, parseCarry } from '../sandbox/carryover';
 import { checkoutLines } from '../sandbox/checkout';
 import { DockerSandbox, type SandboxSpec } from '../sandbox/docker-sandbox';
 import type { Environments } from '../sandbox/environment';
+import { ownerLabel, sweepOrphansOnce } from '../sandbox/orphans';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from './test-signal';
@@ -92,11 +93,12 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
+  await sweepOrphansOnce(deps.docker);
   const sandbox = await DockerSandbox.create(deps.docker, {
     ...deps.sandbox,
     image: env.image,
     mirrorPath: chain.repo.path,
-    labels: { 'chainsmith.gold': `${pr.number}` },
+    labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() },
   });
   try {
     const gold = await validateGold(sandbox, chain, stage, env.testCommand, deps.timeoutSeconds ?? 600);

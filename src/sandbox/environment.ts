@@ -4,13 +4,14 @@ import { StageError, TransientError } from '../errors';
 import type { Chain } from '../schemas';
 import { checkoutLines } from './checkout';
 import { detectRecipe } from './detect-recipe';
-import { DockerSandbox, SANDBOX_LABEL } from './docker-sandbox';
+import { DockerSandbox } from './docker-sandbox';
 import { hasCommit, manifestBlobs, rootCommit, rootLayout } from './host-repo';
+import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from './orphans';
 import { recipeFromConfig, type Recipe, type RecipeOverride } from './recipe';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
 export const ENV_IMAGE = 'chainsmith-env';
-/** On a build container, the image it builds; emptied on the image so sandboxes started from it do not carry it. */
+/** On a build container, the image it builds; emptied on the image (as the owner is) so sandboxes started from it do not carry it. */
 export const BUILD_LABEL = 'chainsmith.build';
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Part of every image key: a change to how images are built must not reuse images built the old way. */
@@ -92,11 +93,11 @@ export class Environments {
 
   private async ensure(image: string, recipe: Recipe, chain: Chain, sha: string): Promise<void> {
     if (await this.exists(image)) return;
-    await removeBuilds(this.docker, image);
+    await sweepOrphansOnce(this.docker);
     const sandbox = await DockerSandbox.create(this.docker, {
       image: this.opts.baseImage,
       mirrorPath: chain.repo.path,
-      labels: { [BUILD_LABEL]: image },
+      labels: { [BUILD_LABEL]: image, ...ownerLabel() },
       memoryMb: this.opts.memoryMb,
       pidsLimit: this.opts.pidsLimit,
       cpus: this.opts.cpus,
@@ -125,7 +126,7 @@ export class Environments {
         tag: image.slice(ENV_IMAGE.length + 1),
         changes: [
           `ENV PATH=${[...recipe.path, SYSTEM_PATH].join(':')}`,
-          `LABEL ${BUILD_LABEL}="" chainsmith.env.repo=${JSON.stringify(chain.repo.name)} chainsmith.env.recipe=${JSON.stringify(recipe.origin)}`,
+          `LABEL ${BUILD_LABEL}="" ${OWNER_LABEL}="" chainsmith.env.repo=${JSON.stringify(chain.repo.name)} chainsmith.env.recipe=${JSON.stringify(recipe.origin)}`,
         ],
       });
     } catch (err) {
@@ -145,14 +146,6 @@ export class Environments {
         () => false,
       );
   }
-}
-
-/** Build containers of `image` (or of any image) that a crashed worker left behind. */
-export async function removeBuilds(docker: Docker, image?: string): Promise<number> {
-  const found = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, image ? `${BUILD_LABEL}=${image}` : BUILD_LABEL] } });
-  const builds = found.filter((c) => c.Labels[BUILD_LABEL]);
-  await Promise.all(builds.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
-  return builds.length;
 }
 
 function quote(s: string): string {
