@@ -58,6 +58,7 @@ const ConfigSchema = z.strictObject({
     repos: z.record(z.string().min(1), RecipeOverrideSchema),
     /** Network of the one-off build container: 'none' installs offline; 'default' lets a recipe download. */
     buildNetwork: z.enum(['none', 'default']),
+    /** Within the gold-validation activity's 25 minutes, which builds an image it lacks. */
     buildTimeoutSeconds: z.number().int().positive(),
     /** CPU limit of every sandbox and build container. */
     cpus: z.number().positive().max(64),
@@ -119,7 +120,7 @@ function defaults(env: Env): Config {
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     durability: { heartbeatTimeoutSeconds: 30 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
-    environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1800, cpus: 1 },
+    environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1 },
     budget: { prices: DEFAULT_PRICES },
   };
 }

@@ -45,27 +45,40 @@ export interface EnvironmentOptions {
  * that image and only checks out its commit.
  */
 export class Environments {
+  /** Builds under way, and recipes that failed (they stay failed for this process). */
   private readonly builds = new Map<string, Promise<void>>();
-  /** Per repository and base: every round of a stage asks again. */
-  private readonly known = new Map<string, Promise<Environment>>();
+  /** Recipe and image per repository and base: every round of a stage asks again. */
+  private readonly known = new Map<string, Promise<Environment & { sha: string }>>();
 
   constructor(
     private readonly docker: Docker,
     private readonly opts: EnvironmentOptions,
   ) {}
 
-  forStage(chain: Chain, stage: number): Promise<Environment> {
+  async forStage(chain: Chain, stage: number): Promise<Environment> {
     const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}`;
-    let env = this.known.get(key);
-    if (!env) {
-      env = this.resolve(chain, stage);
-      this.known.set(key, env);
-      env.catch(() => this.known.delete(key));
+    let known = this.known.get(key);
+    if (!known) {
+      known = this.resolve(chain, stage);
+      this.known.set(key, known);
+      known.catch(() => this.known.delete(key));
     }
+    const { sha, ...env } = await known;
+    // Asked every time (one engine request): an image removed meanwhile is built again.
+    let build = this.builds.get(env.image);
+    if (!build) {
+      build = this.ensure(env.image, env.recipe, chain, sha);
+      this.builds.set(env.image, build);
+      build.then(
+        () => this.builds.delete(env.image),
+        (err) => err instanceof StageError || this.builds.delete(env.image),
+      );
+    }
+    await build;
     return env;
   }
 
-  private async resolve(chain: Chain, stage: number): Promise<Environment> {
+  private async resolve(chain: Chain, stage: number): Promise<Environment & { sha: string }> {
     const repoPath = chain.repo.path;
     const pr = chain.prs[stage];
     const layout = await rootLayout(repoPath, pr.baseSha).catch(async (err) => {
@@ -79,16 +92,7 @@ export class Environments {
       .update(JSON.stringify([LAYOUT, this.opts.baseImage, this.opts.network, recipe, await rootCommit(repoPath, pr.baseSha), await manifestBlobs(repoPath, pr.baseSha, recipe.manifests)]))
       .digest('hex')
       .slice(0, 16);
-    const image = `${ENV_IMAGE}:${key}`;
-    let build = this.builds.get(image);
-    if (!build) {
-      build = this.ensure(image, recipe, chain, pr.baseSha);
-      this.builds.set(image, build);
-      // A recipe that fails stays failed for this process; an engine hiccup is tried again next time.
-      build.catch((err) => err instanceof StageError || this.builds.delete(image));
-    }
-    await build;
-    return { image, recipe, testCommand: recipe.test ?? this.opts.defaultTestCommand };
+    return { image: `${ENV_IMAGE}:${key}`, recipe, testCommand: recipe.test ?? this.opts.defaultTestCommand, sha: pr.baseSha };
   }
 
   private async ensure(image: string, recipe: Recipe, chain: Chain, sha: string): Promise<void> {
