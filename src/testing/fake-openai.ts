@@ -25,6 +25,8 @@ export interface FaultOptions {
   seed?: number;
   /** How long a `timeout` fault holds the request before dropping it. */
   hangMs?: number;
+  /** Keep each request's messages in `requests` (default true); off for runs whose conversations grow huge. */
+  recordMessages?: boolean;
 }
 
 /**
@@ -71,7 +73,8 @@ export class FakeOpenAI {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) return json(404, { error: { message: 'not found' } });
     const body = JSON.parse(raw) as ChatRequest;
     const fault = this.drawFault();
-    this.requests.push({ body, authorization: req.headers.authorization, fault });
+    const recorded = this.options.recordMessages === false ? { ...body, messages: [] } : body;
+    this.requests.push({ body: recorded, authorization: req.headers.authorization, fault });
     const latency = typeof this.options.latencyMs === 'function' ? this.options.latencyMs(body) : this.options.latencyMs;
     if (latency) await sleep(latency);
     if (fault) this.faultCounts[fault] += 1;

@@ -20,7 +20,7 @@ export function position(req: ChatRequest): { stage: number; step: number } {
  * The judge always accepts.
  */
 export function longRolloutScript(chain: Chain, opts: { notesPerStage: number; padChars?: number }): (req: ChatRequest) => Reply {
-  const pad = opts.padChars ? ` # ${'x'.repeat(opts.padChars)}` : '';
+  const pad = opts.padChars ? ` # ${filler(opts.padChars)}` : '';
   return (req) => {
     const query = answerQueryWriter(req);
     if (query) return query;
@@ -45,4 +45,12 @@ export function expectedNotes(stages: number, notesPerStage: number): string[] {
 
 function bash(command: string): Reply {
   return { toolCalls: [{ name: 'bash', args: { command } }] };
+}
+
+/** Prose-like padding (words and spaces), tokenized the way real transcripts are. */
+function filler(chars: number): string {
+  const words = ['carry', 'stage', 'patch', 'median', 'review', 'tests', 'tree', 'commit', 'value', 'order', 'list', 'even'];
+  let out = '';
+  for (let i = 0; out.length < chars; i++) out += `${words[(i * 7 + (i >> 3)) % words.length]} `;
+  return out.slice(0, chars);
 }

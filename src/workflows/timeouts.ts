@@ -29,7 +29,8 @@ export const JUDGE: ActivityOptions = {
 };
 
 export const EXPORT: ActivityOptions = {
-  startToCloseTimeout: '2 minutes',
+  // Token counting of a multi-million-token trajectory takes a while.
+  startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 };
 
