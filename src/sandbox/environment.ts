@@ -89,7 +89,7 @@ export class Environments {
     const recipe = override ? recipeFromConfig(override) : detectRecipe(layout, { online: this.opts.network !== 'none' });
     // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
     const key = createHash('sha256')
-      .update(JSON.stringify([LAYOUT, this.opts.baseImage, this.opts.network, recipe, await rootCommit(repoPath, pr.baseSha), await manifestBlobs(repoPath, pr.baseSha, recipe.manifests)]))
+      .update(JSON.stringify([LAYOUT, this.opts.baseImage, this.opts.network, recipe, await rootCommit(repoPath, pr.baseSha), await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, layout.entries)]))
       .digest('hex')
       .slice(0, 16);
     return { image: `${ENV_IMAGE}:${key}`, recipe, testCommand: recipe.test ?? this.opts.defaultTestCommand, sha: pr.baseSha };
