@@ -66,6 +66,7 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
   say(`environment image built once in ${round((performance.now() - t0) / 1000, 1)} s`);
 
   const ready: number[] = [];
+  const clones: number[] = [];
   let execs: number[] = [];
   for (let stage = 0; stage < stages.length; stage++) {
     const started = performance.now();
@@ -80,10 +81,10 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
     } finally {
       await sandbox.destroy();
     }
+    // Clones between the ready samples, so both see the same load on the host.
+    if (stage % Math.ceil(stages.length / CLONE_SAMPLES) === 0) clones.push(await freshClone(docker, history.path, stages[stage]));
   }
 
-  const clones: number[] = [];
-  for (let i = 0; i < CLONE_SAMPLES; i++) clones.push(await freshClone(docker, history.path, stages[i * 3]));
   const readyMedian = median(ready);
   const cloneMedian = median(clones);
   say(`ready: median ${round(readyMedian, 3)} s of ${ready.map((s) => round(s, 3)).join(', ')}; fresh clone + checkout: median ${round(cloneMedian, 2)} s of ${clones.map((s) => round(s, 2)).join(', ')}`);

@@ -21,7 +21,8 @@ export async function setUpStage(
   const carried = opts.carryPatch !== undefined && stage > 0;
   if (carried) await sandbox.writeFile(CARRY_PATCH, opts.carryPatch!);
   const script = carryScript(chain, stage, { carry: carried, progress: opts.progress });
-  const setup = await sandbox.exec(`rm -f ${READY}; mkdir -p /work/.chainsmith; (\n${script}\n) > ${SETUP_OUT} 2>&1 && touch ${READY}; s=$?; cat ${SETUP_OUT}; exit $s`, {
+  // Shell builtins where they do: this runs before every stage, and each process costs milliseconds.
+  const setup = await sandbox.exec(`[ ! -e ${READY} ] || rm -f ${READY}; [ -d /work/.chainsmith ] || mkdir -p /work/.chainsmith; (\n${script}\n) > ${SETUP_OUT} 2>&1 && : > ${READY}; s=$?; cat ${SETUP_OUT}; exit $s`, {
     timeoutSeconds: 600,
     maxOutputChars: 20_000,
     cwd: '/work',

@@ -62,8 +62,10 @@ test('a 10 MB stdout comes back truncated with a note of how much was cut, and a
   expect(exitReason).toBe('submitted');
   const [big, slow, after] = outputs;
   expect(big.length).toBeLessThan(LIMITS.maxOutputChars + 200);
-  const cut = Number(/\[\.\.\. (\d+) characters cut from the middle of this output \.\.\.\]/.exec(big)?.[1]);
-  expect(cut).toBe(10_000_000 + '\nTHE-END\n'.length - LIMITS.maxOutputChars);
+  const note = /\n\[\.\.\. (\d+) characters cut from the middle of this output \.\.\.\]\n/.exec(big)!;
+  // What is shown and what the note says was cut add up to the whole output.
+  const shown = big.length - note[0].length - '\n[exit code 0]'.length;
+  expect(shown + Number(note[1])).toBe(10_000_000 + '\nTHE-END\n'.length);
   expect(big).toMatch(/^a{100}/);
   expect(big).toMatch(/THE-END\n\n\[exit code 0\]$/);
   expect(slow).toBe('\n[command killed after 2s]\n[exit code 124]');
