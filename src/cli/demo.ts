@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { Config } from '../config';
 import { generateDemoRepo } from '../demo/generate-repo';
 import { InputError } from '../errors';
-import { SANDBOX_LABEL } from '../sandbox/docker-sandbox';
+import type Docker from 'dockerode';
+import { runLabel } from '../rollout/round';
+import { RUN_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
 import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { writeChains } from './chains-file';
@@ -58,7 +60,8 @@ export async function demoCommand(config: Config): Promise<number> {
   await runWorkers(workers, watching);
   const results = await watching;
 
-  const leftovers = await deps.docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
+  const mine = (c: Docker.ContainerInfo) => started.some((s) => (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(s.workflowId)));
+  const leftovers = (await deps.docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } })).filter(mine);
   const accepted = results.filter((r) => r.status === 'accepted');
   say('');
   say(`accepted ${accepted.length} of ${results.length} chain(s); sandbox containers left behind: ${leftovers.length}`);
