@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { startChains } from '../../src/cli/start';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { FakeOpenAI } from '../../src/testing/fake-openai';
+import { formatName } from '../../src/testing/scripted-queries';
 import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
 import type { ChainResult } from '../../src/workflows/messages';
 import { demoChain } from '../support/demo-chain';
@@ -46,7 +47,8 @@ describe.each([
     try {
       worker.start();
       const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
-      while (fake.requests.length < NOTES + 6) await sleep(50);
+      // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count).
+      while (fake.requests.filter((r) => !formatName(r.body)).length < NOTES + 5) await sleep(50);
       await restart(pattern, step);
       await connection.close();
       connection = await Connection.connect({ address: config.temporal.address });
