@@ -169,8 +169,3 @@ export function loadConfig(opts: { env?: Env; file?: string; cwd?: string } = {}
   }
   return result.data;
 }
-
-/** The config with secrets removed, safe to print or log. */
-export function redactedConfig(config: Config): Config {
-  return { ...config, model: { ...config.model, apiKey: config.model.apiKey ? '***' : undefined } };
-}
