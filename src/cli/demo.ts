@@ -70,7 +70,7 @@ export async function demoCommand(config: Config): Promise<number> {
   const exportDir = join(demoDir, 'export');
   say('');
   await exportCommand(config, { out: exportDir, query: `ChainRepo = "demo/tally"` }, (line) => say(`export: ${line}`));
-  await reportCommand(config, { export: exportDir }, (line) => say(`report: ${line}`));
+  await reportCommand(config, { export: exportDir }, say);
   for (const s of started) say(`history of ${s.workflowId}: ${await historySummary(s.handle)}`);
   say(`the full history: ${temporalBinary()} workflow show --workflow-id ${started[0].workflowId} --address ${config.temporal.address}`);
   return accepted.length === results.length && leftovers.length === 0 ? 0 : 1;
