@@ -17,36 +17,26 @@ export async function requestJson(
   format: { name: string; schema: z.ZodType },
   what: string,
 ): Promise<string> {
+  const responseFormat = {
+    type: 'json_schema' as const,
+    json_schema: { name: format.name, strict: true, schema: z.toJSONSchema(format.schema) as Record<string, unknown> },
+  };
   // Transient faults are retried here, boundedly, like the agent's calls (src/agent/retry.ts): a query
   // or a verdict costs several calls, and one flaky answer should not fail the whole activity.
-  return withRetries(() => requestOnce(client, model, messages, format, what), { attempts: ATTEMPTS, baseDelayMs: BASE_DELAY_MS });
+  const once = async () => {
+    const started = Date.now();
+    try {
+      const response = await client.chat.completions.create({ model, messages, response_format: responseFormat });
+      return response.choices?.[0]?.message?.content ?? '';
+    } catch (cause) {
+      throw endpointFailure(client, what, cause, Date.now() - started);
+    }
+  };
+  return withRetries(once, { attempts: ATTEMPTS, baseDelayMs: BASE_DELAY_MS });
 }
 
 const ATTEMPTS = 4;
 const BASE_DELAY_MS = 500;
-
-async function requestOnce(
-  client: OpenAI,
-  model: string,
-  messages: ChatMessage[],
-  format: { name: string; schema: z.ZodType },
-  what: string,
-): Promise<string> {
-  const started = Date.now();
-  try {
-    const response = await client.chat.completions.create({
-      model,
-      messages,
-      response_format: {
-        type: 'json_schema',
-        json_schema: { name: format.name, strict: true, schema: z.toJSONSchema(format.schema) as Record<string, unknown> },
-      },
-    });
-    return response.choices?.[0]?.message?.content ?? '';
-  } catch (cause) {
-    throw endpointFailure(client, what, cause, Date.now() - started);
-  }
-}
 
 /** Timeouts, dropped connections, 408/409/429 and 5xx are worth retrying; other refusals are not. */
 export function endpointFailure(client: OpenAI, what: string, cause: unknown, elapsedMs = 0): Error {

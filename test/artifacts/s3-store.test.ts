@@ -1,25 +1,16 @@
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { startChains } from '../../src/cli/start';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';
+import { freePort } from '../support/ports';
 
 // moto's S3-compatible server, installed by scripts/provision.sh into its Python venv.
 const MOTO = join(process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'), 'python', 'bin', 'moto_server');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe('the artifact store on an S3-compatible bucket', () => {
   let moto: ChildProcess;

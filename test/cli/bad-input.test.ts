@@ -1,13 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
+import { freePort } from '../support/ports';
 
 const root = resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -21,15 +20,6 @@ async function cli(args: string[], env: Record<string, string> = {}) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'chainsmith-cli-'));
@@ -57,7 +47,7 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
     const name = `badinput-${Date.now()}/tally`;
     const chains = join(dir, 'chains.jsonl');
     expect((await cli(['mine', '--repo', repo.path, '--name', name, '--out', chains])).code).toBe(0);
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const url = `http://127.0.0.1:${await freePort()}/v1`;
     const r = await cli(['start', '--chains', chains], { OPENAI_BASE_URL: url, CHAINSMITH_HOME: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`the model endpoint ${url} is unreachable (ECONNREFUSED)`);
