@@ -10,24 +10,10 @@ import type { ChainResult } from '../../src/workflows/messages';
 import { demoChain } from '../queries/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';
 import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
+import { agentMedianCommand } from '../support/agent-median';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 
-const MEDIAN = [
-  "cat >> tally/stats.py <<'PY'",
-  '',
-  '',
-  'def median(values):',
-  '    """Middle value; for an even count, the mean of the middle pair."""',
-  '    if not values:',
-  '        raise ValueError("median() of an empty sequence")',
-  '    ordered = sorted(values)',
-  '    middle = len(ordered) // 2',
-  '    if len(ordered) % 2 == 1:',
-  '        return ordered[middle]',
-  '    return (ordered[middle - 1] + ordered[middle]) / 2',
-  'PY',
-  `sed -i 's/^from tally.stats import mean$/from tally.stats import mean, median/; s/^__all__ = \\["mean"\\]$/__all__ = ["mean", "median"]/' tally/__init__.py`,
-].join('\n');
+const MEDIAN = agentMedianCommand('Middle value; for an even count, the mean of the middle pair.');
 
 /** Per refinement round of the one stage: one edit, then submit. */
 const EDITS = [MEDIAN, `sed -i 's/Middle value;/Middle value of the data;/' tally/stats.py`, `sed -i 's/of the data;/of the sorted data;/' tally/stats.py`];

@@ -11,6 +11,7 @@ import type { Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/messages';
 import { startEngines, testConfig } from '../support/engines';
 import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
+import { agentMedianCommand } from '../support/agent-median';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 
 const SECRET = 'sk-test-never-leak-7f3a9c';
@@ -20,24 +21,7 @@ const GOLD_BUGGY_LINE = 'return ordered[len(ordered) // 2]';
 /** The scripted agent, per stage and refinement round: one tool call per step. */
 const AGENT: Record<string, Reply[]> = {
   '0.0': [
-    tool('bash', {
-      command: [
-        "cat >> tally/stats.py <<'PY'",
-        '',
-        '',
-        'def median(values):',
-        `    """${AGENT_DOC}"""`,
-        '    if not values:',
-        '        raise ValueError("median() of an empty sequence")',
-        '    ordered = sorted(values)',
-        '    middle = len(ordered) // 2',
-        '    if len(ordered) % 2 == 1:',
-        '        return ordered[middle]',
-        '    return (ordered[middle - 1] + ordered[middle]) / 2',
-        'PY',
-        `sed -i 's/^from tally.stats import mean$/from tally.stats import mean, median/; s/^__all__ = \\["mean"\\]$/__all__ = ["mean", "median"]/' tally/__init__.py`,
-      ].join('\n'),
-    }),
+    tool('bash', { command: agentMedianCommand(AGENT_DOC) }),
     tool('submit', { summary: 'added median' }),
   ],
   '1.0': [tool('bash', { command: 'cat tally/stats.py' }), tool('submit', { summary: 'median already averages' })],
