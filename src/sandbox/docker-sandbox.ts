@@ -1,8 +1,7 @@
 import Docker from 'dockerode';
-import { PassThrough } from 'node:stream';
 import { TransientError } from '../errors';
 import { objectsDir } from './host-repo';
-import { CappedOutput } from './output';
+import { ShellSession, type ExecOptions, type ExecResult } from './shell-session';
 
 export const REPO_DIR = '/work/repo';
 /** Where a sandbox sees the host clone's object store (read-only): the only part of the clone it sees. */
@@ -13,17 +12,7 @@ export const KEY_LABEL = 'chainsmith.key';
 export const RUN_LABEL = 'chainsmith.run';
 export const HOST_LABEL = 'chainsmith.host';
 
-export interface ExecResult {
-  output: string;
-  exitCode: number;
-  timedOut: boolean;
-}
-
-export interface ExecOptions {
-  timeoutSeconds: number;
-  maxOutputChars: number;
-  cwd?: string;
-}
+export type { ExecOptions, ExecResult } from './shell-session';
 
 export interface SandboxSpec {
   image: string;
@@ -56,6 +45,9 @@ function repoTmpfs(memoryMb: number): string {
  * environment (API keys, tokens) is passed in.
  */
 export class DockerSandbox {
+  /** Every command goes through one shell (see shell-session.ts), opened at the first command. */
+  private shell?: Promise<ShellSession>;
+
   private constructor(
     private readonly docker: Docker,
     readonly container: Docker.Container,
@@ -130,53 +122,26 @@ export class DockerSandbox {
   }
 
   private async run(command: string, opts: ExecOptions, input?: Buffer): Promise<ExecResult> {
-    const exec = await this.container.exec({
-      Cmd: ['bash', '-c', WITH_EXIT_CODE, 'chainsmith', `${opts.timeoutSeconds}s`, command],
-      AttachStdin: input !== undefined,
-      AttachStdout: true,
-      AttachStderr: true,
-      WorkingDir: opts.cwd ?? REPO_DIR,
+    return (await this.openShell()).run(command, opts, input);
+  }
+
+  /** The sandbox's shell; one that died (killed by its command, or with the engine) is replaced. */
+  private async openShell(): Promise<ShellSession> {
+    this.shell ??= ShellSession.open(this.docker, this.container).catch((cause) => {
+      this.shell = undefined;
+      throw new TransientError(`cannot open a shell in the sandbox: ${(cause as Error).message}`, { cause });
     });
-    const stream = await exec.start({ hijack: true, stdin: input !== undefined });
-    const out = new CappedOutput(opts.maxOutputChars);
-    const sink = new PassThrough();
-    sink.setEncoding('utf8');
-    sink.on('data', (chunk: string) => out.push(chunk));
-    this.docker.modem.demuxStream(stream, sink, sink);
-    const done = new Promise<void>((resolve, reject) => {
-      const guard = setTimeout(
-        () => reject(new TransientError(`exec did not return ${opts.timeoutSeconds + 30}s after its timeout`)),
-        (opts.timeoutSeconds + 30) * 1000,
-      );
-      stream.on('end', () => (clearTimeout(guard), resolve()));
-      stream.on('error', (err) => (clearTimeout(guard), reject(new TransientError(`exec stream failed: ${err.message}`, { cause: err }))));
-    });
-    // Ending the hijacked stream half-closes it: the command reads end-of-file after the input.
-    if (input !== undefined) stream.end(input);
-    await done;
-    let { output, exitCode } = withoutExitCode(out.text());
-    exitCode ??= (await exec.inspect()).ExitCode ?? -1;
-    return { output, exitCode, timedOut: exitCode === 124 || exitCode === 137 };
+    const current = this.shell;
+    const shell = await current;
+    if (shell.alive) return shell;
+    if (this.shell === current) this.shell = undefined;
+    return this.openShell();
   }
 
   async destroy(): Promise<void> {
+    this.shell?.then((s) => s.close(), () => undefined);
     await this.container.remove({ force: true }).catch(() => undefined);
   }
-}
-
-/**
- * Runs the command under a time limit and then prints its exit code after a NUL, so the exit code
- * arrives with the output instead of costing another request to the engine (an exec's inspect).
- */
-const WITH_EXIT_CODE = 'timeout -k 5 "$1" bash -c "$2"; printf "\\n\\000chainsmith-exit %d\\000" "$?"';
-const EXIT_MARK = '\n\u0000chainsmith-exit ';
-
-/** The output without the exit-code trailer, and the code; no trailer (the exec was cut off) leaves the code unknown. */
-function withoutExitCode(text: string): { output: string; exitCode?: number } {
-  const at = text.lastIndexOf(EXIT_MARK);
-  const end = at < 0 ? -1 : text.indexOf('\u0000', at + EXIT_MARK.length);
-  if (end < 0) return { output: text };
-  return { output: text.slice(0, at) + text.slice(end + 1), exitCode: Number(text.slice(at + EXIT_MARK.length, end)) };
 }
 
 /** Removes sandboxes matching the labels, e.g. those a crashed worker left behind. */

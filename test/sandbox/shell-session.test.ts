@@ -1,0 +1,79 @@
+import Docker from 'dockerode';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { baseImageTag } from '../../src/sandbox/image';
+import { ChainRepo } from '../../src/testing/chain-repo';
+
+const docker = new Docker();
+let sandbox: DockerSandbox;
+
+beforeAll(async () => {
+  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-shell-')), 'shell'), { 'README.md': '# shell\n' });
+  sandbox = await DockerSandbox.create(docker, {
+    image: baseImageTag(),
+    mirrorPath: repo.path,
+    labels: { 'chainsmith.test': 'shell-session' },
+    memoryMb: 256,
+    pidsLimit: 64,
+  });
+});
+
+afterAll(async () => {
+  await sandbox?.destroy();
+  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.test=shell-session'] } })).toHaveLength(0);
+});
+
+const run = (cmd: string, timeoutSeconds = 20) => sandbox.exec(cmd, { timeoutSeconds, maxOutputChars: 20_000, cwd: '/work' });
+
+/** The engine's exec_create events for the sandbox since `since` (seconds). */
+async function execsSince(since: number): Promise<number> {
+  const until = Math.ceil(Date.now() / 1000) + 1;
+  const filters = JSON.stringify({ container: [sandbox.container.id], event: ['exec_create'] });
+  const raw = (await docker.getEvents({ since, until, filters } as object)) as unknown as NodeJS.ReadableStream;
+  let text = '';
+  for await (const chunk of raw) text += chunk.toString();
+  return text.split('\n').filter((l) => l.trim()).length;
+}
+
+test('commands keep their exit code, working directory and stderr in order, with nothing of the shell leaking in', async () => {
+  const r = await run('pwd; echo out; echo err >&2; echo "[${id-unset}] [${LC_ALL-unset}] [$LANG]"; exit 3');
+  expect(r).toEqual({ output: '/work\nout\nerr\n[unset] [unset] [C.UTF-8]\n', exitCode: 3, timedOut: false });
+  expect((await sandbox.exec('pwd', { timeoutSeconds: 5, maxOutputChars: 100 })).output).toBe('/work/repo\n');
+});
+
+test('a file of any size and bytes arrives whole through the shell, and a command never reads the request stream', async () => {
+  const content = Buffer.concat([Buffer.from('héllo → wörld\n'.repeat(50_000)), Buffer.from([0, 255, 10, 13, 0])]);
+  await sandbox.writeFile('/work/big.bin', content);
+  expect((await run('sha256sum < /work/big.bin | cut -c1-64')).output.trim()).toBe(require('node:crypto').createHash('sha256').update(content).digest('hex'));
+  // A command that reads its standard input sees end-of-file, not the next request.
+  expect(await run('cat; echo done')).toMatchObject({ output: 'done\n', exitCode: 0 });
+});
+
+test('a command past its timeout is killed with its children, and the shell goes on', async () => {
+  const r = await run('sleep 30 & sleep 30; echo never', 1);
+  expect(r.timedOut).toBe(true);
+  expect(r.output).not.toContain('never');
+  expect(await run('echo still here')).toMatchObject({ output: 'still here\n', exitCode: 0 });
+});
+
+test('output a background process writes after its command returned does not reach the next result', async () => {
+  await run('(sleep 0.3; echo late) &');
+  await new Promise((r) => setTimeout(r, 600));
+  expect(await run('echo mine')).toMatchObject({ output: 'mine\n', exitCode: 0 });
+});
+
+test('a command that kills the shell gets its exit code, and the next command gets a new shell', async () => {
+  const r = await run('kill -9 $(pgrep -x bash)');
+  expect(r.exitCode).toBe(137);
+  expect(await run('echo again')).toMatchObject({ output: 'again\n', exitCode: 0 });
+});
+
+test('many commands cost the engine one exec: the shell stays attached between them', async () => {
+  const since = Math.floor(Date.now() / 1000) - 1;
+  await new Promise((r) => setTimeout(r, 1100));
+  const before = await execsSince(since);
+  for (let i = 0; i < 20; i++) expect((await run(`echo ${i} >> /work/log; wc -l < /work/log`)).output.trim()).toBe(String(i + 1));
+  expect((await execsSince(since)) - before).toBe(0);
+});
