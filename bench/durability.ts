@@ -72,7 +72,7 @@ async function orchestrated(engines: Engines, config: Config, chains: Chain[], c
 
 /**
  * The same agent loop with no Temporal and no checkpoints: per stage a sandbox, the carry, the PR's
- * tests before, the agent, the tests after. What mini-swe-agent-style harnesses do.
+ * agent, the tests after. What mini-swe-agent-style harnesses do.
  */
 async function bare(config: Config, chain: Chain, baseUrl: string): Promise<number> {
   const docker = new Docker();
@@ -96,8 +96,6 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
         cwd: '/work',
       });
       if (setup.exitCode !== 0) throw new Error(setup.output);
-      await runPrTests(sandbox, chain.prs[stage], config.sandbox.testCommand, 600);
-      await sandbox.exec('git reset -q --hard && git clean -qfd', { timeoutSeconds: 60, maxOutputChars: 1000 });
       messages = [...messages, { role: 'user', content: `Task ${stage + 1} of ${chain.prs.length}: continue.` }];
       const run = await runAgent({
         policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),

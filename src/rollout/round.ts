@@ -112,12 +112,6 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
         progress: Boolean(progressRef),
       }));
 
-    let testsBeforeRef: ArtifactRef | undefined;
-    if (input.round === 0 && !checkpoint) {
-      testsBeforeRef = await store.putJson(await runPrTests(sandbox, pr, env.testCommand, 600));
-      await sh(sandbox, `git reset -q --hard && git clean -qfd${progressRef ? ` && git apply --allow-empty --binary ${PROGRESS_PATCH}` : ''}`);
-    }
-
     const policy = deps.policyFor(chain, input.stage, env.testCommand);
     const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry));
     const host = hostname();
@@ -146,7 +140,6 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       trajectoryRef: await store.putJson(run.trajectory),
       stagePatchRef,
       cumulativePatchRef,
-      testsBeforeRef,
       testsAfterRef: await store.putJson(testsAfter),
       carry,
       steps: run.stepsThisRound,

@@ -22,7 +22,6 @@ export const RoundResultSchema = z.object({
   stagePatchRef: ArtifactRef,
   /** The agent's tree against the gold tree after this stage (its merge): what carries on. */
   cumulativePatchRef: ArtifactRef,
-  testsBeforeRef: ArtifactRef.optional(),
   testsAfterRef: ArtifactRef,
   carry: CarrySchema,
   steps: z.number().int().nonnegative(),
@@ -43,6 +42,8 @@ export const StageResultSchema = z.object({
   rounds: z.array(
     z.object({ round: z.number().int(), score: z.number(), passed: z.boolean(), judgementRef: ArtifactRef }),
   ),
+  /** What gold validation found: the FAIL_TO_PASS and PASS_TO_PASS tests the judge checks against. */
+  goldTestsRef: ArtifactRef.optional(),
   carry: CarrySchema.optional(),
   finalRound: RoundResultSchema.optional(),
 });

@@ -133,6 +133,7 @@ class ChainRun {
         taskQueue: sandboxQueue(this.queue),
         summary: `validate gold tests of ${this.label(stage)}`,
       }).validateGold({ chainRef: this.input.chainRef, stage }));
+      result.goldTestsRef = goldTestsRef;
     } catch (err) {
       if (isCancellation(err)) throw err;
       result.status = 'failed';
