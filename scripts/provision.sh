@@ -53,7 +53,8 @@ if want temporal; then
     while IFS= read -r kv; do sa_flags+=(--search-attribute "$kv"); done < <(node -e \
       'const a=require("./src/workflows/search-attributes.json");for(const[k,v]of Object.entries(a))console.log(`${k}=${v}`)')
     setsid nohup temporal server start-dev --ip 127.0.0.1 --port "$port" --ui-ip 127.0.0.1 --ui-port "$ui_port" \
-      --db-filename "$home/temporal.db" --log-level warn "${sa_flags[@]}" >"$home/temporal.log" 2>&1 </dev/null &
+      --db-filename "$home/temporal.db" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
+      --log-level warn "${sa_flags[@]}" >"$home/temporal.log" 2>&1 </dev/null &
     for _ in $(seq 1 60); do temporal_ok && break; sleep 1; done
     temporal_ok || { tail -n 20 "$home/temporal.log" >&2; die "Temporal dev server did not become healthy (log: $home/temporal.log)"; }
     say "Temporal is up at $address, Web UI http://127.0.0.1:$ui_port"
