@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
-import { ChainsmithError, TransientError } from '../errors';
 import { ToolCallSchema, type Message } from '../schemas';
 import type { AssistantMessage, Policy } from './policy';
+import { modelFailure } from './model-errors';
 import { NO_REDACTION, type Redactor } from './redact';
 import { withRetries, type RetryOptions } from './retry';
 import { TOOL_SPECS } from './tools';
@@ -46,6 +46,7 @@ export class ModelPolicy implements Policy {
     const abort = () => controller.abort();
     outer?.addEventListener('abort', abort, { once: true });
     const signal = controller.signal;
+    const started = Date.now();
     try {
       return await this.client.chat.completions.create(
         {
@@ -57,29 +58,9 @@ export class ModelPolicy implements Policy {
         { signal },
       );
     } catch (cause) {
-      throw classifyModelError(cause, this.redactor);
+      throw modelFailure(this.client, 'the model', cause, { elapsedMs: Date.now() - started, redactor: this.redactor });
     } finally {
       outer?.removeEventListener('abort', abort);
     }
   }
-}
-
-/** 429, 5xx, timeouts and dropped connections are worth another try; other 4xx are not. */
-export function classifyModelError(cause: unknown, redactor: Redactor = NO_REDACTION): Error {
-  if (cause instanceof OpenAI.APIConnectionError) {
-    return new TransientError(`model endpoint unreachable or timed out: ${redactor.text(cause.message)}`);
-  }
-  if (cause instanceof OpenAI.APIError) {
-    const status = cause.status ?? 0;
-    // The SDK's error (and its request) is not kept as `cause`: it would carry the key into logs and history.
-    const message = redactor.text(cause.message);
-    if (status === 408 || status === 409 || status === 429 || status >= 500) {
-      const err = new TransientError(`model endpoint answered ${status}: ${message}`);
-      const retryAfter = Number(cause.headers?.get?.('retry-after'));
-      if (Number.isFinite(retryAfter)) Object.assign(err, { retryAfterMs: retryAfter * 1000 });
-      return err;
-    }
-    return new ChainsmithError(`model endpoint refused the request (${status}): ${message}`);
-  }
-  return cause instanceof Error ? cause : new Error(String(cause));
 }
