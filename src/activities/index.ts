@@ -16,7 +16,7 @@ import { goldTestsFor } from '../judge/gold-validation';
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { chainQueries } from '../queries/chain-queries';
 import { summarizeLeaks } from '../queries/leak-rate';
-import { runLabel, runRound, type RoundInput } from '../rollout/round';
+import { runLabel, runRound, type RoundInput, type RoundProgress } from '../rollout/round';
 import { HOST_LABEL, removeSandboxes, RUN_LABEL } from '../sandbox/docker-sandbox';
 import { Environments } from '../sandbox/environment';
 import {
@@ -80,7 +80,19 @@ export function createActivities(deps: ActivityDeps) {
     async rolloutRound(input: RoundInput & { policy: PolicyKind }) {
       // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
       // timeout, and a heartbeat is also how a pause or cancel reaches this activity.
-      let last: unknown;
+      // The last attempt's heartbeat names the hosts that ran this round before; a worker that died there
+      // left its sandbox behind, and the chain's cleanup must go there too.
+      const previous = activityInfo().heartbeatDetails as Partial<RoundProgress> | undefined;
+      const earlierHosts = [...new Set([...(previous?.earlierHosts ?? []), ...(previous?.host ? [previous.host] : [])])].filter((h) => h !== hostname());
+      let last: RoundProgress = {
+        stage: input.stage,
+        round: input.round,
+        step: previous?.step ?? 0,
+        promptTokens: previous?.promptTokens ?? 0,
+        completionTokens: previous?.completionTokens ?? 0,
+        host: hostname(),
+        earlierHosts,
+      };
       const timer = setInterval(() => heartbeat(last), (activityInfo().heartbeatTimeoutMs ?? 30_000) / 3);
       try {
         return await guard(() =>
@@ -92,6 +104,7 @@ export function createActivities(deps: ActivityDeps) {
             limits: { ...config.agent, ...config.budget, price },
             redactor,
             heartbeat: (details) => heartbeat((last = details)),
+            earlierHosts,
             signal: cancellationSignal(),
             policyFor: (chain, stage, testCommand) => {
               if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], testCommand);

@@ -57,6 +57,8 @@ export interface RoundDeps {
   redactor?: Redactor;
   /** Progress for the Temporal UI and `chainsmith status`; also proves the worker is alive. */
   heartbeat: (details: RoundProgress) => void;
+  /** Hosts that ran earlier attempts of this round (a worker there died): the chain cleans up there too. */
+  earlierHosts?: string[];
   signal?: AbortSignal;
 }
 
@@ -67,6 +69,7 @@ export interface RoundProgress {
   promptTokens: number;
   completionTokens: number;
   host: string;
+  earlierHosts: string[];
 }
 
 const sh = (sandbox: DockerSandbox, cmd: string) =>
@@ -126,7 +129,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       onStep: async (t, step) => {
         const patch = (await sh(sandbox, `git add -A && git diff --cached --binary ${CARRY_TAG}`)).output;
         await checkpoints.save(start, t, patch, step);
-        deps.heartbeat({ stage: input.stage, round: input.round, step, ...t.usage, host });
+        deps.heartbeat({ stage: input.stage, round: input.round, step, ...t.usage, host, earlierHosts: deps.earlierHosts ?? [] });
       },
     });
 
@@ -146,6 +149,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       stepsResumed: checkpoint?.stepsThisRound ?? 0,
       reusedSandbox: reused,
       host,
+      earlierHosts: deps.earlierHosts ?? [],
       exitReason: run.exitReason,
     };
   } finally {

@@ -30,6 +30,8 @@ export const RoundResultSchema = z.object({
   reusedSandbox: z.boolean(),
   /** The sandbox host that ran the round: its leftovers are cleaned up there. */
   host: z.string(),
+  /** Hosts of earlier attempts that died mid-round: what they left is cleaned up there. */
+  earlierHosts: z.array(z.string()).optional(),
   exitReason: z.string(),
 });
 export type RoundResult = z.infer<typeof RoundResultSchema>;

@@ -152,7 +152,7 @@ class ChainRun {
         this.progress.reason = `stage ${stage + 1} (PR #${result.prNumber}) failed: ${failureMessage(err)}`;
         return result;
       }
-      this.hosts.add(r.host);
+      for (const host of [r.host, ...(r.earlierHosts ?? [])]) this.hosts.add(host);
       result.carry = r.carry;
       result.finalRound = r;
       const label = this.label(stage, round);
@@ -232,14 +232,15 @@ class ChainRun {
     return { ...this.progress };
   }
 
-  /** Removes sandboxes that crashed attempts left on any host this chain ran on. */
+  /** Removes sandboxes that crashed attempts left on any host this chain ran on, all hosts at once. */
   async cleanup(): Promise<void> {
-    for (const host of this.hosts) {
-      const queue = hostQueue(this.queue, host);
-      await proxyActivities<Activities>({ ...CLEANUP, taskQueue: queue, summary: `clean up sandboxes on ${host}` })
-        .cleanupRun({ runKey: this.runKey })
-        .catch(() => undefined);
-    }
+    await Promise.all(
+      [...this.hosts].map((host) =>
+        proxyActivities<Activities>({ ...CLEANUP, taskQueue: hostQueue(this.queue, host), summary: `clean up sandboxes on ${host}` })
+          .cleanupRun({ runKey: this.runKey })
+          .catch(() => undefined),
+      ),
+    );
   }
 
   private async continueAsNew(stage: number): Promise<never> {
