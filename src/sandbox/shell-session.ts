@@ -20,7 +20,7 @@ export interface ExecOptions {
  * The shell that runs every command of a sandbox. Each request is a header line
  * `ID TIMEOUT CWD_BYTES CMD_BYTES INPUT_BYTES` and then those bytes; `dd … iflag=fullblock` reads
  * exactly that many (bash's `read` would take them a byte per system call). The command runs under
- * `timeout` (which kills its whole process group) with the input, or /dev/null, as its standard input:
+ * `timeout` (which kills its whole process group) with the input (an empty file when there is none) as its standard input:
  * never the request stream. Its output, stderr merged in order, is followed by NUL, the request's id
  * and its exit code. Variables here are not exported: commands see none of them, nor LC_ALL=C, which
  * makes the lengths count bytes.
