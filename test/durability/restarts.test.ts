@@ -37,7 +37,10 @@ describe.each([
 ])('restarting %s mid-rollout', (_what, pattern, step) => {
   test('the chain still completes with every step exactly once', async () => {
     const chain = await demoChain(`restart-${step}`);
-    const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), { latencyMs: 100 });
+    // While the daemon goes down the model slows, so the rollout is still mid-stage when it is gone: a
+    // daemon stopping waits for its containers, and a fast rollout could finish in that time.
+    let restarting = false;
+    const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), { latencyMs: () => (restarting ? 1500 : 100) });
     const env = { OPENAI_BASE_URL: await fake.start(), CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '5' };
     const config = testConfig(env);
     const taskQueue = `restart-${step}-${Date.now()}`;
@@ -49,7 +52,9 @@ describe.each([
       const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
       // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count).
       while (fake.requests.filter((r) => !formatName(r.body)).length < NOTES + 5) await sleep(50);
+      restarting = true;
       await restart(pattern, step);
+      restarting = false;
       await connection.close();
       connection = await Connection.connect({ address: config.temporal.address });
       const result: ChainResult = await new Client({ connection }).workflow.getHandle(started.workflowId).result();
