@@ -91,7 +91,7 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
   return [
     { measure: 'ready_median_seconds', value: round(readyMedian, 3), unit: 's', goal: `<= 1 (a stage's sandbox at its commit, ${history.commits.length} commits, median of ${ready.length})` },
     { measure: 'ready_speedup_vs_clone', value: round(cloneMedian / readyMedian, 1), unit: 'ratio', goal: '>= 20 (fresh clone + checkout of the same commit in a new container / ready)' },
-    { measure: 'exec_roundtrip_ms', value: round(median(execs), 1), unit: 'ms', goal: `<= 50 (median of ${execs.length}; an exec is two engine requests, create and start, plus the process it runs)` },
+    { measure: 'exec_roundtrip_ms', value: round(median(execs), 1), unit: 'ms', goal: `<= 50 (median of ${execs.length}; a command through the sandbox's attached shell, from request to exit code)` },
   ];
 }
 
