@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { ChainsmithError, InputError } from '../errors';
 import { buildDeps } from '../workers/deps';
+import { removeSandboxesOfClosedRuns } from '../workers/sweep';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { readChains } from './chains-file';
 import { demoCommand } from './demo';
@@ -93,10 +94,16 @@ program
   .option('--sandbox-only', 'serve only the sandbox queues: an extra Docker host for scale-out')
   .action(async (opts) => {
     const cfg = config();
+    const deps = buildDeps(cfg);
+    const swept = await removeSandboxesOfClosedRuns(deps.docker, await connectClient(cfg)).catch((err) => {
+      console.error(`not sweeping sandboxes of finished chains this time: ${(err as Error).message}`);
+      return 0;
+    });
+    if (swept) console.log(`removed ${swept} sandbox${swept > 1 ? 'es' : ''} that finished chains left on this host`);
     const workers = await createWorkers({
       connection: await connectWorker(cfg),
       namespace: cfg.temporal.namespace,
-      deps: buildDeps(cfg),
+      deps,
       taskQueue: opts.taskQueue,
       maxSandboxes: opts.maxSandboxes,
       sandboxOnly: opts.sandboxOnly,

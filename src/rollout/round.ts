@@ -9,7 +9,7 @@ import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
 import { runPrTests } from '../judge/test-signal';
 import { CARRY_TAG, PROGRESS_PATCH } from '../sandbox/carryover';
-import { DockerSandbox, HOST_LABEL, RUN_LABEL, type SandboxSpec } from '../sandbox/docker-sandbox';
+import { DockerSandbox, HOST_LABEL, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from '../sandbox/docker-sandbox';
 import type { Environments } from '../sandbox/environment';
 import { resetStage, setUpStage } from '../sandbox/stage-setup';
 import { stageInputProblem } from '../sandbox/stage-inputs';
@@ -101,7 +101,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       ...deps.sandbox,
       image: env.image,
       mirrorPath: chain.repo.path,
-      labels: { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: hostname(), 'chainsmith.stage': String(input.stage) },
+      labels: { [RUN_LABEL]: runLabel(input.runKey), [RUN_KEY_LABEL]: input.runKey, [HOST_LABEL]: hostname(), 'chainsmith.stage': String(input.stage) },
     },
     key,
   );

@@ -11,6 +11,8 @@ export const SANDBOX_LABEL = 'chainsmith.sandbox';
 export const KEY_LABEL = 'chainsmith.key';
 export const RUN_LABEL = 'chainsmith.run';
 export const HOST_LABEL = 'chainsmith.host';
+/** The run a rollout sandbox belongs to, `workflowId/runId` as given: a worker asks Temporal whether it is still open. */
+export const RUN_KEY_LABEL = 'chainsmith.run-key';
 
 export type { ExecOptions, ExecResult } from './shell-session';
 
