@@ -30,23 +30,24 @@ export class WorkerProcess {
   }
 
   /** SIGKILL: no finally blocks, no graceful shutdown, containers left as they are. */
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    this.stopping = true;
-    child.kill('SIGKILL');
-    await exited;
-    this.stopping = false;
+  kill(): Promise<void> {
+    return this.signal('SIGKILL');
   }
 
+  /** SIGINT (the worker shuts down gracefully), then SIGKILL if it is still there after 10 s. */
   async stop(): Promise<void> {
+    await this.signal('SIGINT', 10_000);
+    await this.kill();
+  }
+
+  /** Sends `sig` and waits for the exit, or at most `waitMs`. */
+  private async signal(sig: NodeJS.Signals, waitMs?: number): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     this.stopping = true;
-    child.kill('SIGINT');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    await this.kill();
+    child.kill(sig);
+    await (waitMs === undefined ? exited : Promise.race([exited, new Promise((r) => setTimeout(r, waitMs))]));
+    this.stopping = false;
   }
 }
