@@ -34,10 +34,14 @@ export const EXPORT: ActivityOptions = {
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 };
 
-/** Removing leftover sandboxes: best effort, on the host that holds them. */
+/**
+ * Removing leftover sandboxes: best effort, on the host that holds them. A chain's result waits for
+ * it, so a host whose worker is gone gets 3 minutes; what it holds is removed when a worker starts
+ * there again (workers/sweep.ts).
+ */
 export const CLEANUP: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
-  scheduleToCloseTimeout: '10 minutes',
+  scheduleToCloseTimeout: '3 minutes',
   retry: { initialInterval: '2s', maximumAttempts: 3 },
 };
 
