@@ -29,8 +29,6 @@ import {
   type PolicyKind,
 } from '../schemas';
 
-
-
 export interface ActivityDeps {
   config: Config;
   docker: Docker;
@@ -78,8 +76,6 @@ export function createActivities(deps: ActivityDeps) {
 
   return {
     async rolloutRound(input: RoundInput & { policy: PolicyKind }) {
-      // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
-      // timeout, and a heartbeat is also how a pause or cancel reaches this activity.
       // The last attempt's heartbeat names the hosts that ran this round before; a worker that died there
       // left its sandbox behind, and the chain's cleanup must go there too.
       const previous = activityInfo().heartbeatDetails as Partial<RoundProgress> | undefined;
@@ -93,6 +89,8 @@ export function createActivities(deps: ActivityDeps) {
         host: hostname(),
         earlierHosts,
       };
+      // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
+      // timeout, and a heartbeat is also how a pause or cancel reaches this activity.
       const timer = setInterval(() => heartbeat(last), (activityInfo().heartbeatTimeoutMs ?? 30_000) / 3);
       try {
         return await guard(() =>

@@ -150,8 +150,13 @@ export class DockerSandbox {
 export async function removeSandboxes(docker: Docker, labels: Record<string, string> = {}): Promise<number> {
   const filters = { label: [SANDBOX_LABEL, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
   const found = await docker.listContainers({ all: true, filters });
-  await Promise.all(found.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  await removeContainers(docker, found.map((c) => c.Id));
   return found.length;
+}
+
+/** Force-removes containers; one already gone is not an error. */
+export async function removeContainers(docker: Docker, ids: string[]): Promise<void> {
+  await Promise.all(ids.map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
 }
 
 function quote(s: string): string {

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { hostname } from 'node:os';
-import { KEY_LABEL, SANDBOX_LABEL } from './docker-sandbox';
+import { KEY_LABEL, removeContainers, SANDBOX_LABEL } from './docker-sandbox';
 
 /**
  * On one-off containers (gold validation, environment builds): the worker process that owns them.
@@ -29,7 +29,7 @@ export async function removeOrphans(docker: Docker): Promise<number> {
     const [host, pid] = (c.Labels[OWNER_LABEL] ?? '').split(':');
     return host === hostname() && Number(pid) > 0 && !alive(Number(pid)) && !c.Labels[KEY_LABEL];
   });
-  await Promise.all(orphans.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  await removeContainers(docker, orphans.map((c) => c.Id));
   return orphans.length;
 }
 

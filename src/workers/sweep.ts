@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type Docker from 'dockerode';
 import { hostname } from 'node:os';
-import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
+import { HOST_LABEL, KEY_LABEL, removeContainers, RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
 
 /**
  * Removes this host's rollout sandboxes whose chain run has closed. A worker killed mid-round leaves
@@ -27,7 +27,7 @@ export async function removeSandboxesOfClosedRuns(docker: Docker, client: Client
         (err) => err instanceof WorkflowNotFoundError, // gone past retention; any other error: ask next time
       );
     if (!closed) continue;
-    await Promise.all(ids.map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
+    await removeContainers(docker, ids);
     removed += ids.length;
   }
   return removed;
