@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -73,8 +73,13 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
 
   const asRoot = process.getuid?.() === 0 ? test : test.skip;
   asRoot('no Docker engine and not root: provisioning says what to do', async () => {
-    const err = await run('runuser', ['-u', 'nobody', '--', 'env', 'HOME=/tmp', 'DOCKER_HOST=unix:///tmp/no-docker.sock', 'bash', join(root, 'scripts/provision.sh'), 'docker'], {
-      cwd: root,
+    // A copy `nobody` can read: the clone itself may sit in a directory only root can enter.
+    const dir = tmp();
+    mkdirSync(join(dir, 'scripts'));
+    copyFileSync(join(root, 'scripts/provision.sh'), join(dir, 'scripts/provision.sh'));
+    for (const d of [dir, join(dir, 'scripts')]) chmodSync(d, 0o755);
+    const err = await run('runuser', ['-u', 'nobody', '--', 'env', 'HOME=/tmp', 'DOCKER_HOST=unix:///tmp/no-docker.sock', 'bash', join(dir, 'scripts/provision.sh'), 'docker'], {
+      cwd: dir,
     }).catch((e) => e);
     expect(err.code).toBe(1);
     expect(err.stderr).toMatch(/error: no Docker engine is reachable/);
