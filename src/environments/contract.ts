@@ -1,0 +1,82 @@
+import type { TestCase } from '../schemas';
+
+/**
+ * The shapes every language's environment support is written against (a contract between the
+ * environment builder and the per-language modules). Pure types: safe to import anywhere.
+ */
+
+export type Language = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node' | 'unknown';
+
+/** How a test run reports per-test outcomes; 'exit-code' knows only pass or fail. */
+export type RunnerName = 'pytest' | 'cargo' | 'go' | 'maven' | 'gradle' | 'ctest' | 'node' | 'exit-code';
+
+/** A Debian-packaged toolchain image (images/toolchains/NAME/packages on top of images/base). */
+export type ToolchainName = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node';
+
+/** A repository's files at one commit, read on the host with git (no checkout). */
+export interface RepoFiles {
+  /** Names at the repository root. */
+  rootFiles: ReadonlySet<string>;
+  /** A file's text at the commit, or undefined where it does not exist. */
+  read(path: string): Promise<string | undefined>;
+}
+
+/** Host-side dependency fetching for one environment build. */
+export interface FetchContext {
+  /** A checkout of the repository at the stage's base on the host; the fetcher may build in it. */
+  srcDir: string;
+  /** An empty directory to fill; it is mounted read-only at DEPS_MOUNT in the build container. */
+  depsDir: string;
+  /** Resolve as of this moment where the ecosystem allows it (the base commit's date). */
+  asOf: Date;
+  /** One line of progress for the user. */
+  log(line: string): void;
+  signal: AbortSignal;
+}
+
+/** What was resolved, recorded on the environment's manifest. */
+export interface Resolution {
+  ecosystem: 'pypi' | 'crates' | 'go-modules' | 'maven' | 'npm' | 'none';
+  /** The host client that resolved, with its version ('uv 0.9.5', 'cargo 1.95.0'). */
+  tool: string;
+  /** 'committed': the repository's lock file as is; 'resolved': resolved now (as of `asOf` where supported). */
+  lock: 'committed' | 'resolved' | 'none';
+  asOf?: string;
+  packages: Array<{ name: string; version: string }>;
+  notes: string[];
+}
+
+/** Where the fetched dependencies are mounted, read-only, during the environment build. */
+export const DEPS_MOUNT = '/deps';
+
+export interface LanguageRecipe {
+  language: Language;
+  /** 'python-pip', 'rust-cargo', 'go-modules', 'java-maven', 'java-gradle', 'c-cmake', 'c-make', 'c-meson', 'node-npm', …, or 'config'. */
+  origin: string;
+  toolchain: { image: ToolchainName; version?: string; note?: string };
+  /** Root-relative files whose content decides the environment (a change builds a new image). */
+  manifests: string[];
+  /** Runs on the host before the build, with network through the host's configured clients. */
+  fetch?(ctx: FetchContext): Promise<Resolution>;
+  /** Shell lines run once in the build container at /work (the repository at its base), network none, DEPS_MOUNT mounted. */
+  setup: string[];
+  /** Environment variables baked into the image (e.g. GOFLAGS, CARGO_HOME, GOPROXY=off). */
+  env: Record<string, string>;
+  /** Directories put in front of PATH in the image. */
+  path: string[];
+  runner: RunnerName;
+  /** A configured test command that replaces the runner's own. */
+  test?: string;
+}
+
+/** Runs the tests that check a PR and reads per-test outcomes from what the command printed. */
+export interface TestRunner {
+  name: RunnerName;
+  /**
+   * The shell command, run at /work, for the PR's test files (all tests where the runner cannot narrow
+   * to them); it prints everything `parse` needs to stdout (e.g. cats Surefire XML reports at its end).
+   */
+  command(testFiles: string[], override?: string): string;
+  /** Per-test outcomes with ids stable across runs of the same tests; undefined when none were reported. */
+  parse(output: string): TestCase[] | undefined;
+}
