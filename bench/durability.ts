@@ -10,7 +10,7 @@ import { runPrTests } from '../src/judge/test-signal';
 import { CARRY_PATCH, carryScript } from '../src/sandbox/carryover';
 import { DockerSandbox } from '../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../src/sandbox/image';
-import { SYSTEM_PROMPT } from '../src/agent/prompts';
+import { systemPrompt } from '../src/agent/prompts';
 import type { Chain, Trajectory } from '../src/schemas';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,7 +79,7 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
   const client = new OpenAI({ baseURL: baseUrl, apiKey: 'bench', maxRetries: 0 });
   const t0 = Date.now();
   let carry: string | undefined;
-  let messages: Trajectory['messages'] = [{ role: 'system', content: SYSTEM_PROMPT }];
+  let messages: Trajectory['messages'] = [{ role: 'system', content: systemPrompt('The project is installed.') }];
   for (let stage = 0; stage < chain.prs.length; stage++) {
     const sandbox = await DockerSandbox.create(docker, {
       image: baseImageTag(),

@@ -10,15 +10,16 @@ import { Redactor } from '../agent/redact';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import type { BatchEntry } from '../workflows/batch-workflow';
+import type { StageCheck } from '../workflows/messages';
 import { appendSample, buildSample, datasetPath } from '../dataset/export';
 import { ChainsmithError, ConfigError, StageError } from '../errors';
-import { goldTestsFor } from '../judge/gold-validation';
+import { goldTestsFor, invalidGold, stageCheck } from '../judge/gold-validation';
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { chainQueries } from '../queries/chain-queries';
 import { summarizeLeaks } from '../queries/leak-rate';
 import { runLabel, runRound, type RoundInput, type RoundProgress } from '../rollout/round';
 import { HOST_LABEL, removeSandboxes, RUN_LABEL } from '../sandbox/docker-sandbox';
-import { Environments } from '../sandbox/environment';
+import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -58,16 +59,8 @@ export interface ExportInput {
 export function createActivities(deps: ActivityDeps) {
   const store = ArtifactStore.fromConfig(deps.config);
   const { config } = deps;
-  const sandboxSpec = { memoryMb: config.sandbox.memoryMb, pidsLimit: config.sandbox.pidsLimit, cpus: config.environments.cpus };
-  // One per worker process: an environment image is built once and then found by its tag.
-  const environments = new Environments(deps.docker, {
-    ...sandboxSpec,
-    baseImage: deps.image,
-    overrides: config.environments.repos,
-    network: config.environments.buildNetwork,
-    timeoutSeconds: config.environments.buildTimeoutSeconds,
-    defaultTestCommand: config.sandbox.testCommand,
-  });
+  const sandboxSpec = sandboxSpecFrom(config);
+  const environments = environmentsFrom(config, deps.docker, deps.image);
   // The worker's key and secret-looking variables: never in a container, a prompt or a saved trajectory.
   const redactor = Redactor.forWorker(process.env, [config.model.apiKey]);
   const price = config.budget.prices[config.model.name];
@@ -140,17 +133,26 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Which of the PR's tests fail before and pass after its gold patch (cached per PR). Needs Docker.
-     * A stage that cannot be set up (a missing commit, a gold patch that does not apply, an environment
-     * recipe that fails) is a permanent failure with the reason, which the workflow records on the stage.
+     * Which of the PR's tests fail before and pass after its gold patch (cached per PR), and whether
+     * anything can judge the stage. Needs Docker. A stage that cannot be set up (a missing commit, a gold
+     * patch that does not apply, an environment that does not build) is recorded as invalid with the
+     * reason; the workflow cuts the chain before it.
      */
-    async validateGold(input: { chainRef: ArtifactRef; stage: number }) {
+    async validateGold(input: { chainRef: ArtifactRef; stage: number; policy: PolicyKind }): Promise<StageCheck> {
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
-        const gold = await goldTestsFor({ docker: deps.docker, store, sandbox: sandboxSpec, environments }, chain, input.stage);
-        if (gold.status === 'invalid') throw new StageError(gold.problem ?? 'the stage cannot be set up');
-        return { goldTestsRef: await store.putJson(gold) };
+        const gold = await goldTestsFor({ docker: deps.docker, store, sandbox: sandboxSpec, environments }, chain, input.stage).catch((err) => {
+          if (err instanceof StageError) return invalidGold(chain, input.stage, '', err.message);
+          throw err;
+        });
+        return { goldTestsRef: await store.putJson(gold), ...stageCheck(gold, !!judgeModel(input.policy)) };
       });
+    },
+
+    /** The chain's first `stages` stages, stored as a chain of its own. */
+    async cutChain(input: { chainRef: ArtifactRef; stages: number }): Promise<{ chainRef: ArtifactRef }> {
+      const chain = await store.getJson(input.chainRef, ChainSchema);
+      return { chainRef: await store.putJson({ ...chain, prs: chain.prs.slice(0, input.stages) }) };
     },
 
     async judgeStage(input: JudgeInput) {

@@ -1,8 +1,13 @@
-import { promptTemplate } from '../queries/prompt-files';
+import { prompt } from '../queries/prompt-files';
 import type { Carry, ChainQueries } from '../schemas';
 
-/** Written for long, multi-stage work: what carries over between tasks, how to work, what is limited (prompts/system.md). */
-export const SYSTEM_PROMPT = promptTemplate('agent', 'system');
+/**
+ * Written for long, multi-stage work: what carries over between tasks, how to work, what is limited
+ * (prompts/system.md). `environment` says what is true of the sandbox's environment.
+ */
+export function systemPrompt(environment: string): string {
+  return prompt('agent', 'system', { environment });
+}
 
 export function stageMessage(queries: ChainQueries, stage: number, carry: Carry): string {
   const parts: string[] = [];

@@ -15,6 +15,7 @@ import { reportCommand } from './report';
 import { defaultPolicy, startBatch } from './start';
 import { statusCommand } from './status';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
+import { validateCommand } from './validate';
 import { watchBatch } from './watch';
 
 const program = new Command('chainsmith')
@@ -55,8 +56,17 @@ program
   });
 
 program
+  .command('validate')
+  .description('gold-validate every stage of a chains file on this host (needs Docker) and print the yield per repository and language')
+  .requiredOption('--chains <file>', 'chains file written by `chainsmith mine`')
+  .option('--out <file>', 'also write one JSON record per stage (tests FAIL_TO_PASS / PASS_TO_PASS, status, reason)')
+  .action(async (opts) => validateCommand(config(), opts));
+
+program
   .command('start')
-  .description('run the chains of a chains file as one batch workflow (idempotent: chains that ran are not run again)')
+  .description(
+    'run the chains of a chains file as one batch workflow (idempotent: chains that ran are not run again); each chain is gold-validated first and cut before a stage nothing can judge',
+  )
   .requiredOption('--chains <file>', 'chains file written by `chainsmith mine`')
   .addOption(new Option('--policy <policy>', 'agent policy (default: model if an endpoint is configured, else gold-replay)').choices(['model', 'gold-replay']))
   .option('--concurrency <n>', 'chains running at once', (v) => parsePositive('--concurrency', v), 4)

@@ -20,6 +20,7 @@ async function showChain(client: Client, workflowId: string): Promise<void> {
   // A closed workflow answers from its result, so no worker needs to be running.
   const progress = running ? await handle.query(progressQuery) : ((await handle.result()) as ChainProgress);
   console.log(`${workflowId}: chain ${progress.status}${progress.reason ? ` (${progress.reason})` : ''}`);
+  if (progress.cut) console.log(`  cut to its first ${progress.cut.before} stage(s): ${progress.cut.reason}`);
   for (const s of progress.results) {
     const scores = s.rounds.map((r) => r.score.toFixed(2)).join(', ');
     const conflicts = s.carry?.conflicts.length ? `, carry conflicts: ${s.carry.conflicts.join(' ')}` : '';
@@ -34,7 +35,7 @@ async function showBatch(client: Client, workflowId: string): Promise<void> {
   const running = (await handle.describe()).status.name === 'RUNNING';
   const p = running ? await handle.query(batchProgressQuery) : ((await handle.result()) as BatchProgress);
   const started = p.started === undefined ? '' : `started ${p.started}/${p.total}, running ${p.running}; `;
-  console.log(`${workflowId}: batch ${running ? 'running' : 'finished'}: ${started}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, already run ${p.existing}`);
+  console.log(`${workflowId}: batch ${running ? 'running' : 'finished'}: ${started}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, skipped ${p.skipped ?? 0}, already run ${p.existing}`);
 }
 
 export async function statusCommand(client: Client, workflowId?: string): Promise<void> {

@@ -38,7 +38,7 @@ export async function watchChains(started: Started[], log: (line: string) => voi
 export async function watchBatch(handle: WorkflowHandle<typeof batchWorkflow>, log: (line: string) => void): Promise<BatchCounts> {
   let last = '';
   const show = (p: Partial<BatchProgress>) => {
-    const line = `  ${p.started !== undefined ? `started ${p.started}/${p.total}, running ${p.running}; ` : ''}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, already run ${p.existing}`;
+    const line = `  ${p.started !== undefined ? `started ${p.started}/${p.total}, running ${p.running}; ` : ''}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, skipped ${p.skipped ?? 0}, already run ${p.existing}`;
     if (line !== last) log(line);
     last = line;
   };

@@ -63,18 +63,20 @@ async function stagesOf(store: ArtifactStore, results: StageResult[], thresholds
 /** One finished workflow as a run record, with its conversation when it was accepted. */
 async function runOf(client: Client, store: ArtifactStore, info: WorkflowExecutionInfo, threshold: number): Promise<ChainRun> {
   const input = await startInput(client, info);
-  const chain = await store.getJson(input.chainRef, ChainSchema);
   const result =
     info.status.name === 'COMPLETED' ? ((await client.workflow.getHandle(info.workflowId, info.runId).result()) as ChainResult) : undefined;
+  // A chain cut before a stage nothing could judge ran (and is exported) as its first stages only.
+  const chain = await store.getJson(result?.cut?.chainRef ?? input.chainRef, ChainSchema);
   // The workflow writes its queries; a run that ended before it finished is described by the template.
   // Queries written before the leak check existed get their leak measured here.
   const written = result?.queriesRef ? await store.getJson(result.queriesRef, ChainQueriesSchema) : templateQueries(chain);
   const queries = measureLeaks(written, chain);
-  const base = { workflowId: info.workflowId, chainId: chain.id, repo: chain.repo.name, prs: input.prNumbers, policy: input.policy, threshold, queries };
+  const base = { workflowId: info.workflowId, chainId: chain.id, repo: chain.repo.name, prs: chain.prs.map((pr) => pr.number), policy: input.policy, threshold, queries };
   if (!result) {
     return { ...base, status: STATUS[info.status.name] ?? 'failed', reason: `the workflow ended ${info.status.name.toLowerCase()}`, stages: [] };
   }
-  const status: RunStatus = result.status === 'accepted' || result.status === 'rejected' || result.status === 'cancelled' ? result.status : 'failed';
+  const status: RunStatus =
+    result.status === 'accepted' || result.status === 'rejected' || result.status === 'cancelled' || result.status === 'skipped' ? result.status : 'failed';
   const thresholds: number[] = [];
   const stages = await stagesOf(store, result.results, thresholds);
   const lastRound = result.results.at(-1)?.finalRound;

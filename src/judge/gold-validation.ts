@@ -92,7 +92,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const key = createHash('sha256').update(`${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.testCommand}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
-  if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
+  if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number, language: env.language };
   await sweepOrphansOnce(deps.docker);
   const sandbox = await DockerSandbox.create(deps.docker, {
     ...deps.sandbox,
@@ -101,7 +101,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
     labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() },
   });
   try {
-    const gold = await validateGold(sandbox, chain, stage, env.testCommand, deps.timeoutSeconds ?? 600);
+    const gold = { ...(await validateGold(sandbox, chain, stage, env.testCommand, deps.timeoutSeconds ?? 600)), language: env.language };
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
     return gold;
   } finally {
@@ -109,51 +109,14 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   }
 }
 
-export interface YieldRow {
-  repo: string;
-  stages: number;
-  verified: number;
-  noVerifyingTest: number;
-  invalid: number;
-  /** Share of stages with at least one FAIL_TO_PASS test. */
-  yield: number;
-}
-
-/** How many stages per repository gold validation found usable, with a test that checks them. */
-export function goldYield(records: GoldTests[]): YieldRow[] {
-  const rows = new Map<string, YieldRow>();
-  for (const g of records) {
-    const repo = g.repo ?? '(unknown)';
-    const row = rows.get(repo) ?? { repo, stages: 0, verified: 0, noVerifyingTest: 0, invalid: 0, yield: 0 };
-    row.stages += 1;
-    if (g.status === 'invalid') row.invalid += 1;
-    else if (g.failToPass.length) row.verified += 1;
-    else row.noVerifyingTest += 1;
-    row.yield = row.verified / row.stages;
-    rows.set(repo, row);
-  }
-  return [...rows.values()].sort((a, b) => a.repo.localeCompare(b.repo));
-}
-
-/** Validates every stage of the chains (cached per stage) and reports the yield per repository. */
-export async function goldYieldOf(deps: GoldValidationDeps, chains: Chain[]): Promise<{ rows: YieldRow[]; records: GoldTests[] }> {
-  const records: GoldTests[] = [];
-  for (const chain of chains) {
-    for (let stage = 0; stage < chain.prs.length; stage++) {
-      try {
-        records.push(await goldTestsFor(deps, chain, stage));
-      } catch (err) {
-        if (!(err instanceof StageError)) throw err;
-        records.push(invalidGold(chain, stage, '', err.message));
-      }
-    }
-  }
-  return { rows: goldYield(records), records };
-}
-
-/** The yield as a small table for a terminal. */
-export function formatGoldYield(rows: YieldRow[]): string {
-  const lines = ['repository  stages  verified  no-verifying-test  invalid  yield'];
-  for (const r of rows) lines.push(`${r.repo}  ${r.stages}  ${r.verified}  ${r.noVerifyingTest}  ${r.invalid}  ${(100 * r.yield).toFixed(0)}%`);
-  return lines.join('\n');
+/**
+ * Whether something can judge a validated stage: a FAIL_TO_PASS test, or (for a stage whose tests tell
+ * nothing) a judge model. A stage nothing can judge is never rolled out: no rollout could be scored.
+ */
+export function stageCheck(gold: GoldTests, judgeModel: boolean): { status: NonNullable<GoldTests['status']>; judgeable: boolean; reason?: string } {
+  const status = gold.status ?? (gold.failToPass.length ? 'verified' : 'no-verifying-test');
+  if (status === 'verified') return { status, judgeable: true };
+  if (status === 'invalid') return { status, judgeable: false, reason: gold.problem ?? 'the stage cannot be set up' };
+  if (judgeModel) return { status, judgeable: true };
+  return { status, judgeable: false, reason: 'no test of the PR fails before it and passes after it, and no judge model is configured' };
 }

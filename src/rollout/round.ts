@@ -3,9 +3,10 @@ import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { runAgent, type AgentLimits } from '../agent/loop';
 import type { Policy } from '../agent/policy';
-import { feedbackMessage, stageMessage, SYSTEM_PROMPT } from '../agent/prompts';
+import { feedbackMessage, stageMessage, systemPrompt } from '../agent/prompts';
 import { NO_REDACTION, type Redactor } from '../agent/redact';
 import type { ArtifactStore } from '../artifacts/store';
+import { describeEnvironment } from '../environments/describe';
 import { StageError } from '../errors';
 import { runPrTests } from '../judge/test-signal';
 import { CARRY_TAG, PROGRESS_PATCH } from '../sandbox/carryover';
@@ -116,7 +117,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       }));
 
     const policy = deps.policyFor(chain, input.stage, env.testCommand);
-    const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry));
+    const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry, describeEnvironment(env)));
     const host = hostname();
     const run = await runAgent({
       policy,
@@ -157,7 +158,14 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   }
 }
 
-async function startingTrajectory(input: RoundInput, deps: RoundDeps, policy: Policy, queries: ChainQueries, carry: Carry): Promise<Trajectory> {
+async function startingTrajectory(
+  input: RoundInput,
+  deps: RoundDeps,
+  policy: Policy,
+  queries: ChainQueries,
+  carry: Carry,
+  environment: string,
+): Promise<Trajectory> {
   const { store } = deps;
   const redact = deps.redactor ?? NO_REDACTION;
   const t: Trajectory = input.conversationRef
@@ -165,7 +173,7 @@ async function startingTrajectory(input: RoundInput, deps: RoundDeps, policy: Po
     : {
         policy: policy.kind,
         model: policy.model,
-        messages: [{ role: 'system', content: SYSTEM_PROMPT }],
+        messages: [{ role: 'system', content: systemPrompt(environment) }],
         usage: { promptTokens: 0, completionTokens: 0 },
         toolCalls: 0,
         steps: 0,

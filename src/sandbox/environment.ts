@@ -21,6 +21,8 @@ export interface Environment {
   image: string;
   recipe: Recipe;
   testCommand: string;
+  /** The repository's language as its recipe says ('python', 'node', …; 'unknown' for a plain or configured one). */
+  language: string;
 }
 
 export interface EnvironmentOptions {
@@ -92,7 +94,8 @@ export class Environments {
       .update(JSON.stringify([LAYOUT, this.opts.baseImage, this.opts.network, recipe, await rootCommit(repoPath, pr.baseSha), await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, layout.entries)]))
       .digest('hex')
       .slice(0, 16);
-    return { image: `${ENV_IMAGE}:${key}`, recipe, testCommand: recipe.test ?? this.opts.defaultTestCommand, sha: pr.baseSha };
+    const language = /^(python|node)-/.exec(recipe.origin)?.[1] ?? 'unknown';
+    return { image: `${ENV_IMAGE}:${key}`, recipe, testCommand: recipe.test ?? this.opts.defaultTestCommand, language, sha: pr.baseSha };
   }
 
   private async ensure(image: string, recipe: Recipe, chain: Chain, sha: string): Promise<void> {

@@ -32,6 +32,8 @@ export const GoldTestsSchema = z.object({
   // The fields below came with per-stage checks; records written before them lack them.
   repo: z.string().optional(),
   prNumber: z.number().int().positive().optional(),
+  /** The language of the stage's environment ('python', 'rust', …), for yields per language. */
+  language: z.string().optional(),
   /**
    * 'verified': at least one FAIL_TO_PASS test checks the stage; 'no-verifying-test': the stage can be
    * rolled out but no test tells a right answer from a wrong one; 'invalid': the stage cannot be set up.

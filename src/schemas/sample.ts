@@ -52,7 +52,8 @@ export const ShareGptSampleSchema = z.object({
 });
 export type ShareGptSample = z.infer<typeof ShareGptSampleSchema>;
 
-export const RunStatus = z.enum(['accepted', 'rejected', 'failed', 'cancelled']);
+/** 'skipped': nothing could judge the chain's first stage, so it was never rolled out. */
+export const RunStatus = z.enum(['accepted', 'rejected', 'failed', 'cancelled', 'skipped']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** One judged round of a stage, as the report and the rejection sampling read it. */

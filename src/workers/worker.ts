@@ -36,6 +36,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
           judgeStage: activities.judgeStage,
           exportSample: activities.exportSample,
           batchPage: activities.batchPage,
+          cutChain: activities.cutChain,
         },
         maxConcurrentActivityTaskExecutions: 64,
         // After a worker dies, tasks for its cached workflows wait this long on its sticky queue before

@@ -27,6 +27,8 @@ export interface BatchCounts {
   rejected: number;
   failed: number;
   cancelled: number;
+  /** Chains whose first stage nothing could judge: nothing was rolled out. */
+  skipped?: number;
   /** Chains that had run (or were running) already: restarting a batch does not duplicate them. */
   existing: number;
 }
@@ -89,6 +91,7 @@ async function runChild(entry: BatchEntry, counts: BatchCounts): Promise<void> {
     });
     const result = await child.result();
     if (result.status === 'accepted' || result.status === 'rejected' || result.status === 'failed') counts[result.status] += 1;
+    else if (result.status === 'skipped') counts.skipped = (counts.skipped ?? 0) + 1;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) counts.existing += 1;
     else if (err instanceof ChildWorkflowFailure && isCancellation(err.cause)) counts.cancelled += 1;

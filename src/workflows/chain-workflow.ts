@@ -23,6 +23,7 @@ import {
   type ChainResult,
   type ChainStatus,
   type ChainWorkflowInput,
+  type StageCheck,
 } from './messages';
 import { hostQueue, sandboxQueue } from './task-queues';
 import { CLEANUP, EXPORT, GOLD, JUDGE, QUERIES, rolloutOptions } from './timeouts';
@@ -58,6 +59,9 @@ class ChainRun {
   private conversationRef?: ArtifactRef;
   private carryPatchRef?: ArtifactRef;
   private readonly hosts = new Set<string>();
+  /** The chain the stages run from: the input's, or the input's cut before a stage nothing can judge. */
+  private chainRef: ArtifactRef;
+  private goldTestsRefs?: ArtifactRef[];
   private readonly runKey = `${workflowInfo().workflowId}/${workflowInfo().runId}`;
   private readonly queue = workflowInfo().taskQueue;
 
@@ -68,6 +72,8 @@ class ChainRun {
     this.progress.queriesRef = resume?.queriesRef;
     this.conversationRef = resume?.conversationRef;
     this.carryPatchRef = resume?.carryPatchRef;
+    this.goldTestsRefs = resume?.goldTestsRefs;
+    this.chainRef = resume?.chainRef ?? input.chainRef;
     resume?.hosts.forEach((h) => this.hosts.add(h));
     upsertSearchAttributes([
       { key: ChainRepo, value: input.repo },
@@ -85,11 +91,15 @@ class ChainRun {
   }
 
   async execute(): Promise<ChainResult> {
+    if (!this.goldTestsRefs) {
+      const stopped = await this.validateStages();
+      if (stopped) return stopped;
+    }
     if (!this.queriesRef) {
       let written;
       try {
         written = await proxyActivities<Activities>({ ...QUERIES, summary: 'write intent-only queries' }).synthesizeQueries({
-          chainRef: this.input.chainRef,
+          chainRef: this.chainRef,
           policy: this.input.policy,
         });
       } catch (err) {
@@ -99,7 +109,7 @@ class ChainRun {
       this.queriesRef = written.queriesRef;
       this.progress.queriesRef = written.queriesRef;
     }
-    for (let stage = this.progress.stage; stage < this.input.prNumbers.length; stage++) {
+    for (let stage = this.progress.stage; stage < this.stageCount; stage++) {
       if (workflowInfo().continueAsNewSuggested && stage > (this.input.resume?.stage ?? 0)) await this.continueAsNew(stage);
       this.progress.stage = stage;
       const result = await this.runStage(stage);
@@ -113,7 +123,7 @@ class ChainRun {
       }
     }
     const exported = await proxyActivities<Activities>({ ...EXPORT, summary: 'export the accepted chain' }).exportSample({
-      chainRef: this.input.chainRef,
+      chainRef: this.chainRef,
       queriesRef: this.queriesRef!,
       trajectoryRef: this.conversationRef!,
       stages: this.progress.results.map((s) => ({ prNumber: s.prNumber, score: s.rounds[s.rounds.length - 1].score, rounds: s.rounds.length })),
@@ -126,20 +136,8 @@ class ChainRun {
     this.progress.results[stage] = result;
     let progressPatchRef: ArtifactRef | undefined;
     let feedbackRef: ArtifactRef | undefined;
-    let goldTestsRef: ArtifactRef;
-    try {
-      ({ goldTestsRef } = await proxyActivities<Activities>({
-        ...GOLD,
-        taskQueue: sandboxQueue(this.queue),
-        summary: `validate gold tests of ${this.label(stage)}`,
-      }).validateGold({ chainRef: this.input.chainRef, stage }));
-      result.goldTestsRef = goldTestsRef;
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      result.status = 'failed';
-      this.progress.reason = `stage ${stage + 1} (PR #${result.prNumber}) could not be validated: ${failureMessage(err)}`;
-      return result;
-    }
+    const goldTestsRef = this.goldTestsRefs![stage];
+    result.goldTestsRef = goldTestsRef;
     for (let round = 0; round <= this.input.maxRefinements; round++) {
       this.progress.round = round;
       this.mark('running');
@@ -159,7 +157,7 @@ class ChainRun {
       let verdict;
       try {
         verdict = await proxyActivities<Activities>({ ...JUDGE, summary: `judge ${label}` }).judgeStage({
-          chainRef: this.input.chainRef,
+          chainRef: this.chainRef,
           queriesRef: this.queriesRef!,
           stage,
           policy: this.input.policy,
@@ -188,6 +186,49 @@ class ChainRun {
     return result;
   }
 
+  /**
+   * Gold validation of every stage before anything is spent on the chain (queries, rollouts): a stage
+   * that nothing can judge (no FAIL_TO_PASS test and no judge model, or a stage that cannot be set up)
+   * cuts the chain before it; when that is the first stage the chain is skipped. Returns the chain's
+   * result when it ends here.
+   */
+  private async validateStages(): Promise<ChainResult | undefined> {
+    this.mark('validating');
+    let checks: StageCheck[];
+    try {
+      checks = await Promise.all(
+        this.input.prNumbers.map((_, stage) =>
+          proxyActivities<Activities>({ ...GOLD, taskQueue: sandboxQueue(this.queue), summary: `validate gold tests of ${this.label(stage)}` }).validateGold({
+            chainRef: this.input.chainRef,
+            stage,
+            policy: this.input.policy,
+          }),
+        ),
+      );
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return this.finish('failed', `the stages could not be validated: ${failureMessage(err)}`);
+    }
+    this.goldTestsRefs = checks.map((c) => c.goldTestsRef);
+    this.mark('running');
+    const first = checks.findIndex((c) => !c.judgeable);
+    if (first < 0) return undefined;
+    const why = `stage ${first + 1} (PR #${this.input.prNumbers[first]}) cannot be judged: ${checks[first].reason}`;
+    if (first === 0) return this.finish('skipped', why);
+    const { chainRef } = await proxyActivities<Activities>({ ...EXPORT, summary: `cut the chain before stage ${first + 1}` }).cutChain({
+      chainRef: this.input.chainRef,
+      stages: first,
+    });
+    this.chainRef = chainRef;
+    this.progress.cut = { before: first, reason: why, chainRef };
+    this.progress.stages = first;
+    return undefined;
+  }
+
+  private get stageCount(): number {
+    return this.progress.cut?.before ?? this.input.prNumbers.length;
+  }
+
   /** One rollout round; a pause cancels it (its last step is saved) and runs it again after resume. */
   private async rollout(stage: number, round: number, progressPatchRef?: ArtifactRef, feedbackRef?: ArtifactRef): Promise<RoundResult> {
     const { rolloutRound } = proxyActivities<Activities>({
@@ -207,7 +248,7 @@ class ChainRun {
         return await this.roundScope.run(() =>
           rolloutRound({
             runKey: this.runKey,
-            chainRef: this.input.chainRef,
+            chainRef: this.chainRef,
             queriesRef: this.queriesRef!,
             policy: this.input.policy,
             stage,
@@ -245,7 +286,16 @@ class ChainRun {
 
   private async continueAsNew(stage: number): Promise<never> {
     await condition(() => !this.paused);
-    const resume = { stage, queriesRef: this.queriesRef, conversationRef: this.conversationRef, carryPatchRef: this.carryPatchRef, results: this.progress.results, hosts: [...this.hosts] };
+    const resume = {
+      stage,
+      queriesRef: this.queriesRef,
+      conversationRef: this.conversationRef,
+      carryPatchRef: this.carryPatchRef,
+      results: this.progress.results,
+      hosts: [...this.hosts],
+      goldTestsRefs: this.goldTestsRefs,
+      chainRef: this.chainRef,
+    };
     return continueAsNew<typeof chainWorkflow>({ ...this.input, resume });
   }
 

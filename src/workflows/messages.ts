@@ -12,10 +12,31 @@ export interface ChainWorkflowInput {
   /** How soon a silent rollout (a dead worker) is retried. */
   heartbeatTimeoutSeconds: number;
   /** Set by continue-as-new: where the previous run stopped. */
-  resume?: { stage: number; queriesRef?: ArtifactRef; conversationRef?: ArtifactRef; carryPatchRef?: ArtifactRef; results: StageResult[]; hosts: string[] };
+  resume?: {
+    stage: number;
+    queriesRef?: ArtifactRef;
+    conversationRef?: ArtifactRef;
+    carryPatchRef?: ArtifactRef;
+    results: StageResult[];
+    hosts: string[];
+    /** The stages' gold validations, and the chain as cut to its verifiable stages. */
+    goldTestsRefs?: ArtifactRef[];
+    chainRef?: ArtifactRef;
+  };
 }
 
-export type ChainStatus = 'running' | 'paused' | 'accepted' | 'rejected' | 'failed' | 'cancelled';
+/** What gold validation says of one stage before anything is spent on it. */
+export interface StageCheck {
+  goldTestsRef: ArtifactRef;
+  status: 'verified' | 'no-verifying-test' | 'invalid';
+  /** Something can judge the stage: a FAIL_TO_PASS test, or a judge model for this policy. */
+  judgeable: boolean;
+  /** Why it cannot be judged, when it cannot. */
+  reason?: string;
+}
+
+/** 'skipped': not even the first stage could be judged, so nothing was rolled out. */
+export type ChainStatus = 'validating' | 'running' | 'paused' | 'accepted' | 'rejected' | 'failed' | 'cancelled' | 'skipped';
 
 export interface ChainProgress {
   status: ChainStatus;
@@ -23,6 +44,11 @@ export interface ChainProgress {
   stages: number;
   round: number;
   reason?: string;
+  /**
+   * Set when a stage could not be judged: the chain runs only the stages before it (`before` of them),
+   * as the chain stored at `chainRef`.
+   */
+  cut?: { before: number; reason: string; chainRef: ArtifactRef };
   /** The chain's queries, once written. */
   queriesRef?: ArtifactRef;
   results: StageResult[];

@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import OpenAI from 'openai';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
-import { SYSTEM_PROMPT } from '../../src/agent/prompts';
+import { systemPrompt } from '../../src/agent/prompts';
 import { executeTool } from '../../src/agent/tools';
 import type { DockerSandbox } from '../../src/sandbox/docker-sandbox';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
@@ -39,7 +39,7 @@ async function runScript(steps: Reply[]): Promise<{ t: Trajectory; exitReason: s
     const run = await runAgent({
       policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
       sandbox,
-      trajectory: { policy: 'model', messages: [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: 'Task 1 of 1: do it' }], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
+      trajectory: { policy: 'model', messages: [{ role: 'system', content: systemPrompt('The project is installed.') }, { role: 'user', content: 'Task 1 of 1: do it' }], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
       limits: LIMITS,
       stepsThisRound: 0,
       onStep: async (_t, n) => void saved.push(n),

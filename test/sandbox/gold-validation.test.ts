@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
-import { formatGoldYield, goldTestsFor, goldYield, goldYieldOf, type GoldValidationDeps } from '../../src/judge/gold-validation';
+import { goldTestsFor, type GoldValidationDeps } from '../../src/judge/gold-validation';
+import { formatGoldYield, goldYield, validateStages } from '../../src/judge/gold-yield';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import { testEnvironments } from '../../src/testing/environments';
@@ -56,7 +57,8 @@ test('broken stages are recorded as invalid with the reason, and the yield per r
     repo: { ...chain.repo, name: 'gen/binary' },
     prs: [{ ...pr, patch: `${pr.patch}diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/logo.png differ\n` }],
   };
-  const { rows, records } = await goldYieldOf(deps, [chain, missingBase, notApplying, binary]);
+  const records = await validateStages(deps, [chain, missingBase, notApplying, binary]);
+  const rows = goldYield(records);
   const problems = records.filter((r) => r.status === 'invalid').map((r) => r.problem);
   expect(problems).toEqual([
     expect.stringMatching(/^the base commit deadbeef(deadbeef){4} of PR #2 does not exist in /),
@@ -64,12 +66,12 @@ test('broken stages are recorded as invalid with the reason, and the yield per r
     expect.stringMatching(/^the gold patch of PR #2 changes the binary file logo\.png without its content/),
   ]);
   expect(rows).toEqual([
-    { repo: 'gen/bad-patch', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
-    { repo: 'gen/binary', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
-    { repo: 'gen/missing-base', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
-    { repo: 'gen/shapes', stages: 3, verified: 2, noVerifyingTest: 1, invalid: 0, yield: 2 / 3 },
+    { repo: 'gen/bad-patch', language: 'unknown', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
+    { repo: 'gen/binary', language: 'unknown', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
+    { repo: 'gen/missing-base', language: 'unknown', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
+    { repo: 'gen/shapes', language: 'python', stages: 3, verified: 2, noVerifyingTest: 1, invalid: 0, yield: 2 / 3 },
   ]);
-  expect(formatGoldYield(rows)).toContain('gen/shapes  3  2  1  0  67%');
+  expect(formatGoldYield(rows)).toMatch(/^gen\/shapes\s+python\s+3\s+2\s+1\s+0\s+67%$/m);
   expect(goldYield([])).toEqual([]);
 });
 

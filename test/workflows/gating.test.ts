@@ -1,0 +1,85 @@
+import type { Client } from '@temporalio/client';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ArtifactStore } from '../../src/artifacts/store';
+import { startChains } from '../../src/cli/start';
+import { collectRuns } from '../../src/dataset/collect-runs';
+import type { Chain, ChainRun } from '../../src/schemas';
+import { pythonChain } from '../../src/testing/python-chain';
+import type { ChainResult } from '../../src/workflows/messages';
+import { startEngines, testConfig } from '../support/engines';
+
+interface Ran {
+  result: ChainResult;
+  /** The activity types the run's history scheduled, in order. */
+  activities: string[];
+  run: ChainRun;
+}
+
+/**
+ * Nothing is spent on a stage nothing can judge: pythonChain's #2 has no FAIL_TO_PASS test, and with
+ * gold replay there is no judge model, so its chain is cut before it; a chain that starts there is skipped.
+ */
+describe('gold validation gates every stage before a rollout', () => {
+  let chain: Chain;
+  const config = testConfig();
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gate-'));
+    // A name unique to this run: workflow ids derive from it, and the dev server outlives test runs.
+    ({ chain } = await pythonChain(join(dir, 'shapes'), `gate-${Date.now()}/shapes`));
+  });
+
+  /** Workers stop when the chain ends, so each chain gets its own. */
+  const run = async (c: Chain): Promise<Ran> => {
+    const engines = await startEngines(config);
+    try {
+      const [started] = await startChains(engines.client, config, [c], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+      await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
+      return {
+        result: await started.handle.result(),
+        activities: await scheduled(engines.client, started.workflowId),
+        run: (await collectRuns(engines.client, ArtifactStore.fromConfig(config), { query: `WorkflowId = '${started.workflowId}'`, threshold: 0.8 })).runs[0],
+      };
+    } finally {
+      await engines.close();
+    }
+  };
+
+  test('a chain is cut before its first stage that nothing can judge, and runs and exports the stages before it', async () => {
+    const { result, activities, run: record } = await run(chain);
+    expect(result.status).toBe('accepted');
+    expect(result.cut).toMatchObject({
+      before: 1,
+      reason: 'stage 2 (PR #2) cannot be judged: no test of the PR fails before it and passes after it, and no judge model is configured',
+    });
+    expect(result.results.map((s) => [s.prNumber, s.status])).toEqual([[1, 'accepted']]);
+    // Every stage is validated first, and only then is anything written or rolled out.
+    expect(activities.slice(0, 3)).toEqual(['validateGold', 'validateGold', 'validateGold']);
+    expect(activities.filter((a) => a === 'rolloutRound')).toHaveLength(1);
+    expect(record).toMatchObject({ status: 'accepted', prs: [1] });
+  });
+
+  test('a chain whose first stage nothing can judge is skipped with the reason: no query, no rollout', async () => {
+    const { result, activities, run: record } = await run({ ...chain, id: `${chain.id}-tail`, prs: chain.prs.slice(1) });
+    expect(result.status).toBe('skipped');
+    expect(result.reason).toMatch(/^stage 1 \(PR #2\) cannot be judged: no test of the PR fails/);
+    expect(result.results).toEqual([]);
+    expect(activities).toEqual(['validateGold', 'validateGold']);
+    expect(record.status).toBe('skipped');
+  });
+
+  test('a stage that cannot be set up is never rolled out either, and says why', async () => {
+    const broken = { ...chain, id: `${chain.id}-broken`, prs: [{ ...chain.prs[0], baseSha: 'deadbeef'.repeat(5) }, chain.prs[2]] };
+    const { result, activities } = await run(broken);
+    expect(result.status).toBe('skipped');
+    expect(result.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /);
+    expect(activities).toEqual(['validateGold', 'validateGold']);
+  });
+});
+
+async function scheduled(client: Client, workflowId: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name!);
+}
