@@ -9,7 +9,7 @@ import { startEngines, testConfig } from '../../src/testing/engines';
 import { pythonChain } from '../../src/testing/python-chain';
 import type { ChainResult } from '../../src/workflows/messages';
 
-test('bad input fails its own stage with a clear reason; earlier stages and other chains are unaffected', async () => {
+test('bad input stops its chain before the broken stage with a clear reason; earlier stages and other chains are unaffected', async () => {
   const { chain } = await pythonChain(join(await mkdtemp(join(tmpdir(), 'chainsmith-bad-')), 'shapes'), 'x/shapes');
   const run = `bad-${Date.now()}`;
   const [pr1, pr2] = chain.prs;
@@ -30,22 +30,25 @@ test('bad input fails its own stage with a clear reason; earlier stages and othe
     await Promise.all(engines.workers.map((w) => w.runUntil(all)));
     const [good, recipe, missingBase, badPatch, binary]: ChainResult[] = await all;
 
-    expect(good.status).toBe('accepted');
-    expect(good.results.map((s) => s.status)).toEqual(['accepted', 'accepted']);
+    // #2 has no FAIL_TO_PASS test and gold replay has no judge model: every chain here stops before it.
+    expect(good).toMatchObject({ status: 'accepted', cut: { before: 1, reason: expect.stringMatching(/^stage 2 \(PR #2\) cannot be judged: no test of the PR/) } });
+    expect(good.results.map((s) => s.status)).toEqual(['accepted']);
 
-    expect(recipe.status).toBe('failed');
-    expect(recipe.reason).toMatch(new RegExp(`^stage 1 \\(PR #1\\) could not be validated: the environment recipe of ${run}/recipe \\(config\\) failed to build at [0-9a-f]{12} \\(exit code 1\\):\\n.*definitely-not-installed`, 's'));
+    expect(recipe.status).toBe('skipped');
+    expect(recipe.reason).toMatch(new RegExp(`^stage 1 \\(PR #1\\) cannot be judged: the environment recipe of ${run}/recipe \\(config\\) failed to build at [0-9a-f]{12} \\(exit code 1\\):\\n.*definitely-not-installed`, 's'));
+    expect(recipe.results).toEqual([]);
 
     for (const [result, why] of [
-      [missingBase, /^stage 2 \(PR #2\) could not be validated: the base commit deadbeef(deadbeef){4} of PR #2 does not exist in /],
-      [badPatch, /^stage 2 \(PR #2\) could not be validated: the gold patch of PR #2 does not apply to its base [0-9a-f]{12}:\n.*shapes\/area\.py/s],
+      [missingBase, /^stage 2 \(PR #2\) cannot be judged: the base commit deadbeef(deadbeef){4} of PR #2 does not exist in /],
+      [badPatch, /^stage 2 \(PR #2\) cannot be judged: the gold patch of PR #2 does not apply to its base [0-9a-f]{12}:\n.*shapes\/area\.py/s],
     ] as const) {
-      expect(result.status).toBe('failed');
-      expect(result.reason).toMatch(why);
-      expect(result.results.map((s) => s.status)).toEqual(['accepted', 'failed']);
+      // The stage before the broken one still runs and is accepted on its own.
+      expect(result.status).toBe('accepted');
+      expect(result.cut?.reason).toMatch(why);
+      expect(result.results.map((s) => s.status)).toEqual(['accepted']);
     }
-    expect(binary.status).toBe('failed');
-    expect(binary.reason).toMatch(/^stage 1 \(PR #1\) could not be validated: the gold patch of PR #1 changes the binary file logo\.png without its content/);
+    expect(binary.status).toBe('skipped');
+    expect(binary.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: the gold patch of PR #1 changes the binary file logo\.png without its content/);
     expect(await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } }).then((cs) => cs.filter((c) => (c.Labels['chainsmith.run'] ?? '').includes(run)))).toHaveLength(0);
   } finally {
     await engines.close();
