@@ -37,6 +37,7 @@ export const pytestRunner: TestRunner = {
   parse: parsePytestSummary,
 };
 
+/** Paths as shell words, quoted only where they need it (commands stay readable in transcripts). */
 export function quoteAll(files: string[]): string[] {
-  return files.map((f) => `'${f.replace(/'/g, `'\\''`)}'`);
+  return files.map((f) => (/^[\w@%+=:,./-]+$/.test(f) ? f : `'${f.replace(/'/g, `'\\''`)}'`));
 }
