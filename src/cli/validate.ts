@@ -7,7 +7,7 @@ import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import { InputError } from '../errors';
 import { stageCheck } from '../judge/gold-validation';
 import { describeStage, formatGoldYield, goldYield, validateStages } from '../judge/gold-yield';
-import { baseImageTag } from '../sandbox/image';
+import { baseImageTag } from '../environments/images';
 import { readChains } from './chains-file';
 
 /**

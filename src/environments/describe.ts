@@ -1,9 +1,18 @@
-import type { Environment } from '../sandbox/environment';
+import type { Environment } from './builder';
+import { prTestCommand } from '../judge/test-signal';
 
-/** One true sentence or two about a stage's environment, for the agent's system prompt. */
-export function describeEnvironment(env: Pick<Environment, 'language' | 'recipe' | 'testCommand'>): string {
-  const installed = env.recipe.setup.length
-    ? `The project's environment was built from its ${env.recipe.origin} recipe${env.language === 'unknown' ? '' : ` (${env.language})`}; what it installs is all there is.`
-    : 'No dependencies were installed for this project beyond the base system (git, Python 3 with pytest).';
-  return `${installed} Its tests run with \`${env.testCommand}\`.`;
+const LANGUAGE: Record<string, string> = { python: 'Python', rust: 'Rust', go: 'Go', java: 'Java', c: 'C/C++', node: 'Node.js' };
+
+/** A few true sentences about a stage's environment, from its manifest, for the agent's system prompt. */
+export function describeEnvironment(env: Environment): string {
+  const m = env.manifest;
+  const language = LANGUAGE[m.language];
+  const toolchain = m.toolchain.version ? ` (${m.toolchain.version.split('\n')[0]})` : '';
+  const what = language ? `a ${language} toolchain${toolchain}` : `only the base system${toolchain}`;
+  const deps = m.resolution?.packages.length
+    ? ` and the project's ${m.resolution.packages.length} dependencies (${m.resolution.lock === 'committed' ? 'from its lock file' : `resolved${m.resolution.asOf ? ` as of ${m.resolution.asOf.slice(0, 10)}` : ''}`})`
+    : env.recipe.setup.length
+      ? ' and what the project\'s build set up'
+      : ', with no dependencies of the project installed';
+  return `The environment has ${what}${deps}; nothing else can be installed. The project's tests run with \`${prTestCommand(env, [])}\`.`;
 }

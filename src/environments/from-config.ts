@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import type { Config } from '../config';
-import { Environments } from '../sandbox/environment';
+import { Environments } from './builder';
 
 /** The sandbox limits every container of a worker gets. */
 export function sandboxSpecFrom(config: Config) {
@@ -8,13 +8,15 @@ export function sandboxSpecFrom(config: Config) {
 }
 
 /** The environments a worker (or `validate`) builds: one per process, so an image is built once and then found by its tag. */
-export function environmentsFrom(config: Config, docker: Docker, baseImage: string): Environments {
+export function environmentsFrom(config: Config, docker: Docker, baseImage: string, log?: (line: string) => void): Environments {
   return new Environments(docker, {
     ...sandboxSpecFrom(config),
     baseImage,
+    dataDir: config.dataDir,
     overrides: config.environments.repos,
     network: config.environments.buildNetwork,
     timeoutSeconds: config.environments.buildTimeoutSeconds,
     defaultTestCommand: config.sandbox.testCommand,
+    ...(log ? { log } : {}),
   });
 }
