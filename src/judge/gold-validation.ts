@@ -2,14 +2,13 @@ import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
-import { CARRY_PATCH, carryScript, parseCarry } from '../sandbox/carryover';
-import { checkoutLines } from '../sandbox/checkout';
-import { DockerSandbox, type SandboxSpec } from '../sandbox/docker-sandbox';
 import type { Environments } from '../environments/builder';
-import { ownerLabel, sweepOrphansOnce } from '../sandbox/orphans';
+import { checkoutLines } from '../sandbox/checkout';
+import type { SandboxSpec } from '../sandbox/docker-sandbox';
+import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
-import { prTestCommand, prTestFiles, quotePaths, runTests, type TestPlan } from './test-signal';
+import { prTestCommand, prTestFiles, quotePaths, runTests } from './test-signal';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
@@ -41,8 +40,9 @@ export function invalidGold(chain: Chain, stage: number, command: string, proble
  * test is marked 'no-verifying-test'. A test runner without a per-test report yields empty lists,
  * and the judge falls back to the exit code.
  */
-export async function validateGold(sandbox: DockerSandbox, chain: Chain, stage: number, plan: TestPlan, timeoutSeconds: number): Promise<GoldTests> {
+export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: number, timeoutSeconds: number): Promise<GoldTests> {
   const pr = chain.prs[stage];
+  const plan = sandbox.env;
   const files = prTestFiles(pr);
   const command = prTestCommand(plan, files);
   const sh = async (what: string, lines: string[]) => {
@@ -50,13 +50,8 @@ export async function validateGold(sandbox: DockerSandbox, chain: Chain, stage: 
     if (r.exitCode !== 0) throw new StageError(`gold validation of PR #${pr.number} could not ${what}:\n${r.output}`);
     return r.output;
   };
-  let carry: 'none' | 'clean' | 'conflicts' = 'none';
-  if (stage > 0) {
-    // The carry a perfect agent would make (its tree is the gold tree, so the carried patch is empty).
-    await sandbox.writeFile(CARRY_PATCH, '');
-    const out = await sh('carry the earlier stages onto its base', [carryScript(chain, stage, { carry: true, progress: false })]);
-    carry = parseCarry(out, chain, stage, true).conflicts.length ? 'conflicts' : 'clean';
-  }
+  // The sandbox was opened with the carry a perfect agent would make (its tree is the gold tree, so the carried patch is empty).
+  const carry = stage === 0 ? 'none' : sandbox.carry.conflicts.length ? 'conflicts' : 'clean';
   const record = (gold: GoldTests): GoldTests => ({
     ...gold,
     runner: plan.runner,
@@ -102,15 +97,9 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number, language: env.language };
-  await sweepOrphansOnce(deps.docker);
-  const sandbox = await DockerSandbox.create(deps.docker, {
-    ...deps.sandbox,
-    image: env.image,
-    mirrorPath: chain.repo.path,
-    labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() },
-  });
+  const sandbox = await StageSandbox.open(deps, chain, stage, { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined });
   try {
-    const gold = { ...(await validateGold(sandbox, chain, stage, env, deps.timeoutSeconds ?? 600)), language: env.language };
+    const gold = { ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600)), language: env.language };
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
     return gold;
   } finally {

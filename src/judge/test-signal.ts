@@ -1,6 +1,6 @@
 import type { RunnerName } from '../environments/contract';
 import { runnerFor } from '../environments/runners';
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
+import type { Sandbox } from '../sandbox/sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
 
 /** How a stage's tests run: its environment's runner, and a configured command where there is one. */
@@ -24,7 +24,7 @@ export function prTestCommand(plan: TestPlan, files: string[]): string {
 }
 
 /** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
-export async function runTests(sandbox: DockerSandbox, plan: TestPlan, command: string, timeoutSeconds: number): Promise<TestSignal> {
+export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string, timeoutSeconds: number): Promise<TestSignal> {
   // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
   const r = await sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 });
   const cases = runnerFor(plan.runner).parse(r.output);
@@ -35,7 +35,7 @@ export async function runTests(sandbox: DockerSandbox, plan: TestPlan, command: 
  * Overlays the PR's versions of its test files on the working tree and runs them. The caller decides
  * what happens to the tree afterwards (the sandbox is thrown away, or reset for the agent).
  */
-export async function runPrTests(sandbox: DockerSandbox, pr: PullRequest, plan: TestPlan, timeoutSeconds: number): Promise<TestSignal> {
+export async function runPrTests(sandbox: Sandbox, pr: PullRequest, plan: TestPlan, timeoutSeconds: number): Promise<TestSignal> {
   const files = prTestFiles(pr);
   const command = prTestCommand(plan, files);
   if (!files.length) return { command, ran: false, passed: false, exitCode: -1, output: 'the PR changes no test file' };

@@ -7,13 +7,10 @@ import { feedbackMessage, stageMessage, systemPrompt } from '../agent/prompts';
 import { NO_REDACTION, type Redactor } from '../agent/redact';
 import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
-import { StageError } from '../errors';
-import { prTestCommand, prTestFiles, runPrTests } from '../judge/test-signal';
-import { CARRY_TAG, PROGRESS_PATCH } from '../sandbox/carryover';
-import { DockerSandbox, HOST_LABEL, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from '../sandbox/docker-sandbox';
+import { prTestCommand, prTestFiles } from '../judge/test-signal';
+import type { SandboxSpec } from '../sandbox/docker-sandbox';
+import { StageSandbox } from '../sandbox/stage-sandbox';
 import type { Environments } from '../environments/builder';
-import { resetStage, setUpStage } from '../sandbox/stage-setup';
-import { stageInputProblem } from '../sandbox/stage-inputs';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -73,9 +70,6 @@ export interface RoundProgress {
   earlierHosts: string[];
 }
 
-const sh = (sandbox: DockerSandbox, cmd: string) =>
-  sandbox.exec(cmd, { timeoutSeconds: 600, maxOutputChars: 256 * 1024 * 1024, cwd: '/work/repo' });
-
 /**
  * One rollout round of one stage: a sandbox at the stage's base with the earlier agent work carried over,
  * the agent loop, then the PR's tests on the result. After every agent step the new messages and the
@@ -91,54 +85,35 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   const checkpoint = await checkpoints.load();
   const progressRef = checkpoint?.progressPatchRef ?? input.progressPatchRef;
   const key = createHash('sha256').update(`${input.runKey}/${input.stage}/${input.round}`).digest('hex').slice(0, 32);
-  // A stage whose own inputs are broken fails here with the reason, before any container starts.
-  const problem = await stageInputProblem(chain.repo.path, pr);
-  if (problem) throw new StageError(`stage ${input.stage + 1} (PR #${pr.number}) cannot be set up: ${problem}`);
-  const env = await deps.environments.forStage(chain, input.stage);
-
-  const { sandbox, reused } = await DockerSandbox.reuseOrCreate(
-    deps.docker,
-    {
-      ...deps.sandbox,
-      image: env.image,
-      mirrorPath: chain.repo.path,
-      labels: { [RUN_LABEL]: runLabel(input.runKey), [RUN_KEY_LABEL]: input.runKey, [HOST_LABEL]: hostname(), 'chainsmith.stage': String(input.stage) },
-    },
-    key,
-  );
+  const sandbox = await StageSandbox.open(deps, chain, input.stage, {
+    role: { kind: 'rollout', runKey: input.runKey, key },
+    carryPatch: input.carryPatchRef && input.stage > 0 ? await store.get(input.carryPatchRef) : undefined,
+    progressPatch: progressRef ? await store.get(progressRef) : undefined,
+  });
+  const { env, carry } = sandbox;
   try {
-    if (progressRef) await sandbox.writeFile(PROGRESS_PATCH, await store.get(progressRef));
-    const carried = Boolean(input.carryPatchRef) && input.stage > 0;
-    const carry =
-      (reused && (await resetStage(sandbox, chain, input.stage, carried, Boolean(progressRef)))) ||
-      (await setUpStage(sandbox, chain, input.stage, {
-        carryPatch: carried ? await store.get(input.carryPatchRef!) : undefined,
-        progress: Boolean(progressRef),
-      }));
-
     const policy = deps.policyFor(chain, input.stage, prTestCommand(env, prTestFiles(pr)));
     const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry, describeEnvironment(env)));
     const host = hostname();
     const run = await runAgent({
       policy,
-      sandbox,
+      sandbox: sandbox.sandbox,
       trajectory: start,
       limits: deps.limits,
       stepsThisRound: checkpoint?.stepsThisRound ?? 0,
       signal: deps.signal,
       redactor: deps.redactor,
       onStep: async (t, step) => {
-        const patch = (await sh(sandbox, `git add -A && git diff --cached --binary ${CARRY_TAG}`)).output;
+        const patch = await sandbox.diff();
         await checkpoints.save(start, t, patch, step);
         deps.heartbeat({ stage: input.stage, round: input.round, step, ...t.usage, host, earlierHosts: deps.earlierHosts ?? [] });
       },
     });
 
-    await sh(sandbox, 'git add -A');
-    const stagePatchRef = await store.put((await sh(sandbox, `git diff --cached --binary ${CARRY_TAG}`)).output);
+    const stagePatchRef = await store.put(await sandbox.diff());
     // What carries on: the agent's tree against the gold tree after this stage.
-    const cumulativePatchRef = await store.put((await sh(sandbox, `git diff --cached --binary ${pr.mergeSha}`)).output);
-    const testsAfter = await runPrTests(sandbox, pr, env, 600);
+    const cumulativePatchRef = await store.put(await sandbox.diff(pr.mergeSha));
+    const testsAfter = await sandbox.runPrTests(pr);
     return {
       round: input.round,
       trajectoryRef: await store.putJson(run.trajectory),
@@ -148,7 +123,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       carry,
       steps: run.stepsThisRound,
       stepsResumed: checkpoint?.stepsThisRound ?? 0,
-      reusedSandbox: reused,
+      reusedSandbox: sandbox.reused,
       host,
       earlierHosts: deps.earlierHosts ?? [],
       exitReason: run.exitReason,
@@ -188,6 +163,4 @@ async function startingTrajectory(
   return t;
 }
 
-export function runLabel(runKey: string): string {
-  return runKey.replace(/[^\w.-]/g, '_');
-}
+export { runLabel } from '../sandbox/stage-sandbox';
