@@ -1,4 +1,4 @@
-import { access, constants, rename, stat, writeFile } from 'node:fs/promises';
+import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors';
 import { apiPatches } from '../mining/github/api-patches';
@@ -145,15 +145,21 @@ export function companionPaths(out: string): { prs: string; edges: string; summa
 /** Mining a large repository takes minutes: a place the files cannot go is said before, not after. */
 export async function checkOutputLocation(out: string): Promise<void> {
   const folder = dirname(resolve(out));
-  const isFolder = await stat(folder).then((info) => info.isDirectory(), () => false);
-  if (!isFolder) throw new InputError(`--out ${out}: the folder ${folder} does not exist`);
+  const info = await stat(folder).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error && info.code !== 'ENOENT' && info.code !== 'ENOTDIR') {
+    throw new InputError(`--out ${out}: cannot reach ${folder} (${info.code ?? 'error'})`, { cause: info });
+  }
+  if (info instanceof Error || !info.isDirectory()) throw new InputError(`--out ${out}: the folder ${folder} does not exist`);
   const target = await stat(resolve(out)).catch(() => undefined);
   if (target?.isDirectory()) throw new InputError(`--out ${out} is a folder; name the chains file to write`);
+  // Permission bits do not tell (root ignores them; a read-only mount keeps them): try a file.
+  const probe = join(folder, `.chainsmith-probe-${process.pid}`);
   try {
-    await access(folder, constants.W_OK);
+    await writeFile(probe, '');
   } catch (cause) {
-    throw new InputError(`--out ${out}: cannot write in ${folder}`, { cause });
+    throw new InputError(`--out ${out}: cannot write in ${folder} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
   }
+  await unlink(probe);
 }
 
 /** Written whole or not at all, like the chains file. */
