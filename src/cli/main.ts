@@ -45,8 +45,9 @@ program
   .option('--cache-dir <dir>', 'with --github: answer cache that makes reruns resume (default: <dataDir>/cache/github)')
   .option('--refresh', 'with --github: revalidate cached PR listings now (unchanged pages cost no rate limit)')
   .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), 5)
-  .option('--max-chains-per-pr <n>', 'how many chains one PR may join', (v) => parsePositive('--max-chains-per-pr', v), 1)
-  .option('--min-confidence <x>', 'weakest link that joins PRs (mentions are 0.5)', (v) => parseFraction('--min-confidence', v), 0)
+  .option('--max-chains-per-pr <n>', 'how many chains one PR may join (default 3)', (v) => parsePositive('--max-chains-per-pr', v))
+  .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6; plain mentions are 0.5)', (v) => parseFraction('--min-confidence', v))
+  .option('--blame-days <n>', 'code-history links: lines a PR rewrites that another wrote within this many days (0: off; default 90)', (v) => parseCount('--blame-days', v))
   .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), 2000)
   .option('--keep-bots', 'keep PRs opened by bots')
   .option('--keep-no-code', 'keep PRs that change only docs and config')
@@ -148,6 +149,12 @@ program
 function parsePositive(flag: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InputError(`${flag} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function parseCount(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InputError(`${flag} must be a whole number, got "${value}"`);
   return n;
 }
 

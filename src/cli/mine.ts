@@ -1,25 +1,26 @@
-import { rename, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors';
 import { apiPatches } from '../mining/github/api-patches';
 import { createGitHubClient, PUBLIC_API } from '../mining/github/client';
 import { mineGitHub, parseRepoName } from '../mining/github/mine-github';
 import { readLocalPullRequests } from '../mining/local-git';
+import { repositoryName } from '../mining/repo-name';
 import { withLocalPatches } from '../mining/local-patches';
 import { recordsToChains, type PipelineOptions } from '../mining/pipeline';
 import type { ProgressListener } from '../mining/progress';
 import { progressBar } from '../mining/progress-bar';
 import { MiningSummarySchema, type MiningSummary } from '../mining/summary';
-import { PullRequestRecordSchema, type Chain, type PullRequestRecord } from '../schemas';
+import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../schemas';
 import { writeChains } from './chains-file';
 
 export interface MineResult {
   chains: Chain[];
+  edges: Edge[];
   records: PullRequestRecord[];
   summary: MiningSummary;
   /** Kept for callers that only print counts. */
   prs: number;
-  edges: number;
 }
 
 /** Mines a local clone into chains; what the demo calls. */
@@ -27,21 +28,33 @@ export async function mineChains(repoPath: string, name: string, maxLength?: num
   return mineLocal(repoPath, name, { maxLength });
 }
 
-type SourceOptions = PipelineOptions & { branch?: string; onProgress?: ProgressListener };
+type SourceOptions = Omit<PipelineOptions, 'repo'> & { branch?: string; onProgress?: ProgressListener; warn?: (message: string) => void };
 
 async function mineLocal(repoPath: string, name: string, opts: SourceOptions): Promise<MineResult> {
   const path = resolve(repoPath);
-  const mined = await readLocalPullRequests(path, { branch: opts.branch, onProgress: opts.onProgress });
+  const mined = await readLocalPullRequests(path, { branch: opts.branch, onProgress: opts.onProgress, warn: opts.warn });
+  // Links to this repository's own URLs are recognised by its owner/name, never by the clone's path.
   const result = await recordsToChains({ name, path }, mined.prs, (prs) => withLocalPatches(path, prs), {
     ...opts,
-    repo: opts.repo ?? name,
+    repo: await repositoryName(path, name),
     pullNumbers: mined.pullNumbers,
+    clone: path,
+    blameWindowDays: (opts as GitHubSourceOptions).blameDays,
   });
-  const summary = MiningSummarySchema.parse({ repo: name, source: 'local', commits: mined.commits, ...result.summary });
-  return { chains: result.chains, records: mined.prs, summary, prs: mined.prs.length, edges: result.edges.length };
+  const summary = MiningSummarySchema.parse({
+    repo: name,
+    source: 'local',
+    commits: mined.commits,
+    ...result.summary,
+    skipped: mined.skipped,
+    dropped: { ...result.summary.dropped, ...(mined.skipped.length ? { unrecordable: mined.skipped.length } : {}) },
+  });
+  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length };
 }
 
 export interface GitHubSourceOptions extends SourceOptions {
+  /** Days of code history that link PRs (--blame-days). */
+  blameDays?: number;
   /** "owner/name". */
   github: string;
   name?: string;
@@ -92,7 +105,7 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
     { name: repoName, path },
     mined.prs,
     (prs) => (clone ? withLocalPatches(clone, prs) : apiPatches(mined.context, prs)),
-    { ...opts, repo: opts.github, pullNumbers: mined.pullNumbers },
+    { ...opts, repo: opts.github, pullNumbers: mined.pullNumbers, clone, blameWindowDays: opts.blameDays },
   );
   if (!clone && result.chains.length > 0) {
     warn(`the chains name ${path} as the clone to run in: clone ${opts.github} there before \`chainsmith start\`, or mine with --clone PATH`);
@@ -105,7 +118,7 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
     requests,
     cacheHits: mined.context.cache.hits,
   });
-  return { chains: result.chains, records: mined.prs, summary, prs: mined.prs.length, edges: result.edges.length };
+  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length };
 }
 
 export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> {
@@ -123,10 +136,30 @@ export function parseFraction(flag: string, value: string): number {
   return x;
 }
 
-/** chains.jsonl → chains.prs.jsonl and chains.summary.json beside it. */
-export function companionPaths(out: string): { prs: string; summary: string } {
+/** chains.jsonl → chains.prs.jsonl, chains.edges.jsonl and chains.summary.json beside it. */
+export function companionPaths(out: string): { prs: string; edges: string; summary: string } {
   const stem = out.replace(/\.jsonl?$/, '');
-  return { prs: `${stem}.prs.jsonl`, summary: `${stem}.summary.json` };
+  return { prs: `${stem}.prs.jsonl`, edges: `${stem}.edges.jsonl`, summary: `${stem}.summary.json` };
+}
+
+/** Mining a large repository takes minutes: a place the files cannot go is said before, not after. */
+export async function checkOutputLocation(out: string): Promise<void> {
+  const folder = dirname(resolve(out));
+  const info = await stat(folder).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error && info.code !== 'ENOENT' && info.code !== 'ENOTDIR') {
+    throw new InputError(`--out ${out}: cannot reach ${folder} (${info.code ?? 'error'})`, { cause: info });
+  }
+  if (info instanceof Error || !info.isDirectory()) throw new InputError(`--out ${out}: the folder ${folder} does not exist`);
+  const target = await stat(resolve(out)).catch(() => undefined);
+  if (target?.isDirectory()) throw new InputError(`--out ${out} is a folder; name the chains file to write`);
+  // Permission bits do not tell (root ignores them; a read-only mount keeps them): try a file.
+  const probe = join(folder, `.chainsmith-probe-${process.pid}`);
+  try {
+    await writeFile(probe, '');
+  } catch (cause) {
+    throw new InputError(`--out ${out}: cannot write in ${folder} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
+  }
+  await unlink(probe);
 }
 
 /** Written whole or not at all, like the chains file. */
@@ -140,10 +173,12 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 export async function mineCommand(opts: MineCommandOptions, environment: MineEnvironment): Promise<MineResult> {
   if (!opts.repo === !opts.github) throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
   if (opts.clone && !opts.github) throw new InputError('--clone goes with --github; with --repo the clone is the repository itself');
+  await checkOutputLocation(opts.out);
   const bar = progressBar();
   let result: MineResult;
   try {
-    const source = { ...opts, onProgress: bar.listener };
+    const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
+    const source = { ...opts, onProgress: bar.listener, warn };
     result = opts.github
       ? await mineFromGitHub({ ...source, github: opts.github }, environment)
       : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
@@ -152,19 +187,20 @@ export async function mineCommand(opts: MineCommandOptions, environment: MineEnv
   }
   const paths = companionPaths(opts.out);
   await writeAtomically(paths.prs, result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''));
+  await writeAtomically(paths.edges, result.edges.map((edge) => JSON.stringify(EdgeSchema.parse(edge)) + '\n').join(''));
   await writeAtomically(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
   report(result.summary, result.chains, opts.out, paths);
   return result;
 }
 
-function report(summary: MiningSummary, chains: Chain[], out: string, paths: { prs: string; summary: string }): void {
+function report(summary: MiningSummary, chains: Chain[], out: string, paths: { prs: string; edges: string; summary: string }): void {
   const dropped = Object.entries(summary.dropped).filter(([, n]) => n > 0).map(([why, n]) => `${n} ${why}`);
   const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
   const lengths = Object.entries(summary.chainsByLength).map(([length, n]) => `${n}×${length}`);
   const requests = summary.requests === undefined ? '' : `; ${summary.requests} GitHub requests, ${summary.cacheHits} answers from the cache`;
   console.log(`mined ${summary.prsSeen} PRs (${summary.prsEligible} eligible${dropped.length ? `; left out ${dropped.join(', ')}` : ''})${requests}`);
   console.log(`edges: ${kinds.join(', ') || 'none'}; references to issues ${summary.references.issue}, unmerged PRs ${summary.references.unmergedPr}, other repositories ${summary.references.otherRepo} (not linked)`);
-  console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs)` : ''} → ${out}; PR records → ${paths.prs}; summary → ${paths.summary}`);
+  console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs)` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
   for (const c of chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}`);
 }

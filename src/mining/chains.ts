@@ -2,6 +2,10 @@ import type { Edge, PullRequestRecord, RepoSource } from '../schemas';
 
 /** The paper caps chains at about five PRs. */
 export const DEFAULT_MAX_LENGTH = 5;
+/** A PR may stand in a few chains (two fixes of one feature are two chains), not in every one. */
+export const DEFAULT_CHAINS_PER_PR = 3;
+/** Below this an edge is a hint (a plain mention, weak code history), not a link chains are built on. */
+export const DEFAULT_MIN_CONFIDENCE = 0.6;
 
 export interface ChainOptions {
   /** Longest chain; longer dependency runs are cut into several chains. */
@@ -22,27 +26,6 @@ export interface ChainOf<P> {
 }
 
 type Dated = Pick<PullRequestRecord, 'number' | 'mergedAt'>;
-
-/**
- * Orders a group so that every edge's target precedes its source; among PRs that are free to go
- * next, the earliest merged goes first. A cycle (two PRs naming each other) is broken the same way.
- */
-function dependencyOrder(group: number[], edges: Edge[], byNumber: Map<number, Dated>): number[] {
-  const members = new Set(group);
-  const waitingOn = new Map<number, Set<number>>(group.map((n) => [n, new Set<number>()]));
-  for (const edge of edges) {
-    if (members.has(edge.from) && members.has(edge.to)) waitingOn.get(edge.from)?.add(edge.to);
-  }
-  const ordered: number[] = [];
-  const remaining = [...group].sort((a, b) => earliest(byNumber, a, b));
-  while (remaining.length > 0) {
-    const free = remaining.find((n) => [...(waitingOn.get(n) ?? [])].every((dep) => ordered.includes(dep)));
-    const next = free ?? remaining[0];
-    ordered.push(next);
-    remaining.splice(remaining.indexOf(next), 1);
-  }
-  return ordered;
-}
 
 function earliest(byNumber: Map<number, Dated>, a: number, b: number): number {
   const [left, right] = [byNumber.get(a)?.mergedAt ?? '', byNumber.get(b)?.mergedAt ?? ''];
@@ -65,71 +48,63 @@ function linkMap(edges: Edge[]): Map<number, Map<number, number>> {
 }
 
 /**
- * Chains of linked PRs in dependency order. Each chain grows from its earliest PR by repeatedly
- * taking the linked PR with the strongest link (among those in the fewest chains so far, ties to
- * the earliest merged) until it is `maxLength` long, so a long run of dependent PRs becomes
- * several chains rather than one cut short. A chain's score is the mean confidence of the links
- * that grew it. Chains come oldest first.
+ * Chains as paths through the link graph in dependency order (a pair linked both ways or by
+ * position alone goes by merge time), so that every consecutive pair is linked.
+ * The strongest links seed chains first; each seed grows forward through the strongest link to a
+ * later PR, then backward to an earlier one, until `maxLength`. A seed whose link an earlier chain
+ * already holds adds nothing. A PR may join up to `maxChainsPerPr` chains, as where two fixes
+ * follow one PR; that cap keeps one noisy, much-linked PR from taking over. A chain's score is the
+ * mean confidence of its consecutive links. Chains come oldest first.
  */
 export function buildChains<P extends Dated>(repo: RepoSource, prs: P[], edges: Edge[], opts: ChainOptions = {}): ChainOf<P>[] {
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
-  const limit = opts.maxChainsPerPr ?? 1;
+  const limit = opts.maxChainsPerPr ?? DEFAULT_CHAINS_PER_PR;
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   const known = edges.filter(
-    (edge) => edge.from !== edge.to && byNumber.has(edge.from) && byNumber.has(edge.to) && edge.confidence >= (opts.minConfidence ?? 0),
+    (edge) => edge.from !== edge.to && byNumber.has(edge.from) && byNumber.has(edge.to) && edge.confidence >= (opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE),
   );
   const links = linkMap(known);
   const uses = new Map<number, number>();
-  const used = (n: number) => uses.get(n) ?? 0;
+  const free = (n: number) => (uses.get(n) ?? 0) < limit;
+  // A linked pair goes in dependency order (an edge's target first); a pair linked both ways, by merge time.
+  const dependsOn = new Set(known.map((edge) => `${edge.from}>${edge.to}`));
+  const before = (a: number, b: number) => {
+    const [aFirst, bFirst] = [dependsOn.has(`${b}>${a}`), dependsOn.has(`${a}>${b}`)];
+    return aFirst !== bFirst ? aFirst : earliest(byNumber, a, b) < 0;
+  };
+  const pairKey = (a: number, b: number) => (a < b ? `${a},${b}` : `${b},${a}`);
+  const covered = new Set<string>();
 
-  const grow = (seed: number): { members: number[]; strengths: number[] } => {
-    const members = [seed];
-    const strengths: number[] = [];
-    const candidates = new Map<number, number>();
-    const offer = (from: number) => {
-      for (const [next, confidence] of links.get(from) ?? []) {
-        if (used(next) < limit && !members.includes(next)) candidates.set(next, Math.max(candidates.get(next) ?? 0, confidence));
-      }
-    };
-    offer(seed);
-    while (members.length < maxLength && candidates.size > 0) {
-      let best: [number, number] | undefined;
-      for (const candidate of candidates) {
-        if (!best) best = candidate;
-        else {
-          const order = used(candidate[0]) - used(best[0]) || best[1] - candidate[1] || earliest(byNumber, candidate[0], best[0]);
-          if (order < 0) best = candidate;
-        }
-      }
-      const [next, confidence] = best as [number, number];
-      candidates.delete(next);
-      members.push(next);
-      strengths.push(confidence);
-      offer(next);
+  /** The strongest free link from `at` to a PR on the wanted side of it in time. */
+  const step = (at: number, path: number[], later: boolean): [number, number] | undefined => {
+    let best: [number, number] | undefined;
+    for (const [next, confidence] of links.get(at) ?? []) {
+      if (path.includes(next) || !free(next) || before(next, at) !== !later) continue;
+      if (!best || confidence > best[1] || (confidence === best[1] && earliest(byNumber, next, best[0]) < 0)) best = [next, confidence];
     }
-    return { members, strengths };
+    return best;
   };
 
+  const seeds = known
+    .map((edge) => ({ pair: before(edge.to, edge.from) ? [edge.to, edge.from] : [edge.from, edge.to], confidence: links.get(edge.from)?.get(edge.to) ?? 0 }))
+    .sort((a, b) => b.confidence - a.confidence || earliest(byNumber, a.pair[0], b.pair[0]) || earliest(byNumber, a.pair[1], b.pair[1]));
   const chains: ChainOf<P>[] = [];
-  const seen = new Set<string>();
-  const seeds = [...byNumber.keys()].filter((n) => links.has(n)).sort((a, b) => earliest(byNumber, a, b));
-  for (const seed of seeds) {
-    while (used(seed) < limit) {
-      const { members, strengths } = grow(seed);
-      const key = [...members].sort((a, b) => a - b).join(',');
-      if (members.length < 2 || seen.has(key)) break;
-      seen.add(key);
-      for (const n of members) uses.set(n, used(n) + 1);
-      const numbers = dependencyOrder(members, known, byNumber);
-      const kept = new Set(numbers);
-      chains.push({
-        id: `${repo.name}#${numbers.join('-')}`,
-        repo,
-        prs: numbers.map((n) => byNumber.get(n) as P),
-        edges: known.filter((edge) => kept.has(edge.from) && kept.has(edge.to)),
-        score: Math.round((strengths.reduce((sum, s) => sum + s, 0) / strengths.length) * 1000) / 1000,
-      });
-    }
+  for (const { pair } of seeds) {
+    if (covered.has(pairKey(pair[0], pair[1])) || !free(pair[0]) || !free(pair[1])) continue;
+    const path = [...pair];
+    for (let next = step(path[path.length - 1], path, true); next && path.length < maxLength; next = step(path[path.length - 1], path, true)) path.push(next[0]);
+    for (let next = step(path[0], path, false); next && path.length < maxLength; next = step(path[0], path, false)) path.unshift(next[0]);
+    const strengths = path.slice(1).map((n, i) => links.get(path[i])?.get(n) ?? 0);
+    path.slice(1).forEach((n, i) => covered.add(pairKey(path[i], n)));
+    for (const n of path) uses.set(n, (uses.get(n) ?? 0) + 1);
+    const members = new Set(path);
+    chains.push({
+      id: `${repo.name}#${path.join('-')}`,
+      repo,
+      prs: path.map((n) => byNumber.get(n) as P),
+      edges: known.filter((edge) => members.has(edge.from) && members.has(edge.to)),
+      score: Math.round((strengths.reduce((sum, x) => sum + x, 0) / strengths.length) * 1000) / 1000,
+    });
   }
   return chains.sort((a, b) => earliest(byNumber, a.prs[0].number, b.prs[0].number));
 }

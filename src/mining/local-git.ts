@@ -10,6 +10,7 @@ import type { ProgressListener } from './progress';
 import { withLocalPatches } from './local-patches';
 import { pullHeads } from './pull-refs';
 import { ReachSweep } from './reach-sweep';
+import { splitSideLandings } from './side-landings';
 
 /** The repository must be `repoPath` itself, not some repository that happens to contain it. */
 async function checkRepository(repoPath: string): Promise<void> {
@@ -67,6 +68,8 @@ export interface LocalMineOptions {
   /** The branch whose first-parent line is read; HEAD by default. */
   branch?: string;
   onProgress?: ProgressListener;
+  /** Told about each PR that is skipped. */
+  warn?: (message: string) => void;
 }
 
 export interface LocalMineResult {
@@ -76,6 +79,13 @@ export interface LocalMineResult {
   pullNumbers: Set<number>;
   /** Commits read from the history. */
   commits: number;
+  /** PRs found that cannot be recorded (a refs/pull/0, a malformed commit): the mine goes on without them. */
+  skipped: SkippedPr[];
+}
+
+export interface SkippedPr {
+  number: number;
+  reason: string;
 }
 
 /** How far back a hand-landed, fast-forwarded PR's commits are looked for. */
@@ -119,6 +129,7 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
 
   const sweep = new ReachSweep(bySha, position);
   const found: Found[] = [];
+  const onMainline = new Set(mainline.map((commit) => commit.sha));
   mainline.forEach((commit, index) => {
     if (index % 2000 === 0) opts.onProgress?.({ phase: 'linking commits to PRs', done: index, total: mainline.length });
     const landing = landings.get(commit.sha);
@@ -126,26 +137,46 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     // A squashed PR's own commits hang off its head ref, unreachable from the branch.
     const squashed = landing?.landing === 'squash' && head ? sweep.unreachedFrom(head) : [];
     const brought = sweep.advance(commit);
+    // A head merged by hand straight into the branch is this merge's PR, not a side branch's.
+    const handMerged = landing ? undefined : commit.parents[1];
+    const sideHeads = new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged));
+    const { sides, rest } = splitSideLandings(brought, landed, sideHeads, (side) => {
+      const sideHead = heads.get(side.number);
+      return { head: sideHead, own: sideHead ? sweep.unreachedFrom(sideHead) : [] };
+    });
+    for (const side of sides) {
+      found.push({ ...side, landing: side.landing?.landing ?? 'manual', ...describe(side.landing, side.commit.message, side.own) });
+    }
     if (landing) {
-      const own = landing.landing === 'merge' ? brought : squashed;
+      const own = landing.landing === 'merge' ? rest : squashed;
       found.push({ number: landing.number, landing: landing.landing, commit, base: commit.parents[0], head, own, ...describe(landing, commit.message, own) });
       return;
     }
-    for (const arrived of [commit, ...brought]) {
+    for (const arrived of [commit, ...rest]) {
       for (const number of unlandedHeads.get(arrived.sha) ?? []) {
-        found.push(handLanded(number, arrived, commit, brought, mainline, index, landings, unlandedHeads));
+        if (landed.has(number)) continue;
+        landed.add(number);
+        found.push(handLanded(number, arrived, commit, rest, mainline, index, landings, unlandedHeads));
       }
     }
   });
 
   // Only a fast-forwarded PR of several commits has a base other than its landing's first parent.
-  const others = await changedFilesOf(path, found.filter((pr) => pr.base !== pr.commit.parents[0]).map(({ base, commit }) => ({ base, merge: commit.sha })));
-  const filesOf = (pr: Found) => (pr.base === pr.commit.parents[0] ? mainlineFiles : others).get(pr.commit.sha) ?? [];
-  const prs = found
-    .sort((a, b) => (position.get(b.commit.sha) ?? 0) - (position.get(a.commit.sha) ?? 0))
-    .map((pr) => toRecord(pr, filesOf(pr)));
+  // PRs landed on a side branch are not on the first-parent line either.
+  const fromMainline = (pr: Found) => pr.base === pr.commit.parents[0] && onMainline.has(pr.commit.sha);
+  const others = await changedFilesOf(path, found.filter((pr) => !fromMainline(pr)).map(({ base, commit }) => ({ base, merge: commit.sha })));
+  const filesOf = (pr: Found) => (fromMainline(pr) ? mainlineFiles : others).get(pr.commit.sha) ?? [];
+  const prs: PullRequestRecord[] = [];
+  const skipped: SkippedPr[] = [];
+  for (const pr of found.sort((a, b) => (position.get(b.commit.sha) ?? 0) - (position.get(a.commit.sha) ?? 0))) {
+    const record = toRecord(pr, filesOf(pr));
+    if ('reason' in record) {
+      skipped.push(record);
+      opts.warn?.(`skipped PR #${record.number}: ${record.reason}`);
+    } else prs.push(record);
+  }
   opts.onProgress?.({ phase: 'linking commits to PRs', done: mainline.length, total: mainline.length });
-  return { prs, pullNumbers: new Set(heads.keys()), commits: logged.length };
+  return { prs, skipped, pullNumbers: new Set(heads.keys()), commits: logged.length };
 }
 
 /**
@@ -176,7 +207,7 @@ function handLanded(
   return { number, landing: 'manual', commit: head, base: own[0].parents[0], head: head.sha, own, title, body };
 }
 
-function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestRecord {
+function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestRecord | SkippedPr {
   const candidate = {
     number: pr.number,
     title: pr.title,
@@ -193,7 +224,8 @@ function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestReco
   };
   const parsed = PullRequestRecordSchema.safeParse(candidate);
   if (!parsed.success) {
-    throw new MiningError(`PR #${pr.number} at ${pr.commit.sha} does not fit the schema`, { cause: parsed.error });
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'record'}: ${issue.message}`);
+    return { number: pr.number, reason: `the record at ${pr.commit.sha.slice(0, 12)} does not fit the schema (${problems.slice(0, 2).join('; ')})` };
   }
   return parsed.data;
 }

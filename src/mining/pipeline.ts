@@ -1,5 +1,6 @@
 import { ChainSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord, type RepoSource } from '../schemas';
 import { buildChains, type ChainOptions } from './chains';
+import { codeHistoryEdges } from './code-history';
 import { filterPullRequests, type PrFilterOptions } from './filters';
 import { linkPullRequests, type LinkOptions } from './references';
 import { sharedFileEdges } from './shared-files';
@@ -8,6 +9,11 @@ import { countByLength, countEdgesByKind, type MiningSummary } from './summary';
 export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOptions {
   /** Add the weak 'shares-files' edges between PRs that no text links. */
   sharedFiles?: boolean;
+  /** A local clone of the repository: enables code-history (blame) edges. */
+  clone?: string;
+  /** Days before a PR's merge within which blamed lines link it to their PR; 0 turns blame off. */
+  blameWindowDays?: number;
+  onBlameProgress?: (done: number, total: number) => void;
 }
 
 /** Gives records their patches; only chain members are ever asked for. */
@@ -42,7 +48,13 @@ export async function recordsToChains(
 ): Promise<PipelineResult> {
   const { edges: textEdges, tally } = linkPullRequests(prs, opts);
   const { kept, dropped } = filterPullRequests(prs, opts);
-  const edges = opts.sharedFiles ? strongestPerPair([...textEdges, ...sharedFileEdges(kept)]) : textEdges;
+  const blame =
+    opts.clone && opts.blameWindowDays !== 0
+      ? await codeHistoryEdges(opts.clone, prs, kept, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
+      : [];
+  // Words outrank code history for one pair: blame only adds pairs no text links.
+  const worded = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
+  const edges = strongestPerPair([...textEdges, ...blame.filter((edge) => !worded.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(kept) : [])]);
   const planned = buildChains(repo, kept, edges, opts);
 
   const members = new Map<number, PullRequestRecord>();

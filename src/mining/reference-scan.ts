@@ -11,7 +11,9 @@ interface Rule {
 const RULES: Rule[] = [
   { kind: 'restores', confidence: 0.9, pattern: /\b(restor(e|es|ed|ing)|reappl(y|ies|ied|ying)|re-?land(s|ed|ing)?)\b/i },
   { kind: 'reverts', confidence: 0.95, pattern: /\brevert(s|ed|ing)?\b/i },
-  { kind: 'regression-of', confidence: 0.95, pattern: /\b(regress(ion|ions|ed)?|broken (by|in)|broke in)\b/i },
+  // "as it was before <sha>": the change undoes what that commit did.
+  { kind: 'reverts', confidence: 0.85, pattern: /\b(as (it|they) (was|were)|behaviou?r|state) before\s*$/i },
+  { kind: 'regression-of', confidence: 0.95, pattern: /\b(regress(ion|ions|ed)?|broken (by|in|since)|broke in|introduced (in|by|with)|caused by)\b/i },
   {
     kind: 'follow-up',
     confidence: 0.9,
@@ -33,7 +35,10 @@ const REFERENCE = new RegExp(
     String.raw`\bhttps?://[^\s/]+/(?<urlOwner>[\w.-]+)/(?<urlRepo>[\w.-]+)/(?:pull|issues)/(?<urlNumber>\d+)\b`,
     String.raw`(?<![\w/.-])(?<owner>[A-Za-z0-9][\w.-]*)/(?<repo>[\w.-]+)#(?<qualified>\d+)\b`,
     String.raw`(?<![\w/&#])#(?<number>\d+)\b`,
-    String.raw`\bcommit\s+(?<sha>[0-9a-f]{7,40})\b`,
+    String.raw`\bhttps?://[^\s/]+/(?<shaOwner>[\w.-]+)/(?<shaRepo>[\w.-]+)/commit/(?<urlSha>[0-9a-f]{7,40})\b`,
+    String.raw`\b[Cc]ommit\s+(?<sha>[0-9a-fA-F]{7,40})\b`,
+    // A bare hex word only counts when it names a commit of the repository (the linker checks).
+    String.raw`(?<![\w/#.:=@-])(?<bareSha>[0-9a-f]{7,40})(?![\w/@-])`,
   ].join('|'),
   'g',
 );
@@ -47,7 +52,7 @@ const MECHANICAL = /^Merge (pull request|branch|remote-tracking branch) /;
 
 export interface ScannedReference {
   /** A PR or issue number, or (for "commit <sha>") a commit. */
-  target: { number: number } | { sha: string };
+  target: { number: number } | { sha: string; bare?: boolean };
   /** "owner/name" when the reference names a repository; lower case. */
   repo?: string;
   kind: EdgeKind;
@@ -94,11 +99,14 @@ export function scanReferences(text: string): ScannedReference[] {
       const before = sentence.text.slice(Math.max(previousEnd, at - WINDOW), at);
       previousEnd = at + match[0].length;
       const groups = match.groups ?? {};
-      const owner = groups.urlOwner ?? groups.owner;
-      const repoName = groups.urlRepo ?? groups.repo;
+      // English words can be hex ("decade", "effaced"); a sha of 7+ digits nearly always mixes in both.
+      if (groups.bareSha !== undefined && !(/\d/.test(groups.bareSha) && /[a-f]/.test(groups.bareSha))) continue;
+      const owner = groups.urlOwner ?? groups.owner ?? groups.shaOwner;
+      const repoName = groups.urlRepo ?? groups.repo ?? groups.shaRepo;
       const number = groups.urlNumber ?? groups.qualified ?? groups.number;
+      const sha = (groups.urlSha ?? groups.sha ?? groups.bareSha)?.toLowerCase();
       references.push({
-        target: number !== undefined ? { number: Number(number) } : { sha: groups.sha.toLowerCase() },
+        target: number !== undefined ? { number: Number(number) } : { sha: sha as string, ...(groups.bareSha ? { bare: true } : {}) },
         repo: owner !== undefined ? `${owner}/${repoName}`.toLowerCase() : undefined,
         ...classify(before),
         evidence: sentence.text.slice(0, MAX_EVIDENCE),

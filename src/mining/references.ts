@@ -1,5 +1,9 @@
 import { EdgeSchema, type Edge, type EdgeSource, type PullRequestRecord } from '../schemas';
+import { splitMessage } from './commit-log';
+import { issueMediatedEdges, type IssueReference } from './issue-links';
+import { recognizeLanding } from './landing';
 import { scanReferences, type ScannedReference } from './reference-scan';
+import { revertReferences } from './revert-titles';
 
 /** References in comments are other people's words about the PR: weaker than the author's own. */
 const COMMENT_WEIGHT = 0.8;
@@ -28,12 +32,25 @@ export interface LinkOptions {
   pullNumbers?: ReadonlySet<number>;
 }
 
-/** Where PR texts are, in the order their references are read. */
-function texts(pr: PullRequestRecord): { text: string; source: Pick<EdgeSource, 'field' | 'index'>; weight: number }[] {
+export interface PrText {
+  text: string;
+  source: Pick<EdgeSource, 'field' | 'index'>;
+  weight: number;
+}
+
+/**
+ * Where PR texts are, in the order their references are read. A commit message that is another mined
+ * PR's landing ("Title (#12)", "Merge pull request #12") came in with a merge-up and is that PR's text.
+ */
+export function prTexts(pr: PullRequestRecord, mined: ReadonlySet<number>): PrText[] {
+  const othersLanding = (text: string) => {
+    const number = recognizeLanding(splitMessage(text).subject, 2)?.number;
+    return number !== undefined && number !== pr.number && mined.has(number);
+  };
   return [
     { text: pr.title, source: { field: 'title' as const }, weight: 1 },
     { text: pr.body, source: { field: 'body' as const }, weight: 1 },
-    ...pr.messages.map((text, index) => ({ text, source: { field: 'message' as const, index }, weight: 1 })),
+    ...pr.messages.flatMap((text, index) => (othersLanding(text) ? [] : [{ text, source: { field: 'message' as const, index }, weight: 1 }])),
     ...(pr.comments ?? []).map((comment, index) => ({ text: comment.body, source: { field: 'comment' as const, index }, weight: COMMENT_WEIGHT })),
   ];
 }
@@ -77,18 +94,31 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
     counted.add(key);
   };
 
-  const resolve = (reference: ScannedReference): number | keyof ReferenceTally => {
+  const resolve = (reference: ScannedReference): number | keyof ReferenceTally | undefined => {
     if (reference.repo !== undefined && reference.repo !== repo) return 'otherRepo';
-    if ('sha' in reference.target) return commits.find(reference.target.sha) ?? 'unknownCommit';
+    // A bare hex word that names no mined commit is most likely not a commit at all.
+    if ('sha' in reference.target) return commits.find(reference.target.sha) ?? (reference.target.bare ? undefined : 'unknownCommit');
     const { number } = reference.target;
     if (mined.has(number)) return number;
     return opts.pullNumbers?.has(number) ? 'unmergedPr' : 'issue';
   };
 
+  const keep = (edge: Edge) => {
+    const key = `${edge.from}->${edge.to}`;
+    const kept = strongest.get(key);
+    if (!kept || edge.confidence > kept.confidence) strongest.set(key, edge);
+  };
+  const issueReferences: IssueReference[] = [];
   for (const pr of prs) {
-    for (const { text, source, weight } of texts(pr)) {
+    const texts = prTexts(pr, mined);
+    for (const { text, source, weight } of texts) {
       for (const reference of scanReferences(text)) {
         const target = resolve(reference);
+        if (target === undefined) continue;
+        if (target === 'issue' && 'number' in reference.target) {
+          const { kind, confidence, evidence, start, end } = reference;
+          issueReferences.push({ pr: pr.number, issue: reference.target.number, kind, confidence: confidence * weight, evidence, source: { ...source, start, end } });
+        }
         if (typeof target === 'string') {
           count(target, pr.number, [reference.repo, reference.target]);
           continue;
@@ -106,12 +136,17 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
           confidence: Math.round(reference.confidence * weight * 100) / 100,
           source: { ...source, start: reference.start, end: reference.end },
         };
-        const key = `${edge.from}->${edge.to}`;
-        const kept = strongest.get(key);
-        if (!kept || edge.confidence > kept.confidence) strongest.set(key, edge);
+        keep(edge);
       }
     }
   }
+  for (const edge of revertReferences(prs, mined)) keep(edge);
+  for (const pr of prs) {
+    for (const issue of pr.closingIssues ?? []) {
+      issueReferences.push({ pr: pr.number, issue, kind: 'fixes', confidence: 0.9, evidence: `GitHub links #${pr.number} as closing #${issue}`, source: { field: 'cross-reference', start: 0, end: 0 } });
+    }
+  }
+  for (const edge of issueMediatedEdges(prs, issueReferences)) if (!strongest.has(`${edge.from}->${edge.to}`)) keep(edge);
   // GitHub's word that another PR mentioned this one: the weakest evidence, for links whose text
   // the miner never saw (comments past the pages read, edited descriptions).
   for (const pr of prs) {

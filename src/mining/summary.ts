@@ -22,6 +22,8 @@ export const MiningSummarySchema = z.object({
   /** GitHub only: requests sent, and answers taken from the cache instead. */
   requests: Count.optional(),
   cacheHits: Count.optional(),
+  /** PRs found but not recorded (a refs/pull/0, a record that does not fit), and why. */
+  skipped: z.array(z.object({ number: z.number().int(), reason: z.string() })).optional(),
   /** Local only: commits read from the history. */
   commits: Count.optional(),
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { PullRequestSchema } from './pull-request';
 
-/** 'shares-files' is the weak, opt-in link between PRs that edit the same code files. */
-export const EdgeKind = z.enum(['fixes', 'regression-of', 'follow-up', 'reverts', 'restores', 'mentions', 'shares-files']);
+/** 'shares-files': the weak, opt-in link between PRs that edit the same code files; 'code-history': a PR rewrites lines another wrote shortly before (blame). */
+export const EdgeKind = z.enum(['fixes', 'regression-of', 'follow-up', 'reverts', 'restores', 'mentions', 'shares-files', 'code-history']);
 export type EdgeKind = z.infer<typeof EdgeKind>;
 
 /** Where in a PR the words behind an edge stand: which text, and the reference's offsets in it. */

@@ -35,43 +35,28 @@ test('dependencies order a chain even against merge time', () => {
   expect(chain.prs.map((pr) => pr.number)).toEqual([31, 30]);
 });
 
-test('PRs free to go next go by merge time, and a cycle does not stop the chain', () => {
+test('consecutive PRs are always linked: a chain is a path, not a cluster; a cycle goes by merge time', () => {
   const prs = [makePr(1), makePr(2), makePr(3), makePr(4)];
-  expect(buildChains(repo, prs, [edge(3, 1), edge(2, 1), edge(4, 3)])[0].id).toBe('acme/widgets#1-2-3-4');
-  expect(buildChains(repo, prs, [edge(1, 2), edge(2, 1)])[0].id).toBe('acme/widgets#1-2');
+  // #2 and #3 both build on #1 but not on each other: two chains share #1.
+  expect(buildChains(repo, prs, [edge(3, 1), edge(2, 1), edge(4, 3)]).map((chain) => chain.id)).toEqual(['acme/widgets#1-2', 'acme/widgets#1-3-4']);
+  expect(buildChains(repo, prs, [edge(1, 2), edge(2, 1)]).map((chain) => chain.id)).toEqual(['acme/widgets#1-2']);
 });
 
-test('separate groups become separate chains; lone PRs and unknown targets none', () => {
-  const prs = [1, 2, 3, 4, 5].map((n) => makePr(n));
-  const chains = buildChains(repo, prs, [edge(2, 1), edge(5, 4), edge(3, 99)]);
-  expect(chains.map((chain) => chain.id)).toEqual(['acme/widgets#1-2', 'acme/widgets#4-5']);
-});
-
-test('a run longer than the cap becomes several chains, each with only the edges among its PRs', () => {
+test('a run longer than the cap becomes overlapping chains, each with only the edges among its PRs', () => {
   const prs = [1, 2, 3, 4, 5, 6, 7].map((n) => makePr(n));
   const edges = [2, 3, 4, 5, 6, 7].map((n) => edge(n, n - 1));
   const chains = buildChains(repo, prs, edges);
-  expect(chains.map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3-4-5', 'acme/widgets#6-7']);
+  expect(chains.map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3-4-5', 'acme/widgets#3-4-5-6-7']);
   expect(chains[0].edges).toHaveLength(4);
-  expect(buildChains(repo, prs, edges, { maxLength: 3 }).map((chain) => chain.id)).toEqual([
-    'acme/widgets#1-2-3',
-    'acme/widgets#4-5-6',
-  ]);
-  const ten = Array.from({ length: 12 }, (_, i) => makePr(i + 1));
-  const run = ten.slice(1).map((pr) => edge(pr.number, pr.number - 1));
-  expect(buildChains(repo, ten, run, { maxLength: 10 }).map((chain) => chain.prs.length)).toEqual([10, 2]);
+  expect(buildChains(repo, prs, edges, { maxLength: 3 }).map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3', 'acme/widgets#3-4-5', 'acme/widgets#5-6-7']);
 });
 
-test('a PR joins one chain by default; a higher limit lets a hub start several', () => {
-  // #1 is a hub: #2..#7 each follow up on it, and nothing links them to each other.
+test('a much-linked PR joins three chains by default, and as many as allowed', () => {
   const prs = [1, 2, 3, 4, 5, 6, 7].map((n) => makePr(n));
   const edges = [2, 3, 4, 5, 6, 7].map((n) => edge(n, 1));
-  expect(buildChains(repo, prs, edges, { maxLength: 3 }).map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3']);
-  expect(buildChains(repo, prs, edges, { maxLength: 3, maxChainsPerPr: 3 }).map((chain) => chain.id)).toEqual([
-    'acme/widgets#1-2-3',
-    'acme/widgets#1-4-5',
-    'acme/widgets#1-6-7',
-  ]);
+  expect(buildChains(repo, prs, edges).map((chain) => chain.id)).toEqual(['acme/widgets#1-2', 'acme/widgets#1-3', 'acme/widgets#1-4']);
+  expect(buildChains(repo, prs, edges, { maxChainsPerPr: 1 }).map((chain) => chain.id)).toEqual(['acme/widgets#1-2']);
+  expect(buildChains(repo, prs, edges, { maxChainsPerPr: 6 })).toHaveLength(6);
 });
 
 test('the strongest link grows a chain first; the score is the mean of the links used', () => {
@@ -81,6 +66,7 @@ test('the strongest link grows a chain first; the score is the mean of the links
   const [chain] = buildChains(repo, prs, [weak, strong], { maxLength: 2 });
   expect(chain.id).toBe('acme/widgets#1-3');
   expect(chain.score).toBe(0.95);
-  expect(buildChains(repo, prs, [weak, strong])[0].score).toBe(0.725);
-  expect(buildChains(repo, prs, [weak, strong], { minConfidence: 0.6 }).map((c) => c.id)).toEqual(['acme/widgets#1-3']);
+  // A plain mention (0.5) is below the default 0.6 and links nothing unless asked.
+  expect(buildChains(repo, prs, [weak, strong]).map((c) => c.id)).toEqual(['acme/widgets#1-3']);
+  expect(buildChains(repo, prs, [weak, { ...strong, from: 3, to: 2 }], { minConfidence: 0.5 }).map((c) => [c.id, c.score])).toEqual([['acme/widgets#1-2-3', 0.725]]);
 });

@@ -78,7 +78,9 @@ test('the API mines the same PRs, links and chains as the clone, plus what only 
   const apiEdges = linkPullRequests(viaApi.records, { repo: 'acme/widgets' }).edges;
   expect(apiEdges.find((e) => e.from === 50 && e.to === 10)).toMatchObject({ kind: 'mentions', confidence: 0.4, source: { field: 'cross-reference' } });
   expect(apiEdges.find((e) => e.from === 7 && e.to === 10)).toBeUndefined();
-  expect(viaApi.summary.edgesByKind['follow-up']).toBe(viaClone.summary.edgesByKind['follow-up'] + 1);
+  // GitHub says #11 closes issue #3, which #4 said it fixed: a link through the issue.
+  expect(apiEdges.find((e) => e.from === 11 && e.to === 4)).toMatchObject({ kind: 'follow-up', confidence: 0.6 });
+  expect(viaApi.summary.edgesByKind['follow-up']).toBe(viaClone.summary.edgesByKind['follow-up'] + 2);
   expect(viaApi.summary.edgesByKind.mentions).toBe(viaClone.summary.edgesByKind.mentions + 1);
   expect(viaApi.summary.references.issue).toBe(viaClone.summary.references.issue);
   // With --clone the patches are the clone's, byte for byte.
@@ -133,5 +135,5 @@ test('without a token: a warning, REST per PR, a clear stop at the 60-an-hour li
   fake.requests.length = 0;
   const withToken = await mine(dataDir, { clone });
   expect(fake.requests.map((r) => r.path)).toEqual(['/graphql']);
-  expect(withToken.summary.edgesByKind['follow-up']).toBe(result.summary.edgesByKind['follow-up'] + 1);
+  expect(withToken.summary.edgesByKind['follow-up']).toBe(result.summary.edgesByKind['follow-up'] + 2);
 });

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -72,6 +72,38 @@ test('bad input exits 2 with one clear line and writes nothing', async () => {
   }
   expect(existsSync(out)).toBe(false);
 });
+
+test('an output location that cannot take the files is refused before mining: exit 2, one line, nothing written', async () => {
+  const parentIsFile = join(root, 'a-file');
+  await run('touch', [parentIsFile]);
+  const locked = await mkdtemp(join(root, 'locked-'));
+  await run('chmod', ['555', locked]);
+  await run('chmod', ['755', root]);
+  const cases: [string[], string, RegExp][] = [
+    [[], join(root, 'no-such-folder', 'chains.jsonl'), /^error: --out \S+: the folder \S+no-such-folder does not exist$/],
+    [[], join(parentIsFile, 'chains.jsonl'), /^error: --out \S+: the folder \S+a-file does not exist$/],
+    [[], root, /^error: --out \S+ is a folder; name the chains file to write$/],
+    // Root may write anywhere: the folder is locked against an ordinary user, who runs the CLI then.
+    [process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--'] : [], join(locked, 'chains.jsonl'), /^error: --out \S+: cannot write in \S+locked-\w+ \(EACCES\)$/],
+  ];
+  for (const [prefix, out, message] of cases) {
+    const r = prefix.length ? await asUser(prefix, ['mine', '--repo', clone, '--out', out]) : await cli(['mine', '--repo', clone, '--out', out]);
+    expect({ out, code: r.code, stderr: r.stderr.trim(), stdout: r.stdout }).toEqual({ out, code: 2, stderr: expect.stringMatching(message), stdout: '' });
+  }
+  expect(await readdir(locked)).toEqual([]);
+  expect(existsSync(join(root, 'no-such-folder'))).toBe(false);
+});
+
+/** The CLI as another user (only root can do this; the repository must be readable to them). */
+async function asUser(prefix: string[], args: string[]) {
+  try {
+    const { stdout, stderr } = await run(prefix[0], [...prefix.slice(1), 'node', bin, ...args], { env: { ...process.env, CHAINSMITH_HOME: root }, cwd: '/' });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
 
 test('an unknown GitHub repository exits 2 with a clear line, through the real client', async () => {
   const fake = new FakeGitHub([]);

@@ -78,23 +78,43 @@ export async function mineGitHub(opts: GitHubMineOptions): Promise<GitHubMineRes
   const branch = opts.branch ?? repo.default_branch;
   const listed = await listPulls(ctx, { ttlMs, refresh: opts.refresh });
 
-  const dropped: Record<string, number> = { 'other-base': 0, 'no-merge-commit': 0, 'unresolved-base': 0 };
+  const dropped: Record<string, number> = { 'other-base': 0, 'no-merge-commit': 0, 'unresolved-base': 0, unrecordable: 0 };
+  const elsewhere: PullListItem[] = [];
   const merged = listed.filter((item) => {
     if (item.merged_at === null) return false;
-    if (item.base.ref !== branch) dropped['other-base'] += 1;
+    if (item.base.ref !== branch) elsewhere.push(item);
     else if (item.merge_commit_sha === null) dropped['no-merge-commit'] += 1;
     else return true;
     return false;
   });
   const details = await fetchDetails(ctx, merged, opts.batchSize ?? 50);
+  // A PR merged into a release branch reaches this one inside a merge-up PR's commits: it is a PR
+  // of this branch too, and its commits are its own, not the merge-up's.
+  const carried = new Set([...details.values()].flatMap((detail) => detail.commits.map((commit) => commit.oid)));
+  const swallowed = elsewhere.filter((item) => item.merge_commit_sha !== null && carried.has(item.merge_commit_sha));
+  dropped['other-base'] = elsewhere.length - swallowed.length;
+  for (const [number, detail] of await fetchDetails(ctx, swallowed, opts.batchSize ?? 50)) details.set(number, detail);
   await resolveRebaseBases(ctx, [...details.values()]);
+  const foreign = new Map<string, number>();
+  for (const item of swallowed) {
+    const detail = details.get(item.number);
+    for (const sha of [item.merge_commit_sha as string, ...(detail?.commits.map((commit) => commit.oid) ?? [])]) foreign.set(sha, item.number);
+  }
 
   const prs: PullRequestRecord[] = [];
-  for (const item of merged) {
+  for (const item of [...merged, ...swallowed]) {
     const detail = details.get(item.number);
     if (!detail?.mergeCommit) dropped['no-merge-commit'] += 1;
     else if (detail.rebaseBase === null) dropped['unresolved-base'] += 1;
-    else prs.push(toRecord(item, detail));
+    else {
+      const own = { ...detail, commits: detail.commits.filter((commit) => (foreign.get(commit.oid) ?? item.number) === item.number) };
+      const record = PullRequestRecordSchema.safeParse(toRecord(item, own));
+      if (record.success) prs.push(record.data);
+      else {
+        dropped.unrecordable += 1;
+        opts.warn?.(`skipped PR #${item.number}: its record does not fit the schema (${record.error.issues[0]?.message})`);
+      }
+    }
   }
   prs.sort((a, b) => a.mergedAt.localeCompare(b.mergedAt) || a.number - b.number);
   return { prs, pullNumbers: new Set(listed.map((item) => item.number)), branch, dropped, context: ctx };
@@ -168,10 +188,10 @@ async function resolveRebaseBases(ctx: GitHubContext, details: PullDetail[]): Pr
   }
 }
 
-function toRecord(item: PullListItem, detail: PullDetail): PullRequestRecord {
+function toRecord(item: PullListItem, detail: PullDetail): unknown {
   const merge = detail.mergeCommit!;
   const rebased = typeof detail.rebaseBase === 'string';
-  return PullRequestRecordSchema.parse({
+  return {
     number: item.number,
     title: item.title,
     body: item.body ?? '',
@@ -192,5 +212,5 @@ function toRecord(item: PullListItem, detail: PullDetail): PullRequestRecord {
     closingIssues: detail.closingIssues,
     mentionedBy: detail.mentionedBy,
     url: item.html_url,
-  });
+  };
 }
