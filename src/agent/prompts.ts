@@ -3,6 +3,8 @@ import type { Carry, ChainQueries } from '../schemas';
 
 /** Written for long, multi-stage work: what carries over between tasks, how to work, what is limited (prompts/system.md). */
 export const SYSTEM_PROMPT = promptTemplate('agent', 'system');
+/** The same work under the bash scaffold: one ```bash block per reply and a completion marker (prompts/system-bash.md). */
+export const BASH_SYSTEM_PROMPT = promptTemplate('agent', 'system-bash');
 
 export function stageMessage(queries: ChainQueries, stage: number, carry: Carry): string {
   const parts: string[] = [];

@@ -210,6 +210,7 @@ class ChainRun {
             chainRef: this.input.chainRef,
             queriesRef: this.queriesRef!,
             policy: this.input.policy,
+            scaffold: this.input.scaffold,
             stage,
             round,
             conversationRef: this.conversationRef,

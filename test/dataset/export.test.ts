@@ -101,7 +101,7 @@ test('the ShareGPT variant: LLaMA-Factory roles, each call followed by its resul
   const sample = TrainingSampleSchema.parse({ id: 'x', messages: t.messages, tools: TOOL_SPECS, metadata: { repo: 'r', prs: [1], policy: 'model', stages: [], usage: t.usage, toolCalls: t.toolCalls } });
   const s = toShareGpt(sample);
   expect(s.system).toBe('You are a software engineer.');
-  expect(JSON.parse(s.tools).map((x: { function: { name: string } }) => x.function.name)).toEqual(['bash', 'view_file', 'create_file', 'str_replace', 'insert', 'search', 'submit']);
+  expect(JSON.parse(s.tools!).map((x: { function: { name: string } }) => x.function.name)).toEqual(['bash', 'view_file', 'create_file', 'str_replace', 'insert', 'search', 'submit']);
   expect(s.conversations.slice(0, 4)).toEqual([
     { from: 'human', value: expect.stringContaining('Task 1 of 2') },
     { from: 'function_call', value: '{"name":"bash","arguments":{"command":"cat pkg/cache.py"}}' },
