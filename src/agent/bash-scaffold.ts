@@ -53,8 +53,8 @@ export function formatError(problem: BlockProblem, count?: number): string {
 
 /** mini-swe-agent's observation shape: the exit code, then the output as the command printed it. */
 export function observation(r: ExecResult, timeoutSeconds: number): string {
-  const note = r.timedOut ? `\n[command killed after ${timeoutSeconds}s]` : '';
-  return `<returncode>${r.exitCode}</returncode>\n<output>\n${r.output}${note}\n</output>`;
+  const text = r.output + (r.timedOut ? `\n[command killed after ${timeoutSeconds}s]` : '');
+  return `<returncode>${r.exitCode}</returncode>\n<output>\n${text}${text === '' || text.endsWith('\n') ? '' : '\n'}</output>`;
 }
 
 const isObservation = (m: Message) => m.role === 'user' && m.content.startsWith('<returncode>');
