@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import type { PolicyKind, ScaffoldKind } from '../schemas';
 
+const RunCounts = z.object({ total: z.number().int(), accepted: z.number().int(), rejected: z.number().int() });
+
 /** manifest.json of an export: what is in it, what was left out and why. No timestamps: same input, same bytes. */
 export const ManifestSchema = z.object({
   format: z.literal('chainsmith-sft-v1'),
   tokenizer: z.string(),
-  runs: z.object({ total: z.number().int(), accepted: z.number().int(), rejected: z.number().int() }),
+  runs: RunCounts.extend({
+    /** The same counts per scaffold: how often each gets a chain accepted. Absent in earlier manifests. */
+    byScaffold: z.record(z.string(), RunCounts).optional(),
+  }),
   samples: z.object({
     total: z.number().int(),
     byPolicy: z.record(z.string(), z.number().int()),

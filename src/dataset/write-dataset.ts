@@ -23,6 +23,19 @@ const scaffoldOf = (s: TrainingSample) => s.metadata.scaffold ?? 'tools';
 const chainKey = (s: TrainingSample) => JSON.stringify([s.metadata.repo, s.metadata.prs, s.metadata.policy, s.metadata.model ?? '', ...(scaffoldOf(s) === 'tools' ? [] : [scaffoldOf(s)])]);
 const meanScore = (s: TrainingSample) => s.metadata.stages.reduce((a, x) => a + x.score, 0) / Math.max(1, s.metadata.stages.length);
 
+/** Runs, accepted and left out, per scaffold: the acceptance rate is what tells the scaffolds apart first. */
+function runsByScaffold(runs: ChainRun[], accepted: ChainRun[]): Record<string, { total: number; accepted: number; rejected: number }> {
+  const counts: Record<string, { total: number; accepted: number; rejected: number }> = {};
+  const kept = new Set(accepted);
+  for (const run of runs) {
+    const c = (counts[run.scaffold ?? 'tools'] ??= { total: 0, accepted: 0, rejected: 0 });
+    c.total += 1;
+    if (kept.has(run)) c.accepted += 1;
+    else c.rejected += 1;
+  }
+  return counts;
+}
+
 /** What an earlier export left in `outDir`; a row that no longer parses stops the export before it writes. */
 async function previousExport(outDir: string): Promise<{ samples: TrainingSample[]; runs: ChainRun[] }> {
   const samples: TrainingSample[] = [];
@@ -107,7 +120,7 @@ export async function exportDataset(runs: ChainRun[], outDir: string): Promise<M
   const manifest = ManifestSchema.parse({
     format: 'chainsmith-sft-v1',
     tokenizer: TOKENIZER,
-    runs: { total: sortedRuns.length, accepted: accepted.length, rejected: rejected.length },
+    runs: { total: sortedRuns.length, accepted: accepted.length, rejected: rejected.length, byScaffold: runsByScaffold(sortedRuns, accepted) },
     samples: { total: samples.length, byPolicy, byScaffold, added: added.length },
     duplicates,
     rejections,

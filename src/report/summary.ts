@@ -11,6 +11,10 @@ const counts = (by: Record<string, number>) => Object.entries(by).map(([k, n]) =
 export function summaryHtml(manifest: Manifest): string {
   const rows: [string, string][] = [
     ['chain runs', `${manifest.runs.total} (accepted ${manifest.runs.accepted}, left out ${manifest.runs.rejected})`],
+    ...Object.entries(manifest.runs.byScaffold ?? {}).map(([scaffold, c]): [string, string] => [
+      `chain runs · ${scaffold} scaffold`,
+      `${c.total} (accepted ${c.accepted} = ${pct(c.total ? c.accepted / c.total : 0)}, left out ${c.rejected})`,
+    ]),
     ['samples', `${manifest.samples.total} (${counts(manifest.samples.byPolicy)}; by scaffold: ${counts(manifest.samples.byScaffold ?? { tools: manifest.samples.total })})`],
     ['duplicates dropped', `${manifest.duplicates.sameContent} same content, ${manifest.duplicates.sameChain} same chain`],
     ['query leak rate', `${pct(manifest.leak.rate)} (${manifest.leak.leaked} of ${manifest.leak.queries}); ${manifest.leak.caught} caught and rewritten, mean score ${manifest.leak.meanScore.toFixed(3)}`],

@@ -14,7 +14,7 @@ const rows = async (dir: string, file: string) => (await readFile(join(dir, file
 test('rejection sampling: an accepted chain becomes one sample; a rejected one is left out with its reason', async () => {
   const out = await fresh();
   const manifest = await exportDataset([acceptedRun(), rejectedRun()], out);
-  expect(manifest.runs).toEqual({ total: 2, accepted: 1, rejected: 1 });
+  expect(manifest.runs).toEqual({ total: 2, accepted: 1, rejected: 1, byScaffold: { tools: { total: 2, accepted: 1, rejected: 1 } } });
   expect(manifest.rejections).toEqual([
     { chainId: 'example/cache#20-21', workflowId: 'chain-example-cache-20-21-model', policy: 'model', status: 'rejected', reason: 'stage 1 (PR #20) was rejected after 4 rounds (last score 0.40)' },
   ]);
@@ -132,8 +132,9 @@ test('token counts come from the o200k_base tokenizer, not from a character esti
 
 test('an export holding both scaffolds: each in files of its own, tools rows with `tools`, bash rows as plain chat; counts, tokens and commands per scaffold', async () => {
   const out = await fresh();
-  const runs = [acceptedRun(), bashRun()];
+  const runs = [acceptedRun(), bashRun(), { ...rejectedRun(), workflowId: 'chain-example-cache-20-21-model-bash', scaffold: 'bash' as const }];
   const manifest = await exportDataset(runs, out);
+  expect(manifest.runs.byScaffold).toEqual({ bash: { total: 2, accepted: 1, rejected: 1 }, tools: { total: 1, accepted: 1, rejected: 0 } });
   // The same chain under both scaffolds is two samples, not a duplicate.
   expect(manifest.samples).toMatchObject({ total: 2, byPolicy: { model: 2 }, byScaffold: { tools: 1, bash: 1 } });
   expect(manifest.duplicates).toEqual({ sameContent: 0, sameChain: 0 });

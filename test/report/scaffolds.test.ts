@@ -11,6 +11,7 @@ test('the report of an export holding both scaffolds compares them: samples, tok
   const html = await readFile(await writeReport(dir), 'utf8');
 
   expect(html).toContain('2 (2 model; by scaffold: 1 tools, 1 bash)');
+  expect(html).toContain('chain runs · bash scaffold</th><td>1 (accepted 1 = 100.0%, left out 0)');
   expect(html).toMatch(/model · tools scaffold \(1\): tool calls<\/th><td>mean 12\.0 /);
   expect(html).toMatch(/model · bash scaffold \(1\): commands<\/th><td>mean 9\.0 /);
   expect(html).toMatch(/model · bash scaffold \(1\): tokens \(o200k_base\)<\/th><td>mean \d/);
