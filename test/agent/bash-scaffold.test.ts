@@ -104,6 +104,11 @@ test('malformed replies (no block, two blocks, an unterminated block) run nothin
   expect(files.output).not.toMatch(/first-of-two|second-of-two|unterminated/);
 });
 
+test('the budgets are the loop\'s, not the scaffold\'s: a bash run that never submits ends on its step limit', async () => {
+  const r = await run([block('echo one'), block('echo two'), block('echo three')], { ...LIMITS, maxSteps: 2 });
+  expect([r.exitReason, r.trajectory.steps, r.requests.length]).toEqual(['step_limit', 2, 2]);
+});
+
 test("the worker's secrets leave a command before it runs and never reach the saved conversation", async () => {
   const r = await run([block(`echo "${SECRET}" > leak.txt && cat leak.txt`), block(`echo ${SUBMIT_MARKER}`)]);
   expect(r.exitReason).toBe('submitted');

@@ -1,8 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SUBMIT_MARKER } from '../../src/agent/bash-scaffold';
+import { ArtifactStore } from '../../src/artifacts/store';
 import { startChains } from '../../src/cli/start';
+import { collectRuns } from '../../src/dataset/collect-runs';
 import { datasetPath } from '../../src/dataset/export';
-import type { Chain, Message, TrainingSample } from '../../src/schemas';
+import { exportDataset } from '../../src/dataset/write-dataset';
+import type { Chain, ChainRun, Message, TrainingSample } from '../../src/schemas';
 import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
 import { chainWorkflowId, type ChainResult } from '../../src/workflows/messages';
 import { agentMedianCommand } from '../support/agent-median';
@@ -103,7 +107,7 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
     }
   });
 
-  test('gold replay speaks the bash protocol; the same chain under both scaffolds runs twice and keeps both samples', async () => {
+  test('gold replay speaks the bash protocol; the same chain under both scaffolds runs twice, and `export` keeps both samples apart', async () => {
     // The scaffold from the config key here; the tools run below names it on the call.
     const config = testConfig({ CHAINSMITH_SCAFFOLD: 'bash' });
     const engines = await startEngines(config);
@@ -125,6 +129,17 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
         expect.stringContaining(`echo ${SUBMIT_MARKER} && echo 'Applied the changes of PR #2.'`),
       ]);
       expect(row(datasetPath(config.dataDir, 'gold-replay')).metadata).toMatchObject({ policy: 'gold-replay', scaffold: 'tools' });
+
+      // What `chainsmith export` does: the finished runs from Temporal, resolved from this data directory.
+      let runs: ChainRun[] = [];
+      for (let i = 0; i < 50 && runs.length < 2; i++) {
+        if (i) await new Promise((r) => setTimeout(r, 200));
+        runs = (await collectRuns(engines.client, new ArtifactStore(join(config.dataDir, 'artifacts')), { query: `ChainRepo = "${chain.repo.name}"`, threshold: 0.8 })).runs;
+      }
+      expect(runs.map((r) => [r.workflowId, r.scaffold]).sort()).toEqual([[tools.workflowId, 'tools'], [bash.workflowId, 'bash']].sort());
+      const manifest = await exportDataset(runs, join(config.dataDir, 'export'));
+      expect(manifest.samples).toMatchObject({ total: 2, byScaffold: { tools: 1, bash: 1 } });
+      expect(manifest.files.map((f) => f.path)).toEqual(['gold-replays.jsonl', 'gold-replays.sharegpt.jsonl', 'gold-replays-bash.jsonl', 'gold-replays-bash.sharegpt.jsonl', 'runs.jsonl']);
     } finally {
       await engines.close();
     }
