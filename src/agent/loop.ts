@@ -20,8 +20,9 @@ const MAX_FORMAT_ERRORS = 3;
 /**
  * The agent loop: ask the policy, run what its reply asks for, append everything to one conversation,
  * save after every step. The trajectory's scaffold (tool calls, or one bash block per reply) decides
- * how a reply becomes actions and their results become messages; the loop is the same for both. The conversation is append-only so each request starts with the previous one's tokens
- * (a context cut, rare and announced, is the one exception: see context-window.ts). Saving step k
+ * how a reply becomes actions and their results become messages; the loop is the same for both. The
+ * conversation is append-only so each request starts with the previous one's tokens (a context cut,
+ * rare and announced, is the one exception: see context-window.ts). Saving step k
  * overlaps with the model call of step k+1 (which has no side effects) and is awaited before step
  * k+1's tools run: a crash at any point redoes at most one step. Everything appended goes through the
  * redactor first, so the worker's secrets reach neither the container, the model nor the saved run.

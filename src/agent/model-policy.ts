@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { ToolCallSchema, type Message } from '../schemas';
 import type { AssistantMessage, Policy, Turn } from './policy';
+import type { Scaffold } from './scaffold';
 import { modelFailure } from './model-errors';
 import { NO_REDACTION, type Redactor } from './redact';
 import { withRetries, type RetryOptions } from './retry';
@@ -40,7 +41,7 @@ export class ModelPolicy implements Policy {
     return { message, usage };
   }
 
-  private async request(messages: Message[], tools: Turn['scaffold']['tools'], outer?: AbortSignal) {
+  private async request(messages: Message[], tools: Scaffold['tools'], outer?: AbortSignal) {
     // One controller per request, linked to the activity's signal and unlinked after: passing the
     // long-lived signal itself would gather one listener per step.
     const controller = new AbortController();
