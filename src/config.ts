@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError } from './errors';
 import { DEFAULT_PRICES, PriceSchema } from './agent/pricing';
 import { RecipeOverrideSchema } from './environments/recipe';
+import { ScaffoldKind } from './schemas/trajectory';
 
 const ConfigSchema = z.strictObject({
   dataDir: z.string().min(1),
@@ -25,6 +26,8 @@ const ConfigSchema = z.strictObject({
     retryBaseMs: z.number().int().nonnegative(),
   }),
   agent: z.strictObject({
+    /** The agent's protocol for chains started without `--scaffold`: function tools, or one bash block per reply. */
+    scaffold: ScaffoldKind,
     maxSteps: z.number().int().positive(),
     commandTimeoutSeconds: z.number().int().positive(),
     maxOutputChars: z.number().int().min(200),
@@ -96,6 +99,7 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_MODEL_RETRIES: { path: ['model', 'retries'], number: true },
   CHAINSMITH_MODEL_RETRY_BASE_MS: { path: ['model', 'retryBaseMs'], number: true },
   CHAINSMITH_MAX_STEPS: { path: ['agent', 'maxSteps'], number: true },
+  CHAINSMITH_SCAFFOLD: { path: ['agent', 'scaffold'] },
   CHAINSMITH_JUDGE_THRESHOLD: { path: ['judge', 'threshold'], number: true },
   CHAINSMITH_MAX_REFINEMENTS: { path: ['judge', 'maxRefinements'], number: true },
   CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: { path: ['durability', 'heartbeatTimeoutSeconds'], number: true },
@@ -115,7 +119,7 @@ function defaults(env: Env): Config {
     dataDir: join(homedir(), '.chainsmith'),
     temporal: { address: '127.0.0.1:7233', namespace: 'default', uiUrl: `http://127.0.0.1:${env.CHAINSMITH_TEMPORAL_UI_PORT ?? 8233}` },
     model: { name: 'gpt-4o-mini', timeoutMs: 120_000, retries: 4, retryBaseMs: 1_000 },
-    agent: { maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
+    agent: { scaffold: 'tools', maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
     judge: { threshold: 0.8, maxRefinements: 3 },
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     durability: { heartbeatTimeoutSeconds: 30 },

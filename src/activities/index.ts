@@ -179,7 +179,7 @@ export function createActivities(deps: ActivityDeps) {
         const trajectory = await store.getJson(input.trajectoryRef, TrajectorySchema);
         const queries = await store.getJson(input.queriesRef, ChainQueriesSchema);
         const sample = buildSample(chain, trajectory, input.stages.map((st, i) => ({ ...st, leakScore: queries.stages[i]?.leak?.score })));
-        const path = datasetPath(config.dataDir, trajectory.policy);
+        const path = datasetPath(config.dataDir, trajectory.policy, trajectory.scaffold);
         await appendSample(path, sample);
         return { sampleId: sample.id, path };
       });

@@ -4,13 +4,13 @@ import type { ContextCut, Message } from '../schemas';
 const CUT_AT = 0.9;
 /** The latest steps stay whole after a cut: the model is usually working with them. */
 const KEEP_STEPS = 4;
-/** Tool outputs and long tool-call arguments before a cut keep this many characters from each end. */
+/** Outputs and long written contents before a cut keep this many characters from each end. */
 const KEEP_CHARS = 150;
 
 export function cutNote(step: number): string {
   return (
     `Context note: this conversation outgrew the context budget at step ${step}. ` +
-    'From here on, the outputs of your earlier tool calls are shown shortened; the files themselves are unchanged. ' +
+    'From here on, the outputs of your earlier steps are shown shortened; the files themselves are unchanged. ' +
     'Run a command again if you need its full output.'
   );
 }
@@ -33,32 +33,26 @@ export function cutPoint(messages: Message[]): number {
 }
 
 /**
- * What the model is shown: the conversation with tool outputs before the latest cut shortened. The
- * saved conversation stays whole and append-only; the view is recomputed from it and the recorded cuts,
- * so a resumed run shows the model exactly what it saw before.
+ * What the model is shown: the conversation with the messages before the latest cut shortened the
+ * scaffold's way (`shortened`: tool results, or command outputs). The saved conversation stays whole
+ * and append-only; the view is recomputed from it and the recorded cuts, so a resumed run shows the
+ * model exactly what it saw before.
  */
-export function modelView(messages: Message[], cuts: ContextCut[] | undefined): Message[] {
+export function modelView(messages: Message[], cuts: ContextCut[] | undefined, shortened: (m: Message) => Message): Message[] {
   const cut = cuts?.[cuts.length - 1];
   if (!cut) return messages;
-  return messages.map((m, i) => {
-    if (i >= cut.atMessage) return m;
-    if (m.role === 'tool') return { ...m, content: shorten(m.content) };
-    if (m.role === 'assistant' && m.tool_calls) {
-      // A file written whole (create_file) can be as long as any output.
-      return { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: shortenArguments(c.function.arguments) } })) };
-    }
-    return m;
-  });
+  return messages.map((m, i) => (i >= cut.atMessage ? m : shortened(m)));
 }
 
-function shorten(text: string): string {
+/** The text with its middle left out when long: the beginning and end usually say the most. */
+export function shorten(text: string): string {
   if (text.length <= 2 * KEEP_CHARS + 100) return text;
   const cut = text.length - 2 * KEEP_CHARS;
   return `${text.slice(0, KEEP_CHARS)}\n[... ${cut} characters of this earlier output are left out after a context cut ...]\n${text.slice(-KEEP_CHARS)}`;
 }
 
 /** Long string values shortened, as JSON again; arguments that are not JSON stay as they are. */
-function shortenArguments(json: string): string {
+export function shortenArguments(json: string): string {
   if (json.length <= 2 * KEEP_CHARS + 100) return json;
   try {
     const args = JSON.parse(json) as Record<string, unknown>;

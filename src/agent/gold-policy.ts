@@ -1,12 +1,13 @@
+import { Buffer } from 'node:buffer';
 import type { Message, PullRequest } from '../schemas';
-import { toolCall, type Policy } from './policy';
+import type { Policy, Turn } from './policy';
 
 const END = 'CHAINSMITH_GOLD_PATCH_END';
 
 /**
- * Replays the real PR patch through the same tools a model would use: apply it, run the PR's tests,
- * submit. It proves a stage's environment works end to end without any model. Its samples are
- * labelled `gold-replay` and exported apart from model rollouts.
+ * Replays the real PR patch through the same actions a model would take, in the chain's scaffold:
+ * apply it, run the PR's tests, submit. It proves a stage's environment works end to end without any
+ * model. Its samples are labelled `gold-replay` and exported apart from model rollouts.
  */
 export class GoldReplayPolicy implements Policy {
   readonly kind = 'gold-replay' as const;
@@ -17,20 +18,25 @@ export class GoldReplayPolicy implements Policy {
     private readonly testCommand: string,
   ) {}
 
-  async next(messages: Message[]) {
-    const lastUser = messages.map((m) => m.role).lastIndexOf('user');
-    const step = messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
-    const id = `gold-${this.pr.number}-${messages.length}`;
+  async next(messages: Message[], { step, scaffold }: Turn) {
     const tests = this.pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path);
-    const calls = [
-      toolCall(id, 'bash', { command: `git apply --3way --whitespace=nowarn - <<'${END}'\n${this.pr.patch}${END}` }),
-      toolCall(id, 'bash', { command: tests.length ? this.testCommand : 'git status --short' }),
-      toolCall(id, 'submit', { summary: `Applied the changes of PR #${this.pr.number}.` }),
+    const actions = [
+      { run: applyCommand(this.pr.patch), why: `Apply the changes of PR #${this.pr.number}.` },
+      { run: tests.length ? this.testCommand : 'git status --short', why: "Run the PR's tests." },
+      { submit: `Applied the changes of PR #${this.pr.number}.` },
     ];
-    const call = calls[Math.min(step, calls.length - 1)];
-    return {
-      message: { role: 'assistant' as const, content: null, tool_calls: [call] },
-      usage: { promptTokens: 0, completionTokens: 0 },
-    };
+    const message = scaffold.reply(actions[Math.min(step, actions.length - 1)], `gold-${this.pr.number}-${messages.length}`);
+    return { message, usage: { promptTokens: 0, completionTokens: 0 } };
   }
+}
+
+/**
+ * The patch through a heredoc. A patch with a line of three backticks (a Markdown file's code fence)
+ * would end a ```bash block early, so such a patch goes base64-encoded instead.
+ */
+function applyCommand(patch: string): string {
+  const apply = 'git apply --3way --whitespace=nowarn -';
+  if (!/^\S?\s*```/m.test(patch)) return `${apply} <<'${END}'\n${patch}${END}`;
+  const encoded = Buffer.from(patch).toString('base64').replace(/.{76}/g, '$&\n');
+  return `base64 -d <<'${END}' | ${apply}\n${encoded}\n${END}`;
 }

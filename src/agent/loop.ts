@@ -1,11 +1,12 @@
 import type { DockerSandbox } from '../sandbox/docker-sandbox';
-import type { ExitReason, Message, ToolCall, Trajectory, Usage } from '../schemas';
+import type { ExitReason, Message, Trajectory, Usage } from '../schemas';
 import { limitExit, type Budget } from './budget';
 import { cutNote, cutPoint, modelView, needsCut } from './context-window';
 import type { Policy } from './policy';
 import { costOf } from './pricing';
 import { NO_REDACTION, type Redactor } from './redact';
-import { executeTool, type ToolLimits, type ToolOutcome } from './tools';
+import { scaffoldFor } from './scaffolds';
+import type { ToolLimits } from './tools';
 
 export interface AgentLimits extends ToolLimits, Budget {
   maxSteps: number;
@@ -15,12 +16,13 @@ export interface AgentLimits extends ToolLimits, Budget {
 export class AgentStopped extends Error {}
 
 const MAX_FORMAT_ERRORS = 3;
-const NO_TOOL_CALL = 'Your reply called no tool. Continue with a tool call, and call submit when the task is done.';
 
 /**
- * The agent loop: ask the policy, run its tool calls, append everything to one conversation, save after
- * every step. The conversation is append-only so each request starts with the previous one's tokens
- * (a context cut, rare and announced, is the one exception: see context-window.ts). Saving step k
+ * The agent loop: ask the policy, run what its reply asks for, append everything to one conversation,
+ * save after every step. The trajectory's scaffold (tool calls, or one bash block per reply) decides
+ * how a reply becomes actions and their results become messages; the loop is the same for both. The
+ * conversation is append-only so each request starts with the previous one's tokens (a context cut,
+ * rare and announced, is the one exception: see context-window.ts). Saving step k
  * overlaps with the model call of step k+1 (which has no side effects) and is awaited before step
  * k+1's tools run: a crash at any point redoes at most one step. Everything appended goes through the
  * redactor first, so the worker's secrets reach neither the container, the model nor the saved run.
@@ -39,6 +41,7 @@ export async function runAgent(opts: {
   const { policy, sandbox, limits, signal } = opts;
   const redact = opts.redactor ?? NO_REDACTION;
   const t = structuredClone(opts.trajectory);
+  const scaffold = scaffoldFor(t.scaffold);
   let steps = opts.stepsThisRound;
   // A round resumed after its last step was saved: the agent had already finished.
   if (steps > 0 && t.exitReason) return { trajectory: t, exitReason: t.exitReason, stepsThisRound: steps };
@@ -51,26 +54,18 @@ export async function runAgent(opts: {
     for (;;) {
       if (signal?.aborted) throw new AgentStopped('stopped between steps');
       const started = Date.now();
-      const { message, usage } = await policy.next(modelView(t.messages, t.contextCuts), signal);
+      const view = modelView(t.messages, t.contextCuts, scaffold.shortened);
+      const { message, usage } = await policy.next(view, { signal, step: steps, scaffold });
       await saving;
       t.messages.push(redact.message(message));
       addUsage(t, usage, limits);
-      let submitted = false;
-      let stepFormatError = !message.tool_calls?.length;
-      if (stepFormatError) t.messages.push({ role: 'user', content: NO_TOOL_CALL });
-      for (const call of message.tool_calls ?? []) {
-        const outcome: ToolOutcome = submitted
-          ? { output: 'ignored: already submitted', submitted: true, formatError: false }
-          : await executeTool(sandbox, withoutSecrets(call, redact), limits);
-        t.messages.push({ role: 'tool', tool_call_id: call.id, content: redact.text(outcome.output) });
-        t.toolCalls += 1;
-        submitted ||= outcome.submitted;
-        stepFormatError ||= outcome.formatError;
-      }
+      const { messages, actions, submitted, formatError } = await scaffold.act(message, sandbox, limits, redact);
+      t.messages.push(...messages.map((m) => redact.message(m)));
+      t.toolCalls += actions;
       steps += 1;
       t.steps += 1;
       t.elapsedMs = (t.elapsedMs ?? 0) + (Date.now() - started);
-      formatErrors = stepFormatError ? formatErrors + 1 : 0;
+      formatErrors = formatError ? formatErrors + 1 : 0;
       const exit: ExitReason | undefined = submitted ? 'submitted' : formatErrors >= MAX_FORMAT_ERRORS ? 'format_errors' : limitExit(t, steps, limits);
       t.exitReason = exit;
       if (!exit) maybeCut(t, usage.promptTokens, limits.contextTokens);
@@ -91,11 +86,6 @@ function addUsage(t: Trajectory, usage: Usage, limits: Budget): void {
   if (usage.cachedPromptTokens) t.usage.cachedPromptTokens = (t.usage.cachedPromptTokens ?? 0) + usage.cachedPromptTokens;
   const cost = costOf(usage, limits.price);
   if (cost !== undefined) t.costUsd = (t.costUsd ?? 0) + cost;
-}
-
-/** The call as it runs: the worker's own secrets never reach the container, even if the model writes them. */
-function withoutSecrets(call: ToolCall, redact: Redactor): ToolCall {
-  return { ...call, function: { ...call.function, arguments: redact.secretsIn(call.function.arguments) } };
 }
 
 /** Records a context cut when the last prompt came close to the budget and there is something left to shorten. */

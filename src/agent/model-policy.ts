@@ -1,10 +1,10 @@
 import OpenAI from 'openai';
 import { ToolCallSchema, type Message } from '../schemas';
-import type { AssistantMessage, Policy } from './policy';
+import type { AssistantMessage, Policy, Turn } from './policy';
+import type { Scaffold } from './scaffold';
 import { modelFailure } from './model-errors';
 import { NO_REDACTION, type Redactor } from './redact';
 import { withRetries, type RetryOptions } from './retry';
-import { TOOL_SPECS } from './tools';
 
 /** The agent's model through any OpenAI-compatible endpoint. The SDK itself never retries. */
 export class ModelPolicy implements Policy {
@@ -18,10 +18,12 @@ export class ModelPolicy implements Policy {
     private readonly redactor: Redactor = NO_REDACTION,
   ) {}
 
-  async next(messages: Message[], signal?: AbortSignal) {
-    const response = await withRetries(() => this.request(messages, signal), { ...this.retry, signal });
+  async next(messages: Message[], { signal, scaffold }: Turn) {
+    const tools = scaffold.tools;
+    const response = await withRetries(() => this.request(messages, tools, signal), { ...this.retry, signal });
     const choice = response.choices?.[0]?.message;
-    const toolCalls = (choice?.tool_calls ?? [])
+    // Calls to tools the request did not declare are dropped: left in, they would have no results.
+    const toolCalls = (tools ? (choice?.tool_calls ?? []) : [])
       .map((c) => ToolCallSchema.safeParse(c))
       .filter((r) => r.success)
       .map((r) => r.data!);
@@ -39,7 +41,7 @@ export class ModelPolicy implements Policy {
     return { message, usage };
   }
 
-  private async request(messages: Message[], outer?: AbortSignal) {
+  private async request(messages: Message[], tools: Scaffold['tools'], outer?: AbortSignal) {
     // One controller per request, linked to the activity's signal and unlinked after: passing the
     // long-lived signal itself would gather one listener per step.
     const controller = new AbortController();
@@ -52,8 +54,8 @@ export class ModelPolicy implements Policy {
         {
           model: this.model,
           messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-          tools: TOOL_SPECS,
-          tool_choice: 'auto',
+          // The bash scaffold declares nothing: its protocol is in the text, as in mini-swe-agent.
+          ...(tools ? { tools, tool_choice: 'auto' as const } : {}),
         },
         { signal },
       );

@@ -9,6 +9,11 @@ export function systemPrompt(environment: string): string {
   return prompt('agent', 'system', { environment });
 }
 
+/** The same work under the bash scaffold: one ```bash block per reply and a completion marker (prompts/system-bash.md). */
+export function bashSystemPrompt(environment: string): string {
+  return prompt('agent', 'system-bash', { environment });
+}
+
 export function stageMessage(queries: ChainQueries, stage: number, carry: Carry): string {
   const parts: string[] = [];
   if (stage === 0) parts.push(`Overview of the work ahead:\n${queries.overview}`);

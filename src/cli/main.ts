@@ -70,6 +70,7 @@ program
   )
   .requiredOption('--chains <file>', 'chains file written by `chainsmith mine`')
   .addOption(new Option('--policy <policy>', 'agent policy (default: model if an endpoint is configured, else gold-replay)').choices(['model', 'gold-replay']))
+  .addOption(new Option('--scaffold <scaffold>', "agent protocol: function tools, or one bash block per reply (default: the config's agent.scaffold)").choices(['tools', 'bash']))
   .option('--concurrency <n>', 'chains running at once', (v) => parsePositive('--concurrency', v), 4)
   .option('--task-queue <name>', 'orchestration task queue')
   .option('--wait', 'wait for the batch to finish, showing progress')
@@ -79,7 +80,7 @@ program
     const policy = opts.policy ?? defaultPolicy(cfg);
     if (policy === 'model') await checkModelEndpoint(cfg);
     const client = await connectClient(cfg);
-    const batch = await startBatch(client, cfg, chains, { policy, taskQueue: opts.taskQueue, concurrency: opts.concurrency });
+    const batch = await startBatch(client, cfg, chains, { policy, scaffold: opts.scaffold, taskQueue: opts.taskQueue, concurrency: opts.concurrency });
     console.log(`${batch.existed ? 'attached to' : 'started'} batch ${batch.workflowId} of ${batch.total} chain(s), ${opts.concurrency} at a time`);
     console.log(`  ${workflowUrl(cfg, batch.workflowId)}`);
     if (opts.wait) await watchBatch(batch.handle, console.log);

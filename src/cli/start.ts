@@ -3,7 +3,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
-import type { Chain, PolicyKind } from '../schemas';
+import type { Chain, PolicyKind, ScaffoldKind } from '../schemas';
 import { batchWorkflow, chainWorkflow } from '../workflows';
 import type { BatchEntry } from '../workflows/batch-workflow';
 import { chainWorkflowId, type ChainWorkflowInput } from '../workflows/messages';
@@ -17,6 +17,8 @@ export interface Started {
 
 export interface StartOptions {
   policy: PolicyKind;
+  /** The agent's protocol (default: the config's agent.scaffold). */
+  scaffold?: ScaffoldKind;
   taskQueue?: string;
 }
 
@@ -26,7 +28,7 @@ export function defaultPolicy(config: Config): PolicyKind {
 }
 
 /** Stores a chain and its queries; the workflow input holds only their references. */
-async function prepare(store: ArtifactStore, config: Config, chain: Chain, policy: PolicyKind): Promise<BatchEntry> {
+async function prepare(store: ArtifactStore, config: Config, chain: Chain, policy: PolicyKind, scaffold: ScaffoldKind): Promise<BatchEntry> {
   const prNumbers = chain.prs.map((pr) => pr.number);
   const input: ChainWorkflowInput = {
     chainId: chain.id,
@@ -34,11 +36,12 @@ async function prepare(store: ArtifactStore, config: Config, chain: Chain, polic
     prNumbers,
     chainRef: await store.putJson(chain),
     policy,
+    scaffold,
     // A gold replay that fails its tests shows a broken environment; feedback rounds cannot fix that.
     maxRefinements: policy === 'gold-replay' ? 0 : config.judge.maxRefinements,
     heartbeatTimeoutSeconds: config.durability.heartbeatTimeoutSeconds,
   };
-  return { workflowId: chainWorkflowId(chain.repo.name, prNumbers, policy), input };
+  return { workflowId: chainWorkflowId(chain.repo.name, prNumbers, policy, scaffold), input };
 }
 
 /**
@@ -49,7 +52,7 @@ export async function startChains(client: Client, config: Config, chains: Chain[
   const store = ArtifactStore.fromConfig(config);
   const started: Started[] = [];
   for (const chain of chains) {
-    const { workflowId, input } = await prepare(store, config, chain, opts.policy);
+    const { workflowId, input } = await prepare(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold);
     try {
       const handle = await client.workflow.start(chainWorkflow, {
         workflowId,
@@ -68,7 +71,8 @@ export async function startChains(client: Client, config: Config, chains: Chain[
 
 /**
  * Starts a batch workflow that runs the chains as children, `concurrency` at a time. The batch id
- * derives from its chains and policy: starting the same batch again attaches to it.
+ * derives from its chains' workflow ids (so from policy and scaffold too): starting the same batch
+ * again attaches to it.
  */
 export async function startBatch(
   client: Client,
@@ -78,7 +82,7 @@ export async function startBatch(
 ): Promise<{ workflowId: string; handle: WorkflowHandle<typeof batchWorkflow>; existed: boolean; total: number }> {
   const store = ArtifactStore.fromConfig(config);
   const entries: BatchEntry[] = [];
-  for (const chain of chains) entries.push(await prepare(store, config, chain, opts.policy));
+  for (const chain of chains) entries.push(await prepare(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold));
   const ids = entries.map((e) => e.workflowId);
   const workflowId = `batch-${createHash('sha256').update(JSON.stringify(ids)).digest('hex').slice(0, 16)}`;
   const batchRef = await store.putJson(entries);

@@ -1,4 +1,4 @@
-import { TOOL_SPECS } from '../agent/tools';
+import { scaffoldFor } from '../agent/scaffolds';
 import { TrainingSampleSchema, type ChainRun, type TrainingSample, type Trajectory } from '../schemas';
 import { sampleId } from './sample-id';
 import { sampleTokens } from './tokens';
@@ -15,26 +15,28 @@ export interface SampleSource {
 /**
  * One training row in OpenAI chat format: the whole conversation (system prompt, overview and stage
  * queries, every assistant and tool turn of every round, the judge's feedback turns) with the tools'
- * JSON schemas, plus metadata. The id depends on the content only.
+ * JSON schemas when its scaffold declares tools, plus metadata. The id depends on the content only.
  */
 export function makeSample(source: SampleSource): TrainingSample {
   const { trajectory: t } = source;
-  const tools = TOOL_SPECS;
+  const scaffold = scaffoldFor(t.scaffold);
+  const tools = scaffold.tools;
   return TrainingSampleSchema.parse({
     id: sampleId({ policy: t.policy, model: t.model, repo: source.repo, prs: source.prs, messages: t.messages }),
     messages: t.messages,
-    tools,
+    ...(tools ? { tools } : {}),
     metadata: {
       repo: source.repo,
       prs: source.prs,
       policy: t.policy,
+      scaffold: scaffold.kind,
       model: t.model,
       stages: source.stages,
       usage: t.usage,
       toolCalls: t.toolCalls,
       chainId: source.chainId,
       workflowId: source.workflowId,
-      tokens: sampleTokens(t.messages, tools),
+      tokens: sampleTokens(t.messages, tools ?? []),
     },
   });
 }

@@ -1,11 +1,12 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Chain, PolicyKind, TrainingSample, Trajectory } from '../schemas';
+import type { Chain, PolicyKind, ScaffoldKind, TrainingSample, Trajectory } from '../schemas';
 import { makeSample } from './build-sample';
+import { sampleFile } from './sample-files';
 
-/** Gold replays and model rollouts never share a file. */
-export function datasetPath(dataDir: string, policy: PolicyKind): string {
-  return join(dataDir, 'datasets', policy === 'model' ? 'model-rollouts.jsonl' : 'gold-replays.jsonl');
+/** Gold replays and model rollouts never share a file, nor do the two scaffolds (their rows differ in shape). */
+export function datasetPath(dataDir: string, policy: PolicyKind, scaffold: ScaffoldKind = 'tools'): string {
+  return join(dataDir, 'datasets', `${sampleFile(policy, scaffold)}.jsonl`);
 }
 
 /** The sample a finished workflow appends right away; `chainsmith export` builds the same row (same id). */

@@ -10,7 +10,7 @@ export async function readRunsFile(path: string): Promise<ChainRun[]> {
   return runs;
 }
 
-/** Identifies a run across exports: its workflow, or its chain, policy and model. */
+/** Identifies a run across exports: its workflow, or its chain, policy, scaffold and model. */
 export function runKey(run: ChainRun): string {
-  return run.workflowId ?? `${run.chainId}|${run.policy}|${run.model ?? ''}`;
+  return run.workflowId ?? `${run.chainId}|${run.policy}|${run.scaffold === 'bash' ? 'bash|' : ''}${run.model ?? ''}`;
 }

@@ -34,5 +34,6 @@ export function toShareGpt(sample: TrainingSample): ShareGptSample {
       if (result !== undefined && !acknowledgement) conversations.push({ from: 'observation', value: result });
     }
   });
-  return ShareGptSampleSchema.parse({ id: sample.id, system, tools: JSON.stringify(sample.tools), conversations, metadata: sample.metadata });
+  const tools = sample.tools ? { tools: JSON.stringify(sample.tools) } : {};
+  return ShareGptSampleSchema.parse({ id: sample.id, system, ...tools, conversations, metadata: sample.metadata });
 }

@@ -28,6 +28,6 @@ export function sampleTokens(messages: Message[], tools: unknown[]): SampleToken
     }
     total += n;
   }
-  const declared = countTokens(JSON.stringify(tools));
+  const declared = tools.length ? countTokens(JSON.stringify(tools)) : 0;
   return { total: total + declared, assistant, tools: declared, tokenizer: TOKENIZER };
 }

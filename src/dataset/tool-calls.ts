@@ -7,9 +7,10 @@ export function declaredTools(tools: unknown[]): Set<string> {
 
 /**
  * What makes a row unusable for tool-calling SFT: a call to a tool the row does not declare, a tool
- * result answering no call, or a call left without a result.
+ * result answering no call, or a call left without a result. A row without `tools` (bash scaffold)
+ * declares nothing, so any tool call or result in it is a problem.
  */
-export function toolCallProblems(messages: Message[], tools: unknown[]): string[] {
+export function toolCallProblems(messages: Message[], tools: unknown[] = []): string[] {
   const declared = declaredTools(tools);
   const problems: string[] = [];
   const open = new Set<string>();

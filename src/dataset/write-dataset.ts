@@ -3,30 +3,44 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError } from '../errors';
 import { summarizeLeaks } from '../queries/leak-rate';
-import { ChainRunSchema, TrainingSampleSchema, type ChainRun, type PolicyKind, type TrainingSample } from '../schemas';
+import { ChainRunSchema, TrainingSampleSchema, type ChainRun, type TrainingSample } from '../schemas';
 import { sampleFromRun } from './build-sample';
 import { readJsonl, toJsonl, writeAtomic } from './jsonl';
-import { ManifestSchema, type Manifest } from './manifest';
+import { ManifestSchema, statsKey, type Manifest } from './manifest';
 import { runKey } from './runs-file';
+import { SAMPLE_GROUPS } from './sample-files';
 import { rejectionSample, type Rejection } from './select';
 import { toShareGpt } from './sharegpt';
 import { datasetStats, PAPER } from './stats';
 import { TOKENIZER } from './tokens';
 import { toolCallProblems } from './tool-calls';
 
-/** Gold replays and model rollouts never share a file. */
-export const SAMPLE_FILES: Record<PolicyKind, string> = { model: 'model-rollouts', 'gold-replay': 'gold-replays' };
 export const RUNS_FILE = 'runs.jsonl';
 export const MANIFEST_FILE = 'manifest.json';
 
-const chainKey = (s: TrainingSample) => JSON.stringify([s.metadata.repo, s.metadata.prs, s.metadata.policy, s.metadata.model ?? '']);
+const scaffoldOf = (s: TrainingSample) => s.metadata.scaffold ?? 'tools';
+// The two scaffolds' samples of one chain are different data, not duplicates.
+const chainKey = (s: TrainingSample) => JSON.stringify([s.metadata.repo, s.metadata.prs, s.metadata.policy, s.metadata.model ?? '', ...(scaffoldOf(s) === 'tools' ? [] : [scaffoldOf(s)])]);
 const meanScore = (s: TrainingSample) => s.metadata.stages.reduce((a, x) => a + x.score, 0) / Math.max(1, s.metadata.stages.length);
+
+/** Runs, accepted and left out, per scaffold: the acceptance rate is what tells the scaffolds apart first. */
+function runsByScaffold(runs: ChainRun[], accepted: ChainRun[]): Record<string, { total: number; accepted: number; rejected: number }> {
+  const counts: Record<string, { total: number; accepted: number; rejected: number }> = {};
+  const kept = new Set(accepted);
+  for (const run of runs) {
+    const c = (counts[run.scaffold ?? 'tools'] ??= { total: 0, accepted: 0, rejected: 0 });
+    c.total += 1;
+    if (kept.has(run)) c.accepted += 1;
+    else c.rejected += 1;
+  }
+  return counts;
+}
 
 /** What an earlier export left in `outDir`; a row that no longer parses stops the export before it writes. */
 async function previousExport(outDir: string): Promise<{ samples: TrainingSample[]; runs: ChainRun[] }> {
   const samples: TrainingSample[] = [];
-  for (const name of Object.values(SAMPLE_FILES)) {
-    samples.push(...((await readJsonl(join(outDir, `${name}.jsonl`), TrainingSampleSchema, 'training sample')) ?? []));
+  for (const { file } of SAMPLE_GROUPS) {
+    samples.push(...((await readJsonl(join(outDir, `${file}.jsonl`), TrainingSampleSchema, 'training sample')) ?? []));
   }
   return { samples, runs: (await readJsonl(join(outDir, RUNS_FILE), ChainRunSchema, 'chain run')) ?? [] };
 }
@@ -34,7 +48,7 @@ async function previousExport(outDir: string): Promise<{ samples: TrainingSample
 /**
  * Writes the SFT dataset for `runs` into `outDir`, merged with what an earlier export left there:
  * rejection sampling by the verdicts, one sample per accepted chain in OpenAI chat format and as a
- * ShareGPT-style variant, de-duplicated (same content → same id; same chain, policy and model → the
+ * ShareGPT-style variant, de-duplicated (same content → same id; same chain, policy, scaffold and model → the
  * best-scored one), the runs (for the report, without their conversations) and a manifest. Everything
  * is validated before anything is written, and each file is replaced atomically: a bad input leaves the
  * earlier export as it was.
@@ -90,13 +104,15 @@ export async function exportDataset(runs: ChainRun[], outDir: string): Promise<M
   };
   const stats: Record<string, unknown> = {};
   const byPolicy: Record<string, number> = {};
-  for (const [policy, name] of Object.entries(SAMPLE_FILES) as [PolicyKind, string][]) {
-    const rows = samples.filter((s) => s.metadata.policy === policy);
+  const byScaffold: Record<string, number> = {};
+  for (const { policy, scaffold, file } of SAMPLE_GROUPS) {
+    const rows = samples.filter((s) => s.metadata.policy === policy && scaffoldOf(s) === scaffold);
     if (!rows.length) continue;
-    emit(`${name}.jsonl`, 'openai', rows);
-    emit(`${name}.sharegpt.jsonl`, 'sharegpt', rows.map(toShareGpt));
-    stats[policy] = datasetStats(rows);
-    byPolicy[policy] = rows.length;
+    emit(`${file}.jsonl`, 'openai', rows);
+    emit(`${file}.sharegpt.jsonl`, 'sharegpt', rows.map(toShareGpt));
+    stats[statsKey(policy, scaffold)] = datasetStats(rows);
+    byPolicy[policy] = (byPolicy[policy] ?? 0) + rows.length;
+    byScaffold[scaffold] = (byScaffold[scaffold] ?? 0) + rows.length;
   }
   // The report reads conversations from the sample files; the runs file keeps everything else.
   emit(RUNS_FILE, 'runs', sortedRuns.map(({ trajectory: _omitted, ...rest }) => rest));
@@ -104,8 +120,8 @@ export async function exportDataset(runs: ChainRun[], outDir: string): Promise<M
   const manifest = ManifestSchema.parse({
     format: 'chainsmith-sft-v1',
     tokenizer: TOKENIZER,
-    runs: { total: sortedRuns.length, accepted: accepted.length, rejected: rejected.length },
-    samples: { total: samples.length, byPolicy, added: added.length },
+    runs: { total: sortedRuns.length, accepted: accepted.length, rejected: rejected.length, byScaffold: runsByScaffold(sortedRuns, accepted) },
+    samples: { total: samples.length, byPolicy, byScaffold, added: added.length },
     duplicates,
     rejections,
     files,

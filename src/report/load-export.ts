@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { readJsonl } from '../dataset/jsonl';
-import { readManifest, RUNS_FILE, SAMPLE_FILES } from '../dataset/write-dataset';
+import { SAMPLE_GROUPS } from '../dataset/sample-files';
+import { readManifest, RUNS_FILE } from '../dataset/write-dataset';
 import type { Manifest } from '../dataset/manifest';
 import { ChainRunSchema, TrainingSampleSchema, type ChainRun, type TrainingSample } from '../schemas';
 
@@ -11,11 +12,11 @@ export interface ExportContents {
   samples: TrainingSample[];
 }
 
-/** What `chainsmith export` wrote: the manifest, every run, and the samples of both policies. */
+/** What `chainsmith export` wrote: the manifest, every run, and the samples of both policies and both scaffolds. */
 export async function loadExport(dir: string): Promise<ExportContents> {
   const manifest = await readManifest(dir);
   const runs = (await readJsonl(join(dir, RUNS_FILE), ChainRunSchema, 'chain run')) ?? [];
   const samples: TrainingSample[] = [];
-  for (const name of Object.values(SAMPLE_FILES)) samples.push(...((await readJsonl(join(dir, `${name}.jsonl`), TrainingSampleSchema, 'training sample')) ?? []));
+  for (const { file } of SAMPLE_GROUPS) samples.push(...((await readJsonl(join(dir, `${file}.jsonl`), TrainingSampleSchema, 'training sample')) ?? []));
   return { dir, manifest, runs, samples };
 }

@@ -26,12 +26,21 @@ function bins(values: number[]): number[] {
 }
 const BIN_LABELS = Array.from({ length: 10 }, (_, i) => `${(i / 10).toFixed(1)}–${i === 9 ? '1' : ((i + 1) / 10).toFixed(1)}`);
 
-/** One series per policy, so gold replays are told apart from model rollouts at a glance. */
+/**
+ * One series per policy and scaffold, so gold replays are told apart from model rollouts, and the
+ * bash scaffold's rollouts from the tools one's, at a glance.
+ */
 function byPolicy(samples: TrainingSample[], value: (s: TrainingSample) => number, color: string) {
-  return [
-    { name: 'model rollout', color, values: samples.map((s) => (s.metadata.policy === 'model' ? value(s) : 0)) },
-    { name: 'gold replay', color: COLORS.gray, values: samples.map((s) => (s.metadata.policy === 'gold-replay' ? value(s) : 0)) },
-  ].filter((series) => series.values.some((v) => v > 0));
+  const of = (policy: string, scaffold: string) => (s: TrainingSample) => s.metadata.policy === policy && (s.metadata.scaffold ?? 'tools') === scaffold;
+  const groups = [
+    { name: 'model rollout', color, match: of('model', 'tools') },
+    { name: 'model rollout · bash', color: COLORS.violet, match: of('model', 'bash') },
+    { name: 'gold replay', color: COLORS.gray, match: of('gold-replay', 'tools') },
+    { name: 'gold replay · bash', color: COLORS.lime, match: of('gold-replay', 'bash') },
+  ];
+  return groups
+    .map(({ name, color, match }) => ({ name, color, values: samples.map((s) => (match(s) ? value(s) : 0)) }))
+    .filter((series) => series.values.some((v) => v > 0));
 }
 
 function tokensPlot(samples: TrainingSample[]): string {
@@ -51,7 +60,9 @@ function toolCallsPlot(samples: TrainingSample[]): string {
   const calls = samples.map((s) => s.metadata.toolCalls);
   return barChart({
     title: 'Tool calls per sample',
-    subtitle: `mean ${mean(calls).toFixed(1)} = ${pct(mean(calls) / PAPER.meanToolCalls)} of the paper's 116 average`,
+    subtitle:
+      `mean ${mean(calls).toFixed(1)} = ${pct(mean(calls) / PAPER.meanToolCalls)} of the paper's 116 average` +
+      (samples.some((s) => s.metadata.scaffold === 'bash') ? '; a bash-scaffold command counts as one call' : ''),
     categories: samples.map(sampleLabel),
     series: byPolicy(samples, (s) => s.metadata.toolCalls, COLORS.teal),
     log: true,

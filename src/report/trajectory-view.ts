@@ -23,6 +23,9 @@ function callBody(args: string): string {
   return text(JSON.stringify(parsed, null, 2));
 }
 
+/** A command's output under the bash scaffold (see agent/bash-scaffold.ts): shown like a tool result. */
+const isCommandOutput = (m: Message) => m.role === 'user' && m.content.startsWith('<returncode>');
+
 function kindOf(m: Message): string {
   if (m.role !== 'user') return m.role;
   if (/^A reviewer/.test(m.content)) return 'user feedback';
@@ -38,9 +41,10 @@ function messageHtml(m: Message, anchor: string): string {
     const calls = (m.tool_calls ?? []).map((c) => `<div class="call"><span class="tool">${escapeHtml(c.function.name)}</span>${callBody(c.function.arguments)}</div>`).join('');
     return `<div class="msg assistant" id="${anchor}">${head}${m.content ? text(m.content) : ''}${calls}</div>`;
   }
-  if (m.role === 'tool') {
-    const lines = m.content.split('\n').length;
-    return `<details class="msg tool" id="${anchor}"${lines <= 6 ? ' open' : ''}><summary>tool result · ${lines} line${lines > 1 ? 's' : ''}</summary>${text(m.content)}</details>`;
+  if (m.role === 'tool' || isCommandOutput(m)) {
+    const lines = m.content!.split('\n').length;
+    const what = m.role === 'tool' ? 'tool result' : 'command output';
+    return `<details class="msg tool" id="${anchor}"${lines <= 6 ? ' open' : ''}><summary>${what} · ${lines} line${lines > 1 ? 's' : ''}</summary>${text(m.content!)}</details>`;
   }
   return `<div class="msg ${kind}" id="${anchor}">${head}${text(m.content)}</div>`;
 }
@@ -64,8 +68,8 @@ function trajectoryHtml(sample: TrainingSample, index: number, hidden: boolean):
   const meta = sample.metadata;
   const facts = [
     `${meta.repo} · PRs ${meta.prs.map((n) => `#${n}`).join(' → ')}`,
-    `${meta.policy}${meta.model ? ` (${meta.model})` : ''}`,
-    `${meta.tokens?.total.toLocaleString('en-US') ?? '?'} tokens · ${meta.toolCalls} tool calls · ${sample.messages.length} messages`,
+    `${meta.policy}${meta.model ? ` (${meta.model})` : ''} · ${meta.scaffold ?? 'tools'} scaffold`,
+    `${meta.tokens?.total.toLocaleString('en-US') ?? '?'} tokens · ${meta.toolCalls} ${meta.scaffold === 'bash' ? 'commands' : 'tool calls'} · ${sample.messages.length} messages`,
     `rounds per stage: ${meta.stages.map((s) => `${s.rounds} (score ${s.score.toFixed(2)})`).join(', ')}`,
   ];
   return (
@@ -81,7 +85,7 @@ export function trajectoryView(samples: TrainingSample[], selected?: string, lim
   const shown = samples.slice(0, limit);
   const first = Math.max(0, shown.findIndex((s) => s.id === selected));
   const options = shown
-    .map((s, i) => `<option value="${escapeHtml(s.id)}"${i === first ? ' selected' : ''}>${escapeHtml(`${sampleLabel(s)} · ${s.metadata.repo} · ${s.metadata.policy} · ${s.id}`)}</option>`)
+    .map((s, i) => `<option value="${escapeHtml(s.id)}"${i === first ? ' selected' : ''}>${escapeHtml(`${sampleLabel(s)} · ${s.metadata.repo} · ${s.metadata.policy} · ${s.metadata.scaffold ?? 'tools'} · ${s.id}`)}</option>`)
     .join('');
   const more = samples.length > limit ? `<p class="note">Showing ${limit} of ${samples.length} samples.</p>` : '';
   return (

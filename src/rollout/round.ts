@@ -3,8 +3,9 @@ import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { runAgent, type AgentLimits } from '../agent/loop';
 import type { Policy } from '../agent/policy';
-import { feedbackMessage, stageMessage, systemPrompt } from '../agent/prompts';
+import { feedbackMessage, stageMessage } from '../agent/prompts';
 import { NO_REDACTION, type Redactor } from '../agent/redact';
+import { scaffoldFor } from '../agent/scaffolds';
 import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
 import { prTestCommand, prTestFiles } from '../judge/test-signal';
@@ -21,6 +22,7 @@ import {
   type Chain,
   type ChainQueries,
   type RoundResult,
+  type ScaffoldKind,
   type Trajectory,
 } from '../schemas';
 import { RoundCheckpoints } from './checkpoints';
@@ -32,6 +34,8 @@ export interface RoundInput {
   queriesRef: ArtifactRef;
   stage: number;
   round: number;
+  /** The protocol of a new conversation (default 'tools'); a continued one keeps its own. */
+  scaffold?: ScaffoldKind;
   /** The conversation so far: the end of the previous round or stage. */
   conversationRef?: ArtifactRef;
   /** The agent's cumulative patch through the previous stage, Δτ(t−1). */
@@ -148,7 +152,8 @@ async function startingTrajectory(
     : {
         policy: policy.kind,
         model: policy.model,
-        messages: [{ role: 'system', content: systemPrompt(environment) }],
+        scaffold: input.scaffold ?? 'tools',
+        messages: [{ role: 'system', content: scaffoldFor(input.scaffold).systemPrompt(environment) }],
         usage: { promptTokens: 0, completionTokens: 0 },
         toolCalls: 0,
         steps: 0,

@@ -1,27 +1,33 @@
 import { z } from 'zod';
 import { ChainQueriesSchema } from './query';
-import { MessageSchema, PolicyKind, TrajectorySchema, UsageSchema } from './trajectory';
+import { MessageSchema, PolicyKind, ScaffoldKind, TrajectorySchema, UsageSchema } from './trajectory';
 
 /** Tokens of a sample as counted by a real tokenizer (src/dataset/tokens.ts). */
 export const SampleTokensSchema = z.object({
   total: z.number().int().nonnegative(),
   /** What the model writes: assistant text and tool-call arguments (the trained-on tokens). */
   assistant: z.number().int().nonnegative(),
-  /** The tool declarations, counted once. */
+  /** The tool declarations, counted once (0 for a bash-scaffold row, which declares none). */
   tools: z.number().int().nonnegative(),
   tokenizer: z.string(),
 });
 export type SampleTokens = z.infer<typeof SampleTokensSchema>;
 
-/** One accepted chain as an SFT row (OpenAI chat format plus metadata). */
+/**
+ * One accepted chain as an SFT row (OpenAI chat format plus metadata). A tools-scaffold row declares
+ * its `tools`; a bash-scaffold row is plain chat (no `tools`, no tool calls: the command is in the
+ * assistant's text and its output in the next user turn).
+ */
 export const TrainingSampleSchema = z.object({
   id: z.string(),
   messages: z.array(MessageSchema),
-  tools: z.array(z.unknown()),
+  tools: z.array(z.unknown()).optional(),
   metadata: z.object({
     repo: z.string(),
     prs: z.array(z.number().int()),
     policy: PolicyKind,
+    /** Absent in rows exported before there were two scaffolds: those are 'tools'. */
+    scaffold: ScaffoldKind.optional(),
     model: z.string().optional(),
     stages: z.array(
       z.object({
@@ -34,6 +40,7 @@ export const TrainingSampleSchema = z.object({
     ),
     /** What the API reported while the agent ran (the cost of the rollout). */
     usage: UsageSchema,
+    /** Tool calls, or commands under the bash scaffold. */
     toolCalls: z.number().int(),
     chainId: z.string().optional(),
     workflowId: z.string().optional(),
@@ -46,7 +53,8 @@ export type TrainingSample = z.infer<typeof TrainingSampleSchema>;
 export const ShareGptSampleSchema = z.object({
   id: z.string(),
   system: z.string(),
-  tools: z.string(),
+  /** Absent for bash-scaffold rows, which declare no tools. */
+  tools: z.string().optional(),
   conversations: z.array(z.object({ from: z.enum(['human', 'gpt', 'function_call', 'observation']), value: z.string() })),
   metadata: TrainingSampleSchema.shape.metadata,
 });
@@ -83,6 +91,7 @@ export const ChainRunSchema = z.object({
   repo: z.string(),
   prs: z.array(z.number().int().positive()).min(1),
   policy: PolicyKind,
+  scaffold: ScaffoldKind.optional(),
   model: z.string().optional(),
   status: RunStatus,
   reason: z.string().optional(),

@@ -34,6 +34,13 @@ export type ExitReason = z.infer<typeof ExitReason>;
 export const PolicyKind = z.enum(['model', 'gold-replay']);
 export type PolicyKind = z.infer<typeof PolicyKind>;
 
+/**
+ * How the agent talks to the sandbox: 'tools' declares function tools and the model calls them;
+ * 'bash' (mini-swe-agent's shape) declares nothing and each reply holds one fenced bash block.
+ */
+export const ScaffoldKind = z.enum(['tools', 'bash']);
+export type ScaffoldKind = z.infer<typeof ScaffoldKind>;
+
 export const ContextCutSchema = z.object({
   atMessage: z.number().int().nonnegative(),
   step: z.number().int().nonnegative(),
@@ -45,8 +52,11 @@ export type ContextCut = z.infer<typeof ContextCutSchema>;
 export const TrajectorySchema = z.object({
   policy: PolicyKind,
   model: z.string().optional(),
+  /** Absent in trajectories saved before there were two scaffolds: those are all 'tools'. */
+  scaffold: ScaffoldKind.optional(),
   messages: z.array(MessageSchema),
   usage: UsageSchema,
+  /** Actions run: tool calls under the tools scaffold, commands under the bash scaffold. */
   toolCalls: z.number().int().nonnegative(),
   steps: z.number().int().nonnegative(),
   exitReason: ExitReason.optional(),

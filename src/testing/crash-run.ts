@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { startChains } from '../cli/start';
-import type { Chain } from '../schemas';
+import type { Chain, ScaffoldKind } from '../schemas';
 import type { ChainResult } from '../workflows/messages';
 import { FakeOpenAI } from './fake-openai';
 import { longRolloutScript } from './scripted-agent';
@@ -23,16 +23,23 @@ export interface CrashRun {
  * tool run), restarting it every time. A step is "redone" when the model is asked for the same
  * conversation twice.
  */
-export async function crashRun(opts: { chain: Chain; config: Config; env: Record<string, string>; kills: number; notesPerStage: number }): Promise<CrashRun> {
-  const { chain, config, notesPerStage } = opts;
-  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
+export async function crashRun(opts: {
+  chain: Chain;
+  config: Config;
+  env: Record<string, string>;
+  kills: number;
+  notesPerStage: number;
+  scaffold?: ScaffoldKind;
+}): Promise<CrashRun> {
+  const { chain, config, notesPerStage, scaffold } = opts;
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage, scaffold }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
   const env = { ...opts.env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_HOME: config.dataDir };
   const taskQueue = `crash-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const worker = new WorkerProcess(taskQueue, env);
   const connection = await Connection.connect({ address: config.temporal.address });
   try {
     worker.start();
-    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
+    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', scaffold, taskQueue });
     const done = started.handle.result();
     let finished = false;
     void done.finally(() => (finished = true)).catch(() => undefined);

@@ -251,6 +251,7 @@ class ChainRun {
             chainRef: this.chainRef,
             queriesRef: this.queriesRef!,
             policy: this.input.policy,
+            scaffold: this.input.scaffold,
             stage,
             round,
             conversationRef: this.conversationRef,

@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ArtifactRef, PolicyKind, StageResult } from '../schemas';
+import type { ArtifactRef, PolicyKind, ScaffoldKind, StageResult } from '../schemas';
 
 export interface ChainWorkflowInput {
   chainId: string;
@@ -8,6 +8,8 @@ export interface ChainWorkflowInput {
   prNumbers: number[];
   chainRef: ArtifactRef;
   policy: PolicyKind;
+  /** The agent's protocol; absent (runs started before there were two) is 'tools'. */
+  scaffold?: ScaffoldKind;
   maxRefinements: number;
   /** How soon a silent rollout (a dead worker) is retried. */
   heartbeatTimeoutSeconds: number;
@@ -69,7 +71,11 @@ export const ChainLength = defineSearchAttributeKey('ChainLength', 'INT');
 export const ChainStage = defineSearchAttributeKey('ChainStage', 'INT');
 export const ChainStatusKey = defineSearchAttributeKey('ChainStatus', 'KEYWORD');
 
-/** Idempotent: the same chain and policy always map to the same workflow id. */
-export function chainWorkflowId(repo: string, prNumbers: number[], policy: PolicyKind): string {
-  return `chain-${repo.replace(/[^\w.-]+/g, '-')}-${prNumbers.join('-')}-${policy}`;
+/**
+ * Idempotent: the same chain, policy and scaffold always map to the same workflow id. The tools
+ * scaffold keeps the ids it had before there were two, so existing runs are found again; the bash
+ * scaffold's runs end in `-bash` and never collide with them.
+ */
+export function chainWorkflowId(repo: string, prNumbers: number[], policy: PolicyKind, scaffold: ScaffoldKind = 'tools'): string {
+  return `chain-${repo.replace(/[^\w.-]+/g, '-')}-${prNumbers.join('-')}-${policy}${scaffold === 'tools' ? '' : `-${scaffold}`}`;
 }

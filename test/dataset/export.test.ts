@@ -6,7 +6,7 @@ import { toShareGpt } from '../../src/dataset/sharegpt';
 import { countTokens, sampleTokens } from '../../src/dataset/tokens';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import { TrainingSampleSchema, type TrainingSample } from '../../src/schemas';
-import { acceptedRun, QUERIES, rejectedRun, trajectory } from './runs';
+import { acceptedRun, bashRun, QUERIES, rejectedRun, trajectory } from './runs';
 
 const fresh = () => mkdtemp(join(tmpdir(), 'chainsmith-export-'));
 const rows = async (dir: string, file: string) => (await readFile(join(dir, file), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
@@ -14,7 +14,7 @@ const rows = async (dir: string, file: string) => (await readFile(join(dir, file
 test('rejection sampling: an accepted chain becomes one sample; a rejected one is left out with its reason', async () => {
   const out = await fresh();
   const manifest = await exportDataset([acceptedRun(), rejectedRun()], out);
-  expect(manifest.runs).toEqual({ total: 2, accepted: 1, rejected: 1 });
+  expect(manifest.runs).toEqual({ total: 2, accepted: 1, rejected: 1, byScaffold: { tools: { total: 2, accepted: 1, rejected: 1 } } });
   expect(manifest.rejections).toEqual([
     { chainId: 'example/cache#20-21', workflowId: 'chain-example-cache-20-21-model', policy: 'model', status: 'rejected', reason: 'stage 1 (PR #20) was rejected after 4 rounds (last score 0.40)' },
   ]);
@@ -101,7 +101,7 @@ test('the ShareGPT variant: LLaMA-Factory roles, each call followed by its resul
   const sample = TrainingSampleSchema.parse({ id: 'x', messages: t.messages, tools: TOOL_SPECS, metadata: { repo: 'r', prs: [1], policy: 'model', stages: [], usage: t.usage, toolCalls: t.toolCalls } });
   const s = toShareGpt(sample);
   expect(s.system).toBe('You are a software engineer.');
-  expect(JSON.parse(s.tools).map((x: { function: { name: string } }) => x.function.name)).toEqual(['bash', 'view_file', 'create_file', 'str_replace', 'insert', 'search', 'submit']);
+  expect(JSON.parse(s.tools!).map((x: { function: { name: string } }) => x.function.name)).toEqual(['bash', 'view_file', 'create_file', 'str_replace', 'insert', 'search', 'submit']);
   expect(s.conversations.slice(0, 4)).toEqual([
     { from: 'human', value: expect.stringContaining('Task 1 of 2') },
     { from: 'function_call', value: '{"name":"bash","arguments":{"command":"cat pkg/cache.py"}}' },
@@ -128,4 +128,38 @@ test('token counts come from the o200k_base tokenizer, not from a character esti
   expect(counted.total).toBeGreaterThan(counted.assistant + counted.tools);
   const sample = { metadata: { tokens: counted } } as unknown as TrainingSample;
   expect(sample.metadata.tokens!.tokenizer).toBe('o200k_base');
+});
+
+test('an export holding both scaffolds: each in files of its own, tools rows with `tools`, bash rows as plain chat; counts, tokens and commands per scaffold', async () => {
+  const out = await fresh();
+  const runs = [acceptedRun(), bashRun(), { ...rejectedRun(), workflowId: 'chain-example-cache-20-21-model-bash', scaffold: 'bash' as const }];
+  const manifest = await exportDataset(runs, out);
+  expect(manifest.runs.byScaffold).toEqual({ bash: { total: 2, accepted: 1, rejected: 1 }, tools: { total: 1, accepted: 1, rejected: 0 } });
+  // The same chain under both scaffolds is two samples, not a duplicate.
+  expect(manifest.samples).toMatchObject({ total: 2, byPolicy: { model: 2 }, byScaffold: { tools: 1, bash: 1 } });
+  expect(manifest.duplicates).toEqual({ sameContent: 0, sameChain: 0 });
+  expect(manifest.files.map((f) => f.path)).toEqual(['model-rollouts.jsonl', 'model-rollouts.sharegpt.jsonl', 'model-rollouts-bash.jsonl', 'model-rollouts-bash.sharegpt.jsonl', 'runs.jsonl']);
+
+  const [tools] = await rows(out, 'model-rollouts.jsonl');
+  const [bash] = (await rows(out, 'model-rollouts-bash.jsonl')).map((r) => TrainingSampleSchema.parse(r));
+  expect(tools.tools).toEqual(TOOL_SPECS);
+  expect(bash).not.toHaveProperty('tools');
+  expect(bash.metadata).toMatchObject({ scaffold: 'bash', toolCalls: 9, tokens: { tools: 0 } });
+  expect(new Set(bash.messages.map((m) => m.role))).toEqual(new Set(['system', 'user', 'assistant']));
+  expect(bash.metadata.tokens!.total).toBe(bash.messages.reduce((n, m) => n + countTokens(m.content ?? ''), 0));
+
+  const stats = manifest.stats as Record<string, { samples: number; toolCalls: { mean: number } }>;
+  expect(Object.keys(stats)).toEqual(['model', 'model/bash']);
+  expect([stats.model.toolCalls.mean, stats['model/bash'].toolCalls.mean]).toEqual([12, 9]);
+
+  // ShareGPT: a bash row is human and gpt turns only, alternating, with no tools column.
+  const [share] = await rows(out, 'model-rollouts-bash.sharegpt.jsonl');
+  expect(share).not.toHaveProperty('tools');
+  const turns = share.conversations.map((c: { from: string }) => c.from);
+  expect(turns.every((from: string, i: number) => from === (i % 2 ? 'gpt' : 'human'))).toBe(true);
+
+  // A second export of the same runs finds both samples there and adds nothing.
+  const again = await exportDataset(runs, out);
+  expect(again.samples).toMatchObject({ total: 2, added: 0 });
+  expect(again.duplicates.sameContent).toBe(2);
 });

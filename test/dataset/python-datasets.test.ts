@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { exportDataset } from '../../src/dataset/write-dataset';
-import { acceptedRun, rejectedRun, trajectory } from './runs';
+import { acceptedRun, bashRun, bashTrajectory, rejectedRun, trajectory } from './runs';
 
 /** The venv scripts/provision.sh (step `python`) installs `datasets` into. */
 const PYTHON = join(process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'), 'python', 'bin', 'python');
@@ -52,4 +52,43 @@ test("the exported JSONL loads with Python's datasets.load_dataset('json') and e
   expect(result.ids).toEqual(written.map((r) => r.id));
   expect(result.tokens).toEqual(written.map((r) => r.metadata.tokens.total));
   expect(manifest.samples.total).toBe(2);
+});
+
+/** Loads every file of an export holding both scaffolds; bash rows are checked as plain chat with one block per reply. */
+const CHECK_BOTH = `
+import json, re, sys
+from datasets import load_dataset
+out = sys.argv[1]
+result = {}
+for name in ["model-rollouts", "model-rollouts.sharegpt", "model-rollouts-bash", "model-rollouts-bash.sharegpt"]:
+    ds = load_dataset("json", data_files=f"{out}/{name}.jsonl", split="train")
+    result[name] = {"rows": ds.num_rows, "columns": sorted(ds.column_names), "scaffolds": sorted({m["scaffold"] for m in ds["metadata"]})}
+bash = load_dataset("json", data_files=f"{out}/model-rollouts-bash.jsonl", split="train")
+blocks, roles = [], set()
+for row in bash:
+    for m in row["messages"]:
+        roles.add(m["role"])
+        if m["role"] == "assistant":
+            blocks.append(len(re.findall(r"^\`\`\`bash$", m["content"], re.M)))
+result["roles"] = sorted(roles)
+result["blocks"] = sorted(set(blocks))
+result["commands"] = [m["toolCalls"] for m in bash["metadata"]]
+print(json.dumps(result))
+`;
+
+test("an export holding both scaffolds loads with datasets: tools rows with their tools, bash rows as plain chat with one block per reply", async () => {
+  if (!existsSync(PYTHON)) throw new Error(`no Python venv with datasets at ${PYTHON}: run \`bash scripts/provision.sh python\``);
+  const out = await mkdtemp(join(tmpdir(), 'chainsmith-hf-both-'));
+  const secondBash = bashRun({ workflowId: 'w2-bash', chainId: 'example/cache#50', prs: [50], stages: [{ prNumber: 50, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }], trajectory: bashTrajectory('second') });
+  const manifest = await exportDataset([acceptedRun(), bashRun(), secondBash], out);
+  expect(manifest.samples.byScaffold).toEqual({ tools: 1, bash: 2 });
+  const { stdout } = await promisify(execFile)(PYTHON, ['-c', CHECK_BOTH, out], { env: { ...process.env, HF_DATASETS_OFFLINE: '1', HF_HOME: join(out, '.hf') } });
+  const result = JSON.parse(stdout.trim().split('\n').pop()!);
+  expect(result['model-rollouts']).toEqual({ rows: 1, columns: ['id', 'messages', 'metadata', 'tools'], scaffolds: ['tools'] });
+  expect(result['model-rollouts.sharegpt']).toEqual({ rows: 1, columns: ['conversations', 'id', 'metadata', 'system', 'tools'], scaffolds: ['tools'] });
+  expect(result['model-rollouts-bash']).toEqual({ rows: 2, columns: ['id', 'messages', 'metadata'], scaffolds: ['bash'] });
+  expect(result['model-rollouts-bash.sharegpt']).toEqual({ rows: 2, columns: ['conversations', 'id', 'metadata', 'system'], scaffolds: ['bash'] });
+  expect(result.roles).toEqual(['assistant', 'system', 'user']);
+  expect(result.blocks).toEqual([1]);
+  expect(result.commands).toEqual([9, 9]);
 });

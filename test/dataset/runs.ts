@@ -85,3 +85,44 @@ export function rejectedRun(): ChainRun {
     queries: { ...QUERIES, stages: QUERIES.stages.map((s, i) => ({ ...s, prNumber: [20, 21][i] })) },
   };
 }
+
+/** One round under the bash scaffold: look, edit (reasoning and one ```bash block each, outputs as user turns), submit. */
+function bashRound(edit: string): Message[] {
+  const reply = (why: string, command: string): Message => ({ role: 'assistant', content: `THOUGHT: ${why}\n\n\`\`\`bash\n${command}\n\`\`\`` });
+  return [
+    reply('Read the cache first.', 'cat pkg/cache.py'),
+    { role: 'user', content: '<returncode>0</returncode>\n<output>\ndef lookup(key):\n    return entry\n</output>' },
+    reply('Bound the age of entries.', `sed -i 's/return entry/${edit}/' pkg/cache.py`),
+    { role: 'user', content: '<returncode>0</returncode>\n<output>\n</output>' },
+    reply('Done.', "echo CHAINSMITH_SUBMIT && echo 'done'"),
+  ];
+}
+
+/** The same two-stage story as trajectory(), under the bash scaffold: stage 1 refined once. */
+export function bashTrajectory(variant = 'a'): Trajectory {
+  const messages: Message[] = [
+    { role: 'system', content: 'You are a software engineer. Reply with one ```bash block.' },
+    { role: 'user', content: `Overview of the work ahead:\n${QUERIES.overview}\n\nTask 1 of 2:\n${QUERIES.stages[0].text}` },
+    ...bashRound(`return entry  # ${variant} 1`),
+    { role: 'user', content: 'A reviewer compared your submission with what the task needs and did not accept it yet:\nEntries older than the bound must be reloaded.' },
+    ...bashRound(`return reload(entry)  # ${variant} 2`),
+    { role: 'user', content: `Task 2 of 2:\n${QUERIES.stages[1].text}` },
+    ...bashRound(`misses += 1  # ${variant}`),
+  ];
+  const commands = messages.filter((m) => m.role === 'assistant').length;
+  return { policy: 'model', model: 'agent-1', scaffold: 'bash', messages, usage: { promptTokens: 9_000, completionTokens: 600 }, toolCalls: commands, steps: commands };
+}
+
+/** acceptedRun()'s chain rolled out under the bash scaffold (its own workflow id). */
+export function bashRun(overrides: Partial<ChainRun> = {}): ChainRun {
+  return acceptedRun({
+    workflowId: 'chain-example-cache-10-12-model-bash',
+    scaffold: 'bash',
+    stages: [
+      { prNumber: 10, status: 'accepted', rounds: rounds(0.5, 0.9) },
+      { prNumber: 12, status: 'accepted', rounds: rounds(0.95) },
+    ],
+    trajectory: bashTrajectory(),
+    ...overrides,
+  });
+}

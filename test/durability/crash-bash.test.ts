@@ -1,0 +1,51 @@
+import Docker from 'dockerode';
+import { ArtifactStore } from '../../src/artifacts/store';
+import { runLabel } from '../../src/rollout/round';
+import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { TrajectorySchema } from '../../src/schemas';
+import { crashRun } from '../../src/testing/crash-run';
+import { expectedNotes, NOTES_FILE } from '../../src/testing/scripted-agent';
+import { demoChain } from '../support/demo-chain';
+import { testConfig } from '../support/engines';
+
+const NOTES = 6;
+const KILLS = 3;
+
+/** The lines a patch adds to NOTES.log. */
+function notesIn(patch: string): string[] {
+  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
+  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
+}
+
+test(`bash scaffold: a worker SIGKILLed ${KILLS} times mid-rollout completes the chain, each kill redoing at most one step`, async () => {
+  const chain = await demoChain('crash-bash');
+  const env = { OPENAI_API_KEY: 'sk-crash-bash-test', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
+  const config = testConfig(env);
+  const run = await crashRun({ chain, config, env, kills: KILLS, notesPerStage: NOTES, scaffold: 'bash' });
+  console.log(`bash crash test: ${run.kills} SIGKILLs, ${run.calls} agent model calls, ${run.redone} steps re-executed`);
+
+  expect(run.workflowId).toMatch(/-model-bash$/);
+  expect(run.kills).toBe(KILLS);
+  expect(run.result.status).toBe('accepted');
+  expect(run.result.results.map((s) => [s.prNumber, s.status, s.rounds.length])).toEqual([
+    [2, 'accepted', 1],
+    [4, 'accepted', 1],
+    [6, 'accepted', 1],
+  ]);
+  expect(run.redone).toBeLessThanOrEqual(run.kills);
+
+  // Every note line once, in order, and every step of the conversation once: a bash step is a reply and its output turn.
+  const store = new ArtifactStore(`${config.dataDir}/artifacts`);
+  const last = run.result.results[2].finalRound!;
+  expect(notesIn(await store.getText(last.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
+  const t = await store.getJson(last.trajectoryRef, TrajectorySchema);
+  expect(t.scaffold).toBe('bash');
+  const notes = t.messages.filter((m) => m.role === 'assistant' && /echo "stage \d step \d+"/.test(m.content ?? ''));
+  expect(notes).toHaveLength(3 * NOTES);
+  expect([t.steps, t.toolCalls]).toEqual([3 * (NOTES + 2), 3 * (NOTES + 2)]);
+
+  const left = (await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } })).filter((c) =>
+    (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(run.workflowId)),
+  );
+  expect(left).toHaveLength(0);
+}, 600_000);
