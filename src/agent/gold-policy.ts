@@ -14,7 +14,7 @@ export class GoldReplayPolicy implements Policy {
 
   constructor(
     private readonly pr: PullRequest,
-    /** The command that runs the PR's tests (the stage environment's runner). */
+    /** The command that runs the PR's tests, narrowed to its test files (the stage environment's runner). */
     private readonly testCommand: string,
   ) {}
 
