@@ -116,6 +116,8 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
       const [tools] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', scaffold: 'tools', taskQueue: engines.taskQueue });
       await Promise.all(engines.workers.map((w) => w.runUntil(Promise.all([bash.handle.result(), tools.handle.result()]))));
       expect([bash.existed, tools.existed]).toEqual([false, false]);
+      // Tools runs keep the ids they always had, so existing runs and the demo are found again.
+      expect(tools.workflowId).toBe(`chain-${chain.repo.name.replace(/[^\w.-]+/g, '-')}-2-4-6-gold-replay`);
       expect(bash.workflowId).toBe(`${tools.workflowId}-bash`);
       expect((await bash.handle.result()).status).toBe('accepted');
       expect((await tools.handle.result()).status).toBe('accepted');
