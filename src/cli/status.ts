@@ -40,7 +40,7 @@ async function showBatch(client: Client, workflowId: string): Promise<void> {
 
 export async function statusCommand(client: Client, workflowId?: string): Promise<void> {
   if (workflowId) return workflowId.startsWith('batch-') ? showBatch(client, workflowId) : showChain(client, workflowId);
-  const rows: string[][] = [['WORKFLOW ID', 'STATE', 'CHAIN', 'STAGE', 'LENGTH', 'STEP', 'TOKENS']];
+  const rows: string[][] = [['WORKFLOW ID', 'STATE', 'CHAIN', 'SCAFFOLD', 'STAGE', 'LENGTH', 'STEP', 'TOKENS']];
   const query = `WorkflowType = 'chainWorkflow' OR WorkflowType = 'batchWorkflow'`;
   for await (const wf of client.workflow.list({ query })) {
     const attr = (k: string) => String((wf.searchAttributes as Record<string, unknown[]>)?.[k]?.[0] ?? '-');
@@ -49,6 +49,7 @@ export async function statusCommand(client: Client, workflowId?: string): Promis
       wf.workflowId,
       wf.status.name,
       wf.type === 'batchWorkflow' ? 'batch' : attr('ChainStatus'),
+      attr('ChainScaffold'),
       attr('ChainStage'),
       attr('ChainLength'),
       live ? String(live.step) : '-',

@@ -14,6 +14,7 @@ import type { ArtifactRef, RoundResult, StageResult } from '../schemas';
 import {
   ChainLength,
   ChainRepo,
+  ChainScaffold,
   ChainStage,
   ChainStatusKey,
   pauseSignal,
@@ -78,6 +79,7 @@ class ChainRun {
     upsertSearchAttributes([
       { key: ChainRepo, value: input.repo },
       { key: ChainLength, value: input.prNumbers.length },
+      { key: ChainScaffold, value: input.scaffold ?? 'tools' },
     ]);
   }
 

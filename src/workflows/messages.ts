@@ -70,6 +70,7 @@ export const ChainRepo = defineSearchAttributeKey('ChainRepo', 'KEYWORD');
 export const ChainLength = defineSearchAttributeKey('ChainLength', 'INT');
 export const ChainStage = defineSearchAttributeKey('ChainStage', 'INT');
 export const ChainStatusKey = defineSearchAttributeKey('ChainStatus', 'KEYWORD');
+export const ChainScaffold = defineSearchAttributeKey('ChainScaffold', 'KEYWORD');
 
 /**
  * Idempotent: the same chain, policy and scaffold always map to the same workflow id. The tools
