@@ -8,7 +8,7 @@ import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import type { Chain, ChainRun, Message, TrainingSample } from '../../src/schemas';
 import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
-import { chainWorkflowId, type ChainResult } from '../../src/workflows/messages';
+import { ChainScaffold, chainWorkflowId, type ChainResult } from '../../src/workflows/messages';
 import { agentMedianCommand } from '../support/agent-median';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';
@@ -121,6 +121,9 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
       expect(bash.workflowId).toBe(`${tools.workflowId}-bash`);
       expect((await bash.handle.result()).status).toBe('accepted');
       expect((await tools.handle.result()).status).toBe('accepted');
+      // The Temporal UI and `export --query 'ChainScaffold = "bash"'` tell the two apart.
+      const scaffoldOf = async (h: typeof bash.handle) => (await h.describe()).typedSearchAttributes.get(ChainScaffold);
+      expect([await scaffoldOf(bash.handle), await scaffoldOf(tools.handle)]).toEqual(['bash', 'tools']);
 
       const replay = row(datasetPath(config.dataDir, 'gold-replay', 'bash'));
       expect(replay.metadata).toMatchObject({ policy: 'gold-replay', scaffold: 'bash', toolCalls: 9 });
