@@ -139,7 +139,7 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
       const pip = await runTool(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'uv']);
       if (pip.code !== 0) throw new TransientError(`pip cannot install uv into ${venv}: ${tail(pip.stderr)}`);
     }
-    const version = (await runTool(uv, ['--version'])).stdout.trim();
+    const version = (await runTool(uv, ['--version'])).stdout.trim().replace(/ \(.*\)$/, '');
     const pipVersion = /pip (\S+)/.exec((await runTool(python, ['-m', 'pip', '--version'])).stdout)?.[1] ?? 'unknown';
     return { uv, python, version, pipVersion };
   })();

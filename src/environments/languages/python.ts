@@ -23,7 +23,10 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
   const has = (name: string) => files.rootFiles.has(name);
   const rootRequirements = [...files.rootFiles].filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f)).sort();
   const nested = (await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))).filter((f): f is string => !!f);
-  const requirementFiles = [...rootRequirements, ...nested];
+  // Test requirement files where there are some, else development ones (which often pull in docs and linters too).
+  const found = [...rootRequirements, ...nested];
+  const testFiles = found.filter((f) => /test/i.test(f));
+  const requirementFiles = found.filter((f) => !/test|dev/i.test(f)).concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f)));
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
 
   const pyproject = has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
