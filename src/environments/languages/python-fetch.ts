@@ -123,11 +123,13 @@ interface UvTools {
   pipVersion: string;
 }
 
-let installing: Promise<UvTools> | undefined;
+const installs = new Map<string, Promise<UvTools>>();
 
 /** uv in a venv of its own under the tools directory, installed with the host's Python and pip on first use. */
 function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
-  installing ??= (async () => {
+  const known = installs.get(toolsDir);
+  if (known) return known;
+  const installing = (async () => {
     const venv = join(toolsDir, 'uv');
     const uv = join(venv, 'bin', 'uv');
     const python = join(venv, 'bin', 'python');
@@ -143,7 +145,8 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
     const pipVersion = /pip (\S+)/.exec((await runTool(python, ['-m', 'pip', '--version'])).stdout)?.[1] ?? 'unknown';
     return { uv, python, version, pipVersion };
   })();
-  installing.catch(() => (installing = undefined));
+  installs.set(toolsDir, installing);
+  installing.catch(() => installs.delete(toolsDir));
   return installing;
 }
 
