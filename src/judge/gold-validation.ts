@@ -110,7 +110,18 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
     labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() },
   });
   try {
-    const gold = await validateGold(sandbox, chain, stage, env, deps.timeoutSeconds ?? 600);
+    const { manifest } = env;
+    const r = manifest.resolution;
+    const gold: GoldTests = {
+      ...(await validateGold(sandbox, chain, stage, env, deps.timeoutSeconds ?? 600)),
+      environment: {
+        image: env.image,
+        language: manifest.language,
+        origin: manifest.origin,
+        toolchain: manifest.toolchain.version,
+        ...(r ? { dependencies: `${r.tool}, ${r.lock === 'committed' ? 'lock file as committed' : `resolved${r.asOf ? ` as of ${r.asOf.slice(0, 10)}` : ''}`}, ${r.packages.length} packages` } : {}),
+      },
+    };
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
     return gold;
   } finally {

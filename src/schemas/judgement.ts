@@ -46,6 +46,18 @@ export const GoldTestsSchema = z.object({
    * pseudo-test, EXIT_CODE_TEST, for the whole command's exit status.
    */
   signal: z.enum(['per-test', 'exit-code']).optional(),
+  /** The environment the tests ran in, in short (its image's manifest label has the whole of it). */
+  environment: z
+    .object({
+      image: z.string(),
+      language: z.string(),
+      origin: z.string(),
+      /** What the toolchain reported in the image ('Python 3.11.2'). */
+      toolchain: z.string(),
+      /** 'uv 0.9.5; pip 23.0.1, resolved as of 2022-02-18, 13 packages'. */
+      dependencies: z.string().optional(),
+    })
+    .optional(),
   checks: z
     .object({
       baseChecksOut: z.boolean(),

@@ -31,7 +31,7 @@ real('Jinja: dependencies resolved on the host as of the base, installed offline
 
   const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-jinja-')), 'artifacts'));
   const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 1024, pidsLimit: 256 }, environments }, chain, 0);
-  expect(gold).toMatchObject({ status: 'verified', runner: 'pytest', signal: 'per-test' });
+  expect(gold).toMatchObject({ status: 'verified', runner: 'pytest', signal: 'per-test', environment: { language: 'python', toolchain: expect.stringMatching(/^Python 3\.11/), dependencies: expect.stringMatching(/^uv .*, resolved as of 2022-02-18, 13 packages$/) } });
   expect(gold.failToPass.length).toBeGreaterThan(0);
   expect(gold.failToPass.every((id) => /^tests\/test_(async_)?filters\.py::/.test(id))).toBe(true);
   expect(gold.passToPass.length).toBeGreaterThan(100);
