@@ -21,6 +21,8 @@ export function classifyTests(before: TestCase[], after: TestCase[], command: st
   const was = new Map(before.map((c) => [c.id, c.outcome]));
   const gold: GoldTests = { command, failToPass: [], passToPass: [], brokenOnGold: [] };
   for (const { id, outcome } of after) {
+    // A skipped test (Unity's IGNORE, a disabled CTest) checks nothing either way.
+    if (outcome === 'skipped') continue;
     if (!passes(outcome)) gold.brokenOnGold.push(id);
     else if (passes(was.get(id))) gold.passToPass.push(id);
     else gold.failToPass.push(id);
