@@ -1,5 +1,5 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
-import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
+import { requirementName, specifierAllows, tomlKeys, tomlStrings, tomlTable } from './pyproject';
 import { PYTHON_VERSION, pythonFetch } from './python-fetch';
 
 /** The virtualenv a Python recipe makes; it sees the base image's packages (pytest) through system site-packages. */
@@ -62,7 +62,10 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
     toolchain: {
       image: 'python',
       version: PYTHON_VERSION,
-      ...(requiresPython ? { note: `the project asks for Python ${requiresPython}; the image provides ${PYTHON_VERSION}` } : {}),
+      // The only Python provided: the nearest there is for a project that asks for another.
+      ...(requiresPython && !specifierAllows(requiresPython, PYTHON_VERSION)
+        ? { note: `the project asks for Python ${requiresPython.trim()}; the image provides ${PYTHON_VERSION}, the nearest available` }
+        : {}),
     },
     manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock'].filter(has).concat(requirementFiles),
     ...(needsFetch
