@@ -43,3 +43,15 @@ real('Jinja: dependencies resolved on the host as of the base, installed offline
   expect(again.image).toBe(env.image);
   expect(again.manifest.resolution!.key).toBe(resolution!.key);
 });
+
+real('Jinja today: a committed uv.lock is exported as it is, with the tests dependency group and the flit_core build backend', async () => {
+  const repo = await cloneBundle('pallets+jinja');
+  // #2099 (2025): after the move to uv; pyproject.toml has [dependency-groups] and uv.lock is committed.
+  const chain = await pullRequestChain(repo, 'pallets/jinja', 2099, 'main');
+  const env = await testEnvironments(docker).forStage(chain, 0);
+  const resolution = env.manifest.resolution!;
+  expect(resolution).toMatchObject({ ecosystem: 'pypi', lock: 'committed' });
+  const names = resolution.packages.map((p) => p.name.toLowerCase());
+  expect(names).toEqual(expect.arrayContaining(['markupsafe', 'pytest', 'trio', 'flit-core']));
+  expect(names).not.toContain('sphinx');
+});
