@@ -34,6 +34,11 @@ test('recipes are detected per language from the files at the base; a layout not
     runner: 'pytest',
   });
   expect(plain.fetch).toBeUndefined();
+  // So does one whose test extra names only what the base image has (the demo's pytest).
+  const demo = await detectRecipe(repoFiles({ 'pyproject.toml': '[project]\nname = "tally"\n\n[project.optional-dependencies]\ntest = ["pytest>=7"]\n' }), opts);
+  expect(demo.fetch).toBeUndefined();
+  const withDeps = await detectRecipe(repoFiles({ 'pyproject.toml': '[project]\nname = "x"\n\n[project.optional-dependencies]\ntest = ["pytest>=7", "hypothesis"]\n' }), opts);
+  expect(withDeps.fetch).toBeInstanceOf(Function);
   // Declared dependencies and test requirement files (rather than development ones, which pull in docs
   // and linters) are fetched on the host and installed from the mount.
   const deps = await detectRecipe(repoFiles({ 'setup.py': 'setup(install_requires=["markupsafe"])', 'requirements.txt': 'click\n', 'requirements-dev.txt': 'sphinx\n', 'requirements/tests.txt': 'pytest==8.0\n' }), opts);

@@ -56,7 +56,8 @@ async function fetchNpm(ctx: FetchContext, lock: string | undefined, other: stri
   let asOf: string | undefined = lock ? undefined : ctx.asOf.toISOString();
   if (r.code !== 0 && !lock && /ENOVERSIONS|ETARGET/.test(r.stderr)) {
     // A registry (a mirror, say) whose publish times do not reach back that far has nothing "before": resolve as of now.
-    notes.push(`the registry has no versions published before ${asOf!.slice(0, 10)} (${tail(r.stderr, 2).replace(/\n/g, ' ')}); resolved as of the fetch`);
+    const why = r.stderr.split('\n').find((l) => /ENOVERSIONS|ETARGET|No versions|No matching/.test(l) && !/code E/.test(l)) ?? 'ENOVERSIONS';
+    notes.push(`the registry has no versions published before ${asOf!.slice(0, 10)} (${why.replace(/^npm (error|ERR!) /, '')}); resolved as of the fetch`);
     asOf = undefined;
     r = await runTool('npm', args.slice(0, -2), { cwd: ctx.srcDir, signal: ctx.signal });
   }

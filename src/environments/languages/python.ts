@@ -10,8 +10,12 @@ const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.i
 const NESTED_REQUIREMENTS = ['requirements/tests.txt', 'requirements/test.txt', 'requirements/testing.txt', 'requirements/dev.txt', 'tests/requirements.txt'];
 const TESTISH = /^(tests?|testing|dev)$/i;
 const DOCS = /^docs?$|documentation|sphinx/i;
-/** What the image's venv already has (Python 3.11's ensurepip): a build needing only these needs no fetch. */
-const IN_VENV = new Set(['setuptools', 'wheel', 'pip']);
+/**
+ * What the base image already has (Debian's pytest, seen through the venv's system site-packages, and
+ * the venv's own pip and setuptools): a project declaring only these needs no fetch (the demo's
+ * `test = ["pytest>=7"]`), whatever versions it names.
+ */
+const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
 
 /**
  * Python projects: a venv on the base image's Python 3.11, with the project's dependencies (runtime,
@@ -37,13 +41,18 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
   const setupPy = has('setup.py') ? ((await files.read('setup.py')) ?? '') : '';
   const setupCfg = has('setup.cfg') ? ((await files.read('setup.cfg')) ?? '') : '';
   const installable = has('setup.py') || /^\[(project|build-system)\]/m.test(pyproject);
+  const extrasTable = tomlTable(pyproject, 'project.optional-dependencies');
+  const groupsTable = tomlTable(pyproject, 'dependency-groups');
+  const declared = [
+    ...(tomlStrings(project, 'dependencies') ?? []),
+    ...extras.flatMap((e) => tomlStrings(extrasTable, e) ?? [`unreadable extra ${e}`]),
+    ...groups.flatMap((g) => tomlStrings(groupsTable, g) ?? [`unreadable group ${g}`]),
+    ...buildRequires,
+  ];
   const declaresDeps =
-    (tomlStrings(project, 'dependencies')?.length ?? 0) > 0 ||
-    extras.length > 0 ||
-    groups.length > 0 ||
+    declared.some((r) => !IN_IMAGE.has(requirementName(r))) ||
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
-    /\bdependencies\s*=/.test(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '') ||
-    buildRequires.some((r) => !IN_VENV.has(requirementName(r)));
+    tomlTable(pyproject, 'tool.poetry.dependencies') !== undefined;
   const needsFetch = declaresDeps || requirementFiles.length > 0 || has('uv.lock');
 
   const sources = project ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
