@@ -1,5 +1,4 @@
 import Docker from 'dockerode';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ArtifactStore } from '../src/artifacts/store';
 import { loadConfig } from '../src/config';
@@ -10,12 +9,15 @@ import { goldTestsFor } from '../src/judge/gold-validation';
 import { readLocalPullRequests } from '../src/mining/local-git';
 import { withLocalPatches } from '../src/mining/local-patches';
 import type { Chain, GoldTests } from '../src/schemas';
-import { REAL_REPOS, realRepo, type RealRepoName } from '../src/testing/real-repos';
+import { bundlePath, cloneBundle, SHARED_REPOS } from '../src/testing/real-repos';
 import { spreadPrs } from '../src/testing/spread-prs';
 import type { Figure } from './figure';
 
 /** PRs per repository; CHAINSMITH_BENCH_PRS lowers it for a quick look (the goal is stated for 20). */
 const PRS = Number(process.env.CHAINSMITH_BENCH_PRS ?? 20);
+
+/** The bundled real repositories (../shared/repos): one per language of the paper's data. */
+const REPOS = { 'pallets/jinja': 'python', 'serde-rs/json': 'rust', 'spf13/cobra': 'go', 'jhy/jsoup': 'java', 'DaveGamble/cJSON': 'c' };
 
 const say = (line: string) => console.error(`[environments] ${line}`);
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
@@ -44,12 +46,13 @@ export async function run(): Promise<Figure[]> {
   const deps = { docker, store, sandbox: sandboxSpecFrom(config), environments: environmentsFrom(config, docker, baseImageTag(), say) };
   const results: PrResult[] = [];
   const chains: Chain[] = [];
-  for (const [name, language] of Object.entries(REAL_REPOS) as [RealRepoName, string][]) {
-    const repo = await realRepo(name, join(config.dataDir, 'bench', 'repos'));
-    if ('missing' in repo) {
-      say(`${name}: skipped, ${repo.missing}`);
+  for (const [name, language] of Object.entries(REPOS)) {
+    const bundle = name.replace('/', '+');
+    if (!bundlePath(bundle)) {
+      say(`${name}: skipped, no ${bundle}.bundle in ${SHARED_REPOS}`);
       continue;
     }
+    const repo = { path: await cloneBundle(bundle) };
     const mined = await readLocalPullRequests(repo.path, {});
     const prs = await withLocalPatches(repo.path, spreadPrs(mined.prs, PRS));
     say(`${name}: ${prs.length} PRs (${prs.map((p) => `#${p.number}`).join(' ')})`);

@@ -31,19 +31,45 @@ host_mirror() {
 }
 mirror=${CHAINSMITH_DEBIAN_MIRROR:-$(host_mirror | head -n 1)}
 [ -n "$mirror" ] || { echo "no Debian $suite archive in the host's apt sources; set CHAINSMITH_DEBIAN_MIRROR" >&2; exit 1; }
-packages=$(cat "$here/packages" "$@" | sed 's/#.*//' | tr -s ' \t\n' '\n' | sed '/^$/d' | sort -u | paste -sd, -)
+list() { cat "$@" | sed 's/#.*//' | tr -s ' \t\n' '\n' | sed '/^$/d' | sort -u; }
+packages=$(list "$here/packages" | paste -sd, -)
+extra=$( (($#)) && list "$@" | paste -sd' ' - || true)
 cache=()
 if [ -n "${CHAINSMITH_DEBOOTSTRAP_CACHE:-}" ]; then
-  mkdir -p "$CHAINSMITH_DEBOOTSTRAP_CACHE"
+  mkdir -p "$CHAINSMITH_DEBOOTSTRAP_CACHE/partial"
   cache=(--cache-dir="$CHAINSMITH_DEBOOTSTRAP_CACHE")
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 rootfs=$work/rootfs
+mounts=()
+# Unmount before removing: the package cache may be bind-mounted inside the rootfs.
+cleanup() {
+  local m
+  for m in "${mounts[@]}"; do umount -l "$m" 2>/dev/null || true; done
+  for m in "${mounts[@]}"; do mountpoint -q "$m" && { echo "cannot unmount $m; leaving $work" >&2; return; }; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 debootstrap --variant=minbase "${cache[@]}" --include="$packages" "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
   || { tail -n 20 "$work/debootstrap.log" >&2; echo "debootstrap failed (mirror: $mirror)" >&2; exit 1; }
+
+# A toolchain's packages go in with apt inside the rootfs: debootstrap's own installer cannot configure
+# large dependency trees (Debian's npm and its hundreds of node-* packages).
+if [ -n "$extra" ]; then
+  mount -t proc proc "$rootfs/proc" && mounts+=("$rootfs/proc")
+  if [ -n "${CHAINSMITH_DEBOOTSTRAP_CACHE:-}" ]; then
+    mount --bind "$CHAINSMITH_DEBOOTSTRAP_CACHE" "$rootfs/var/cache/apt/archives" && mounts+=("$rootfs/var/cache/apt/archives")
+  fi
+  cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+  # shellcheck disable=SC2086 # one word per package
+  { chroot "$rootfs" apt-get update -qq && DEBIAN_FRONTEND=noninteractive chroot "$rootfs" apt-get install -y -qq --no-install-recommends $extra; } \
+    >"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log" >&2; echo "apt-get install $extra failed in the rootfs (mirror: $mirror)" >&2; exit 1; }
+  : >"$rootfs/etc/resolv.conf"
+  for m in "${mounts[@]}"; do umount "$m"; done
+  mounts=()
+fi
 
 # Agent commands run as an unprivileged user that owns only /work.
 chroot "$rootfs" useradd --create-home --uid 1000 --shell /bin/bash agent

@@ -182,7 +182,8 @@ export class Environments {
         toolchain: {
           name: recipe.toolchain.image,
           image: toolchain,
-          version: probe.output.trim().split('\n').join(' / '),
+          // Maven colours its banner even without a terminal.
+          version: probe.output.replace(/\x1b\[[0-9;]*m/g, '').trim().split('\n').join(' / '),
           ...(recipe.toolchain.version ? { wanted: recipe.toolchain.version } : {}),
           ...(recipe.toolchain.note ? { note: recipe.toolchain.note } : {}),
         },

@@ -20,6 +20,8 @@ export function classifyTests(before: TestCase[], after: TestCase[], command: st
   const was = new Map(before.map((c) => [c.id, c.outcome]));
   const gold: GoldTests = { command, failToPass: [], passToPass: [], brokenOnGold: [] };
   for (const { id, outcome } of after) {
+    // A skipped test (Unity's IGNORE, a disabled CTest) checks nothing either way.
+    if (outcome === 'skipped') continue;
     if (!passes(outcome)) gold.brokenOnGold.push(id);
     else if (passes(was.get(id))) gold.passToPass.push(id);
     else gold.failToPass.push(id);
@@ -96,10 +98,21 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const key = createHash('sha256').update(`${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${env.test ?? ''}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
-  if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number, language: env.language };
+  if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
   const sandbox = await StageSandbox.open(deps, chain, stage, { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined });
   try {
-    const gold = { ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600)), language: env.language };
+    const { manifest } = env;
+    const r = manifest.resolution;
+    const gold: GoldTests = {
+      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600)),
+      environment: {
+        image: env.image,
+        language: manifest.language,
+        origin: manifest.origin,
+        toolchain: manifest.toolchain.version,
+        ...(r ? { dependencies: `${r.tool}, ${r.lock === 'committed' ? 'lock file as committed' : `resolved${r.asOf ? ` as of ${r.asOf.slice(0, 10)}` : ''}`}, ${r.packages.length} packages` } : {}),
+      },
+    };
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
     return gold;
   } finally {

@@ -18,7 +18,7 @@ export function goldYield(records: GoldTests[]): YieldRow[] {
   const rows = new Map<string, YieldRow>();
   for (const g of records) {
     const repo = g.repo ?? '(unknown)';
-    const language = g.language ?? 'unknown';
+    const language = g.environment?.language ?? 'unknown';
     const key = `${repo}\0${language}`;
     const row = rows.get(key) ?? { repo, language, stages: 0, verified: 0, noVerifyingTest: 0, invalid: 0, yield: 0 };
     row.stages += 1;

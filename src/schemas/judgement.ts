@@ -32,8 +32,6 @@ export const GoldTestsSchema = z.object({
   // The fields below came with per-stage checks; records written before them lack them.
   repo: z.string().optional(),
   prNumber: z.number().int().positive().optional(),
-  /** The language of the stage's environment ('python', 'rust', …), for yields per language. */
-  language: z.string().optional(),
   /**
    * 'verified': at least one FAIL_TO_PASS test checks the stage; 'no-verifying-test': the stage can be
    * rolled out but no test tells a right answer from a wrong one; 'invalid': the stage cannot be set up.
@@ -48,6 +46,18 @@ export const GoldTestsSchema = z.object({
    * pseudo-test, EXIT_CODE_TEST, for the whole command's exit status.
    */
   signal: z.enum(['per-test', 'exit-code']).optional(),
+  /** The environment the tests ran in, in short (its image's manifest label has the whole of it). */
+  environment: z
+    .object({
+      image: z.string(),
+      language: z.string(),
+      origin: z.string(),
+      /** What the toolchain reported in the image ('Python 3.11.2'). */
+      toolchain: z.string(),
+      /** 'uv 0.9.5; pip 23.0.1, resolved as of 2022-02-18, 13 packages'. */
+      dependencies: z.string().optional(),
+    })
+    .optional(),
   checks: z
     .object({
       baseChecksOut: z.boolean(),

@@ -34,11 +34,18 @@ test('recipes are detected per language from the files at the base; a layout not
     runner: 'pytest',
   });
   expect(plain.fetch).toBeUndefined();
-  // Declared dependencies and test requirement files are fetched on the host and installed from the mount.
-  const deps = await detectRecipe(repoFiles({ 'setup.py': 'setup(install_requires=["markupsafe"])', 'requirements-dev.txt': 'pytest\n', 'requirements/tests.txt': 'pytest==8.0\n' }), opts);
+  // So does one whose test extra names only what the base image has (the demo's pytest).
+  const demo = await detectRecipe(repoFiles({ 'pyproject.toml': '[project]\nname = "tally"\n\n[project.optional-dependencies]\ntest = ["pytest>=7"]\n' }), opts);
+  expect(demo.fetch).toBeUndefined();
+  const withDeps = await detectRecipe(repoFiles({ 'pyproject.toml': '[project]\nname = "x"\n\n[project.optional-dependencies]\ntest = ["pytest>=7", "hypothesis"]\n' }), opts);
+  expect(withDeps.fetch).toBeInstanceOf(Function);
+  // Declared dependencies and test requirement files (rather than development ones, which pull in docs
+  // and linters) are fetched on the host and installed from the mount.
+  const deps = await detectRecipe(repoFiles({ 'setup.py': 'setup(install_requires=["markupsafe"])', 'requirements.txt': 'click\n', 'requirements-dev.txt': 'sphinx\n', 'requirements/tests.txt': 'pytest==8.0\n' }), opts);
   expect(deps.fetch).toBeInstanceOf(Function);
   expect(deps.setup[1]).toBe(`${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index --find-links /deps -r /deps/requirements.txt`);
-  expect(deps.manifests).toEqual(['setup.py', 'requirements-dev.txt', 'requirements/tests.txt']);
+  expect(deps.manifests).toEqual(['setup.py', 'requirements.txt', 'requirements/tests.txt']);
+  expect((await detectRecipe(repoFiles({ 'requirements-dev.txt': 'pytest\n' }), opts)).manifests).toEqual(['requirements-dev.txt']);
 
   expect(await detectRecipe(repoFiles({ 'package.json': '{"scripts":{"test":"jest"}}', 'package-lock.json': '{}' }), opts)).toMatchObject({
     language: 'node',

@@ -35,6 +35,7 @@ test('gold validation sorts tests into FAIL_TO_PASS, PASS_TO_PASS and broken', (
     { id: 'a::fixed', outcome: 'passed' as const },
     { id: 'a::added', outcome: 'passed' as const },
     { id: 'a::flaky', outcome: 'failed' as const },
+    { id: 'a::ignored', outcome: 'skipped' as const },
   ];
   expect(classifyTests(before, after, 'pytest')).toEqual({
     command: 'pytest',

@@ -1,4 +1,4 @@
-import { copyFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StageError, TransientError } from '../../errors';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
@@ -33,7 +33,7 @@ export async function detectNode(files: RepoFiles): Promise<LanguageRecipe | und
       `cp -r ${DEPS_MOUNT}/npm-cache /tmp/npm-cache`,
       // A lock resolved on the host replaces none; a committed one is used as it is.
       `[ -f ${lock ?? 'package-lock.json'} ] || cp ${DEPS_MOUNT}/package-lock.json .`,
-      'npm ci --offline --cache /tmp/npm-cache --no-audit --no-fund --ignore-scripts --loglevel=error',
+      `npm ci --offline --cache /tmp/npm-cache --userconfig ${DEPS_MOUNT}/npmrc --no-audit --no-fund --ignore-scripts --loglevel=error`,
       `mv node_modules ${MODULES}`,
       'rm -rf /tmp/npm-cache',
     ],
@@ -47,16 +47,29 @@ export async function detectNode(files: RepoFiles): Promise<LanguageRecipe | und
 async function fetchNpm(ctx: FetchContext, lock: string | undefined, other: string[]): Promise<Resolution> {
   const cache = join(ctx.depsDir, 'npm-cache');
   const notes = other.length && !lock ? [`${other.join(', ')} not read: resolved with npm`] : [];
-  const common = ['--cache', cache, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+  // A lock written here names every tarball's URL and hash (whatever the host's npmrc says), so the
+  // offline install needs no package metadata, only the cached tarballs.
+  const common = ['--cache', cache, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--omit-lockfile-registry-resolved=false'];
   const args = lock ? ['ci', ...common] : ['install', ...common, '--before', ctx.asOf.toISOString()];
   ctx.log(`npm ${args[0]} on the host (${lock ? `${lock} as committed` : `resolved as of ${ctx.asOf.toISOString().slice(0, 10)}`})`);
-  const r = await runTool('npm', args, { cwd: ctx.srcDir, signal: ctx.signal });
+  let r = await runTool('npm', args, { cwd: ctx.srcDir, signal: ctx.signal });
+  let asOf: string | undefined = lock ? undefined : ctx.asOf.toISOString();
+  if (r.code !== 0 && !lock && /ENOVERSIONS|ETARGET/.test(r.stderr)) {
+    // A registry (a mirror, say) whose publish times do not reach back that far has nothing "before": resolve as of now.
+    const why = r.stderr.split('\n').find((l) => /ENOVERSIONS|ETARGET|No versions|No matching/.test(l) && !/code E/.test(l)) ?? 'ENOVERSIONS';
+    notes.push(`the registry has no versions published before ${asOf!.slice(0, 10)} (${why.replace(/^npm (error|ERR!) /, '')}); resolved as of the fetch`);
+    asOf = undefined;
+    r = await runTool('npm', args.slice(0, -2), { cwd: ctx.srcDir, signal: ctx.signal });
+  }
   if (r.code !== 0) {
     const why = tail(r.stderr || r.stdout);
-    if (/E404|ETARGET|ERESOLVE|EUSAGE|not in this registry|No matching version/i.test(why)) throw new StageError(`npm cannot resolve the packages:\n${why}`);
+    if (/E404|ETARGET|ENOVERSIONS|ERESOLVE|EUSAGE|not in this registry|No matching version/i.test(why)) throw new StageError(`npm cannot resolve the packages:\n${why}`);
     throw new TransientError(`npm ${args[0]} failed on the host:\n${why}`);
   }
   await copyFile(join(ctx.srcDir, lock ?? 'package-lock.json'), join(ctx.depsDir, 'package-lock.json'));
+  // The cache is keyed by URL: the build's npm must ask for the host's registry (its address only, no credentials).
+  const registry = (await runTool('npm', ['config', 'get', 'registry'], { cwd: ctx.srcDir })).stdout.trim();
+  await writeFile(join(ctx.depsDir, 'npmrc'), registry ? `registry=${registry}\n` : '');
   const version = (await runTool('npm', ['--version'])).stdout.trim();
   const listed = await runTool('npm', ['ls', '--all', '--json', '--package-lock-only'], { cwd: ctx.srcDir });
   const packages: Resolution['packages'] = [];
@@ -71,5 +84,5 @@ async function fetchNpm(ctx: FetchContext, lock: string | undefined, other: stri
   } catch {
     notes.push('npm ls gave no package list');
   }
-  return { ecosystem: 'npm', tool: `npm ${version}`, lock: lock ? 'committed' : 'resolved', ...(lock ? {} : { asOf: ctx.asOf.toISOString() }), packages, notes };
+  return { ecosystem: 'npm', tool: `npm ${version}`, lock: lock ? 'committed' : 'resolved', ...(asOf ? { asOf } : {}), packages, notes };
 }

@@ -123,11 +123,13 @@ interface UvTools {
   pipVersion: string;
 }
 
-let installing: Promise<UvTools> | undefined;
+const installs = new Map<string, Promise<UvTools>>();
 
 /** uv in a venv of its own under the tools directory, installed with the host's Python and pip on first use. */
 function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
-  installing ??= (async () => {
+  const known = installs.get(toolsDir);
+  if (known) return known;
+  const installing = (async () => {
     const venv = join(toolsDir, 'uv');
     const uv = join(venv, 'bin', 'uv');
     const python = join(venv, 'bin', 'python');
@@ -139,11 +141,12 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
       const pip = await runTool(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'uv']);
       if (pip.code !== 0) throw new TransientError(`pip cannot install uv into ${venv}: ${tail(pip.stderr)}`);
     }
-    const version = (await runTool(uv, ['--version'])).stdout.trim();
+    const version = (await runTool(uv, ['--version'])).stdout.trim().replace(/ \(.*\)$/, '');
     const pipVersion = /pip (\S+)/.exec((await runTool(python, ['-m', 'pip', '--version'])).stdout)?.[1] ?? 'unknown';
     return { uv, python, version, pipVersion };
   })();
-  installing.catch(() => (installing = undefined));
+  installs.set(toolsDir, installing);
+  installing.catch(() => installs.delete(toolsDir));
   return installing;
 }
 

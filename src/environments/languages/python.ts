@@ -1,5 +1,5 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
-import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
+import { requirementName, specifierAllows, tomlKeys, tomlStrings, tomlTable } from './pyproject';
 import { PYTHON_VERSION, pythonFetch } from './python-fetch';
 
 /** The virtualenv a Python recipe makes; it sees the base image's packages (pytest) through system site-packages. */
@@ -10,8 +10,12 @@ const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.i
 const NESTED_REQUIREMENTS = ['requirements/tests.txt', 'requirements/test.txt', 'requirements/testing.txt', 'requirements/dev.txt', 'tests/requirements.txt'];
 const TESTISH = /^(tests?|testing|dev)$/i;
 const DOCS = /^docs?$|documentation|sphinx/i;
-/** What the image's venv already has (Python 3.11's ensurepip): a build needing only these needs no fetch. */
-const IN_VENV = new Set(['setuptools', 'wheel', 'pip']);
+/**
+ * What the base image already has (Debian's pytest, seen through the venv's system site-packages, and
+ * the venv's own pip and setuptools): a project declaring only these needs no fetch (the demo's
+ * `test = ["pytest>=7"]`), whatever versions it names.
+ */
+const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
 
 /**
  * Python projects: a venv on the base image's Python 3.11, with the project's dependencies (runtime,
@@ -23,7 +27,10 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
   const has = (name: string) => files.rootFiles.has(name);
   const rootRequirements = [...files.rootFiles].filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f)).sort();
   const nested = (await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))).filter((f): f is string => !!f);
-  const requirementFiles = [...rootRequirements, ...nested];
+  // Test requirement files where there are some, else development ones (which often pull in docs and linters too).
+  const found = [...rootRequirements, ...nested];
+  const testFiles = found.filter((f) => /test/i.test(f));
+  const requirementFiles = found.filter((f) => !/test|dev/i.test(f)).concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f)));
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
 
   const pyproject = has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
@@ -34,13 +41,18 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
   const setupPy = has('setup.py') ? ((await files.read('setup.py')) ?? '') : '';
   const setupCfg = has('setup.cfg') ? ((await files.read('setup.cfg')) ?? '') : '';
   const installable = has('setup.py') || /^\[(project|build-system)\]/m.test(pyproject);
+  const extrasTable = tomlTable(pyproject, 'project.optional-dependencies');
+  const groupsTable = tomlTable(pyproject, 'dependency-groups');
+  const declared = [
+    ...(tomlStrings(project, 'dependencies') ?? []),
+    ...extras.flatMap((e) => tomlStrings(extrasTable, e) ?? [`unreadable extra ${e}`]),
+    ...groups.flatMap((g) => tomlStrings(groupsTable, g) ?? [`unreadable group ${g}`]),
+    ...buildRequires,
+  ];
   const declaresDeps =
-    (tomlStrings(project, 'dependencies')?.length ?? 0) > 0 ||
-    extras.length > 0 ||
-    groups.length > 0 ||
+    declared.some((r) => !IN_IMAGE.has(requirementName(r))) ||
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
-    /\bdependencies\s*=/.test(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '') ||
-    buildRequires.some((r) => !IN_VENV.has(requirementName(r)));
+    tomlTable(pyproject, 'tool.poetry.dependencies') !== undefined;
   const needsFetch = declaresDeps || requirementFiles.length > 0 || has('uv.lock');
 
   const sources = project ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
@@ -59,7 +71,10 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
     toolchain: {
       image: 'python',
       version: PYTHON_VERSION,
-      ...(requiresPython ? { note: `the project asks for Python ${requiresPython}; the image provides ${PYTHON_VERSION}` } : {}),
+      // The only Python provided: the nearest there is for a project that asks for another.
+      ...(requiresPython && !specifierAllows(requiresPython, PYTHON_VERSION)
+        ? { note: `the project asks for Python ${requiresPython.trim()}; the image provides ${PYTHON_VERSION}, the nearest available` }
+        : {}),
     },
     manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock'].filter(has).concat(requirementFiles),
     ...(needsFetch
