@@ -2,13 +2,15 @@ import Docker from 'dockerode';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { runLabel } from '../../src/rollout/round';
 import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { TrajectorySchema, type ScaffoldKind } from '../../src/schemas';
 import { crashRun } from '../../src/testing/crash-run';
 import { expectedNotes, NOTES_FILE } from '../../src/testing/scripted-agent';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
 
-const NOTES = 10;
-const KILLS = 20;
+const NOTES = 6;
+/** A smoke test per scaffold; the 20-kill figure is the durability bench's (steps_redone_per_kill). */
+const KILLS = 3;
 
 /** The lines a patch adds to NOTES.log. */
 function notesIn(patch: string): string[] {
@@ -16,12 +18,12 @@ function notesIn(patch: string): string[] {
   return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
 }
 
-test(`a worker SIGKILLed ${KILLS} times mid-rollout: the chain completes, each kill redoes at most one step`, async () => {
-  const chain = await demoChain('crash');
-  const env = { OPENAI_API_KEY: 'sk-crash-test', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
+test.each<ScaffoldKind>(['tools', 'bash'])(`%s scaffold: a worker SIGKILLed ${KILLS} times mid-rollout completes the chain, each kill redoing at most one step`, async (scaffold) => {
+  const chain = await demoChain(`crash-${scaffold}`);
+  const env = { OPENAI_API_KEY: `sk-crash-${scaffold}-test`, CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
   const config = testConfig(env);
-  const run = await crashRun({ chain, config, env, kills: KILLS, notesPerStage: NOTES });
-  console.log(`crash test: ${run.kills} SIGKILLs, ${run.calls} agent model calls, ${run.redone} steps re-executed (${(run.redone / run.kills).toFixed(2)} per kill)`);
+  const run = await crashRun({ chain, config, env, kills: KILLS, notesPerStage: NOTES, scaffold });
+  console.log(`${scaffold} crash test: ${run.kills} SIGKILLs, ${run.calls} agent model calls, ${run.redone} steps re-executed`);
 
   expect(run.kills).toBe(KILLS);
   expect(run.result.status).toBe('accepted');
@@ -34,7 +36,17 @@ test(`a worker SIGKILLed ${KILLS} times mid-rollout: the chain completes, each k
 
   // The tree itself shows no step lost or run twice: every note line once, in order.
   const store = new ArtifactStore(`${config.dataDir}/artifacts`);
-  expect(notesIn(await store.getText(run.result.results[2].finalRound!.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
+  const last = run.result.results[2].finalRound!;
+  expect(notesIn(await store.getText(last.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
+  if (scaffold === 'bash') {
+    // And the conversation: every step once (a bash step is a reply and its output turn).
+    expect(run.workflowId).toMatch(/-model-bash$/);
+    const t = await store.getJson(last.trajectoryRef, TrajectorySchema);
+    expect(t.scaffold).toBe('bash');
+    const notes = t.messages.filter((m) => m.role === 'assistant' && /echo "stage \d step \d+"/.test(m.content ?? ''));
+    expect(notes).toHaveLength(3 * NOTES);
+    expect([t.steps, t.toolCalls]).toEqual([3 * (NOTES + 2), 3 * (NOTES + 2)]);
+  }
 
   const left = (await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } })).filter((c) =>
     (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(run.workflowId)),
