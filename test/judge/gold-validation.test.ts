@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { combine } from '../../src/judge/combine';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { testEnvironments } from '../../src/testing/environments';
 import type { Chain } from '../../src/schemas';
 import { demoChain } from '../queries/demo-chain';
+import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();
 let chain: Chain;
@@ -35,7 +35,7 @@ test('gold validation of the demo chain in Docker: the tests each PR makes pass,
   expect(third.failToPass).toEqual([t('test_median_with_key_function')]);
   expect(third.passToPass).toHaveLength(4);
   expect(second.command).toMatch(/pytest .*-rfEsxXp tests\/test_median\.py$/);
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold'] } })).toHaveLength(0);
+  expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
 
   // Computed once per PR: a second call comes from the store without touching Docker.
   const again = await goldTestsFor({ ...deps(), docker: {} as Docker }, chain, 1);

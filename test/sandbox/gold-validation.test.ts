@@ -6,11 +6,10 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
 import { goldTestsFor, type GoldValidationDeps } from '../../src/judge/gold-validation';
 import { formatGoldYield, goldYield, validateStages } from '../../src/judge/gold-yield';
-import { ownerLabel } from '../../src/sandbox/orphans';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import { testEnvironments } from '../../src/testing/environments';
 import { pythonChain } from '../../src/testing/python-chain';
+import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();
 let chain: Chain;
@@ -23,9 +22,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // Only this process's: other runs on the same engine (a bench, another suite) are not ours to judge.
-  const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold', ...owner] } })).toHaveLength(0);
+  expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
 });
 
 const t = (file: string, name: string) => `tests/${file}.py::${name}`;

@@ -1,0 +1,12 @@
+import type Docker from 'dockerode';
+import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { ownerLabel } from '../../src/sandbox/orphans';
+
+/**
+ * The one-off sandboxes (gold validation, environment builds) this test process still owns, with the
+ * given labels too: other runs on the same engine (a bench, another suite) are not the test's to judge.
+ */
+export async function ownSandboxes(docker: Docker, ...labels: string[]): Promise<Docker.ContainerInfo[]> {
+  const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
+  return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, ...owner, ...labels] } });
+}
