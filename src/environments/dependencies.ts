@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainsmithError, StageError, TransientError } from '../errors';
@@ -56,6 +56,7 @@ export class DependencyCache {
       return { dir: join(done, 'files'), key: req.key, resolution, fetchSeconds: resolution.fetchSeconds ?? 0 };
     }
     await mkdir(root, { recursive: true });
+    await sweepPartials(root);
     const partial = join(root, `.partial-${req.key}-${randomBytes(4).toString('hex')}`);
     const src = await mkdtemp(join(tmpdir(), 'chainsmith-src-'));
     const start = Date.now();
@@ -89,6 +90,17 @@ export class DependencyCache {
     } finally {
       await rm(src, { recursive: true, force: true });
     }
+  }
+}
+
+/** Fetches a killed process left half done, a day old or more (a running fetch is younger). */
+async function sweepPartials(root: string): Promise<void> {
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for (const name of await readdir(root)) {
+    if (!name.startsWith('.partial-')) continue;
+    const path = join(root, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && info.mtimeMs < dayAgo) await rm(path, { recursive: true, force: true });
   }
 }
 
