@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainsmithError, StageError, TransientError } from '../errors';
 import type { LanguageRecipe, Resolution } from './contract';
+import { runTool } from './host-tools';
 
 export interface FetchedDependencies {
   /** Mounted read-only at DEPS_MOUNT in the build. */
@@ -77,6 +78,9 @@ export class DependencyCache {
       });
       const fetchSeconds = Math.round((Date.now() - start) / 100) / 10;
       await writeFile(join(partial, 'resolution.json'), JSON.stringify({ ...resolution, fetchSeconds }, null, 2));
+      // The build reads it as the unprivileged agent user, whatever the worker's umask was.
+      const readable = await runTool('chmod', ['-R', 'a+rX', partial]);
+      if (readable.code !== 0) throw new TransientError(`cannot make ${partial} readable: ${readable.stderr.trim()}`);
       await rename(partial, done).catch(async (err) => {
         // Another process finished the same fetch first: theirs is as good.
         if (!existsSync(join(done, 'resolution.json'))) throw err;
