@@ -50,6 +50,7 @@ const ConfigSchema = z.strictObject({
     image: z.string().min(1).optional(),
     memoryMb: z.number().int().min(64),
     pidsLimit: z.number().int().min(16),
+    /** The test command of a repository whose language is not recognised, and pytest's command for Python projects. */
     testCommand: z.string().min(1),
   }),
   /**

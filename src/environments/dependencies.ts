@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainsmithError, StageError, TransientError } from '../errors';
 import type { LanguageRecipe, Resolution } from './contract';
+import { runTool } from './host-tools';
 
 export interface FetchedDependencies {
   /** Mounted read-only at DEPS_MOUNT in the build. */
@@ -56,6 +57,7 @@ export class DependencyCache {
       return { dir: join(done, 'files'), key: req.key, resolution, fetchSeconds: resolution.fetchSeconds ?? 0 };
     }
     await mkdir(root, { recursive: true });
+    await sweepPartials(root);
     const partial = join(root, `.partial-${req.key}-${randomBytes(4).toString('hex')}`);
     const src = await mkdtemp(join(tmpdir(), 'chainsmith-src-'));
     const start = Date.now();
@@ -76,6 +78,9 @@ export class DependencyCache {
       });
       const fetchSeconds = Math.round((Date.now() - start) / 100) / 10;
       await writeFile(join(partial, 'resolution.json'), JSON.stringify({ ...resolution, fetchSeconds }, null, 2));
+      // The build reads it as the unprivileged agent user, whatever the worker's umask was.
+      const readable = await runTool('chmod', ['-R', 'a+rX', partial]);
+      if (readable.code !== 0) throw new TransientError(`cannot make ${partial} readable: ${readable.stderr.trim()}`);
       await rename(partial, done).catch(async (err) => {
         // Another process finished the same fetch first: theirs is as good.
         if (!existsSync(join(done, 'resolution.json'))) throw err;
@@ -89,6 +94,17 @@ export class DependencyCache {
     } finally {
       await rm(src, { recursive: true, force: true });
     }
+  }
+}
+
+/** Fetches a killed process left half done, a day old or more (a running fetch is younger). */
+async function sweepPartials(root: string): Promise<void> {
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for (const name of await readdir(root)) {
+    if (!name.startsWith('.partial-')) continue;
+    const path = join(root, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && info.mtimeMs < dayAgo) await rm(path, { recursive: true, force: true });
   }
 }
 

@@ -15,13 +15,15 @@ import { fallbackRecipe } from './recipe';
 const DETECTORS = [detectRust, detectGo, detectJava, detectPython, detectNode, detectC];
 
 export interface DetectOptions {
-  /** The test command where no language is recognised (sandbox.testCommand). */
+  /** The test command where no language is recognised, and pytest's where it runs the tests (sandbox.testCommand). */
   defaultTestCommand: string;
 }
 
 export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promise<LanguageRecipe> {
   for (const detect of DETECTORS) {
     const recipe = await detect(files);
+    // A configured pytest command (extra flags, a plugin switched off) keeps applying to detected Python projects.
+    if (recipe?.runner === 'pytest' && !recipe.test && /\bpytest\b/.test(opts.defaultTestCommand)) return { ...recipe, test: opts.defaultTestCommand };
     if (recipe) return recipe;
   }
   return fallbackRecipe(opts.defaultTestCommand);

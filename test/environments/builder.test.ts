@@ -34,6 +34,8 @@ test('recipes are detected per language from the files at the base; a layout not
     runner: 'pytest',
   });
   expect(plain.fetch).toBeUndefined();
+  // sandbox.testCommand is pytest's command for Python projects (flags a user configured keep applying).
+  expect(plain.test).toBe('python3 -m pytest -q');
   // So does one whose test extra names only what the base image has (the demo's pytest).
   const demo = await detectRecipe(repoFiles({ 'pyproject.toml': '[project]\nname = "tally"\n\n[project.optional-dependencies]\ntest = ["pytest>=7"]\n' }), opts);
   expect(demo.fetch).toBeUndefined();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
 import { testEnvironments } from '../../src/testing/environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../src/testing/real-repos';
 
@@ -31,5 +32,6 @@ real('cJSON: CMake configures and builds in the C toolchain image; a real PR val
   expect(gold.passToPass).toEqual(expect.arrayContaining(['parse_number', 'parse_number::parse_number_should_parse_zero', 'misc_tests::cjson_array_foreach_should_loop_over_arrays']));
   expect(gold.passToPass.length).toBeGreaterThan(100);
   expect(gold.brokenOnGold).toEqual([]);
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold'] } })).toHaveLength(0);
+  // This process's gold sandboxes (other processes may share the engine).
+  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
 import { testEnvironments } from '../../src/testing/environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../src/testing/real-repos';
 
@@ -35,7 +36,8 @@ real('Jinja: dependencies resolved on the host as of the base, installed offline
   expect(gold.failToPass.length).toBeGreaterThan(0);
   expect(gold.failToPass.every((id) => /^tests\/test_(async_)?filters\.py::/.test(id))).toBe(true);
   expect(gold.passToPass.length).toBeGreaterThan(100);
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold'] } })).toHaveLength(0);
+  // This process's gold sandboxes (other processes may share the engine).
+  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
 
   // Another era with the same manifests (#1564, a day earlier) shares the fetched dependencies and the image.
   const earlier = await pullRequestChain(repo, 'pallets/jinja', 1564, 'main');

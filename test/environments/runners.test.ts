@@ -1,4 +1,5 @@
 import { runnerFor } from '../../src/environments/runners';
+import { nodeRangeAllows } from '../../src/environments/languages/node';
 import { parseCaseLines } from '../../src/environments/runners/case-lines';
 
 test('CTest reports each test and the Unity or GoogleTest cases it printed, so FAIL_TO_PASS can name a case', () => {
@@ -43,4 +44,9 @@ test('make, meson and node runs are read per case from TAP, meson and check-mark
   expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
   expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
   expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe("python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py");
+});
+
+test("a package's engines.node range is checked against the image's Node 18", () => {
+  for (const yes of ['>=14', '^18.0.0', '16.x || 18.x', '>=12 <20', '*', 'lts']) expect(nodeRangeAllows(yes, 18)).toBe(true);
+  for (const no of ['>=20', '^16.14.0', '14.x || 16.x', '<18', '>=12 <18']) expect(nodeRangeAllows(no, 18)).toBe(false);
 });

@@ -18,15 +18,25 @@ export async function detectNode(files: RepoFiles): Promise<LanguageRecipe | und
   const lock = files.rootFiles.has('package-lock.json') ? 'package-lock.json' : files.rootFiles.has('npm-shrinkwrap.json') ? 'npm-shrinkwrap.json' : undefined;
   const other = ['yarn.lock', 'pnpm-lock.yaml'].filter((f) => files.rootFiles.has(f));
   let scripts: Record<string, unknown> = {};
+  let engine: unknown;
   try {
-    scripts = JSON.parse((await files.read('package.json')) ?? '{}')?.scripts ?? {};
+    const pkg = JSON.parse((await files.read('package.json')) ?? '{}');
+    scripts = pkg?.scripts ?? {};
+    engine = pkg?.engines?.node;
   } catch {
     // An unreadable package.json still gets an install; npm will say what is wrong with it.
   }
   return {
     language: 'node',
     origin: 'node-npm',
-    toolchain: { image: 'node' },
+    toolchain: {
+      image: 'node',
+      version: NODE_MAJOR,
+      // The only Node provided: the nearest there is for a package that asks for another.
+      ...(typeof engine === 'string' && !nodeRangeAllows(engine, Number(NODE_MAJOR))
+        ? { note: `the package asks for Node ${engine}; the image provides Node ${NODE_MAJOR}, the nearest available` }
+        : {}),
+    },
     manifests: ['package.json', ...(lock ? [lock] : []), ...other],
     fetch: (ctx) => fetchNpm(ctx, lock, other),
     setup: [
@@ -42,6 +52,33 @@ export async function detectNode(files: RepoFiles): Promise<LanguageRecipe | und
     runner: typeof scripts.test === 'string' ? 'node' : 'exit-code',
     ...(typeof scripts.test === 'string' ? {} : { test: 'echo "package.json has no test script" >&2; exit 2' }),
   };
+}
+
+/** Debian bookworm's Node. */
+const NODE_MAJOR = '18';
+
+/** Whether an engines.node range ('>=14', '^16 || ^18', '16.x', '>=20.0.0') admits a major version; an unreadable one does. */
+export function nodeRangeAllows(range: string, major: number): boolean {
+  return range.split('||').some((alt) => {
+    const clauses = alt.trim().split(/\s+(?=[<>=^~\d])/).filter(Boolean);
+    return clauses.every((c) => {
+      const m = /^(>=|<=|>|<|=|\^|~)?\s*v?(\d+|x|\*)/.exec(c.trim());
+      if (!m || m[2] === 'x' || m[2] === '*') return true;
+      const n = Number(m[2]);
+      switch (m[1]) {
+        case '>=':
+          return major >= n;
+        case '>':
+          return major > n || (major === n && !/^>\s*v?\d+$/.test(c.trim()));
+        case '<=':
+          return major <= n;
+        case '<':
+          return major < n || (major === n && /[.]\d*[1-9]/.test(c));
+        default:
+          return major === n;
+      }
+    });
+  });
 }
 
 async function fetchNpm(ctx: FetchContext, lock: string | undefined, other: string[]): Promise<Resolution> {
