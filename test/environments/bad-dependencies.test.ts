@@ -9,9 +9,8 @@ import { StageError } from '../../src/errors';
 import { validateStages } from '../../src/judge/gold-yield';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { BUILD_LABEL } from '../../src/environments/builder';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
 import { ChainRepo } from '../../src/testing/chain-repo';
+import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();
 
@@ -40,7 +39,7 @@ test('dependencies that do not resolve fail the stage with the resolver’s reas
   await expect(attempt).rejects.toThrow(/the dependencies of gen\/baddeps at [0-9a-f]{12} cannot be fetched: uv cannot resolve the Python requirements as of 2023-01-0\d:\n(.|\n)*chainsmith-no-such-package-zz9/);
   // Nothing half-fetched is kept for a later build to trust, and no build container was started.
   expect(readdirSync(join(dataDir, 'deps'))).toEqual([]);
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, BUILD_LABEL, `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toEqual([]);
+  expect(await ownSandboxes(docker, BUILD_LABEL)).toEqual([]);
 
   // A yield over the chain records the stage as invalid with the reason, and the clone is as it was.
   const records = await validateStages({ docker, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments }, [chain]);

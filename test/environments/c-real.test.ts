@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
 import { testEnvironments } from '../../src/testing/environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../src/testing/real-repos';
+import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();
 const bundle = bundlePath('DaveGamble+cJSON');
@@ -33,5 +32,5 @@ real('cJSON: CMake configures and builds in the C toolchain image; a real PR val
   expect(gold.passToPass.length).toBeGreaterThan(100);
   expect(gold.brokenOnGold).toEqual([]);
   // This process's gold sandboxes (other processes may share the engine).
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
+  expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
 });

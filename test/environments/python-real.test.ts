@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
 import { testEnvironments } from '../../src/testing/environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../src/testing/real-repos';
+import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();
 const bundle = bundlePath('pallets+jinja');
@@ -37,7 +36,7 @@ real('Jinja: dependencies resolved on the host as of the base, installed offline
   expect(gold.failToPass.every((id) => /^tests\/test_(async_)?filters\.py::/.test(id))).toBe(true);
   expect(gold.passToPass.length).toBeGreaterThan(100);
   // This process's gold sandboxes (other processes may share the engine).
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
+  expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
 
   // Another era with the same manifests (#1564, a day earlier) shares the fetched dependencies and the image.
   const earlier = await pullRequestChain(repo, 'pallets/jinja', 1564, 'main');
