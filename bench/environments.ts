@@ -19,6 +19,9 @@ const PRS = Number(process.env.CHAINSMITH_BENCH_PRS ?? 20);
 /** The bundled real repositories (../shared/repos): one per language of the paper's data. */
 const REPOS = { 'pallets/jinja': 'python', 'serde-rs/json': 'rust', 'spf13/cobra': 'go', 'jhy/jsoup': 'java', 'DaveGamble/cJSON': 'c' };
 
+/** CHAINSMITH_BENCH_REPOS=jinja,cJSON measures only those (names matched case-insensitively). */
+const ONLY = (process.env.CHAINSMITH_BENCH_REPOS ?? '').toLowerCase().split(',').filter(Boolean);
+
 const say = (line: string) => console.error(`[environments] ${line}`);
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -47,6 +50,7 @@ export async function run(): Promise<Figure[]> {
   const results: PrResult[] = [];
   const chains: Chain[] = [];
   for (const [name, language] of Object.entries(REPOS)) {
+    if (ONLY.length && !ONLY.some((o) => name.toLowerCase().includes(o))) continue;
     const bundle = name.replace('/', '+');
     if (!bundlePath(bundle)) {
       say(`${name}: skipped, no ${bundle}.bundle in ${SHARED_REPOS}`);
