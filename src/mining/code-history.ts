@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Edge, PullRequestRecord } from '../schemas';
 import { corroboration } from './corroboration';
 import { git } from './git';
-import { isSweep } from './sweeps';
+import { isSweep, sweepCommits } from './sweeps';
 
 export interface CodeHistoryOptions {
   /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
@@ -23,6 +23,8 @@ const COMMIT_AGE_MARGIN_DAYS = 365;
 /** Rewriting every line a PR touched is strong evidence, but code alone never says why: below the words. */
 const BASE_CONFIDENCE = 0.3;
 const SHARE_WEIGHT = 0.5;
+/** The share of B's changed lines from which what the words say counts in full. */
+const FULL_BONUS_SHARE = 0.3;
 /** Code history with the best words around it is still below what the words alone say. */
 const MAX_CONFIDENCE = 0.9;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
@@ -89,16 +91,17 @@ export async function codeHistoryEdges(
   const windowMs = (opts.windowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000;
   // Blame sees through sweeps (reformatting, renames, typing, releases) to whoever wrote the lines,
   // as `git blame --ignore-revs-file` does for formatting commits.
-  const sweeps = all.filter(isSweep);
   const folder = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
   const ignoreFile = join(folder, 'ignore-revs');
-  await writeFile(ignoreFile, sweeps.flatMap((pr) => [pr.mergeSha, ...(pr.commitShas ?? [])]).join('\n') + '\n');
+  const ignored = new Set(all.flatMap(sweepCommits));
+  await writeFile(ignoreFile, [...ignored].join('\n') + '\n');
   const edges: Edge[] = [];
   let done = 0;
   try {
-    const context = { clone, owner, byNumber, windowMs, ignoreFile, all };
+    const context = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all };
     await pool(examined.filter((pr) => !isSweep(pr)), opts.concurrency ?? 2, async (pr) => {
-      const paths = pr.files.filter((file) => file.kind !== 'other' && !file.binary && file.status !== 'added').map((file) => file.path);
+      // Code only: a PR that changes behaviour rewrites the tests of whoever wrote them, for its own reasons.
+    const paths = pr.files.filter((file) => file.kind === 'code' && !file.binary && file.status !== 'added').map((file) => file.path);
       if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
       opts.onProgress?.(++done, examined.length);
     });
@@ -114,6 +117,8 @@ interface BlameContext {
   byNumber: Map<number, PullRequestRecord>;
   windowMs: number;
   ignoreFile: string;
+  /** Lines blame cannot pass through a sweep stay the sweep's: they are nobody's. */
+  ignored: ReadonlySet<string>;
   all: readonly PullRequestRecord[];
 }
 
@@ -134,7 +139,7 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     const counts = blameCounts(await git(clone, args).catch(() => ''));
     for (const [sha, n] of counts) {
       const number = owner.get(sha);
-      if (number !== undefined && number !== pr.number && recent(number)) lines.set(number, (lines.get(number) ?? 0) + n);
+      if (number !== undefined && number !== pr.number && recent(number) && !ctx.ignored.has(sha)) lines.set(number, (lines.get(number) ?? 0) + n);
     }
   }
   return [...lines].map(([number, n]) => {
@@ -146,7 +151,8 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       to: number,
       kind: 'code-history' as const,
       evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${added + removed} changed lines)${why}`,
-      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + bonus) * 100) / 100,
+      // Words lift a link only as far as the code history carries it: one shared line stays weak.
+      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
       source: { field: 'files' as const, start: 0, end: 0 },
     };
   });

@@ -11,7 +11,9 @@ const MAX_NAME_SHARE = 0.02;
 
 const IDENTIFIER = /`([^`\s]{3,})`|\b([A-Za-z][a-z0-9]+[A-Z]\w*|[A-Za-z]\w*_\w+)\b/g;
 
-const texts = (pr: PullRequestRecord) => [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)].join('\n');
+/** Subjects name the code touched; "Merge pull request #N from user/branch" names people. */
+const texts = (pr: PullRequestRecord) =>
+  [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)].filter((subject) => !/^Merge /.test(subject)).join('\n');
 
 function identifiers(pr: PullRequestRecord): Set<string> {
   const found = new Set<string>();
@@ -41,7 +43,8 @@ function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
 export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[]): { bonus: number; why: string } {
   let bonus = 0;
   const why: string[] = [];
-  if (FIX_WORDS.test(texts(b))) {
+  // The title and description say what the PR is for; one "fix comment" commit among many does not.
+  if (FIX_WORDS.test(`${b.title}\n${b.body}`)) {
     bonus += FIX_BONUS;
     why.push(`#${b.number} says it fixes`);
   }

@@ -39,3 +39,14 @@ export function isSweep(pr: PullRequestRecord): boolean {
   if (pr.files.filter((file) => file.kind === 'code').length >= SWEEP_FILES) return true;
   return SWEEP.test(pr.title) || subjects(pr).filter((subject) => SWEEP.test(subject)).length * 2 > subjects(pr).length;
 }
+
+/**
+ * The commits blame should look through: all of a sweep PR's, and a sweep commit inside any other
+ * PR ("apply black" among real changes). A PR's own commits are the last of its messages.
+ */
+export function sweepCommits(pr: PullRequestRecord): string[] {
+  const own = pr.commitShas ?? [];
+  if (isSweep(pr)) return [pr.mergeSha, ...own];
+  const messages = pr.messages.slice(-own.length);
+  return own.filter((_, index) => own.length === messages.length && SWEEP.test(splitMessage(messages[index]).subject));
+}
