@@ -125,7 +125,9 @@ interface BlameContext {
 async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]): Promise<Edge[]> {
   const { clone, owner, byNumber, windowMs } = ctx;
   const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha, '--', ...paths]).catch(() => '');
-  const { ranges, added, removed } = oldRanges(diff);
+  const { ranges, removed } = oldRanges(diff);
+  // Everything B changed in code counts, new files included: one line of A among a new module is little.
+  const changed = pr.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions + file.deletions, 0);
   if (removed === 0 || removed > MAX_OLD_LINES) return [];
   const merged = Date.parse(pr.mergedAt);
   const since = new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString();
@@ -144,13 +146,13 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   }
   return [...lines].map(([number, n]) => {
     // A modified line is one removal and one addition; the share is of everything B changed.
-    const share = Math.min(1, (2 * n) / (added + removed));
+    const share = Math.min(1, (2 * n) / Math.max(1, changed));
     const { bonus, why } = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all);
     return {
       from: pr.number,
       to: number,
       kind: 'code-history' as const,
-      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${added + removed} changed lines)${why}`,
+      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of code)${why}`,
       // Words lift a link only as far as the code history carries it: one shared line stays weak.
       confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
       source: { field: 'files' as const, start: 0, end: 0 },

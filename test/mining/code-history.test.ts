@@ -1,0 +1,54 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { codeHistoryEdges } from '../../src/mining/code-history';
+import { readLocalPullRequests } from '../../src/mining/local-git';
+import { isSweep } from '../../src/mining/sweeps';
+import { lines, ReleaseRepo } from './release-branch';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const rewrite = (text: string, from: number, count: number, tag: string) => {
+  const all = text.split('\n');
+  all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag} ${from + i + 1}`));
+  return all.join('\n');
+};
+
+test('blame looks through a reformatting PR to the PR that wrote the lines, and a release PR links nothing', async () => {
+  const repo = await new ReleaseRepo(join(root, 'app')).init();
+  let parser = lines('parser', 30);
+  await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
+  // A sweep rewrites every line (here: indentation) without changing what they do.
+  parser = parser.split('\n').map((line) => (line ? `    ${line}` : line)).join('\n');
+  await repo.quickPr(2, 'Reformat with black', '', { 'src/parser.py': parser });
+  await repo.quickPr(3, 'Add the printer', '', { 'src/printer.py': lines('printer', 10), 'src/version.py': '__version__ = "1.0"\n' });
+  parser = rewrite(parser, 10, 4, '    fixed');
+  await repo.quickPr(4, 'Fix the parser crash on empty input', '', { 'src/parser.py': parser });
+  await repo.quickPr(5, 'Release version 1.1', '', { 'src/version.py': '__version__ = "1.1"\n' });
+
+  const { prs } = await readLocalPullRequests(repo.path);
+  expect(prs.filter(isSweep).map((pr) => pr.number)).toEqual([2, 5]);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual(['4->1 code-history 0.9']);
+  expect(edges[0].evidence).toBe('#4 changes 4 lines that #1 wrote (100% of its 8 changed lines of code); #4 says it fixes');
+  // Outside the window the same lines are nobody's.
+  expect(await codeHistoryEdges(repo.path, prs, prs, { windowDays: 0 })).toEqual([]);
+});
+
+test('a small share of lines stays a weak link, whatever the words', async () => {
+  const repo = await new ReleaseRepo(join(root, 'share')).init();
+  const cache = lines('cache', 20);
+  await repo.quickPr(1, 'Add the cache', '', { 'src/cache.py': cache });
+  // #2 rewrites one line of #1 among twenty of its own: share 2/22.
+  await repo.quickPr(2, 'Fix the store', '', { 'src/cache.py': rewrite(cache, 3, 1, 'x'), 'src/store.py': lines('store', 20) });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const [edge] = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edge).toMatchObject({ from: 2, to: 1, kind: 'code-history' });
+  expect(edge.confidence).toBeLessThan(0.6);
+});
