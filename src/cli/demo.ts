@@ -43,7 +43,7 @@ export async function demoCommand(config: Config): Promise<number> {
   const mined = await mineChains(repo.path, 'demo/tally');
   const chainsFile = join(demoDir, 'chains.jsonl');
   await writeChains(chainsFile, mined.chains);
-  say(`mined ${mined.prs} PRs and ${mined.edges} links → ${mined.chains.length} chain(s) in ${chainsFile}`);
+  say(`mined ${mined.prs} PRs and ${mined.edges.length} links → ${mined.chains.length} chain(s) in ${chainsFile}`);
   for (const c of mined.chains) say(`  ${c.id}: ${c.prs.map((p) => `#${p.number} ${p.title}`).join('  →  ')}`);
 
   const policy = defaultPolicy(config);
