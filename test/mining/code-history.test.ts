@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { codeHistoryEdges } from '../../src/mining/code-history';
+import { recordsToChains } from '../../src/mining/pipeline';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { isSweep } from '../../src/mining/sweeps';
 import { lines, ReleaseRepo } from './release-branch';
@@ -51,4 +52,18 @@ test('a small share of lines stays a weak link, whatever the words', async () =>
   const [edge] = await codeHistoryEdges(repo.path, prs, prs);
   expect(edge).toMatchObject({ from: 2, to: 1, kind: 'code-history' });
   expect(edge.confidence).toBeLessThan(0.6);
+});
+
+test('a PR that names another and rewrites its lines follows up on it; naming alone is a mention', async () => {
+  const repo = await new ReleaseRepo(join(root, 'named')).init();
+  const cache = lines('cache', 20);
+  await repo.quickPr(1, 'Add the cache', '', { 'src/cache.py': cache });
+  await repo.quickPr(2, 'Add the store', '', { 'src/store.py': lines('store', 20) });
+  await repo.quickPr(3, 'Make eviction lazy', 'As discussed in #1.', { 'src/cache.py': rewrite(cache, 3, 2, 'lazy') });
+  await repo.quickPr(4, 'Store in batches', 'See #2 for context.', { 'src/batch.py': lines('batch', 5) });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));
+  const { edges } = await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path });
+  expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual(['3->1 follow-up 0.8', '4->2 mentions 0.5']);
+  expect(edges[0].evidence).toBe('As discussed in #1. (and #3 changes 2 lines that #1 wrote (100% of its 4 changed lines of code))');
 });
