@@ -5,7 +5,7 @@ import { splitMessage } from './commit-log';
 const SWEEP = new RegExp(
   [
     String.raw`\b(re)?format(ting|ted)?\b`,
-    String.raw`\b(black|isort|flake8|ruff|pyupgrade|prettier|clang-format|gofmt|rustfmt|codespell|pre-commit|lint(er|ing)?)\b`,
+    String.raw`\b(black|isort|flake8|ruff|pyupgrade|prettier|eslint|clang-format|clang-tidy|gofmt|goimports|golint|golangci-lint|go vet|rustfmt|clippy|checkstyle|spotless|codespell|pre-commit|lint(s|er|ers|ing)?)\b`,
     String.raw`\btype (annotations|hints)\b`,
     String.raw`\b(add|update|fix) (typing|types|type annotations)\b`,
     String.raw`\bmypy\b`,

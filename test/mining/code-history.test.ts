@@ -5,6 +5,7 @@ import { codeHistoryEdges } from '../../src/mining/code-history';
 import { recordsToChains } from '../../src/mining/pipeline';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { isSweep } from '../../src/mining/sweeps';
+import { makePr } from './make-pr';
 import { lines, ReleaseRepo } from './release-branch';
 
 let root: string;
@@ -66,4 +67,14 @@ test('a PR that names another and rewrites its lines follows up on it; naming al
   const { edges } = await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path });
   expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual(['3->1 follow-up 0.8', '4->2 mentions 0.5']);
   expect(edges[0].evidence).toBe('As discussed in #1. (and #3 changes 2 lines that #1 wrote (100% of its 4 changed lines of code))');
+});
+
+test('sweeps are told by their words across languages, and by their breadth', () => {
+  const pr = (title: string, codeFiles = 1) =>
+    makePr(1, { title, files: Array.from({ length: codeFiles }, (_, i) => ({ path: `src/m${i}.rs`, kind: 'code' as const, status: 'modified' as const, additions: 1, deletions: 1, binary: false })) });
+  const sweeps = ['Fix new lints in clippy', 'Reformat with black', 'add type annotations', 'Rename jinja2 to jinja', 'Release version 3.1.5', 'Bump serde to 1.0.100', 'golangci-lint fixes'];
+  const work = ['Fix the formatter for dates', 'Add the printer', 'Fix release notes link in README'];
+  expect(sweeps.filter((title) => !isSweep(pr(title)))).toEqual([]);
+  expect(work.filter((title) => isSweep(pr(title)))).toEqual([]);
+  expect(isSweep(pr('Use the new error type', 25))).toBe(true);
 });
