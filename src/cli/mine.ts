@@ -40,6 +40,7 @@ async function mineLocal(repoPath: string, name: string, opts: SourceOptions): P
     pullNumbers: mined.pullNumbers,
     clone: path,
     blameWindowDays: (opts as GitHubSourceOptions).blameDays,
+    onBlameProgress: (done, total) => opts.onProgress?.({ phase: 'reading code history', done, total }),
   });
   const summary = MiningSummarySchema.parse({
     repo: name,
@@ -105,7 +106,14 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
     { name: repoName, path },
     mined.prs,
     (prs) => (clone ? withLocalPatches(clone, prs) : apiPatches(mined.context, prs)),
-    { ...opts, repo: opts.github, pullNumbers: mined.pullNumbers, clone, blameWindowDays: opts.blameDays },
+    {
+      ...opts,
+      repo: opts.github,
+      pullNumbers: mined.pullNumbers,
+      clone,
+      blameWindowDays: opts.blameDays,
+      onBlameProgress: (done, total) => opts.onProgress?.({ phase: 'reading code history', done, total }),
+    },
   );
   if (!clone && result.chains.length > 0) {
     warn(`the chains name ${path} as the clone to run in: clone ${opts.github} there before \`chainsmith start\`, or mine with --clone PATH`);

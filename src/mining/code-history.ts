@@ -1,5 +1,10 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Edge, PullRequestRecord } from '../schemas';
+import { corroboration } from './corroboration';
 import { git } from './git';
+import { isSweep, sweepCommits } from './sweeps';
 
 export interface CodeHistoryOptions {
   /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
@@ -9,10 +14,19 @@ export interface CodeHistoryOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export const DEFAULT_WINDOW_DAYS = 90;
+export const DEFAULT_WINDOW_DAYS = 180;
+/**
+ * Commit dates of a PR's own commits can be far older than its merge: blame looks back this much
+ * further, and the window is then applied to merge dates.
+ */
+const COMMIT_AGE_MARGIN_DAYS = 365;
 /** Rewriting every line a PR touched is strong evidence, but code alone never says why: below the words. */
 const BASE_CONFIDENCE = 0.3;
 const SHARE_WEIGHT = 0.5;
+/** The share of B's changed lines from which what the words say counts in full. */
+const FULL_BONUS_SHARE = 0.3;
+/** Code history with the best words around it is still below what the words alone say. */
+const MAX_CONFIDENCE = 0.9;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
 
@@ -73,40 +87,74 @@ export async function codeHistoryEdges(
 ): Promise<Edge[]> {
   const owner = new Map<string, number>();
   for (const pr of all) for (const sha of [pr.mergeSha, ...(pr.commitShas ?? [])]) if (!owner.has(sha)) owner.set(sha, pr.number);
+  const byNumber = new Map(all.map((pr) => [pr.number, pr]));
   const windowMs = (opts.windowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000;
+  // Blame sees through sweeps (reformatting, renames, typing, releases) to whoever wrote the lines,
+  // as `git blame --ignore-revs-file` does for formatting commits.
+  const folder = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
+  const ignoreFile = join(folder, 'ignore-revs');
+  const ignored = new Set(all.flatMap(sweepCommits));
+  await writeFile(ignoreFile, [...ignored].join('\n') + '\n');
   const edges: Edge[] = [];
   let done = 0;
-  await pool([...examined], opts.concurrency ?? 2, async (pr) => {
-    const paths = pr.files.filter((file) => file.kind !== 'other' && !file.binary && file.status !== 'added').map((file) => file.path);
-    if (paths.length > 0) edges.push(...(await edgesOf(clone, pr, paths, owner, windowMs)));
-    opts.onProgress?.(++done, examined.length);
-  });
+  try {
+    const context = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all };
+    await pool(examined.filter((pr) => !isSweep(pr)), opts.concurrency ?? 2, async (pr) => {
+      // Code only: a PR that changes behaviour rewrites the tests of whoever wrote them, for its own reasons.
+    const paths = pr.files.filter((file) => file.kind === 'code' && !file.binary && file.status !== 'added').map((file) => file.path);
+      if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
+      opts.onProgress?.(++done, examined.length);
+    });
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
   return edges.sort((a, b) => a.from - b.from || a.to - b.to);
 }
 
-async function edgesOf(clone: string, pr: PullRequestRecord, paths: string[], owner: Map<string, number>, windowMs: number): Promise<Edge[]> {
+interface BlameContext {
+  clone: string;
+  owner: Map<string, number>;
+  byNumber: Map<number, PullRequestRecord>;
+  windowMs: number;
+  ignoreFile: string;
+  /** Lines blame cannot pass through a sweep stay the sweep's: they are nobody's. */
+  ignored: ReadonlySet<string>;
+  all: readonly PullRequestRecord[];
+}
+
+async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]): Promise<Edge[]> {
+  const { clone, owner, byNumber, windowMs } = ctx;
   const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha, '--', ...paths]).catch(() => '');
-  const { ranges, added, removed } = oldRanges(diff);
+  const { ranges, removed } = oldRanges(diff);
+  // Everything B changed in code counts, new files included: one line of A among a new module is little.
+  const changed = pr.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions + file.deletions, 0);
   if (removed === 0 || removed > MAX_OLD_LINES) return [];
-  const since = new Date(Date.parse(pr.mergedAt) - windowMs).toISOString();
+  const merged = Date.parse(pr.mergedAt);
+  const since = new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString();
+  const recent = (number: number) => {
+    const at = Date.parse(byNumber.get(number)?.mergedAt ?? '');
+    return at <= merged && at >= merged - windowMs;
+  };
   const lines = new Map<number, number>();
   for (const [path, spans] of ranges) {
-    const args = ['blame', '--porcelain', '-w', `--since=${since}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
+    const args = ['blame', '--porcelain', '-w', `--since=${since}`, `--ignore-revs-file=${ctx.ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
     const counts = blameCounts(await git(clone, args).catch(() => ''));
     for (const [sha, n] of counts) {
       const number = owner.get(sha);
-      if (number !== undefined && number !== pr.number) lines.set(number, (lines.get(number) ?? 0) + n);
+      if (number !== undefined && number !== pr.number && recent(number) && !ctx.ignored.has(sha)) lines.set(number, (lines.get(number) ?? 0) + n);
     }
   }
   return [...lines].map(([number, n]) => {
     // A modified line is one removal and one addition; the share is of everything B changed.
-    const share = Math.min(1, (2 * n) / (added + removed));
+    const share = Math.min(1, (2 * n) / Math.max(1, changed));
+    const { bonus, why } = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all);
     return {
       from: pr.number,
       to: number,
       kind: 'code-history' as const,
-      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${added + removed} changed lines)`,
-      confidence: Math.round((BASE_CONFIDENCE + SHARE_WEIGHT * share) * 100) / 100,
+      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of code)${why}`,
+      // Words lift a link only as far as the code history carries it: one shared line stays weak.
+      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
       source: { field: 'files' as const, start: 0, end: 0 },
     };
   });

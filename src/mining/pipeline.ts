@@ -16,6 +16,9 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
   onBlameProgress?: (done: number, total: number) => void;
 }
 
+/** A mention backed by code history: more than either, less than words that say what the link is. */
+const NAMED_AND_REWRITTEN = 0.7;
+
 /** Gives records their patches; only chain members are ever asked for. */
 export type PatchSource = (prs: PullRequestRecord[]) => Promise<PullRequest[]>;
 
@@ -52,9 +55,16 @@ export async function recordsToChains(
     opts.clone && opts.blameWindowDays !== 0
       ? await codeHistoryEdges(opts.clone, prs, kept, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
       : [];
-  // Words outrank code history for one pair: blame only adds pairs no text links.
-  const worded = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
-  const edges = strongestPerPair([...textEdges, ...blame.filter((edge) => !worded.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(kept) : [])]);
+  // Words outrank code history for one pair: blame only adds pairs no text links. A PR that names
+  // another and rewrites its lines builds on it, though either alone is only a hint.
+  const blamed = new Map(blame.map((edge) => [`${edge.from}->${edge.to}`, edge]));
+  const worded = textEdges.map((edge) => {
+    const history = blamed.get(`${edge.from}->${edge.to}`);
+    if (edge.kind !== 'mentions' || !history) return edge;
+    return { ...edge, kind: 'follow-up' as const, confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence), evidence: `${edge.evidence} (and ${history.evidence})` };
+  });
+  const wordedPairs = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
+  const edges = strongestPerPair([...worded, ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(kept) : [])]);
   const planned = buildChains(repo, kept, edges, opts);
 
   const members = new Map<number, PullRequestRecord>();

@@ -69,10 +69,10 @@ test('every way of naming a PR becomes exactly one typed edge, and edges.jsonl h
     '16->4 reverts 0.9',
     '17->7 follow-up 0.81',
     '18->7 mentions 0.4',
-    '19->8 code-history 0.8',
+    '19->8 code-history 0.9',
   ]);
   expect(written.find((edge) => edge.from === 17)?.evidence).toBe('#17 refers to issue #100, which #7 closed: Follow-up to #100: surrogates were still mangled.');
-  expect(written.find((edge) => edge.from === 19)?.evidence).toBe('#19 changes 4 lines that #8 wrote (100% of its 8 changed lines)');
+  expect(written.find((edge) => edge.from === 19)?.evidence).toBe('#19 changes 4 lines that #8 wrote (100% of its 8 changed lines of code); #19 says it fixes');
 });
 
 test('a PR that cannot be recorded is skipped with a warning and counted; the rest is mined', () => {

@@ -1,0 +1,60 @@
+import type { PullRequestRecord } from '../schemas';
+import { splitMessage } from './commit-log';
+
+/** B says it repairs something: rewriting A's lines is then most likely repairing A. */
+const FIX_WORDS = /\b(fix(es|ed|ing)?|bug|crash(es)?|regression|broken|breaks?|breaking|typo|incorrect|wrong|leak|overflow|use-after-free|infinite loop)\b/i;
+const FIX_BONUS = 0.1;
+/** B and A name the same code identifier: both are about the same thing. */
+const NAME_BONUS = 0.15;
+/** Identifiers in more than this share of PRs are the project's vocabulary, not a topic. */
+const MAX_NAME_SHARE = 0.02;
+
+const IDENTIFIER = /`([^`\s]{3,})`|\b([A-Za-z][a-z0-9]+[A-Z]\w*|[A-Za-z]\w*_\w+)\b/g;
+
+/** Subjects name the code touched; "Merge pull request #N from user/branch" names people. */
+const texts = (pr: PullRequestRecord) =>
+  [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)].filter((subject) => !/^Merge /.test(subject)).join('\n');
+
+function identifiers(pr: PullRequestRecord): Set<string> {
+  const found = new Set<string>();
+  for (const match of texts(pr).matchAll(IDENTIFIER)) {
+    const name = (match[1] ?? match[2]).replace(/\(\)$/, '');
+    if (name.length >= 5) found.add(name);
+  }
+  return found;
+}
+
+const frequencies = new WeakMap<readonly PullRequestRecord[], Map<string, number>>();
+
+function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
+  let counts = frequencies.get(all);
+  if (!counts) {
+    counts = new Map();
+    for (const pr of all) for (const name of identifiers(pr)) counts.set(name, (counts.get(name) ?? 0) + 1);
+    frequencies.set(all, counts);
+  }
+  return counts;
+}
+
+/**
+ * What the two PRs' words add to a code-history link: B calling itself a fix, and both naming the
+ * same identifier that few other PRs name. Returns the confidence to add and why, for the evidence.
+ */
+export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[]): { bonus: number; why: string } {
+  let bonus = 0;
+  const why: string[] = [];
+  // The title and description say what the PR is for; one "fix comment" commit among many does not.
+  if (FIX_WORDS.test(`${b.title}\n${b.body}`)) {
+    bonus += FIX_BONUS;
+    why.push(`#${b.number} says it fixes`);
+  }
+  const counts = frequency(all);
+  const limit = Math.max(2, all.length * MAX_NAME_SHARE);
+  const aNames = identifiers(a);
+  const shared = [...identifiers(b)].filter((name) => aNames.has(name) && (counts.get(name) ?? 0) <= limit);
+  if (shared.length > 0) {
+    bonus += NAME_BONUS;
+    why.push(`both name ${shared[0]}`);
+  }
+  return { bonus, why: why.length ? `; ${why.join('; ')}` : '' };
+}

@@ -1,0 +1,52 @@
+import type { PullRequestRecord } from '../schemas';
+import { splitMessage } from './commit-log';
+
+/** Work that touches many lines for its own sake: whoever wrote those lines before is not its cause. */
+const SWEEP = new RegExp(
+  [
+    String.raw`\b(re)?format(ting|ted)?\b`,
+    String.raw`\b(black|isort|flake8|ruff|pyupgrade|prettier|eslint|clang-format|clang-tidy|gofmt|goimports|golint|golangci-lint|go vet|rustfmt|clippy|checkstyle|spotless|codespell|pre-commit|lint(s|er|ers|ing)?)\b`,
+    String.raw`\btype (annotations|hints)\b`,
+    String.raw`\b(add|update|fix) (typing|types|type annotations)\b`,
+    String.raw`\bmypy\b`,
+    String.raw`\brename\b.*\b(to|directory|package|module|imports)\b`,
+    String.raw`\bdrop(ping)? (support for )?(python|py|node|java|go|rust)\s*\d`,
+    String.raw`\bmove (to|into) (a )?src\b`,
+    String.raw`\b(modernize|python 3 port|port to python 3)\b`,
+    String.raw`\bcompiler (flags?|warnings?|checks?)\b`,
+    String.raw`\b(fix|remove) (all )?(compiler )?warnings\b`,
+    String.raw`\bcode ?style\b`,
+    String.raw`\bwhitespace\b.*\b(cleanup|remove|trailing)\b|\btrailing (white)?space\b`,
+  ].join('|'),
+  'i',
+);
+
+/** Release and dependency bookkeeping: version strings change every time, and mean nothing. */
+const RELEASE = /^(release|bump|prepare)\b|\brelease (version )?v?\d|\bversion (to )?v?\d+\.\d+|^(update|upgrade) (version|changelog|requirements|dependencies|deps)\b|^\[pre-commit\.ci\]|^(chore|build)(\(deps\))?:/i;
+
+/** A PR changing this many code files at once is a sweep whatever it says. */
+const SWEEP_FILES = 20;
+
+const subjects = (pr: PullRequestRecord) => [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)];
+
+export function isRelease(pr: PullRequestRecord): boolean {
+  return RELEASE.test(pr.title.trim());
+}
+
+/** Formatting, renames, typing, lint, compiler-flag and port sweeps, and releases. */
+export function isSweep(pr: PullRequestRecord): boolean {
+  if (isRelease(pr)) return true;
+  if (pr.files.filter((file) => file.kind === 'code').length >= SWEEP_FILES) return true;
+  return SWEEP.test(pr.title) || subjects(pr).filter((subject) => SWEEP.test(subject)).length * 2 > subjects(pr).length;
+}
+
+/**
+ * The commits blame should look through: all of a sweep PR's, and a sweep commit inside any other
+ * PR ("apply black" among real changes). A PR's own commits are the last of its messages.
+ */
+export function sweepCommits(pr: PullRequestRecord): string[] {
+  const own = pr.commitShas ?? [];
+  if (isSweep(pr)) return [pr.mergeSha, ...own];
+  const messages = pr.messages.slice(-own.length);
+  return own.filter((_, index) => own.length === messages.length && SWEEP.test(splitMessage(messages[index]).subject));
+}

@@ -1,0 +1,80 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { codeHistoryEdges } from '../../src/mining/code-history';
+import { recordsToChains } from '../../src/mining/pipeline';
+import { readLocalPullRequests } from '../../src/mining/local-git';
+import { isSweep } from '../../src/mining/sweeps';
+import { makePr } from './make-pr';
+import { lines, ReleaseRepo } from './release-branch';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const rewrite = (text: string, from: number, count: number, tag: string) => {
+  const all = text.split('\n');
+  all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag} ${from + i + 1}`));
+  return all.join('\n');
+};
+
+test('blame looks through a reformatting PR to the PR that wrote the lines, and a release PR links nothing', async () => {
+  const repo = await new ReleaseRepo(join(root, 'app')).init();
+  let parser = lines('parser', 30);
+  await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
+  // A sweep rewrites every line (here: indentation) without changing what they do.
+  parser = parser.split('\n').map((line) => (line ? `    ${line}` : line)).join('\n');
+  await repo.quickPr(2, 'Reformat with black', '', { 'src/parser.py': parser });
+  await repo.quickPr(3, 'Add the printer', '', { 'src/printer.py': lines('printer', 10), 'src/version.py': '__version__ = "1.0"\n' });
+  parser = rewrite(parser, 10, 4, '    fixed');
+  await repo.quickPr(4, 'Fix the parser crash on empty input', '', { 'src/parser.py': parser });
+  await repo.quickPr(5, 'Release version 1.1', '', { 'src/version.py': '__version__ = "1.1"\n' });
+
+  const { prs } = await readLocalPullRequests(repo.path);
+  expect(prs.filter(isSweep).map((pr) => pr.number)).toEqual([2, 5]);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual(['4->1 code-history 0.9']);
+  expect(edges[0].evidence).toBe('#4 changes 4 lines that #1 wrote (100% of its 8 changed lines of code); #4 says it fixes');
+  // Outside the window the same lines are nobody's.
+  expect(await codeHistoryEdges(repo.path, prs, prs, { windowDays: 0 })).toEqual([]);
+});
+
+test('a small share of lines stays a weak link, whatever the words', async () => {
+  const repo = await new ReleaseRepo(join(root, 'share')).init();
+  const cache = lines('cache', 20);
+  await repo.quickPr(1, 'Add the cache', '', { 'src/cache.py': cache });
+  // #2 rewrites one line of #1 among twenty of its own: share 2/22.
+  await repo.quickPr(2, 'Fix the store', '', { 'src/cache.py': rewrite(cache, 3, 1, 'x'), 'src/store.py': lines('store', 20) });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const [edge] = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edge).toMatchObject({ from: 2, to: 1, kind: 'code-history' });
+  expect(edge.confidence).toBeLessThan(0.6);
+});
+
+test('a PR that names another and rewrites its lines follows up on it; naming alone is a mention', async () => {
+  const repo = await new ReleaseRepo(join(root, 'named')).init();
+  const cache = lines('cache', 20);
+  await repo.quickPr(1, 'Add the cache', '', { 'src/cache.py': cache });
+  await repo.quickPr(2, 'Add the store', '', { 'src/store.py': lines('store', 20) });
+  await repo.quickPr(3, 'Make eviction lazy', 'As discussed in #1.', { 'src/cache.py': rewrite(cache, 3, 2, 'lazy') });
+  await repo.quickPr(4, 'Store in batches', 'See #2 for context.', { 'src/batch.py': lines('batch', 5) });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));
+  const { edges } = await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path });
+  expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual(['3->1 follow-up 0.8', '4->2 mentions 0.5']);
+  expect(edges[0].evidence).toBe('As discussed in #1. (and #3 changes 2 lines that #1 wrote (100% of its 4 changed lines of code))');
+});
+
+test('sweeps are told by their words across languages, and by their breadth', () => {
+  const pr = (title: string, codeFiles = 1) =>
+    makePr(1, { title, files: Array.from({ length: codeFiles }, (_, i) => ({ path: `src/m${i}.rs`, kind: 'code' as const, status: 'modified' as const, additions: 1, deletions: 1, binary: false })) });
+  const sweeps = ['Fix new lints in clippy', 'Reformat with black', 'add type annotations', 'Rename jinja2 to jinja', 'Release version 3.1.5', 'Bump serde to 1.0.100', 'golangci-lint fixes'];
+  const work = ['Fix the formatter for dates', 'Add the printer', 'Fix release notes link in README'];
+  expect(sweeps.filter((title) => !isSweep(pr(title)))).toEqual([]);
+  expect(work.filter((title) => isSweep(pr(title)))).toEqual([]);
+  expect(isSweep(pr('Use the new error type', 25))).toBe(true);
+});
