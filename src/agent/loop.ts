@@ -22,9 +22,10 @@ const MAX_FORMAT_ERRORS = 3;
  * save after every step. The trajectory's scaffold (tool calls, or one bash block per reply) decides
  * how a reply becomes actions and their results become messages; the loop is the same for both. The
  * conversation is append-only so each request starts with the previous one's tokens (a context cut,
- * rare and announced, is the one exception: see context-window.ts). Saving step k
- * overlaps with the model call of step k+1 (which has no side effects) and is awaited before step
- * k+1's tools run: a crash at any point redoes at most one step. Everything appended goes through the
+ * rare and announced, is the one exception: see context-window.ts). Step k is saved before step k+1's
+ * model call starts, so a crash at any point redoes at most one step: the step under way. (Overlapping
+ * the save with the next model call saved a few milliseconds a step, but a crash during that call with
+ * the save still in flight redid two.) Everything appended goes through the
  * redactor first, so the worker's secrets reach neither the container, the model nor the saved run.
  */
 export async function runAgent(opts: {
@@ -49,34 +50,25 @@ export async function runAgent(opts: {
   if (early) return { trajectory: { ...t, exitReason: early }, exitReason: early, stepsThisRound: steps };
 
   let formatErrors = 0;
-  let saving: Promise<void> = Promise.resolve();
-  try {
-    for (;;) {
-      if (signal?.aborted) throw new AgentStopped('stopped between steps');
-      const started = Date.now();
-      const view = modelView(t.messages, t.contextCuts, scaffold.shortened);
-      const { message, usage } = await policy.next(view, { signal, step: steps, scaffold });
-      await saving;
-      t.messages.push(redact.message(message));
-      addUsage(t, usage, limits);
-      const { messages, actions, submitted, formatError } = await scaffold.act(message, sandbox, limits, redact);
-      t.messages.push(...messages.map((m) => redact.message(m)));
-      t.toolCalls += actions;
-      steps += 1;
-      t.steps += 1;
-      t.elapsedMs = (t.elapsedMs ?? 0) + (Date.now() - started);
-      formatErrors = formatError ? formatErrors + 1 : 0;
-      const exit: ExitReason | undefined = submitted ? 'submitted' : formatErrors >= MAX_FORMAT_ERRORS ? 'format_errors' : limitExit(t, steps, limits);
-      t.exitReason = exit;
-      if (!exit) maybeCut(t, usage.promptTokens, limits.contextTokens);
-      saving = opts.onStep(t, steps); // t is not touched again until this save has finished
-      // A save that fails while the next model call runs is rethrown by `await saving`; without this
-      // handler Node would call it unhandled first and end the worker process.
-      saving.catch(() => undefined);
-      if (exit) return { trajectory: t, exitReason: exit, stepsThisRound: steps };
-    }
-  } finally {
-    await saving;
+  for (;;) {
+    if (signal?.aborted) throw new AgentStopped('stopped between steps');
+    const started = Date.now();
+    const view = modelView(t.messages, t.contextCuts, scaffold.shortened);
+    const { message, usage } = await policy.next(view, { signal, step: steps, scaffold });
+    t.messages.push(redact.message(message));
+    addUsage(t, usage, limits);
+    const { messages, actions, submitted, formatError } = await scaffold.act(message, sandbox, limits, redact);
+    t.messages.push(...messages.map((m) => redact.message(m)));
+    t.toolCalls += actions;
+    steps += 1;
+    t.steps += 1;
+    t.elapsedMs = (t.elapsedMs ?? 0) + (Date.now() - started);
+    formatErrors = formatError ? formatErrors + 1 : 0;
+    const exit: ExitReason | undefined = submitted ? 'submitted' : formatErrors >= MAX_FORMAT_ERRORS ? 'format_errors' : limitExit(t, steps, limits);
+    t.exitReason = exit;
+    if (!exit) maybeCut(t, usage.promptTokens, limits.contextTokens);
+    await opts.onStep(t, steps);
+    if (exit) return { trajectory: t, exitReason: exit, stepsThisRound: steps };
   }
 }
 
