@@ -9,7 +9,7 @@ import type { Config } from '../src/config';
 import { runPrTests } from '../src/judge/test-signal';
 import { CARRY_PATCH, carryScript } from '../src/sandbox/carryover';
 import { DockerSandbox } from '../src/sandbox/docker-sandbox';
-import { baseImageTag } from '../src/sandbox/image';
+import { baseImageTag } from '../src/environments/images';
 import { SYSTEM_PROMPT } from '../src/agent/prompts';
 import type { Chain, Trajectory } from '../src/schemas';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -108,7 +108,7 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
       messages = run.trajectory.messages;
       await sandbox.exec('git add -A', { timeoutSeconds: 60, maxOutputChars: 1000 });
       carry = (await sandbox.exec(`git diff --cached --binary ${chain.prs[stage].mergeSha}`, { timeoutSeconds: 60, maxOutputChars: 64 << 20 })).output;
-      await runPrTests(sandbox, chain.prs[stage], config.sandbox.testCommand, 600);
+      await runPrTests(sandbox, chain.prs[stage], { runner: 'pytest', test: config.sandbox.testCommand }, 600);
     } finally {
       await sandbox.destroy();
     }

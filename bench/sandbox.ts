@@ -11,7 +11,7 @@ import { ArtifactStore } from '../src/artifacts/store';
 import { templateQueries } from '../src/queries/template';
 import { runRound, type RoundDeps } from '../src/rollout/round';
 import { DockerSandbox, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
-import { baseImageTag } from '../src/sandbox/image';
+import { baseImageTag } from '../src/environments/images';
 import { setUpStage } from '../src/sandbox/stage-setup';
 import type { Chain, Judgement, PullRequest } from '../src/schemas';
 import { testEnvironments } from '../src/testing/environments';

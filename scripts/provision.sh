@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what chainsmith needs, idempotently: node modules, a Temporal dev server,
-# a Docker engine, the sandbox base image, and for the dataset and report tests Python's `datasets`
-# and a headless Chromium. Used by `npm run demo`, `npm test` and .ci/run.
+# a Docker engine, the sandbox base image, the toolchain images (images/toolchains/*; a worker also
+# builds a missing one on demand), and for the dataset and report tests Python's `datasets` and a
+# headless Chromium. Used by `npm run demo`, `npm test` and .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,7 @@ address=${CHAINSMITH_TEMPORAL_ADDRESS:-127.0.0.1:7233}
 ui_port=${CHAINSMITH_TEMPORAL_UI_PORT:-8233}
 mkdir -p "$home"
 # Steps to run (default: all); e.g. `provision.sh docker` checks only the Docker engine.
-steps=" ${*:-node temporal docker image python chromium} "
+steps=" ${*:-node temporal docker image toolchains python chromium} "
 want() { [[ $steps == *" $1 "* ]]; }
 say() { echo "[provision] $*"; }
 die() { echo "[provision] error: $*" >&2; exit 1; }
@@ -87,9 +88,19 @@ if want docker; then
 fi
 
 # --- sandbox base image --------------------------------------------------------------------------
+# Images are built one at a time on a host (debootstrap shares a package cache), as workers build them.
+image_lock="$home/locks/images.lock"
+mkdir -p "$home/locks"
+export CHAINSMITH_DEBOOTSTRAP_CACHE="$home/cache/debootstrap"
+cat_recipe() { (cd "$1" && LC_ALL=C ls | while read -r f; do cat "$f"; done); }
+debootstrap_ready() {
+  command -v debootstrap >/dev/null || apt_install debootstrap \
+    || die "building sandbox images offline needs root and debootstrap (apt-get install debootstrap)"
+  is_root || die "building sandbox images with debootstrap needs root"
+}
 if want image; then
-  # The tag hashes the whole recipe (src/sandbox/image.ts computes the same), so a recipe edit rebuilds.
-  tag="chainsmith-base:$(cd images/base && LC_ALL=C ls | while read -r f; do cat "$f"; done | sha256sum | cut -c1-12)"
+  # The tag hashes the whole recipe (src/environments/images.ts computes the same), so a recipe edit rebuilds.
+  tag="chainsmith-base:$(cat_recipe images/base | sha256sum | cut -c1-12)"
   if docker image inspect "$tag" >/dev/null 2>&1; then
     say "sandbox image $tag is cached"
   elif timeout 60 docker pull -q debian:bookworm-slim >/dev/null 2>&1; then
@@ -97,12 +108,28 @@ if want image; then
     docker build -q --network host -t "$tag" images/base >/dev/null
   else
     say "no registry answers: building sandbox image $tag from a debootstrap rootfs (first time only, about 2 minutes)"
-    command -v debootstrap >/dev/null || apt_install debootstrap \
-      || die "building the sandbox image offline needs root and debootstrap (apt-get install debootstrap)"
-    is_root || die "building the sandbox image with debootstrap needs root"
-    bash images/base/build.sh "$tag"
+    debootstrap_ready
+    flock "$image_lock" bash -c 'docker image inspect "$1" >/dev/null 2>&1 || bash images/base/build.sh "$1"' build "$tag"
   fi
   say "sandbox image $tag is ready"
+fi
+
+# --- toolchain images ----------------------------------------------------------------------------
+if want toolchains; then
+  # CHAINSMITH_TOOLCHAINS="c node" builds only those; Python's toolchain is the base image.
+  for dir in images/toolchains/*/; do
+    name=$(basename "$dir")
+    [[ " ${CHAINSMITH_TOOLCHAINS:-$name} " == *" $name "* ]] || continue
+    tag="chainsmith-toolchain:$name-$( { cat_recipe images/base; cat_recipe "$dir"; } | sha256sum | cut -c1-12)"
+    if docker image inspect "$tag" >/dev/null 2>&1; then
+      say "toolchain image $tag is cached"
+      continue
+    fi
+    say "building toolchain image $tag (debootstrap: $(tr '\n' ' ' <"$dir/packages"); first time only, a few minutes)"
+    debootstrap_ready
+    flock "$image_lock" bash -c 'docker image inspect "$1" >/dev/null 2>&1 || bash images/base/build.sh "$1" "$2"' build "$tag" "$dir/packages"
+    say "toolchain image $tag is ready"
+  done
 fi
 
 # --- Python `datasets`, moto -------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { DEFAULT_PRICES, PriceSchema } from './agent/pricing';
-import { RecipeOverrideSchema } from './sandbox/recipe';
+import { RecipeOverrideSchema } from './environments/recipe';
 
 const ConfigSchema = z.strictObject({
   dataDir: z.string().min(1),

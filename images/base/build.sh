@@ -1,19 +1,48 @@
 #!/usr/bin/env bash
-# Builds the sandbox base image offline: a debootstrap rootfs imported with `docker import`.
-# The image tag hashes every file of this folder (see scripts/provision.sh), so a recipe edit rebuilds it.
-# Usage: build.sh TAG
+# Builds a sandbox image offline: a debootstrap rootfs imported with `docker import`. With no package
+# files it is the base image; a toolchain image adds its images/toolchains/NAME/packages.
+# The tags hash every file of the recipe (see scripts/provision.sh, src/environments/images.ts).
+# Usage: build.sh TAG [PACKAGES_FILE...]
+# The Debian mirror is the host's (its apt sources) unless CHAINSMITH_DEBIAN_MIRROR names one;
+# CHAINSMITH_DEBOOTSTRAP_CACHE (an absolute path) keeps downloaded packages for the next build.
 set -euo pipefail
 tag=$1
+shift
 here=$(cd "$(dirname "$0")" && pwd)
 suite=bookworm
-mirror=${CHAINSMITH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-packages=$(tr "\n" , <"$here/packages" | sed "s/,$//")
+
+# The first archive the host's apt sources name for this suite (one-line or deb822 format).
+host_mirror() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    awk -v s="$suite" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { if ($(i + 1) == s) { print $i; exit } break } }' "$f"
+  done
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    awk -v s="$suite" '
+      function flush() { if (uri != "" && suites ~ ("(^| )" s "( |$)") && enabled != "no") { print uri; found = 1; exit } uri = ""; suites = ""; enabled = "" }
+      /^[ \t]*$/ { flush(); next }
+      /^URIs:/ { uri = $2 }
+      /^Suites:/ { $1 = ""; suites = $0; sub(/^ /, "", suites) }
+      /^Enabled:/ { enabled = $2 }
+      END { if (!found) flush() }' "$f"
+  done
+}
+mirror=${CHAINSMITH_DEBIAN_MIRROR:-$(host_mirror | head -n 1)}
+[ -n "$mirror" ] || { echo "no Debian $suite archive in the host's apt sources; set CHAINSMITH_DEBIAN_MIRROR" >&2; exit 1; }
+packages=$(cat "$here/packages" "$@" | sed 's/#.*//' | tr -s ' \t\n' '\n' | sed '/^$/d' | sort -u | paste -sd, -)
+cache=()
+if [ -n "${CHAINSMITH_DEBOOTSTRAP_CACHE:-}" ]; then
+  mkdir -p "$CHAINSMITH_DEBOOTSTRAP_CACHE"
+  cache=(--cache-dir="$CHAINSMITH_DEBOOTSTRAP_CACHE")
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rootfs=$work/rootfs
 
-debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
+debootstrap --variant=minbase "${cache[@]}" --include="$packages" "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
   || { tail -n 20 "$work/debootstrap.log" >&2; echo "debootstrap failed (mirror: $mirror)" >&2; exit 1; }
 
 # Agent commands run as an unprivileged user that owns only /work.

@@ -18,7 +18,7 @@ import { chainQueries } from '../queries/chain-queries';
 import { summarizeLeaks } from '../queries/leak-rate';
 import { runLabel, runRound, type RoundInput, type RoundProgress } from '../rollout/round';
 import { HOST_LABEL, removeSandboxes, RUN_LABEL } from '../sandbox/docker-sandbox';
-import { Environments } from '../sandbox/environment';
+import { Environments } from '../environments/builder';
 import {
   ChainQueriesSchema,
   ChainSchema,
@@ -63,6 +63,7 @@ export function createActivities(deps: ActivityDeps) {
   const environments = new Environments(deps.docker, {
     ...sandboxSpec,
     baseImage: deps.image,
+    dataDir: config.dataDir,
     overrides: config.environments.repos,
     network: config.environments.buildNetwork,
     timeoutSeconds: config.environments.buildTimeoutSeconds,

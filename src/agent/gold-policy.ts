@@ -13,6 +13,7 @@ export class GoldReplayPolicy implements Policy {
 
   constructor(
     private readonly pr: PullRequest,
+    /** The command that runs the PR's tests (the stage environment's runner). */
     private readonly testCommand: string,
   ) {}
 
@@ -23,7 +24,7 @@ export class GoldReplayPolicy implements Policy {
     const tests = this.pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path);
     const calls = [
       toolCall(id, 'bash', { command: `git apply --3way --whitespace=nowarn - <<'${END}'\n${this.pr.patch}${END}` }),
-      toolCall(id, 'bash', { command: tests.length ? `${this.testCommand} ${tests.join(' ')}` : 'git status --short' }),
+      toolCall(id, 'bash', { command: tests.length ? this.testCommand : 'git status --short' }),
       toolCall(id, 'submit', { summary: `Applied the changes of PR #${this.pr.number}.` }),
     ];
     const call = calls[Math.min(step, calls.length - 1)];

@@ -8,7 +8,7 @@ import type { TestCase } from '../schemas';
 export type Language = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node' | 'unknown';
 
 /** How a test run reports per-test outcomes; 'exit-code' knows only pass or fail. */
-export type RunnerName = 'pytest' | 'cargo' | 'go' | 'maven' | 'gradle' | 'ctest' | 'node' | 'exit-code';
+export type RunnerName = 'pytest' | 'cargo' | 'go' | 'maven' | 'gradle' | 'ctest' | 'make' | 'node' | 'exit-code';
 
 /** A Debian-packaged toolchain image (images/toolchains/NAME/packages on top of images/base). */
 export type ToolchainName = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node';
@@ -32,6 +32,8 @@ export interface FetchContext {
   /** One line of progress for the user. */
   log(line: string): void;
   signal: AbortSignal;
+  /** Where host tools a fetcher needs may be installed and kept between builds (uv in a venv, say). */
+  toolsDir?: string;
 }
 
 /** What was resolved, recorded on the environment's manifest. */

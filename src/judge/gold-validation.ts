@@ -5,13 +5,16 @@ import { StageError } from '../errors';
 import { CARRY_PATCH, carryScript, parseCarry } from '../sandbox/carryover';
 import { checkoutLines } from '../sandbox/checkout';
 import { DockerSandbox, type SandboxSpec } from '../sandbox/docker-sandbox';
-import type { Environments } from '../sandbox/environment';
+import type { Environments } from '../environments/builder';
 import { ownerLabel, sweepOrphansOnce } from '../sandbox/orphans';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
-import { prTestCommand, prTestFiles, quotePaths, runTests } from './test-signal';
+import { prTestCommand, prTestFiles, quotePaths, runTests, type TestPlan } from './test-signal';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
+
+/** The one test of a runner without a per-test report: the test command's exit status. */
+export const EXIT_CODE_TEST = '(exit code of the test command)';
 
 /** FAIL_TO_PASS and PASS_TO_PASS from the per-test outcomes before and after the gold change. */
 export function classifyTests(before: TestCase[], after: TestCase[], command: string): GoldTests {
@@ -38,10 +41,10 @@ export function invalidGold(chain: Chain, stage: number, command: string, proble
  * test is marked 'no-verifying-test'. A test runner without a per-test report yields empty lists,
  * and the judge falls back to the exit code.
  */
-export async function validateGold(sandbox: DockerSandbox, chain: Chain, stage: number, testCommand: string, timeoutSeconds: number): Promise<GoldTests> {
+export async function validateGold(sandbox: DockerSandbox, chain: Chain, stage: number, plan: TestPlan, timeoutSeconds: number): Promise<GoldTests> {
   const pr = chain.prs[stage];
   const files = prTestFiles(pr);
-  const command = prTestCommand(testCommand, files);
+  const command = prTestCommand(plan, files);
   const sh = async (what: string, lines: string[]) => {
     const r = await sandbox.exec(`set -euo pipefail\n${lines.join('\n')}`, { timeoutSeconds: 600, maxOutputChars: 8_000, cwd: '/work' });
     if (r.exitCode !== 0) throw new StageError(`gold validation of PR #${pr.number} could not ${what}:\n${r.output}`);
@@ -56,6 +59,7 @@ export async function validateGold(sandbox: DockerSandbox, chain: Chain, stage: 
   }
   const record = (gold: GoldTests): GoldTests => ({
     ...gold,
+    runner: plan.runner,
     repo: chain.repo.name,
     prNumber: pr.number,
     status: gold.failToPass.length ? 'verified' : 'no-verifying-test',
@@ -63,10 +67,15 @@ export async function validateGold(sandbox: DockerSandbox, chain: Chain, stage: 
   });
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
-  const before = await runTests(sandbox, command, timeoutSeconds);
+  const before = await runTests(sandbox, plan, command, timeoutSeconds);
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  const after = await runTests(sandbox, command, timeoutSeconds);
-  return record(classifyTests(before.cases ?? [], after.cases ?? [], command));
+  const after = await runTests(sandbox, plan, command, timeoutSeconds);
+  if (!before.cases && !after.cases) {
+    // No per-test report either time: the command's exit status is the one test, and the stage says so.
+    const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
+    return record({ ...classifyTests(status(before.passed), status(after.passed), command), signal: 'exit-code' });
+  }
+  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command), signal: 'per-test' });
 }
 
 export interface GoldValidationDeps {
@@ -89,7 +98,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   if (problem) return invalidGold(chain, stage, '', problem);
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
-  const key = createHash('sha256').update(`${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.testCommand}`).digest('hex').slice(0, 24);
+  const key = createHash('sha256').update(`${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${env.test ?? ''}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
@@ -101,7 +110,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
     labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() },
   });
   try {
-    const gold = await validateGold(sandbox, chain, stage, env.testCommand, deps.timeoutSeconds ?? 600);
+    const gold = await validateGold(sandbox, chain, stage, env, deps.timeoutSeconds ?? 600);
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
     return gold;
   } finally {

@@ -7,10 +7,10 @@ import { feedbackMessage, stageMessage, SYSTEM_PROMPT } from '../agent/prompts';
 import { NO_REDACTION, type Redactor } from '../agent/redact';
 import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
-import { runPrTests } from '../judge/test-signal';
+import { prTestCommand, prTestFiles, runPrTests } from '../judge/test-signal';
 import { CARRY_TAG, PROGRESS_PATCH } from '../sandbox/carryover';
 import { DockerSandbox, HOST_LABEL, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from '../sandbox/docker-sandbox';
-import type { Environments } from '../sandbox/environment';
+import type { Environments } from '../environments/builder';
 import { resetStage, setUpStage } from '../sandbox/stage-setup';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import {
@@ -51,7 +51,7 @@ export interface RoundDeps {
   sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
   environments: Environments;
   limits: AgentLimits;
-  /** `testCommand` is the repository's, from its environment recipe. */
+  /** `testCommand` runs the PR's test files with the stage environment's runner. */
   policyFor: (chain: Chain, stage: number, testCommand: string) => Policy;
   /** Keeps the worker's secrets out of the conversation (see agent/redact.ts). */
   redactor?: Redactor;
@@ -115,7 +115,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
         progress: Boolean(progressRef),
       }));
 
-    const policy = deps.policyFor(chain, input.stage, env.testCommand);
+    const policy = deps.policyFor(chain, input.stage, prTestCommand(env, prTestFiles(pr)));
     const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry));
     const host = hostname();
     const run = await runAgent({
@@ -137,7 +137,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     const stagePatchRef = await store.put((await sh(sandbox, `git diff --cached --binary ${CARRY_TAG}`)).output);
     // What carries on: the agent's tree against the gold tree after this stage.
     const cumulativePatchRef = await store.put((await sh(sandbox, `git diff --cached --binary ${pr.mergeSha}`)).output);
-    const testsAfter = await runPrTests(sandbox, pr, env.testCommand, 600);
+    const testsAfter = await runPrTests(sandbox, pr, env, 600);
     return {
       round: input.round,
       trajectoryRef: await store.putJson(run.trajectory),

@@ -30,6 +30,8 @@ export interface SandboxSpec {
   cpus?: number;
   /** 'none' for every sandbox; only an environment build may be given the default network. */
   network?: 'none' | 'default';
+  /** Host directories mounted read-only (an environment build's fetched dependencies), host path to container path. */
+  readOnlyMounts?: Record<string, string>;
 }
 
 /**
@@ -72,7 +74,7 @@ export class DockerSandbox {
           MemorySwap: spec.memoryMb * 1024 * 1024,
           PidsLimit: spec.pidsLimit,
           NanoCpus: Math.round((spec.cpus ?? 1) * 1e9),
-          Binds: [`${objects}:${MIRROR_OBJECTS}:ro`],
+          Binds: [`${objects}:${MIRROR_OBJECTS}:ro`, ...Object.entries(spec.readOnlyMounts ?? {}).map(([host, path]) => `${host}:${path}:ro`)],
           Tmpfs: { [REPO_DIR]: repoTmpfs(spec.memoryMb) },
         },
       });

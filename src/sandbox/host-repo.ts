@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { StageError } from '../errors';
 import { git } from '../mining/git';
-import type { Layout } from './detect-recipe';
 
 /**
  * Questions about a stage's repository, answered on the sandbox host from its clone with plain git
@@ -26,42 +25,4 @@ export async function hasCommit(repoPath: string, sha: string): Promise<boolean>
     () => true,
     () => false,
   );
-}
-
-/**
- * The names at the root of `sha`'s tree, package.json's text where there is one, and the root's
- * `git ls-tree` lines (mode, object id, name), from which the root manifests' ids are read.
- */
-export async function rootLayout(repoPath: string, sha: string): Promise<Layout & { entries: Map<string, string> }> {
-  const entries = new Map<string, string>();
-  for (const line of (await git(repoPath, ['ls-tree', sha])).split('\n')) {
-    const tab = line.indexOf('\t');
-    if (tab > 0) entries.set(line.slice(tab + 1), line);
-  }
-  const rootFiles = new Set(entries.keys());
-  const packageJson = rootFiles.has('package.json') ? await git(repoPath, ['show', `${sha}:package.json`]).catch(() => undefined) : undefined;
-  return { rootFiles, packageJson, entries };
-}
-
-/** `git ls-tree` lines (mode, blob id, path) of the manifests at `sha`: what an environment is keyed on. */
-export async function manifestBlobs(repoPath: string, sha: string, files: string[], root?: Map<string, string>): Promise<string> {
-  // Detected manifests sit at the root, whose listing is at hand; a configured one may be deeper.
-  if (root && files.every((f) => !f.includes('/'))) return files.map((f) => root.get(f) ?? `missing\t${f}`).join('\n');
-  return files.length ? git(repoPath, ['ls-tree', sha, '--', ...files]) : '';
-}
-
-const roots = new Map<string, Promise<string>>();
-
-/**
- * The first root commit of the history: clones of one repository (and its forks) share it, so an
- * environment built from one clone serves them all. Cached per clone; walking a long history once is enough.
- */
-export function rootCommit(repoPath: string, sha: string): Promise<string> {
-  let root = roots.get(repoPath);
-  if (!root) {
-    root = git(repoPath, ['rev-list', '--max-parents=0', sha]).then((out) => out.trim().split('\n').sort()[0]);
-    roots.set(repoPath, root);
-    root.catch(() => roots.delete(repoPath));
-  }
-  return root;
 }

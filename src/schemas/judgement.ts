@@ -39,6 +39,13 @@ export const GoldTestsSchema = z.object({
   status: z.enum(['verified', 'no-verifying-test', 'invalid']).optional(),
   /** Why an invalid stage cannot be used (a missing base commit, a gold patch that does not apply, …). */
   problem: z.string().optional(),
+  /** The environment's test runner (src/environments/runners). */
+  runner: z.string().optional(),
+  /**
+   * 'per-test': the runner reported each test; 'exit-code': it reported none, so the lists hold one
+   * pseudo-test, EXIT_CODE_TEST, for the whole command's exit status.
+   */
+  signal: z.enum(['per-test', 'exit-code']).optional(),
   checks: z
     .object({
       baseChecksOut: z.boolean(),

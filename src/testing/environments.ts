@@ -1,20 +1,27 @@
 import Docker from 'dockerode';
-import { Environments } from '../sandbox/environment';
-import { baseImageTag } from '../sandbox/image';
-import type { RecipeOverride } from '../sandbox/recipe';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Environments } from '../environments/builder';
+import { baseImageTag } from '../environments/images';
+import type { RecipeOverride } from '../environments/recipe';
 
 export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
 
-/** Environments as a worker builds them (offline, on the provisioned base image), for tests and benchmarks. */
+/**
+ * Environments as a worker builds them (offline, on the provisioned images), for tests and benchmarks.
+ * Fetched dependencies are cached in the user's data directory, as a worker's are, so reruns reuse them.
+ */
 export function testEnvironments(docker: Docker = new Docker(), overrides: Record<string, RecipeOverride> = {}): Environments {
   return new Environments(docker, {
     baseImage: baseImageTag(),
+    dataDir: process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'),
     overrides,
     network: 'none',
-    timeoutSeconds: 600,
+    timeoutSeconds: 900,
     memoryMb: 1024,
     pidsLimit: 256,
     cpus: 1,
     defaultTestCommand: TEST_COMMAND,
+    log: () => undefined,
   });
 }

@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import OpenAI from 'openai';
 import type { ActivityDeps } from '../activities';
 import type { Config } from '../config';
-import { baseImageTag } from '../sandbox/image';
+import { baseImageTag } from '../environments/images';
 
 /** Real clients from config. The SDK does not retry: Temporal's retry policy is the one layer that does. */
 export function buildDeps(config: Config): ActivityDeps {

@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { baseImageTag } from '../../src/sandbox/image';
+import { baseImageTag } from '../../src/environments/images';
 import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
 
 const docker = new Docker();

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { baseImageTag } from '../../src/sandbox/image';
+import { baseImageTag } from '../../src/environments/images';
 import { ChainRepo } from '../../src/testing/chain-repo';
 
 const docker = new Docker();

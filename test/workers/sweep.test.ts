@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import Docker from 'dockerode';
 import { hostname } from 'node:os';
 import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { baseImageTag } from '../../src/sandbox/image';
+import { baseImageTag } from '../../src/environments/images';
 import { testConfig } from '../../src/testing/engines';
 import { removeSandboxesOfClosedRuns } from '../../src/workers/sweep';
 

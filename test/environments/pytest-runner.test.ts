@@ -1,5 +1,5 @@
 import { classifyTests } from '../../src/judge/gold-validation';
-import { parsePytestSummary } from '../../src/judge/test-cases';
+import { parsePytestSummary } from '../../src/environments/runners/pytest';
 
 const OUTPUT = `..F
 =================================== FAILURES ===================================

@@ -3,46 +3,53 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
-import { detectRecipe, VENV } from '../../src/sandbox/detect-recipe';
+import { readManifest } from '../../src/environments/manifest';
+import { recipeFromConfig } from '../../src/environments/recipe';
+import { detectRecipe } from '../../src/environments/detect';
+import { VENV } from '../../src/environments/languages/python';
 import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { BUILD_LABEL, ENV_IMAGE } from '../../src/sandbox/environment';
+import { BUILD_LABEL, ENV_IMAGE } from '../../src/environments/builder';
 import { setUpStage } from '../../src/sandbox/stage-setup';
 import { testEnvironments } from '../../src/testing/environments';
 import { pythonChain } from '../../src/testing/python-chain';
 
 const docker = new Docker();
-const layout = (...files: string[]) => ({ rootFiles: new Set(files) });
+/** A repository's files without git: names at the root and their texts. */
+const repoFiles = (files: Record<string, string>) => ({
+  rootFiles: new Set(Object.keys(files).map((f) => f.split('/')[0])),
+  read: async (path: string) => files[path],
+});
 
-test('recipes are detected for common Python and Node layouts, offline or with a network', () => {
-  const offline = { online: false };
-  expect(detectRecipe(layout('pyproject.toml', 'src', 'tests'), offline)).toEqual({
+test('recipes are detected per language from the files at the base; a layout nothing recognises keeps the configured test command', async () => {
+  const opts = { defaultTestCommand: 'python3 -m pytest -q' };
+  // A package that declares nothing beyond setuptools installs offline: no fetch, no registry.
+  const plain = await detectRecipe(repoFiles({ 'pyproject.toml': '[build-system]\nrequires = ["setuptools>=61"]\n\n[project]\nname = "x"\n', 'src/x.py': '' }), opts);
+  expect(plain).toMatchObject({
+    language: 'python',
     origin: 'python-package',
+    toolchain: { image: 'python', version: '3.11' },
     setup: [`python3 -m venv --system-site-packages ${VENV}`, `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index --no-build-isolation --no-deps -e .`],
     path: [`${VENV}/bin`],
     manifests: ['pyproject.toml'],
+    runner: 'pytest',
   });
-  const online = detectRecipe(layout('setup.py', 'requirements.txt', 'requirements-dev.txt'), { online: true });
-  expect(online.setup.slice(1)).toEqual([
-    `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'`,
-    `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt`,
-    `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt`,
-  ]);
-  expect(online.manifests).toEqual(['setup.py', 'requirements-dev.txt', 'requirements.txt']);
-  expect(detectRecipe(layout('requirements.txt', 'app.py'), offline)).toMatchObject({ origin: 'python-plain', setup: [`python3 -m venv --system-site-packages ${VENV}`] });
-  expect(detectRecipe({ rootFiles: new Set(['package.json', 'package-lock.json']), packageJson: '{"scripts":{"test":"jest"}}' }, offline)).toEqual({
-    origin: 'node-npm',
-    setup: ['npm ci --no-audit --no-fund --offline', 'mv node_modules /work/node_modules'],
-    test: 'npm test --silent',
-    path: ['/work/node_modules/.bin'],
+  expect(plain.fetch).toBeUndefined();
+  // Declared dependencies and test requirement files are fetched on the host and installed from the mount.
+  const deps = await detectRecipe(repoFiles({ 'setup.py': 'setup(install_requires=["markupsafe"])', 'requirements-dev.txt': 'pytest\n', 'requirements/tests.txt': 'pytest==8.0\n' }), opts);
+  expect(deps.fetch).toBeInstanceOf(Function);
+  expect(deps.setup[1]).toBe(`${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index --find-links /deps -r /deps/requirements.txt`);
+  expect(deps.manifests).toEqual(['setup.py', 'requirements-dev.txt', 'requirements/tests.txt']);
+
+  expect(await detectRecipe(repoFiles({ 'package.json': '{"scripts":{"test":"jest"}}', 'package-lock.json': '{}' }), opts)).toMatchObject({
+    language: 'node',
+    toolchain: { image: 'node' },
+    runner: 'node',
     manifests: ['package.json', 'package-lock.json'],
+    path: ['/work/node_modules/.bin'],
   });
-  expect(detectRecipe({ rootFiles: new Set(['package.json', 'yarn.lock']), packageJson: '{}' }, { online: true })).toMatchObject({
-    origin: 'node-yarn',
-    setup: ['yarn install --frozen-lockfile', 'mv node_modules /work/node_modules'],
-    manifests: ['package.json', 'yarn.lock'],
-  });
-  expect(detectRecipe({ rootFiles: new Set(['package.json', 'pnpm-lock.yaml']), packageJson: 'not json' }, offline).test).toBeUndefined();
-  expect(detectRecipe(layout('Makefile', 'main.c'), offline)).toEqual({ origin: 'plain', setup: [], path: [], manifests: [] });
+  expect(await detectRecipe(repoFiles({ 'CMakeLists.txt': 'project(x C)', Makefile: 'test:\n\tmake' }), opts)).toMatchObject({ language: 'c', origin: 'c-cmake', runner: 'ctest', toolchain: { image: 'c' } });
+  expect(await detectRecipe(repoFiles({ Makefile: 'all:\n\tcc x.c\ncheck: all\n\t./t\n', 'x.c': '' }), opts)).toMatchObject({ origin: 'c-make', runner: 'make', test: 'make -k check' });
+  expect(await detectRecipe(repoFiles({ 'README.md': '' }), opts)).toMatchObject({ language: 'unknown', origin: 'plain', setup: [], runner: 'pytest', test: 'python3 -m pytest -q' });
 });
 
 test('a recipe in the config replaces detection for its repository; a bad one is named', async () => {
@@ -50,6 +57,7 @@ test('a recipe in the config replaces detection for its repository; a bad one is
   await writeFile(join(dir, 'chainsmith.config.json'), JSON.stringify({ environments: { repos: { 'acme/api': { setup: ['make deps'], test: 'make test', path: ['/work/repo/bin'] } } } }));
   const config = loadConfig({ env: { CHAINSMITH_HOME: dir, CHAINSMITH_SANDBOX_CPUS: '2' }, cwd: dir });
   expect(config.environments).toEqual({ repos: { 'acme/api': { setup: ['make deps'], test: 'make test', path: ['/work/repo/bin'] } }, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 2 });
+  expect(recipeFromConfig(config.environments.repos['acme/api'], 'pytest')).toMatchObject({ origin: 'config', runner: 'exit-code', test: 'make test', toolchain: { image: 'python' } });
   await writeFile(join(dir, 'chainsmith.config.json'), JSON.stringify({ environments: { repos: { 'acme/api': { setup: 'make deps' } } } }));
   expect(() => loadConfig({ env: { CHAINSMITH_HOME: dir }, cwd: dir })).toThrow(/environments\.repos\.acme\/api\.setup: Invalid input: expected array, received string/);
   expect(() => loadConfig({ env: { CHAINSMITH_HOME: dir, CHAINSMITH_BUILD_NETWORK: 'host' }, cwd: dir })).toThrow(/environments\.buildNetwork: .*"host" \(from CHAINSMITH_BUILD_NETWORK\)/);
@@ -61,9 +69,17 @@ test('one image per repository and dependency manifests, built once and reused b
   const environments = testEnvironments(docker);
   const envs = await Promise.all(chain.prs.map((_, stage) => environments.forStage(chain, stage)));
   expect(new Set(envs.map((e) => e.image)).size).toBe(1);
-  expect(envs[0]).toMatchObject({ image: expect.stringMatching(new RegExp(`^${ENV_IMAGE}:[0-9a-f]{16}$`)), recipe: { origin: 'python-package' }, testCommand: 'python3 -m pytest -q -p no:cacheprovider' });
+  expect(envs[0]).toMatchObject({
+    image: expect.stringMatching(new RegExp(`^${ENV_IMAGE}:[0-9a-f]{16}$`)),
+    recipe: { origin: 'python-package' },
+    language: 'python',
+    runner: 'pytest',
+    manifest: { language: 'python', origin: 'python-package', toolchain: { name: 'python', version: expect.stringMatching(/^Python 3\.11\./) } },
+  });
+  expect(envs[0].manifest.resolution).toBeUndefined();
   const info = await docker.getImage(envs[0].image).inspect();
   expect(info.Config.Labels).toMatchObject({ [BUILD_LABEL]: '', 'chainsmith.env.recipe': 'python-package' });
+  expect(await readManifest(docker, envs[0].image)).toEqual(envs[0].manifest);
   expect(info.Config.Env).toContain(`PATH=${VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`);
 
   // Another clone of the same history finds the same image; a changed dependency manifest builds a new one.

@@ -1,4 +1,5 @@
-import type { TestCase } from '../schemas';
+import type { TestCase } from '../../schemas';
+import type { TestRunner } from '../contract';
 
 /**
  * pytest's short test summary ("PASSED tests/a.py::test_x", "FAILED tests/a.py::test_y - assert …"),
@@ -17,10 +18,7 @@ const OUTCOME: Record<string, TestCase['outcome']> = {
 
 /** The pytest flag that prints one summary line per test (passes included, without their output). */
 export const PYTEST_SUMMARY_FLAG = '-rfEsxXp';
-
-export function isPytest(command: string): boolean {
-  return /\bpytest\b/.test(command);
-}
+const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
 
 export function parsePytestSummary(output: string): TestCase[] | undefined {
   const cases = new Map<string, TestCase['outcome']>();
@@ -30,4 +28,16 @@ export function parsePytestSummary(output: string): TestCase[] | undefined {
     if (m && m[1] !== 'SKIPPED') cases.set(m[2], OUTCOME[m[1]]);
   }
   return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
+}
+
+export const pytestRunner: TestRunner = {
+  name: 'pytest',
+  // A configured command (python3 -m pytest -x, tox -e py -- …) still gets the summary flag and the files.
+  command: (files, override) => [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...quoteAll(files)].join(' '),
+  parse: parsePytestSummary,
+};
+
+/** Paths as shell words, quoted only where they need it (commands stay readable in transcripts). */
+export function quoteAll(files: string[]): string[] {
+  return files.map((f) => (/^[\w@%+=:,./-]+$/.test(f) ? f : `'${f.replace(/'/g, `'\\''`)}'`));
 }

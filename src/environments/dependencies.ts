@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChainsmithError, StageError, TransientError } from '../errors';
+import type { LanguageRecipe, Resolution } from './contract';
+
+export interface FetchedDependencies {
+  /** Mounted read-only at DEPS_MOUNT in the build. */
+  dir: string;
+  key: string;
+  resolution: Resolution;
+  fetchSeconds: number;
+}
+
+export interface FetchRequest {
+  repoName: string;
+  repoPath: string;
+  sha: string;
+  recipe: LanguageRecipe;
+  /** The cache key: the same repository history, manifests and resolution date fetch the same things. */
+  key: string;
+  asOf: Date;
+  log(line: string): void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Dependencies fetched on the worker's host, kept in `${dataDir}/deps/KEY/` (files/ is what the build
+ * mounts, resolution.json what was resolved). A second build with the same key, another era of the
+ * same repository whose manifests did not change, uses them without asking any registry. A fetch
+ * writes into a temporary directory renamed into place when complete, so a crash leaves no half cache.
+ */
+export class DependencyCache {
+  private readonly fetches = new Map<string, Promise<FetchedDependencies>>();
+
+  constructor(private readonly dataDir: string) {}
+
+  get(req: FetchRequest): Promise<FetchedDependencies> {
+    let fetch = this.fetches.get(req.key);
+    if (!fetch) {
+      fetch = this.fetch(req);
+      this.fetches.set(req.key, fetch);
+      fetch.finally(() => this.fetches.delete(req.key)).catch(() => undefined);
+    }
+    return fetch;
+  }
+
+  private async fetch(req: FetchRequest): Promise<FetchedDependencies> {
+    const root = join(this.dataDir, 'deps');
+    const done = join(root, req.key);
+    if (existsSync(join(done, 'resolution.json'))) {
+      const resolution = JSON.parse(await readFile(join(done, 'resolution.json'), 'utf8')) as Resolution & { fetchSeconds?: number };
+      return { dir: join(done, 'files'), key: req.key, resolution, fetchSeconds: resolution.fetchSeconds ?? 0 };
+    }
+    await mkdir(root, { recursive: true });
+    const partial = join(root, `.partial-${req.key}-${randomBytes(4).toString('hex')}`);
+    const src = await mkdtemp(join(tmpdir(), 'chainsmith-src-'));
+    const start = Date.now();
+    try {
+      await mkdir(join(partial, 'files'), { recursive: true });
+      await hostCheckout(req.repoPath, req.sha, src);
+      req.log(`fetching the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} on the host (${req.recipe.origin})`);
+      const resolution = await req.recipe.fetch!({
+        srcDir: src,
+        depsDir: join(partial, 'files'),
+        asOf: req.asOf,
+        log: req.log,
+        signal: req.signal ?? new AbortController().signal,
+        toolsDir: join(this.dataDir, 'tools'),
+      }).catch((err) => {
+        if (err instanceof ChainsmithError) throw err;
+        throw new TransientError(`fetching the dependencies of ${req.repoName} failed: ${(err as Error).message}`, { cause: err });
+      });
+      const fetchSeconds = Math.round((Date.now() - start) / 100) / 10;
+      await writeFile(join(partial, 'resolution.json'), JSON.stringify({ ...resolution, fetchSeconds }, null, 2));
+      await rename(partial, done).catch(async (err) => {
+        // Another process finished the same fetch first: theirs is as good.
+        if (!existsSync(join(done, 'resolution.json'))) throw err;
+        await rm(partial, { recursive: true, force: true });
+      });
+      return { dir: join(done, 'files'), key: req.key, resolution, fetchSeconds };
+    } catch (err) {
+      await rm(partial, { recursive: true, force: true });
+      if (err instanceof StageError) throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err });
+      throw err;
+    } finally {
+      await rm(src, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The tree at `sha` in a directory of its own (git archive): the user's clone and its work tree are not touched. */
+export function hostCheckout(repoPath: string, sha: string, dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-o', 'pipefail', '-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'checkout', repoPath, sha, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new TransientError(`cannot check out ${sha} of ${repoPath} on the host: ${err.trim()}`))));
+  });
+}

@@ -1,0 +1,28 @@
+import type { LanguageRecipe, RepoFiles } from './contract';
+import { detectC } from './languages/c';
+import { detectGo } from './languages/go';
+import { detectJava } from './languages/java';
+import { detectNode } from './languages/node';
+import { detectPython } from './languages/python';
+import { detectRust } from './languages/rust';
+import { fallbackRecipe } from './recipe';
+
+/**
+ * Detectors in order: the first that recognises the repository's layout decides. Build systems that
+ * name one language (Cargo.toml, go.mod, pom.xml) come before Python and Node, whose files also appear
+ * in other projects' tooling; C comes last because a Makefile drives projects in any language.
+ */
+const DETECTORS = [detectRust, detectGo, detectJava, detectPython, detectNode, detectC];
+
+export interface DetectOptions {
+  /** The test command where no language is recognised (sandbox.testCommand). */
+  defaultTestCommand: string;
+}
+
+export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promise<LanguageRecipe> {
+  for (const detect of DETECTORS) {
+    const recipe = await detect(files);
+    if (recipe) return recipe;
+  }
+  return fallbackRecipe(opts.defaultTestCommand);
+}

@@ -1,0 +1,53 @@
+import type { LanguageRecipe, RepoFiles } from '../contract';
+import { CMAKE_BUILD_DIR } from '../runners/ctest';
+
+const MESON_BUILD_DIR = '/work/build';
+
+/**
+ * C and C++ projects on Debian's gcc, CMake, meson and make. CMake and meson configure and build once
+ * in the image, in a build directory outside the working tree; a test run rebuilds what the checkout
+ * changed. Libraries a project needs must come from the toolchain image (images/toolchains/c/packages)
+ * or a configured recipe: nothing is fetched (FetchContent and wraps that download fail offline).
+ */
+export async function detectC(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+  const has = (name: string) => files.rootFiles.has(name);
+  const base = { language: 'c' as const, toolchain: { image: 'c' as const }, env: { CHAINSMITH_BUILD_DIR: CMAKE_BUILD_DIR }, path: [] };
+  if (has('CMakeLists.txt')) {
+    return {
+      ...base,
+      origin: 'c-cmake',
+      manifests: ['CMakeLists.txt'],
+      setup: [
+        `cmake -S . -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON`,
+        `cmake --build ${CMAKE_BUILD_DIR} -j2`,
+      ],
+      runner: 'ctest',
+    };
+  }
+  if (has('meson.build')) {
+    return {
+      ...base,
+      origin: 'c-meson',
+      manifests: ['meson.build', ...(has('meson_options.txt') ? ['meson_options.txt'] : []), ...(has('meson.options') ? ['meson.options'] : [])],
+      setup: [`meson setup ${MESON_BUILD_DIR}`, `meson compile -C ${MESON_BUILD_DIR}`],
+      runner: 'make',
+      test: `meson compile -C ${MESON_BUILD_DIR} && meson test -C ${MESON_BUILD_DIR} --print-errorlogs`,
+    };
+  }
+  const makefile = ['GNUmakefile', 'Makefile', 'makefile'].find(has);
+  if (makefile) {
+    const text = (await files.read(makefile)) ?? '';
+    const target = /^test\s*:/m.test(text) ? 'test' : /^check\s*:/m.test(text) ? 'check' : undefined;
+    return {
+      ...base,
+      env: {},
+      origin: 'c-make',
+      manifests: [makefile],
+      // The build products would sit in the working tree, which the image does not keep: tests build.
+      setup: [],
+      runner: 'make',
+      test: target ? `make -k ${target}` : 'echo "the Makefile has no test or check target" >&2; exit 2',
+    };
+  }
+  return undefined;
+}

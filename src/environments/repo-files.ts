@@ -1,0 +1,56 @@
+import { git } from '../mining/git';
+import type { RepoFiles } from './contract';
+
+/**
+ * A repository's files at one commit, read from the host clone with plain git (read-only, no
+ * checkout), with the root's `git ls-tree` lines (mode, object id, name) from which manifests' ids are read.
+ */
+export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoFiles & { entries: Map<string, string> }> {
+  const entries = new Map<string, string>();
+  for (const line of (await git(repoPath, ['ls-tree', sha])).split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab > 0) entries.set(line.slice(tab + 1), line);
+  }
+  const texts = new Map<string, Promise<string | undefined>>();
+  return {
+    rootFiles: new Set(entries.keys()),
+    entries,
+    read(path: string) {
+      let text = texts.get(path);
+      if (!text) {
+        text = git(repoPath, ['show', `${sha}:${path}`]).catch(() => undefined);
+        texts.set(path, text);
+      }
+      return text;
+    },
+  };
+}
+
+/** `git ls-tree` lines (mode, blob id, path) of the manifests at `sha`: what an environment is keyed on. */
+export async function manifestBlobs(repoPath: string, sha: string, files: string[], root?: Map<string, string>): Promise<string> {
+  // Detected manifests mostly sit at the root, whose listing is at hand; others are asked for.
+  if (root && files.every((f) => !f.includes('/'))) return files.map((f) => root.get(f) ?? `missing\t${f}`).join('\n');
+  return files.length ? git(repoPath, ['ls-tree', sha, '--', ...files]) : '';
+}
+
+/** When the manifests last changed at or before `sha` (the commit's date where they never did): what dependencies resolve as of. */
+export async function manifestsDate(repoPath: string, sha: string, files: string[]): Promise<Date> {
+  const out = files.length ? (await git(repoPath, ['log', '-1', '--format=%cI', sha, '--', ...files])).trim() : '';
+  return new Date(out || (await git(repoPath, ['log', '-1', '--format=%cI', sha])).trim());
+}
+
+const roots = new Map<string, Promise<string>>();
+
+/**
+ * The first root commit of the history: clones of one repository (and its forks) share it, so an
+ * environment built from one clone serves them all. Cached per clone; walking a long history once is enough.
+ */
+export function rootCommit(repoPath: string, sha: string): Promise<string> {
+  let root = roots.get(repoPath);
+  if (!root) {
+    root = git(repoPath, ['rev-list', '--max-parents=0', sha]).then((out) => out.trim().split('\n').sort()[0]);
+    roots.set(repoPath, root);
+    root.catch(() => roots.delete(repoPath));
+  }
+  return root;
+}

@@ -1,0 +1,41 @@
+import type { TestCase } from '../../schemas';
+
+/**
+ * Per-case lines that C and C++ test frameworks print on their own, whatever runs them:
+ *   Unity        tests/parse_number.c:95:assert_parse_number_should_parse_zero:PASS   (FAIL: msg, IGNORE)
+ *   GoogleTest   [       OK ] Suite.name (0 ms)    [  FAILED  ] Suite.name (0 ms)
+ *   TAP          ok 3 - name    not ok 4 - name    (# SKIP / # TODO directives count as skips)
+ *   meson test   1/3 name    OK    0.01s
+ * Ids are the case names, prefixed by `scope` (the test executable) where one is known.
+ */
+const UNITY = /^[^\s:]+:\d+:(\w+):(PASS|FAIL|IGNORE)\b/;
+const GTEST = /^\[\s+(OK|FAILED|SKIPPED)\s+\] (\w[\w/.]*\w)(?: \(\d+ ms\))?$/;
+const MESON = /^\d+\/\d+\s+(\S.*?)\s+(OK|FAIL|SKIP|EXPECTEDFAIL|UNEXPECTEDPASS|TIMEOUT|ERROR)\s+\d/;
+const TAP = /^(ok|not ok) \d+(?: -)? ([^#]*?)\s*(#\s*(SKIP|TODO)\b.*)?$/i;
+
+export function parseCaseLines(output: string, scope?: string): TestCase[] {
+  const cases = new Map<string, TestCase['outcome']>();
+  const put = (name: string, outcome: TestCase['outcome']) => cases.set(scope ? `${scope}::${name}` : name, outcome);
+  for (const raw of output.split('\n')) {
+    const line = raw.trim();
+    let m = UNITY.exec(line);
+    if (m) {
+      put(m[1], m[2] === 'PASS' ? 'passed' : m[2] === 'FAIL' ? 'failed' : 'skipped');
+      continue;
+    }
+    m = GTEST.exec(line);
+    // GoogleTest repeats failures in its closing summary; the outcome is the same.
+    if (m) {
+      put(m[2], m[1] === 'OK' ? 'passed' : m[1] === 'FAILED' ? 'failed' : 'skipped');
+      continue;
+    }
+    m = MESON.exec(line);
+    if (m) {
+      put(m[1], m[2] === 'OK' || m[2] === 'EXPECTEDFAIL' ? 'passed' : m[2] === 'SKIP' ? 'skipped' : 'failed');
+      continue;
+    }
+    m = TAP.exec(line);
+    if (m && m[2]) put(m[2], m[4] ? 'skipped' : m[1].toLowerCase() === 'ok' ? 'passed' : 'failed');
+  }
+  return [...cases].map(([id, outcome]) => ({ id, outcome }));
+}

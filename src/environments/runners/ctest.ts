@@ -1,0 +1,57 @@
+import type { TestCase } from '../../schemas';
+import type { TestRunner } from '../contract';
+import { parseCaseLines } from './case-lines';
+
+/** The CMake build directory an environment configured (outside the working tree, so the image keeps it). */
+export const CMAKE_BUILD_DIR = '/work/build';
+const MARK = 'CHAINSMITH-CTEST';
+
+/**
+ * Rebuilds what the checkout changed, then runs CTest with a JUnit report, which a few lines of the
+ * image's Python turn into one line per test and per case the test printed (Unity, GoogleTest, TAP).
+ * The build keeps going past a target that fails to compile (`-k`): a new test that cannot build
+ * before the gold change fails alone, and the other tests still run.
+ */
+const CONVERT = `python3 - /tmp/ctest-junit.xml <<'${MARK}-PY'
+import sys, xml.etree.ElementTree as ET
+try: root = ET.parse(sys.argv[1]).getroot()
+except Exception as e: print("${MARK} no report:", e); sys.exit(0)
+for case in root.iter("testcase"):
+    status = case.get("status") or ("failed" if case.find("failure") is not None else "run")
+    out = case.findtext("system-out") or ""
+    print("${MARK}", status, case.get("name"))
+    for line in out.splitlines():
+        print("${MARK}-OUT", case.get("name"), line)
+${MARK}-PY`;
+
+function command(_files: string[], override?: string): string {
+  if (override) return override;
+  const dir = `\${CHAINSMITH_BUILD_DIR:-${CMAKE_BUILD_DIR}}`;
+  return [
+    `if ! cmake --build ${dir} -j2 -- -k >/tmp/chainsmith-build.log 2>&1; then echo "the build failed (tests that need it will not run):"; grep -E 'error|Error' /tmp/chainsmith-build.log | head -n 30; fi`,
+    `(cd ${dir} && ctest --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml >/tmp/ctest.log 2>&1); s=$?`,
+    'tail -n 40 /tmp/ctest.log',
+    CONVERT,
+    'exit $s',
+  ].join('\n');
+}
+
+export function parseCtest(output: string): TestCase[] | undefined {
+  const tests = new Map<string, TestCase['outcome']>();
+  const printed = new Map<string, string[]>();
+  for (const line of output.split('\n')) {
+    const m = /^CHAINSMITH-CTEST (\w+) (.+)$/.exec(line);
+    if (m) tests.set(m[2], m[1] === 'run' ? 'passed' : m[1] === 'disabled' || m[1] === 'notrun_skipped' ? 'skipped' : 'failed');
+    const o = /^CHAINSMITH-CTEST-OUT (\S+) (.*)$/.exec(line);
+    if (o) printed.set(o[1], [...(printed.get(o[1]) ?? []), o[2]]);
+  }
+  if (!tests.size) return undefined;
+  const cases: TestCase[] = [];
+  for (const [name, outcome] of tests) {
+    cases.push({ id: name, outcome });
+    cases.push(...parseCaseLines((printed.get(name) ?? []).join('\n'), name));
+  }
+  return cases;
+}
+
+export const ctestRunner: TestRunner = { name: 'ctest', command, parse: parseCtest };

@@ -1,0 +1,26 @@
+import type { TestCase } from '../../schemas';
+import type { TestRunner } from '../contract';
+import { parseCaseLines } from './case-lines';
+import { quoteAll } from './pytest';
+
+/**
+ * The package's test script. Per-test outcomes come from TAP (node --test, tap, mocha -R tap) or from
+ * the check marks of jest's and mocha's default reporters; other reporters leave the exit code.
+ */
+const MARKED = /^\s*(✓|✔|√|✕|✖|×)\s+(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$/;
+
+export function parseNodeOutput(output: string): TestCase[] | undefined {
+  const cases = new Map(parseCaseLines(output).map((c) => [c.id, c.outcome]));
+  for (const line of output.split('\n')) {
+    const m = MARKED.exec(line);
+    if (m) cases.set(m[2], '✓✔√'.includes(m[1]) ? 'passed' : 'failed');
+  }
+  return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
+}
+
+export const nodeRunner: TestRunner = {
+  name: 'node',
+  // Arguments after `--` reach the test script's runner (jest, mocha, node --test take file paths).
+  command: (files, override) => (override ? override : ['npm test --silent --', ...quoteAll(files)].join(' ')),
+  parse: parseNodeOutput,
+};

@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { StageError, TransientError } from '../errors';
+import type { ToolchainName } from './contract';
+import { imagesDir, toolchainImageTag, toolchainPackages } from './images';
+
+/** What each toolchain reports as its version, run in the image after a build (recorded on the manifest). */
+export const TOOLCHAIN_PROBES: Record<ToolchainName, string> = {
+  python: 'python3 --version',
+  c: 'gcc --version | head -n 1; cmake --version | head -n 1; meson --version | sed "s/^/meson /"',
+  node: 'echo "node $(node --version) npm $(npm --version)"',
+  rust: 'rustc --version; cargo --version',
+  go: 'go version',
+  java: 'java -version 2>&1 | head -n 1; mvn -v 2>/dev/null | head -n 1',
+};
+
+export interface ToolchainOptions {
+  /** The base image (the Python toolchain); a configured sandbox.image replaces the built one. */
+  baseImage: string;
+  /** Holds the debootstrap package cache and the lock that serialises builds on this host. */
+  dataDir: string;
+}
+
+/**
+ * Toolchain images, built on demand from images/toolchains/NAME (debootstrap + docker import, as the
+ * base image is) when a stage needs one the engine lacks. Builds are serialised on the host with a
+ * lock file, so two workers never build at once and the second finds the first's image.
+ */
+export class Toolchains {
+  private readonly builds = new Map<ToolchainName, Promise<string>>();
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly opts: ToolchainOptions,
+  ) {}
+
+  image(name: ToolchainName): string {
+    return toolchainPackages(name) ? toolchainImageTag(name) : this.opts.baseImage;
+  }
+
+  async ensure(name: ToolchainName, log: (line: string) => void = () => undefined): Promise<string> {
+    const tag = this.image(name);
+    if (await this.exists(tag)) return tag;
+    const packages = toolchainPackages(name);
+    if (!packages) throw new StageError(`the base image ${tag} is missing: run scripts/provision.sh image`);
+    let build = this.builds.get(name);
+    if (!build) {
+      build = this.build(tag, packages, log);
+      this.builds.set(name, build);
+      build.finally(() => this.builds.delete(name)).catch(() => undefined);
+    }
+    return build;
+  }
+
+  private async build(tag: string, packages: string, log: (line: string) => void): Promise<string> {
+    const cannot = (why: string) =>
+      new StageError(`the toolchain image ${tag} is missing and cannot be built here: ${why}; build it with \`scripts/provision.sh toolchains\` as root`);
+    if (process.getuid?.() !== 0) throw cannot('building it (debootstrap, chroot) needs root');
+    if (!(await succeeds('sh', ['-c', 'command -v debootstrap && command -v flock && command -v docker']))) {
+      throw cannot('debootstrap, flock or the docker CLI is not installed (apt-get install debootstrap util-linux docker.io)');
+    }
+    const locks = join(this.opts.dataDir, 'locks');
+    mkdirSync(locks, { recursive: true });
+    log(`building the toolchain image ${tag} from ${packages} (debootstrap; first time only, a few minutes)`);
+    // Under the lock, another process may have built it meanwhile.
+    const script = `docker image inspect "$1" >/dev/null 2>&1 || bash "$2" "$1" "$3"`;
+    const out = await run('flock', [join(locks, 'images.lock'), 'bash', '-c', script, 'build', tag, join(imagesDir(), 'base', 'build.sh'), packages], {
+      CHAINSMITH_DEBOOTSTRAP_CACHE: join(this.opts.dataDir, 'cache', 'debootstrap'),
+    });
+    if (out.code !== 0) throw new TransientError(`building the toolchain image ${tag} failed:\n${out.output.trim().slice(-3000)}`);
+    return tag;
+  }
+
+  private exists(image: string): Promise<boolean> {
+    return this.docker
+      .getImage(image)
+      .inspect()
+      .then(
+        () => true,
+        () => false,
+      );
+  }
+}
+
+function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output = (output + d).slice(-20_000)));
+    child.stderr.on('data', (d) => (output = (output + d).slice(-20_000)));
+    child.on('error', (err) => resolve({ code: -1, output: err.message }));
+    child.on('close', (code) => resolve({ code: code ?? -1, output }));
+  });
+}
+
+const succeeds = (cmd: string, args: string[]) => run(cmd, args).then((r) => r.code === 0);

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { changedFiles } from '../mining/changed-files';
+import { git } from '../mining/git';
+import { gitPatch } from '../mining/patch';
+import { packageRoot } from '../paths';
+import type { Chain, PullRequest } from '../schemas';
+
+/** Bundles of real repositories with their pull refs (../shared/repos next to the project). */
+export const SHARED_REPOS = resolve(packageRoot(), '..', 'shared', 'repos');
+
+export function bundlePath(name: string): string | undefined {
+  const path = join(SHARED_REPOS, `${name}.bundle`);
+  return existsSync(path) ? path : undefined;
+}
+
+/**
+ * A clone of a bundle with its refs/pull/N/head refs, made once per machine under the temp directory
+ * (later runs reuse it, so the environment images keyed on its history are reused too).
+ */
+export async function cloneBundle(name: string): Promise<string> {
+  const bundle = bundlePath(name);
+  if (!bundle) throw new Error(`no bundle ${name} in ${SHARED_REPOS}`);
+  const dir = join(tmpdir(), 'chainsmith-real-repos', name);
+  if (existsSync(join(dir, '.git', 'chainsmith-cloned'))) return dir;
+  // A clone cut short by an earlier run starts over.
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await git(dir, ['clone', '-q', bundle, '.']);
+  await git(dir, ['fetch', '-q', bundle, '+refs/pull/*:refs/pull/*']);
+  await writeFile(join(dir, '.git', 'chainsmith-cloned'), '');
+  return dir;
+}
+
+/**
+ * A one-PR chain for refs/pull/N/head: its base is where the PR branched from `branch`, its merge the
+ * commit that landed it there (a merge whose second parent is the PR's head) or, where it landed
+ * otherwise, a merge of its head into that base made in the clone.
+ */
+export async function pullRequestChain(repoPath: string, repoName: string, number: number, branch: string): Promise<Chain> {
+  const head = (await git(repoPath, ['rev-parse', `refs/pull/${number}/head`])).trim();
+  const landed = (await git(repoPath, ['log', '--first-parent', '--merges', '--format=%H %P', branch]))
+    .split('\n')
+    .map((l) => l.split(' '))
+    .find((p) => p[2] === head);
+  let baseSha: string;
+  let mergeSha: string;
+  if (landed) [mergeSha, baseSha] = landed;
+  else {
+    baseSha = (await git(repoPath, ['merge-base', branch, head])).trim();
+    mergeSha = (await git(repoPath, ['commit-tree', `${head}^{tree}`, '-p', baseSha, '-p', head, '-m', `Merge pull request #${number}`], { env: FIXED })).trim();
+  }
+  const subject = (await git(repoPath, ['log', '-1', '--format=%s', head])).trim();
+  const pr: PullRequest = {
+    number,
+    title: subject,
+    body: '',
+    messages: [subject],
+    author: 'someone',
+    mergedAt: (await git(repoPath, ['log', '-1', '--format=%cI', mergeSha])).trim(),
+    landing: landed ? 'merge' : 'manual',
+    baseSha,
+    mergeSha,
+    headSha: head,
+    files: await changedFiles(repoPath, baseSha, mergeSha),
+    patch: await gitPatch(repoPath, baseSha, mergeSha),
+  };
+  return { id: `${repoName}#${number}`, repo: { name: repoName, path: repoPath }, prs: [pr], edges: [] };
+}
+
+const FIXED = { GIT_AUTHOR_NAME: 'chainsmith', GIT_AUTHOR_EMAIL: 'chainsmith@localhost', GIT_COMMITTER_NAME: 'chainsmith', GIT_COMMITTER_EMAIL: 'chainsmith@localhost', GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z' };

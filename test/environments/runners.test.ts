@@ -1,0 +1,46 @@
+import { runnerFor } from '../../src/environments/runners';
+import { parseCaseLines } from '../../src/environments/runners/case-lines';
+
+test('CTest reports each test and the Unity or GoogleTest cases it printed, so FAIL_TO_PASS can name a case', () => {
+  const output = [
+    'the build failed (tests that need it will not run):',
+    'CHAINSMITH-CTEST run parse_number',
+    'CHAINSMITH-CTEST-OUT parse_number tests/parse_number.c:95:assert_parse_number_should_parse_zero:PASS',
+    'CHAINSMITH-CTEST-OUT parse_number tests/parse_number.c:96:parse_number_should_parse_negative:FAIL: Expected 1 Was 0',
+    'CHAINSMITH-CTEST-OUT parse_number tests/parse_number.c:97:later:IGNORE',
+    'CHAINSMITH-CTEST fail misc_tests',
+    'CHAINSMITH-CTEST notrun new_test',
+    'CHAINSMITH-CTEST-OUT gtests [       OK ] Json.Parses (0 ms)',
+    'CHAINSMITH-CTEST run gtests',
+  ].join('\n');
+  expect(runnerFor('ctest').parse(output)).toEqual([
+    { id: 'parse_number', outcome: 'passed' },
+    { id: 'parse_number::assert_parse_number_should_parse_zero', outcome: 'passed' },
+    { id: 'parse_number::parse_number_should_parse_negative', outcome: 'failed' },
+    { id: 'parse_number::later', outcome: 'skipped' },
+    { id: 'misc_tests', outcome: 'failed' },
+    { id: 'new_test', outcome: 'failed' },
+    { id: 'gtests', outcome: 'passed' },
+    { id: 'gtests::Json.Parses', outcome: 'passed' },
+  ]);
+  // No report at all (CTest never ran): only the exit code is known.
+  expect(runnerFor('ctest').parse('make: *** [all] Error 2')).toBeUndefined();
+  expect(runnerFor('ctest').command([], 'make check')).toBe('make check');
+});
+
+test('make, meson and node runs are read per case from TAP, meson and check-mark lines; other output leaves the exit code', () => {
+  expect(parseCaseLines(['ok 1 - adds', 'not ok 2 - subtracts', 'ok 3 - later # SKIP not yet', ' 1/2 unit-tests        OK              0.02s', ' 2/2 slow        FAIL            1.20s   exit status 1'].join('\n'))).toEqual([
+    { id: 'adds', outcome: 'passed' },
+    { id: 'subtracts', outcome: 'failed' },
+    { id: 'later', outcome: 'skipped' },
+    { id: 'unit-tests', outcome: 'passed' },
+    { id: 'slow', outcome: 'failed' },
+  ]);
+  expect(runnerFor('node').parse('  ✓ parses dates (3 ms)\n  ✕ rejects junk (1 ms)\n')).toEqual([
+    { id: 'parses dates', outcome: 'passed' },
+    { id: 'rejects junk', outcome: 'failed' },
+  ]);
+  expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
+  expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
+  expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe("python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py");
+});
