@@ -58,9 +58,10 @@ export async function detectGo(files: RepoFiles): Promise<LanguageRecipe | undef
       // Every package and test import resolves from the copied cache alone.
       'go list -deps -test ./... > /dev/null',
       // Leaves the test builds in the image's build cache; a base whose tests do not build still gets an image.
-      `go test -count=1 -run '^$' ./... > /dev/null || echo 'note: some test packages do not build at this commit'`,
+      `go test -count=1 -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
     ],
-    env: { GOPATH, GOMODCACHE, GOCACHE: '/home/agent/.cache/go-build', GOPROXY: 'off', GOSUMDB: 'off', GOTOOLCHAIN: 'local' },
+    // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
+    env: { GOPATH, GOMODCACHE, GOCACHE: '/home/agent/.cache/go-build', GOPROXY: 'off', GOSUMDB: 'off', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
     path: toolchainModule ? [`${GOMODCACHE}/${toolchainModule}/bin`] : [],
     runner: 'go',
   };
