@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
 import { detectGo, toolchainFor } from '../../src/environments/languages/go';
-import { checkoutAt, cloneBundle, commitDate, fetchContext, hostHas, repoFilesAt } from './real-repos';
+import { gitRepoFiles } from '../../src/environments/repo-files';
+import { checkoutAt, commitDate, fetchContext, hostHas, realRepo } from './real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 const offline = (cache: string) => ({ ...process.env, GOMODCACHE: cache, GOPROXY: 'off', GOFLAGS: '-mod=readonly', GOTOOLCHAIN: 'local' });
@@ -30,13 +31,12 @@ describe('Go recipe', () => {
   // cobra PR #2356 (completions must not mutate os.Args).
   const base = 'f2878bab8c96afd6e36968af96343b35dbb82a82';
   it('fetches cobra at PR #2356 into a module cache that builds and lists every test import offline', async () => {
-    if (!hostHas('go')) return console.warn('skipping: no go on this host');
-    const repo = cloneBundle('spf13+cobra');
+    const repo = await realRepo('spf13+cobra', 'go');
     if (!repo) return;
-    const src = checkoutAt(repo, base);
+    const src = await checkoutAt(repo, base);
     const ctx = fetchContext(src, commitDate(repo, base));
     try {
-      const resolution = await (await detectGo(repoFilesAt(repo, base)))!.fetch!(ctx);
+      const resolution = await (await detectGo(await gitRepoFiles(repo, base)))!.fetch!(ctx);
       expect(resolution).toMatchObject({ ecosystem: 'go-modules', lock: 'committed', tool: expect.stringMatching(/^go version go/) });
       expect(resolution.packages).toContainEqual({ name: 'github.com/spf13/pflag', version: 'v1.0.9' });
       const env = offline(join(ctx.depsDir, 'mod'));
@@ -45,7 +45,6 @@ describe('Go recipe', () => {
     } finally {
       rmSync(ctx.depsDir, { recursive: true, force: true });
       rmSync(src, { recursive: true, force: true });
-      rmSync(dirname(repo), { recursive: true, force: true });
     }
   });
 

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
 import { detectJava, javaRelease } from '../../src/environments/languages/java';
 import { mavenRunner } from '../../src/environments/runners/maven';
-import { checkoutAt, cloneBundle, commitDate, fetchContext, hostHas, repoFilesAt } from './real-repos';
+import { gitRepoFiles } from '../../src/environments/repo-files';
+import { checkoutAt, commitDate, fetchContext, realRepo } from './real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 
@@ -34,13 +35,12 @@ describe('Java recipe', () => {
   const base = 'f2ea9dfe8d99508ccf5ef082c35b9ad8f87eee37';
   const merge = 'bd345ac50a19440c76956b6253fa61e24e084f71';
   it("fetches jsoup at PR #2570 with Surefire's provider; offline, the PR's test class fails where the PR says", async () => {
-    if (!hostHas('mvn')) return console.warn('skipping: no mvn on this host');
-    const repo = cloneBundle('jhy+jsoup');
+    const repo = await realRepo('jhy+jsoup', 'mvn');
     if (!repo) return;
-    const src = checkoutAt(repo, base);
+    const src = await checkoutAt(repo, base);
     const ctx = fetchContext(src, commitDate(repo, base));
     try {
-      const resolution = await (await detectJava(repoFilesAt(repo, base)))!.fetch!(ctx);
+      const resolution = await (await detectJava(await gitRepoFiles(repo, base)))!.fetch!(ctx);
       expect(resolution).toMatchObject({ ecosystem: 'maven', lock: 'none', tool: expect.stringMatching(/^Apache Maven 3/) });
       const names = resolution.packages.map((p) => p.name);
       expect(names).toContain('org.apache.maven.surefire:surefire-junit-platform');
@@ -64,7 +64,6 @@ describe('Java recipe', () => {
     } finally {
       rmSync(ctx.depsDir, { recursive: true, force: true });
       rmSync(src, { recursive: true, force: true });
-      rmSync(dirname(repo), { recursive: true, force: true });
     }
   });
 });

@@ -1,47 +1,32 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { FetchContext, RepoFiles } from '../../src/environments/contract';
+import { join } from 'node:path';
+import type { FetchContext } from '../../src/environments/contract';
+import { hostCheckout } from '../../src/environments/dependencies';
+import { bundlePath, cloneBundle, SHARED_REPOS } from '../../src/testing/real-repos';
 
-/** The bundles of real repositories (../shared/repos from the project root); absent on some machines. */
-export const REPOS_DIR = resolve(__dirname, '../../../shared/repos');
-
-const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-
-/** A clone of a bundle with its pull refs, or undefined (and a message saying why) where the bundle is absent. */
-export function cloneBundle(name: string): string | undefined {
-  const bundle = join(REPOS_DIR, `${name}.bundle`);
-  if (!existsSync(bundle)) {
-    console.warn(`skipping: ${bundle} is absent (the real repositories live in ../shared/repos)`);
+/**
+ * The shared clone of a real repository's bundle (made once per machine), or undefined with a message
+ * where the bundle or the host's package manager is absent.
+ */
+export async function realRepo(bundle: string, tool: string): Promise<string | undefined> {
+  if (!bundlePath(bundle)) {
+    console.warn(`skipping: no ${bundle}.bundle in ${SHARED_REPOS}`);
     return undefined;
   }
-  const dir = join(mkdtempSync(join(tmpdir(), 'chainsmith-real-')), name);
-  git(tmpdir(), ['clone', '-q', bundle, dir]);
-  git(dir, ['fetch', '-q', bundle, '+refs/pull/*:refs/pull/*']);
-  return dir;
+  if (!hostHas(tool)) {
+    console.warn(`skipping: no ${tool} on this host`);
+    return undefined;
+  }
+  return cloneBundle(bundle);
 }
 
-/** A detached work tree of `repo` at `sha` (the host checkout a fetcher is given). */
-export function checkoutAt(repo: string, sha: string): string {
+/** The tree at `sha` in a directory of its own, as the dependency cache gives a fetcher. */
+export async function checkoutAt(repo: string, sha: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'chainsmith-src-'));
-  git(repo, ['worktree', 'add', '-q', '--detach', dir, sha]);
+  await hostCheckout(repo, sha, dir);
   return dir;
-}
-
-/** RepoFiles of a commit, read with git. */
-export function repoFilesAt(repo: string, sha: string): RepoFiles {
-  const rootFiles = new Set(git(repo, ['ls-tree', '--name-only', sha]).split('\n').filter(Boolean));
-  return {
-    rootFiles,
-    read: async (path) => {
-      try {
-        return git(repo, ['show', `${sha}:${path}`]);
-      } catch {
-        return undefined;
-      }
-    },
-  };
 }
 
 export function fetchContext(srcDir: string, asOf: Date): FetchContext & { lines: string[] } {
@@ -50,7 +35,7 @@ export function fetchContext(srcDir: string, asOf: Date): FetchContext & { lines
 }
 
 export function commitDate(repo: string, sha: string): Date {
-  return new Date(git(repo, ['log', '-1', '--format=%cI', sha]).trim());
+  return new Date(execFileSync('git', ['log', '-1', '--format=%cI', sha], { cwd: repo, encoding: 'utf8' }).trim());
 }
 
 export function hostHas(tool: string): boolean {

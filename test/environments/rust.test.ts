@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DEPS_MOUNT, type RepoFiles } from '../../src/environments/contract';
 import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../src/environments/languages/rust';
-import { checkoutAt, cloneBundle, commitDate, fetchContext, hostHas, repoFilesAt } from './real-repos';
+import { gitRepoFiles } from '../../src/environments/repo-files';
+import { checkoutAt, commitDate, fetchContext, realRepo } from './real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 
@@ -45,11 +46,10 @@ describe('Rust recipe', () => {
   // serde_json PR #982 (integer128 to Value): its base has no Cargo.lock and declares rust-version 1.36.
   const base = 'a9c984f13e6086c093c2f7a1014148c1922bac27';
   it('fetches serde_json at PR #982: a lock for rustc 1.63 as of the base date, vendored, resolvable offline', async () => {
-    if (!hostHas('cargo')) return console.warn('skipping: no cargo on this host');
-    const repo = cloneBundle('serde-rs+json');
+    const repo = await realRepo('serde-rs+json', 'cargo');
     if (!repo) return;
-    const src = checkoutAt(repo, base);
-    const recipe = await detectRust(repoFilesAt(repo, base));
+    const src = await checkoutAt(repo, base);
+    const recipe = await detectRust(await gitRepoFiles(repo, base));
     const ctx = fetchContext(src, commitDate(repo, base));
     try {
       const resolution = await recipe!.fetch!(ctx);
@@ -70,7 +70,6 @@ describe('Rust recipe', () => {
     } finally {
       rmSync(ctx.depsDir, { recursive: true, force: true });
       rmSync(src, { recursive: true, force: true });
-      rmSync(dirname(repo), { recursive: true, force: true });
     }
   });
 });
