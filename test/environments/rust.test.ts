@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEPS_MOUNT, type RepoFiles } from '../../src/environments/contract';
 import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../src/environments/languages/rust';
 import { gitRepoFiles } from '../../src/environments/repo-files';
-import { checkoutAt, commitDate, fetchContext, realRepo } from './real-repos';
+import { checkoutAt, commitDate, fetchContext, hostHas, realRepo } from './real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 
@@ -41,6 +42,25 @@ describe('Rust recipe', () => {
   it('lists the locked registry packages, not the workspace', () => {
     const lock = 'version = 3\n\n[[package]]\nname = "itoa"\nversion = "1.0.5"\nsource = "registry+x"\n\n[[package]]\nname = "serde_json"\nversion = "1.0.92"\n';
     expect(lockedPackages(lock)).toEqual([{ name: 'itoa', version: '1.0.5' }]);
+  });
+
+  it('uses a committed Cargo.lock, updated minimally (and noted) where it is behind Cargo.toml', async () => {
+    if (!hostHas('cargo')) return console.warn('skipping: no cargo on this host');
+    const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
+    mkdirSync(join(src, 'src'));
+    writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
+    writeFileSync(join(src, 'Cargo.toml'), '[package]\nname = "stale"\nversion = "0.1.0"\nedition = "2018"\n\n[dependencies]\nitoa = "=1.0.5"\n');
+    writeFileSync(join(src, 'Cargo.lock'), 'version = 3\n\n[[package]]\nname = "stale"\nversion = "0.1.0"\n');
+    const ctx = fetchContext(src, new Date());
+    try {
+      const resolution = await (await detectRust(files({ 'Cargo.toml': '', 'Cargo.lock': '' })))!.fetch!(ctx);
+      expect(resolution).toMatchObject({ lock: 'committed', packages: [{ name: 'itoa', version: '1.0.5' }] });
+      expect(resolution.notes.join(' ')).toMatch(/behind Cargo\.toml/);
+      expect(readdirSync(join(ctx.depsDir, 'vendor'))).toEqual(['itoa']);
+    } finally {
+      rmSync(ctx.depsDir, { recursive: true, force: true });
+      rmSync(src, { recursive: true, force: true });
+    }
   });
 
   // serde_json PR #982 (integer128 to Value): its base has no Cargo.lock and declares rust-version 1.36.

@@ -79,7 +79,14 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean): Promise<R
     ctx.log('cargo: vendoring the locked crates');
     const vendorDir = join(ctx.depsDir, 'vendor');
     // --respect-source-config: a crates.io mirror the host is configured for is the one used.
-    const vendor = await mustRun('cargo vendor', 'cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+    let vendor = await hostRun('cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+    if (vendor.code !== 0 && locked && /lock file .* needs to be updated|--locked/.test(vendor.stderr)) {
+      // A committed lock behind its Cargo.toml: cargo would update it on any build; the image's cargo does the same offline.
+      vendor = await mustRun('cargo vendor', 'cargo', ['vendor', '--respect-source-config', vendorDir], run);
+      notes.push('the committed Cargo.lock was behind Cargo.toml; cargo updated it minimally');
+    } else if (vendor.code !== 0) {
+      await mustRun('cargo vendor', 'cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+    }
     await writeFile(join(ctx.depsDir, 'config.toml'), imageCargoConfig(vendor.stdout, vendorDir, `${CARGO_HOME}/vendor`));
     const lock = await readFile(join(scratch, 'Cargo.lock'), 'utf8');
     await writeFile(join(ctx.depsDir, 'Cargo.lock'), lock);
