@@ -1,10 +1,12 @@
 import Docker from 'dockerode';
-import { mkdtemp } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
 import { testEnvironments } from '../../src/testing/environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../src/testing/real-repos';
 
@@ -20,14 +22,14 @@ const realTest = (bundle: string) => {
   return test.skip;
 };
 
-async function validate(bundle: string, repoName: string, pr: number, branch: string) {
-  const repo = await cloneBundle(bundle);
+async function validate(bundle: string, repoName: string, pr: number, branch: string, repoPath?: string) {
+  const repo = repoPath ?? (await cloneBundle(bundle));
   const chain = await pullRequestChain(repo, repoName, pr, branch);
   const environments = testEnvironments(docker);
   const env = await environments.forStage(chain, 0);
   const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-real-')), 'artifacts'));
   const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 2048, pidsLimit: 512 }, environments, timeoutSeconds: 900 }, chain, 0);
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold'] } })).toHaveLength(0);
+  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
   return { env, gold };
 }
 
@@ -72,3 +74,28 @@ realTest('jhy+jsoup')(
   },
   30 * 60_000,
 );
+
+test('a module asking for go 1.22 builds with the golang.org/toolchain module, offline, and validates', async () => {
+  // A repository of two commits: the base uses range-over-int (Go 1.22) and gets F wrong; PR #1 fixes it and adds its test.
+  const repo = await mkdtemp(join(tmpdir(), 'chainsmith-go122-'));
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd: repo, stdio: 'pipe' });
+  const f = (body: string) => `package m\n\n// F sums 0..2.\nfunc F() (n int) {\n\tfor i := range 3 {\n\t\tn += ${body}\n\t}\n\treturn\n}\n`;
+  git('init', '-q', '-b', 'main');
+  await writeFile(join(repo, 'go.mod'), 'module example.com/m\n\ngo 1.22\n');
+  await writeFile(join(repo, 'm.go'), f('i * i'));
+  git('add', '.');
+  git('commit', '-q', '-m', 'base');
+  git('checkout', '-q', '-b', 'fix');
+  await writeFile(join(repo, 'm.go'), f('i'));
+  await writeFile(join(repo, 'm_test.go'), 'package m\n\nimport "testing"\n\nfunc TestF(t *testing.T) {\n\tif F() != 3 {\n\t\tt.Fatal(F())\n\t}\n}\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'Fix F');
+  git('update-ref', 'refs/pull/1/head', 'HEAD');
+  git('checkout', '-q', 'main');
+  const { env, gold } = await validate('', 'local/go122', 1, 'main', repo);
+  // The framework's toolchain probe runs without the recipe's PATH and reports Debian's go; the tests see go 1.22
+  // (range over an int does not compile before it, so a verified stage proves it).
+  expect(env.manifest.toolchain).toMatchObject({ wanted: '1.22.0' });
+  expect(env.manifest.resolution!.packages.map((p) => p.name)).toContain('golang.org/toolchain');
+  expect(gold).toMatchObject({ status: 'verified', runner: 'go', failToPass: ['example.com/m/TestF'] });
+}, 20 * 60_000);
