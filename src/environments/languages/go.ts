@@ -1,6 +1,101 @@
-import type { LanguageRecipe, RepoFiles } from '../contract';
+import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
+import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
+import { join } from 'node:path';
 
-/** Stub until the Go module (branch env2) is merged: detects nothing, so Go repositories get no recipe yet. */
-export async function detectGo(_files: RepoFiles): Promise<LanguageRecipe | undefined> {
-  return undefined;
+/** Debian bookworm's Go. */
+export const DEBIAN_GO = '1.19';
+/** The first Go released as a golang.org/toolchain module. */
+const FIRST_TOOLCHAIN_MODULE = '1.21.0';
+const GOPATH = '/home/agent/go';
+const GOMODCACHE = `${GOPATH}/pkg/mod`;
+const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
+
+/** The go.mod's `go` and `toolchain` lines. */
+export function goVersions(gomod: string): { go?: string; toolchain?: string } {
+  return {
+    go: /^go\s+(\d+\.\d+(?:\.\d+)?)\s*$/m.exec(gomod)?.[1],
+    toolchain: /^toolchain\s+go(\d+\.\d+(?:\.\d+)?)\s*$/m.exec(gomod)?.[1],
+  };
+}
+
+/**
+ * The Go a module needs where Debian's 1.19 is too old: its `toolchain` line, else its `go` line
+ * (`1.22` is the release `1.22.0`), at least the first Go published as a toolchain module.
+ */
+export function toolchainFor(gomod: string): { version?: string; note?: string } {
+  const { go, toolchain } = goVersions(gomod);
+  const wanted = toolchain ?? go;
+  if (!wanted || compareVersions(wanted, '1.20') < 0) return {};
+  const release = wanted.split('.').length === 2 ? `${wanted}.0` : wanted;
+  if (compareVersions(release, FIRST_TOOLCHAIN_MODULE) < 0) {
+    return { version: FIRST_TOOLCHAIN_MODULE, note: `go.mod asks for go ${wanted}; Debian has ${DEBIAN_GO} and toolchain modules start at go${FIRST_TOOLCHAIN_MODULE}, the nearest above` };
+  }
+  return { version: release, note: `go.mod asks for go ${wanted}: go${release} from the golang.org/toolchain module, not Debian's ${DEBIAN_GO}` };
+}
+
+/**
+ * Go modules with a go.mod at the root. The module cache is filled on the host (`go mod download`
+ * through the host's GOPROXY, checked against the committed go.sum), with the golang.org/toolchain
+ * module of a newer Go where go.mod needs one, and copied into the image; builds there run with
+ * GOPROXY=off. Debian's go 1.19 predates GOTOOLCHAIN, so a newer toolchain is put first on PATH.
+ */
+export async function detectGo(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+  if (!files.rootFiles.has('go.mod')) return undefined;
+  const gomod = (await files.read('go.mod')) ?? '';
+  const { version, note } = toolchainFor(gomod);
+  const toolchainModule = version ? `golang.org/toolchain@v0.0.1-go${version}.linux-${GOARCH[process.arch] ?? process.arch}` : undefined;
+  return {
+    language: 'go',
+    origin: 'go-modules',
+    toolchain: { image: 'go', version: version ?? DEBIAN_GO, ...(note ? { note } : {}) },
+    manifests: ['go.mod', ...(files.rootFiles.has('go.sum') ? ['go.sum'] : [])],
+    fetch: (ctx) => fetchModules(ctx, toolchainModule, files.rootFiles.has('go.sum')),
+    setup: [
+      `mkdir -p ${GOPATH}/pkg`,
+      `cp -R ${DEPS_MOUNT}/mod ${GOMODCACHE}`,
+      'go version',
+      'go build ./...',
+      // Every package and test import resolves from the copied cache alone.
+      'go list -deps -test ./... > /dev/null',
+      // Leaves the test builds in the image's build cache; a base whose tests do not build still gets an image.
+      `go test -count=1 -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
+    ],
+    // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
+    env: { GOPATH, GOMODCACHE, GOCACHE: '/home/agent/.cache/go-build', GOPROXY: 'off', GOSUMDB: 'off', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
+    path: toolchainModule ? [`${GOMODCACHE}/${toolchainModule}/bin`] : [],
+    runner: 'go',
+  };
+}
+
+/**
+ * Fills depsDir/mod as a module cache: the modules go.mod and go.sum pin (so `asOf` changes nothing),
+ * those every package and test imports, and the toolchain module, fetched as GOTOOLCHAIN does (the
+ * go command then marks its binaries executable).
+ */
+export async function fetchModules(ctx: FetchContext, toolchainModule?: string, hasSum = true): Promise<Resolution> {
+  const hostFlags = (await hostRun('go', ['env', 'GOFLAGS'], { cwd: ctx.srcDir })).stdout.trim();
+  const env = { GOMODCACHE: join(ctx.depsDir, 'mod'), GOFLAGS: [hostFlags, '-modcacherw'].filter(Boolean).join(' ') };
+  const run = { cwd: ctx.srcDir, env, signal: ctx.signal };
+  const notes = [hasSum ? 'versions as go.mod and go.sum pin them' : 'versions as go.mod pins them (no go.sum)'];
+  ctx.log('go: downloading the modules go.mod requires');
+  await mustRun('go mod download', 'go', ['mod', 'download'], run);
+  // Modules only tests import (or a pruned graph leaves out) come in as the packages load.
+  const list = await hostRun('go', ['list', '-e', '-deps', '-test', './...'], run);
+  if (list.code !== 0) notes.push(`go list -deps -test ./... on the host: ${list.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  const packages: Array<{ name: string; version: string }> = [];
+  const modules = await hostRun('go', ['list', '-m', '-e', '-f', '{{if not .Main}}{{.Path}} {{.Version}}{{end}}', 'all'], run);
+  for (const line of modules.stdout.split('\n')) {
+    const [name, version] = line.trim().split(' ');
+    if (name && version) packages.push({ name, version });
+  }
+  if (toolchainModule) {
+    const version = toolchainModule.replace(/^golang\.org\/toolchain@v0\.0\.1-go/, '').replace(/\.[a-z]+-[a-z0-9]+$/, '');
+    ctx.log(`go: fetching the go${version} toolchain module`);
+    await mustRun(`fetching the go${version} toolchain`, 'go', ['version'], { ...run, env: { ...env, GOTOOLCHAIN: `go${version}` } });
+    packages.push({ name: 'golang.org/toolchain', version: toolchainModule.split('@')[1] });
+    notes.push(`toolchain go${version} from ${toolchainModule}`);
+  }
+  // The go command leaves toolchain directories read-only, which would stop the cache from being deleted.
+  await hostRun('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
+  return { ecosystem: 'go-modules', tool: await toolVersion('go', ['version']), lock: hasSum ? 'committed' : 'none', packages, notes };
 }

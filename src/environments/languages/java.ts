@@ -1,6 +1,123 @@
-import type { LanguageRecipe, RepoFiles } from '../contract';
+import { readdir } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { StageError } from '../../errors';
+import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
+import { hostRun, mustRun } from './host-command';
 
-/** Stub until the Java module (branch env2) is merged: detects nothing, so Java repositories get no recipe yet. */
-export async function detectJava(_files: RepoFiles): Promise<LanguageRecipe | undefined> {
+/** Debian bookworm's JDK (with its Maven 3.8). */
+export const DEBIAN_JDK = '17';
+const M2 = '/home/agent/.m2';
+/**
+ * A Surefire run that resolves and loads everything a test run needs (plugins, the test provider
+ * for the project's JUnit or TestNG, its launcher) and runs no test: a method name no test has.
+ */
+export const RESOLVE_ONLY = `test '-Dtest=*#chainsmithResolveOnly' -Dsurefire.failIfNoSpecifiedTests=false -DfailIfNoTests=false`;
+const GRADLE_FILES = ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'];
+
+/** The Java release a POM compiles for (maven.compiler.release/source, java.version, a compiler plugin's <release>). */
+export function javaRelease(pom: string): string | undefined {
+  const m = /<(?:maven\.compiler\.release|maven\.compiler\.source|java\.version|release|source)>\s*(?:1\.)?(\d+)\s*</.exec(pom);
+  return m?.[1];
+}
+
+/**
+ * Maven projects (pom.xml at the root). The host's Maven fills a local repository in depsDir with all
+ * that `mvn test` needs, through the host's settings (~/.m2/settings.xml, mirrors, proxies); the
+ * image gets a copy as its own ~/.m2/repository and settings that make every Maven run offline.
+ * Gradle builds are detected and refused with the reason: the Gradle distribution a wrapper downloads
+ * is on no package registry this host reaches, and Debian's Gradle (4.4) is too old for them.
+ */
+export async function detectJava(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+  if (files.rootFiles.has('pom.xml')) return maven(files);
+  const gradle = GRADLE_FILES.filter((f) => files.rootFiles.has(f));
+  if (gradle.length) return gradleRefused(gradle, files.rootFiles.has('gradlew'));
   return undefined;
+}
+
+async function maven(files: RepoFiles): Promise<LanguageRecipe> {
+  const pom = (await files.read('pom.xml')) ?? '';
+  const modules = [...pom.matchAll(/<module>\s*([^<\s]+)\s*<\/module>/g)].map((m) => `${m[1].replace(/\/$/, '')}/pom.xml`);
+  const release = javaRelease(pom);
+  const notes: string[] = [];
+  if (release && Number(release) > Number(DEBIAN_JDK)) notes.push(`the POM compiles for Java ${release}; Debian bookworm's JDK ${DEBIAN_JDK} is the newest available`);
+  if (files.rootFiles.has('mvnw')) notes.push("the Maven wrapper is not used: the image runs Debian's Maven 3.8");
+  return {
+    language: 'java',
+    origin: 'java-maven',
+    toolchain: { image: 'java', version: DEBIAN_JDK, ...(notes.length ? { note: notes.join('; ') } : {}) },
+    manifests: ['pom.xml', ...modules],
+    fetch: (ctx) => fetchMaven(ctx),
+    setup: [
+      `mkdir -p ${M2}`,
+      `cp -R ${DEPS_MOUNT}/m2 ${M2}/repository`,
+      // Artifacts fetched on the host remember the host's repository ids, which offline Maven would not trust here.
+      `find ${M2}/repository \\( -name _remote.repositories -o -name '*.lastUpdated' -o -name resolver-status.properties \\) -delete`,
+      `printf '%s\\n' '<settings><offline>true</offline></settings>' > ${M2}/settings.xml`,
+      // Proves the copy suffices offline: compiles main and test code and starts Surefire's provider.
+      `mvn -o -B -q ${RESOLVE_ONLY}`,
+    ],
+    env: {},
+    path: [],
+    runner: 'maven',
+  };
+}
+
+function gradleRefused(found: string[], wrapper: boolean): LanguageRecipe {
+  const why =
+    `a Gradle build (${found.join(', ')}${wrapper ? ', gradlew' : ''}) cannot be set up offline: ` +
+    'the Gradle distribution the wrapper downloads is on no package registry this host reaches, and Debian bookworm packages only Gradle 4.4; ' +
+    'configure a recipe for this repository instead';
+  return {
+    language: 'java',
+    origin: 'java-gradle',
+    toolchain: { image: 'java', version: DEBIAN_JDK, note: why },
+    manifests: found,
+    fetch: async () => {
+      throw new StageError(why);
+    },
+    setup: [],
+    env: {},
+    path: [],
+    runner: 'gradle',
+  };
+}
+
+/**
+ * Runs the project's test lifecycle on the host with a fresh local repository in depsDir/m2, so that
+ * plugins and Surefire's provider come in along with the dependencies (`dependency:go-offline` misses
+ * the provider). Versions are the POMs' own; Maven has no resolution date (ranges and snapshots
+ * resolve now, which the notes say).
+ */
+export async function fetchMaven(ctx: FetchContext): Promise<Resolution> {
+  const repo = join(ctx.depsDir, 'm2');
+  ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
+  await mustRun('mvn test (resolving only)', 'mvn', ['-B', `-Dmaven.repo.local=${repo}`, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))], {
+    cwd: ctx.srcDir,
+    signal: ctx.signal,
+  });
+  const packages = await artifacts(repo);
+  const notes = ['versions as the POMs declare them'];
+  if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
+  const version = (await hostRun('mvn', ['-v'], { cwd: ctx.srcDir })).stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n')[0].trim();
+  return { ecosystem: 'maven', tool: version || 'mvn', lock: 'none', packages, notes };
+}
+
+/** group:artifact and version of every jar in a local repository (plugins and their dependencies included). */
+async function artifacts(repo: string): Promise<Array<{ name: string; version: string }>> {
+  const found = new Map<string, { name: string; version: string }>();
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.name.endsWith('.jar')) {
+        const parts = relative(repo, path).split(sep);
+        if (parts.length < 4) continue;
+        const [artifact, version] = parts.slice(-3, -1);
+        const name = `${parts.slice(0, -3).join('.')}:${artifact}`;
+        found.set(`${name}@${version}`, { name, version });
+      }
+    }
+  };
+  await walk(repo);
+  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version));
 }

@@ -1,6 +1,148 @@
-import type { LanguageRecipe, RepoFiles } from '../contract';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
+import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
 
-/** Stub until the Rust module (branch env2) is merged: detects nothing, so Rust repositories get no recipe yet. */
-export async function detectRust(_files: RepoFiles): Promise<LanguageRecipe | undefined> {
-  return undefined;
+/** Debian bookworm's rustc (its cargo 0.66 calls itself 1.65): the only Rust a package registry offers. */
+export const RUSTC_VERSION = '1.63';
+const CARGO_HOME = '/home/agent/.cargo';
+/** Outside the repository, so the image keeps the compiled dependencies and test runs build only the crate. */
+const TARGET_DIR = '/home/agent/.cargo-target';
+
+/**
+ * Rust crates and workspaces with a Cargo.toml at the root. Dependencies are vendored on the host
+ * (`cargo vendor`, through the host's cargo configuration) from the committed Cargo.lock, or from one
+ * resolved for the image's rustc as of the stage's date; the image's cargo then builds from the
+ * vendored directory alone.
+ */
+export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+  if (!files.rootFiles.has('Cargo.toml')) return undefined;
+  const manifest = (await files.read('Cargo.toml')) ?? '';
+  const locked = files.rootFiles.has('Cargo.lock');
+  const wants = /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
+  const edition = /^\s*edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
+  const notes: string[] = [];
+  if (wants && compareVersions(wants, RUSTC_VERSION) > 0) notes.push(`the crate asks for rustc ${wants}; Debian bookworm's ${RUSTC_VERSION} is the nearest available`);
+  if (edition && Number(edition) > 2021) notes.push(`edition ${edition} needs a newer rustc than ${RUSTC_VERSION}`);
+  return {
+    language: 'rust',
+    origin: 'rust-cargo',
+    toolchain: { image: 'rust', version: RUSTC_VERSION, ...(notes.length ? { note: notes.join('; ') } : {}) },
+    manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
+    fetch: (ctx) => fetchCrates(ctx, locked),
+    setup: [
+      `mkdir -p ${CARGO_HOME}`,
+      `cp -R ${DEPS_MOUNT}/vendor ${CARGO_HOME}/vendor`,
+      `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
+      // Proves the vendored crates suffice offline, and leaves them compiled in the image.
+      'cargo test --no-run --offline',
+    ],
+    env: { CARGO_HOME, CARGO_TARGET_DIR: TARGET_DIR, CARGO_NET_OFFLINE: 'true', CARGO_TERM_COLOR: 'never' },
+    path: [],
+    runner: 'cargo',
+  };
+}
+
+/**
+ * Vendors the crates into depsDir/vendor with a cargo config pointing crates.io (and any git source)
+ * at `CARGO_HOME/vendor` in the image. Works on a copy of the checkout: a lock file resolved here is
+ * resolved for rustc 1.63 (each workspace package's rust-version set to it, so cargo's MSRV-aware
+ * resolver prefers versions that build there) and, through cargo's `--publish-time`, from versions
+ * published by `asOf`; it is recorded in depsDir/Cargo.lock. The image's cargo then resolves the same
+ * versions offline from the vendored directory, which holds nothing else.
+ */
+export async function fetchCrates(ctx: FetchContext, locked: boolean): Promise<Resolution> {
+  const notes: string[] = [];
+  const scratch = await mkdtemp(join(tmpdir(), 'chainsmith-cargo-'));
+  try {
+    await cp(ctx.srcDir, scratch, { recursive: true, filter: (src) => !['.git', 'target'].includes(basename(src)) });
+    const run = { cwd: scratch, signal: ctx.signal };
+    if (locked) {
+      notes.push('Cargo.lock as committed');
+    } else {
+      for (const manifest of await packageManifests(scratch)) {
+        await writeFile(manifest, pinRustVersion(await readFile(manifest, 'utf8'), RUSTC_VERSION));
+      }
+      const asOf = ctx.asOf.toISOString().replace(/\.\d{3}Z$/, 'Z');
+      // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
+      const env = { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
+      ctx.log(`cargo: resolving for rustc ${RUSTC_VERSION} with crates published by ${asOf}`);
+      const dated = await hostRun('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], { ...run, env });
+      if (dated.code === 0) {
+        notes.push(`Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${RUSTC_VERSION}`);
+      } else {
+        await mustRun('cargo generate-lockfile', 'cargo', ['generate-lockfile'], { ...run, env });
+        notes.push(`Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${RUSTC_VERSION}`);
+      }
+    }
+    ctx.log('cargo: vendoring the locked crates');
+    const vendorDir = join(ctx.depsDir, 'vendor');
+    // --respect-source-config: a crates.io mirror the host is configured for is the one used.
+    let vendor = await hostRun('cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+    if (vendor.code !== 0 && locked && /lock file .* needs to be updated|--locked/.test(vendor.stderr)) {
+      // A committed lock behind its Cargo.toml: cargo would update it on any build; the image's cargo does the same offline.
+      vendor = await mustRun('cargo vendor', 'cargo', ['vendor', '--respect-source-config', vendorDir], run);
+      notes.push('the committed Cargo.lock was behind Cargo.toml; cargo updated it minimally');
+    } else if (vendor.code !== 0) {
+      await mustRun('cargo vendor', 'cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+    }
+    await writeFile(join(ctx.depsDir, 'config.toml'), imageCargoConfig(vendor.stdout, vendorDir, `${CARGO_HOME}/vendor`));
+    const lock = await readFile(join(scratch, 'Cargo.lock'), 'utf8');
+    await writeFile(join(ctx.depsDir, 'Cargo.lock'), lock);
+    const lockVersion = Number(/^version\s*=\s*(\d+)/m.exec(lock)?.[1] ?? 1);
+    if (lockVersion > 3) notes.push(`Cargo.lock is format version ${lockVersion}; the image's cargo reads versions up to 3`);
+    return { ecosystem: 'crates', tool: await toolVersion('cargo'), lock: locked ? 'committed' : 'resolved', ...(locked ? {} : { asOf: ctx.asOf.toISOString() }), packages: lockedPackages(lock), notes };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The Cargo.toml files of the copy that declare a package (the root's and its workspace members'). */
+async function packageManifests(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && depth < 4 && !['.git', 'target', 'node_modules'].includes(entry.name)) await walk(path, depth + 1);
+      else if (entry.name === 'Cargo.toml' && /^\[package\]\s*$/m.test(await readFile(path, 'utf8'))) found.push(path);
+    }
+  };
+  await walk(root, 0);
+  return found;
+}
+
+/** The manifest with its [package] rust-version set to `version` (replaced, inherited or added). */
+export function pinRustVersion(manifest: string, version: string): string {
+  const lines = manifest.split('\n');
+  const start = lines.findIndex((l) => /^\[package\]\s*$/.test(l));
+  if (start < 0) return manifest;
+  let end = lines.findIndex((l, i) => i > start && /^\s*\[/.test(l));
+  if (end < 0) end = lines.length;
+  const at = lines.findIndex((l, i) => i > start && i < end && /^\s*rust-version(\.workspace)?\s*=/.test(l));
+  if (at >= 0) lines[at] = `rust-version = "${version}"`;
+  else lines.splice(start + 1, 0, `rust-version = "${version}"`);
+  return lines.join('\n');
+}
+
+/** cargo vendor's own source replacement (crates.io and git sources), pointed at the image's copy, offline. */
+export function imageCargoConfig(vendorConfig: string, hostDir: string, imageDir: string): string {
+  const replaced = vendorConfig
+    .split('\n')
+    .filter((l) => !l.startsWith('#') && !/^To use vendored sources/.test(l))
+    .join('\n')
+    .replaceAll(JSON.stringify(hostDir), JSON.stringify(imageDir))
+    .trim();
+  return `${replaced}\n\n[net]\noffline = true\n`;
+}
+
+/** The registry and git packages of a Cargo.lock (the workspace's own packages have no source). */
+export function lockedPackages(lock: string): Array<{ name: string; version: string }> {
+  const packages: Array<{ name: string; version: string }> = [];
+  for (const block of lock.split(/^\[\[package\]\]$/m).slice(1)) {
+    const name = /^name = "([^"]+)"/m.exec(block)?.[1];
+    const version = /^version = "([^"]+)"/m.exec(block)?.[1];
+    if (name && version && /^source = /m.test(block)) packages.push({ name, version });
+  }
+  return packages;
 }

@@ -1,5 +1,76 @@
+import type { TestCase } from '../../schemas';
 import type { TestRunner } from '../contract';
-import { exitCodeRunner } from './exit-code';
+import { shellQuote, worse } from './shell';
 
-/** Stub until the cargo runner (branch env2) is merged: the exit code of a configured test command only. */
-export const cargoRunner: TestRunner = { ...exitCodeRunner, name: 'cargo' };
+const CARGO_TEST = 'cargo test --offline --no-fail-fast';
+
+/**
+ * `cargo test` prints one line per test ("test value::tests::x ... ok") under a line naming the test
+ * binary ("Running tests/test.rs (target/debug/deps/test-0a1b2c3d4e5f6a7b)"). Ids are the binary's
+ * target name and the test's path, `test::test_integer128_to_value`; doc tests are
+ * `CRATE-doc::src/de.rs - de::from_reader`, without their line number, which moves with every edit
+ * above it. A test target that does not compile prints no test lines: its tests count as not passing.
+ */
+const RUNNING = /^\s*Running (?:.* )?\(?(\S+?)\)?$/;
+const DOC_TESTS = /^\s*Doc-tests (\S+)$/;
+const TEST_LINE = /^test (.+?) \.\.\. (ok|FAILED|ignored\b.*|bench:.*)$/;
+
+export function parseCargoTest(output: string): TestCase[] | undefined {
+  const cases = new Map<string, TestCase['outcome']>();
+  let target = '';
+  for (const raw of output.split('\n')) {
+    const line = raw.trimEnd();
+    const running = RUNNING.exec(line);
+    if (running) {
+      target = targetName(running[1]);
+      continue;
+    }
+    const doc = DOC_TESTS.exec(line);
+    if (doc) {
+      target = `${doc[1]}-doc`;
+      continue;
+    }
+    const test = TEST_LINE.exec(line);
+    if (!test || !target) continue;
+    const name = test[1].replace(/ \(line \d+\)$/, '').replace(/ - compile( fail)?$/, '');
+    const outcome: TestCase['outcome'] = test[2] === 'FAILED' ? 'failed' : test[2].startsWith('ignored') ? 'skipped' : 'passed';
+    const id = `${target}::${name}`;
+    cases.set(id, worse(cases.get(id), outcome));
+  }
+  return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
+}
+
+/** `target/debug/deps/test-0a1b2c3d4e5f6a7b` → `test`. */
+function targetName(binary: string): string {
+  const base = binary.split('/').pop() ?? binary;
+  return base.replace(/-[0-9a-f]{16}(\.exe)?$/, '');
+}
+
+/**
+ * Integration-test targets for the PR's test files: `tests/foo.rs` and `tests/foo/bar.rs` are the
+ * target `foo` (the second where tests/foo.rs or tests/foo/main.rs includes it). Anything else (a unit
+ * test in src/, a fixture, a trybuild .stderr file) needs the whole suite.
+ */
+export function cargoTestTargets(files: string[]): string[] | undefined {
+  const targets = new Set<string>();
+  for (const file of files) {
+    const m = /^tests\/([^/]+?)(?:\.rs|\/.+\.rs)$/.exec(file);
+    if (!m) return undefined;
+    targets.add(m[1]);
+  }
+  return targets.size ? [...targets].sort() : undefined;
+}
+
+export const cargoRunner: TestRunner = {
+  name: 'cargo',
+  command(files, override) {
+    const base = override ?? CARGO_TEST;
+    const targets = /^cargo test\b/.test(base) ? cargoTestTargets(files) : undefined;
+    if (!targets) return `${base} 2>&1`;
+    // A target name that is not a file of its own (a [[test]] with another path) would stop cargo: run all then.
+    const exists = targets.map((t) => `{ [ -f tests/${shellQuote(t)}.rs ] || [ -f tests/${shellQuote(t)}/main.rs ]; }`).join(' && ');
+    const narrowed = `${base} ${targets.map((t) => `--test ${shellQuote(t)}`).join(' ')}`;
+    return `if ${exists}; then ${narrowed} 2>&1; else ${base} 2>&1; fi`;
+  },
+  parse: parseCargoTest,
+};

@@ -1,5 +1,103 @@
+import type { TestCase } from '../../schemas';
 import type { TestRunner } from '../contract';
-import { exitCodeRunner } from './exit-code';
+import { REPORT_END, reportStart, RUN_DIR, shellQuote, worse } from './shell';
 
-/** Stub until the go runner (branch env2) is merged: the exit code of a configured test command only. */
-export const goRunner: TestRunner = { ...exitCodeRunner, name: 'go' };
+const GO_TEST = 'go test -json -count=1';
+const REPORT = reportStart('go test outcomes');
+/** The compact report: `go-test-package: IMPORT/PATH`, then `pass TestName/sub` lines (names as JSON escapes them). */
+const PACKAGE_LINE = /^go-test-package: (\S+)$/;
+const CASE_LINE = /^(pass|fail|skip) (\S+)$/;
+const OUTCOME: Record<string, TestCase['outcome']> = { pass: 'passed', fail: 'failed', skip: 'skipped' };
+
+/**
+ * The packages to test for the PR's test files: the directory of each `_test.go` file (a file under
+ * `testdata/` belongs to the package above it). Anything else needs every package.
+ */
+export function goTestPackages(files: string[]): string[] | undefined {
+  const packages = new Set<string>();
+  for (const file of files) {
+    const parts = file.split('/');
+    const testdata = parts.indexOf('testdata');
+    let dir: string[];
+    if (testdata >= 0) dir = parts.slice(0, testdata);
+    else if (file.endsWith('_test.go')) dir = parts.slice(0, -1);
+    else return undefined;
+    packages.add(dir.length ? `./${dir.join('/')}` : '.');
+  }
+  return packages.size ? [...packages].sort() : undefined;
+}
+
+/**
+ * Per-test outcomes of `go test -json`: ids are `IMPORT/PATH/TestName` with subtests as Go names them
+ * (`…/TestName/sub_case`). Reads the compact lines the runner prints, or raw `-json` events. A
+ * package that does not build reports a failure for the package only: its tests count as not passing.
+ */
+export function parseGoTest(output: string): TestCase[] | undefined {
+  const cases = new Map<string, TestCase['outcome']>();
+  const put = (pkg: string, test: string, action: string) => {
+    const id = `${pkg}/${test}`;
+    cases.set(id, worse(cases.get(id), OUTCOME[action]));
+  };
+  let pkg: string | undefined;
+  for (const raw of output.split('\n')) {
+    const line = raw.trim();
+    const header = PACKAGE_LINE.exec(line);
+    if (header) {
+      pkg = header[1];
+      continue;
+    }
+    const compact = pkg ? CASE_LINE.exec(line) : null;
+    if (pkg && compact) {
+      const name = unescapeJson(compact[2]);
+      if (name !== undefined) put(pkg, name, compact[1]);
+      continue;
+    }
+    if (!line.startsWith('{') || !line.includes('"Action"')) continue;
+    let event: { Action?: string; Package?: string; Test?: string };
+    try {
+      event = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (event.Test && event.Package && event.Action && event.Action in OUTCOME) put(event.Package, event.Test, event.Action);
+  }
+  return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
+}
+
+function unescapeJson(s: string): string | undefined {
+  try {
+    return JSON.parse(`"${s}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `go test -json` prints several events per test, far more than a capped output keeps, so the run's
+ * events go to a file; the command prints the build errors and the failing tests' output, then one
+ * compact line per outcome, and exits with go test's status.
+ */
+export const goRunner: TestRunner = {
+  name: 'go',
+  command(files, override) {
+    const base = override ?? `${GO_TEST} ${(goTestPackages(files) ?? ['./...']).map(shellQuote).join(' ')}`;
+    const json = `${RUN_DIR}/chainsmith-go-test.json`;
+    const err = `${RUN_DIR}/chainsmith-go-test.err`;
+    return [
+      `${base} > ${json} 2> ${err}; status=$?`,
+      `tail -n 40 ${err}`,
+      // What the tests printed (escaped as in the JSON), without the run/pass chatter.
+      String.raw`sed -n -E 's/.*"Action":"output".*"Output":"((\\.|[^"\\])*)".*/\1/p' ` +
+        json +
+        String.raw` | sed -E 's/\\n$//' | grep -vE '^(=== (RUN|PAUSE|CONT|NAME)|[[:space:]]*--- (PASS|SKIP)|PASS$|ok )' | tail -n 100`,
+      `echo ${shellQuote(REPORT)}`,
+      // One line per outcome, under a line per package: `go-test-package: IMPORT/PATH`, then `pass TestName`.
+      String.raw`sed -n -E 's/.*"Action":"(pass|fail|skip)","Package":"([^"]*)","Test":"((\\.|[^"\\])*)".*/\1 \2 \3/p' ` +
+        json +
+        String.raw` | awk '$2 != p { p = $2; print "go-test-package: " p } { print $1, $3 }'`,
+      `echo ${shellQuote(REPORT_END)}`,
+      'exit $status',
+    ].join('\n');
+  },
+  parse: parseGoTest,
+};

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cargoRunner, cargoTestTargets } from '../../src/environments/runners/cargo';
+import { goRunner, goTestPackages } from '../../src/environments/runners/go';
+import { mavenRunner, mavenTestClasses } from '../../src/environments/runners/maven';
+import type { TestCase } from '../../src/schemas';
+
+/** Fixtures are trimmed real output: serde_json PR #982, cobra PR #2356 and jsoup PR #2570 at their bases. */
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+const outcomes = (cases: TestCase[] | undefined) => Object.fromEntries((cases ?? []).map((c) => [c.id, c.outcome]));
+
+describe('cargo runner', () => {
+  it('reads cargo test lines as TARGET::path ids, the failing test failed and the others passed', () => {
+    const got = outcomes(cargoRunner.parse(fixture('cargo-test-pr982-before.txt')));
+    expect(Object.keys(got)).toHaveLength(71);
+    expect(got['test::test_integer128_to_value']).toBe('failed');
+    expect(got['test::test_borrow']).toBe('passed');
+  });
+
+  it('names unit, integration and doc tests by their target; doc tests lose their line number', () => {
+    const got = outcomes(cargoRunner.parse(fixture('cargo-test-full-trimmed.txt')));
+    expect(got['compiletest::ui']).toBe('skipped');
+    expect(got['lexical::algorithm::double_fast_path_test']).toBe('passed');
+    const doc = Object.keys(got).filter((id) => id.startsWith('serde_json-doc::'));
+    expect(doc.length).toBeGreaterThan(0);
+    expect(doc.every((id) => !/\(line \d+\)/.test(id))).toBe(true);
+  });
+
+  it('reports nothing for a run that did not compile', () => {
+    const output = ['   Compiling serde_json v1.0.92 (/work)', 'error[E0599]: no method named `into_deserializer` found', 'error: could not compile `serde_json` due to previous error'].join('\n');
+    expect(cargoRunner.parse(output)).toBeUndefined();
+  });
+
+  it('narrows to the integration-test targets of the PR files, and to everything otherwise', () => {
+    expect(cargoTestTargets(['tests/test.rs', 'tests/regression/issue953.rs'])).toEqual(['regression', 'test']);
+    expect(cargoTestTargets(['tests/test.rs', 'src/de.rs'])).toBeUndefined();
+    expect(cargoTestTargets(['tests/ui/missing_colon.stderr'])).toBeUndefined();
+    expect(cargoRunner.command(['tests/test.rs'])).toContain('--test test');
+    expect(cargoRunner.command(['tests/test.rs'])).toContain('[ -f tests/test.rs ]');
+    expect(cargoRunner.command([])).toBe('cargo test --offline --no-fail-fast 2>&1');
+  });
+});
+
+describe('go runner', () => {
+  it('reads the compact report: IMPORT/PATH/Test ids, subtests included', () => {
+    const got = outcomes(goRunner.parse(fixture('go-test-pr2356-before.txt')));
+    expect(got['github.com/spf13/cobra/TestCompletionDoesNotMutateOsArgs']).toBe('failed');
+    expect(got['github.com/spf13/cobra/TestCalledAs/find/conflict']).toBe('passed');
+    expect(Object.values(got).filter((o) => o === 'passed').length).toBe(26);
+  });
+
+  it('reads raw go test -json events too, ignoring package-level ones', () => {
+    const got = outcomes(goRunner.parse(fixture('go-test-json-pr2356-after.jsonl')));
+    expect(got['github.com/spf13/cobra/TestCompletionDoesNotMutateOsArgs']).toBe('passed');
+    expect(got['github.com/spf13/cobra/TestCalledAs/find/part-alias']).toBe('passed');
+    expect(got['github.com/spf13/cobra']).toBeUndefined();
+  });
+
+  it('keeps names that JSON escapes, and reports nothing for a package that did not build', () => {
+    const report = ['go-test-package: example.com/m', 'pass TestQuote/say_\\"hi\\"'].join('\n');
+    expect(outcomes(goRunner.parse(report))).toEqual({ 'example.com/m/TestQuote/say_"hi"': 'passed' });
+    const build = '{"Action":"fail","Package":"example.com/m","Elapsed":0,"FailedBuild":"example.com/m [example.com/m.test]"}';
+    expect(goRunner.parse(build)).toBeUndefined();
+  });
+
+  it('tests the packages of the PR test files, a testdata file its parent package', () => {
+    expect(goTestPackages(['completions_test.go', 'doc/man_docs_test.go', 'doc/testdata/x.golden'])).toEqual(['.', './doc']);
+    expect(goTestPackages(['completions_test.go', 'README.md'])).toBeUndefined();
+    expect(goRunner.command(['doc/man_docs_test.go'])).toContain('go test -json -count=1 ./doc >');
+    expect(goRunner.command([])).toContain('go test -json -count=1 ./... >');
+  });
+});
+
+describe('maven runner', () => {
+  it('reads the compact Surefire report: CLASS#method ids, failures failed', () => {
+    const cases = mavenRunner.parse(fixture('maven-pr2570-before.txt'));
+    const got = outcomes(cases);
+    expect(cases).toHaveLength(57);
+    expect(got['org.jsoup.parser.XmlTreeBuilderTest#xmlParserHasDefaultDepth']).toBe('failed');
+    expect(got['org.jsoup.parser.XmlTreeBuilderTest#deepEndTagClosesElement']).toBe('failed');
+    expect(got['org.jsoup.parser.XmlTreeBuilderTest#testPopToClose']).toBe('passed');
+  });
+
+  it('reads a whole Surefire XML report as well', () => {
+    const got = outcomes(mavenRunner.parse(fixture('surefire-TEST-XmlTreeBuilderTest-before.xml')));
+    expect(Object.keys(got)).toHaveLength(6);
+    expect(got['org.jsoup.parser.XmlTreeBuilderTest#xmlParserHasDefaultDepth']).toBe('failed');
+    expect(Object.values(got).filter((o) => o === 'passed')).toHaveLength(4);
+  });
+
+  it('treats errors, skips and flaky reruns as Surefire means them', () => {
+    const report = [
+      'report: ./m/target/surefire-reports/TEST-a.BTest.xml',
+      '<testcase name="boom">',
+      '<error>',
+      '<testcase name="off">',
+      '<skipped message="disabled"/>',
+      '<testcase name="flaky">',
+      '<flakyFailure>',
+      '<testcase name="x" classname="a.Other"/>',
+      '<testcase name="p(String)[1] a &amp; b"/>',
+    ].join('\n');
+    expect(outcomes(mavenRunner.parse(report))).toEqual({
+      'a.BTest#boom': 'error',
+      'a.BTest#off': 'skipped',
+      'a.BTest#flaky': 'passed',
+      'a.Other#x': 'passed',
+      'a.BTest#p(String)[1] a & b': 'passed',
+    });
+    expect(mavenRunner.parse('[ERROR] COMPILATION ERROR :\n[INFO] BUILD FAILURE')).toBeUndefined();
+  });
+
+  it('runs the PR test classes by their full names, or every test', () => {
+    expect(mavenTestClasses(['src/test/java/org/jsoup/parser/XmlTreeBuilderTest.java', 'src/test/resources/x.html', 'core/src/test/java11/a/B.java'])).toEqual([
+      'a.B',
+      'org.jsoup.parser.XmlTreeBuilderTest',
+    ]);
+    expect(mavenTestClasses(['src/test/resources/x.html'])).toBeUndefined();
+    expect(mavenRunner.command(['src/test/java/a/BTest.java'])).toContain('-Dtest=a.BTest ');
+    expect(mavenRunner.command([])).not.toContain('-Dtest=');
+  });
+});
