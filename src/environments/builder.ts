@@ -154,11 +154,14 @@ export class Environments {
       ...(deps ? { readOnlyMounts: { [deps.dir]: DEPS_MOUNT } } : {}),
     });
     try {
+      const exports = [
+        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${quote(v)}`),
+        ...(recipe.path.length ? [`export PATH=${recipe.path.join(':')}:$PATH`] : []),
+      ];
       const script = [
         ...checkoutLines(r.sha),
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
-        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${quote(v)}`),
-        ...(recipe.path.length ? [`export PATH=${recipe.path.join(':')}:$PATH`] : []),
+        ...exports,
         ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
@@ -172,7 +175,8 @@ export class Environments {
           `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why}):\n${run.output.trim().slice(-4_000)}`,
         );
       }
-      const probe = await sandbox.exec(TOOLCHAIN_PROBES[recipe.toolchain.image], { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
+      // Probed as the sandboxes will run it: with the recipe's variables and PATH (a Go toolchain module first on it, say).
+      const probe = await sandbox.exec([...exports, TOOLCHAIN_PROBES[recipe.toolchain.image]].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
       const manifest: EnvironmentManifest = {
         repo: r.repoName,
         language: recipe.language,
