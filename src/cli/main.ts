@@ -140,7 +140,7 @@ program
   .option('--runs <file>', 'read finished runs from a JSONL file instead of the Temporal server')
   .option('--out <dir>', 'output directory (default: <dataDir>/datasets/export); an earlier export there is kept and extended')
   .option('--query <expr>', 'Temporal visibility query narrowing the runs, e.g. \'ChainRepo = "demo/tally"\'')
-  .option('--merged-after <date>', `only samples whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}: a held-out set after a training cutoff`, (v) => parseDateOption('--merged-after', v))
+  .option('--merged-after <date>', `only samples whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}; after a model's training cutoff, a held-out set`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only samples whose every PR was merged before DATE (exclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-before', v))
   .action(async (opts) => exportCommand(config(), opts));
 

@@ -56,8 +56,8 @@ const NAMES_LANDING_SHA = /\{\{sha:\d+\}\}/;
 
 /**
  * Writes a repository history with GitHub's landing styles through `git fast-import`, so even
- * tens of thousands of PRs take seconds. Commit dates advance a minute per commit, so the same
- * building steps always give the same SHAs.
+ * tens of thousands of PRs take seconds. Commit dates advance a minute per commit (or jump ahead to a
+ * PR's `mergedAt`), so the same building steps always give the same SHAs.
  */
 export class HistoryBuilder {
   private readonly commits: PendingCommit[] = [];
