@@ -2,9 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readChains } from '../../src/cli/chains-file';
-import { companionPaths } from '../../src/cli/mine';
+import { companionPaths, mineCommand } from '../../src/cli/mine';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { cli } from '../dataset/cli';
+import { FakeGitHub } from '../support/fake-github';
+import { fakeRepoFromClone } from './github-fixtures';
 import { HistoryBuilder } from './history-builder';
 
 let root: string;
@@ -85,6 +87,23 @@ test('one side of the window alone, given as a time with its zone', async () => 
   const late = await mine('late.jsonl', '--merged-after', '2024-06-25T10:00:00+02:00');
   expect(late.chains).toEqual([[9, 10]]);
   expect(late.summary.dates).toEqual({ mergedAfter: '2024-06-25T08:00:00.000Z', chainsLeftOut: 3, chainsShortened: 0 });
+});
+
+test('the GitHub source keeps the same window, by the merge times the API gives', async () => {
+  const fake = new FakeGitHub([await fakeRepoFromClone('acme', 'dated', clone)], { token: 'secret' });
+  const baseUrl = await fake.start();
+  const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  try {
+    const result = await mineCommand(
+      { github: 'acme/dated', clone, out: join(root, 'github.jsonl'), mergedAfter: '2024-06-01T00:00:00.000Z', mergedBefore: '2024-07-01T00:00:00.000Z' },
+      { dataDir: root, env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' }, warn: () => undefined, secondMs: 5 },
+    );
+    expect(result.chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([[5, 7], [6, 8]]);
+    expect(result.summary.dates).toMatchObject({ chainsLeftOut: 3, chainsShortened: 1 });
+  } finally {
+    log.mockRestore();
+    await fake.stop();
+  }
 });
 
 test('a bad date or an empty window: one error line, exit 2, before anything is mined', async () => {
