@@ -65,7 +65,7 @@ async function checkSameWindow(outDir: string, window?: DateWindow): Promise<voi
  * ShareGPT-style variant, de-duplicated (same content → same id; same chain, policy, scaffold and model → the
  * best-scored one), the runs (for the report, without their conversations) and a manifest. Everything
  * is validated before anything is written, and each file is replaced atomically: a bad input leaves the
- * earlier export as it was.
+ * earlier export as it was. With a date window only runs whose PRs were all merged in it are taken.
  */
 export async function exportDataset(given: ChainRun[], outDir: string, window?: DateWindow): Promise<Manifest> {
   await checkSameWindow(outDir, window);
