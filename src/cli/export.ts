@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
+import { dateWindow, describeWindow } from '../date-window';
 import { collectRuns } from '../dataset/collect-runs';
 import { readRunsFile } from '../dataset/runs-file';
 import type { DatasetStats } from '../dataset/stats';
@@ -12,6 +13,9 @@ export interface ExportOptions {
   runs?: string;
   out?: string;
   query?: string;
+  /** ISO times (parseDateOption): only runs whose PRs were all merged in [mergedAfter, mergedBefore). */
+  mergedAfter?: string;
+  mergedBefore?: string;
 }
 
 export function defaultExportDir(config: Config): string {
@@ -23,6 +27,7 @@ const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
 /** `chainsmith export`: finished runs (from Temporal, or a runs file) → the SFT dataset and its manifest. */
 export async function exportCommand(config: Config, opts: ExportOptions, say: (line: string) => void = console.log): Promise<void> {
+  const window = dateWindow(opts.mergedAfter, opts.mergedBefore);
   const out = resolve(opts.out ?? defaultExportDir(config));
   let runs: ChainRun[];
   if (opts.runs) {
@@ -43,7 +48,11 @@ export async function exportCommand(config: Config, opts: ExportOptions, say: (l
     }
   }
 
-  const manifest = await exportDataset(runs, out);
+  const manifest = await exportDataset(runs, out, window);
+  if (manifest.window) {
+    const { runsOutside, runsUndated } = manifest.window;
+    say(`dates: PRs ${describeWindow(manifest.window)}; left out ${runsOutside} run(s) with a PR merged outside, ${runsUndated} without merge dates`);
+  }
   say(`runs: ${manifest.runs.total} (accepted ${manifest.runs.accepted}, rejected ${manifest.runs.rejected})`);
   for (const r of manifest.rejections) say(`  left out ${r.chainId} (${r.policy}): ${r.reason}`);
   say(`samples: ${manifest.samples.total} (${manifest.samples.added} new; duplicates dropped: ${manifest.duplicates.sameContent} same content, ${manifest.duplicates.sameChain} same chain)`);

@@ -1,6 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
+import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
 import { buildDeps } from '../workers/deps';
 import { removeSandboxesOfClosedRuns } from '../workers/sweep';
@@ -22,6 +23,8 @@ const program = new Command('chainsmith')
   .description('Turn real pull-request chains into long-horizon training data for coding agents.')
   .option('-c, --config <file>', 'config file (default: ./chainsmith.config.json if present)')
   .showHelpAfterError();
+
+const DATE_FORMS = ': a day (2024-06-01, midnight UTC) or a time with its zone';
 
 const config = (): Config => loadConfig({ file: program.opts().config });
 
@@ -52,6 +55,8 @@ program
   .option('--keep-bots', 'keep PRs opened by bots')
   .option('--keep-no-code', 'keep PRs that change only docs and config')
   .option('--shared-files', 'also link PRs that change the same code files (weak edges)')
+  .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-after', v))
+  .option('--merged-before <date>', `only chains whose every PR was merged before DATE (exclusive)${DATE_FORMS}; PRs outside the window still link the others`, (v) => parseDateOption('--merged-before', v))
   .action(async (opts) => {
     await mineCommand(opts, { dataDir: config().dataDir });
   });
@@ -135,6 +140,8 @@ program
   .option('--runs <file>', 'read finished runs from a JSONL file instead of the Temporal server')
   .option('--out <dir>', 'output directory (default: <dataDir>/datasets/export); an earlier export there is kept and extended')
   .option('--query <expr>', 'Temporal visibility query narrowing the runs, e.g. \'ChainRepo = "demo/tally"\'')
+  .option('--merged-after <date>', `only samples whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}; after a model's training cutoff, a held-out set`, (v) => parseDateOption('--merged-after', v))
+  .option('--merged-before <date>', `only samples whose every PR was merged before DATE (exclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-before', v))
   .action(async (opts) => exportCommand(config(), opts));
 
 program

@@ -1,5 +1,6 @@
 import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { dateWindow, describeWindow } from '../date-window';
 import { InputError } from '../errors';
 import { apiPatches } from '../mining/github/api-patches';
 import { createGitHubClient, PUBLIC_API } from '../mining/github/client';
@@ -135,6 +136,9 @@ export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> 
   repo?: string;
   /** A GitHub repository to mine through the API. */
   github?: string;
+  /** ISO times (parseDateOption): only PRs merged in [mergedAfter, mergedBefore) become stages. */
+  mergedAfter?: string;
+  mergedBefore?: string;
 }
 
 /** Option parser for a number from 0 to 1. */
@@ -181,12 +185,13 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 export async function mineCommand(opts: MineCommandOptions, environment: MineEnvironment): Promise<MineResult> {
   if (!opts.repo === !opts.github) throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
   if (opts.clone && !opts.github) throw new InputError('--clone goes with --github; with --repo the clone is the repository itself');
+  const window = dateWindow(opts.mergedAfter, opts.mergedBefore);
   await checkOutputLocation(opts.out);
   const bar = progressBar();
   let result: MineResult;
   try {
     const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
-    const source = { ...opts, onProgress: bar.listener, warn };
+    const source = { ...opts, window, onProgress: bar.listener, warn };
     result = opts.github
       ? await mineFromGitHub({ ...source, github: opts.github }, environment)
       : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
@@ -209,6 +214,10 @@ function report(summary: MiningSummary, chains: Chain[], out: string, paths: { p
   const requests = summary.requests === undefined ? '' : `; ${summary.requests} GitHub requests, ${summary.cacheHits} answers from the cache`;
   console.log(`mined ${summary.prsSeen} PRs (${summary.prsEligible} eligible${dropped.length ? `; left out ${dropped.join(', ')}` : ''})${requests}`);
   console.log(`edges: ${kinds.join(', ') || 'none'}; references to issues ${summary.references.issue}, unmerged PRs ${summary.references.unmergedPr}, other repositories ${summary.references.otherRepo} (not linked)`);
+  if (summary.dates) {
+    const { chainsLeftOut, chainsShortened } = summary.dates;
+    console.log(`dates: ${describeWindow(summary.dates)}; ${chainsLeftOut} chain(s) reaching outside left out, ${chainsShortened} kept as their inside part`);
+  }
   console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs)` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
   for (const c of chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}`);
 }

@@ -71,7 +71,7 @@ async function runOf(client: Client, store: ArtifactStore, info: WorkflowExecuti
   // Queries written before the leak check existed get their leak measured here.
   const written = result?.queriesRef ? await store.getJson(result.queriesRef, ChainQueriesSchema) : templateQueries(chain);
   const queries = measureLeaks(written, chain);
-  const base = { workflowId: info.workflowId, chainId: chain.id, repo: chain.repo.name, prs: chain.prs.map((pr) => pr.number), policy: input.policy, scaffold: input.scaffold ?? 'tools', threshold, queries };
+  const base = { workflowId: info.workflowId, chainId: chain.id, repo: chain.repo.name, prs: chain.prs.map((pr) => pr.number), mergedAt: chain.prs.map((pr) => pr.mergedAt), policy: input.policy, scaffold: input.scaffold ?? 'tools', threshold, queries };
   if (!result) {
     return { ...base, status: STATUS[info.status.name] ?? 'failed', reason: `the workflow ended ${info.status.name.toLowerCase()}`, stages: [] };
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DateWindowSchema } from '../date-window';
 import type { PolicyKind, ScaffoldKind } from '../schemas';
 
 const RunCounts = z.object({ total: z.number().int(), accepted: z.number().int(), rejected: z.number().int() });
@@ -34,6 +35,11 @@ export const ManifestSchema = z.object({
     regenerations: z.number().int(),
   }),
   paper: z.object({ meanTokens: z.number(), meanToolCalls: z.number() }),
+  /**
+   * With --merged-after/--merged-before: the window every sample's PRs were merged in, and the runs of
+   * this export left out for merging outside it or for carrying no merge dates.
+   */
+  window: DateWindowSchema.extend({ runsOutside: z.number().int(), runsUndated: z.number().int() }).optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 

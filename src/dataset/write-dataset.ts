@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeWindow, type DateWindow } from '../date-window';
 import { InputError } from '../errors';
 import { summarizeLeaks } from '../queries/leak-rate';
 import { ChainRunSchema, TrainingSampleSchema, type ChainRun, type TrainingSample } from '../schemas';
 import { sampleFromRun } from './build-sample';
+import { selectByDate } from './date-select';
 import { readJsonl, toJsonl, writeAtomic } from './jsonl';
 import { ManifestSchema, statsKey, type Manifest } from './manifest';
 import { runKey } from './runs-file';
@@ -45,15 +48,29 @@ async function previousExport(outDir: string): Promise<{ samples: TrainingSample
   return { samples, runs: (await readJsonl(join(outDir, RUNS_FILE), ChainRunSchema, 'chain run')) ?? [] };
 }
 
+const windowName = (window?: DateWindow) => (window ? `of PRs ${describeWindow(window)}` : 'of every merge date');
+
+/** A dated export is a held-out set: it never merges with an export of other dates, which may hold what it must not. */
+async function checkSameWindow(outDir: string, window?: DateWindow): Promise<void> {
+  if (!existsSync(join(outDir, MANIFEST_FILE))) return;
+  const earlier = (await readManifest(outDir)).window;
+  if (earlier?.mergedAfter !== window?.mergedAfter || earlier?.mergedBefore !== window?.mergedBefore) {
+    throw new InputError(`${outDir} holds an export ${windowName(earlier)}; write the one ${windowName(window)} to another --out`);
+  }
+}
+
 /**
  * Writes the SFT dataset for `runs` into `outDir`, merged with what an earlier export left there:
  * rejection sampling by the verdicts, one sample per accepted chain in OpenAI chat format and as a
  * ShareGPT-style variant, de-duplicated (same content → same id; same chain, policy, scaffold and model → the
  * best-scored one), the runs (for the report, without their conversations) and a manifest. Everything
  * is validated before anything is written, and each file is replaced atomically: a bad input leaves the
- * earlier export as it was.
+ * earlier export as it was. With a date window only runs whose PRs were all merged in it are taken.
  */
-export async function exportDataset(runs: ChainRun[], outDir: string): Promise<Manifest> {
+export async function exportDataset(given: ChainRun[], outDir: string, window?: DateWindow): Promise<Manifest> {
+  await checkSameWindow(outDir, window);
+  const dated = window ? selectByDate(given, window) : undefined;
+  const runs = dated?.kept ?? given;
   const before = await previousExport(outDir);
   const allRuns = new Map(before.runs.map((r) => [runKey(r), r]));
   for (const run of runs) allRuns.set(runKey(run), run);
@@ -128,6 +145,7 @@ export async function exportDataset(runs: ChainRun[], outDir: string): Promise<M
     stats,
     leak: summarizeLeaks(sortedRuns.flatMap((r) => (r.queries ? [r.queries] : []))),
     paper: PAPER,
+    ...(window && dated ? { window: { ...window, runsOutside: dated.outside, runsUndated: dated.undated } } : {}),
   });
   outputs.push([MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`]);
   for (const [path, text] of outputs) await writeAtomic(join(outDir, path), text);

@@ -1,6 +1,8 @@
+import { inWindow, type DateWindow } from '../date-window';
 import { ChainSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord, type RepoSource } from '../schemas';
 import { buildChains, type ChainOptions } from './chains';
 import { codeHistoryEdges } from './code-history';
+import { dateCut } from './date-cut';
 import { filterPullRequests, type PrFilterOptions } from './filters';
 import { linkPullRequests, type LinkOptions } from './references';
 import { sharedFileEdges } from './shared-files';
@@ -14,6 +16,8 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
   /** Days before a PR's merge within which blamed lines link it to their PR; 0 turns blame off. */
   blameWindowDays?: number;
   onBlameProgress?: (done: number, total: number) => void;
+  /** Only PRs merged in it become stages; the others still link PRs, as in a mine without it. */
+  window?: DateWindow;
 }
 
 /** A mention backed by code history: more than either, less than words that say what the link is. */
@@ -50,10 +54,13 @@ export async function recordsToChains(
   opts: PipelineOptions = {},
 ): Promise<PipelineResult> {
   const { edges: textEdges, tally } = linkPullRequests(prs, opts);
-  const { kept, dropped } = filterPullRequests(prs, opts);
+  const { kept: eligible, dropped } = filterPullRequests(prs, opts);
+  // The graph (edges.jsonl, and so the chains left out by date) is the one a mine without the window builds.
+  const { window } = opts;
+  const kept = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
   const blame =
     opts.clone && opts.blameWindowDays !== 0
-      ? await codeHistoryEdges(opts.clone, prs, kept, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
+      ? await codeHistoryEdges(opts.clone, prs, eligible, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
       : [];
   // Words outrank code history for one pair: blame only adds pairs no text links. A PR that names
   // another and rewrites its lines builds on it, though either alone is only a hint.
@@ -64,7 +71,8 @@ export async function recordsToChains(
     return { ...edge, kind: 'follow-up' as const, confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence), evidence: `${edge.evidence} (and ${history.evidence})` };
   });
   const wordedPairs = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
-  const edges = strongestPerPair([...worded, ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(kept) : [])]);
+  const edges = strongestPerPair([...worded, ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(eligible) : [])]);
+  // A chain that straddles the window is not emitted; its inside part is, where two or more linked PRs remain.
   const planned = buildChains(repo, kept, edges, opts);
 
   const members = new Map<number, PullRequestRecord>();
@@ -78,11 +86,12 @@ export async function recordsToChains(
     summary: {
       prsSeen: prs.length,
       prsEligible: kept.length,
-      dropped,
+      dropped: window ? { ...dropped, 'outside-window': eligible.length - kept.length } : dropped,
       references: tally,
       edgesByKind: countEdgesByKind(edges),
       chains: chains.length,
       chainsByLength: countByLength(chains),
+      ...(window ? { dates: { ...window, ...dateCut(window, buildChains(repo, eligible, edges, opts), planned) } } : {}),
     },
   };
 }

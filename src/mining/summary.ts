@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DateWindowSchema } from '../date-window';
 import { EdgeKind, type Edge } from '../schemas';
 
 const Count = z.number().int().nonnegative();
@@ -24,6 +25,11 @@ export const MiningSummarySchema = z.object({
   cacheHits: Count.optional(),
   /** PRs found but not recorded (a refs/pull/0, a record that does not fit), and why. */
   skipped: z.array(z.object({ number: z.number().int(), reason: z.string() })).optional(),
+  /**
+   * With --merged-after/--merged-before: the window, the chains a mine without it gives that reach
+   * outside it (left out), and how many chains kept are the inside part of one of those.
+   */
+  dates: DateWindowSchema.extend({ chainsLeftOut: Count, chainsShortened: Count }).optional(),
   /** Local only: commits read from the history. */
   commits: Count.optional(),
 });

@@ -90,6 +90,8 @@ export const ChainRunSchema = z.object({
   chainId: z.string(),
   repo: z.string(),
   prs: z.array(z.number().int().positive()).min(1),
+  /** When each of `prs` was merged, in the same order: what `export --merged-after` selects by. Absent in older runs. */
+  mergedAt: z.array(z.string()).optional(),
   policy: PolicyKind,
   scaffold: ScaffoldKind.optional(),
   model: z.string().optional(),

@@ -29,6 +29,8 @@ export interface PrSpec {
   /** Write refs/pull/N/head, as `git fetch origin '+refs/pull/*\/head:refs/pull/*\/head'` would. */
   pullRef?: boolean;
   author?: string;
+  /** When it lands (ISO): its landing commit's date, its own commits a minute apart before it. */
+  mergedAt?: string;
 }
 
 type Tree = ReadonlyMap<string, string>;
@@ -54,8 +56,8 @@ const NAMES_LANDING_SHA = /\{\{sha:\d+\}\}/;
 
 /**
  * Writes a repository history with GitHub's landing styles through `git fast-import`, so even
- * tens of thousands of PRs take seconds. Commit dates advance a minute per commit, so the same
- * building steps always give the same SHAs.
+ * tens of thousands of PRs take seconds. Commit dates advance a minute per commit (or jump ahead to a
+ * PR's `mergedAt`), so the same building steps always give the same SHAs.
  */
 export class HistoryBuilder {
   private readonly commits: PendingCommit[] = [];
@@ -81,6 +83,7 @@ export class HistoryBuilder {
   /** Forks a branch from main (`forkBack` steps ago), commits on it and lands it. */
   pr(spec: PrSpec, forkBack = 0): this {
     const fork = this.history[Math.max(0, this.history.length - 1 - forkBack)];
+    if (spec.mergedAt) this.landAt(spec.mergedAt, spec.commits.length + (spec.landing === 'fast-forward' ? 0 : 1));
     const head = this.branch(spec, fork);
     const author = spec.author ?? this.defaultAuthor;
     // What the branch changed, put onto today's main (branches here never conflict with main).
@@ -145,6 +148,13 @@ export class HistoryBuilder {
     await git(path, ['update-ref', '-d', 'refs/builder/scratch']);
     await git(path, ['checkout', '-q', '-f', 'main']);
     return (await git(path, ['rev-parse', 'HEAD'])).trim();
+  }
+
+  /** Sets the clock so that the `commits`-th commit from now is dated `iso`; history only moves forward. */
+  private landAt(iso: string, commits: number): void {
+    const start = Date.parse(iso) / 1000 - 60 * commits;
+    if (!(start >= this.clock)) throw new Error(`a PR merged at ${iso} would date commits before earlier ones`);
+    this.clock = start;
   }
 
   private branch(spec: PrSpec, fork: Tip): Tip {

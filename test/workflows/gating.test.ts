@@ -58,7 +58,8 @@ describe('gold validation gates every stage before a rollout', () => {
     // Every stage is validated first, and only then is anything written or rolled out.
     expect(activities.slice(0, 3)).toEqual(['validateGold', 'validateGold', 'validateGold']);
     expect(activities.filter((a) => a === 'rolloutRound')).toHaveLength(1);
-    expect(record).toMatchObject({ status: 'accepted', prs: [1] });
+    // Export selects by merge date: the run carries the dates of the stages it ran.
+    expect(record).toMatchObject({ status: 'accepted', prs: [1], mergedAt: [chain.prs[0].mergedAt] });
   });
 
   test('a chain whose first stage nothing can judge is skipped with the reason: no query, no rollout', async () => {
