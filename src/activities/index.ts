@@ -1,6 +1,5 @@
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import type OpenAI from 'openai';
 import { GoldReplayPolicy } from '../agent/gold-policy';
@@ -59,6 +58,7 @@ export interface ExportInput {
 export function createActivities(deps: ActivityDeps) {
   const store = ArtifactStore.fromConfig(deps.config);
   const { config } = deps;
+  const { host } = config.worker;
   const sandboxSpec = sandboxSpecFrom(config);
   const environments = environmentsFrom(config, deps.docker, deps.image);
   // The worker's key and secret-looking variables: never in a container, a prompt or a saved trajectory.
@@ -72,14 +72,14 @@ export function createActivities(deps: ActivityDeps) {
       // The last attempt's heartbeat names the hosts that ran this round before; a worker that died there
       // left its sandbox behind, and the chain's cleanup must go there too.
       const previous = activityInfo().heartbeatDetails as Partial<RoundProgress> | undefined;
-      const earlierHosts = [...new Set([...(previous?.earlierHosts ?? []), ...(previous?.host ? [previous.host] : [])])].filter((h) => h !== hostname());
+      const earlierHosts = [...new Set([...(previous?.earlierHosts ?? []), ...(previous?.host ? [previous.host] : [])])].filter((h) => h !== host);
       let last: RoundProgress = {
         stage: input.stage,
         round: input.round,
         step: previous?.step ?? 0,
         promptTokens: previous?.promptTokens ?? 0,
         completionTokens: previous?.completionTokens ?? 0,
-        host: hostname(),
+        host,
         earlierHosts,
       };
       // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
@@ -94,6 +94,7 @@ export function createActivities(deps: ActivityDeps) {
             environments,
             limits: { ...config.agent, ...config.budget, price },
             redactor,
+            host,
             heartbeat: (details) => heartbeat((last = details)),
             earlierHosts,
             signal: cancellationSignal(),
@@ -120,7 +121,7 @@ export function createActivities(deps: ActivityDeps) {
 
     /** Removes what a run left on this host: sandboxes of crashed attempts that no retry came back for. */
     async cleanupRun(input: { runKey: string }): Promise<number> {
-      return removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: hostname() });
+      return removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: host });
     },
 
     /** The chain's queries: model-written with a leak check when a model is configured, else templates. */
