@@ -94,7 +94,7 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
         hosts.add(c.Labels[HOST_LABEL]);
         if (!firstSeen.has(c.Id)) firstSeen.set(c.Id, now);
       }
-      const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running' && now - firstSeen.get(c.Id)! > 1000);
+      const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running' && now - firstSeen.get(c.Id)! > 2000);
       return runs.size === CHAINS && hosts.size === 2 && onA.length > 0 ? onA : undefined;
     });
     await hostA.kill();
@@ -107,12 +107,10 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     expect([...hosts].sort()).toEqual(['host-a', 'host-b']);
     expect(new Set(rounds.flatMap((r) => [r.host, ...(r.earlierHosts ?? [])]))).toEqual(new Set(['host-a', 'host-b']));
     // The killed rounds finished on host B, resumed from the checkpoints host A left in the shared bucket.
+    // (A round killed before its first step resumes nothing; the one running for 2 s had steps saved.)
     const moved = rounds.filter((r) => r.earlierHosts?.includes('host-a'));
-    expect(moved.length).toBeGreaterThanOrEqual(1);
-    for (const r of moved) {
-      expect(r.host).toBe('host-b');
-      expect(r.stepsResumed).toBeGreaterThan(0);
-    }
+    expect(moved.map((r) => r.host)).toEqual(moved.map(() => 'host-b'));
+    expect(Math.max(0, ...moved.map((r) => r.stepsResumed ?? 0))).toBeGreaterThan(0);
     // No step lost or run twice across the move: every chain's tree holds each note once, in order.
     const store = ArtifactStore.fromConfig(config);
     for (const r of results) expect(notesIn(await store.getText(r.results[2].finalRound!.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
