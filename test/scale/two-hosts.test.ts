@@ -8,7 +8,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { startChains } from '../../src/cli/start';
 import { datasetPath } from '../../src/dataset/export';
 import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import type { Chain } from '../../src/schemas';
+import { TrainingSampleSchema, type Chain } from '../../src/schemas';
 import { FakeOpenAI } from '../../src/testing/fake-openai';
 import { S3_TEST_ENV, startVersitygw, type S3Server } from '../../src/testing/s3-server';
 import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
@@ -125,8 +125,8 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     await waitFor("host-a's sweep report", 10, async () => (/removed \d+ sandbox/.test(hostA.output) ? true : undefined));
 
     // The dataset (written by the orchestration worker) has every chain exactly once.
-    const rows = readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { chainId?: string; repo: string });
-    expect(rows.map((r) => r.repo).sort()).toEqual(chains.map((c) => c.repo.name).sort());
+    const rows = readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim().split('\n').map((l) => TrainingSampleSchema.parse(JSON.parse(l)));
+    expect(rows.map((r) => r.metadata.repo).sort()).toEqual(chains.map((c) => c.repo.name).sort());
   } catch (err) {
     for (const [name, w] of [['orchestration', orchestration], ['host-a', hostA], ['host-b', hostB]] as const) console.error(`${name} output:\n${w.output.slice(-3000)}`);
     throw err;
