@@ -82,11 +82,11 @@ export function createActivities(deps: ActivityDeps) {
         host,
         earlierHosts,
       };
-      // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
-      // timeout, and a heartbeat is also how a pause or cancel reaches this activity.
-      const timer = setInterval(() => heartbeat(last), (activityInfo().heartbeatTimeoutMs ?? 30_000) / 3);
-      try {
-        return await guard(() =>
+      // Heartbeat on a timer (guard) as well as per step: a model call or a test run can outlast the
+      // heartbeat timeout, and a heartbeat is also how a pause or cancel reaches this activity. The timer
+      // repeats the last step's details, which the next attempt resumes from.
+      return guard(
+        () =>
           runRound(input, {
             docker: deps.docker,
             store,
@@ -107,10 +107,8 @@ export function createActivities(deps: ActivityDeps) {
               return new ModelPolicy(deps.openai, config.model.name, { attempts: config.model.retries, baseDelayMs: config.model.retryBaseMs }, redactor);
             },
           }),
-        );
-      } finally {
-        clearInterval(timer);
-      }
+        () => heartbeat(last),
+      );
     },
 
     /** One page of a batch's entries, so the batch list itself never enters workflow history. */
@@ -152,8 +150,10 @@ export function createActivities(deps: ActivityDeps) {
 
     /** The chain's first `stages` stages, stored as a chain of its own. */
     async cutChain(input: { chainRef: ArtifactRef; stages: number }): Promise<{ chainRef: ArtifactRef }> {
-      const chain = await store.getJson(input.chainRef, ChainSchema);
-      return { chainRef: await store.putJson({ ...chain, prs: chain.prs.slice(0, input.stages) }) };
+      return guard(async () => {
+        const chain = await store.getJson(input.chainRef, ChainSchema);
+        return { chainRef: await store.putJson({ ...chain, prs: chain.prs.slice(0, input.stages) }) };
+      });
     },
 
     async judgeStage(input: JudgeInput) {
@@ -189,7 +189,13 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` under guard, heartbeating on a timer when the activity has a heartbeat timeout (the chain
+ * gives every activity one, timeouts.ts `beating`): a killed worker is noticed within that timeout.
+ */
+async function guard<T>(fn: () => Promise<T>, beat: () => void = () => heartbeat()): Promise<T> {
+  const timeoutMs = activityInfo().heartbeatTimeoutMs;
+  const timer = timeoutMs ? setInterval(beat, timeoutMs / 3) : undefined;
   try {
     return await fn();
   } catch (err) {
@@ -198,6 +204,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
       throw ApplicationFailure.nonRetryable(err.message, err.name);
     }
     throw err;
+  } finally {
+    clearInterval(timer);
   }
 }
 

@@ -58,3 +58,12 @@ export const GOLD: ActivityOptions = {
   startToCloseTimeout: '25 minutes',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 };
+
+/**
+ * The same options with a heartbeat timeout: the activity heartbeats on a timer (activities/index.ts),
+ * so a worker killed while it runs is noticed within seconds and the activity retried elsewhere, not
+ * after its start-to-close timeout (25 minutes for gold validation). For every activity of a chain.
+ */
+export function beating(options: ActivityOptions, heartbeatTimeoutSeconds: number): ActivityOptions {
+  return { ...options, heartbeatTimeout: `${heartbeatTimeoutSeconds} seconds` };
+}
