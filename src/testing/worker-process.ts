@@ -31,6 +31,11 @@ export class WorkerProcess {
     });
   }
 
+  /** The running process's id (its one-off containers carry it in their owner label). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** SIGKILL: no finally blocks, no graceful shutdown, containers left as they are. */
   kill(): Promise<void> {
     return this.signal('SIGKILL');
