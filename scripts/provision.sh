@@ -175,7 +175,7 @@ fi
 if want compose; then
   # The compose test runs `docker-compose config` on docker-compose.yml; Debian packages Compose v1.
   if ! command -v docker-compose >/dev/null && ! docker compose version >/dev/null 2>&1; then
-    apt_install docker-compose || die "no docker-compose: install Docker Compose to run the compose-file test"
+    NEEDRESTART_SUSPEND=1 apt_install docker-compose || die "no docker-compose: install Docker Compose to run the compose-file test"
   fi
   say "$(docker-compose version --short 2>/dev/null || docker compose version --short) can check docker-compose.yml"
 fi
