@@ -119,7 +119,7 @@ export function createActivities(deps: ActivityDeps) {
 
     /** Removes what a run left on this host: sandboxes of crashed attempts that no retry came back for. */
     async cleanupRun(input: { runKey: string }): Promise<number> {
-      return removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: host });
+      return guard(() => removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: host }));
     },
 
     /** The chain's queries: model-written with a leak check when a model is configured, else templates. */

@@ -22,16 +22,16 @@ export interface ChainUnderKills {
   phases: string[];
   /** Dataset rows of this chain beyond the first (a retried export appending twice). */
   duplicates: number;
-  /** This run's containers still there after the chain ended and its worker stopped. */
-  containersLeft: number;
+  /** This run's containers still there after the chain ended and its worker stopped, by their labels. */
+  containersLeft: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs one chain (scripted model, `notesPerStage` steps a stage) on a `chainsmith worker` process in
- * `config`'s data directory and SIGKILLs that process at uniformly random moments: after each (re)start
- * the next kill comes after a delay drawn from [0, killWithinSeconds), wherever the chain is then (sandbox
+ * `config`'s data directory and SIGKILLs that process at uniformly random moments: once the (re)started
+ * worker runs, the next kill comes after a delay drawn from [0, killWithinSeconds), wherever the chain is then (sandbox
  * setup, gold validation, a tool step, the tests, the judge, the export, a workflow task). With
  * `killWithinSeconds` undefined it runs without kills (to measure how long a chain takes).
  */
@@ -56,8 +56,14 @@ export async function chainUnderKills(opts: { chain: Chain; config: Config; env:
     const repeats = () => agentCalls().length - new Set(agentCalls().map((r) => JSON.stringify(r.body.messages))).size;
     const phases: string[] = [];
     const repeatsAtKill: number[] = [];
+    // The kill clock starts when the worker says it runs: its own boot (bundling the workflows) is no
+    // phase of the chain, and kills there would only measure how often a worker can start.
+    const ready = async (starts: number) => {
+      for (let i = 0; i < 600 && (worker.output.match(/running against/g) ?? []).length < starts; i++) await sleep(50);
+    };
     // Bounded: a chain that keeps being killed faster than it progresses is cut off at 100 kills.
     while (opts.killWithinSeconds !== undefined && !finished && phases.length < 100) {
+      await ready(phases.length + 1);
       const at = Date.now() + Math.random() * opts.killWithinSeconds * 1000;
       while (!finished && Date.now() < at) await sleep(Math.min(20, at - Date.now()));
       if (finished) break;
@@ -91,11 +97,13 @@ async function runningNow(handle: WorkflowHandle): Promise<string> {
 }
 
 /** Rollout sandboxes of the run, and one-off containers (gold validation) of the worker processes it had. */
-async function containersOf(workflowId: string, pids: Set<number>): Promise<number> {
+async function containersOf(workflowId: string, pids: Set<number>): Promise<string[]> {
   const all = await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
-  return all.filter((c) => {
-    const runKey = c.Labels[RUN_KEY_LABEL] ?? '';
-    const [, pid] = (c.Labels[OWNER_LABEL] ?? '').split(':');
-    return runKey.startsWith(`${workflowId}/`) || pids.has(Number(pid));
-  }).length;
+  return all
+    .filter((c) => {
+      const runKey = c.Labels[RUN_KEY_LABEL] ?? '';
+      const [, pid] = (c.Labels[OWNER_LABEL] ?? '').split(':');
+      return runKey.startsWith(`${workflowId}/`) || pids.has(Number(pid));
+    })
+    .map((c) => `${c.State} ${Object.entries(c.Labels).filter(([k]) => k.startsWith('chainsmith.')).map(([k, v]) => `${k}=${v}`).join(' ')}`);
 }

@@ -283,7 +283,7 @@ class ChainRun {
   async cleanup(): Promise<void> {
     await Promise.all(
       [...this.hosts].map((host) =>
-        proxyActivities<Activities>({ ...CLEANUP, taskQueue: hostQueue(this.queue, host), summary: `clean up sandboxes on ${host}` })
+        proxyActivities<Activities>({ ...this.beating(CLEANUP), taskQueue: hostQueue(this.queue, host), summary: `clean up sandboxes on ${host}` })
           .cleanupRun({ runKey: this.runKey })
           .catch(() => undefined),
       ),
