@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import OpenAI from 'openai';
 import { getEncoding } from 'js-tiktoken';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ModelPolicy } from '../src/agent/model-policy';
@@ -176,6 +176,7 @@ async function prefixReuse(docker: Docker, root: string): Promise<Figure> {
       environments: testEnvironments(docker),
       limits: { maxSteps: 200, commandTimeoutSeconds: 60, maxOutputChars: 8_000 },
       policyFor: () => new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      host: hostname(),
       heartbeat: () => undefined,
     };
     const base = { runKey: `bench-prefix-${Date.now()}/1`, chainRef: await store.putJson(chain), queriesRef: await store.putJson(templateQueries(chain as Chain)), stage: 0 };

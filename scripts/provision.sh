@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs and starts what chainsmith needs, idempotently: node modules, a Temporal dev server,
 # a Docker engine, the sandbox base image, the toolchain images (images/toolchains/*; a worker also
-# builds a missing one on demand), and for the dataset and report tests Python's `datasets` and a
-# headless Chromium. Used by `npm run demo`, `npm test` and .ci/run.
+# builds a missing one on demand), and for the tests Python's `datasets` and moto, versitygw (a real
+# S3 server), docker-compose (to check docker-compose.yml) and a headless Chromium.
+# Used by `npm run demo`, `npm test` and .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,7 @@ address=${CHAINSMITH_TEMPORAL_ADDRESS:-127.0.0.1:7233}
 ui_port=${CHAINSMITH_TEMPORAL_UI_PORT:-8233}
 mkdir -p "$home"
 # Steps to run (default: all); e.g. `provision.sh docker` checks only the Docker engine.
-steps=" ${*:-node temporal docker image toolchains python chromium} "
+steps=" ${*:-node temporal docker image toolchains python s3 compose chromium} "
 want() { [[ $steps == *" $1 "* ]]; }
 say() { echo "[provision] $*"; }
 die() { echo "[provision] error: $*" >&2; exit 1; }
@@ -155,6 +156,28 @@ if want python; then
     "$venv/bin/pip" install -q --disable-pip-version-check --no-input "moto[server]==5.1.22" \
       || die "pip could not install moto[server] from PyPI into $venv"
   fi
+fi
+
+# --- S3 server (versitygw) ----------------------------------------------------------------------
+if want s3; then
+  # The scale-out test keeps the artifact store on a real S3 server: Versity's gateway over a directory.
+  # Built from the Go module proxy; about 2 CPU-minutes the first time.
+  export PATH="$PATH:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:/usr/local/go/bin"
+  if ! command -v versitygw >/dev/null; then
+    command -v go >/dev/null || die "no versitygw and no Go toolchain: install Go (https://go.dev/dl) to run the scale-out test"
+    say "installing versitygw v1.8.0 with go install (first time only, a few minutes)"
+    go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+  fi
+  say "versitygw is installed at $(command -v versitygw)"
+fi
+
+# --- docker-compose ------------------------------------------------------------------------------
+if want compose; then
+  # The compose test runs `docker-compose config` on docker-compose.yml; Debian packages Compose v1.
+  if ! command -v docker-compose >/dev/null && ! docker compose version >/dev/null 2>&1; then
+    NEEDRESTART_SUSPEND=1 apt_install docker-compose || die "no docker-compose: install Docker Compose to run the compose-file test"
+  fi
+  say "$(docker-compose version --short 2>/dev/null || docker compose version --short) can check docker-compose.yml"
 fi
 
 # --- Chromium ------------------------------------------------------------------------------------

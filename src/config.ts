@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors';
@@ -42,6 +42,12 @@ const ConfigSchema = z.strictObject({
       .strictObject({ bucket: z.string().min(1), prefix: z.string(), endpoint: z.url().optional(), region: z.string().min(1) })
       .optional(),
   }),
+  /**
+   * This worker's host identity: names the host's own task queue and labels the sandboxes it starts,
+   * so cleanup and the start sweep find them. Distinct per Docker host; it must stay the same when the
+   * worker restarts there (the machine's hostname by default; set it where that changes, e.g. containers).
+   */
+  worker: z.strictObject({ host: z.string().regex(/^[\w.-]+$/, 'letters, digits, "_", "." and "-"') }),
   durability: z.strictObject({
     /** A rollout that sends no heartbeat for this long is taken as dead and retried from its last step. */
     heartbeatTimeoutSeconds: z.number().int().min(2),
@@ -103,6 +109,7 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_SCAFFOLD: { path: ['agent', 'scaffold'] },
   CHAINSMITH_JUDGE_THRESHOLD: { path: ['judge', 'threshold'], number: true },
   CHAINSMITH_MAX_REFINEMENTS: { path: ['judge', 'maxRefinements'], number: true },
+  CHAINSMITH_HOST: { path: ['worker', 'host'] },
   CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: { path: ['durability', 'heartbeatTimeoutSeconds'], number: true },
   CHAINSMITH_S3_PREFIX: { path: ['artifacts', 's3', 'prefix'] },
   CHAINSMITH_S3_ENDPOINT: { path: ['artifacts', 's3', 'endpoint'] },
@@ -123,6 +130,7 @@ function defaults(env: Env): Config {
     agent: { scaffold: 'tools', maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
     judge: { threshold: 0.8, maxRefinements: 3 },
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
+    worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 30 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1 },

@@ -1,6 +1,5 @@
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import type OpenAI from 'openai';
 import { GoldReplayPolicy } from '../agent/gold-policy';
@@ -59,6 +58,7 @@ export interface ExportInput {
 export function createActivities(deps: ActivityDeps) {
   const store = ArtifactStore.fromConfig(deps.config);
   const { config } = deps;
+  const { host } = config.worker;
   const sandboxSpec = sandboxSpecFrom(config);
   const environments = environmentsFrom(config, deps.docker, deps.image);
   // The worker's key and secret-looking variables: never in a container, a prompt or a saved trajectory.
@@ -72,21 +72,21 @@ export function createActivities(deps: ActivityDeps) {
       // The last attempt's heartbeat names the hosts that ran this round before; a worker that died there
       // left its sandbox behind, and the chain's cleanup must go there too.
       const previous = activityInfo().heartbeatDetails as Partial<RoundProgress> | undefined;
-      const earlierHosts = [...new Set([...(previous?.earlierHosts ?? []), ...(previous?.host ? [previous.host] : [])])].filter((h) => h !== hostname());
+      const earlierHosts = [...new Set([...(previous?.earlierHosts ?? []), ...(previous?.host ? [previous.host] : [])])].filter((h) => h !== host);
       let last: RoundProgress = {
         stage: input.stage,
         round: input.round,
         step: previous?.step ?? 0,
         promptTokens: previous?.promptTokens ?? 0,
         completionTokens: previous?.completionTokens ?? 0,
-        host: hostname(),
+        host,
         earlierHosts,
       };
-      // Heartbeat on a timer as well as per step: a model call or a test run can outlast the heartbeat
-      // timeout, and a heartbeat is also how a pause or cancel reaches this activity.
-      const timer = setInterval(() => heartbeat(last), (activityInfo().heartbeatTimeoutMs ?? 30_000) / 3);
-      try {
-        return await guard(() =>
+      // Heartbeat on a timer (guard) as well as per step: a model call or a test run can outlast the
+      // heartbeat timeout, and a heartbeat is also how a pause or cancel reaches this activity. The timer
+      // repeats the last step's details, which the next attempt resumes from.
+      return guard(
+        () =>
           runRound(input, {
             docker: deps.docker,
             store,
@@ -94,6 +94,7 @@ export function createActivities(deps: ActivityDeps) {
             environments,
             limits: { ...config.agent, ...config.budget, price },
             redactor,
+            host,
             heartbeat: (details) => heartbeat((last = details)),
             earlierHosts,
             signal: cancellationSignal(),
@@ -106,10 +107,8 @@ export function createActivities(deps: ActivityDeps) {
               return new ModelPolicy(deps.openai, config.model.name, { attempts: config.model.retries, baseDelayMs: config.model.retryBaseMs }, redactor);
             },
           }),
-        );
-      } finally {
-        clearInterval(timer);
-      }
+        () => heartbeat(last),
+      );
     },
 
     /** One page of a batch's entries, so the batch list itself never enters workflow history. */
@@ -120,7 +119,7 @@ export function createActivities(deps: ActivityDeps) {
 
     /** Removes what a run left on this host: sandboxes of crashed attempts that no retry came back for. */
     async cleanupRun(input: { runKey: string }): Promise<number> {
-      return removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: hostname() });
+      return guard(() => removeSandboxes(deps.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: host }));
     },
 
     /** The chain's queries: model-written with a leak check when a model is configured, else templates. */
@@ -151,8 +150,10 @@ export function createActivities(deps: ActivityDeps) {
 
     /** The chain's first `stages` stages, stored as a chain of its own. */
     async cutChain(input: { chainRef: ArtifactRef; stages: number }): Promise<{ chainRef: ArtifactRef }> {
-      const chain = await store.getJson(input.chainRef, ChainSchema);
-      return { chainRef: await store.putJson({ ...chain, prs: chain.prs.slice(0, input.stages) }) };
+      return guard(async () => {
+        const chain = await store.getJson(input.chainRef, ChainSchema);
+        return { chainRef: await store.putJson({ ...chain, prs: chain.prs.slice(0, input.stages) }) };
+      });
     },
 
     async judgeStage(input: JudgeInput) {
@@ -188,7 +189,13 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` under guard, heartbeating on a timer when the activity has a heartbeat timeout (the chain
+ * gives every activity one, timeouts.ts `beating`): a killed worker is noticed within that timeout.
+ */
+async function guard<T>(fn: () => Promise<T>, beat: () => void = () => heartbeat()): Promise<T> {
+  const timeoutMs = activityInfo().heartbeatTimeoutMs;
+  const timer = timeoutMs ? setInterval(beat, timeoutMs / 3) : undefined;
   try {
     return await fn();
   } catch (err) {
@@ -197,6 +204,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
       throw ApplicationFailure.nonRetryable(err.message, err.name);
     }
     throw err;
+  } finally {
+    clearInterval(timer);
   }
 }
 

@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
 import { buildDeps } from '../workers/deps';
-import { removeSandboxesOfClosedRuns } from '../workers/sweep';
+import { sweepHost } from '../workers/sweep';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { readChains } from './chains-file';
 import { demoCommand } from './demo';
@@ -108,24 +108,23 @@ program
   .description('run workers for the orchestration and sandbox task queues until interrupted')
   .option('--task-queue <name>', 'orchestration task queue')
   .option('--max-sandboxes <n>', 'concurrent rollouts on this host', (v) => parsePositive('--max-sandboxes', v), 4)
-  .option('--sandbox-only', 'serve only the sandbox queues: an extra Docker host for scale-out')
+  .option('--sandbox-only', 'serve only the sandbox queues: an extra Docker host for scale-out (set its host identity with CHAINSMITH_HOST)')
+  .option('--orchestration-only', 'serve only workflows, queries, judge and export: a machine without a Docker engine')
   .action(async (opts) => {
+    if (opts.sandboxOnly && opts.orchestrationOnly) throw new InputError('--sandbox-only and --orchestration-only exclude each other');
     const cfg = config();
     const deps = buildDeps(cfg);
-    const swept = await removeSandboxesOfClosedRuns(deps.docker, await connectClient(cfg)).catch((err) => {
-      console.error(`not sweeping sandboxes of finished chains this time: ${(err as Error).message}`);
-      return 0;
-    });
-    if (swept) console.log(`removed ${swept} sandbox${swept > 1 ? 'es' : ''} that finished chains left on this host`);
+    if (!opts.orchestrationOnly) await sweepHost(deps, await connectClient(cfg));
     const workers = await createWorkers({
       connection: await connectWorker(cfg),
       namespace: cfg.temporal.namespace,
       deps,
       taskQueue: opts.taskQueue,
       maxSandboxes: opts.maxSandboxes,
-      sandboxOnly: opts.sandboxOnly,
+      serve: opts.sandboxOnly ? 'sandbox' : opts.orchestrationOnly ? 'orchestration' : 'all',
     });
-    console.log(`worker running against ${cfg.temporal.address}; Ctrl-C to stop`);
+    const role = opts.sandboxOnly ? ' (sandbox queues only)' : opts.orchestrationOnly ? ' (orchestration only)' : '';
+    console.log(`worker on host ${cfg.worker.host}${role} running against ${cfg.temporal.address}; Ctrl-C to stop`);
     await runWorkers(workers);
   });
 

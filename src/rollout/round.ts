@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { runAgent, type AgentLimits } from '../agent/loop';
 import type { Policy } from '../agent/policy';
@@ -59,6 +58,8 @@ export interface RoundDeps {
   redactor?: Redactor;
   /** Progress for the Temporal UI and `chainsmith status`; also proves the worker is alive. */
   heartbeat: (details: RoundProgress) => void;
+  /** This worker's host identity (config worker.host): labels the sandbox and goes in every heartbeat. */
+  host: string;
   /** Hosts that ran earlier attempts of this round (a worker there died): the chain cleans up there too. */
   earlierHosts?: string[];
   signal?: AbortSignal;
@@ -90,7 +91,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   const progressRef = checkpoint?.progressPatchRef ?? input.progressPatchRef;
   const key = createHash('sha256').update(`${input.runKey}/${input.stage}/${input.round}`).digest('hex').slice(0, 32);
   const sandbox = await StageSandbox.open(deps, chain, input.stage, {
-    role: { kind: 'rollout', runKey: input.runKey, key },
+    role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host },
     carryPatch: input.carryPatchRef && input.stage > 0 ? await store.get(input.carryPatchRef) : undefined,
     progressPatch: progressRef ? await store.get(progressRef) : undefined,
   });
@@ -98,7 +99,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   try {
     const policy = deps.policyFor(chain, input.stage, prTestCommand(env, prTestFiles(pr)));
     const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry, describeEnvironment(env)));
-    const host = hostname();
+    const { host } = deps;
     const run = await runAgent({
       policy,
       sandbox: sandbox.sandbox,

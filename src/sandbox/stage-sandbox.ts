@@ -1,11 +1,10 @@
-import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import type { Environment, Environments } from '../environments/builder';
 import { StageError } from '../errors';
 import { runPrTests } from '../judge/test-signal';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
-import { DockerSandbox, HOST_LABEL, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from './docker-sandbox';
+import { DockerSandbox, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from './docker-sandbox';
 import { ownerLabel, sweepOrphansOnce } from './orphans';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox';
 import { resetStage, setUpStage } from './stage-setup';
@@ -21,9 +20,10 @@ export interface StageSandboxDeps {
 /**
  * Who a sandbox is for, which decides its labels and who removes it: a one-off gold validation is
  * owned by its worker process (removed if that dies); a rollout round's sandbox belongs to its run and
- * is found again by `key` when the round is retried, and the chain's cleanup removes what is left.
+ * is found again by `key` on its `host` (the worker's host identity) when the round is retried there,
+ * and the chain's cleanup removes what is left.
  */
-export type StageRole = { kind: 'gold' } | { kind: 'rollout'; runKey: string; key: string };
+export type StageRole = { kind: 'gold' } | { kind: 'rollout'; runKey: string; key: string; host: string };
 
 export interface OpenStage {
   role: StageRole;
@@ -66,8 +66,8 @@ export class StageSandbox implements Sandbox {
       await sweepOrphansOnce(deps.docker);
       sandbox = await DockerSandbox.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() } });
     } else {
-      const labels = { [RUN_LABEL]: runLabel(role.runKey), [RUN_KEY_LABEL]: role.runKey, [HOST_LABEL]: hostname(), 'chainsmith.stage': String(stage) };
-      ({ sandbox, reused } = await DockerSandbox.reuseOrCreate(deps.docker, { ...spec, labels }, role.key));
+      const labels = { [RUN_LABEL]: runLabel(role.runKey), [RUN_KEY_LABEL]: role.runKey, 'chainsmith.stage': String(stage) };
+      ({ sandbox, reused } = await DockerSandbox.reuseOrCreate(deps.docker, { ...spec, labels }, role.key, role.host));
     }
     try {
       const progress = opts.progressPatch !== undefined;

@@ -14,10 +14,12 @@ export class WorkerProcess {
   constructor(
     private readonly taskQueue: string,
     private readonly env: Record<string, string>,
+    /** More `chainsmith worker` options, e.g. ['--sandbox-only']. */
+    private readonly args: string[] = [],
   ) {}
 
   start(): void {
-    this.child = spawn('node', [join(root, 'bin/chainsmith.js'), 'worker', '--task-queue', this.taskQueue], {
+    this.child = spawn('node', [join(root, 'bin/chainsmith.js'), 'worker', '--task-queue', this.taskQueue, ...this.args], {
       env: { ...process.env, CHAINSMITH_LOG_LEVEL: 'ERROR', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -27,6 +29,11 @@ export class WorkerProcess {
     this.child.on('exit', (code, signal) => {
       if (!this.stopping) console.error(`worker exited by itself (code ${code}, signal ${signal}):\n${this.output.slice(-4000)}`);
     });
+  }
+
+  /** The running process's id (its one-off containers carry it in their owner label). */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** SIGKILL: no finally blocks, no graceful shutdown, containers left as they are. */
@@ -43,7 +50,8 @@ export class WorkerProcess {
   /** Sends `sig` and waits for the exit, or at most `waitMs`. */
   private async signal(sig: NodeJS.Signals, waitMs?: number): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    // Gone already: by itself (an exit code) or by an earlier signal (a signal code, exit code null).
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     this.stopping = true;
     child.kill(sig);

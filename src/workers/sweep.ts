@@ -1,16 +1,17 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type Docker from 'dockerode';
-import { hostname } from 'node:os';
+import type { ActivityDeps } from '../activities';
 import { HOST_LABEL, KEY_LABEL, removeContainers, RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
+import { removeOrphans } from '../sandbox/orphans';
 
 /**
- * Removes this host's rollout sandboxes whose chain run has closed. A worker killed mid-round leaves
+ * Removes the rollout sandboxes of `host` (this worker's host identity) whose chain run has closed. A worker killed mid-round leaves
  * its sandbox for the retry; if the retry ran on another host and the chain's cleanup could not reach
  * this one (its worker was down), nothing else would remove it. Runs when a worker starts; sandboxes
  * of open runs are left for their retries.
  */
-export async function removeSandboxesOfClosedRuns(docker: Docker, client: Client): Promise<number> {
-  const found = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, KEY_LABEL, `${HOST_LABEL}=${hostname()}`] } });
+export async function removeSandboxesOfClosedRuns(docker: Docker, client: Client, host: string): Promise<number> {
+  const found = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, KEY_LABEL, `${HOST_LABEL}=${host}`] } });
   const byRun = new Map<string, string[]>();
   for (const c of found) {
     const runKey = c.Labels[RUN_KEY_LABEL];
@@ -31,4 +32,20 @@ export async function removeSandboxesOfClosedRuns(docker: Docker, client: Client
     removed += ids.length;
   }
   return removed;
+}
+
+/**
+ * What a worker coming back to its host removes before it takes work: rollout sandboxes of runs that
+ * closed while it was away, and one-off containers (gold validation, builds) of dead worker processes.
+ * A failure is reported, not fatal: the next start tries again.
+ */
+export async function sweepHost(deps: ActivityDeps, client: Client, log: (line: string) => void = console.log): Promise<number> {
+  const host = deps.config.worker.host;
+  const [runs, orphans] = await Promise.all([
+    removeSandboxesOfClosedRuns(deps.docker, client, host).catch((err) => (log(`not sweeping sandboxes of finished chains this time: ${(err as Error).message}`), 0)),
+    removeOrphans(deps.docker).catch((err) => (log(`not sweeping containers of dead workers this time: ${(err as Error).message}`), 0)),
+  ]);
+  if (runs) log(`removed ${runs} sandbox${runs > 1 ? 'es' : ''} that finished chains left on host ${host}`);
+  if (orphans) log(`removed ${orphans} container${orphans > 1 ? 's' : ''} of worker processes that died on this machine`);
+  return runs + orphans;
 }

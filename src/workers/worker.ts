@@ -1,5 +1,4 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { hostname } from 'node:os';
 import { createActivities, type ActivityDeps } from '../activities';
 import { hostQueue, ORCHESTRATION_QUEUE, sandboxQueue } from '../workflows/task-queues';
 
@@ -12,8 +11,11 @@ export interface WorkerSetup {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Concurrent rollouts on this host; each holds one container. */
   maxSandboxes?: number;
-  /** Run only the sandbox side (a Docker host added to scale out). */
-  sandboxOnly?: boolean;
+  /**
+   * Which queues: 'sandbox' for a Docker host added to scale out, 'orchestration' for a machine
+   * without Docker (workflows and light activities only), 'all' (default) for one host doing both.
+   */
+  serve?: 'all' | 'sandbox' | 'orchestration';
 }
 
 /**
@@ -26,7 +28,8 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const activities = createActivities(setup.deps);
   const common = { connection: setup.connection, namespace: setup.namespace };
   const workers: Worker[] = [];
-  if (!setup.sandboxOnly) {
+  const serve = setup.serve ?? 'all';
+  if (serve !== 'sandbox') {
     workers.push(
       await Worker.create({
         ...common,
@@ -46,6 +49,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
       }),
     );
   }
+  if (serve === 'orchestration') return workers;
   workers.push(
     await Worker.create({
       ...common,
@@ -55,7 +59,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     }),
     await Worker.create({
       ...common,
-      taskQueue: hostQueue(taskQueue, hostname()),
+      taskQueue: hostQueue(taskQueue, setup.deps.config.worker.host),
       activities: { cleanupRun: activities.cleanupRun },
     }),
   );

@@ -8,6 +8,7 @@ import {
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ArtifactRef, RoundResult, StageResult } from '../schemas';
@@ -27,7 +28,7 @@ import {
   type StageCheck,
 } from './messages';
 import { hostQueue, sandboxQueue } from './task-queues';
-import { CLEANUP, EXPORT, GOLD, JUDGE, QUERIES, rolloutOptions } from './timeouts';
+import { beating, CLEANUP, EXPORT, GOLD, JUDGE, QUERIES, rolloutOptions } from './timeouts';
 
 /**
  * One PR chain, stage by stage: roll out, judge, refine with the judge's feedback (at most
@@ -100,7 +101,7 @@ class ChainRun {
     if (!this.queriesRef) {
       let written;
       try {
-        written = await proxyActivities<Activities>({ ...QUERIES, summary: 'write intent-only queries' }).synthesizeQueries({
+        written = await proxyActivities<Activities>({ ...this.beating(QUERIES), summary: 'write intent-only queries' }).synthesizeQueries({
           chainRef: this.chainRef,
           policy: this.input.policy,
         });
@@ -124,7 +125,7 @@ class ChainRun {
         return this.finish(result.status === 'failed' ? 'failed' : 'rejected', why);
       }
     }
-    const exported = await proxyActivities<Activities>({ ...EXPORT, summary: 'export the accepted chain' }).exportSample({
+    const exported = await proxyActivities<Activities>({ ...this.beating(EXPORT), summary: 'export the accepted chain' }).exportSample({
       chainRef: this.chainRef,
       queriesRef: this.queriesRef!,
       trajectoryRef: this.conversationRef!,
@@ -158,7 +159,7 @@ class ChainRun {
       const label = this.label(stage, round);
       let verdict;
       try {
-        verdict = await proxyActivities<Activities>({ ...JUDGE, summary: `judge ${label}` }).judgeStage({
+        verdict = await proxyActivities<Activities>({ ...this.beating(JUDGE), summary: `judge ${label}` }).judgeStage({
           chainRef: this.chainRef,
           queriesRef: this.queriesRef!,
           stage,
@@ -200,7 +201,7 @@ class ChainRun {
     try {
       checks = await Promise.all(
         this.input.prNumbers.map((_, stage) =>
-          proxyActivities<Activities>({ ...GOLD, taskQueue: sandboxQueue(this.queue), summary: `validate gold tests of ${this.label(stage)}` }).validateGold({
+          proxyActivities<Activities>({ ...this.beating(GOLD), taskQueue: sandboxQueue(this.queue), summary: `validate gold tests of ${this.label(stage)}` }).validateGold({
             chainRef: this.input.chainRef,
             stage,
             policy: this.input.policy,
@@ -217,7 +218,7 @@ class ChainRun {
     if (first < 0) return undefined;
     const why = `stage ${first + 1} (PR #${this.input.prNumbers[first]}) cannot be judged: ${checks[first].reason}`;
     if (first === 0) return this.finish('skipped', why);
-    const { chainRef } = await proxyActivities<Activities>({ ...EXPORT, summary: `cut the chain before stage ${first + 1}` }).cutChain({
+    const { chainRef } = await proxyActivities<Activities>({ ...this.beating(EXPORT), summary: `cut the chain before stage ${first + 1}` }).cutChain({
       chainRef: this.input.chainRef,
       stages: first,
     });
@@ -225,6 +226,10 @@ class ChainRun {
     this.progress.cut = { before: first, reason: why, chainRef };
     this.progress.stages = first;
     return undefined;
+  }
+
+  private beating(options: ActivityOptions): ActivityOptions {
+    return beating(options, this.input.heartbeatTimeoutSeconds);
   }
 
   private get stageCount(): number {
@@ -280,7 +285,7 @@ class ChainRun {
   async cleanup(): Promise<void> {
     await Promise.all(
       [...this.hosts].map((host) =>
-        proxyActivities<Activities>({ ...CLEANUP, taskQueue: hostQueue(this.queue, host), summary: `clean up sandboxes on ${host}` })
+        proxyActivities<Activities>({ ...this.beating(CLEANUP), taskQueue: hostQueue(this.queue, host), summary: `clean up sandboxes on ${host}` })
           .cleanupRun({ runKey: this.runKey })
           .catch(() => undefined),
       ),

@@ -36,10 +36,12 @@ export const EXPORT: ActivityOptions = {
 
 /**
  * Removing leftover sandboxes: best effort, on the host that holds them. A chain's result waits for
- * it, so a host whose worker is gone gets 3 minutes; what it holds is removed when a worker starts
- * there again (workers/sweep.ts).
+ * it, so a host whose worker is gone gets 30 seconds to take the task (a live worker polls its host
+ * queue and takes it at once); what a dead host holds is removed when a worker starts there again
+ * (workers/sweep.ts), so waiting longer for it would only delay the chain's result.
  */
 export const CLEANUP: ActivityOptions = {
+  scheduleToStartTimeout: '30 seconds',
   startToCloseTimeout: '2 minutes',
   scheduleToCloseTimeout: '3 minutes',
   retry: { initialInterval: '2s', maximumAttempts: 3 },
@@ -56,3 +58,12 @@ export const GOLD: ActivityOptions = {
   startToCloseTimeout: '25 minutes',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 };
+
+/**
+ * The same options with a heartbeat timeout: the activity heartbeats on a timer (activities/index.ts),
+ * so a worker killed while it runs is noticed within seconds and the activity retried elsewhere, not
+ * after its start-to-close timeout (25 minutes for gold validation). For every activity of a chain.
+ */
+export function beating(options: ActivityOptions, heartbeatTimeoutSeconds: number): ActivityOptions {
+  return { ...options, heartbeatTimeout: `${heartbeatTimeoutSeconds} seconds` };
+}

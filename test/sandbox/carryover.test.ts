@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
@@ -112,6 +112,7 @@ test('conflicting carry: both sides kept between markers, the policy recorded on
       environments,
       limits: { maxSteps: 5, commandTimeoutSeconds: 30, maxOutputChars: 8_000 },
       policyFor: () => policy,
+      host: hostname(),
       heartbeat: () => undefined,
     },
   );

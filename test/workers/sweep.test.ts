@@ -26,7 +26,7 @@ test('a starting worker removes its host’s sandboxes of closed chain runs, and
   const ofClosedElsewhere = await make({ [HOST_LABEL]: 'another-host', [RUN_KEY_LABEL]: runKey(closed) });
   const ofForgotten = await make({ ...here, [RUN_KEY_LABEL]: `${queue}-never-started/00000000-0000-4000-8000-000000000000` });
   try {
-    expect(await removeSandboxesOfClosedRuns(docker, client)).toBeGreaterThanOrEqual(2);
+    expect(await removeSandboxesOfClosedRuns(docker, client, hostname())).toBeGreaterThanOrEqual(2);
     const left = (await docker.listContainers({ all: true, filters: { label: [`chainsmith.test=${queue}`] } })).map((c) => c.Id);
     expect(left.sort()).toEqual([ofOpen.id, ofClosedElsewhere.id].sort());
     expect(left).not.toContain(ofClosed.id);

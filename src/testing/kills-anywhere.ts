@@ -1,0 +1,109 @@
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import Docker from 'dockerode';
+import { readFile } from 'node:fs/promises';
+import { startChains } from '../cli/start';
+import type { Config } from '../config';
+import { datasetPath } from '../dataset/export';
+import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
+import { OWNER_LABEL } from '../sandbox/orphans';
+import { TrainingSampleSchema, type Chain } from '../schemas';
+import type { ChainResult } from '../workflows/messages';
+import { FakeOpenAI } from './fake-openai';
+import { longRolloutScript } from './scripted-agent';
+import { formatName } from './scripted-queries';
+import { WorkerProcess } from './worker-process';
+
+export interface ChainUnderKills {
+  result: ChainResult;
+  wallSeconds: number;
+  /** Agent steps asked for again after each kill (a repeat of a conversation already sent to the model). */
+  redone: number[];
+  /** What was running at each kill: the pending activity types, or 'workflow' between activities. */
+  phases: string[];
+  /** Dataset rows of this chain beyond the first (a retried export appending twice). */
+  duplicates: number;
+  /** This run's containers still there after the chain ended and its worker stopped, by their labels. */
+  containersLeft: string[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs one chain (scripted model, `notesPerStage` steps a stage) on a `chainsmith worker` process in
+ * `config`'s data directory and SIGKILLs that process at uniformly random moments: once the (re)started
+ * worker runs, the next kill comes after a delay drawn from [0, killWithinSeconds), wherever the chain is then (sandbox
+ * setup, gold validation, a tool step, the tests, the judge, the export, a workflow task). With
+ * `killWithinSeconds` undefined it runs without kills (to measure how long a chain takes).
+ */
+export async function chainUnderKills(opts: { chain: Chain; config: Config; env: Record<string, string>; notesPerStage: number; killWithinSeconds?: number }): Promise<ChainUnderKills> {
+  const { chain, config, notesPerStage } = opts;
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
+  const env = { ...opts.env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_HOME: config.dataDir };
+  const taskQueue = `kills-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  const worker = new WorkerProcess(taskQueue, env);
+  const pids = new Set<number>();
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const t0 = Date.now();
+  try {
+    worker.start();
+    pids.add(worker.pid!);
+    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
+    let finished = false;
+    const done = started.handle.result().finally(() => (finished = true));
+    done.catch(() => undefined);
+
+    const agentCalls = () => fake.requests.filter((r) => !formatName(r.body));
+    const repeats = () => agentCalls().length - new Set(agentCalls().map((r) => JSON.stringify(r.body.messages))).size;
+    const phases: string[] = [];
+    const repeatsAtKill: number[] = [];
+    // The kill clock starts when the worker says it runs: its own boot (bundling the workflows) is no
+    // phase of the chain, and kills there would only measure how often a worker can start.
+    const ready = async (starts: number) => {
+      for (let i = 0; i < 600 && (worker.output.match(/running against/g) ?? []).length < starts; i++) await sleep(50);
+    };
+    // Bounded: a chain that keeps being killed faster than it progresses is cut off at 100 kills.
+    while (opts.killWithinSeconds !== undefined && !finished && phases.length < 100) {
+      await ready(phases.length + 1);
+      const at = Date.now() + Math.random() * opts.killWithinSeconds * 1000;
+      while (!finished && Date.now() < at) await sleep(Math.min(20, at - Date.now()));
+      if (finished) break;
+      const phase = await runningNow(started.handle);
+      await worker.kill();
+      phases.push(phase);
+      repeatsAtKill.push(repeats());
+      worker.start();
+      pids.add(worker.pid!);
+    }
+    const result = await done;
+    const wallSeconds = (Date.now() - t0) / 1000;
+    await worker.stop();
+    const marks = [...repeatsAtKill, repeats()];
+    const redone = repeatsAtKill.map((_, i) => marks[i + 1] - marks[i]);
+    const rows = (await readFile(datasetPath(config.dataDir, 'model'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    const ofChain = rows.map((l) => TrainingSampleSchema.parse(JSON.parse(l))).filter((r) => r.metadata.repo === chain.repo.name).length;
+    return { result, wallSeconds, redone, phases, duplicates: Math.max(0, ofChain - 1), containersLeft: await containersOf(started.workflowId, pids) };
+  } finally {
+    await worker.stop();
+    await connection.close();
+    await fake.stop();
+  }
+}
+
+/** The activity types pending right now (the phase a kill lands in), 'workflow' when none is. */
+async function runningNow(handle: WorkflowHandle): Promise<string> {
+  const { raw } = await handle.describe();
+  const types = (raw.pendingActivities ?? []).map((a) => a.activityType?.name ?? '?');
+  return types.length ? [...new Set(types)].sort().join('+') : 'workflow';
+}
+
+/** Rollout sandboxes of the run, and one-off containers (gold validation) of the worker processes it had. */
+async function containersOf(workflowId: string, pids: Set<number>): Promise<string[]> {
+  const all = await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
+  return all
+    .filter((c) => {
+      const runKey = c.Labels[RUN_KEY_LABEL] ?? '';
+      const [, pid] = (c.Labels[OWNER_LABEL] ?? '').split(':');
+      return runKey.startsWith(`${workflowId}/`) || pids.has(Number(pid));
+    })
+    .map((c) => `${c.State} ${Object.entries(c.Labels).filter(([k]) => k.startsWith('chainsmith.')).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+}

@@ -1,0 +1,138 @@
+import { Client, Connection } from '@temporalio/client';
+import Docker from 'dockerode';
+import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ArtifactStore } from '../../src/artifacts/store';
+import { startChains } from '../../src/cli/start';
+import { datasetPath } from '../../src/dataset/export';
+import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { TrainingSampleSchema, type Chain } from '../../src/schemas';
+import { FakeOpenAI } from '../../src/testing/fake-openai';
+import { S3_TEST_ENV, startVersitygw, type S3Server } from '../../src/testing/s3-server';
+import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
+import { formatName } from '../../src/testing/scripted-queries';
+import type { ChainResult } from '../../src/workflows/messages';
+import { demoChain } from '../support/demo-chain';
+import { testConfig } from '../support/engines';
+import { WorkerProcess } from '../support/worker-process';
+
+/**
+ * Scale-out end to end: one orchestration worker and two sandbox-only workers standing for two Docker
+ * hosts (own processes, own data directories, distinct host identities; here they share one engine,
+ * which the host labels keep apart), one Temporal server and one bucket on a real S3 server.
+ */
+const CHAINS = 4;
+const NOTES = 12;
+const docker = new Docker();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function notesIn(patch: string): string[] {
+  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
+  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
+}
+
+/** Polls `check` every 100 ms until it returns something, at most `seconds`; says what it waited for. */
+async function waitFor<T>(what: string, seconds: number, check: () => Promise<T | undefined>): Promise<T> {
+  for (const deadline = Date.now() + seconds * 1000; Date.now() < deadline; await sleep(100)) {
+    const got = await check();
+    if (got !== undefined) return got;
+  }
+  throw new Error(`gave up after ${seconds} s waiting for ${what}`);
+}
+
+let s3: S3Server;
+beforeAll(async () => {
+  s3 = await startVersitygw();
+  // This process writes the chains into the bucket too (`start` does); the SDK reads AWS_* from here.
+  Object.assign(process.env, S3_TEST_ENV);
+});
+afterAll(() => s3?.stop());
+
+test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other finishes its stages, its sandboxes go when it returns, every chain is exported once', async () => {
+  const base = await demoChain('scale');
+  // One repository, mined once, under four names: four chains (workflow ids derive from the name).
+  const chains: Chain[] = [...Array(CHAINS).keys()].map((i) => ({ ...base, id: `${base.id}-${i}`, repo: { ...base.repo, name: `${base.repo.name}-${i}` } }));
+  const fake = new FakeOpenAI(longRolloutScript(base, { notesPerStage: NOTES }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
+  const env = {
+    ...s3.env,
+    CHAINSMITH_S3_PREFIX: `scale-${Date.now()}`,
+    OPENAI_BASE_URL: await fake.start(),
+    OPENAI_API_KEY: 'sk-scale-test',
+    CHAINSMITH_MODEL: 'scripted',
+    CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3',
+  };
+  const config = testConfig(env);
+  const taskQueue = `scale-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  const orchestration = new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: config.dataDir }, ['--orchestration-only']);
+  const host = async (name: string) =>
+    new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: await mkdtemp(join(tmpdir(), `chainsmith-${name}-`)), CHAINSMITH_HOST: name }, ['--sandbox-only', '--max-sandboxes', '2']);
+  const [hostA, hostB] = [await host('host-a'), await host('host-b')];
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const all = [orchestration, hostA, hostB];
+  try {
+    all.forEach((w) => w.start());
+    const started = await startChains(new Client({ connection }), config, chains, { policy: 'model', taskQueue });
+    const ids = new Set(started.map((s) => s.workflowId));
+    /** Rollout sandboxes of this batch, optionally on one host. */
+    const sandboxes = async (onHost?: string) =>
+      (await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, KEY_LABEL, ...(onHost ? [`${HOST_LABEL}=${onHost}`] : [])] } })).filter((c) => {
+        const runKey = c.Labels[RUN_KEY_LABEL] ?? '';
+        return ids.has(runKey.slice(0, runKey.lastIndexOf('/')));
+      });
+
+    // Kill host A while it runs a rollout that has taken steps, and only once every chain is past gold
+    // validation (which, without a heartbeat, would wait out its 25-minute timeout instead).
+    const runs = new Set<string>();
+    const hosts = new Set<string>();
+    const firstSeen = new Map<string, number>();
+    const victim = await waitFor('a rollout on host-a, with every chain rolling out on both hosts', 120, async () => {
+      const now = Date.now();
+      for (const c of await sandboxes()) {
+        runs.add(c.Labels[RUN_KEY_LABEL]);
+        hosts.add(c.Labels[HOST_LABEL]);
+        if (!firstSeen.has(c.Id)) firstSeen.set(c.Id, now);
+      }
+      const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running' && now - firstSeen.get(c.Id)! > 2000);
+      return runs.size === CHAINS && hosts.size === 2 && onA.length > 0 ? onA : undefined;
+    });
+    await hostA.kill();
+
+    const results: ChainResult[] = await Promise.all(started.map((s) => s.handle.result()));
+    expect(results.map((r) => r.status)).toEqual(chains.map(() => 'accepted'));
+
+    // Every stage ran on one of the two hosts (the batch was spread over both before the kill).
+    const rounds = results.flatMap((r) => r.results.map((s) => s.finalRound!));
+    expect([...hosts].sort()).toEqual(['host-a', 'host-b']);
+    expect(new Set(rounds.flatMap((r) => [r.host, ...(r.earlierHosts ?? [])]))).toEqual(new Set(['host-a', 'host-b']));
+    // The killed rounds finished on host B, resumed from the checkpoints host A left in the shared bucket.
+    // (A round killed before its first step resumes nothing; the one running for 2 s had steps saved.)
+    const moved = rounds.filter((r) => r.earlierHosts?.includes('host-a'));
+    expect(moved.map((r) => r.host)).toEqual(moved.map(() => 'host-b'));
+    expect(Math.max(0, ...moved.map((r) => r.stepsResumed ?? 0))).toBeGreaterThan(0);
+    // No step lost or run twice across the move: every chain's tree holds each note once, in order.
+    const store = ArtifactStore.fromConfig(config);
+    for (const r of results) expect(notesIn(await store.getText(r.results[2].finalRound!.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
+
+    // Host B's sandboxes went with the chains' cleanup; host A's stay while it is down ...
+    expect(await sandboxes('host-b')).toHaveLength(0);
+    const leftOnA = await sandboxes('host-a');
+    expect(leftOnA.map((c) => c.Id)).toEqual(expect.arrayContaining(victim.map((c) => c.Id)));
+    // ... and its start sweep removes them when it comes back.
+    hostA.start();
+    await waitFor("host-a's start sweep", 60, async () => ((await sandboxes()).length === 0 ? true : undefined));
+    await waitFor("host-a's sweep report", 10, async () => (/removed \d+ sandbox/.test(hostA.output) ? true : undefined));
+
+    // The dataset (written by the orchestration worker) has every chain exactly once.
+    const rows = readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim().split('\n').map((l) => TrainingSampleSchema.parse(JSON.parse(l)));
+    expect(rows.map((r) => r.metadata.repo).sort()).toEqual(chains.map((c) => c.repo.name).sort());
+  } catch (err) {
+    for (const [name, w] of [['orchestration', orchestration], ['host-a', hostA], ['host-b', hostB]] as const) console.error(`${name} output:\n${w.output.slice(-3000)}`);
+    throw err;
+  } finally {
+    await Promise.all(all.map((w) => w.stop()));
+    await connection.close();
+    await fake.stop();
+  }
+}, 240_000);
