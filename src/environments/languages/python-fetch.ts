@@ -20,7 +20,7 @@ const PLATFORMS = [
 ];
 
 /** Bumped when resolution changes (the test tooling lift below): older cached fetches are not reused. */
-export const PYTHON_FETCH_REVISION = 2;
+export const PYTHON_FETCH_REVISION = 3;
 
 /**
  * Test tooling that runs on the image's Python only from these versions on: older pytest imports the
