@@ -127,7 +127,7 @@ export class Environments {
     const asOf = await manifestsDate(repoPath, pr.baseSha, recipe.manifests);
     const toolchain = this.toolchains.image(recipe.toolchain.image);
     const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-    const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString()]).slice(0, 24);
+    const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : [])]).slice(0, 24);
     const key = hash([LAYOUT, toolchain, this.opts.network, recipe, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
     return { image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf };
   }

@@ -60,6 +60,8 @@ export interface LanguageRecipe {
   manifests: string[];
   /** Runs on the host before the build, with network through the host's configured clients. */
   fetch?(ctx: FetchContext): Promise<Resolution>;
+  /** Bumped when the fetcher resolves differently: cached fetches (and the images built from them) keyed on an older one are not reused. */
+  fetchRevision?: number;
   /** Shell lines run once in the build container in the repository at its base (/work/repo, a tmpfs the image does not keep: install outside it), network none, DEPS_MOUNT mounted. */
   setup: string[];
   /** Environment variables baked into the image (e.g. GOFLAGS, CARGO_HOME, GOPROXY=off). */

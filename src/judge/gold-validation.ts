@@ -15,8 +15,20 @@ const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcom
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
 
-/** FAIL_TO_PASS and PASS_TO_PASS from the per-test outcomes before and after the gold change. */
-export function classifyTests(before: TestCase[], after: TestCase[], command: string): GoldTests {
+/** The mark CappedOutput leaves where it cut the middle of a long output (src/sandbox/output.ts). */
+const CUT_MARK = /\n\[\.\.\. \d+ characters cut from the middle of this output \.\.\.\]\n/;
+
+/** Whether a run's output was cut, so a test missing from its report may have run either way. */
+export function outputCut(output: string): boolean {
+  return CUT_MARK.test(output);
+}
+
+/**
+ * FAIL_TO_PASS and PASS_TO_PASS from the per-test outcomes before and after the gold change. Where the
+ * report before is incomplete (its output was cut), a test it does not name is not FAIL_TO_PASS: it may
+ * have passed in the part cut away.
+ */
+export function classifyTests(before: TestCase[], after: TestCase[], command: string, beforeComplete = true): GoldTests {
   const was = new Map(before.map((c) => [c.id, c.outcome]));
   const gold: GoldTests = { command, failToPass: [], passToPass: [], brokenOnGold: [] };
   for (const { id, outcome } of after) {
@@ -24,7 +36,7 @@ export function classifyTests(before: TestCase[], after: TestCase[], command: st
     if (outcome === 'skipped') continue;
     if (!passes(outcome)) gold.brokenOnGold.push(id);
     else if (passes(was.get(id))) gold.passToPass.push(id);
-    else gold.failToPass.push(id);
+    else if (was.has(id) || beforeComplete) gold.failToPass.push(id);
   }
   return gold;
 }
@@ -72,7 +84,7 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
     return record({ ...classifyTests(status(before.passed), status(after.passed), command), signal: 'exit-code' });
   }
-  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command), signal: 'per-test' });
+  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, !outputCut(before.output)), signal: 'per-test' });
 }
 
 export interface GoldValidationDeps {

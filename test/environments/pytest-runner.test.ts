@@ -1,4 +1,4 @@
-import { classifyTests } from '../../src/judge/gold-validation';
+import { classifyTests, outputCut } from '../../src/judge/gold-validation';
 import { parsePytestSummary } from '../../src/environments/runners/pytest';
 
 const OUTPUT = `..F
@@ -43,4 +43,14 @@ test('gold validation sorts tests into FAIL_TO_PASS, PASS_TO_PASS and broken', (
     passToPass: ['a::old'],
     brokenOnGold: ['a::flaky'],
   });
+});
+
+test('a report cut short before the change makes no FAIL_TO_PASS of a test it does not name', () => {
+  const cut = 'FAILED a::fixed - assert\n[... 123 characters cut from the middle of this output ...]\nPASSED a::old';
+  expect(outputCut(cut)).toBe(true);
+  expect(outputCut('PASSED a::old')).toBe(false);
+  const before = [{ id: 'a::fixed', outcome: 'failed' as const }, { id: 'a::old', outcome: 'passed' as const }];
+  const after = ['a::fixed', 'a::old', 'a::unnamed'].map((id) => ({ id, outcome: 'passed' as const }));
+  // a::unnamed may have passed in the part cut away: it decides nothing.
+  expect(classifyTests(before, after, 'pytest', false)).toEqual({ command: 'pytest', failToPass: ['a::fixed'], passToPass: ['a::old'], brokenOnGold: [] });
 });

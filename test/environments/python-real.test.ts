@@ -56,3 +56,24 @@ real('Jinja today: a committed uv.lock is exported as it is, with the tests depe
   expect(names).toEqual(expect.arrayContaining(['markupsafe', 'pytest', 'trio', 'flit-core']));
   expect(names).not.toContain('sphinx');
 });
+
+real('Jinja in 2020: pytest 5 (py 1.8) cannot run on Python 3.11, so the test tooling is lifted while the project stays as of its date, and the PR validates', async () => {
+  const repo = await cloneBundle('pallets+jinja');
+  // #1240 (2020): its requirements/tests.txt pins pytest 5.4.3 and py 1.8.1, whose apipkg fails on 3.11 at import.
+  const chain = await pullRequestChain(repo, 'pallets/jinja', 1240, 'main');
+  const environments = testEnvironments(docker);
+  const env = await environments.forStage(chain, 0);
+  const resolution = env.manifest.resolution!;
+  expect(resolution.asOf).toBe('2020-06-03T08:52:31.000Z');
+  const versions = new Map(resolution.packages.map((p) => [p.name.toLowerCase(), p.version]));
+  expect(versions.get('pytest')).toBe('7.0.1');
+  expect(versions.get('py')).toBe('1.11.0');
+  // The project's own dependency as of June 2020.
+  expect(versions.get('markupsafe')).toBe('1.1.1');
+  expect(resolution.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^test tooling lifted to run on Python 3\.11: py 1\.8\.1 → 1\.11\.0, pytest 5\.4\.3 → 7\.0\.1 .*stay as of 2020-06-03$/)]));
+
+  const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-jinja-')), 'artifacts'));
+  const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 1024, pidsLimit: 256 }, environments }, chain, 0);
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass.length).toBeGreaterThan(0);
+});

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StageError, TransientError } from '../../errors';
 import type { FetchContext, Resolution } from '../contract';
@@ -18,6 +18,38 @@ const PLATFORMS = [
   'manylinux1_x86_64',
   'linux_x86_64',
 ];
+
+/** Bumped when resolution changes (the test tooling lift below): older cached fetches are not reused. */
+export const PYTHON_FETCH_REVISION = 3;
+
+/**
+ * Test tooling that runs on the image's Python only from these versions on: older pytest imports the
+ * py library, whose vendored apipkg fails on Python 3.11 at import (`AttributeError: __spec__`), so a
+ * run reports no test at all. Where the resolution as of the manifests' date picks an older one, the
+ * tooling (not the project's own dependencies) is resolved again as of TOOLING_AS_OF, when these were out.
+ */
+const TOOLING_FLOORS: Record<string, string> = { pytest: '7.0.1', py: '1.11.0' };
+const TOOLING_AS_OF = '2022-02-18T00:00:00Z';
+/** What pytest needs to run, lifted with it (their versions as of the manifests' date may predate what it requires, or ship only an sdist). */
+const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup'];
+
+/** Compares dotted release versions numerically ('6.2.5' < '7.0.1'); pre-release suffixes count as their release. */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => v.split('.').map((p) => parseInt(p, 10) || 0);
+  const x = parts(a);
+  const y = parts(b);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+/** The tooling pins below their floor in a pinned requirements file's lines ('pytest==5.4.3' → ['pytest', '5.4.3']). */
+export function toolingBelowFloor(lines: string[]): [string, string][] {
+  return lines
+    .map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m): [string, string] => [requirementName(m[1]), m[2]])
+    .filter(([name, version]) => TOOLING_FLOORS[name] !== undefined && compareVersions(version, TOOLING_FLOORS[name]) < 0);
+}
 
 export interface PythonInputs {
   /** Files handed to the resolver as they are: pyproject.toml, setup.py or setup.cfg, requirement files. */
@@ -61,6 +93,30 @@ export function pythonFetch(inputs: PythonInputs) {
       '--python-version', PYTHON_VERSION, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
       '--exclude-newer', ctx.asOf.toISOString(), '--no-header', '--no-annotate', '--quiet', '-o', out,
     ];
+    /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
+    const liftTooling = async (args: string[]) => {
+      const before = toolingBelowFloor(await readPinned(pinned));
+      if (!before.length) return;
+      const asOf = ctx.asOf.toISOString() > TOOLING_AS_OF ? ctx.asOf.toISOString() : TOOLING_AS_OF;
+      const plugins = (await readPinned(pinned)).map(requirementName).filter((n) => n.startsWith('pytest-'));
+      const overrides = join(ctx.srcDir, '.chainsmith-tooling-overrides.txt');
+      await writeFile(overrides, Object.entries(TOOLING_FLOORS).map(([n, v]) => `${n}>=${v}`).join('\n') + '\n');
+      // Into a file of its own: uv takes an existing output file's pins as preferences, which would keep the old tooling.
+      const out = join(ctx.srcDir, '.chainsmith-lifted.txt');
+      const oIndex = args.indexOf('-o');
+      const lifted = [...args.slice(0, oIndex), '-o', out, ...args.slice(oIndex + 2), '--overrides', overrides, ...[...TOOLING, ...plugins].flatMap((n) => ['--exclude-newer-package', `${n}=${asOf}`])];
+      const r = await runTool(tools.uv, lifted, { cwd: ctx.srcDir, env, signal: ctx.signal });
+      if (r.code === 0) await writeFile(pinned, await readFile(out, 'utf8'));
+      if (r.code !== 0) {
+        notes.push(`the test tooling (${before.map(([n, v]) => `${n} ${v}`).join(', ')}) does not run on Python ${PYTHON_VERSION} and could not be lifted (${tail(r.stderr, 1)})`);
+        return;
+      }
+      const now = new Map((await readPinned(pinned)).map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => [requirementName(m[1]), m[2]]));
+      notes.push(
+        `test tooling lifted to run on Python ${PYTHON_VERSION}: ${before.map(([n, v]) => `${n} ${v} → ${now.get(n) ?? 'not needed'}`).join(', ')} ` +
+          `(${[...TOOLING, ...plugins].join(', ')} resolved as of ${asOf.slice(0, 10)}); the project's own dependencies stay as of ${ctx.asOf.toISOString().slice(0, 10)}`,
+      );
+    };
     if (!resolved) {
       const base = [...compile(inputs.sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
       const attempts: string[][] = [inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e])];
@@ -71,6 +127,7 @@ export function pythonFetch(inputs: PythonInputs) {
         if (r.code === 0) {
           if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
           resolved = true;
+          await liftTooling([...base, ...extras]);
           break;
         }
         failure = r.stderr;
@@ -90,10 +147,9 @@ export function pythonFetch(inputs: PythonInputs) {
     const b = await runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal });
     if (b.code !== 0) throw new StageError(`uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')}):\n${tail(b.stderr)}`);
     // The project itself (editable, a local path) is installed from the working tree, not from here.
-    const read = async (file: string) => (await readFile(file, 'utf8')).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('-') && !/file:|^\.|@ \//.test(l));
-    const lines = await read(pinned);
+    const lines = await readPinned(pinned);
     const names = new Set(lines.map(requirementName));
-    lines.push(...(await read(buildPinned)).filter((l) => !names.has(requirementName(l))));
+    lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
     ctx.log(`downloading ${lines.length} Python packages for CPython ${PYTHON_VERSION}`);
     if (lines.length) {
@@ -110,9 +166,39 @@ export function pythonFetch(inputs: PythonInputs) {
         throw new TransientError(`pip download failed:\n${why}`);
       }
     }
+    await wheelsFromSdists(tools.python, ctx, notes);
     const packages = lines.map((l) => /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s;]+)/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => ({ name: m[1], version: m[2] }));
     return { ecosystem: 'pypi', tool: `${tools.version}; pip ${tools.pipVersion}`, lock, asOf: ctx.asOf.toISOString(), packages, notes };
   };
+}
+
+/**
+ * Pure-Python sdists built into wheels on the host, where their build may fetch what it needs (a
+ * setup_requires such as setuptools_scm, which the offline image build cannot get). A wheel tied to the
+ * host's interpreter is dropped: the image builds that sdist itself.
+ */
+async function wheelsFromSdists(python: string, ctx: FetchContext, notes: string[]): Promise<void> {
+  const sdists = (await readdir(ctx.depsDir)).filter((f) => /\.(tar\.gz|zip|tar\.bz2)$/.test(f));
+  const built: string[] = [];
+  for (const sdist of sdists) {
+    const out = await mkdtemp(join(tmpdir(), 'chainsmith-wheel-'));
+    try {
+      const r = await runTool(python, ['-m', 'pip', 'wheel', '--no-deps', '--disable-pip-version-check', '--quiet', '-w', out, join(ctx.depsDir, sdist)], { cwd: ctx.srcDir, signal: ctx.signal });
+      const wheel = r.code === 0 ? (await readdir(out)).find((f) => /-none-any\.whl$/.test(f)) : undefined;
+      if (wheel) {
+        await copyFile(join(out, wheel), join(ctx.depsDir, wheel));
+        built.push(wheel);
+      }
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }
+  if (built.length) notes.push(`built on the host from sdists (pure Python): ${built.join(', ')}`);
+}
+
+/** The requirement lines of a pinned file, without comments, options and the project itself (editable, a local path). */
+async function readPinned(file: string): Promise<string[]> {
+  return (await readFile(file, 'utf8')).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('-') && !/file:|^\.|@ \//.test(l));
 }
 
 interface UvTools {

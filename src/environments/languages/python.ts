@@ -1,6 +1,6 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
 import { requirementName, specifierAllows, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { PYTHON_VERSION, pythonFetch } from './python-fetch';
+import { PYTHON_FETCH_REVISION, PYTHON_VERSION, pythonFetch } from './python-fetch';
 
 /** The virtualenv a Python recipe makes; it sees the base image's packages (pytest) through system site-packages. */
 export const VENV = '/work/.venv';
@@ -88,6 +88,7 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
             buildRequires,
             uvLock: has('uv.lock'),
           }),
+          fetchRevision: PYTHON_FETCH_REVISION,
         }
       : {}),
     setup,

@@ -1,0 +1,17 @@
+import { compareVersions, toolingBelowFloor } from '../../src/environments/languages/python-fetch';
+
+test('versions compare numerically, a pre-release as its release', () => {
+  expect(compareVersions('6.2.5', '7.0.1')).toBeLessThan(0);
+  expect(compareVersions('7.0.1', '7.0.1')).toBe(0);
+  expect(compareVersions('10.0', '9.9.9')).toBeGreaterThan(0);
+  expect(compareVersions('7.0.0rc1', '7.0.0')).toBe(0);
+});
+
+test('test tooling older than what runs on Python 3.11 is found in pinned lines; the project’s own dependencies are not', () => {
+  // Jinja as of June 2020: pytest 5 and py 1.8 (its apipkg fails on 3.11 at import).
+  const pinned = ['attrs==19.3.0', 'markupsafe==1.1.1', 'py==1.8.1', 'pytest==5.4.3', "colorama==0.4.3 ; sys_platform == 'win32'"];
+  expect(toolingBelowFloor(pinned)).toEqual([['py', '1.8.1'], ['pytest', '5.4.3']]);
+  // As of 2022 (pytest 7.0.1, py 1.11): nothing to lift.
+  expect(toolingBelowFloor(['py==1.11.0', 'pytest==7.0.1', 'markupsafe==2.0.1'])).toEqual([]);
+  expect(toolingBelowFloor(['PyTest==6.2.5'])).toEqual([['pytest', '6.2.5']]);
+});
