@@ -15,6 +15,11 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      // Compiled to CommonJS, a local named `exports` hides the module's own exports object (it did once).
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'VariableDeclarator[id.name=/^(exports|module|require)$/]', message: 'this name hides a CommonJS module binding once compiled' },
+      ],
     },
   },
   {

@@ -154,14 +154,14 @@ export class Environments {
       ...(deps ? { readOnlyMounts: { [deps.dir]: DEPS_MOUNT } } : {}),
     });
     try {
-      const exports = [
+      const exportLines = [
         ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${quote(v)}`),
         ...(recipe.path.length ? [`export PATH=${recipe.path.join(':')}:$PATH`] : []),
       ];
       const script = [
         ...checkoutLines(r.sha),
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
-        ...exports,
+        ...exportLines,
         ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
@@ -176,7 +176,7 @@ export class Environments {
         );
       }
       // Probed as the sandboxes will run it: with the recipe's variables and PATH (a Go toolchain module first on it, say).
-      const probe = await sandbox.exec([...exports, TOOLCHAIN_PROBES[recipe.toolchain.image]].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
+      const probe = await sandbox.exec([...exportLines, TOOLCHAIN_PROBES[recipe.toolchain.image]].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
       const manifest: EnvironmentManifest = {
         repo: r.repoName,
         language: recipe.language,
