@@ -8,11 +8,18 @@ export interface ToolRun {
 
 /**
  * Runs a host tool (uv, pip, npm, git) with the host's own configuration: the inherited environment,
- * plus `env`. Output is kept whole up to a few megabytes (resolvers explain failures at length).
+ * plus `env` (undefined removes a variable). Output is kept whole up to a few megabytes (resolvers explain failures at length).
  */
-export function runTool(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string>; signal?: AbortSignal } = {}): Promise<ToolRun> {
+export function runTool(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; signal?: AbortSignal } = {},
+): Promise<ToolRun> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
+    // A variable given as undefined is removed from what the tool sees.
+    const env = { ...process.env, ...opts.env };
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    const child = spawn(cmd, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
     let stdout = '';
     let stderr = '';
     const cap = (s: string) => (s.length > 4_000_000 ? s.slice(-4_000_000) : s);

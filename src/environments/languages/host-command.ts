@@ -1,29 +1,11 @@
-import { spawn } from 'node:child_process';
 import { StageError } from '../../errors';
+import { runTool, type ToolRun } from '../host-tools';
 
-export interface HostRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type HostRun = ToolRun;
 
-/**
- * Runs a package manager on the host with the host's own configuration (inherited environment and
- * config files), plus `env`. Output is kept up to a few megabytes: resolvers explain failures at length.
- */
+/** Runs a package manager on the host with the host's own configuration (see runTool), in `cwd`. */
 export function hostRun(cmd: string, args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; signal?: AbortSignal }): Promise<HostRun> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, ...opts.env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(cmd, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
-    let stdout = '';
-    let stderr = '';
-    const cap = (s: string) => (s.length > 4_000_000 ? s.slice(-4_000_000) : s);
-    child.stdout.on('data', (d) => (stdout = cap(stdout + d)));
-    child.stderr.on('data', (d) => (stderr = cap(stderr + d)));
-    child.on('error', (err) => resolve({ code: -1, stdout, stderr: `${stderr}${err.message}` }));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return runTool(cmd, args, opts);
 }
 
 /** Runs a host tool and throws a StageError with the end of its complaint when it fails. */
