@@ -71,7 +71,7 @@ test('an API key and a token in the worker’s environment appear nowhere in the
     const files = filesUnder(config.dataDir);
     expect(files.length).toBeGreaterThan(5);
     for (const file of files) expect(readFileSync(file, 'utf8')).not.toMatch(new RegExp(`${API_KEY}|${GITHUB_TOKEN}`));
-    expect(await activities.cleanupRun({ runKey })).toBe(0);
+    expect(await new MockActivityEnvironment().run(activities.cleanupRun, { runKey })).toBe(0);
   } finally {
     await fake.stop();
     process.env.OPENAI_API_KEY = saved.OPENAI_API_KEY;
