@@ -1,28 +1,15 @@
-import Docker from 'dockerode';
 import OpenAI from 'openai';
 import { BASH_SCAFFOLD, bashBlock, SUBMIT_MARKER } from '../../src/agent/bash-scaffold';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { Redactor } from '../../src/agent/redact';
-import type { DockerSandbox } from '../../src/sandbox/docker-sandbox';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Message, Trajectory } from '../../src/schemas';
 import { FakeOpenAI, type ChatRequest } from '../../src/testing/fake-openai';
-import { stageSandbox } from '../../src/testing/stage-sandbox';
+import { useStageSandbox } from '../support/stage-sandbox';
 
-const docker = new Docker();
 const LIMITS: AgentLimits = { maxSteps: 20, commandTimeoutSeconds: 10, maxOutputChars: 8_000 };
 const SECRET = 'sk-bash-scaffold-secret-93c1f0a7';
-let sandbox: DockerSandbox;
-
-beforeAll(async () => {
-  ({ sandbox } = await stageSandbox(docker, { 'README.md': '# bash\n' }, { 'chainsmith.test': 'bash-scaffold' }));
-});
-
-afterAll(async () => {
-  await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.test=bash-scaffold'] } })).toHaveLength(0);
-});
+const sandbox = useStageSandbox('bash-scaffold', { 'README.md': '# bash\n' });
 
 const block = (command: string, why = 'THOUGHT: next.') => `${why}\n\n\`\`\`bash\n${command}\n\`\`\``;
 const start = (): Trajectory => ({
@@ -41,7 +28,7 @@ async function run(replies: string[], limits = LIMITS) {
   try {
     const result = await runAgent({
       policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
-      sandbox,
+      sandbox: sandbox(),
       trajectory: start(),
       limits,
       stepsThisRound: 0,
@@ -80,7 +67,7 @@ test('a run under the bash scaffold: no tools in the request, each block runs in
   expect(r.requests[1].messages.at(-1)).toEqual({ role: 'user', content: expect.stringContaining('carried') });
   // The submission ends the conversation on the agent's own reply: nothing answers it.
   expect(r.trajectory.messages.at(-1)).toMatchObject({ role: 'assistant', content: expect.stringContaining(SUBMIT_MARKER) });
-  expect((await sandbox.exec('cat carried.txt', { timeoutSeconds: 5, maxOutputChars: 100 })).output).toBe('carried\n');
+  expect((await sandbox().exec('cat carried.txt', { timeoutSeconds: 5, maxOutputChars: 100 })).output).toBe('carried\n');
 });
 
 test('malformed replies (no block, two blocks, an unterminated block) run nothing and get a format-error turn; three in a row end the run', async () => {
@@ -99,7 +86,7 @@ test('malformed replies (no block, two blocks, an unterminated block) run nothin
     expect.stringMatching(/^Your reply opened a ``` block that it did not close, so nothing ran\./),
     expect.stringMatching(/^Your reply had no ```bash block/),
   ]);
-  const files = await sandbox.exec('ls', { timeoutSeconds: 5, maxOutputChars: 1000 });
+  const files = await sandbox().exec('ls', { timeoutSeconds: 5, maxOutputChars: 1000 });
   expect(files.output).toContain('one-of-two');
   expect(files.output).not.toMatch(/first-of-two|second-of-two|unterminated/);
 });
@@ -112,7 +99,7 @@ test('the budgets are the loop\'s, not the scaffold\'s: a bash run that never su
 test("the worker's secrets leave a command before it runs and never reach the saved conversation", async () => {
   const r = await run([block(`echo "${SECRET}" > leak.txt && cat leak.txt`), block(`echo ${SUBMIT_MARKER}`)]);
   expect(r.exitReason).toBe('submitted');
-  expect((await sandbox.exec('cat leak.txt', { timeoutSeconds: 5, maxOutputChars: 100 })).output).toBe('[REDACTED]\n');
+  expect((await sandbox().exec('cat leak.txt', { timeoutSeconds: 5, maxOutputChars: 100 })).output).toBe('[REDACTED]\n');
   expect(JSON.stringify(r.trajectory.messages)).not.toContain(SECRET);
   expect(JSON.stringify(r.requests)).not.toContain(SECRET);
 });

@@ -1,26 +1,13 @@
-import Docker from 'dockerode';
 import OpenAI from 'openai';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { costOf } from '../../src/agent/pricing';
-import type { DockerSandbox } from '../../src/sandbox/docker-sandbox';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Message, Trajectory } from '../../src/schemas';
 import { FakeOpenAI, type ChatRequest, type FaultOptions, type Reply } from '../../src/testing/fake-openai';
-import { stageSandbox } from '../../src/testing/stage-sandbox';
+import { useStageSandbox } from '../support/stage-sandbox';
 
-const docker = new Docker();
 const BASE: AgentLimits = { maxSteps: 40, commandTimeoutSeconds: 10, maxOutputChars: 8_000 };
-let sandbox: DockerSandbox;
-
-beforeAll(async () => {
-  ({ sandbox } = await stageSandbox(docker, { 'README.md': '# limits\n' }, { 'chainsmith.test': 'agent-limits' }));
-});
-
-afterAll(async () => {
-  await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.test=agent-limits'] } })).toHaveLength(0);
-});
+const sandbox = useStageSandbox('agent-limits', { 'README.md': '# limits\n' });
 
 const bash = (command: string): Reply => ({ toolCalls: [{ name: 'bash', args: { command } }] });
 const start = (): Trajectory => ({
@@ -37,7 +24,7 @@ async function run(script: (req: ChatRequest, step: number) => Reply, limits: Ag
   try {
     const result = await runAgent({
       policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
-      sandbox,
+      sandbox: sandbox(),
       trajectory: start(),
       limits,
       stepsThisRound: 0,
@@ -72,7 +59,7 @@ test('each limit ends the run with its own exit reason: steps, tokens (as the AP
   expect(time.trajectory.steps).toBeGreaterThanOrEqual(4);
 
   // A budget already spent ends a new round before any model call.
-  const spent = await runAgent({ policy: { kind: 'model', next: () => Promise.reject(new Error('not called')) }, sandbox, trajectory: tokens.trajectory, limits: { ...BASE, maxTokens: 1_500 }, stepsThisRound: 0, onStep: async () => undefined });
+  const spent = await runAgent({ policy: { kind: 'model', next: () => Promise.reject(new Error('not called')) }, sandbox: sandbox(), trajectory: tokens.trajectory, limits: { ...BASE, maxTokens: 1_500 }, stepsThisRound: 0, onStep: async () => undefined });
   expect(spent.exitReason).toBe('token_limit');
 });
 
