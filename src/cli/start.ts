@@ -5,9 +5,9 @@ import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import type { Chain, PolicyKind, ScaffoldKind } from '../schemas';
 import { batchWorkflow, chainWorkflow } from '../workflows';
-import type { BatchEntry } from '../workflows/batch-workflow';
-import { chainWorkflowId, type ChainWorkflowInput } from '../workflows/messages';
+import { chainWorkflowId } from '../workflows/messages';
 import { ORCHESTRATION_QUEUE } from '../workflows/task-queues';
+import type { BatchEntry, ChainWorkflowInput } from '../workflows/types';
 
 export interface Started {
   workflowId: string;

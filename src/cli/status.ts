@@ -2,7 +2,8 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { RoundProgress } from '../rollout/round';
 import { batchProgressQuery, type BatchProgress } from '../workflows/batch-workflow';
-import { progressQuery, type ChainProgress } from '../workflows/messages';
+import { progressQuery } from '../workflows/messages';
+import type { ChainProgress } from '../workflows/types';
 
 /** The latest heartbeat of a running rollout: the agent's step and tokens, straight from Temporal. */
 async function liveRound(handle: WorkflowHandle): Promise<RoundProgress | undefined> {

@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { batchWorkflow } from '../workflows';
 import { batchProgressQuery, type BatchCounts, type BatchProgress } from '../workflows/batch-workflow';
-import type { ChainProgress, ChainResult } from '../workflows/messages';
+import type { ChainProgress, ChainResult } from '../workflows/types';
 import { progressQuery } from '../workflows/messages';
 import type { Started } from './start';
 

@@ -12,7 +12,7 @@ import {
   type RunStatus,
   type StageResult,
 } from '../schemas';
-import type { ChainResult, ChainWorkflowInput } from '../workflows/messages';
+import type { ChainResult, ChainWorkflowInput } from '../workflows/types';
 
 export interface Skipped {
   workflowId: string;

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { startChains } from '../cli/start';
 import type { Chain, ScaffoldKind } from '../schemas';
-import type { ChainResult } from '../workflows/messages';
+import type { ChainResult } from '../workflows/types';
 import { FakeOpenAI } from './fake-openai';
 import { longRolloutScript } from './scripted-agent';
 import { formatName } from './scripted-queries';

@@ -7,7 +7,7 @@ import { datasetPath } from '../dataset/export';
 import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
 import { OWNER_LABEL } from '../sandbox/orphans';
 import { TrainingSampleSchema, type Chain } from '../schemas';
-import type { ChainResult } from '../workflows/messages';
+import type { ChainResult } from '../workflows/types';
 import { FakeOpenAI } from './fake-openai';
 import { longRolloutScript } from './scripted-agent';
 import { formatName } from './scripted-queries';

@@ -1,11 +1,14 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities';
-import { hostQueue, ORCHESTRATION_QUEUE, sandboxQueue } from '../workflows/task-queues';
+import { createActivities, type ActivityDeps, type Activities } from '../activities';
+import { ACTIVITY_TABLE, type ActivityName } from '../workflows/activity-table';
+import { ORCHESTRATION_QUEUE, taskQueueFor, type QueueKind } from '../workflows/task-queues';
 
 export interface WorkerSetup {
   connection: NativeConnection;
   namespace: string;
   deps: ActivityDeps;
+  /** The activities to serve (default: the real ones, built from `deps`); tests pass fakes of the same names. */
+  activities?: Activities;
   taskQueue?: string;
   /** Prebuilt workflow bundle (tests build it once); otherwise the worker bundles src/workflows. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -19,28 +22,23 @@ export interface WorkerSetup {
 }
 
 /**
- * Workers in one process: orchestration (workflows, judge, export), sandbox (rollouts, which need
- * this host's Docker engine) and this host's own queue (cleanup of its sandboxes). More hosts scale
+ * Workers in one process: orchestration (workflows, queries, judge, export), sandbox (rollouts and gold
+ * validation, which need this host's Docker engine) and this host's own queue (cleanup of its
+ * sandboxes); which activity goes where is workflows/activity-table.ts. More hosts scale
  * out by running more sandbox workers against the same Temporal cluster and artifact store.
  */
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const taskQueue = setup.taskQueue ?? ORCHESTRATION_QUEUE;
-  const activities = createActivities(setup.deps);
+  const activities = setup.activities ?? createActivities(setup.deps);
   const common = { connection: setup.connection, namespace: setup.namespace };
+  const on = (kind: QueueKind) => ({ taskQueue: taskQueueFor(kind, taskQueue, setup.deps.config.worker.host), activities: servedOn(kind, activities) });
   const workers: Worker[] = [];
   const serve = setup.serve ?? 'all';
   if (serve !== 'sandbox') {
     workers.push(
       await Worker.create({
         ...common,
-        taskQueue,
-        activities: {
-          synthesizeQueries: activities.synthesizeQueries,
-          judgeStage: activities.judgeStage,
-          exportSample: activities.exportSample,
-          batchPage: activities.batchPage,
-          cutChain: activities.cutChain,
-        },
+        ...on('orchestration'),
         maxConcurrentActivityTaskExecutions: 64,
         // After a worker dies, tasks for its cached workflows wait this long on its sticky queue before
         // any worker takes them; short, because our histories are small and cheap to replay.
@@ -51,19 +49,16 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   }
   if (serve === 'orchestration') return workers;
   workers.push(
-    await Worker.create({
-      ...common,
-      taskQueue: sandboxQueue(taskQueue),
-      activities: { rolloutRound: activities.rolloutRound, validateGold: activities.validateGold },
-      maxConcurrentActivityTaskExecutions: setup.maxSandboxes ?? 4,
-    }),
-    await Worker.create({
-      ...common,
-      taskQueue: hostQueue(taskQueue, setup.deps.config.worker.host),
-      activities: { cleanupRun: activities.cleanupRun },
-    }),
+    await Worker.create({ ...common, ...on('sandbox'), maxConcurrentActivityTaskExecutions: setup.maxSandboxes ?? 4 }),
+    await Worker.create({ ...common, ...on('host') }),
   );
   return workers;
+}
+
+/** The activities the table routes to queues of `kind`. */
+function servedOn(kind: QueueKind, activities: Activities): Partial<Activities> {
+  const names = (Object.keys(ACTIVITY_TABLE) as ActivityName[]).filter((name) => ACTIVITY_TABLE[name].queue === kind);
+  return Object.fromEntries(names.map((name) => [name, activities[name]]));
 }
 
 /** Runs the workers until `until` settles (or forever), then shuts them down. */

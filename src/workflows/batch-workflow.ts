@@ -4,23 +4,16 @@ import {
   defineQuery,
   isCancellation,
   ParentClosePolicy,
-  proxyActivities,
   startChild,
   workflowInfo,
   WorkflowIdReusePolicy,
   setHandler,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { Activities } from '../activities';
 import type { ArtifactRef } from '../schemas';
+import { activity } from './activity-table';
 import { chainWorkflow } from './chain-workflow';
-import type { ChainWorkflowInput } from './messages';
-import { JUDGE } from './timeouts';
-
-export interface BatchEntry {
-  workflowId: string;
-  input: ChainWorkflowInput;
-}
+import type { BatchEntry } from './types';
 
 export interface BatchCounts {
   accepted: number;
@@ -60,7 +53,7 @@ export async function batchWorkflow(input: BatchInput): Promise<BatchCounts> {
   let offset = input.offset ?? 0;
   const running = new Set<Promise<void>>();
   setHandler(batchProgressQuery, () => ({ ...counts, total: input.total, started: offset, running: running.size }));
-  const { batchPage } = proxyActivities<Activities>({ ...JUDGE, summary: 'read the next page of the batch' });
+  const batchPage = activity('batchPage', { queue: workflowInfo().taskQueue, summary: 'read the next page of the batch' });
   let startedThisRun = 0;
 
   while (offset < input.total) {

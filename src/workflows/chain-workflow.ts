@@ -1,34 +1,9 @@
-import {
-  ActivityCancellationType,
-  CancellationScope,
-  condition,
-  continueAsNew,
-  isCancellation,
-  proxyActivities,
-  setHandler,
-  upsertSearchAttributes,
-  workflowInfo,
-  type ActivityOptions,
-} from '@temporalio/workflow';
+import { CancellationScope, condition, continueAsNew, isCancellation, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ArtifactRef, RoundResult, StageResult } from '../schemas';
-import {
-  ChainLength,
-  ChainRepo,
-  ChainScaffold,
-  ChainStage,
-  ChainStatusKey,
-  pauseSignal,
-  progressQuery,
-  resumeSignal,
-  type ChainProgress,
-  type ChainResult,
-  type ChainStatus,
-  type ChainWorkflowInput,
-  type StageCheck,
-} from './messages';
-import { hostQueue, sandboxQueue } from './task-queues';
-import { beating, CLEANUP, EXPORT, GOLD, JUDGE, QUERIES, rolloutOptions } from './timeouts';
+import { activity, type ActivityName } from './activity-table';
+import { ChainLength, ChainRepo, ChainScaffold, ChainStage, ChainStatusKey, pauseSignal, progressQuery, resumeSignal } from './messages';
+import type { ChainResult, ChainState, ChainStatus, ChainWorkflowInput } from './types';
 
 /**
  * One PR chain, stage by stage: roll out, judge, refine with the judge's feedback (at most
@@ -39,11 +14,12 @@ import { beating, CLEANUP, EXPORT, GOLD, JUDGE, QUERIES, rolloutOptions } from '
  */
 export async function chainWorkflow(input: ChainWorkflowInput): Promise<ChainResult> {
   const run = new ChainRun(input);
-  setHandler(progressQuery, () => run.progress);
+  setHandler(progressQuery, () => run.state.progress);
   setHandler(pauseSignal, () => run.pause());
   setHandler(resumeSignal, () => run.resume());
   try {
-    return await run.execute();
+    const end = await run.execute();
+    return end instanceof ChainEnd ? run.finish(end.status, end.reason) : end;
   } catch (err) {
     if (isCancellation(err)) run.finish('cancelled', 'cancelled by request');
     throw err;
@@ -52,31 +28,40 @@ export async function chainWorkflow(input: ChainWorkflowInput): Promise<ChainRes
   }
 }
 
+/** How a chain ends short of its export, and why, in words the user reads. */
+class ChainEnd {
+  constructor(
+    readonly status: 'rejected' | 'failed' | 'skipped',
+    readonly reason: string,
+  ) {}
+}
+
+/** Runs one step of the chain: its value, or, when it fails, the chain's end saying what failed. */
+async function step<T>(what: string, run: () => Promise<T>): Promise<T | ChainEnd> {
+  try {
+    return await run();
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return new ChainEnd('failed', `${what}: ${failureMessage(err)}`);
+  }
+}
+
 class ChainRun {
-  readonly progress: ChainProgress;
+  readonly state: ChainState;
   private paused = false;
   private roundScope?: CancellationScope;
-  private queriesRef?: ArtifactRef;
-  private lastVerdict = '';
-  private conversationRef?: ArtifactRef;
-  private carryPatchRef?: ArtifactRef;
-  private readonly hosts = new Set<string>();
-  /** The chain the stages run from: the input's, or the input's cut before a stage nothing can judge. */
-  private chainRef: ArtifactRef;
-  private goldTestsRefs?: ArtifactRef[];
+  /** The stage this run started at: it continues as new only after running one. */
+  private readonly firstStage: number;
   private readonly runKey = `${workflowInfo().workflowId}/${workflowInfo().runId}`;
   private readonly queue = workflowInfo().taskQueue;
 
   constructor(private readonly input: ChainWorkflowInput) {
-    const resume = input.resume;
-    this.progress = { status: 'running', stage: resume?.stage ?? 0, stages: input.prNumbers.length, round: 0, results: resume?.results ?? [] };
-    this.queriesRef = resume?.queriesRef;
-    this.progress.queriesRef = resume?.queriesRef;
-    this.conversationRef = resume?.conversationRef;
-    this.carryPatchRef = resume?.carryPatchRef;
-    this.goldTestsRefs = resume?.goldTestsRefs;
-    this.chainRef = resume?.chainRef ?? input.chainRef;
-    resume?.hosts.forEach((h) => this.hosts.add(h));
+    this.state = input.state ?? {
+      progress: { status: 'running', stage: 0, stages: input.prNumbers.length, round: 0, results: [] },
+      chainRef: input.chainRef,
+      hosts: [],
+    };
+    this.firstStage = this.state.progress.stage;
     upsertSearchAttributes([
       { key: ChainRepo, value: input.repo },
       { key: ChainLength, value: input.prNumbers.length },
@@ -93,157 +78,117 @@ class ChainRun {
     this.paused = false;
   }
 
-  async execute(): Promise<ChainResult> {
-    if (!this.goldTestsRefs) {
-      const stopped = await this.validateStages();
-      if (stopped) return stopped;
+  /** The method: validate every stage, write the queries, run the stages in order, export the accepted chain. */
+  async execute(): Promise<ChainResult | ChainEnd> {
+    const { progress } = this.state;
+    if (!this.state.goldTestsRefs) {
+      const end = await this.validateStages();
+      if (end) return end;
     }
-    if (!this.queriesRef) {
-      let written;
-      try {
-        written = await proxyActivities<Activities>({ ...this.beating(QUERIES), summary: 'write intent-only queries' }).synthesizeQueries({
-          chainRef: this.chainRef,
-          policy: this.input.policy,
-        });
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        return this.finish('failed', `the queries could not be written: ${failureMessage(err)}`);
-      }
-      this.queriesRef = written.queriesRef;
-      this.progress.queriesRef = written.queriesRef;
+    if (!progress.queriesRef) {
+      const written = await step('the queries could not be written', () =>
+        this.activity('synthesizeQueries', 'write intent-only queries')({ chainRef: this.state.chainRef, policy: this.input.policy }),
+      );
+      if (written instanceof ChainEnd) return written;
+      progress.queriesRef = written.queriesRef;
     }
-    for (let stage = this.progress.stage; stage < this.stageCount; stage++) {
-      if (workflowInfo().continueAsNewSuggested && stage > (this.input.resume?.stage ?? 0)) await this.continueAsNew(stage);
-      this.progress.stage = stage;
-      const result = await this.runStage(stage);
-      if (result.status !== 'accepted') {
-        const n = result.rounds.length;
-        const why =
-          result.status === 'failed'
-            ? this.progress.reason!
-            : `stage ${stage + 1} (PR #${result.prNumber}) was rejected after ${n} round${n > 1 ? 's' : ''} (last score ${result.rounds[n - 1].score.toFixed(2)}${this.lastVerdict ? `: ${this.lastVerdict}` : ''})`;
-        return this.finish(result.status === 'failed' ? 'failed' : 'rejected', why);
-      }
+    for (let stage = progress.stage; stage < (progress.cut?.before ?? this.input.prNumbers.length); stage++) {
+      if (workflowInfo().continueAsNewSuggested && stage > this.firstStage) await this.continueAsNew(stage);
+      const end = await this.runStage(stage);
+      if (end) return end;
     }
-    const exported = await proxyActivities<Activities>({ ...this.beating(EXPORT), summary: 'export the accepted chain' }).exportSample({
-      chainRef: this.chainRef,
-      queriesRef: this.queriesRef!,
-      trajectoryRef: this.conversationRef!,
-      stages: this.progress.results.map((s) => ({ prNumber: s.prNumber, score: s.rounds[s.rounds.length - 1].score, rounds: s.rounds.length })),
-    });
+    const exported = await step('the accepted chain could not be exported', () =>
+      this.activity('exportSample', 'export the accepted chain')({
+        chainRef: this.state.chainRef,
+        queriesRef: progress.queriesRef!,
+        trajectoryRef: this.state.conversationRef!,
+        stages: progress.results.map((s) => ({ prNumber: s.prNumber, score: s.rounds[s.rounds.length - 1].score, rounds: s.rounds.length })),
+      }),
+    );
+    if (exported instanceof ChainEnd) return exported;
     return { ...this.finish('accepted'), sampleId: exported.sampleId, datasetPath: exported.path };
   }
 
-  private async runStage(stage: number): Promise<StageResult> {
-    const result: StageResult = { prNumber: this.input.prNumbers[stage], status: 'running', rounds: [] };
-    this.progress.results[stage] = result;
-    let progressPatchRef: ArtifactRef | undefined;
-    let feedbackRef: ArtifactRef | undefined;
-    const goldTestsRef = this.goldTestsRefs![stage];
-    result.goldTestsRef = goldTestsRef;
+  /** One stage: roll out, judge, and refine with the judge's feedback until it passes or the rounds run out. */
+  private async runStage(stage: number): Promise<ChainEnd | undefined> {
+    const { progress } = this.state;
+    const result: StageResult = { prNumber: this.input.prNumbers[stage], status: 'running', rounds: [], goldTestsRef: this.state.goldTestsRefs![stage] };
+    progress.stage = stage;
+    progress.results[stage] = result;
+    const where = `stage ${stage + 1} (PR #${result.prNumber})`;
+    const end = (e: ChainEnd): ChainEnd => {
+      result.status = e.status === 'rejected' ? 'rejected' : 'failed';
+      return e;
+    };
+    let feedback: { progressPatchRef: ArtifactRef; feedbackRef: ArtifactRef; summary: string } | undefined;
     for (let round = 0; round <= this.input.maxRefinements; round++) {
-      this.progress.round = round;
+      progress.round = round;
       this.mark('running');
-      let r: RoundResult;
-      try {
-        r = await this.rollout(stage, round, progressPatchRef, feedbackRef);
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        result.status = 'failed';
-        this.progress.reason = `stage ${stage + 1} (PR #${result.prNumber}) failed: ${failureMessage(err)}`;
-        return result;
-      }
-      for (const host of [r.host, ...(r.earlierHosts ?? [])]) this.hosts.add(host);
+      const r = await step(`${where} failed`, () => this.rollout(stage, round, feedback));
+      if (r instanceof ChainEnd) return end(r);
+      for (const host of [r.host, ...(r.earlierHosts ?? [])]) if (!this.state.hosts.includes(host)) this.state.hosts.push(host);
       result.carry = r.carry;
       result.finalRound = r;
-      const label = this.label(stage, round);
-      let verdict;
-      try {
-        verdict = await proxyActivities<Activities>({ ...this.beating(JUDGE), summary: `judge ${label}` }).judgeStage({
-          chainRef: this.chainRef,
-          queriesRef: this.queriesRef!,
+      const verdict = await step(`${where} could not be judged`, () =>
+        this.activity('judgeStage', `judge ${this.label(stage, round)}`)({
+          chainRef: this.state.chainRef,
+          queriesRef: progress.queriesRef!,
           stage,
           policy: this.input.policy,
           stagePatchRef: r.stagePatchRef,
           testsAfterRef: r.testsAfterRef,
-          goldTestsRef,
-        });
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        result.status = 'failed';
-        this.progress.reason = `stage ${stage + 1} (PR #${result.prNumber}) could not be judged: ${failureMessage(err)}`;
-        return result;
-      }
+          goldTestsRef: result.goldTestsRef,
+        }),
+      );
+      if (verdict instanceof ChainEnd) return end(verdict);
       result.rounds.push({ round, score: verdict.score, passed: verdict.passed, judgementRef: verdict.judgementRef });
-      this.lastVerdict = verdict.summary;
-      this.conversationRef = r.trajectoryRef;
-      progressPatchRef = r.stagePatchRef;
-      feedbackRef = verdict.judgementRef;
+      this.state.conversationRef = r.trajectoryRef;
       if (verdict.passed) {
         result.status = 'accepted';
-        this.carryPatchRef = r.cumulativePatchRef;
-        return result;
+        this.state.carryPatchRef = r.cumulativePatchRef;
+        return undefined;
       }
+      feedback = { progressPatchRef: r.stagePatchRef, feedbackRef: verdict.judgementRef, summary: verdict.summary };
     }
-    result.status = 'rejected';
-    return result;
+    const n = result.rounds.length;
+    const last = `last score ${result.rounds[n - 1].score.toFixed(2)}${feedback?.summary ? `: ${feedback.summary}` : ''}`;
+    return end(new ChainEnd('rejected', `${where} was rejected after ${n} round${n > 1 ? 's' : ''} (${last})`));
   }
 
   /**
    * Gold validation of every stage before anything is spent on the chain (queries, rollouts): a stage
    * that nothing can judge (no FAIL_TO_PASS test and no judge model, or a stage that cannot be set up)
-   * cuts the chain before it; when that is the first stage the chain is skipped. Returns the chain's
-   * result when it ends here.
+   * cuts the chain before it; when that is the first stage the chain is skipped.
    */
-  private async validateStages(): Promise<ChainResult | undefined> {
+  private async validateStages(): Promise<ChainEnd | undefined> {
     this.mark('validating');
-    let checks: StageCheck[];
-    try {
-      checks = await Promise.all(
+    const checks = await step('the stages could not be validated', () =>
+      Promise.all(
         this.input.prNumbers.map((_, stage) =>
-          proxyActivities<Activities>({ ...this.beating(GOLD), taskQueue: sandboxQueue(this.queue), summary: `validate gold tests of ${this.label(stage)}` }).validateGold({
-            chainRef: this.input.chainRef,
-            stage,
-            policy: this.input.policy,
-          }),
+          this.activity('validateGold', `validate gold tests of ${this.label(stage)}`)({ chainRef: this.input.chainRef, stage, policy: this.input.policy }),
         ),
-      );
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      return this.finish('failed', `the stages could not be validated: ${failureMessage(err)}`);
-    }
-    this.goldTestsRefs = checks.map((c) => c.goldTestsRef);
+      ),
+    );
+    if (checks instanceof ChainEnd) return checks;
+    this.state.goldTestsRefs = checks.map((c) => c.goldTestsRef);
     this.mark('running');
     const first = checks.findIndex((c) => !c.judgeable);
     if (first < 0) return undefined;
     const why = `stage ${first + 1} (PR #${this.input.prNumbers[first]}) cannot be judged: ${checks[first].reason}`;
-    if (first === 0) return this.finish('skipped', why);
-    const { chainRef } = await proxyActivities<Activities>({ ...this.beating(EXPORT), summary: `cut the chain before stage ${first + 1}` }).cutChain({
-      chainRef: this.input.chainRef,
-      stages: first,
-    });
-    this.chainRef = chainRef;
-    this.progress.cut = { before: first, reason: why, chainRef };
-    this.progress.stages = first;
+    if (first === 0) return new ChainEnd('skipped', why);
+    const cut = await step('the chain could not be cut to its judgeable stages', () =>
+      this.activity('cutChain', `cut the chain before stage ${first + 1}`)({ chainRef: this.input.chainRef, stages: first }),
+    );
+    if (cut instanceof ChainEnd) return cut;
+    this.state.chainRef = cut.chainRef;
+    this.state.progress.cut = { before: first, reason: why, chainRef: cut.chainRef };
+    this.state.progress.stages = first;
     return undefined;
   }
 
-  private beating(options: ActivityOptions): ActivityOptions {
-    return beating(options, this.input.heartbeatTimeoutSeconds);
-  }
-
-  private get stageCount(): number {
-    return this.progress.cut?.before ?? this.input.prNumbers.length;
-  }
-
   /** One rollout round; a pause cancels it (its last step is saved) and runs it again after resume. */
-  private async rollout(stage: number, round: number, progressPatchRef?: ArtifactRef, feedbackRef?: ArtifactRef): Promise<RoundResult> {
-    const { rolloutRound } = proxyActivities<Activities>({
-      ...rolloutOptions(this.input.heartbeatTimeoutSeconds),
-      taskQueue: sandboxQueue(this.queue),
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      summary: `roll out ${this.label(stage, round)}`,
-    });
+  private async rollout(stage: number, round: number, feedback?: { progressPatchRef: ArtifactRef; feedbackRef: ArtifactRef }): Promise<RoundResult> {
+    const rolloutRound = this.activity('rolloutRound', `roll out ${this.label(stage, round)}`);
     for (;;) {
       if (this.paused) {
         this.mark('paused');
@@ -255,16 +200,16 @@ class ChainRun {
         return await this.roundScope.run(() =>
           rolloutRound({
             runKey: this.runKey,
-            chainRef: this.chainRef,
-            queriesRef: this.queriesRef!,
+            chainRef: this.state.chainRef,
+            queriesRef: this.state.progress.queriesRef!,
             policy: this.input.policy,
             scaffold: this.input.scaffold,
             stage,
             round,
-            conversationRef: this.conversationRef,
-            carryPatchRef: this.carryPatchRef,
-            progressPatchRef,
-            feedbackRef,
+            conversationRef: this.state.conversationRef,
+            carryPatchRef: this.state.carryPatchRef,
+            progressPatchRef: feedback?.progressPatchRef,
+            feedbackRef: feedback?.feedbackRef,
           }),
         );
       } catch (err) {
@@ -276,42 +221,37 @@ class ChainRun {
   }
 
   finish(status: ChainStatus, reason?: string): ChainResult {
-    this.progress.reason = reason;
+    this.state.progress.reason = reason;
     this.mark(status);
-    return { ...this.progress };
+    return { ...this.state.progress };
   }
 
   /** Removes sandboxes that crashed attempts left on any host this chain ran on, all hosts at once. */
   async cleanup(): Promise<void> {
     await Promise.all(
-      [...this.hosts].map((host) =>
-        proxyActivities<Activities>({ ...this.beating(CLEANUP), taskQueue: hostQueue(this.queue, host), summary: `clean up sandboxes on ${host}` })
-          .cleanupRun({ runKey: this.runKey })
-          .catch(() => undefined),
+      this.state.hosts.map((host) =>
+        this.activity('cleanupRun', `clean up sandboxes on ${host}`, host)({ runKey: this.runKey }).catch(() => undefined),
       ),
     );
   }
 
+  /** Hands the chain's state, as it is, to a fresh run (a bounded history), once no pause holds it. */
   private async continueAsNew(stage: number): Promise<never> {
     await condition(() => !this.paused);
-    const resume = {
-      stage,
-      queriesRef: this.queriesRef,
-      conversationRef: this.conversationRef,
-      carryPatchRef: this.carryPatchRef,
-      results: this.progress.results,
-      hosts: [...this.hosts],
-      goldTestsRefs: this.goldTestsRefs,
-      chainRef: this.chainRef,
-    };
-    return continueAsNew<typeof chainWorkflow>({ ...this.input, resume });
+    this.state.progress.stage = stage;
+    return continueAsNew<typeof chainWorkflow>({ ...this.input, state: this.state });
+  }
+
+  /** The activity `name`, with the queue and timeouts the activity table gives it. */
+  private activity<K extends ActivityName>(name: K, summary: string, host?: string): Activities[K] {
+    return activity(name, { queue: this.queue, summary, heartbeatTimeoutSeconds: this.input.heartbeatTimeoutSeconds, host });
   }
 
   private mark(status: ChainStatus): void {
-    this.progress.status = status;
+    this.state.progress.status = status;
     upsertSearchAttributes([
       { key: ChainStatusKey, value: status },
-      { key: ChainStage, value: this.progress.stage + 1 },
+      { key: ChainStage, value: this.state.progress.stage + 1 },
     ]);
   }
 

@@ -1,5 +1,11 @@
-/** Workflows and light activities (judge, export). */
+/** Workflows and light activities (queries, judge, export). */
 export const ORCHESTRATION_QUEUE = 'chainsmith';
+
+/**
+ * Which workers serve an activity: the orchestration queue's, the sandbox queue's (any host with a
+ * Docker engine), or one host's own queue (work that must reach the engine holding a stage's containers).
+ */
+export type QueueKind = 'orchestration' | 'sandbox' | 'host';
 
 /** Activities that need a Docker engine go to the sandbox queue paired with the workflow's queue. */
 export function sandboxQueue(orchestrationQueue: string): string {
@@ -9,4 +15,12 @@ export function sandboxQueue(orchestrationQueue: string): string {
 /** Each sandbox worker also serves a queue of its own host, for work that must reach that host's engine. */
 export function hostQueue(orchestrationQueue: string, host: string): string {
   return `${sandboxQueue(orchestrationQueue)}@${host}`;
+}
+
+/** The task queue of `kind` paired with a workflow's (orchestration) queue. */
+export function taskQueueFor(kind: QueueKind, orchestrationQueue: string, host?: string): string {
+  if (kind === 'orchestration') return orchestrationQueue;
+  if (kind === 'sandbox') return sandboxQueue(orchestrationQueue);
+  if (host === undefined) throw new TypeError('a host queue needs the host');
+  return hostQueue(orchestrationQueue, host);
 }

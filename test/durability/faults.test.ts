@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { startBatch } from '../../src/cli/start';
 import { FakeOpenAI } from '../../src/testing/fake-openai';
 import { longRolloutScript } from '../../src/testing/scripted-agent';
-import type { ChainResult } from '../../src/workflows/messages';
+import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';
 

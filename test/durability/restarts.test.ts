@@ -6,7 +6,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { FakeOpenAI } from '../../src/testing/fake-openai';
 import { formatName } from '../../src/testing/scripted-queries';
 import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
-import type { ChainResult } from '../../src/workflows/messages';
+import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
 import { WorkerProcess } from '../support/worker-process';

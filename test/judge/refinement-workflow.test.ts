@@ -6,7 +6,7 @@ import { collectRuns } from '../../src/dataset/collect-runs';
 import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import type { Chain, ChainRun } from '../../src/schemas';
-import type { ChainResult } from '../../src/workflows/messages';
+import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../queries/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';
 import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';

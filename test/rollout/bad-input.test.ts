@@ -7,7 +7,7 @@ import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import { startEngines, testConfig } from '../../src/testing/engines';
 import { pythonChain } from '../../src/testing/python-chain';
-import type { ChainResult } from '../../src/workflows/messages';
+import type { ChainResult } from '../../src/workflows/types';
 
 test('bad input stops its chain before the broken stage with a clear reason; earlier stages and other chains are unaffected', async () => {
   const { chain } = await pythonChain(join(await mkdtemp(join(tmpdir(), 'chainsmith-bad-')), 'shapes'), 'x/shapes');

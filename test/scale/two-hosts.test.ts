@@ -13,7 +13,7 @@ import { FakeOpenAI } from '../../src/testing/fake-openai';
 import { S3_TEST_ENV, startVersitygw, type S3Server } from '../../src/testing/s3-server';
 import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
 import { formatName } from '../../src/testing/scripted-queries';
-import type { ChainResult } from '../../src/workflows/messages';
+import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
 import { WorkerProcess } from '../support/worker-process';

@@ -8,7 +8,7 @@ import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { runLabel } from '../../src/rollout/round';
 import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
-import type { ChainResult } from '../../src/workflows/messages';
+import type { ChainResult } from '../../src/workflows/types';
 import { startEngines, testConfig } from '../support/engines';
 import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
 import { agentMedianCommand } from '../support/agent-median';

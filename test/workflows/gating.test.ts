@@ -7,7 +7,7 @@ import { startChains } from '../../src/cli/start';
 import { collectRuns } from '../../src/dataset/collect-runs';
 import type { Chain, ChainRun } from '../../src/schemas';
 import { pythonChain } from '../../src/testing/python-chain';
-import type { ChainResult } from '../../src/workflows/messages';
+import type { ChainResult } from '../../src/workflows/types';
 import { startEngines, testConfig } from '../support/engines';
 
 interface Ran {

@@ -1,0 +1,34 @@
+import type Docker from 'dockerode';
+import type OpenAI from 'openai';
+import { Redactor } from '../agent/redact';
+import { ArtifactStore } from '../artifacts/store';
+import type { Config } from '../config';
+import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
+import type { PolicyKind } from '../schemas';
+
+export interface ActivityDeps {
+  config: Config;
+  docker: Docker;
+  /** Present only when a model endpoint is configured. */
+  openai?: OpenAI;
+  image: string;
+}
+
+/** What the activities share, built once per worker process from its dependencies. */
+export function activityContext(deps: ActivityDeps) {
+  const { config } = deps;
+  return {
+    ...deps,
+    store: ArtifactStore.fromConfig(config),
+    host: config.worker.host,
+    sandboxSpec: sandboxSpecFrom(config),
+    environments: environmentsFrom(config, deps.docker, deps.image),
+    // The worker's key and secret-looking variables: never in a container, a prompt or a saved trajectory.
+    redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
+    /** The judge and query-writing model, for a model policy on a worker that has an endpoint. */
+    judgeModel: (policy: PolicyKind) =>
+      deps.openai && policy === 'model' ? { client: deps.openai, model: config.model.judgeName ?? config.model.name } : undefined,
+  };
+}
+
+export type ActivityContext = ReturnType<typeof activityContext>;

@@ -1,0 +1,98 @@
+import { ActivityCancellationType, type RetryPolicy } from '@temporalio/common';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { taskQueueFor, type QueueKind } from './task-queues';
+
+export type ActivityName = keyof Activities;
+
+interface ActivityPlan extends Omit<ActivityOptions, 'taskQueue' | 'heartbeatTimeout' | 'summary'> {
+  queue: QueueKind;
+  /**
+   * Whether the activity heartbeats on a timer (activities/guard.ts) and so gets the chain's heartbeat
+   * timeout: a worker killed while it runs is noticed within seconds and the activity retried
+   * elsewhere, not after its start-to-close timeout (25 minutes for gold validation).
+   */
+  heartbeat: boolean;
+}
+
+/** Model calls and sandbox work: retried with backoff, boundedly. */
+const BACKOFF: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 };
+/** Reading and writing files: retried soon, a few times. */
+const QUICK: RetryPolicy = { initialInterval: '1s', maximumAttempts: 5 };
+
+/**
+ * Every activity: the queue whose workers serve it (workers/worker.ts registers from this table) and
+ * its timeouts and retry policy (the workflows' proxies read it). Permanent errors
+ * (ApplicationFailure.nonRetryable) are never retried.
+ */
+export const ACTIVITY_TABLE = {
+  /**
+   * A rollout round can run for hours (a model-driven agent, 100+ tool calls) but heartbeats after every
+   * step and on a timer: a killed worker is noticed within the heartbeat timeout (config
+   * durability.heartbeatTimeoutSeconds, default 30 s) and the retry resumes from the last step's
+   * checkpoint, so a crash costs one step, not the round. Attempts add up over a long round, so the
+   * backoff stays short (a tenth crash should not wait minutes); the bound is for failures that keep
+   * repeating (an engine that stays down). Model-call faults (429, 5xx, timeouts) are retried inside
+   * the step (config model.retries), so a flaky endpoint does not use up these attempts. A pause
+   * cancels the round and waits until its last step is saved.
+   */
+  rolloutRound: {
+    queue: 'sandbox',
+    heartbeat: true,
+    startToCloseTimeout: '6 hours',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 30 },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  },
+  /** Gold validation runs the PR's tests twice in a sandbox (each bounded at 10 minutes). */
+  validateGold: { queue: 'sandbox', heartbeat: true, startToCloseTimeout: '25 minutes', retry: BACKOFF },
+  /**
+   * Removing leftover sandboxes: best effort, on the host that holds them. A chain's result waits for
+   * it, so a host whose worker is gone gets 30 seconds to take the task (a live worker polls its host
+   * queue and takes it at once); what a dead host holds is removed when a worker starts there again
+   * (workers/sweep.ts), so waiting longer for it would only delay the chain's result.
+   */
+  cleanupRun: {
+    queue: 'host',
+    heartbeat: true,
+    scheduleToStartTimeout: '30 seconds',
+    startToCloseTimeout: '2 minutes',
+    scheduleToCloseTimeout: '3 minutes',
+    retry: { initialInterval: '2s', maximumAttempts: 3 },
+  },
+  /** Writing a chain's queries: up to four model calls per query with leak-check regenerations. */
+  synthesizeQueries: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '30 minutes', retry: BACKOFF },
+  /** One model request, or none for a gold replay. */
+  judgeStage: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '10 minutes', retry: BACKOFF },
+  cutChain: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '10 minutes', retry: QUICK },
+  /** Token counting of a multi-million-token trajectory takes a while. */
+  exportSample: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '10 minutes', retry: QUICK },
+  /** One page of a batch list from the store: seconds, not the judge's ten minutes. */
+  batchPage: { queue: 'orchestration', heartbeat: false, startToCloseTimeout: '1 minute', retry: QUICK },
+} as const satisfies Record<ActivityName, ActivityPlan>;
+
+export interface Call {
+  /** The workflow's own task queue, which the activity's queue pairs with. */
+  queue: string;
+  /** Names the call in the Temporal UI. */
+  summary: string;
+  /** For activities that heartbeat: how soon a silent one is retried. */
+  heartbeatTimeoutSeconds?: number;
+  /** For host-queue activities: the host that must run it. */
+  host?: string;
+}
+
+/** A workflow's handle on one activity, with the queue and timeouts the table gives it. */
+export function activity<K extends ActivityName>(name: K, call: Call): Activities[K] {
+  return proxyActivities<Activities>(activityOptions(name, call))[name];
+}
+
+export function activityOptions(name: ActivityName, call: Call): ActivityOptions {
+  const { queue, heartbeat, ...options }: ActivityPlan = ACTIVITY_TABLE[name];
+  const seconds = heartbeat ? call.heartbeatTimeoutSeconds : undefined;
+  return {
+    ...options,
+    taskQueue: taskQueueFor(queue, call.queue, call.host),
+    ...(seconds === undefined ? {} : { heartbeatTimeout: `${seconds} seconds` }),
+    summary: call.summary,
+  };
+}
