@@ -86,7 +86,7 @@ export function activity<K extends ActivityName>(name: K, call: Call): Activitie
   return proxyActivities<Activities>(activityOptions(name, call))[name];
 }
 
-export function activityOptions(name: ActivityName, call: Call): ActivityOptions {
+function activityOptions(name: ActivityName, call: Call): ActivityOptions {
   const { queue, heartbeat, ...options }: ActivityPlan = ACTIVITY_TABLE[name];
   const seconds = heartbeat ? call.heartbeatTimeoutSeconds : undefined;
   return {
