@@ -13,18 +13,6 @@ export class NotAGitRepositoryError extends MiningError {
   }
 }
 
-/** A git command exited non-zero; `stderr` says why. */
-export class GitCommandError extends MiningError {
-  constructor(
-    readonly args: readonly string[],
-    readonly exitCode: number | string | undefined,
-    readonly stderr: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`git ${args.join(' ')} failed (${exitCode ?? 'no exit code'}): ${stderr.trim()}`, options);
-  }
-}
-
 /** The GitHub API knows no such repository, or the token may not see it. */
 export class RepositoryNotFoundError extends MiningError {}
 

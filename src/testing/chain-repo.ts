@@ -1,7 +1,7 @@
 import { mkdir, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { changedFiles } from '../mining/changed-files';
-import { git } from '../mining/git';
+import { git } from '../git';
 import { gitPatch } from '../mining/patch';
 import type { Chain, PullRequest } from '../schemas';
 

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { git } from '../mining/git';
+import { git } from '../git';
 
 export interface LargeHistory {
   path: string;

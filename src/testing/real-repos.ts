@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { changedFiles } from '../mining/changed-files';
-import { git } from '../mining/git';
+import { git } from '../git';
 import { gitPatch } from '../mining/patch';
 import { packageRoot } from '../paths';
 import type { Chain, PullRequest } from '../schemas';

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 import { stageInputProblem } from '../../src/sandbox/stage-inputs';
 import { ChainRepo } from '../../src/testing/chain-repo';
 
