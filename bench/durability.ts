@@ -1,6 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import Docker from 'dockerode';
-import OpenAI from 'openai';
+import { ModelClient } from '../src/model/client';
 import { runAgent } from '../src/agent/loop';
 import { ModelPolicy } from '../src/agent/model-policy';
 import { ArtifactStore } from '../src/artifacts/store';
@@ -77,7 +77,7 @@ async function orchestrated(engines: Engines, config: Config, chains: Chain[], c
  */
 async function bare(config: Config, chain: Chain, baseUrl: string): Promise<number> {
   const docker = new Docker();
-  const client = new OpenAI({ baseURL: baseUrl, apiKey: 'bench', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: baseUrl, retry: { attempts: 1, baseDelayMs: 0 } });
   const t0 = Date.now();
   let carry: string | undefined;
   let messages: Trajectory['messages'] = [{ role: 'system', content: systemPrompt('The project is installed.') }];
@@ -99,7 +99,7 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
       if (setup.exitCode !== 0) throw new Error(setup.output);
       messages = [...messages, { role: 'user', content: `Task ${stage + 1} of ${chain.prs.length}: continue.` }];
       const run = await runAgent({
-        policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+        policy: new ModelPolicy(client, 'scripted'),
         sandbox,
         trajectory: { policy: 'model', messages, usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
         limits: { ...config.agent, maxSteps: 10_000 },

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import OpenAI from 'openai';
+import { ModelClient } from '../src/model/client';
 import { getEncoding } from 'js-tiktoken';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -167,7 +167,7 @@ async function prefixReuse(docker: Docker, root: string): Promise<Figure> {
   const { chain } = await pythonChain(join(root, 'shapes'), 'bench/shapes');
   const store = new ArtifactStore(join(root, 'artifacts'));
   const fake = new FakeOpenAI(benchAgent);
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'bench', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const deps: RoundDeps = {
       docker,
@@ -175,7 +175,7 @@ async function prefixReuse(docker: Docker, root: string): Promise<Figure> {
       sandbox: { memoryMb: 1024, pidsLimit: 256 },
       environments: testEnvironments(docker),
       limits: { maxSteps: 200, commandTimeoutSeconds: 60, maxOutputChars: 8_000 },
-      policyFor: () => new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      policyFor: () => new ModelPolicy(client, 'scripted'),
       host: hostname(),
       heartbeat: () => undefined,
     };

@@ -1,17 +1,18 @@
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { CancelledFailure } from '@temporalio/common';
 import type Docker from 'dockerode';
-import type OpenAI from 'openai';
 import { GoldReplayPolicy } from '../agent/gold-policy';
 import { AgentStopped } from '../agent/loop';
 import { ModelPolicy } from '../agent/model-policy';
-import { Redactor } from '../agent/redact';
+import { Redactor } from '../redact';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import type { BatchEntry } from '../workflows/batch-workflow';
 import type { StageCheck } from '../workflows/messages';
 import { appendSample, buildSample, datasetPath } from '../dataset/export';
-import { ChainsmithError, ConfigError, StageError } from '../errors';
+import { ConfigError, StageError } from '../errors';
+import { toActivityFailure } from '../activity-failure';
+import type { ModelClient } from '../model/client';
 import { goldTestsFor, invalidGold, stageCheck } from '../judge/gold-validation';
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { chainQueries } from '../queries/chain-queries';
@@ -33,7 +34,7 @@ export interface ActivityDeps {
   config: Config;
   docker: Docker;
   /** Present only when a model endpoint is configured. */
-  openai?: OpenAI;
+  model?: ModelClient;
   image: string;
 }
 
@@ -65,7 +66,7 @@ export function createActivities(deps: ActivityDeps) {
   const redactor = Redactor.forWorker(process.env, [config.model.apiKey]);
   const price = config.budget.prices[config.model.name];
   const judgeModel = (policy: PolicyKind) =>
-    deps.openai && policy === 'model' ? { client: deps.openai, model: config.model.judgeName ?? config.model.name } : undefined;
+    deps.model && policy === 'model' ? { client: deps.model, model: config.model.judgeName ?? config.model.name } : undefined;
 
   return {
     async rolloutRound(input: RoundInput & { policy: PolicyKind }) {
@@ -100,11 +101,11 @@ export function createActivities(deps: ActivityDeps) {
             signal: cancellationSignal(),
             policyFor: (chain, stage, testCommand) => {
               if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], testCommand);
-              if (!deps.openai) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
+              if (!deps.model) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
               if (config.budget.maxCostUsd !== undefined && !price) {
                 throw new ConfigError(`budget.maxCostUsd is set but budget.prices has no price for the model ${config.model.name}`);
               }
-              return new ModelPolicy(deps.openai, config.model.name, { attempts: config.model.retries, baseDelayMs: config.model.retryBaseMs }, redactor);
+              return new ModelPolicy(deps.model, config.model.name, redactor);
             },
           }),
         () => heartbeat(last),
@@ -167,6 +168,7 @@ export function createActivities(deps: ActivityDeps) {
           tests: await store.getJson(input.testsAfterRef, TestSignalSchema),
           gold: input.goldTestsRef ? await store.getJson(input.goldTestsRef, GoldTestsSchema) : undefined,
           threshold: config.judge.threshold,
+          stage: input.stage,
           // Gold replays validate the environment: the tests decide, no model is paid for.
           judge: judgeModel(input.policy),
         });
@@ -200,10 +202,7 @@ async function guard<T>(fn: () => Promise<T>, beat: () => void = () => heartbeat
     return await fn();
   } catch (err) {
     if (err instanceof AgentStopped || cancellationSignal().aborted) throw new CancelledFailure('stopped: the workflow asked this round to stop');
-    if (err instanceof ChainsmithError && err.permanent) {
-      throw ApplicationFailure.nonRetryable(err.message, err.name);
-    }
-    throw err;
+    throw toActivityFailure(err);
   } finally {
     clearInterval(timer);
   }

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import { ModelClient } from '../../src/model/client';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { costOf } from '../../src/agent/pricing';
@@ -20,10 +20,10 @@ const start = (): Trajectory => ({
 
 async function run(script: (req: ChatRequest, step: number) => Reply, limits: AgentLimits, faults: FaultOptions = {}) {
   const fake = new FakeOpenAI((req) => script(req, req.messages.filter((m) => m.role === 'assistant').length), faults);
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'test', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const result = await runAgent({
-      policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      policy: new ModelPolicy(client, 'scripted'),
       sandbox: sandbox(),
       trajectory: start(),
       limits,

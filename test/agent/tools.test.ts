@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import OpenAI from 'openai';
+import { ModelClient } from '../../src/model/client';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { systemPrompt } from '../../src/agent/prompts';
@@ -33,11 +33,11 @@ function scripted(steps: Reply[]) {
 
 async function runScript(steps: Reply[]): Promise<{ t: Trajectory; exitReason: string; outputs: string[] }> {
   const fake = new FakeOpenAI(scripted(steps));
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'test', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const saved: number[] = [];
     const run = await runAgent({
-      policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      policy: new ModelPolicy(client, 'scripted'),
       sandbox,
       trajectory: { policy: 'model', messages: [{ role: 'system', content: systemPrompt('The project is installed.') }, { role: 'user', content: 'Task 1 of 1: do it' }], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
       limits: LIMITS,

@@ -1,5 +1,5 @@
-import OpenAI from 'openai';
-import { StageError } from '../../src/errors';
+import { ModelClient } from '../../src/model/client';
+import { MalformedReplyError } from '../../src/model/errors';
 import { chainQueries } from '../../src/queries/chain-queries';
 import { summarizeLeaks } from '../../src/queries/leak-rate';
 import { synthesizeQueries } from '../../src/queries/synthesize';
@@ -31,9 +31,9 @@ function stageOf(req: ChatRequest): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-async function withFake<T>(script: (req: ChatRequest) => Reply, fn: (client: OpenAI, fake: FakeOpenAI) => Promise<T>): Promise<T> {
+async function withFake<T>(script: (req: ChatRequest) => Reply, fn: (client: ModelClient, fake: FakeOpenAI) => Promise<T>): Promise<T> {
   const fake = new FakeOpenAI(script);
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'test', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     return await fn(client, fake);
   } finally {
@@ -124,7 +124,7 @@ test('no valid reply in any attempt fails the chain with the reason', async () =
     (req) => ({ content: stageOf(req) === 2 ? '{"intent": ""}' : JSON.stringify(stageOf(req) ? CLEAN : OVERVIEW) }),
     async (client) => {
       const failure = synthesizeQueries(client, 'writer', sampleChain(), { maxAttempts: 2 });
-      await expect(failure).rejects.toThrow(StageError);
+      await expect(failure).rejects.toThrow(MalformedReplyError);
       await expect(failure).rejects.toThrow(/no valid reply for the query for stage 2 \(PR #12\) in 2 attempts \(attempt 1: it does not match the schema \(intent: .*locus: /);
     },
   );
