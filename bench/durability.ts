@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { mineChains } from '../src/cli/mine';
 import { generateDemoRepo } from '../src/demo/generate-repo';
 import { countTokens } from '../src/dataset/tokens';
-import { crashRun } from '../src/testing/crash-run';
-import { chainUnderKills, type ChainUnderKills } from '../src/testing/kills-anywhere';
-import { startEngines, testConfig, type Engines } from '../src/testing/engines';
-import { FakeOpenAI } from '../src/testing/fake-openai';
-import { longRolloutScript } from '../src/testing/scripted-agent';
-import { formatName } from '../src/testing/scripted-queries';
+import { crashRun } from '../test/support/crash-run';
+import { chainUnderKills, type ChainUnderKills } from '../test/support/kills-anywhere';
+import { startEngines, testConfig, type Engines } from '../test/support/engines';
+import { FakeOpenAI } from '../test/support/fake-openai';
+import { longRolloutScript } from '../test/support/scripted-agent';
+import { formatName } from '../test/support/scripted-queries';
 import type { Figure } from './figure';
 
 const log = (line: string) => console.error(`[durability] ${line}`);

@@ -14,10 +14,10 @@ import { DockerSandbox, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../src/environments/images';
 import { setUpStage } from '../src/sandbox/stage-setup';
 import type { Chain, Judgement, PullRequest } from '../src/schemas';
-import { testEnvironments } from '../src/testing/environments';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../src/testing/fake-openai';
-import { writeLargeHistory } from '../src/testing/large-history';
-import { pythonChain } from '../src/testing/python-chain';
+import { testEnvironments } from '../test/support/environments';
+import { FakeOpenAI, type ChatRequest, type Reply } from '../test/support/fake-openai';
+import { writeLargeHistory } from '../test/support/large-history';
+import { pythonChain } from '../test/support/python-chain';
 import type { Figure } from './figure';
 
 const COMMITS = 52_000;

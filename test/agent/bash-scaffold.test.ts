@@ -4,7 +4,7 @@ import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { Redactor } from '../../src/redact';
 import type { Message, Trajectory } from '../../src/schemas';
-import { FakeOpenAI, type ChatRequest } from '../../src/testing/fake-openai';
+import { FakeOpenAI, type ChatRequest } from '../support/fake-openai';
 import { useStageSandbox } from '../support/stage-sandbox';
 
 const LIMITS: AgentLimits = { maxSteps: 20, commandTimeoutSeconds: 10, maxOutputChars: 8_000 };

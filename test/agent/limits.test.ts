@@ -3,7 +3,7 @@ import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { costOf } from '../../src/agent/pricing';
 import type { Message, Trajectory } from '../../src/schemas';
-import { FakeOpenAI, type ChatRequest, type FaultOptions, type Reply } from '../../src/testing/fake-openai';
+import { FakeOpenAI, type ChatRequest, type FaultOptions, type Reply } from '../support/fake-openai';
 import { useStageSandbox } from '../support/stage-sandbox';
 
 const BASE: AgentLimits = { maxSteps: 40, commandTimeoutSeconds: 10, maxOutputChars: 8_000 };

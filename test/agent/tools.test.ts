@@ -7,8 +7,8 @@ import { executeTool } from '../../src/agent/tools';
 import type { DockerSandbox } from '../../src/sandbox/docker-sandbox';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Message, Trajectory } from '../../src/schemas';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../../src/testing/fake-openai';
-import { stageSandbox } from '../../src/testing/stage-sandbox';
+import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+import { stageSandbox } from '../support/stage-sandbox';
 
 const docker = new Docker();
 const LABELS = { 'chainsmith.test': 'agent-tools' };

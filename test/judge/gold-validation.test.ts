@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { combine } from '../../src/judge/combine';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { testEnvironments } from '../../src/testing/environments';
+import { testEnvironments } from '../support/environments';
 import type { Chain } from '../../src/schemas';
 import { demoChain } from '../queries/demo-chain';
 import { ownSandboxes } from '../support/containers';

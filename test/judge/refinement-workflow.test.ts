@@ -9,7 +9,7 @@ import type { Chain, ChainRun } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/messages';
 import { demoChain } from '../queries/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';
-import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
+import { answerQueryWriter, formatName } from '../support/scripted-queries';
 import { agentMedianCommand } from '../support/agent-median';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 

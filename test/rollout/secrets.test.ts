@@ -7,9 +7,9 @@ import { createActivities } from '../../src/activities';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { templateQueries } from '../../src/queries/template';
 import { TrajectorySchema, type RoundResult } from '../../src/schemas';
-import { ChainRepo } from '../../src/testing/chain-repo';
-import { testConfig } from '../../src/testing/engines';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../../src/testing/fake-openai';
+import { ChainRepo } from '../support/chain-repo';
+import { testConfig } from '../support/engines';
+import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 import { buildDeps } from '../../src/workers/deps';
 
 const API_KEY = 'sk-worker-secret-4b1d9e7f2c6a8035';

@@ -10,9 +10,9 @@ import { CARRY_TAG } from '../../src/sandbox/carryover';
 import { DockerSandbox, RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { setUpStage } from '../../src/sandbox/stage-setup';
 import { TrajectorySchema, type Chain, type Message } from '../../src/schemas';
-import { ChainRepo } from '../../src/testing/chain-repo';
-import { testEnvironments } from '../../src/testing/environments';
-import { ScriptedPolicy } from '../../src/testing/scripted-policy';
+import { ChainRepo } from '../support/chain-repo';
+import { testEnvironments } from '../support/environments';
+import { ScriptedPolicy } from '../support/scripted-policy';
 
 const LABEL = { 'chainsmith.test': 'carryover' };
 const ADD = 'def add(a, b):\n    return a + b\n';

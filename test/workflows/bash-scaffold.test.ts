@@ -7,7 +7,7 @@ import { collectRuns } from '../../src/dataset/collect-runs';
 import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import type { Chain, ChainRun, Message, TrainingSample } from '../../src/schemas';
-import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
+import { answerQueryWriter, formatName } from '../support/scripted-queries';
 import { ChainScaffold, chainWorkflowId, type ChainResult } from '../../src/workflows/messages';
 import { agentMedianCommand } from '../support/agent-median';
 import { demoChain } from '../support/demo-chain';

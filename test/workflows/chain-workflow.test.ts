@@ -10,7 +10,7 @@ import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/messages';
 import { startEngines, testConfig } from '../support/engines';
-import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
+import { answerQueryWriter, formatName } from '../support/scripted-queries';
 import { agentMedianCommand } from '../support/agent-median';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
 

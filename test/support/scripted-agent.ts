@@ -1,5 +1,5 @@
-import { SUBMIT_MARKER } from '../agent/bash-scaffold';
-import type { Chain, ScaffoldKind } from '../schemas';
+import { SUBMIT_MARKER } from '../../src/agent/bash-scaffold';
+import type { Chain, ScaffoldKind } from '../../src/schemas';
 import type { ChatRequest, Reply } from './fake-openai';
 import { answerQueryWriter, formatName } from './scripted-queries';
 

@@ -1,6 +1,6 @@
-import type { AssistantMessage, Policy } from '../agent/policy';
-import { toolCall } from '../agent/policy';
-import type { Message, Usage } from '../schemas';
+import type { AssistantMessage, Policy } from '../../src/agent/policy';
+import { toolCall } from '../../src/agent/policy';
+import type { Message, Usage } from '../../src/schemas';
 
 export type ScriptedStep = { tool: string; args: Record<string, unknown> } | { content: string };
 

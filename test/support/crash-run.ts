@@ -1,8 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config';
-import { startChains } from '../cli/start';
-import type { Chain, ScaffoldKind } from '../schemas';
-import type { ChainResult } from '../workflows/messages';
+import type { Config } from '../../src/config';
+import { startChains } from '../../src/cli/start';
+import type { Chain, ScaffoldKind } from '../../src/schemas';
+import type { ChainResult } from '../../src/workflows/messages';
 import { FakeOpenAI } from './fake-openai';
 import { longRolloutScript } from './scripted-agent';
 import { formatName } from './scripted-queries';
