@@ -16,6 +16,7 @@ import { setUpStage } from '../src/sandbox/stage-setup';
 import type { Chain, Judgement, PullRequest } from '../src/schemas';
 import { testEnvironments } from '../test/support/environments';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../test/support/fake-openai';
+import { scriptedModel } from '../test/support/scripted-model';
 import { writeLargeHistory } from '../test/support/large-history';
 import { pythonChain } from '../test/support/python-chain';
 import type { Figure } from './figure';
@@ -148,10 +149,9 @@ const ROUND0_STEPS = 70;
 const ROUND1_STEPS = 30;
 
 /** The agent's next call: reading, searching and running tests, as agents do, then submit. */
-function benchAgent(req: ChatRequest): Reply {
-  const feedback = req.messages.some((m) => m.role === 'user' && m.content?.startsWith('A reviewer'));
-  const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
-  const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
+const benchAgent = scriptedModel({ agent: ({ round, step }) => benchStep(round > 0, step) });
+
+function benchStep(feedback: boolean, step: number): Reply {
   const steps = feedback ? ROUND1_STEPS : ROUND0_STEPS;
   if (step >= steps - 1) return { toolCalls: [{ name: 'submit', args: { summary: `done after ${steps} steps` } }] };
   const tools: Reply[] = [

@@ -4,6 +4,7 @@ import { ModelPolicy } from '../../src/agent/model-policy';
 import { costOf } from '../../src/agent/pricing';
 import type { Message, Trajectory } from '../../src/schemas';
 import { FakeOpenAI, type ChatRequest, type FaultOptions, type Reply } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 import { useStageSandbox } from '../support/stage-sandbox';
 
 const BASE: AgentLimits = { maxSteps: 40, commandTimeoutSeconds: 10, maxOutputChars: 8_000 };
@@ -19,7 +20,7 @@ const start = (): Trajectory => ({
 });
 
 async function run(script: (req: ChatRequest, step: number) => Reply, limits: AgentLimits, faults: FaultOptions = {}) {
-  const fake = new FakeOpenAI((req) => script(req, req.messages.filter((m) => m.role === 'assistant').length), faults);
+  const fake = new FakeOpenAI(scriptedModel({ agent: ({ request, step }) => script(request, step) }), faults);
   const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const result = await runAgent({

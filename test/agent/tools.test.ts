@@ -7,7 +7,8 @@ import { executeTool } from '../../src/agent/tools';
 import type { DockerSandbox } from '../../src/sandbox/docker-sandbox';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Message, Trajectory } from '../../src/schemas';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+import { FakeOpenAI, type Reply } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 import { stageSandbox } from '../support/stage-sandbox';
 
 const docker = new Docker();
@@ -28,7 +29,7 @@ const call = (name: string, args: Record<string, unknown>): Reply => ({ toolCall
 
 /** One tool call per step, chosen by how many steps the agent has taken. */
 function scripted(steps: Reply[]) {
-  return (req: ChatRequest): Reply => steps[Math.min(req.messages.filter((m) => m.role === 'assistant').length, steps.length - 1)];
+  return scriptedModel({ agent: ({ step }) => steps[Math.min(step, steps.length - 1)] });
 }
 
 async function runScript(steps: Reply[]): Promise<{ t: Trajectory; exitReason: string; outputs: string[] }> {

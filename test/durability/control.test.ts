@@ -7,7 +7,7 @@ import { runLabel } from '../../src/rollout/round';
 import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import { FakeOpenAI } from '../support/fake-openai';
-import { expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-agent';
+import { expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-model';
 import { progressQuery } from '../../src/workflows/messages';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';

@@ -1,7 +1,7 @@
 import { Client } from '@temporalio/client';
 import { startBatch } from '../../src/cli/start';
 import { FakeOpenAI } from '../support/fake-openai';
-import { longRolloutScript } from '../support/scripted-agent';
+import { longRolloutScript } from '../support/scripted-model';
 import type { ChainResult } from '../../src/workflows/messages';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';

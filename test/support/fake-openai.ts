@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readMarker, type Caller, type CallMarker } from '../../src/model/markers';
 
 export interface ChatRequest {
   model: string;
@@ -12,11 +13,17 @@ export type Reply =
   | { content: string }
   | { toolCalls: { name: string; args: Record<string, unknown> }[] };
 
+/**
+ * Decides each reply. `marker` is what the client said about the call in its headers (src/model/markers.ts):
+ * the caller and, where it applies, the stage, round and step; scripts branch on it, never on prompt wording.
+ */
+export type Script = (req: ChatRequest, marker: CallMarker | undefined) => Reply;
+
 export type Fault = 'rate_limit' | 'server_error' | 'timeout' | 'malformed_tool_call' | 'empty';
 
 export interface FaultOptions {
   /** Added to every answer, in milliseconds (or per request, e.g. only to the agent's calls). */
-  latencyMs?: number | ((req: ChatRequest) => number);
+  latencyMs?: number | ((req: ChatRequest, marker: CallMarker | undefined) => number);
   /** Share of requests (0..1) answered with a fault instead of the script. */
   faultRate?: number;
   /** Which faults to inject, in turn (default: all). */
@@ -36,14 +43,14 @@ export interface FaultOptions {
  * configurable rate for durability tests and benchmarks.
  */
 export class FakeOpenAI {
-  readonly requests: { body: ChatRequest; authorization?: string; fault?: Fault }[] = [];
+  readonly requests: { body: ChatRequest; marker?: CallMarker; authorization?: string; fault?: Fault }[] = [];
   readonly faultCounts: Record<Fault, number> = { rate_limit: 0, server_error: 0, timeout: 0, malformed_tool_call: 0, empty: 0 };
   private server?: Server;
   private random: () => number;
   private faultsDrawn = 0;
 
   constructor(
-    private readonly script: (req: ChatRequest) => Reply,
+    private readonly script: Script,
     private readonly options: FaultOptions = {},
   ) {
     this.random = mulberry32(options.seed ?? 1);
@@ -73,9 +80,10 @@ export class FakeOpenAI {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) return json(404, { error: { message: 'not found' } });
     const body = JSON.parse(raw) as ChatRequest;
     const fault = this.drawFault();
+    const marker = readMarker(req.headers);
     const recorded = this.options.recordMessages === false ? { ...body, messages: [] } : body;
-    this.requests.push({ body: recorded, authorization: req.headers.authorization, fault });
-    const latency = typeof this.options.latencyMs === 'function' ? this.options.latencyMs(body) : this.options.latencyMs;
+    this.requests.push({ body: recorded, marker, authorization: req.headers.authorization, fault });
+    const latency = typeof this.options.latencyMs === 'function' ? this.options.latencyMs(body, marker) : this.options.latencyMs;
     if (latency) await sleep(latency);
     if (fault) this.faultCounts[fault] += 1;
     switch (fault) {
@@ -97,11 +105,16 @@ export class FakeOpenAI {
     }
     let reply: Reply;
     try {
-      reply = this.script(body);
+      reply = this.script(body, marker);
     } catch (err) {
       return json(500, { error: { message: `script failed: ${String(err)}` } });
     }
     json(200, completion(body, reply, this.requests.length));
+  }
+
+  /** The requests one caller made (by their markers), in order. */
+  requestsBy(caller: Caller): ChatRequest[] {
+    return this.requests.filter((r) => r.marker?.caller === caller).map((r) => r.body);
   }
 
   private drawFault(): Fault | undefined {
