@@ -103,8 +103,16 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
       expect(result.results.map((s) => s.rounds.map((r) => r.score))).toEqual([[0.9], [0.4, 0.95], [0.9]]);
       expect(result.results[2].carry).toMatchObject({ fromStages: [2, 4], goldInBase: true, conflicts: [] });
 
+      // Every call said who made it and where: queries for each stage and the overview (a leaking one is
+      // asked for again), a verdict per round, and the agent's first step of every round.
+      const markers = (caller: string) => fake.requests.filter((r) => r.marker?.caller === caller).map((r) => r.marker);
+      expect([...new Set(markers('query-writer').map((m) => m!.stage))].sort()).toEqual([0, 1, 2, undefined]);
+      expect(markers('judge').map((m) => m!.stage)).toEqual([0, 1, 1, 2]);
+      expect(markers('agent').filter((m) => m!.step === 0).map((m) => `${m!.stage}.${m!.round}`)).toEqual(['0.0', '1.0', '1.1', '2.0']);
+      expect(fake.requests.every((r) => r.marker)).toBe(true);
+
       // What the agent saw when it opened stats.py in stage 2: its own median, not the gold one.
-      const stage2Look = fake.requests.find((r) => r.body.messages.filter((m) => /Task 2 of 3/.test(m.content ?? '')).length && r.body.messages.at(-1)?.role === 'tool');
+      const stage2Look = fake.requests.find((r) => r.marker?.caller === 'agent' && r.marker.stage === 1 && r.body.messages.at(-1)?.role === 'tool');
       const seen = stage2Look!.body.messages.at(-1)!.content!;
       expect(seen).toContain(AGENT_DOC);
       expect(seen).not.toContain(GOLD_BUGGY_LINE);
