@@ -80,6 +80,8 @@ export function classifyModelFailure(
     const code = network?.code ?? (network?.cause as { code?: string } | undefined)?.code;
     return new ModelUnavailableError(`${where} is unreachable (${code ?? clean(cause.message)})`, undefined, network ? { cause: network } : undefined);
   }
+  // Stopped by our own signal (a pause or cancel): not the endpoint's failure, and not to be retried.
+  if (cause instanceof OpenAI.APIUserAbortError) return cause;
   if (cause instanceof OpenAI.APIError) {
     const status = cause.status ?? 0;
     const message = `${where} answered HTTP ${status}: ${clean(cause.message)}`;
@@ -87,7 +89,7 @@ export function classifyModelFailure(
       const seconds = Number(cause.headers?.get?.('retry-after') ?? NaN);
       return new ModelRateLimitedError(message, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined);
     }
-    if (status === 408 || status === 409 || status >= 500 || status === 0) return new ModelUnavailableError(message, status || undefined);
+    if (status === 408 || status === 409 || status >= 500) return new ModelUnavailableError(message, status || undefined);
     return new ModelRefusedError(message, status);
   }
   return cause instanceof Error ? cause : new Error(String(cause));
