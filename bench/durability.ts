@@ -1,6 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import Docker from 'dockerode';
-import OpenAI from 'openai';
+import { ModelClient } from '../src/model/client';
 import { runAgent } from '../src/agent/loop';
 import { ModelPolicy } from '../src/agent/model-policy';
 import { ArtifactStore } from '../src/artifacts/store';
@@ -12,27 +12,18 @@ import { DockerSandbox } from '../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../src/environments/images';
 import { systemPrompt } from '../src/agent/prompts';
 import type { Chain, Trajectory } from '../src/schemas';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { mineChains } from '../src/cli/mine';
-import { generateDemoRepo } from '../src/demo/generate-repo';
+import { readFileSync } from 'node:fs';
 import { countTokens } from '../src/dataset/tokens';
-import { crashRun } from '../src/testing/crash-run';
-import { chainUnderKills, type ChainUnderKills } from '../src/testing/kills-anywhere';
-import { startEngines, testConfig, type Engines } from '../src/testing/engines';
-import { FakeOpenAI } from '../src/testing/fake-openai';
-import { longRolloutScript } from '../src/testing/scripted-agent';
-import { formatName } from '../src/testing/scripted-queries';
+import { crashRun } from '../test/support/crash-run';
+import { chainUnderKills, type ChainUnderKills } from '../test/support/kills-anywhere';
+import { startEngines, testConfig, type Engines } from '../test/support/engines';
+import { FakeOpenAI } from '../test/support/fake-openai';
+import { demoChain } from '../test/support/demo-chain';
+import { agentLatency, longRolloutScript } from '../test/support/scripted-model';
 import type { Figure } from './figure';
 
 const log = (line: string) => console.error(`[durability] ${line}`);
 const seconds = (t0: number) => (Date.now() - t0) / 1000;
-
-async function demo(prefix: string): Promise<Chain> {
-  const repo = await generateDemoRepo(join(mkdtempSync(join(tmpdir(), 'chainsmith-bench-')), 'tally'));
-  return (await mineChains(repo.path, `${prefix}-${Date.now()}/tally`)).chains[0];
-}
 
 function renamed(chain: Chain, suffix: string, stages = chain.prs.length): Chain {
   return { ...chain, id: `${chain.id}-${suffix}`, prs: chain.prs.slice(0, stages), repo: { ...chain.repo, name: `${chain.repo.name}-${suffix}` } };
@@ -41,7 +32,7 @@ function renamed(chain: Chain, suffix: string, stages = chain.prs.length): Chain
 /** A model whose every agent call takes `latencyMs`; the query writer and the judge answer at once. */
 async function scriptedModel(chain: Chain, notes: number, latencyMs: number, padChars = 0) {
   const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: notes, padChars }), {
-    latencyMs: (req) => (formatName(req) ? 0 : latencyMs),
+    latencyMs: agentLatency(latencyMs),
     recordMessages: padChars === 0,
   });
   return { fake, url: await fake.start() };
@@ -77,7 +68,7 @@ async function orchestrated(engines: Engines, config: Config, chains: Chain[], c
  */
 async function bare(config: Config, chain: Chain, baseUrl: string): Promise<number> {
   const docker = new Docker();
-  const client = new OpenAI({ baseURL: baseUrl, apiKey: 'bench', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: baseUrl, retry: { attempts: 1, baseDelayMs: 0 } });
   const t0 = Date.now();
   let carry: string | undefined;
   let messages: Trajectory['messages'] = [{ role: 'system', content: systemPrompt('The project is installed.') }];
@@ -99,7 +90,7 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
       if (setup.exitCode !== 0) throw new Error(setup.output);
       messages = [...messages, { role: 'user', content: `Task ${stage + 1} of ${chain.prs.length}: continue.` }];
       const run = await runAgent({
-        policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+        policy: new ModelPolicy(client, 'scripted'),
         sandbox,
         trajectory: { policy: 'model', messages, usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
         limits: { ...config.agent, maxSteps: 10_000 },
@@ -124,7 +115,7 @@ async function warmGoldCache(engines: Engines, config: Config, chain: Chain) {
 }
 
 async function overheadRatio(): Promise<Figure[]> {
-  const chain = await demo('bench-overhead');
+  const chain = await demoChain('bench-overhead');
   const { fake, url } = await scriptedModel(chain, 15, 300);
   const config = testConfig({ OPENAI_BASE_URL: url, CHAINSMITH_MODEL: 'scripted' });
   const engines = await startEngines(config);
@@ -157,7 +148,7 @@ function machineCpuSeconds(): number {
  * all start together, and a part per step (the tool command and the checkpoint).
  */
 async function concurrencyAt(steps: number): Promise<{ efficiency: number; cpuPerRollout: number }> {
-  const chain = await demo(`bench-concurrency-${steps}`);
+  const chain = await demoChain(`bench-concurrency-${steps}`);
   const one = renamed(chain, 'solo', 1);
   const { fake, url } = await scriptedModel(chain, steps - 2, 4000);
   const config = testConfig({ OPENAI_BASE_URL: url, CHAINSMITH_MODEL: 'scripted' });
@@ -186,7 +177,7 @@ async function concurrencyEfficiency(): Promise<Figure[]> {
 }
 
 async function historyOf1000Steps(): Promise<Figure[]> {
-  const chain = renamed(await demo('bench-history'), 'h', 1);
+  const chain = renamed(await demoChain('bench-history'), 'h', 1);
   // ~18,000 characters of prose-like text a step: 1,000 steps make a transcript of about 3M tokens.
   const { fake, url } = await scriptedModel(chain, 1000, 0, 18_000);
   const config = testConfig({ OPENAI_BASE_URL: url, CHAINSMITH_MODEL: 'scripted', CHAINSMITH_MAX_STEPS: '1100' });
@@ -208,7 +199,7 @@ async function historyOf1000Steps(): Promise<Figure[]> {
 }
 
 async function stepsRedonePerKill(): Promise<Figure[]> {
-  const chain = await demo('bench-crash');
+  const chain = await demoChain('bench-crash');
   const env = { OPENAI_API_KEY: 'sk-bench', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
   const run = await crashRun({ chain, config: testConfig(env), env, kills: 20, notesPerStage: 10 });
   log(`crash run: ${run.result.status}, ${run.kills} SIGKILLs, ${run.redone} of ${run.calls} agent calls were repeats`);
@@ -223,7 +214,7 @@ async function stepsRedonePerKill(): Promise<Figure[]> {
 async function killsAnywhere(): Promise<Figure[]> {
   const KILLS = 30;
   const NOTES = 6;
-  const base = await demo('bench-anywhere');
+  const base = await demoChain('bench-anywhere');
   const env = { OPENAI_API_KEY: 'sk-bench', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
   const calm = await chainUnderKills({ chain: renamed(base, 'calm'), config: testConfig(env), env, notesPerStage: NOTES });
   log(`one chain without kills: ${calm.result.status} in ${calm.wallSeconds.toFixed(1)} s`);

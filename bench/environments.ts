@@ -9,8 +9,8 @@ import { goldTestsFor } from '../src/judge/gold-validation';
 import { readLocalPullRequests } from '../src/mining/local-git';
 import { withLocalPatches } from '../src/mining/local-patches';
 import type { Chain, GoldTests } from '../src/schemas';
-import { bundlePath, cloneBundle, SHARED_REPOS } from '../src/testing/real-repos';
-import { spreadPrs } from '../src/testing/spread-prs';
+import { bundlePath, cloneBundle, SHARED_REPOS } from '../test/support/real-repos';
+import { spreadPrs } from '../test/support/spread-prs';
 import type { Figure } from './figure';
 
 /** PRs per repository; CHAINSMITH_BENCH_PRS lowers it for a quick look (the goal is stated for 20). */

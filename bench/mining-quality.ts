@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { git } from '../src/mining/git';
+import { git } from '../src/git';
 import { readLocalPullRequests } from '../src/mining/local-git';
 import { recordsToChains } from '../src/mining/pipeline';
 import { DEFAULT_MIN_CONFIDENCE } from '../src/mining/chains';

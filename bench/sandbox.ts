@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import OpenAI from 'openai';
+import { ModelClient } from '../src/model/client';
 import { getEncoding } from 'js-tiktoken';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -14,10 +14,11 @@ import { DockerSandbox, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../src/environments/images';
 import { setUpStage } from '../src/sandbox/stage-setup';
 import type { Chain, Judgement, PullRequest } from '../src/schemas';
-import { testEnvironments } from '../src/testing/environments';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../src/testing/fake-openai';
-import { writeLargeHistory } from '../src/testing/large-history';
-import { pythonChain } from '../src/testing/python-chain';
+import { testEnvironments } from '../test/support/environments';
+import { FakeOpenAI, type ChatRequest, type Reply } from '../test/support/fake-openai';
+import { scriptedModel } from '../test/support/scripted-model';
+import { writeLargeHistory } from '../test/support/large-history';
+import { pythonChain } from '../test/support/python-chain';
 import type { Figure } from './figure';
 
 const COMMITS = 52_000;
@@ -148,10 +149,9 @@ const ROUND0_STEPS = 70;
 const ROUND1_STEPS = 30;
 
 /** The agent's next call: reading, searching and running tests, as agents do, then submit. */
-function benchAgent(req: ChatRequest): Reply {
-  const feedback = req.messages.some((m) => m.role === 'user' && m.content?.startsWith('A reviewer'));
-  const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
-  const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
+const benchAgent = scriptedModel({ agent: ({ round, step }) => benchStep(round > 0, step) });
+
+function benchStep(feedback: boolean, step: number): Reply {
   const steps = feedback ? ROUND1_STEPS : ROUND0_STEPS;
   if (step >= steps - 1) return { toolCalls: [{ name: 'submit', args: { summary: `done after ${steps} steps` } }] };
   const tools: Reply[] = [
@@ -167,7 +167,7 @@ async function prefixReuse(docker: Docker, root: string): Promise<Figure> {
   const { chain } = await pythonChain(join(root, 'shapes'), 'bench/shapes');
   const store = new ArtifactStore(join(root, 'artifacts'));
   const fake = new FakeOpenAI(benchAgent);
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'bench', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const deps: RoundDeps = {
       docker,
@@ -175,7 +175,7 @@ async function prefixReuse(docker: Docker, root: string): Promise<Figure> {
       sandbox: { memoryMb: 1024, pidsLimit: 256 },
       environments: testEnvironments(docker),
       limits: { maxSteps: 200, commandTimeoutSeconds: 60, maxOutputChars: 8_000 },
-      policyFor: () => new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      policyFor: () => new ModelPolicy(client, 'scripted'),
       host: hostname(),
       heartbeat: () => undefined,
     };

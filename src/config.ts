@@ -21,7 +21,7 @@ const ConfigSchema = z.strictObject({
     name: z.string().min(1),
     judgeName: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive(),
-    /** Tries per model call within one agent step (429, 5xx, timeouts); backoff doubles from retryBaseMs. */
+    /** Tries per model call of the agent, the judge and the query writer (429, 5xx, timeouts; src/model/retry.ts); backoff doubles from retryBaseMs. */
     retries: z.number().int().min(1).max(10),
     retryBaseMs: z.number().int().nonnegative(),
   }),

@@ -1,16 +1,16 @@
 import type Docker from 'dockerode';
-import type OpenAI from 'openai';
-import { Redactor } from '../agent/redact';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
+import type { ModelClient } from '../model/client';
+import { Redactor } from '../redact';
 import type { PolicyKind } from '../schemas';
 
 export interface ActivityDeps {
   config: Config;
   docker: Docker;
   /** Present only when a model endpoint is configured. */
-  openai?: OpenAI;
+  model?: ModelClient;
   image: string;
 }
 
@@ -27,7 +27,7 @@ export function activityContext(deps: ActivityDeps) {
     redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
     /** The judge and query-writing model, for a model policy on a worker that has an endpoint. */
     judgeModel: (policy: PolicyKind) =>
-      deps.openai && policy === 'model' ? { client: deps.openai, model: config.model.judgeName ?? config.model.name } : undefined,
+      deps.model && policy === 'model' ? { client: deps.model, model: config.model.judgeName ?? config.model.name } : undefined,
   };
 }
 

@@ -1,13 +1,13 @@
 import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { CancelledFailure } from '@temporalio/common';
 import { AgentStopped } from '../agent/loop';
-import { ChainsmithError } from '../errors';
+import { toActivityFailure } from '../activity-failure';
 
 /**
  * Runs an activity's body: heartbeats on a timer when the activity has a heartbeat timeout (the chain
  * gives every activity one, workflows/activity-table.ts), so a killed worker is noticed within that
- * timeout; a stop the workflow asked for becomes a cancellation, and a permanent error a non-retryable
- * failure.
+ * timeout; a stop the workflow asked for becomes a cancellation, and any other error the Temporal
+ * failure its kind calls for (activity-failure.ts).
  */
 export async function guard<T>(fn: () => Promise<T>, beat: () => void = () => heartbeat()): Promise<T> {
   const timeoutMs = activityInfo().heartbeatTimeoutMs;
@@ -16,10 +16,7 @@ export async function guard<T>(fn: () => Promise<T>, beat: () => void = () => he
     return await fn();
   } catch (err) {
     if (err instanceof AgentStopped || cancellationSignal().aborted) throw new CancelledFailure('stopped: the workflow asked this round to stop');
-    if (err instanceof ChainsmithError && err.permanent) {
-      throw ApplicationFailure.nonRetryable(err.message, err.name);
-    }
-    throw err;
+    throw toActivityFailure(err);
   } finally {
     clearInterval(timer);
   }

@@ -48,6 +48,7 @@ export function judgeActivities(ctx: ActivityContext) {
           tests: await store.getJson(input.testsAfterRef, TestSignalSchema),
           gold: input.goldTestsRef ? await store.getJson(input.goldTestsRef, GoldTestsSchema) : undefined,
           threshold: config.judge.threshold,
+          stage: input.stage,
           // Gold replays validate the environment: the tests decide, no model is paid for.
           judge: ctx.judgeModel(input.policy),
         });

@@ -44,11 +44,11 @@ export function rolloutActivities(ctx: ActivityContext) {
             signal: cancellationSignal(),
             policyFor: (chain, stage, testCommand) => {
               if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], testCommand);
-              if (!ctx.openai) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
+              if (!ctx.model) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
               if (config.budget.maxCostUsd !== undefined && !price) {
                 throw new ConfigError(`budget.maxCostUsd is set but budget.prices has no price for the model ${config.model.name}`);
               }
-              return new ModelPolicy(ctx.openai, config.model.name, { attempts: config.model.retries, baseDelayMs: config.model.retryBaseMs }, redactor);
+              return new ModelPolicy(ctx.model, config.model.name, redactor);
             },
           }),
         () => heartbeat(last),

@@ -4,7 +4,7 @@ import { limitExit, type Budget } from './budget';
 import { cutNote, cutPoint, modelView, needsCut } from './context-window';
 import type { Policy } from './policy';
 import { costOf } from './pricing';
-import { NO_REDACTION, type Redactor } from './redact';
+import { NO_REDACTION, type Redactor } from '../redact';
 import { scaffoldFor } from './scaffolds';
 import type { ToolLimits } from './tools';
 
@@ -38,6 +38,8 @@ export async function runAgent(opts: {
   onStep: (t: Trajectory, stepsThisRound: number) => Promise<void>;
   signal?: AbortSignal;
   redactor?: Redactor;
+  /** Where in the chain this round is: told to the policy with every step. */
+  at?: { stage: number; round: number };
 }): Promise<{ trajectory: Trajectory; exitReason: ExitReason; stepsThisRound: number }> {
   const { policy, sandbox, limits, signal } = opts;
   const redact = opts.redactor ?? NO_REDACTION;
@@ -54,7 +56,7 @@ export async function runAgent(opts: {
     if (signal?.aborted) throw new AgentStopped('stopped between steps');
     const started = Date.now();
     const view = modelView(t.messages, t.contextCuts, scaffold.shortened);
-    const { message, usage } = await policy.next(view, { signal, step: steps, scaffold });
+    const { message, usage } = await policy.next(view, { signal, step: steps, scaffold, ...opts.at });
     t.messages.push(redact.message(message));
     addUsage(t, usage, limits);
     const { messages, actions, submitted, formatError } = await scaffold.act(message, sandbox, limits, redact);

@@ -6,6 +6,9 @@ export type AssistantMessage = Extract<Message, { role: 'assistant' }>;
 /** What a policy is told besides the conversation. */
 export interface Turn {
   signal?: AbortSignal;
+  /** The chain stage and refinement round this conversation is at (0-based; absent outside a rollout). */
+  stage?: number;
+  round?: number;
   /** Steps this round took before this one. */
   step: number;
   /** The protocol the reply must speak (and, for a model, what the request declares). */

@@ -1,15 +1,15 @@
-import { prompt } from '../queries/prompt-files';
+import { prompt } from '../model/prompt-files';
 import type { Carry, ChainQueries } from '../schemas';
 
 /**
  * Written for long, multi-stage work: what carries over between tasks, how to work, what is limited
- * (prompts/system.md). `environment` says what is true of the sandbox's environment.
+ * (src/model/prompts/agent/system.md). `environment` says what is true of the sandbox's environment.
  */
 export function systemPrompt(environment: string): string {
   return prompt('agent', 'system', { environment });
 }
 
-/** The same work under the bash scaffold: one ```bash block per reply and a completion marker (prompts/system-bash.md). */
+/** The same work under the bash scaffold: one ```bash block per reply and a completion marker (src/model/prompts/agent/system-bash.md). */
 export function bashSystemPrompt(environment: string): string {
   return prompt('agent', 'system-bash', { environment });
 }

@@ -1,7 +1,7 @@
 import type { DockerSandbox } from '../sandbox/docker-sandbox';
 import type { Message, ScaffoldKind } from '../schemas';
 import type { AssistantMessage } from './policy';
-import type { Redactor } from './redact';
+import type { Redactor } from '../redact';
 import type { TOOL_SPECS, ToolLimits } from './tools';
 
 /** What one reply did: the messages that answer it, and how the loop counts it. */

@@ -7,6 +7,7 @@ import { buildDeps } from '../workers/deps';
 import { sweepHost } from '../workers/sweep';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { readChains } from './chains-file';
+import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
 import { demoCommand } from './demo';
 import { exportCommand } from './export';
 import { mineCommand, parseFraction } from './mine';
@@ -22,7 +23,8 @@ import { watchBatch } from './watch';
 const program = new Command('chainsmith')
   .description('Turn real pull-request chains into long-horizon training data for coding agents.')
   .option('-c, --config <file>', 'config file (default: ./chainsmith.config.json if present)')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .addHelpText('after', EXIT_CODES_HELP);
 
 const DATE_FORMS = ': a day (2024-06-01, midnight UTC) or a time with its zone';
 
@@ -174,5 +176,5 @@ async function main(): Promise<void> {
 main().catch((err) => {
   // Errors we raise on purpose explain themselves; anything else is a bug and keeps its stack.
   console.error(err instanceof ChainsmithError ? `error: ${err.message}` : err);
-  process.exit(err instanceof InputError ? 2 : 1);
+  process.exit(exitCodeFor(err));
 });

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { git } from '../mining/git';
+import { git } from '../git';
 
 export interface Person {
   name: string;

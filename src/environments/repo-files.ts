@@ -1,4 +1,4 @@
-import { git } from '../mining/git';
+import { git } from '../git';
 import type { RepoFiles } from './contract';
 
 /**

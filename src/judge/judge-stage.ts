@@ -1,4 +1,4 @@
-import type OpenAI from 'openai';
+import type { ModelClient } from '../model/client';
 import type { GoldTests, Judgement, TestSignal } from '../schemas';
 import { combine } from './combine';
 import { modelVerdict } from './model-verdict';
@@ -14,14 +14,16 @@ export interface StageToJudge {
   gold?: GoldTests;
   threshold: number;
   /** The judge model; without one the tests decide. */
-  judge?: { client: OpenAI; model: string };
+  judge?: { client: ModelClient; model: string };
+  /** Which stage of the chain this is (0-based), for the judge model's call marker. */
+  stage?: number;
 }
 
 /** The hybrid judgement of one round: the model's verdict (if any) combined with the tests (combine.ts). */
 export async function judgeStage(stage: StageToJudge): Promise<Judgement> {
   const outcome = testOutcome(stage.tests, stage.gold);
   const model = stage.judge
-    ? await modelVerdict(stage.judge.client, stage.judge.model, { task: stage.task, goldPatch: stage.goldPatch, agentPatch: stage.agentPatch, tests: stage.tests, outcome })
+    ? await modelVerdict(stage.judge.client, stage.judge.model, { task: stage.task, goldPatch: stage.goldPatch, agentPatch: stage.agentPatch, tests: stage.tests, outcome, stage: stage.stage })
     : undefined;
   return combine(stage.tests, model, stage.threshold, stage.gold);
 }

@@ -1,7 +1,7 @@
-import type OpenAI from 'openai';
-import { StageError } from '../errors';
-import { parseJsonReply, requestJson, type ChatMessage } from '../queries/model-request';
-import { prompt } from '../queries/prompt-files';
+import type { ChatMessage, ModelClient } from '../model/client';
+import { MalformedReplyError } from '../model/errors';
+import { parseJsonReply } from '../model/json-reply';
+import { prompt } from '../model/prompt-files';
 import { ModelVerdictSchema, type ModelVerdict, type TestOutcome, type TestSignal } from '../schemas';
 
 const ATTEMPTS = 3;
@@ -17,6 +17,8 @@ export interface VerdictInput {
   tests?: TestSignal;
   /** The tests compared with the gold validation, when there is one. */
   outcome?: TestOutcome;
+  /** The chain stage judged (0-based), told to the endpoint as the call's marker. */
+  stage?: number;
 }
 
 function cut(patch: string): string {
@@ -38,9 +40,9 @@ function describeTests(input: VerdictInput): string {
 /**
  * Asks the judge model for a structured verdict (score, per-aspect notes, feedback). A reply that is
  * not a valid verdict is pointed out in the same conversation and asked for again, three times in all;
- * then the stage fails with the reason. An endpoint that fails or times out is a retryable error.
+ * then the stage fails with the reason (MalformedReplyError). An endpoint that fails is a ModelError.
  */
-export async function modelVerdict(client: OpenAI, model: string, input: VerdictInput): Promise<ModelVerdict> {
+export async function modelVerdict(client: ModelClient, model: string, input: VerdictInput): Promise<ModelVerdict> {
   const messages: ChatMessage[] = [
     { role: 'system', content: prompt('judge', 'system') },
     {
@@ -55,11 +57,11 @@ export async function modelVerdict(client: OpenAI, model: string, input: Verdict
   ];
   const problems: string[] = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const content = await requestJson(client, model, messages, { name: 'verdict', schema: RequestedVerdict }, 'the judge');
+    const content = await client.completeJson(model, messages, { name: 'verdict', schema: RequestedVerdict }, { caller: 'judge', stage: input.stage });
     const reply = parseJsonReply(content, ModelVerdictSchema);
     if ('value' in reply) return reply.value;
     problems.push(`attempt ${attempt}: ${reply.problem}`);
     messages.push({ role: 'assistant', content }, { role: 'user', content: prompt('judge', 'malformed', { problem: reply.problem }) });
   }
-  throw new StageError(`the judge returned no valid verdict in ${ATTEMPTS} attempts (${problems.join('; ')})`);
+  throw new MalformedReplyError(`the judge returned no valid verdict in ${ATTEMPTS} attempts (${problems.join('; ')})`);
 }

@@ -1,6 +1,6 @@
 import type { ChangedFile } from '../schemas';
 import { fileKind } from './file-kind';
-import { git } from './git';
+import { git } from '../git';
 
 const STATUS: Record<string, ChangedFile['status']> = {
   A: 'added',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Edge, PullRequestRecord } from '../schemas';
 import { corroboration } from './corroboration';
-import { git } from './git';
+import { git } from '../git';
 import { isSweep, sweepCommits } from './sweeps';
 
 export interface CodeHistoryOptions {

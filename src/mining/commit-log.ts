@@ -1,4 +1,4 @@
-import { git } from './git';
+import { git } from '../git';
 
 export interface LoggedCommit {
   sha: string;

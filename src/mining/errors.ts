@@ -1,4 +1,4 @@
-import { InputError } from '../errors';
+import { InputError, TransientError } from '../errors';
 
 /** Errors raised while reading pull requests out of a repository. */
 export class MiningError extends InputError {}
@@ -13,26 +13,29 @@ export class NotAGitRepositoryError extends MiningError {
   }
 }
 
-/** A git command exited non-zero; `stderr` says why. */
-export class GitCommandError extends MiningError {
-  constructor(
-    readonly args: readonly string[],
-    readonly exitCode: number | string | undefined,
-    readonly stderr: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`git ${args.join(' ')} failed (${exitCode ?? 'no exit code'}): ${stderr.trim()}`, options);
-  }
-}
-
 /** The GitHub API knows no such repository, or the token may not see it. */
 export class RepositoryNotFoundError extends MiningError {}
 
+/**
+ * GitHub cannot answer now, through no fault of the input: running the same command later helps, and
+ * the message says when. The CLI exits with EXIT_RETRY_LATER (cli/exit-codes.ts), not as bad input.
+ */
+export class GitHubRetryLaterError extends TransientError {
+  constructor(
+    message: string,
+    /** When GitHub said it would answer again, if it said. */
+    readonly retryAt?: Date,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** GitHub's rate limit ran out and the reset is further away than we are willing to wait. */
-export class RateLimitError extends MiningError {}
+export class RateLimitError extends GitHubRetryLaterError {}
 
 /** GitHub kept failing (5xx, network) after the retries. */
-export class GitHubUnavailableError extends MiningError {}
+export class GitHubUnavailableError extends GitHubRetryLaterError {}
 
 /** GitHub sent something that does not match what its API documents; `detail` says where. */
 export class GitHubPayloadError extends MiningError {

@@ -3,8 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { PullRequestRecordSchema, type PullRequest, type PullRequestRecord } from '../schemas';
 import { changedFilesOf, firstParentChanges } from './changed-files';
 import { logCommits, splitMessage, type LoggedCommit } from './commit-log';
-import { GitCommandError, MiningError, NotAGitRepositoryError } from './errors';
-import { git } from './git';
+import { MiningError, NotAGitRepositoryError } from './errors';
+import { git, GitError } from '../git';
 import { recognizeLanding, type Landing } from './landing';
 import type { ProgressListener } from './progress';
 import { withLocalPatches } from './local-patches';
@@ -31,7 +31,7 @@ async function resolveCommit(repoPath: string, revision: string): Promise<string
   try {
     return (await git(repoPath, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`])).trim();
   } catch (error) {
-    if (!(error instanceof GitCommandError)) throw error;
+    if (!(error instanceof GitError)) throw error;
     throw new MiningError(`no commit named ${revision} in ${repoPath}`, { cause: error });
   }
 }

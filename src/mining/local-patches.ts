@@ -1,5 +1,6 @@
 import { PullRequestSchema, type PullRequest, type PullRequestRecord } from '../schemas';
-import { GitCommandError, MiningError } from './errors';
+import { GitError } from '../git';
+import { MiningError } from './errors';
 import { gitPatch } from './patch';
 import { splitPatch } from './patch-split';
 
@@ -11,7 +12,7 @@ export async function withLocalPatches(repoPath: string, prs: readonly PullReque
     try {
       patch = await gitPatch(repoPath, pr.baseSha, pr.mergeSha);
     } catch (error) {
-      if (!(error instanceof GitCommandError)) throw error;
+      if (!(error instanceof GitError)) throw error;
       throw new MiningError(
         `the clone at ${repoPath} lacks PR #${pr.number}'s commits ${pr.baseSha.slice(0, 12)}..${pr.mergeSha.slice(0, 12)}; fetch them (git fetch origin) and mine again`,
         { cause: error },

@@ -1,4 +1,4 @@
-import { git } from './git';
+import { git } from '../git';
 
 /**
  * The unified diff base..merge. Explicit prefixes and no external diff: a user's diff.noprefix or

@@ -1,4 +1,4 @@
-import { git } from './git';
+import { git } from '../git';
 
 const PULL_HEAD = /^refs\/pull\/(\d+)\/head$/;
 

@@ -1,4 +1,4 @@
-import { git } from './git';
+import { git } from '../git';
 
 const OWNER_NAME = /^[\w.-]+\/[\w.-]+$/;
 /** https://host/owner/name(.git), ssh://git@host/owner/name, git@host:owner/name.git */

@@ -1,4 +1,4 @@
-import type OpenAI from 'openai';
+import type { ModelClient } from '../model/client';
 import type { Chain, ChainQueries } from '../schemas';
 import { measureLeaks } from './leak-rate';
 import { synthesizeQueries, type SynthesisOptions } from './synthesize';
@@ -8,7 +8,7 @@ import { templateQueries } from './template';
  * The queries a chain runs with: model-written when a writer model is given, else the template
  * (gold replays need no model), either way with a leak report on every query.
  */
-export async function chainQueries(chain: Chain, writer?: { client: OpenAI; model: string }, opts: SynthesisOptions = {}): Promise<ChainQueries> {
+export async function chainQueries(chain: Chain, writer?: { client: ModelClient; model: string }, opts: SynthesisOptions = {}): Promise<ChainQueries> {
   if (writer) return synthesizeQueries(writer.client, writer.model, chain, opts);
   return measureLeaks(templateQueries(chain), chain, opts.leakLimit);
 }

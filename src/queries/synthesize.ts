@@ -1,9 +1,9 @@
-import type OpenAI from 'openai';
 import { z } from 'zod';
+import type { ModelClient } from '../model/client';
 import { ChainQueriesSchema, QueryPartsSchema, type Chain, type ChainQueries, type PullRequest, type QueryParts } from '../schemas';
 import { DEFAULT_LEAK_LIMIT } from './leak-check';
 import { mergeSecrets, patchSecrets } from './patch-secrets';
-import { prompt } from './prompt-files';
+import { prompt } from '../model/prompt-files';
 import { writeWithoutLeaks } from './write-without-leaks';
 
 export interface SynthesisOptions {
@@ -58,7 +58,7 @@ function overviewMessage(chain: Chain, stageTexts: string[]): string {
  * them) and regenerated with the findings while it leaks; its leak report is kept on the query.
  */
 export async function synthesizeQueries(
-  client: OpenAI,
+  client: ModelClient,
   model: string,
   chain: Chain,
   opts: SynthesisOptions = {},
@@ -73,6 +73,7 @@ export async function synthesizeQueries(
       writeWithoutLeaks({
         client,
         model,
+        stage: i,
         messages: [system, { role: 'user', content: stageMessage(chain, i, opts.maxPatchChars ?? 24_000) }],
         format: { name: 'stage_query', schema: QueryPartsSchema },
         render: renderQuery,

@@ -1,15 +1,17 @@
-import type OpenAI from 'openai';
 import type { z } from 'zod';
-import { StageError } from '../errors';
+import type { ChatMessage, ModelClient } from '../model/client';
+import { MalformedReplyError } from '../model/errors';
+import { parseJsonReply } from '../model/json-reply';
 import type { LeakReport } from '../schemas';
 import { checkLeak, describeFindings } from './leak-check';
-import { parseJsonReply, requestJson, type ChatMessage } from './model-request';
 import type { PatchSecrets } from './patch-secrets';
-import { prompt } from './prompt-files';
+import { prompt } from '../model/prompt-files';
 
 export interface WriteRequest<T> {
-  client: OpenAI;
+  client: ModelClient;
   model: string;
+  /** The stage this piece is for (0-based); absent for the chain overview. Sent as the call's marker. */
+  stage?: number;
   /** System prompt and the task: the conversation the writer starts from. */
   messages: ChatMessage[];
   format: { name: string; schema: z.ZodType<T> };
@@ -41,7 +43,7 @@ export async function writeWithoutLeaks<T>(req: WriteRequest<T>): Promise<Writte
   let best: Written<T> | undefined;
   let firstScore: number | undefined;
   for (let attempt = 1; attempt <= req.maxAttempts; attempt++) {
-    const content = await requestJson(req.client, req.model, messages, req.format, 'the query writer');
+    const content = await req.client.completeJson(req.model, messages, req.format, { caller: 'query-writer', stage: req.stage });
     messages.push({ role: 'assistant', content });
     const reply = parseJsonReply(content, req.format.schema);
     if ('problem' in reply) {
@@ -59,7 +61,7 @@ export async function writeWithoutLeaks<T>(req: WriteRequest<T>): Promise<Writte
     messages.push({ role: 'user', content: prompt('queries', 'leak-feedback', { findings: describeFindings(findings) }) });
   }
   if (!best) {
-    throw new StageError(`the query writer gave no valid reply for ${req.label} in ${req.maxAttempts} attempts (${problems.join('; ')})`);
+    throw new MalformedReplyError(`the query writer gave no valid reply for ${req.label} in ${req.maxAttempts} attempts (${problems.join('; ')})`);
   }
   // Every attempt leaked: keep the least leaky, and say how many attempts were spent on it.
   return { ...best, leak: { ...best.leak, attempts: req.maxAttempts, firstScore: firstScore! } };

@@ -3,7 +3,7 @@ import type Docker from 'dockerode';
 import { runAgent, type AgentLimits } from '../agent/loop';
 import type { Policy } from '../agent/policy';
 import { feedbackMessage, stageMessage } from '../agent/prompts';
-import { NO_REDACTION, type Redactor } from '../agent/redact';
+import { NO_REDACTION, type Redactor } from '../redact';
 import { scaffoldFor } from '../agent/scaffolds';
 import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
@@ -54,7 +54,7 @@ export interface RoundDeps {
   limits: AgentLimits;
   /** `testCommand` runs the PR's test files with the stage environment's runner. */
   policyFor: (chain: Chain, stage: number, testCommand: string) => Policy;
-  /** Keeps the worker's secrets out of the conversation (see agent/redact.ts). */
+  /** Keeps the worker's secrets out of the conversation (see src/redact.ts). */
   redactor?: Redactor;
   /** Progress for the Temporal UI and `chainsmith status`; also proves the worker is alive. */
   heartbeat: (details: RoundProgress) => void;
@@ -108,6 +108,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       stepsThisRound: checkpoint?.stepsThisRound ?? 0,
       signal: deps.signal,
       redactor: deps.redactor,
+      at: { stage: input.stage, round: input.round },
       onStep: async (t, step) => {
         const patch = await sandbox.diff();
         await checkpoints.save(start, t, patch, step);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { StageError } from '../errors';
-import { git } from '../mining/git';
+import { git } from '../git';
 
 /**
  * Questions about a stage's repository, answered on the sandbox host from its clone with plain git

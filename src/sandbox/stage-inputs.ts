@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git } from '../mining/git';
+import { git } from '../git';
 import type { PullRequest } from '../schemas';
 import { hasCommit } from './host-repo';
 

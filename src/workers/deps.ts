@@ -1,13 +1,13 @@
 import Docker from 'dockerode';
-import OpenAI from 'openai';
 import type { ActivityDeps } from '../activities';
 import type { Config } from '../config';
 import { baseImageTag } from '../environments/images';
+import { ModelClient } from '../model/client';
+import { retryPolicyFrom } from '../model/retry';
 
-/** Real clients from config. The SDK does not retry: Temporal's retry policy is the one layer that does. */
+/** Real clients from config; the model client only where an endpoint is configured. */
 export function buildDeps(config: Config): ActivityDeps {
-  const openai = config.model.baseUrl
-    ? new OpenAI({ baseURL: config.model.baseUrl, apiKey: config.model.apiKey ?? 'unset', maxRetries: 0, timeout: config.model.timeoutMs })
-    : undefined;
-  return { config, docker: new Docker(), openai, image: config.sandbox.image ?? baseImageTag() };
+  const { model } = config;
+  const client = model.baseUrl ? new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry: retryPolicyFrom(model) }) : undefined;
+  return { config, docker: new Docker(), model: client, image: config.sandbox.image ?? baseImageTag() };
 }

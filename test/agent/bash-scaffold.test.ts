@@ -1,10 +1,11 @@
-import OpenAI from 'openai';
+import { ModelClient } from '../../src/model/client';
 import { BASH_SCAFFOLD, bashBlock, SUBMIT_MARKER } from '../../src/agent/bash-scaffold';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
-import { Redactor } from '../../src/agent/redact';
+import { Redactor } from '../../src/redact';
 import type { Message, Trajectory } from '../../src/schemas';
-import { FakeOpenAI, type ChatRequest } from '../../src/testing/fake-openai';
+import { FakeOpenAI } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 import { useStageSandbox } from '../support/stage-sandbox';
 
 const LIMITS: AgentLimits = { maxSteps: 20, commandTimeoutSeconds: 10, maxOutputChars: 8_000 };
@@ -23,11 +24,11 @@ const start = (): Trajectory => ({
 
 /** Runs the loop under the bash scaffold with replies scripted by step; the requests are kept. */
 async function run(replies: string[], limits = LIMITS) {
-  const fake = new FakeOpenAI((req: ChatRequest) => ({ content: replies[req.messages.filter((m) => m.role === 'assistant').length] }));
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'test', maxRetries: 0 });
+  const fake = new FakeOpenAI(scriptedModel({ agent: ({ step }) => ({ content: replies[step] }) }));
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const result = await runAgent({
-      policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      policy: new ModelPolicy(client, 'scripted'),
       sandbox: sandbox(),
       trajectory: start(),
       limits,

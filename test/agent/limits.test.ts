@@ -1,9 +1,10 @@
-import OpenAI from 'openai';
+import { ModelClient } from '../../src/model/client';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { costOf } from '../../src/agent/pricing';
 import type { Message, Trajectory } from '../../src/schemas';
-import { FakeOpenAI, type ChatRequest, type FaultOptions, type Reply } from '../../src/testing/fake-openai';
+import { FakeOpenAI, type ChatRequest, type FaultOptions, type Reply } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 import { useStageSandbox } from '../support/stage-sandbox';
 
 const BASE: AgentLimits = { maxSteps: 40, commandTimeoutSeconds: 10, maxOutputChars: 8_000 };
@@ -19,11 +20,11 @@ const start = (): Trajectory => ({
 });
 
 async function run(script: (req: ChatRequest, step: number) => Reply, limits: AgentLimits, faults: FaultOptions = {}) {
-  const fake = new FakeOpenAI((req) => script(req, req.messages.filter((m) => m.role === 'assistant').length), faults);
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'test', maxRetries: 0 });
+  const fake = new FakeOpenAI(scriptedModel({ agent: ({ request, step }) => script(request, step) }), faults);
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const result = await runAgent({
-      policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      policy: new ModelPolicy(client, 'scripted'),
       sandbox: sandbox(),
       trajectory: start(),
       limits,

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import OpenAI from 'openai';
+import { ModelClient } from '../../src/model/client';
 import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { systemPrompt } from '../../src/agent/prompts';
@@ -7,8 +7,9 @@ import { executeTool } from '../../src/agent/tools';
 import type { DockerSandbox } from '../../src/sandbox/docker-sandbox';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Message, Trajectory } from '../../src/schemas';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../../src/testing/fake-openai';
-import { stageSandbox } from '../../src/testing/stage-sandbox';
+import { FakeOpenAI, type Reply } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
+import { stageSandbox } from '../support/stage-sandbox';
 
 const docker = new Docker();
 const LABELS = { 'chainsmith.test': 'agent-tools' };
@@ -28,16 +29,16 @@ const call = (name: string, args: Record<string, unknown>): Reply => ({ toolCall
 
 /** One tool call per step, chosen by how many steps the agent has taken. */
 function scripted(steps: Reply[]) {
-  return (req: ChatRequest): Reply => steps[Math.min(req.messages.filter((m) => m.role === 'assistant').length, steps.length - 1)];
+  return scriptedModel({ agent: ({ step }) => steps[Math.min(step, steps.length - 1)] });
 }
 
 async function runScript(steps: Reply[]): Promise<{ t: Trajectory; exitReason: string; outputs: string[] }> {
   const fake = new FakeOpenAI(scripted(steps));
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'test', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const saved: number[] = [];
     const run = await runAgent({
-      policy: new ModelPolicy(client, 'scripted', { attempts: 1, baseDelayMs: 0 }),
+      policy: new ModelPolicy(client, 'scripted'),
       sandbox,
       trajectory: { policy: 'model', messages: [{ role: 'system', content: systemPrompt('The project is installed.') }, { role: 'user', content: 'Task 1 of 1: do it' }], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
       limits: LIMITS,

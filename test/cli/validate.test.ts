@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { pythonChain } from '../../src/testing/python-chain';
+import { pythonChain } from '../support/python-chain';
 
 const root = resolve(__dirname, '../..');
 const run = promisify(execFile);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DemoDirectoryError } from '../../src/demo/errors';
 import { DEMO_HEAD, generateDemoRepo } from '../../src/demo/generate-repo';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 
 let root: string;
 

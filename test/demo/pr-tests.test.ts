@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 import { mineLocalRepo } from '../../src/mining/local-git';
 import type { PullRequest } from '../../src/schemas';
 import { runPytest } from './pytest';

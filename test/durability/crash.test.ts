@@ -3,8 +3,8 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { runLabel } from '../../src/rollout/round';
 import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { TrajectorySchema, type ScaffoldKind } from '../../src/schemas';
-import { crashRun } from '../../src/testing/crash-run';
-import { expectedNotes, NOTES_FILE } from '../../src/testing/scripted-agent';
+import { crashRun } from '../support/crash-run';
+import { expectedNotes, NOTES_FILE } from '../support/scripted-model';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
 

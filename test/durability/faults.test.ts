@@ -1,7 +1,7 @@
 import { Client } from '@temporalio/client';
 import { startBatch } from '../../src/cli/start';
-import { FakeOpenAI } from '../../src/testing/fake-openai';
-import { longRolloutScript } from '../../src/testing/scripted-agent';
+import { FakeOpenAI } from '../support/fake-openai';
+import { longRolloutScript } from '../support/scripted-model';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';

@@ -3,9 +3,8 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startChains } from '../../src/cli/start';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { FakeOpenAI } from '../../src/testing/fake-openai';
-import { formatName } from '../../src/testing/scripted-queries';
-import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
+import { FakeOpenAI } from '../support/fake-openai';
+import { expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-model';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
@@ -51,7 +50,7 @@ describe.each([
       worker.start();
       const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
       // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count).
-      while (fake.requests.filter((r) => !formatName(r.body)).length < NOTES + 5) await sleep(50);
+      while (fake.requestsBy('agent').length < NOTES + 5) await sleep(50);
       restarting = true;
       await restart(pattern, step);
       restarting = false;

@@ -9,7 +9,7 @@ import { StageError } from '../../src/errors';
 import { validateStages } from '../../src/judge/gold-yield';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { BUILD_LABEL } from '../../src/environments/builder';
-import { ChainRepo } from '../../src/testing/chain-repo';
+import { ChainRepo } from '../support/chain-repo';
 import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();

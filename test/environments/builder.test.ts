@@ -10,8 +10,8 @@ import { VENV } from '../../src/environments/languages/python';
 import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { BUILD_LABEL, ENV_IMAGE } from '../../src/environments/builder';
 import { setUpStage } from '../../src/sandbox/stage-setup';
-import { testEnvironments } from '../../src/testing/environments';
-import { pythonChain } from '../../src/testing/python-chain';
+import { testEnvironments } from '../support/environments';
+import { pythonChain } from '../support/python-chain';
 
 const docker = new Docker();
 /** A repository's files without git: names at the root and their texts. */

@@ -7,8 +7,8 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
-import { testEnvironments } from '../../src/testing/environments';
-import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../src/testing/real-repos';
+import { testEnvironments } from '../support/environments';
+import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../support/real-repos';
 
 /**
  * Rust, Go and Java environments built from real repositories through the framework: dependencies

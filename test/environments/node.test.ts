@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { testEnvironments } from '../../src/testing/environments';
-import { ChainRepo } from '../../src/testing/chain-repo';
+import { testEnvironments } from '../support/environments';
+import { ChainRepo } from '../support/chain-repo';
 
 const docker = new Docker();
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { testEnvironments } from '../../src/testing/environments';
-import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../src/testing/real-repos';
+import { testEnvironments } from '../support/environments';
+import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../support/real-repos';
 import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();

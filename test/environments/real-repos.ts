@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FetchContext } from '../../src/environments/contract';
 import { hostCheckout } from '../../src/environments/dependencies';
-import { bundlePath, cloneBundle, SHARED_REPOS } from '../../src/testing/real-repos';
+import { bundlePath, cloneBundle, SHARED_REPOS } from '../support/real-repos';
 
 /**
  * The shared clone of a real repository's bundle (made once per machine), or undefined with a message

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { combine } from '../../src/judge/combine';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { testEnvironments } from '../../src/testing/environments';
+import { testEnvironments } from '../support/environments';
 import type { Chain } from '../../src/schemas';
-import { demoChain } from '../queries/demo-chain';
+import { demoChain } from '../support/demo-chain';
 import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();
@@ -16,7 +16,7 @@ let store: ArtifactStore;
 
 beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gold-'));
-  chain = await demoChain('demo/tally', dir);
+  chain = await demoChain('gold');
   store = new ArtifactStore(join(dir, 'artifacts'));
 });
 

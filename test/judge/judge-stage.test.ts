@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import { ModelClient } from '../../src/model/client';
 import { judgementSummary, judgeStage } from '../../src/judge/judge-stage';
 import type { GoldTests, TestSignal } from '../../src/schemas';
 import { FakeOpenAI } from '../support/fake-openai';
@@ -19,7 +19,7 @@ const tests: TestSignal = {
 
 test('the judge model hears how the tests went against the gold validation, and failing tests cap its score', async () => {
   const fake = new FakeOpenAI(() => ({ content: JSON.stringify({ score: 0.9, feedback: 'Handles odd input.\nMore detail.', aspects: { behaviour: 'b', completeness: 'c', scope: 's', tests: 't' } }) }));
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'k', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const j = await judgeStage({ task: 'Average the middle pair.', goldPatch: '+x', agentPatch: '+y', tests, gold, threshold: 0.8, judge: { client, model: 'judge' } });
     expect(fake.requests[0].body.messages[1].content).toContain(

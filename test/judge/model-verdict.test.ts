@@ -1,8 +1,8 @@
-import OpenAI from 'openai';
+import { ModelClient } from '../../src/model/client';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StageError, TransientError } from '../../src/errors';
 import { modelVerdict } from '../../src/judge/model-verdict';
+import { MalformedReplyError, ModelRefusedError, ModelTimeoutError } from '../../src/model/errors';
 import { FakeOpenAI, type Reply } from '../support/fake-openai';
 
 const INPUT = { task: 'Make median average the middle pair.', goldPatch: '+    return (a + b) / 2', agentPatch: '+    return mean(pair)' };
@@ -11,7 +11,7 @@ const VALID = { score: 0.9, aspects: { behaviour: 'same', completeness: 'complet
 async function judgeWith(replies: string[]) {
   let asked = 0;
   const fake = new FakeOpenAI((): Reply => ({ content: replies[Math.min(asked++, replies.length - 1)] }));
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'k', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     return { verdict: await modelVerdict(client, 'judge', INPUT).catch((err: Error) => err), fake };
   } finally {
@@ -34,7 +34,7 @@ test('a malformed verdict is pointed out and asked for again in the same convers
 
 test('three malformed verdicts fail the stage with the reason', async () => {
   const { verdict } = await judgeWith(['nope']);
-  expect(verdict).toBeInstanceOf(StageError);
+  expect(verdict).toBeInstanceOf(MalformedReplyError);
   expect((verdict as Error).message).toMatch(/^the judge returned no valid verdict in 3 attempts \(attempt 1: it is not valid JSON \("nope"\); attempt 2: .*attempt 3: /);
 });
 
@@ -42,10 +42,11 @@ test('a judge endpoint that does not answer is a clear, retryable error', async 
   const hung: Server = createServer(() => undefined); // accepts the request and never answers
   await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/v1`;
-  const client = new OpenAI({ baseURL: url, apiKey: 'k', maxRetries: 0, timeout: 300 });
+  const client = new ModelClient({ baseUrl: url, timeoutMs: 300, retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const err = await modelVerdict(client, 'judge', INPUT).catch((e: Error) => e);
-    expect(err).toBeInstanceOf(TransientError);
+    expect(err).toBeInstanceOf(ModelTimeoutError);
+    expect((err as ModelTimeoutError).permanent).toBe(false);
     expect((err as Error).message).toBe(`the judge at ${url} did not answer within 300 ms`);
   } finally {
     hung.closeAllConnections();
@@ -56,10 +57,11 @@ test('a judge endpoint that does not answer is a clear, retryable error', async 
 test('an endpoint that refuses the request (HTTP 401) is not retried', async () => {
   const server = createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const client = new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, apiKey: 'k', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const err = await modelVerdict(client, 'judge', INPUT).catch((e: Error) => e);
-    expect(err).toBeInstanceOf(StageError);
+    expect(err).toBeInstanceOf(ModelRefusedError);
+    expect(err).toMatchObject({ status: 401, permanent: true });
     expect((err as Error).message).toMatch(/answered HTTP 401: 401 bad key$/);
   } finally {
     await new Promise((r) => server.close(r));

@@ -7,11 +7,11 @@ import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import type { Chain, ChainRun } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/types';
-import { demoChain } from '../queries/demo-chain';
+import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';
-import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
 import { agentMedianCommand } from '../support/agent-median';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+import { FakeOpenAI } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 
 const MEDIAN = agentMedianCommand('Middle value; for an even count, the mean of the middle pair.');
 
@@ -20,18 +20,13 @@ const EDITS = [MEDIAN, `sed -i 's/Middle value;/Middle value of the data;/' tall
 
 /** The scripted model: the agent (tool calls) and the judge (structured verdicts, in call order). */
 function model(verdicts: string[]) {
-  let judged = 0;
-  return (req: ChatRequest): Reply => {
-    const query = answerQueryWriter(req);
-    if (query) return query;
-    if (formatName(req) === 'verdict') return { content: verdicts[judged++] };
-    const round = req.messages.filter((m) => m.role === 'user' && m.content?.startsWith('A reviewer')).length;
-    const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
-    const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
-    return step === 0
-      ? { toolCalls: [{ name: 'bash', args: { command: EDITS[round] } }] }
-      : { toolCalls: [{ name: 'submit', args: { summary: `round ${round + 1}` } }] };
-  };
+  return scriptedModel({
+    agent: ({ round, step }) =>
+      step === 0
+        ? { toolCalls: [{ name: 'bash', args: { command: EDITS[round] } }] }
+        : { toolCalls: [{ name: 'submit', args: { summary: `round ${round + 1}` } }] },
+    judge: ({ n }) => ({ content: verdicts[n] }),
+  });
 }
 
 const verdict = (score: number, feedback: string) =>
@@ -39,8 +34,7 @@ const verdict = (score: number, feedback: string) =>
 
 /** The demo's first PR as a one-stage chain under a repository name unique to this run. */
 async function firstStage(prefix: string): Promise<Chain> {
-  // Workflow ids derive from the repository name, and the dev server outlives test runs.
-  const chain = await demoChain(`${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}/tally`);
+  const chain = await demoChain(prefix);
   return { ...chain, id: `${chain.id}/first`, prs: [chain.prs[0]], edges: [] };
 }
 
@@ -78,7 +72,7 @@ describe('refinement rounds on the Temporal dev server and Docker, with a script
     expect(result.results[0].rounds.map((r) => r.score)).toEqual([0.3, 0.5, 0.9]);
 
     // The malformed first verdict went back to the judge in the same conversation, and it answered again.
-    const judge = fake.requests.filter((r) => formatName(r.body) === 'verdict').map((r) => r.body.messages);
+    const judge = fake.requestsBy('judge').map((r) => r.messages);
     expect(judge).toHaveLength(4);
     expect(judge[1].at(-1)!.content).toMatch(/^Your verdict could not be used: it is not valid JSON/);
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { logCommits } from '../../src/mining/commit-log';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import type { FakeCommit, FakePull, FakeRepo } from '../support/fake-github';
 

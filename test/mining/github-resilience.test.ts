@@ -72,7 +72,7 @@ test('a reset too far away stops the mine with a clear message; the rerun asks n
   fake.fail(isPage(3), rateLimited(3600));
   const failure = mine(cacheDir);
   await expect(failure).rejects.toBeInstanceOf(RateLimitError);
-  await expect(failure).rejects.toThrow(/^GitHub's rate limit ran out while fetching GET \/repos\/acme\/big\/pulls page 3 \(it resets at \d{4}-.*Z\); what was fetched is cached in .*acme\/big, so running the same command again continues from there after the reset$/);
+  await expect(failure).rejects.toThrow(/^GitHub's rate limit ran out while fetching GET \/repos\/acme\/big\/pulls page 3 \(it resets at \d{4}-.*Z, in 60 minutes\); what was fetched is cached in .*acme\/big, so running the same command again continues from there after the reset$/);
 
   fake.requests.length = 0;
   const result = await mine(cacheDir);
@@ -98,7 +98,7 @@ test('interrupted while fetching details, the rerun fetches only the PRs not yet
   fake.fail((r) => isGraphql(r) && ++batches >= 3, serverError(503), 1000);
   const failure = mine(cacheDir);
   await expect(failure).rejects.toBeInstanceOf(GitHubUnavailableError);
-  await expect(failure).rejects.toThrow(/^GitHub kept answering 503 for GraphQL details of PRs #\d+\.\.#\d+ after retrying; what was fetched is cached/);
+  await expect(failure).rejects.toThrow(/^GitHub kept answering 503 for GraphQL details of PRs #\d+\.\.#\d+ after retrying; try again in a few minutes: what was fetched is cached/);
   const asked = (requests: SeenRequest[]) => requests.filter(isGraphql).flatMap((r) => [...(r.graphql ?? '').matchAll(/pr(\d+): /g)].map((m) => Number(m[1])));
   const done = new Set(asked(fake.requests.filter((r) => r.status === 200)));
   expect(done.size).toBe(100);

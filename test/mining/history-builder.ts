@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 
 /** File contents by path; null deletes. */
 export type FileChanges = Record<string, string | null>;

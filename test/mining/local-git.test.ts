@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { DEMO_PULL_REQUESTS } from '../../src/demo/tally-history';
 import { MiningError, NotAGitRepositoryError } from '../../src/mining/errors';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 import { mineLocalRepo } from '../../src/mining/local-git';
 import type { PullRequest } from '../../src/schemas';
 import { ScratchRepo } from './scratch-repo';

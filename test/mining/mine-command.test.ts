@@ -8,7 +8,7 @@ import { readChains } from '../../src/cli/chains-file';
 import { companionPaths, mineCommand } from '../../src/cli/mine';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { PullRequestRecordSchema } from '../../src/schemas';
-import { FakeGitHub } from '../support/fake-github';
+import { FakeGitHub, rateLimited, serverError } from '../support/fake-github';
 import { widgetsStory } from './story';
 
 const run = promisify(execFile);
@@ -114,6 +114,30 @@ test('an unknown GitHub repository exits 2 with a clear line, through the real c
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`error: GitHub has no repository acme/nope at ${baseUrl}, or the token cannot see it (404 on GET /repos/acme/nope)`);
     expect(existsSync(out)).toBe(false);
+  } finally {
+    await fake.stop();
+  }
+});
+
+test('GitHub rate-limited or down is not bad input: exit 75 with one line saying when to retry, nothing written', async () => {
+  const fake = new FakeGitHub([]);
+  const baseUrl = await fake.start();
+  try {
+    const out = join(root, 'limited.jsonl');
+    fake.fail(() => true, rateLimited(1800));
+    const limited = await cli(['mine', '--github', 'acme/widgets', '--out', out], { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'x' });
+    expect(limited.code).toBe(75);
+    expect(limited.stderr.trim()).toMatch(/^error: GitHub's rate limit ran out while fetching GET \/repos\/acme\/widgets \(it resets at \S+Z, in 30 minutes\); what was fetched is cached in \S+, so running the same command again continues from there after the reset$/);
+
+    fake.clearFaults();
+    fake.fail(() => true, serverError(503), 100);
+    const down = await cli(['mine', '--github', 'acme/widgets', '--out', out], { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'x' });
+    expect(down.code).toBe(75);
+    expect(down.stderr.trim()).toMatch(/^error: GitHub kept answering 503 for GET \/repos\/acme\/widgets after retrying; try again in a few minutes: /);
+    expect(existsSync(out)).toBe(false);
+
+    const help = await cli(['--help']);
+    expect(help.stdout).toMatch(/^ {2}75 {2}retry later: /m);
   } finally {
     await fake.stop();
   }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 import { readLocalPullRequests, type LocalMineResult } from '../../src/mining/local-git';
 import { linkPullRequests } from '../../src/mining/references';
 import { HistoryBuilder } from './history-builder';

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { git } from '../../src/mining/git';
+import { git } from '../../src/git';
 
 const IDENTITY = {
   GIT_CONFIG_GLOBAL: '/dev/null',

@@ -1,9 +1,10 @@
-import OpenAI from 'openai';
-import { StageError } from '../../src/errors';
+import { ModelClient } from '../../src/model/client';
+import { MalformedReplyError } from '../../src/model/errors';
 import { chainQueries } from '../../src/queries/chain-queries';
 import { summarizeLeaks } from '../../src/queries/leak-rate';
 import { synthesizeQueries } from '../../src/queries/synthesize';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+import type { CallMarker } from '../../src/model/markers';
+import { FakeOpenAI, type Script } from '../support/fake-openai';
 import { sampleChain } from './sample-chain';
 
 const LEAKY = {
@@ -26,14 +27,14 @@ const MISSES = {
 };
 const OVERVIEW = { overview: 'Make the cache trustworthy and observable: bound the age of entries, then report how often it misses.' };
 
-function stageOf(req: ChatRequest): number | undefined {
-  const m = /stage (\d+) of \d+/.exec(req.messages[1]?.content ?? '');
-  return m ? Number(m[1]) : undefined;
+/** The stage (1-based) a query-writer call is for, by its marker; undefined for the chain overview. */
+function stageOf(marker?: CallMarker): number | undefined {
+  return marker?.stage === undefined ? undefined : marker.stage + 1;
 }
 
-async function withFake<T>(script: (req: ChatRequest) => Reply, fn: (client: OpenAI, fake: FakeOpenAI) => Promise<T>): Promise<T> {
+async function withFake<T>(script: Script, fn: (client: ModelClient, fake: FakeOpenAI) => Promise<T>): Promise<T> {
   const fake = new FakeOpenAI(script);
-  const client = new OpenAI({ baseURL: await fake.start(), apiKey: 'test', maxRetries: 0 });
+  const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     return await fn(client, fake);
   } finally {
@@ -42,9 +43,9 @@ async function withFake<T>(script: (req: ChatRequest) => Reply, fn: (client: Ope
 }
 
 test('a leaking query is caught, sent back with the findings and regenerated; a malformed reply is asked for again', async () => {
-  const script = (req: ChatRequest): Reply => {
+  const script: Script = (req, marker) => {
     const answered = req.messages.filter((m) => m.role === 'assistant').length;
-    const stage = stageOf(req);
+    const stage = stageOf(marker);
     if (stage === 1) return { content: JSON.stringify(answered === 0 ? LEAKY : CLEAN) };
     if (stage === 2) return { content: answered === 0 ? 'Sure! Here is the query: count misses.' : JSON.stringify(MISSES) };
     return { content: JSON.stringify(OVERVIEW) };
@@ -64,14 +65,14 @@ test('a leaking query is caught, sent back with the findings and regenerated; a 
     );
 
     // The regeneration request carries the leaking answer and what it gave away.
-    const retry = fake.requests.find((r) => stageOf(r.body) === 1 && r.body.messages.length > 2)!.body;
+    const retry = fake.requests.find((r) => stageOf(r.marker) === 1 && r.body.messages.length > 2)!.body;
     const feedback = retry.messages.at(-1)!.content!;
     expect(retry.messages.at(-2)).toMatchObject({ role: 'assistant', content: JSON.stringify(LEAKY) });
     expect(feedback).toContain('"refreshFromDisk"');
     expect(feedback).toContain('"pkg/cache.py"');
 
     // The malformed reply was pointed out and counted as an attempt; what came next was clean.
-    const malformedRetry = fake.requests.find((r) => stageOf(r.body) === 2 && r.body.messages.length > 2)!.body;
+    const malformedRetry = fake.requests.find((r) => stageOf(r.marker) === 2 && r.body.messages.length > 2)!.body;
     expect(malformedRetry.messages.at(-1)!.content).toMatch(/could not be used: it is not valid JSON/);
     expect(second.leak).toMatchObject({ attempts: 2, firstScore: 0, passed: true });
 
@@ -82,10 +83,10 @@ test('a leaking query is caught, sent back with the findings and regenerated; a 
 
 test('every request asks for the four parts through a strict JSON schema, with the prompts from their template files', async () => {
   await withFake(
-    (req) => ({ content: JSON.stringify(stageOf(req) ? CLEAN : OVERVIEW) }),
+    (_req, marker) => ({ content: JSON.stringify(stageOf(marker) ? CLEAN : OVERVIEW) }),
     async (client, fake) => {
       await synthesizeQueries(client, 'writer', sampleChain());
-      const stageRequest = fake.requests.find((r) => stageOf(r.body) === 1)!.body;
+      const stageRequest = fake.requests.find((r) => stageOf(r.marker) === 1)!.body;
       expect(stageRequest.response_format).toMatchObject({
         type: 'json_schema',
         json_schema: { name: 'stage_query', strict: true, schema: { required: ['intent', 'locus', 'logic', 'directive'] } },
@@ -93,7 +94,7 @@ test('every request asks for the four parts through a strict JSON schema, with t
       expect(stageRequest.messages[0].content).toMatch(/^You write task statements/);
       expect(stageRequest.messages[1].content).toContain('Title: Expire cache entries after a TTL');
       expect(stageRequest.messages[1].content).toContain('- stage 2: Follow-up to #10: count cache misses');
-      const overviewRequest = fake.requests.find((r) => !stageOf(r.body))!.body;
+      const overviewRequest = fake.requests.find((r) => !stageOf(r.marker))!.body;
       expect(overviewRequest.messages[1].content).toContain('Task statement:\nMake cache lookups respect');
     },
   );
@@ -102,9 +103,9 @@ test('every request asks for the four parts through a strict JSON schema, with t
 test('when every attempt leaks, the least leaky query is kept and marked as leaking', async () => {
   const worse = { ...LEAKY, directive: 'Add a ttl parameter to lookup.' };
   await withFake(
-    (req) => {
-      if (!stageOf(req)) return { content: JSON.stringify(OVERVIEW) };
-      if (stageOf(req) === 2) return { content: JSON.stringify(MISSES) };
+    (req, marker) => {
+      if (!stageOf(marker)) return { content: JSON.stringify(OVERVIEW) };
+      if (stageOf(marker) === 2) return { content: JSON.stringify(MISSES) };
       const answered = req.messages.filter((m) => m.role === 'assistant').length;
       return { content: JSON.stringify(answered === 1 ? LEAKY : worse) };
     },
@@ -121,10 +122,10 @@ test('when every attempt leaks, the least leaky query is kept and marked as leak
 
 test('no valid reply in any attempt fails the chain with the reason', async () => {
   await withFake(
-    (req) => ({ content: stageOf(req) === 2 ? '{"intent": ""}' : JSON.stringify(stageOf(req) ? CLEAN : OVERVIEW) }),
+    (_req, marker) => ({ content: stageOf(marker) === 2 ? '{"intent": ""}' : JSON.stringify(stageOf(marker) ? CLEAN : OVERVIEW) }),
     async (client) => {
       const failure = synthesizeQueries(client, 'writer', sampleChain(), { maxAttempts: 2 });
-      await expect(failure).rejects.toThrow(StageError);
+      await expect(failure).rejects.toThrow(MalformedReplyError);
       await expect(failure).rejects.toThrow(/no valid reply for the query for stage 2 \(PR #12\) in 2 attempts \(attempt 1: it does not match the schema \(intent: .*locus: /);
     },
   );

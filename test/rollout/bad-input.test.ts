@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { startChains } from '../../src/cli/start';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
-import { startEngines, testConfig } from '../../src/testing/engines';
-import { pythonChain } from '../../src/testing/python-chain';
+import { startEngines, testConfig } from '../support/engines';
+import { pythonChain } from '../support/python-chain';
 import type { ChainResult } from '../../src/workflows/types';
 
 test('bad input stops its chain before the broken stage with a clear reason; earlier stages and other chains are unaffected', async () => {

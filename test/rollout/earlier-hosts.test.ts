@@ -7,8 +7,8 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { templateQueries } from '../../src/queries/template';
 import type { RoundProgress } from '../../src/rollout/round';
 import type { RoundResult } from '../../src/schemas';
-import { ChainRepo } from '../../src/testing/chain-repo';
-import { testConfig } from '../../src/testing/engines';
+import { ChainRepo } from '../support/chain-repo';
+import { testConfig } from '../support/engines';
 import { buildDeps } from '../../src/workers/deps';
 
 test('a round retried after its worker died elsewhere names that host, so the chain cleans up there too', async () => {

@@ -7,9 +7,10 @@ import { createActivities } from '../../src/activities';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { templateQueries } from '../../src/queries/template';
 import { TrajectorySchema, type RoundResult } from '../../src/schemas';
-import { ChainRepo } from '../../src/testing/chain-repo';
-import { testConfig } from '../../src/testing/engines';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../../src/testing/fake-openai';
+import { ChainRepo } from '../support/chain-repo';
+import { testConfig } from '../support/engines';
+import { FakeOpenAI, type Reply } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 import { buildDeps } from '../../src/workers/deps';
 
 const API_KEY = 'sk-worker-secret-4b1d9e7f2c6a8035';
@@ -25,8 +26,9 @@ function filesUnder(dir: string): string[] {
 }
 
 /** A model that has somehow got hold of the worker's secrets and tries to use them. */
-function leakyModel(req: ChatRequest): Reply {
-  const step = req.messages.filter((m) => m.role === 'assistant').length;
+const leakyModel = scriptedModel({ agent: ({ step }) => leakyStep(step) });
+
+function leakyStep(step: number): Reply {
   const bash = (command: string): Reply => ({ toolCalls: [{ name: 'bash', args: { command } }] });
   if (step === 0) return bash(`echo "${API_KEY} ${GITHUB_TOKEN}" > leak.txt; env; cat /proc/1/environ | tr '\\0' '\\n'`);
   if (step === 1) return bash('cat leak.txt fixture.txt');

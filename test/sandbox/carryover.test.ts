@@ -2,17 +2,20 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ModelPolicy } from '../../src/agent/model-policy';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
+import { ModelClient } from '../../src/model/client';
 import { templateQueries } from '../../src/queries/template';
 import { runLabel, runRound } from '../../src/rollout/round';
 import { CARRY_TAG } from '../../src/sandbox/carryover';
 import { DockerSandbox, RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { setUpStage } from '../../src/sandbox/stage-setup';
 import { TrajectorySchema, type Chain, type Message } from '../../src/schemas';
-import { ChainRepo } from '../../src/testing/chain-repo';
-import { testEnvironments } from '../../src/testing/environments';
-import { ScriptedPolicy } from '../../src/testing/scripted-policy';
+import { ChainRepo } from '../support/chain-repo';
+import { testEnvironments } from '../support/environments';
+import { FakeOpenAI } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 
 const LABEL = { 'chainsmith.test': 'carryover' };
 const ADD = 'def add(a, b):\n    return a + b\n';
@@ -95,7 +98,10 @@ test('conflicting carry: both sides kept between markers, the policy recorded on
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-carry-store-'));
   const store = new ArtifactStore(dir);
   const runKey = `carry-test-${Date.now()}`;
-  const policy = new ScriptedPolicy((step) => (step === 0 ? { tool: 'view_file', args: { path: 'calc.py' } } : { tool: 'submit', args: { summary: 'looked' } }));
+  const fake = new FakeOpenAI(
+    scriptedModel({ agent: ({ step }) => ({ toolCalls: [step === 0 ? { name: 'view_file', args: { path: 'calc.py' } } : { name: 'submit', args: { summary: 'looked' } }] }) }),
+  );
+  const policy = new ModelPolicy(new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } }), 'scripted');
   const result = await runRound(
     {
       runKey,
@@ -116,6 +122,9 @@ test('conflicting carry: both sides kept between markers, the policy recorded on
       heartbeat: () => undefined,
     },
   );
+  await fake.stop();
+  // The round told the model where it was: stage 2 (index 1), round 0, steps 0 and 1.
+  expect(fake.requests.map((r) => r.marker)).toEqual([0, 1].map((step) => ({ caller: 'agent', stage: 1, round: 0, step })));
   expect(result.carry).toEqual({ fromStages: [1], goldInBase: true, conflicts: ['calc.py'], policy: 'conflict-markers' });
   const t = await store.getJson(result.trajectoryRef, TrajectorySchema);
   const task = t.messages.find((m: Message) => m.role === 'user' && m.content.includes('Task 2 of 2'))!;

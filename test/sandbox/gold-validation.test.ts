@@ -7,8 +7,8 @@ import { StageError } from '../../src/errors';
 import { goldTestsFor, type GoldValidationDeps } from '../../src/judge/gold-validation';
 import { formatGoldYield, goldYield, validateStages } from '../../src/judge/gold-yield';
 import type { Chain } from '../../src/schemas';
-import { testEnvironments } from '../../src/testing/environments';
-import { pythonChain } from '../../src/testing/python-chain';
+import { testEnvironments } from '../support/environments';
+import { pythonChain } from '../support/python-chain';
 import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();

@@ -3,8 +3,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { ChainRepo } from '../../src/testing/chain-repo';
-import { testEnvironments } from '../../src/testing/environments';
+import { ChainRepo } from '../support/chain-repo';
+import { testEnvironments } from '../support/environments';
 
 const docker = new Docker();
 const SECRET = 'ghp_isolationTestTokenThatMustStayOutside0001';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../../src/environments/images';
-import { ChainRepo } from '../../src/testing/chain-repo';
+import { ChainRepo } from '../support/chain-repo';
 
 const docker = new Docker();
 let sandbox: DockerSandbox;

@@ -9,10 +9,9 @@ import { startChains } from '../../src/cli/start';
 import { datasetPath } from '../../src/dataset/export';
 import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { TrainingSampleSchema, type Chain } from '../../src/schemas';
-import { FakeOpenAI } from '../../src/testing/fake-openai';
-import { S3_TEST_ENV, startVersitygw, type S3Server } from '../../src/testing/s3-server';
-import { expectedNotes, longRolloutScript, NOTES_FILE } from '../../src/testing/scripted-agent';
-import { formatName } from '../../src/testing/scripted-queries';
+import { FakeOpenAI } from '../support/fake-openai';
+import { S3_TEST_ENV, startVersitygw, type S3Server } from '../support/s3-server';
+import { agentLatency, expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-model';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
@@ -54,7 +53,7 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
   const base = await demoChain('scale');
   // One repository, mined once, under four names: four chains (workflow ids derive from the name).
   const chains: Chain[] = [...Array(CHAINS).keys()].map((i) => ({ ...base, id: `${base.id}-${i}`, repo: { ...base.repo, name: `${base.repo.name}-${i}` } }));
-  const fake = new FakeOpenAI(longRolloutScript(base, { notesPerStage: NOTES }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
+  const fake = new FakeOpenAI(longRolloutScript(base, { notesPerStage: NOTES }), { latencyMs: agentLatency(100) });
   const env = {
     ...s3.env,
     CHAINSMITH_S3_PREFIX: `scale-${Date.now()}`,

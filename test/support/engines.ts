@@ -1,1 +1,56 @@
-export * from '../../src/testing/engines';
+import { bundleWorkflowCode, NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config';
+import { buildDeps } from '../../src/workers/deps';
+import { createWorkers } from '../../src/workers/worker';
+
+/**
+ * The real engines the suite runs on: the Temporal dev server and Docker engine that
+ * scripts/provision.sh started (npm test runs it first).
+ */
+export function testConfig(env: Record<string, string> = {}): Config {
+  const home = mkdtempSync(join(tmpdir(), 'chainsmith-test-'));
+  return loadConfig({ env: { CHAINSMITH_HOME: home, ...env }, cwd: home });
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** Bundled once per test file and reused by every worker in it. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
+  return bundle;
+}
+
+const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+
+export interface Engines {
+  client: Client;
+  workers: Worker[];
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+export async function startEngines(config: Config, opts: { maxSandboxes?: number } = {}): Promise<Engines> {
+  const taskQueue = `test-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const workers = await createWorkers({
+    connection: nativeConnection,
+    namespace: config.temporal.namespace,
+    deps: buildDeps(config),
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    maxSandboxes: opts.maxSandboxes,
+  });
+  return {
+    client: new Client({ connection, namespace: config.temporal.namespace }),
+    workers,
+    taskQueue,
+    async close() {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}

@@ -3,7 +3,7 @@ import Docker from 'dockerode';
 import { hostname } from 'node:os';
 import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../../src/environments/images';
-import { testConfig } from '../../src/testing/engines';
+import { testConfig } from '../support/engines';
 import { removeSandboxesOfClosedRuns } from '../../src/workers/sweep';
 
 const docker = new Docker();

@@ -7,13 +7,13 @@ import { collectRuns } from '../../src/dataset/collect-runs';
 import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import type { Chain, ChainRun, Message, TrainingSample } from '../../src/schemas';
-import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
 import { ChainScaffold, chainWorkflowId } from '../../src/workflows/messages';
 import type { ChainResult } from '../../src/workflows/types';
 import { agentMedianCommand } from '../support/agent-median';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+import { FakeOpenAI } from '../support/fake-openai';
+import { bashBlock, scriptedModel } from '../support/scripted-model';
 
 const AGENT_DOC = 'Agent-made median: average the middle pair.';
 const ADD_KEY = [
@@ -44,24 +44,15 @@ const VERDICTS = [
   { score: 0.9, feedback: 'Matches the reference.' },
 ];
 
-const isInstruction = (m: ChatRequest['messages'][number]) => m.role === 'user' && /^(Overview of the work ahead|Task \d+ of \d+:|A reviewer)/.test(m.content ?? '');
-
-/** Where the conversation is, from its text alone: under this scaffold every output is a user turn too. */
-function scriptedModel() {
-  let verdicts = 0;
-  return (req: ChatRequest): Reply => {
-    const query = answerQueryWriter(req);
-    if (query) return query;
-    if (formatName(req) === 'verdict') return { content: JSON.stringify(VERDICTS[verdicts++]) };
-    const tasks = req.messages.map((m, i) => ({ m, i })).filter(({ m }) => /Task \d+ of \d+:/.test(m.content ?? ''));
-    const lastTask = tasks[tasks.length - 1].i;
-    const round = req.messages.filter((m, i) => i > lastTask && m.role === 'user' && m.content?.startsWith('A reviewer')).length;
-    const lastInstruction = req.messages.map(isInstruction).lastIndexOf(true);
-    const step = req.messages.slice(lastInstruction + 1).filter((m) => m.role === 'assistant').length;
-    const script = AGENT[`${tasks.length - 1}.${round}`];
-    return { content: `THOUGHT: step ${step + 1} of this round.\n\n\`\`\`bash\n${script[Math.min(step, script.length - 1)]}\n\`\`\`` };
-  };
-}
+/** Under this scaffold every command's output is a user turn too: the call's marker says where the agent is. */
+const model = () =>
+  scriptedModel({
+    agent: ({ stage, round, step }) => {
+      const script = AGENT[`${stage}.${round}`];
+      return { content: `THOUGHT: step ${step + 1} of this round.\n\n${bashBlock(script[Math.min(step, script.length - 1)]).content}` };
+    },
+    judge: ({ n }) => ({ content: JSON.stringify(VERDICTS[n]) }),
+  });
 
 const row = (path: string): TrainingSample => JSON.parse(readFileSync(path, 'utf8').trim());
 
@@ -72,7 +63,7 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
   });
 
   test('a three-stage chain is accepted: carryover, a refinement round in the same conversation, a plain chat sample', async () => {
-    const fake = new FakeOpenAI(scriptedModel());
+    const fake = new FakeOpenAI(model());
     const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: 'k', CHAINSMITH_MODEL: 'scripted' });
     const engines = await startEngines(config);
     try {
@@ -86,7 +77,7 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
       expect(result.results.map((s) => s.rounds.map((r) => r.score))).toEqual([[0.9], [0.4, 0.95], [0.9]]);
       expect(result.results[2].carry).toMatchObject({ fromStages: [2, 4], goldInBase: true, conflicts: [] });
 
-      const agentRequests = fake.requests.filter((r) => !formatName(r.body));
+      const agentRequests = fake.requests.filter((r) => r.marker?.caller === 'agent');
       for (const { body } of agentRequests) expect(body).not.toHaveProperty('tools');
       // In stage 2 the agent read its own stage-1 median, carried over, not the gold one.
       const look = agentRequests.find((r) => r.body.messages.some((m) => /Task 2 of 3/.test(m.content ?? '')) && r.body.messages.at(-1)?.content?.startsWith('<returncode>'));

@@ -5,7 +5,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import type { Activities } from '../../src/activities';
 import type { ArtifactRef, RoundResult } from '../../src/schemas';
-import { testConfig, workflowBundle } from '../../src/testing/engines';
+import { testConfig, workflowBundle } from '../support/engines';
 import { buildDeps } from '../../src/workers/deps';
 import { createWorkers } from '../../src/workers/worker';
 import { chainWorkflow } from '../../src/workflows';

@@ -1,18 +1,17 @@
 import Docker from 'dockerode';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { mineChains } from '../../src/cli/mine';
 import { startChains } from '../../src/cli/start';
 import { datasetPath } from '../../src/dataset/export';
-import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { runLabel } from '../../src/rollout/round';
 import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/types';
+import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';
-import { answerQueryWriter, formatName } from '../../src/testing/scripted-queries';
 import { agentMedianCommand } from '../support/agent-median';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../support/fake-openai';
+import { FakeOpenAI, type Reply } from '../support/fake-openai';
+import { scriptedModel } from '../support/scripted-model';
 
 const SECRET = 'sk-test-never-leak-7f3a9c';
 const AGENT_DOC = 'Agent-made median: average the middle pair.';
@@ -56,22 +55,11 @@ function tool(name: string, args: Record<string, unknown>): Reply {
   return { toolCalls: [{ name, args }] };
 }
 
-function scriptedModel() {
-  let verdicts = 0;
-  return (req: ChatRequest): Reply => {
-    const query = answerQueryWriter(req);
-    if (query) return query;
-    if (formatName(req) === 'verdict') return { content: JSON.stringify(VERDICTS[verdicts++]) };
-    const users = req.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
-    const tasks = users.filter(({ m }) => /Task \d+ of \d+:/.test(m.content ?? ''));
-    const lastTask = tasks[tasks.length - 1].i;
-    const round = users.filter(({ m, i }) => i > lastTask && m.content?.startsWith('A reviewer')).length;
-    const lastUser = users[users.length - 1].i;
-    const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
-    const script = AGENT[`${tasks.length - 1}.${round}`];
-    return script[Math.min(step, script.length - 1)];
-  };
-}
+const model = () =>
+  scriptedModel({
+    agent: ({ stage, round, step }) => AGENT[`${stage}.${round}`][Math.min(step, AGENT[`${stage}.${round}`].length - 1)],
+    judge: ({ n }) => ({ content: JSON.stringify(VERDICTS[n]) }),
+  });
 
 /** Every payload in a workflow's history, decoded, as one string. */
 async function historyText(handle: { fetchHistory(): Promise<unknown> }): Promise<string> {
@@ -97,16 +85,12 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
   let chain: Chain;
 
   beforeAll(async () => {
-    const home = testConfig().dataDir;
-    const repo = await generateDemoRepo(join(home, 'tally'));
-    // A name unique to this run: workflow ids derive from it, and the dev server outlives test runs.
-    const mined = await mineChains(repo.path, `test-${Date.now()}/tally`);
-    chain = mined.chains[0];
+    chain = await demoChain('test');
     expect(chain.prs.map((p) => p.number)).toEqual([2, 4, 6]);
   });
 
   test('a model rollout: stage 2 is rejected once, refined with feedback and accepted; the agent lives with its own stage-1 change', async () => {
-    const fake = new FakeOpenAI(scriptedModel());
+    const fake = new FakeOpenAI(model());
     const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: SECRET, CHAINSMITH_MODEL: 'scripted' });
     const engines = await startEngines(config);
     try {
@@ -119,8 +103,16 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
       expect(result.results.map((s) => s.rounds.map((r) => r.score))).toEqual([[0.9], [0.4, 0.95], [0.9]]);
       expect(result.results[2].carry).toMatchObject({ fromStages: [2, 4], goldInBase: true, conflicts: [] });
 
+      // Every call said who made it and where: queries for each stage and the overview (a leaking one is
+      // asked for again), a verdict per round, and the agent's first step of every round.
+      const markers = (caller: string) => fake.requests.filter((r) => r.marker?.caller === caller).map((r) => r.marker);
+      expect([...new Set(markers('query-writer').map((m) => m!.stage))].sort()).toEqual([0, 1, 2, undefined]);
+      expect(markers('judge').map((m) => m!.stage)).toEqual([0, 1, 1, 2]);
+      expect(markers('agent').filter((m) => m!.step === 0).map((m) => `${m!.stage}.${m!.round}`)).toEqual(['0.0', '1.0', '1.1', '2.0']);
+      expect(fake.requests.every((r) => r.marker)).toBe(true);
+
       // What the agent saw when it opened stats.py in stage 2: its own median, not the gold one.
-      const stage2Look = fake.requests.find((r) => r.body.messages.filter((m) => /Task 2 of 3/.test(m.content ?? '')).length && r.body.messages.at(-1)?.role === 'tool');
+      const stage2Look = fake.requests.find((r) => r.marker?.caller === 'agent' && r.marker.stage === 1 && r.body.messages.at(-1)?.role === 'tool');
       const seen = stage2Look!.body.messages.at(-1)!.content!;
       expect(seen).toContain(AGENT_DOC);
       expect(seen).not.toContain(GOLD_BUGGY_LINE);

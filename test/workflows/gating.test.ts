@@ -6,7 +6,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { startChains } from '../../src/cli/start';
 import { collectRuns } from '../../src/dataset/collect-runs';
 import type { Chain, ChainRun } from '../../src/schemas';
-import { pythonChain } from '../../src/testing/python-chain';
+import { pythonChain } from '../support/python-chain';
 import type { ChainResult } from '../../src/workflows/types';
 import { startEngines, testConfig } from '../support/engines';
 

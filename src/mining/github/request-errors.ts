@@ -22,11 +22,21 @@ export function graphErrorTypes(error: unknown): string[] | undefined {
   return (error as { name?: string })?.name === 'GraphqlResponseError' && Array.isArray(errors) ? errors.map((e) => e.type ?? '') : undefined;
 }
 
-function resetTime(headers: Record<string, string | undefined> = {}): string {
+/** When GitHub says its limit lets requests through again: the reset time, else now plus Retry-After. */
+function retryAt(headers: Record<string, string | undefined> = {}): { at?: Date; text: string } {
   const reset = Number(headers['x-ratelimit-reset']);
-  if (Number.isFinite(reset) && reset > 0) return ` (it resets at ${new Date(reset * 1000).toISOString()})`;
+  if (Number.isFinite(reset) && reset > 0) {
+    const at = new Date(reset * 1000);
+    return { at, text: ` (it resets at ${at.toISOString()}, ${untilText(at)})` };
+  }
   const after = Number(headers['retry-after']);
-  return Number.isFinite(after) && after > 0 ? ` (GitHub asks to wait ${after}s)` : '';
+  if (!Number.isFinite(after) || after <= 0) return { text: '' };
+  return { at: new Date(Date.now() + after * 1000), text: ` (GitHub asks to wait ${after}s)` };
+}
+
+function untilText(at: Date): string {
+  const minutes = Math.max(0, Math.round((at.getTime() - Date.now()) / 60_000));
+  return minutes <= 1 ? 'in a minute or less' : `in ${minutes} minutes`;
 }
 
 /**
@@ -38,7 +48,8 @@ export function explainRequestError(error: unknown, ctx: GitHubContext, what: st
   const repo = `${ctx.owner}/${ctx.name}`;
   const resume = `what was fetched is cached in ${ctx.cache.dir}, so running the same command again continues from there`;
   if (graphErrorTypes(error)?.includes('RATE_LIMITED')) {
-    return new RateLimitError(`GitHub's GraphQL rate limit ran out while fetching ${what}; ${resume} after the reset`, { cause: error });
+    const wait = retryAt((error as { headers?: Record<string, string | undefined> }).headers);
+    return new RateLimitError(`GitHub's GraphQL rate limit ran out while fetching ${what}${wait.text}; ${resume} after the reset`, wait.at, { cause: error });
   }
   if (!isHttpFailure(error)) return error instanceof Error ? error : new Error(String(error));
   const headers = error.response?.headers;
@@ -50,12 +61,13 @@ export function explainRequestError(error: unknown, ctx: GitHubContext, what: st
   }
   if ((error.status === 403 || error.status === 429) && (headers?.['x-ratelimit-remaining'] === '0' || /rate limit/i.test(error.message))) {
     const token = ctx.hasToken ? '' : '; without a token GitHub allows 60 requests an hour: set GITHUB_TOKEN for 5,000';
-    return new RateLimitError(`GitHub's rate limit ran out while fetching ${what}${resetTime(headers)}; ${resume} after the reset${token}`, { cause: error });
+    const wait = retryAt(headers);
+    return new RateLimitError(`GitHub's rate limit ran out while fetching ${what}${wait.text}; ${resume} after the reset${token}`, wait.at, { cause: error });
   }
   if (error.status >= 500) {
     const cause = (error as { cause?: { cause?: { code?: string } } }).cause?.cause?.code;
     const problem = cause ? `cannot reach ${ctx.baseUrl} (${cause})` : `GitHub kept answering ${error.status} for ${what}`;
-    return new GitHubUnavailableError(`${problem} after retrying; ${resume}`, { cause: error });
+    return new GitHubUnavailableError(`${problem} after retrying; try again in a few minutes: ${resume}`, undefined, { cause: error });
   }
   return new MiningError(`GitHub answered ${error.status} for ${what}: ${error.message}`, { cause: error });
 }

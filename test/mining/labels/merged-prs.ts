@@ -1,4 +1,4 @@
-import { git } from '../../../src/mining/git';
+import { git } from '../../../src/git';
 
 const PULL_HEAD = /^refs\/pull\/(\d+)\/head$/;
 /** GitHub's squash and rebase-merge subjects end in "(#N)". */

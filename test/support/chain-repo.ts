@@ -1,9 +1,9 @@
 import { mkdir, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { changedFiles } from '../mining/changed-files';
-import { git } from '../mining/git';
-import { gitPatch } from '../mining/patch';
-import type { Chain, PullRequest } from '../schemas';
+import { changedFiles } from '../../src/mining/changed-files';
+import { git } from '../../src/git';
+import { gitPatch } from '../../src/mining/patch';
+import type { Chain, PullRequest } from '../../src/schemas';
 
 /** File contents by path; null deletes. */
 export type Files = Record<string, string | Buffer | null>;

@@ -1,4 +1,4 @@
-import type { Message } from '../schemas';
+import type { Message } from './schemas';
 
 export const REDACTED = '[REDACTED]';
 

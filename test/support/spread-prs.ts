@@ -1,4 +1,4 @@
-import type { PullRequestRecord } from '../schemas';
+import type { PullRequestRecord } from '../../src/schemas';
 
 const YEAR_MS = 365.25 * 24 * 3600 * 1000;
 

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { changedFiles } from '../mining/changed-files';
-import { git } from '../mining/git';
-import { gitPatch } from '../mining/patch';
-import { packageRoot } from '../paths';
-import type { Chain, PullRequest } from '../schemas';
+import { changedFiles } from '../../src/mining/changed-files';
+import { git } from '../../src/git';
+import { gitPatch } from '../../src/mining/patch';
+import { packageRoot } from '../../src/paths';
+import type { Chain, PullRequest } from '../../src/schemas';
 
 /** Bundles of real repositories with their pull refs (../shared/repos next to the project). */
 export const SHARED_REPOS = resolve(packageRoot(), '..', 'shared', 'repos');

@@ -1,9 +1,9 @@
 import Docker from 'dockerode';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { Environments } from '../environments/builder';
-import { baseImageTag } from '../environments/images';
-import type { RecipeOverride } from '../environments/recipe';
+import { Environments } from '../../src/environments/builder';
+import { baseImageTag } from '../../src/environments/images';
+import type { RecipeOverride } from '../../src/environments/recipe';
 
 export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
 

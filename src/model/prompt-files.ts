@@ -2,15 +2,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths';
 
+/** Whose prompts: one folder each under src/model/prompts/. */
+export type PromptFolder = 'agent' | 'judge' | 'queries';
+
 const cache = new Map<string, string>();
 
 /**
- * A prompt template, read from src/<folder>/prompts/<name>.md under the package root so that ts-jest,
+ * A prompt template, read from src/model/prompts/<folder>/<name>.md under the package root so that ts-jest,
  * the compiled dist/ and the worker image (which keeps src/) all find the same file. Leading
  * <!-- comments --> document the placeholders and are not part of the prompt.
  */
-export function promptTemplate(folder: string, name: string): string {
-  const path = join(packageRoot(), 'src', folder, 'prompts', `${name}.md`);
+export function promptTemplate(folder: PromptFolder, name: string): string {
+  const path = join(packageRoot(), 'src', 'model', 'prompts', folder, `${name}.md`);
   let text = cache.get(path);
   if (text === undefined) {
     text = readFileSync(path, 'utf8').replace(/^\s*<!--[\s\S]*?-->\s*/, '').trimEnd();
@@ -27,6 +30,6 @@ export function fillTemplate(template: string, values: Record<string, string | n
   });
 }
 
-export function prompt(folder: string, name: string, values: Record<string, string | number> = {}): string {
+export function prompt(folder: PromptFolder, name: string, values: Record<string, string | number> = {}): string {
   return fillTemplate(promptTemplate(folder, name), values);
 }

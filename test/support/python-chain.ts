@@ -1,4 +1,4 @@
-import type { Chain } from '../schemas';
+import type { Chain } from '../../src/schemas';
 import { ChainRepo } from './chain-repo';
 
 const PYPROJECT = `[build-system]

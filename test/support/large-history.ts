@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { git } from '../mining/git';
+import { git } from '../../src/git';
 
 export interface LargeHistory {
   path: string;

@@ -1,16 +1,15 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import Docker from 'dockerode';
 import { readFile } from 'node:fs/promises';
-import { startChains } from '../cli/start';
-import type { Config } from '../config';
-import { datasetPath } from '../dataset/export';
-import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
-import { OWNER_LABEL } from '../sandbox/orphans';
-import { TrainingSampleSchema, type Chain } from '../schemas';
-import type { ChainResult } from '../workflows/types';
+import { startChains } from '../../src/cli/start';
+import type { Config } from '../../src/config';
+import { datasetPath } from '../../src/dataset/export';
+import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { OWNER_LABEL } from '../../src/sandbox/orphans';
+import { TrainingSampleSchema, type Chain } from '../../src/schemas';
+import type { ChainResult } from '../../src/workflows/types';
 import { FakeOpenAI } from './fake-openai';
-import { longRolloutScript } from './scripted-agent';
-import { formatName } from './scripted-queries';
+import { agentLatency, longRolloutScript } from './scripted-model';
 import { WorkerProcess } from './worker-process';
 
 export interface ChainUnderKills {
@@ -37,7 +36,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function chainUnderKills(opts: { chain: Chain; config: Config; env: Record<string, string>; notesPerStage: number; killWithinSeconds?: number }): Promise<ChainUnderKills> {
   const { chain, config, notesPerStage } = opts;
-  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage }), { latencyMs: agentLatency(100) });
   const env = { ...opts.env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_HOME: config.dataDir };
   const taskQueue = `kills-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const worker = new WorkerProcess(taskQueue, env);
@@ -52,7 +51,7 @@ export async function chainUnderKills(opts: { chain: Chain; config: Config; env:
     const done = started.handle.result().finally(() => (finished = true));
     done.catch(() => undefined);
 
-    const agentCalls = () => fake.requests.filter((r) => !formatName(r.body));
+    const agentCalls = () => fake.requests.filter((r) => r.marker?.caller === 'agent');
     const repeats = () => agentCalls().length - new Set(agentCalls().map((r) => JSON.stringify(r.body.messages))).size;
     const phases: string[] = [];
     const repeatsAtKill: number[] = [];

@@ -1,11 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config';
-import { startChains } from '../cli/start';
-import type { Chain, ScaffoldKind } from '../schemas';
-import type { ChainResult } from '../workflows/types';
+import type { Config } from '../../src/config';
+import { startChains } from '../../src/cli/start';
+import type { Chain, ScaffoldKind } from '../../src/schemas';
+import type { ChainResult } from '../../src/workflows/types';
 import { FakeOpenAI } from './fake-openai';
-import { longRolloutScript } from './scripted-agent';
-import { formatName } from './scripted-queries';
+import { agentLatency, longRolloutScript } from './scripted-model';
 import { WorkerProcess } from './worker-process';
 
 export interface CrashRun {
@@ -32,7 +31,7 @@ export async function crashRun(opts: {
   scaffold?: ScaffoldKind;
 }): Promise<CrashRun> {
   const { chain, config, notesPerStage, scaffold } = opts;
-  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage, scaffold }), { latencyMs: (req) => (formatName(req) ? 0 : 100) });
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage, scaffold }), { latencyMs: agentLatency(100) });
   const env = { ...opts.env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_HOME: config.dataDir };
   const taskQueue = `crash-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const worker = new WorkerProcess(taskQueue, env);
@@ -44,7 +43,7 @@ export async function crashRun(opts: {
     let finished = false;
     void done.finally(() => (finished = true)).catch(() => undefined);
 
-    const agentCalls = () => fake.requests.filter((r) => !formatName(r.body));
+    const agentCalls = () => fake.requests.filter((r) => r.marker?.caller === 'agent');
     const uniqueSteps = () => new Set(agentCalls().map((r) => JSON.stringify(r.body.messages))).size;
     // Kill only on "note" steps: a kill while the judge or gold validation runs would wait out those
     // activities' start-to-close timeouts, which measures nothing about rollouts.

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fillTemplate, promptTemplate } from '../../src/queries/prompt-files';
+import { fillTemplate, promptTemplate } from '../../src/model/prompt-files';
 
 const root = resolve(__dirname, '../..');
 
@@ -13,8 +13,8 @@ test('templates are read without their leading comment; placeholders are filled 
 });
 
 test('the compiled CLI (dist/) reads the same prompt files as the sources', () => {
-  const names = readdirSync(join(root, 'src/queries/prompts')).map((f) => f.replace(/\.md$/, ''));
-  const script = `const p = require(${JSON.stringify(join(root, 'dist/src/queries/prompt-files.js'))});
+  const names = readdirSync(join(root, 'src/model/prompts/queries')).map((f) => f.replace(/\.md$/, ''));
+  const script = `const p = require(${JSON.stringify(join(root, 'dist/src/model/prompt-files.js'))});
     console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => p.promptTemplate('queries', n))));`;
   const fromDist = JSON.parse(execFileSync('node', ['-e', script], { cwd: '/' }).toString());
   expect(fromDist).toEqual(names.map((n) => promptTemplate('queries', n)));

@@ -1,0 +1,70 @@
+import OpenAI from 'openai';
+import type { z } from 'zod';
+import { NO_REDACTION, type Redactor } from '../redact';
+import { classifyModelFailure } from './errors';
+import { jsonFormat } from './json-reply';
+import { markerHeaders, type CallMarker } from './markers';
+import { withRetries, type RetryPolicy } from './retry';
+
+export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type ChatRequest = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+
+export interface ModelClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** One request's time limit (config model.timeoutMs). */
+  timeoutMs?: number;
+  retry: RetryPolicy;
+}
+
+const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: 'the judge', 'query-writer': 'the query writer' };
+
+/**
+ * The one way chainsmith talks to an OpenAI-compatible endpoint, for the agent, the judge and the
+ * query writer: every call carries its marker (markers.ts), is retried by the one retry policy
+ * (retry.ts; the SDK itself never retries) and fails with the error tree of errors.ts, its text free
+ * of the API key. The key stays in this object: it is never part of an error, a marker or a prompt.
+ */
+export class ModelClient {
+  private readonly openai: OpenAI;
+  readonly retry: RetryPolicy;
+
+  constructor(opts: ModelClientOptions) {
+    this.openai = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey ?? 'unset', maxRetries: 0, timeout: opts.timeoutMs ?? 120_000 });
+    this.retry = opts.retry;
+  }
+
+  get baseUrl(): string {
+    return this.openai.baseURL;
+  }
+
+  /**
+   * One chat completion. `signal` stops the call and its retries; `redactor` removes the worker's other
+   * secrets from error texts (they end up in workflow history).
+   */
+  async complete(request: ChatRequest, call: { marker: CallMarker; signal?: AbortSignal; redactor?: Redactor }): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+    return withRetries(() => this.once(request, call), this.retry, call.signal);
+  }
+
+  /** A reply asked for as JSON matching `format.schema`, as raw text: the caller validates it and decides whether to ask again. */
+  async completeJson(model: string, messages: ChatMessage[], format: { name: string; schema: z.ZodType }, marker: CallMarker): Promise<string> {
+    const response = await this.complete({ model, messages, response_format: jsonFormat(format) }, { marker });
+    return response.choices?.[0]?.message?.content ?? '';
+  }
+
+  private async once(request: ChatRequest, call: { marker: CallMarker; signal?: AbortSignal; redactor?: Redactor }) {
+    // One controller per request, linked to the caller's signal and unlinked after: passing a
+    // long-lived signal itself would gather one listener per call.
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    call.signal?.addEventListener('abort', abort, { once: true });
+    const started = Date.now();
+    try {
+      return await this.openai.chat.completions.create(request, { signal: controller.signal, headers: markerHeaders(call.marker) });
+    } catch (cause) {
+      throw classifyModelFailure(this.openai, WHO[call.marker.caller], cause, { elapsedMs: Date.now() - started, redactor: call.redactor ?? NO_REDACTION });
+    } finally {
+      call.signal?.removeEventListener('abort', abort);
+    }
+  }
+}

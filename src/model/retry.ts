@@ -1,0 +1,40 @@
+import { ChainsmithError } from '../errors';
+import { ModelRateLimitedError } from './errors';
+
+/**
+ * The one retry policy of model calls (agent, judge and query writer alike; config `model.retries` and
+ * `model.retryBaseMs`): a call that failed for a reason another try can help (timeout, unreachable,
+ * 5xx, 429) is tried again, `attempts` times in all, backing off exponentially from `baseDelayMs` or
+ * waiting what the endpoint's Retry-After asks, at most MAX_DELAY_MS. It sits inside one agent step,
+ * one verdict or one query, so a flaky endpoint costs a repeated call, not a rebuilt sandbox. What still
+ * fails after that reaches Temporal, whose activity retry policy (workflows/activity-table.ts) is the outer
+ * bound; a permanent failure (a refusal) is retried by neither.
+ */
+export interface RetryPolicy {
+  attempts: number;
+  baseDelayMs: number;
+}
+
+export const MAX_DELAY_MS = 60_000;
+
+export function retryPolicyFrom(model: { retries: number; retryBaseMs: number }): RetryPolicy {
+  return { attempts: model.retries, baseDelayMs: model.retryBaseMs };
+}
+
+/** The wait before the next attempt after `err` ended attempt number `attempt`. */
+export function retryDelay(err: unknown, attempt: number, policy: RetryPolicy): number {
+  const asked = err instanceof ModelRateLimitedError ? err.retryAfterMs : undefined;
+  return Math.min(asked ?? policy.baseDelayMs * 2 ** (attempt - 1), MAX_DELAY_MS);
+}
+
+export async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const retryable = err instanceof ChainsmithError && !err.permanent;
+      if (!retryable || attempt >= policy.attempts || signal?.aborted) throw err;
+      await new Promise((r) => setTimeout(r, retryDelay(err, attempt, policy)));
+    }
+  }
+}
