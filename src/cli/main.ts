@@ -37,7 +37,9 @@ program
 
 program
   .command('mine')
-  .description('mine merged PRs and their dependency chains, from a local clone or the GitHub API, into JSONL files')
+  .description(
+    'mine merged PRs and their dependency chains, from a local clone or the GitHub API, into JSONL files; a rerun into the same --out adds only what is new since the last (its cursor is kept beside the chains)',
+  )
   .option('--repo <path>', "a local clone: PRs from its merge and squash commits (and refs/pull/N/head where fetched)")
   .option('--github <owner/name>', 'a GitHub repository, through the API (token from GITHUB_TOKEN; API URL from CHAINSMITH_GITHUB_URL)')
   .requiredOption('--out <file>', 'where to write the chains (JSONL); PR records and a summary go beside it')
@@ -57,6 +59,7 @@ program
   .option('--shared-files', 'also link PRs that change the same code files (weak edges)')
   .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE (exclusive)${DATE_FORMS}; PRs outside the window still link the others`, (v) => parseDateOption('--merged-before', v))
+  .option('--fresh', 'ignore the cursor of an earlier mine into --out and mine everything again (needed to change the options of a mine)')
   .action(async (opts) => {
     await mineCommand(opts, { dataDir: config().dataDir });
   });
