@@ -9,6 +9,8 @@ import { Redactor } from '../agent/redact';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import type { BatchEntry } from '../workflows/batch-workflow';
+import { mineForSchedule } from '../schedule/scheduled-mine';
+import type { ScheduledRunInput } from '../schedule/types';
 import type { StageCheck } from '../workflows/messages';
 import { appendSample, buildSample, datasetPath } from '../dataset/export';
 import { ChainsmithError, ConfigError, StageError } from '../errors';
@@ -184,6 +186,11 @@ export function createActivities(deps: ActivityDeps) {
         await appendSample(path, sample);
         return { sampleId: sample.id, path };
       });
+    },
+
+    /** One repository of a scheduled run (see schedule-workflow.ts). */
+    async mineForSchedule(input: { run: ScheduledRunInput; index: number }) {
+      return guard(() => mineForSchedule(config, input.run, input.index, activityInfo().workflowExecution?.workflowId ?? 'unknown-run'));
     },
 
   };

@@ -163,6 +163,8 @@ export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> 
   fresh?: boolean;
   /** Print nothing (the scheduled mine runs inside a worker). */
   quiet?: boolean;
+  /** Called with the result before any file is written (a scheduled run records what it will start). */
+  beforeWrite?: (result: MineResult) => Promise<void>;
 }
 
 /** Option parser for a number from 0 to 1. */
@@ -242,6 +244,7 @@ export async function mineCommand(opts: MineCommandOptions, environment: MineEnv
     bar?.stop();
   }
   if (previous) result = await growPrevious(previous, result, opts);
+  await opts.beforeWrite?.(result);
   await writeAtomically(paths.prs, result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''));
   await writeAtomically(paths.edges, result.edges.map((edge) => JSON.stringify(EdgeSchema.parse(edge)) + '\n').join(''));
   await writeAtomically(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');

@@ -40,6 +40,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
           exportSample: activities.exportSample,
           batchPage: activities.batchPage,
           cutChain: activities.cutChain,
+          mineForSchedule: activities.mineForSchedule,
         },
         maxConcurrentActivityTaskExecutions: 64,
         // After a worker dies, tasks for its cached workflows wait this long on its sticky queue before

@@ -67,3 +67,14 @@ export const GOLD: ActivityOptions = {
 export function beating(options: ActivityOptions, heartbeatTimeoutSeconds: number): ActivityOptions {
   return { ...options, heartbeatTimeout: `${heartbeatTimeoutSeconds} seconds` };
 }
+
+/**
+ * A scheduled run's mine of one repository: a fetch and a mine of what is new, minutes on a large
+ * history the first time. A clone that cannot be fetched fails at once (non-retryable); other
+ * failures are tried again before the run reports the repository failed.
+ */
+export const MINE: ActivityOptions = {
+  startToCloseTimeout: '3 hours',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
+};
