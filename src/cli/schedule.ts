@@ -75,7 +75,7 @@ async function runLines(client: Client, config: Config, description: ScheduleDes
   for (const action of description.info.recentActions.slice(-limit).reverse()) {
     const workflowId = action.action.workflow.workflowId;
     const run = await client.workflow.getHandle(workflowId, action.action.workflow.firstExecutionRunId).describe();
-    const memo = (run.memo ?? {}) as Partial<ScheduledRunReport>;
+    const memo: Partial<ScheduledRunReport> = (run.memo?.report as ScheduledRunReport | undefined) ?? {};
     const started = (memo.started ?? []).map((s) => `${s.source}: ${s.newChains} new chain(s)${s.batchWorkflowId ? ` → ${s.batchWorkflowId}` : ''}`);
     const failed = (memo.failed ?? []).map((f) => `${f.source} failed: ${f.reason}`);
     lines.push(`  ${action.takenAt.toISOString()}  ${run.status.name}  ${workflowId}`);
@@ -85,8 +85,14 @@ async function runLines(client: Client, config: Config, description: ScheduleDes
   return lines;
 }
 
+/** 86400000 → "1d", 21600000 → "6h": as --every was written. */
+function interval(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  return minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
+}
+
 function headline(d: ScheduleDescription): string {
-  const every = d.spec.intervals?.map((i) => `every ${Math.round(Number(i.every) / 60_000)}m`).join(', ') ?? 'by hand';
+  const every = d.spec.intervals?.map((i) => `every ${interval(Number(i.every))}`).join(', ') ?? 'by hand';
   const next = d.info.nextActionTimes[0];
   return `schedule ${d.scheduleId}: ${d.state.paused ? `paused${d.state.note ? ` (${d.state.note})` : ''}` : 'active'}, ${every}, ${d.info.numActionsTaken} run(s) so far${next && !d.state.paused ? `, next ${next.toISOString()}` : ''}`;
 }

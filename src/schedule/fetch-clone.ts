@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { ChainsmithError } from '../errors';
+import { GitCommandError } from '../mining/errors';
 import { git } from '../mining/git';
 
 /** A clone that cannot be brought up to date: this run fails for it, with git's reason; the next run tries again. */
@@ -16,7 +17,10 @@ export async function fetchClone(clone: string, opts: { remote?: string; branch?
   try {
     await git(clone, ['fetch', '--quiet', '--prune', remote]);
   } catch (cause) {
-    const reason = (cause as Error).message.split('\n').filter(Boolean).slice(-2).join(' ');
+    // git says what is wrong on its fatal: line ("'…' does not appear to be a git repository").
+    const stderr = cause instanceof GitCommandError ? cause.stderr : (cause as Error).message;
+    const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
+    const reason = lines.find((line) => line.startsWith('fatal:'))?.replace(/^fatal:\s*/, '') ?? lines[lines.length - 1] ?? 'git fetch failed';
     throw new FetchError(`cannot fetch ${clone} from ${remote}: ${reason}`, { cause });
   }
   const tracking = `refs/remotes/${remote}/${opts.branch ?? 'HEAD'}`;

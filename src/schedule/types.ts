@@ -25,7 +25,7 @@ export interface MinedForSchedule {
   batch?: { workflowId: string; batchRef: ArtifactRef; total: number };
 }
 
-/** What a run did, kept in its memo (so the UI and `status` show it, failed runs included). */
+/** What a run did, kept in its memo under `report` (so the UI and `status` show it, failed runs included). */
 export interface ScheduledRunReport {
   started: { source: string; newChains: number; chains: string[]; batchWorkflowId?: string }[];
   failed: { source: string; reason: string }[];

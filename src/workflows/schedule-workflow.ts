@@ -25,7 +25,8 @@ export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<Sc
       if (!(err instanceof ActivityFailure)) throw err;
       report.failed.push({ source, reason: err.cause?.message ?? err.message });
     }
-    upsertMemo({ ...report });
+    // One key: a memo field holding an empty list would be dropped, and readers could not tell none from unknown.
+    upsertMemo({ report });
   }
   if (report.failed.length > 0) {
     const reasons = report.failed.map((f) => `${f.source}: ${f.reason}`).join('; ');
