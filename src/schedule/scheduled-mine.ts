@@ -28,7 +28,8 @@ export async function mineForSchedule(config: Config, run: ScheduledRunInput, in
 
   await mkdir(join(folder, 'runs'), { recursive: true });
   const branch = repo.clone ? await fetchClone(repo.clone, { remote: repo.remote, branch: repo.branch }) : repo.branch;
-  const source = repo.github ? { github: repo.github, clone: repo.clone } : { repo: repo.clone };
+  // Through the API the listing is asked again every run (unchanged pages cost no rate limit), not trusted for an hour.
+  const source = repo.github ? { github: repo.github, clone: repo.clone, refresh: true } : { repo: repo.clone };
   const warn = (message: string) => console.error(`warning: ${repo.source}: ${message}`);
   let result: MinedForSchedule = { source: repo.source, newChains: [] };
   // Recorded before the mine's files move on: an attempt cut short after that still hands its chains on.
