@@ -148,6 +148,13 @@ test('scheduled runs start only the chains new since the last, grow the old one,
   expect(described.stdout).toMatch(/FAILED .*\n\s+\S+ failed: cannot fetch/);
   expect(described.stdout).toContain(`${clone}: 2 new chain(s) → ${third.report.started?.[0].batchWorkflowId}`);
 
+  const status = await chainsmith('status');
+  expect(status.stdout).toContain(`schedule ${scheduleId}: paused (created paused), every 1d, 3 run(s) so far`);
+  expect(status.stdout).toContain(`${clone}: 1 new chain(s) → ${first.report.started?.[0].batchWorkflowId}`);
+  expect((await chainsmith('schedule', 'resume', scheduleId)).stdout).toBe(`schedule ${scheduleId} resumed\n`);
+  expect((await chainsmith('schedule', 'describe', scheduleId)).stdout).toMatch(new RegExp(`^schedule ${scheduleId}: active, every 1d, 3 run\\(s\\) so far, next 20`));
+  await chainsmith('schedule', 'pause', scheduleId);
+
   // Every chain a run started runs to the end under gold replay.
   expect(await firstBatch).toMatchObject({ accepted: 1, failed: 0 });
   expect(await batchResult(third.report.started?.[0].batchWorkflowId as string)).toMatchObject({ accepted: 2, failed: 0 });
