@@ -5,6 +5,7 @@ import { exportActivities } from './export';
 import { judgeActivities } from './judge';
 import { queryActivities } from './queries';
 import { rolloutActivities } from './rollout';
+import { scheduleActivities } from './schedule';
 
 export type { ActivityDeps } from './context';
 
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...exportActivities(ctx),
     ...chainActivities(ctx),
     ...cleanupActivities(ctx),
+    ...scheduleActivities(ctx),
   };
 }
 

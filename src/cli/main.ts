@@ -15,6 +15,7 @@ import { controlCommand } from './control';
 import { checkModelEndpoint } from './preflight';
 import { reportCommand } from './report';
 import { defaultPolicy, startBatch } from './start';
+import { createSchedule, parseEvery, scheduleCommand, scheduleLines } from './schedule';
 import { statusCommand } from './status';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
 import { validateCommand } from './validate';
@@ -39,7 +40,9 @@ program
 
 program
   .command('mine')
-  .description('mine merged PRs and their dependency chains, from a local clone or the GitHub API, into JSONL files')
+  .description(
+    'mine merged PRs and their dependency chains, from a local clone or the GitHub API, into JSONL files; a rerun into the same --out adds only what is new since the last (its cursor is kept beside the chains)',
+  )
   .option('--repo <path>', "a local clone: PRs from its merge and squash commits (and refs/pull/N/head where fetched)")
   .option('--github <owner/name>', 'a GitHub repository, through the API (token from GITHUB_TOKEN; API URL from CHAINSMITH_GITHUB_URL)')
   .requiredOption('--out <file>', 'where to write the chains (JSONL); PR records and a summary go beside it')
@@ -59,6 +62,7 @@ program
   .option('--shared-files', 'also link PRs that change the same code files (weak edges)')
   .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE (exclusive)${DATE_FORMS}; PRs outside the window still link the others`, (v) => parseDateOption('--merged-before', v))
+  .option('--fresh', 'ignore the cursor of an earlier mine into --out and mine everything again (needed to change the options of a mine)')
   .action(async (opts) => {
     await mineCommand(opts, { dataDir: config().dataDir });
   });
@@ -132,8 +136,65 @@ program
 
 program
   .command('status [workflowId]')
-  .description('list chains and batches, or show one chain stage by stage (or one batch)')
-  .action(async (workflowId) => statusCommand(await connectClient(config()), workflowId));
+  .description('list schedules (with their last runs), chains and batches, or show one chain stage by stage (or one batch)')
+  .action(async (workflowId) => {
+    const cfg = config();
+    const client = await connectClient(cfg);
+    await statusCommand(client, workflowId, () => scheduleLines(client, cfg, 3));
+  });
+
+const schedule = program
+  .command('schedule')
+  .description('a Temporal Schedule that mines repositories every interval and starts a batch of the chains new since its last run');
+
+schedule
+  .command('create <id>')
+  .description('create the schedule: each run fetches and mines every listed repository (adding to its files under <dataDir>/schedules/ID) and starts the new chains as a batch')
+  .requiredOption('--repos <file>', 'one repository a line: a clone path (fetched from its origin each run) or github:OWNER/NAME, then optional name=, branch=, remote=, clone=')
+  .requiredOption('--every <interval>', 'how often: minutes, hours or days (30m, 6h, 1d)', parseEvery)
+  .addOption(new Option('--policy <policy>', 'agent policy of the batches (default: model if an endpoint is configured, else gold-replay)').choices(['model', 'gold-replay']))
+  .addOption(new Option('--scaffold <scaffold>', "agent protocol (default: the config's agent.scaffold)").choices(['tools', 'bash']))
+  .option('--concurrency <n>', 'chains of a batch running at once', (v) => parsePositive('--concurrency', v), 4)
+  .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), 3)
+  .option('--max-length <n>', 'longest chain', (v) => parsePositive('--max-length', v))
+  .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6)', (v) => parseFraction('--min-confidence', v))
+  .option('--blame-days <n>', 'code-history links within this many days (0: off; default 180)', (v) => parseCount('--blame-days', v))
+  .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE${DATE_FORMS}: a model's training cutoff`, (v) => parseDateOption('--merged-after', v))
+  .option('--merged-before <date>', `only chains whose every PR was merged before DATE${DATE_FORMS}`, (v) => parseDateOption('--merged-before', v))
+  .option('--task-queue <name>', 'orchestration task queue (its workers mine, so they need the clones)')
+  .option('--paused', 'create it paused (trigger runs by hand, resume to start the interval)')
+  .action(async (id, opts) => {
+    const cfg = config();
+    const policy = opts.policy ?? defaultPolicy(cfg);
+    if (policy === 'model') await checkModelEndpoint(cfg);
+    await createSchedule(await connectClient(cfg), cfg, id, { ...opts, policy, scaffold: opts.scaffold ?? cfg.agent.scaffold });
+  });
+
+schedule
+  .command('list')
+  .description('the schedules, each with its last runs and what each started')
+  .action(async () => {
+    const cfg = config();
+    const lines = await scheduleLines(await connectClient(cfg), cfg, 3);
+    console.log(lines.length ? lines.join('\n') : 'no schedules: create one with `chainsmith schedule create ID --repos FILE --every 1d`');
+  });
+
+for (const action of ['describe', 'pause', 'resume', 'delete', 'trigger'] as const) {
+  const what = {
+    describe: 'a schedule: its repositories, policy, next run and last ten runs with what each started or why it failed',
+    pause: 'pause a schedule (runs already going finish)',
+    resume: 'resume a paused schedule',
+    delete: 'delete a schedule (the runs and batches it started, and its mined files, are kept)',
+    trigger: 'run a schedule now (skipped if a run of it is still going)',
+  };
+  schedule
+    .command(`${action} <id>`)
+    .description(what[action])
+    .action(async (id) => {
+      const cfg = config();
+      await scheduleCommand(await connectClient(cfg), cfg, action, id);
+    });
+}
 
 program
   .command('export')

@@ -8,12 +8,14 @@ import { mineGitHub, parseRepoName } from '../mining/github/mine-github';
 import { readLocalPullRequests } from '../mining/local-git';
 import { repositoryName } from '../mining/repo-name';
 import { withLocalPatches } from '../mining/local-patches';
-import { recordsToChains, type PipelineOptions } from '../mining/pipeline';
+import { recordsToChains, type PatchSource, type PipelineOptions } from '../mining/pipeline';
 import type { ProgressListener } from '../mining/progress';
 import { progressBar } from '../mining/progress-bar';
 import { MiningSummarySchema, type MiningSummary } from '../mining/summary';
-import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../schemas';
+import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../schemas';
 import { writeChains } from './chains-file';
+import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './mine-cursor';
+import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './mine-incremental';
 
 export interface MineResult {
   chains: Chain[];
@@ -22,6 +24,11 @@ export interface MineResult {
   summary: MiningSummary;
   /** Kept for callers that only print counts. */
   prs: number;
+  /** Chains this mine added: all of them, or with a cursor those new since the last mine. */
+  added: Chain[];
+  /** PRs a stage may be made of, and how to patch them. */
+  stageable: number[];
+  patches: PatchSource;
 }
 
 /** Mines a local clone into chains; what the demo calls. */
@@ -29,14 +36,25 @@ export async function mineChains(repoPath: string, name: string, maxLength?: num
   return mineLocal(repoPath, name, { maxLength });
 }
 
-type SourceOptions = Omit<PipelineOptions, 'repo'> & { branch?: string; onProgress?: ProgressListener; warn?: (message: string) => void };
+type SourceOptions = Omit<PipelineOptions, 'repo' | 'since'> & { branch?: string; onProgress?: ProgressListener; warn?: (message: string) => void; prior?: Prior };
+
+/** Patches from the earlier mine where it made them; only new PRs are read from the source. */
+function reusing(prior: Prior | undefined, source: PatchSource): PatchSource {
+  return async (prs) => {
+    const known = prs.map((pr) => prior?.patched.get(pr.number)).filter((pr): pr is PullRequest => pr !== undefined);
+    const fresh = await source(prs.filter((pr) => !prior?.patched.has(pr.number)));
+    return [...known, ...fresh];
+  };
+}
 
 async function mineLocal(repoPath: string, name: string, opts: SourceOptions): Promise<MineResult> {
   const path = resolve(repoPath);
   const mined = await readLocalPullRequests(path, { branch: opts.branch, onProgress: opts.onProgress, warn: opts.warn });
   // Links to this repository's own URLs are recognised by its owner/name, never by the clone's path.
-  const result = await recordsToChains({ name, path }, mined.prs, (prs) => withLocalPatches(path, prs), {
+  const patches = reusing(opts.prior, (prs) => withLocalPatches(path, prs));
+  const result = await recordsToChains({ name, path }, mined.prs, patches, {
     ...opts,
+    since: opts.prior && priorOf(opts.prior, mined.prs),
     repo: await repositoryName(path, name),
     pullNumbers: mined.pullNumbers,
     clone: path,
@@ -51,7 +69,7 @@ async function mineLocal(repoPath: string, name: string, opts: SourceOptions): P
     skipped: mined.skipped,
     dropped: { ...result.summary.dropped, ...(mined.skipped.length ? { unrecordable: mined.skipped.length } : {}) },
   });
-  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length };
+  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length, added: result.chains, stageable: result.stageable, patches };
 }
 
 export interface GitHubSourceOptions extends SourceOptions {
@@ -103,12 +121,14 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
   const clone = opts.clone ? resolve(opts.clone) : undefined;
   const path = clone ?? join(environment.dataDir, 'repos', owner, name);
   const repoName = opts.name ?? opts.github;
+  const patches = reusing(opts.prior, (prs) => (clone ? withLocalPatches(clone, prs) : apiPatches(mined.context, prs)));
   const result = await recordsToChains(
     { name: repoName, path },
     mined.prs,
-    (prs) => (clone ? withLocalPatches(clone, prs) : apiPatches(mined.context, prs)),
+    patches,
     {
       ...opts,
+      since: opts.prior && priorOf(opts.prior, mined.prs),
       repo: opts.github,
       pullNumbers: mined.pullNumbers,
       clone,
@@ -127,7 +147,7 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
     requests,
     cacheHits: mined.context.cache.hits,
   });
-  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length };
+  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length, added: result.chains, stageable: result.stageable, patches };
 }
 
 export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> {
@@ -139,6 +159,12 @@ export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> 
   /** ISO times (parseDateOption): only PRs merged in [mergedAfter, mergedBefore) become stages. */
   mergedAfter?: string;
   mergedBefore?: string;
+  /** Ignore the cursor of an earlier mine into --out and mine everything again. */
+  fresh?: boolean;
+  /** Print nothing (the scheduled mine runs inside a worker). */
+  quiet?: boolean;
+  /** Called with the result before any file is written (a scheduled run records what it will start). */
+  beforeWrite?: (result: MineResult) => Promise<void>;
 }
 
 /** Option parser for a number from 0 to 1. */
@@ -148,10 +174,10 @@ export function parseFraction(flag: string, value: string): number {
   return x;
 }
 
-/** chains.jsonl → chains.prs.jsonl, chains.edges.jsonl and chains.summary.json beside it. */
-export function companionPaths(out: string): { prs: string; edges: string; summary: string } {
+/** chains.jsonl → chains.prs.jsonl, chains.edges.jsonl, chains.summary.json and chains.cursor.json beside it. */
+export function companionPaths(out: string): { prs: string; edges: string; summary: string; cursor: string } {
   const stem = out.replace(/\.jsonl?$/, '');
-  return { prs: `${stem}.prs.jsonl`, edges: `${stem}.edges.jsonl`, summary: `${stem}.summary.json` };
+  return { prs: `${stem}.prs.jsonl`, edges: `${stem}.edges.jsonl`, summary: `${stem}.summary.json`, cursor: `${stem}.cursor.json` };
 }
 
 /** Mining a large repository takes minutes: a place the files cannot go is said before, not after. */
@@ -181,33 +207,62 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await rename(tmp, path);
 }
 
-/** `chainsmith mine`: one source, three files (chains, PR records, summary), and a report. */
+/** The tip a local mine reads, checked against the cursor's: undefined through the API. */
+async function localTip(opts: MineCommandOptions, previous: PreviousMine | undefined): Promise<string | undefined> {
+  if (!opts.repo) return undefined;
+  const tip = await branchTip(resolve(opts.repo), opts.branch);
+  if (tip && previous?.cursor.head) await checkNotRewritten(resolve(opts.repo), previous.cursor.head, tip, opts.out);
+  return tip;
+}
+
+/**
+ * `chainsmith mine`: one source, five files (chains, PR records, edges, summary, cursor), and a
+ * report. With a cursor from an earlier mine into --out (same options), only what is new is added.
+ */
 export async function mineCommand(opts: MineCommandOptions, environment: MineEnvironment): Promise<MineResult> {
   if (!opts.repo === !opts.github) throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
   if (opts.clone && !opts.github) throw new InputError('--clone goes with --github; with --repo the clone is the repository itself');
   const window = dateWindow(opts.mergedAfter, opts.mergedBefore);
   await checkOutputLocation(opts.out);
-  const bar = progressBar();
+  const paths = companionPaths(opts.out);
+  const fingerprint = mineFingerprint({ ...opts, repo: opts.repo && resolve(opts.repo), clone: opts.clone && resolve(opts.clone) });
+  const previous = opts.fresh ? undefined : await readPreviousMine({ chains: opts.out, ...paths }, fingerprint);
+  const tip = await localTip(opts, previous);
+  if (previous && tip && tip === previous.cursor.head) {
+    if (!opts.quiet) console.log(`nothing new since the last mine into ${opts.out} (${tip.slice(0, 12)}, last merge ${previous.cursor.lastMergedAt ?? 'none'})`);
+    return unchanged(previous);
+  }
+  const bar = opts.quiet ? undefined : progressBar();
   let result: MineResult;
   try {
     const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
-    const source = { ...opts, window, onProgress: bar.listener, warn };
+    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous) };
     result = opts.github
       ? await mineFromGitHub({ ...source, github: opts.github }, environment)
       : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
   } finally {
-    bar.stop();
+    bar?.stop();
   }
-  const paths = companionPaths(opts.out);
+  if (previous) result = await growPrevious(previous, result, opts);
+  await opts.beforeWrite?.(result);
   await writeAtomically(paths.prs, result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''));
   await writeAtomically(paths.edges, result.edges.map((edge) => JSON.stringify(EdgeSchema.parse(edge)) + '\n').join(''));
   await writeAtomically(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
-  report(result.summary, result.chains, opts.out, paths);
+  // Last: a mine cut short before here is redone whole by the next one, never half-counted as seen.
+  const cursor: MineCursor = { version: 1, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
+  await writeAtomically(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
+  if (!opts.quiet) report(result.summary, result.chains, opts.out, paths);
   return result;
 }
 
-function report(summary: MiningSummary, chains: Chain[], out: string, paths: { prs: string; edges: string; summary: string }): void {
+/** A rerun over a clone whose branch has not moved: nothing is read, nothing is written. */
+function unchanged(previous: PreviousMine): MineResult {
+  const none: PatchSource = async () => [];
+  return { chains: previous.chains, edges: previous.edges, records: previous.records, summary: previous.summary, prs: previous.records.length, added: [], stageable: [], patches: none };
+}
+
+function report(summary: MiningSummary, chains: Chain[], out: string, paths: ReturnType<typeof companionPaths>): void {
   const dropped = Object.entries(summary.dropped).filter(([, n]) => n > 0).map(([why, n]) => `${n} ${why}`);
   const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
   const lengths = Object.entries(summary.chainsByLength).map(([length, n]) => `${n}×${length}`);
@@ -219,5 +274,10 @@ function report(summary: MiningSummary, chains: Chain[], out: string, paths: { p
     console.log(`dates: ${describeWindow(summary.dates)}; ${chainsLeftOut} chain(s) reaching outside left out, ${chainsShortened} kept as their inside part`);
   }
   console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs)` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
-  for (const c of chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}`);
+  const grown = summary.incremental;
+  if (grown) {
+    console.log(`since the last mine (last merge ${grown.since ?? 'none'}): ${grown.newPrs} new PRs, ${grown.newEdges} new edges, ${grown.chainsAdded} new chains (${grown.chainsExtended} grown from an earlier one); cursor → ${paths.cursor}`);
+  }
+  // After a rerun only the chains it added are listed; the earlier ones are in the file as they were.
+  for (const c of grown ? chains.slice(chains.length - grown.chainsAdded) : chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}`);
 }

@@ -28,7 +28,7 @@ export function defaultPolicy(config: Config): PolicyKind {
 }
 
 /** Stores a chain and its queries; the workflow input holds only their references. */
-async function prepare(store: ArtifactStore, config: Config, chain: Chain, policy: PolicyKind, scaffold: ScaffoldKind): Promise<BatchEntry> {
+export async function batchEntry(store: ArtifactStore, config: Config, chain: Chain, policy: PolicyKind, scaffold: ScaffoldKind): Promise<BatchEntry> {
   const prNumbers = chain.prs.map((pr) => pr.number);
   const input: ChainWorkflowInput = {
     chainId: chain.id,
@@ -44,6 +44,12 @@ async function prepare(store: ArtifactStore, config: Config, chain: Chain, polic
   return { workflowId: chainWorkflowId(chain.repo.name, prNumbers, policy, scaffold), input };
 }
 
+/** A batch's id derives from its chains' workflow ids: the same chains under the same policy are one batch. */
+export function batchWorkflowId(entries: readonly BatchEntry[]): string {
+  const ids = entries.map((e) => e.workflowId);
+  return `batch-${createHash('sha256').update(JSON.stringify(ids)).digest('hex').slice(0, 16)}`;
+}
+
 /**
  * Starts one workflow per chain. Ids derive from the chain, so a chain that already ran (or runs) is
  * attached to instead of started again; a failed one may be retried.
@@ -52,7 +58,7 @@ export async function startChains(client: Client, config: Config, chains: Chain[
   const store = ArtifactStore.fromConfig(config);
   const started: Started[] = [];
   for (const chain of chains) {
-    const { workflowId, input } = await prepare(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold);
+    const { workflowId, input } = await batchEntry(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold);
     try {
       const handle = await client.workflow.start(chainWorkflow, {
         workflowId,
@@ -82,9 +88,8 @@ export async function startBatch(
 ): Promise<{ workflowId: string; handle: WorkflowHandle<typeof batchWorkflow>; existed: boolean; total: number }> {
   const store = ArtifactStore.fromConfig(config);
   const entries: BatchEntry[] = [];
-  for (const chain of chains) entries.push(await prepare(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold));
-  const ids = entries.map((e) => e.workflowId);
-  const workflowId = `batch-${createHash('sha256').update(JSON.stringify(ids)).digest('hex').slice(0, 16)}`;
+  for (const chain of chains) entries.push(await batchEntry(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold));
+  const workflowId = batchWorkflowId(entries);
   const batchRef = await store.putJson(entries);
   try {
     const handle = await client.workflow.start(batchWorkflow, {

@@ -39,17 +39,20 @@ async function showBatch(client: Client, workflowId: string): Promise<void> {
   console.log(`${workflowId}: batch ${running ? 'running' : 'finished'}: ${started}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, skipped ${p.skipped ?? 0}, already run ${p.existing}`);
 }
 
-export async function statusCommand(client: Client, workflowId?: string): Promise<void> {
+/** `schedules` gives the lines of the schedules section (schedule.ts), printed above the table. */
+export async function statusCommand(client: Client, workflowId?: string, schedules?: () => Promise<string[]>): Promise<void> {
   if (workflowId) return workflowId.startsWith('batch-') ? showBatch(client, workflowId) : showChain(client, workflowId);
+  const scheduled = (await schedules?.()) ?? [];
+  if (scheduled.length) console.log(`${scheduled.join('\n')}\n`);
   const rows: string[][] = [['WORKFLOW ID', 'STATE', 'CHAIN', 'SCAFFOLD', 'STAGE', 'LENGTH', 'STEP', 'TOKENS']];
-  const query = `WorkflowType = 'chainWorkflow' OR WorkflowType = 'batchWorkflow'`;
+  const query = `WorkflowType = 'chainWorkflow' OR WorkflowType = 'batchWorkflow' OR WorkflowType = 'scheduledRunWorkflow'`;
   for await (const wf of client.workflow.list({ query })) {
     const attr = (k: string) => String((wf.searchAttributes as Record<string, unknown[]>)?.[k]?.[0] ?? '-');
     const live = wf.status.name === 'RUNNING' && wf.type === 'chainWorkflow' ? await liveRound(client.workflow.getHandle(wf.workflowId)) : undefined;
     rows.push([
       wf.workflowId,
       wf.status.name,
-      wf.type === 'batchWorkflow' ? 'batch' : attr('ChainStatus'),
+      wf.type === 'batchWorkflow' ? 'batch' : wf.type === 'scheduledRunWorkflow' ? 'scheduled run' : attr('ChainStatus'),
       attr('ChainScaffold'),
       attr('ChainStage'),
       attr('ChainLength'),
@@ -58,7 +61,7 @@ export async function statusCommand(client: Client, workflowId?: string): Promis
     ]);
     if (rows.length > 200) break;
   }
-  if (rows.length === 1) return console.log('no chains yet: start some with `chainsmith start --chains FILE`');
+  if (rows.length === 1 && !scheduled.length) return console.log('no chains yet: start some with `chainsmith start --chains FILE`');
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
 }

@@ -18,6 +18,11 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
   onBlameProgress?: (done: number, total: number) => void;
   /** Only PRs merged in it become stages; the others still link PRs, as in a mine without it. */
   window?: DateWindow;
+  /**
+   * An incremental mine: the edges an earlier mine found (kept, and not blamed again), and the PRs
+   * new since then, the only ones whose code history is read (against the whole history).
+   */
+  since?: { edges: Edge[]; newPrs: ReadonlySet<number> };
 }
 
 /** A mention backed by code history: more than either, less than words that say what the link is. */
@@ -29,6 +34,8 @@ export type PatchSource = (prs: PullRequestRecord[]) => Promise<PullRequest[]>;
 export interface PipelineResult {
   chains: Chain[];
   edges: Edge[];
+  /** The PRs a stage may be made of (eligible, and inside the window). */
+  stageable: number[];
   summary: Omit<MiningSummary, 'repo' | 'source'>;
 }
 
@@ -58,9 +65,11 @@ export async function recordsToChains(
   // The graph (edges.jsonl, and so the chains left out by date) is the one a mine without the window builds.
   const { window } = opts;
   const kept = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
+  const { since } = opts;
+  const examined = since ? eligible.filter((pr) => since.newPrs.has(pr.number)) : eligible;
   const blame =
     opts.clone && opts.blameWindowDays !== 0
-      ? await codeHistoryEdges(opts.clone, prs, eligible, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
+      ? await codeHistoryEdges(opts.clone, prs, examined, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
       : [];
   // Words outrank code history for one pair: blame only adds pairs no text links. A PR that names
   // another and rewrites its lines builds on it, though either alone is only a hint.
@@ -71,7 +80,7 @@ export async function recordsToChains(
     return { ...edge, kind: 'follow-up' as const, confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence), evidence: `${edge.evidence} (and ${history.evidence})` };
   });
   const wordedPairs = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
-  const edges = strongestPerPair([...worded, ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(eligible) : [])]);
+  const edges = strongestPerPair([...(since?.edges ?? []), ...worded, ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(eligible) : [])]);
   // A chain that straddles the window is not emitted; its inside part is, where two or more linked PRs remain.
   const planned = buildChains(repo, kept, edges, opts);
 
@@ -83,6 +92,7 @@ export async function recordsToChains(
   return {
     chains,
     edges,
+    stageable: kept.map((pr) => pr.number),
     summary: {
       prsSeen: prs.length,
       prsEligible: kept.length,

@@ -30,6 +30,11 @@ export const MiningSummarySchema = z.object({
    * outside it (left out), and how many chains kept are the inside part of one of those.
    */
   dates: DateWindowSchema.extend({ chainsLeftOut: Count, chainsShortened: Count }).optional(),
+  /**
+   * A rerun into the same files: the last merge the earlier mine had seen, and what this one added
+   * (PRs, edges, chains, of which grown from an earlier chain).
+   */
+  incremental: z.object({ since: z.string().optional(), newPrs: Count, newEdges: Count, chainsAdded: Count, chainsExtended: Count }).optional(),
   /** Local only: commits read from the history. */
   commits: Count.optional(),
 });

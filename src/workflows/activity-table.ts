@@ -68,6 +68,17 @@ export const ACTIVITY_TABLE = {
   exportSample: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '10 minutes', retry: QUICK },
   /** One page of a batch list from the store: seconds, not the judge's ten minutes. */
   batchPage: { queue: 'orchestration', heartbeat: false, startToCloseTimeout: '1 minute', retry: QUICK },
+  /**
+   * A scheduled run's mine of one repository: a fetch and a mine of what is new, minutes on a large
+   * history the first time. A clone that cannot be fetched fails at once (non-retryable); other
+   * failures are tried again before the run reports the repository failed.
+   */
+  mineForSchedule: {
+    queue: 'orchestration',
+    heartbeat: true,
+    startToCloseTimeout: '3 hours',
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
+  },
 } as const satisfies Record<ActivityName, ActivityPlan>;
 
 export interface Call {

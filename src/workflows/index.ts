@@ -1,2 +1,3 @@
 export { batchWorkflow } from './batch-workflow';
 export { chainWorkflow } from './chain-workflow';
+export { scheduledRunWorkflow } from './schedule-workflow';

@@ -85,3 +85,20 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
     expect(err.stderr).toMatch(/error: no Docker engine is reachable/);
   });
 });
+
+describe('schedule: bad input is refused before anything is created', () => {
+  test('a repos file line with an unknown field, an interval that is not one, a schedule that does not exist', async () => {
+    const dir = tmp();
+    const repos = join(dir, 'repos.txt');
+    writeFileSync(repos, '# ok\n./clone name=acme/x\n./other colour=blue\n');
+    const bad = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', '1d']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe(`error: ${repos}:3: "colour=blue" is not one of name=, branch=, remote=, clone=`);
+    const every = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', 'daily']);
+    expect(every.code).toBe(2);
+    expect(every.stderr.trim()).toBe('error: --every wants a number of minutes, hours or days (30m, 6h, 1d), got "daily"');
+    const missing = await cli(['schedule', 'describe', `no-such-schedule-${Date.now()}`]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toMatch(/^error: no schedule no-such-schedule-\d+: `chainsmith schedule list` shows the ones there are$/);
+  });
+});

@@ -102,6 +102,9 @@ const fakes: Activities = {
   async batchPage() {
     throw new Error('no batch runs here');
   },
+  async mineForSchedule() {
+    throw new Error('no scheduled run here');
+  },
 };
 
 let connection: Connection;

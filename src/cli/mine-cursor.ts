@@ -1,0 +1,85 @@
+import { readFile, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { InputError } from '../errors';
+import { MiningSummarySchema, type MiningSummary } from '../mining/summary';
+import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../schemas';
+import { readChains } from './chains-file';
+
+/**
+ * Where a mine into an --out stopped: written beside the chains after every mine, read by the next
+ * one, which then links, blames and patches only the PRs merged since (and grows earlier chains).
+ */
+export const MineCursorSchema = z.object({
+  version: z.literal(1),
+  /** The options the files were mined with: a rerun with others would mix two graphs. */
+  options: z.record(z.string(), z.unknown()),
+  /** A clone's branch tip at the last mine. */
+  head: z.string().optional(),
+  /** The latest merge among the PRs mined so far. */
+  lastMergedAt: z.string().optional(),
+  prs: z.number().int().nonnegative(),
+  minedAt: z.string(),
+});
+export type MineCursor = z.infer<typeof MineCursorSchema>;
+
+/** What an earlier mine into the same --out wrote. */
+export interface PreviousMine {
+  cursor: MineCursor;
+  records: PullRequestRecord[];
+  edges: Edge[];
+  chains: Chain[];
+  summary: MiningSummary;
+}
+
+/** The options that shape the graph and the chains, with their CLI names, for the cursor. */
+export function mineFingerprint(opts: Record<string, unknown>): Record<string, unknown> {
+  const keys = ['repo', 'github', 'name', 'branch', 'clone', 'maxLength', 'maxChainsPerPr', 'minConfidence', 'blameDays', 'maxChangedLines', 'keepBots', 'keepNoCode', 'sharedFiles', 'mergedAfter', 'mergedBefore'];
+  return Object.fromEntries(keys.filter((key) => opts[key] !== undefined && opts[key] !== false).map((key) => [key, opts[key]]));
+}
+
+const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+async function readJsonLines<T>(path: string, schema: z.ZodType<T>): Promise<T[]> {
+  const text = await readFile(path, 'utf8').catch((cause: Error) => {
+    throw new InputError(`${path} is missing beside its cursor (${cause.message}): mine again with --fresh`, { cause });
+  });
+  return text.split('\n').filter((line) => line.trim()).map((line, i) => {
+    const parsed = schema.safeParse(JSON.parse(line));
+    if (!parsed.success) throw new InputError(`${path}:${i + 1}: ${parsed.error.issues[0]?.message}; mine again with --fresh`);
+    return parsed.data;
+  });
+}
+
+/**
+ * The earlier mine into these files, or undefined where there is none (no cursor). Files mined with
+ * other options are refused, naming the options that differ: growing them would mix two graphs.
+ */
+export async function readPreviousMine(
+  paths: { chains: string; prs: string; edges: string; summary: string; cursor: string },
+  options: Record<string, unknown>,
+): Promise<PreviousMine | undefined> {
+  if (!(await stat(paths.cursor).catch(() => undefined))) return undefined;
+  let cursor: MineCursor;
+  try {
+    cursor = MineCursorSchema.parse(JSON.parse(await readFile(paths.cursor, 'utf8')));
+  } catch (cause) {
+    throw new InputError(`${paths.cursor} is not a mining cursor (${(cause as Error).message.split('\n')[0]}): remove it or mine again with --fresh`, { cause });
+  }
+  const keys = [...new Set([...Object.keys(cursor.options), ...Object.keys(options)])].sort();
+  const differ = keys.filter((key) => JSON.stringify(cursor.options[key]) !== JSON.stringify(options[key]));
+  if (differ.length > 0) {
+    const was = (key: string, from: Record<string, unknown>) => (from[key] === undefined ? 'unset' : String(from[key]));
+    const list = differ.map((key) => `${flag(key)} ${was(key, cursor.options)} then, ${was(key, options)} now`).join('; ');
+    throw new InputError(`${paths.chains} was mined with other options (${list}): rerun with the same options to add what is new, or add --fresh to mine it again from scratch`);
+  }
+  const records = await readJsonLines(paths.prs, PullRequestRecordSchema);
+  const edges = await readJsonLines(paths.edges, EdgeSchema);
+  const chains = (await stat(paths.chains).catch(() => undefined))?.size ? await readChains(paths.chains) : [];
+  const summary = MiningSummarySchema.safeParse(JSON.parse(await readFile(paths.summary, 'utf8').catch(() => 'null')));
+  if (!summary.success) throw new InputError(`${paths.summary} is missing or not a mining summary beside its cursor: mine again with --fresh`);
+  return { cursor, records, edges, chains, summary: summary.data };
+}
+
+export function latestMerge(records: readonly PullRequestRecord[]): string | undefined {
+  return records.reduce<string | undefined>((latest, pr) => (!latest || pr.mergedAt > latest ? pr.mergedAt : latest), undefined);
+}

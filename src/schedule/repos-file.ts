@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { InputError } from '../errors';
+
+/** One repository a schedule mines: a clone fetched before each run, or a GitHub name (with a clone to run in). */
+export interface ScheduledRepo {
+  /** A clone's absolute path, or "github:owner/name": what the run's report names. */
+  source: string;
+  clone?: string;
+  github?: string;
+  /** Recorded on the chains (and so in workflow ids); default the folder name, or the GitHub name. */
+  name?: string;
+  branch?: string;
+  /** The clone's remote to fetch (default origin). */
+  remote?: string;
+}
+
+const KEYS = new Set(['name', 'branch', 'clone', 'remote']);
+
+/**
+ * A repos file: one repository a line, `#` starts a comment. A line is a clone's path (relative to the
+ * file) or `github:OWNER/NAME`, then optional `key=value` fields: `name=owner/name`, `branch=B`,
+ * `remote=R` (the clone's remote to fetch, default origin), `clone=PATH` (with github:, the clone
+ * patches come from and chains run in).
+ */
+export async function readReposFile(path: string): Promise<ScheduledRepo[]> {
+  const text = await readFile(path, 'utf8').catch((cause: Error) => {
+    throw new InputError(`--repos ${path}: ${cause.message}`, { cause });
+  });
+  const at = (file: string) => (isAbsolute(file) ? file : resolve(dirname(resolve(path)), file));
+  const repos = text.split('\n').flatMap((raw, i): ScheduledRepo[] => {
+    const line = raw.replace(/#.*$/, '').trim();
+    if (!line) return [];
+    const [first, ...rest] = line.split(/\s+/);
+    const fields: Record<string, string> = {};
+    for (const field of rest) {
+      const [key, value] = field.split('=', 2);
+      if (!KEYS.has(key) || !value) throw new InputError(`${path}:${i + 1}: "${field}" is not one of name=, branch=, remote=, clone=`);
+      fields[key] = value;
+    }
+    if (first.startsWith('github:')) {
+      const github = first.slice('github:'.length);
+      if (!/^[\w.-]+\/[\w.-]+$/.test(github)) throw new InputError(`${path}:${i + 1}: github: wants OWNER/NAME, got "${github}"`);
+      return [{ source: first, github, ...fields, ...(fields.clone ? { clone: at(fields.clone) } : {}) }];
+    }
+    if (fields.clone) throw new InputError(`${path}:${i + 1}: clone= goes with a github: line; a path line is the clone itself`);
+    return [{ source: at(first), clone: at(first), ...fields }];
+  });
+  if (repos.length === 0) throw new InputError(`--repos ${path} lists no repository`);
+  return repos;
+}
+
+/** A folder name for a repository's files under the schedule's folder, unique per source. */
+export function repoSlug(repo: ScheduledRepo, index: number): string {
+  const name = (repo.name ?? (repo.github || basename(repo.source))).replace(/[^\w.-]+/g, '_');
+  return `${index}-${name}`;
+}
