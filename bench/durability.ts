@@ -6,7 +6,7 @@ import { ModelPolicy } from '../src/agent/model-policy';
 import { ArtifactStore } from '../src/artifacts/store';
 import { startBatch, startChains } from '../src/cli/start';
 import type { Config } from '../src/config';
-import { runPrTests } from '../src/judge/test-signal';
+import { runPrTests } from '../src/sandbox/pr-tests';
 import { CARRY_PATCH, carryScript } from '../src/sandbox/carryover';
 import { DockerSandbox } from '../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../src/environments/images';

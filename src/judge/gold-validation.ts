@@ -8,7 +8,7 @@ import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
-import { prTestCommand, prTestFiles, quotePaths, runTests } from './test-signal';
+import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 

@@ -7,7 +7,7 @@ import { NO_REDACTION, type Redactor } from '../redact';
 import { scaffoldFor } from '../agent/scaffolds';
 import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
-import { prTestCommand, prTestFiles } from '../judge/test-signal';
+import { prTestCommand, prTestFiles } from '../sandbox/pr-tests';
 import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import type { Environments } from '../environments/builder';

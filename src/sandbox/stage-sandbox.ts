@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import type { Environment, Environments } from '../environments/builder';
 import { StageError } from '../errors';
-import { runPrTests } from '../judge/test-signal';
+import { runPrTests } from './pr-tests';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
 import { DockerSandbox, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from './docker-sandbox';

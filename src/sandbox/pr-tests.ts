@@ -1,6 +1,6 @@
 import type { RunnerName } from '../environments/contract';
 import { runnerFor } from '../environments/runners';
-import type { Sandbox } from '../sandbox/sandbox';
+import type { Sandbox } from './sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
 
 /** How a stage's tests run: its environment's runner, and a configured command where there is one. */
