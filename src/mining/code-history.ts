@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Edge, PullRequestRecord } from '../schemas';
 import { corroboration } from './corroboration';
+import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
 import { git } from './git';
 import { isSweep, sweepCommits } from './sweeps';
 
@@ -67,6 +68,8 @@ export function blameCounts(porcelain: string): Map<string, number> {
   return counts;
 }
 
+const codePaths = (pr: PullRequestRecord) => pr.files.filter((file) => file.kind === 'code' && !file.binary).map((file) => file.path);
+
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(size, items.length) }, async () => {
@@ -101,7 +104,7 @@ export async function codeHistoryEdges(
     const context = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all };
     await pool(examined.filter((pr) => !isSweep(pr)), opts.concurrency ?? 2, async (pr) => {
       // Code only: a PR that changes behaviour rewrites the tests of whoever wrote them, for its own reasons.
-    const paths = pr.files.filter((file) => file.kind === 'code' && !file.binary && file.status !== 'added').map((file) => file.path);
+      const paths = codePaths(pr).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
       if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
       opts.onProgress?.(++done, examined.length);
     });
@@ -126,9 +129,10 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const { clone, owner, byNumber, windowMs } = ctx;
   const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha, '--', ...paths]).catch(() => '');
   const { ranges, removed } = oldRanges(diff);
+  const deprecations = await deprecationEdges(ctx, pr, diff);
   // Everything B changed in code counts, new files included: one line of A among a new module is little.
   const changed = pr.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions + file.deletions, 0);
-  if (removed === 0 || removed > MAX_OLD_LINES) return [];
+  if (removed === 0 || removed > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
   const since = new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString();
   const recent = (number: number) => {
@@ -144,7 +148,8 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       if (number !== undefined && number !== pr.number && recent(number) && !ctx.ignored.has(sha)) lines.set(number, (lines.get(number) ?? 0) + n);
     }
   }
-  return [...lines].map(([number, n]) => {
+  const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
+  const history = [...lines].map(([number, n]) => {
     // A modified line is one removal and one addition; the share is of everything B changed.
     const share = Math.min(1, (2 * n) / Math.max(1, changed));
     const { bonus, why } = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all);
@@ -158,4 +163,31 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       source: { field: 'files' as const, start: 0, end: 0 },
     };
   });
+  // One edge per pair: the deprecation link where it is the stronger.
+  const kept = history.map((edge) => (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge);
+  return [...kept, ...deprecations.filter((edge) => !lines.has(edge.to))];
+}
+
+/**
+ * Deprecation lines B deletes or rewrites, blamed with no window: what a PR deprecates is removed a
+ * major version later, which no recency window would reach.
+ */
+async function deprecationEdges(ctx: BlameContext, pr: PullRequestRecord, diff: string): Promise<Edge[]> {
+  const counts = new Map<number, number>();
+  if (!speaksOfDeprecation(pr)) return [];
+  for (const [path, numbers] of deprecationLines(diff)) {
+    const args = ['blame', '--porcelain', '-w', `--ignore-revs-file=${ctx.ignoreFile}`, ...numbers.flatMap((line) => ['-L', `${line},+1`]), pr.baseSha, '--', path];
+    for (const [sha, n] of blameCounts(await git(ctx.clone, args).catch(() => ''))) {
+      const number = ctx.owner.get(sha);
+      const earlier = (ctx.byNumber.get(number ?? -1)?.mergedAt ?? '') <= pr.mergedAt;
+      if (number !== undefined && number !== pr.number && earlier && !ctx.ignored.has(sha)) counts.set(number, (counts.get(number) ?? 0) + n);
+    }
+  }
+  const edges: Edge[] = [];
+  for (const [number, n] of counts) {
+    const a = ctx.byNumber.get(number) as PullRequestRecord;
+    const diffOfA = await git(ctx.clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha, '--', ...codePaths(a)]).catch(() => '');
+    if (addsDeprecations(diffOfA)) edges.push(deprecationEdge(pr.number, number, n));
+  }
+  return edges;
 }

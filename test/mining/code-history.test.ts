@@ -78,3 +78,27 @@ test('sweeps are told by their words across languages, and by their breadth', ()
   expect(work.filter((title) => isSweep(pr(title)))).toEqual([]);
   expect(isSweep(pr('Use the new error type', 25))).toBe(true);
 });
+
+test('removing what a PR deprecated links to it at any age; rewording a deprecation or removing it in passing does not', async () => {
+  const repo = await new ReleaseRepo(join(root, 'deprecations')).init();
+  const loader = lines('loader', 10);
+  await repo.quickPr(1, 'Add the loader', '', { 'src/loader.py': loader });
+  const warned = `${loader}warn("load_all is deprecated", DeprecationWarning)\nwarn("load_one is deprecated", DeprecationWarning)\n`;
+  await repo.quickPr(2, 'Deprecate load_all and load_one', '', { 'src/loader.py': warned });
+  await repo.quickPr(3, 'Add the parser', '', { 'src/parser.py': `${lines('parser', 10)}# the strict flag is deprecated\n` });
+  // #4 rewords #3's deprecation: it owns the line now, but deprecated nothing.
+  await repo.quickPr(4, 'Tidy the parser', '', { 'src/parser.py': `${lines('parser', 10)}# the strict flag is deprecated: use mode\n` });
+  await repo.quickPr(5, 'Remove deprecated code', '', {
+    'src/loader.py': warned.replace('warn("load_all is deprecated", DeprecationWarning)\n', ''),
+    'src/parser.py': lines('parser', 10),
+  });
+  // #6 drops the other warning inside a rewrite that never speaks of it.
+  await repo.quickPr(6, 'Rewrite the loader', '', { 'src/loader.py': lines('loader2', 10) });
+
+  const { prs } = await readLocalPullRequests(repo.path);
+  // No recency window at all: only the deprecation rule can link.
+  const edges = await codeHistoryEdges(repo.path, prs, prs, { windowDays: 0 });
+  expect(edges.map(({ from, to, kind, confidence, evidence }) => `${from}->${to} ${kind} ${confidence}: ${evidence}`)).toEqual([
+    '5->2 follow-up 0.8: #5 removes or changes 1 deprecation line that #2 wrote',
+  ]);
+});
