@@ -10,6 +10,11 @@ import { isSweep, sweepCommits } from './sweeps';
 export interface CodeHistoryOptions {
   /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
   windowDays?: number;
+  /**
+   * Pairs ("B->A") where B's text names A: no coincidence to guard against, so A's lines count at
+   * any age.
+   */
+  named?: ReadonlySet<string>;
   /** git processes at once. */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
@@ -101,7 +106,7 @@ export async function codeHistoryEdges(
   const edges: Edge[] = [];
   let done = 0;
   try {
-    const context = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all };
+    const context = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all, named: opts.named ?? new Set<string>() };
     await pool(examined.filter((pr) => !isSweep(pr)), opts.concurrency ?? 2, async (pr) => {
       // Code only: a PR that changes behaviour rewrites the tests of whoever wrote them, for its own reasons.
       const paths = codePaths(pr).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
@@ -123,6 +128,7 @@ interface BlameContext {
   /** Lines blame cannot pass through a sweep stay the sweep's: they are nobody's. */
   ignored: ReadonlySet<string>;
   all: readonly PullRequestRecord[];
+  named: ReadonlySet<string>;
 }
 
 async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]): Promise<Edge[]> {
@@ -134,14 +140,15 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const changed = pr.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions + file.deletions, 0);
   if (removed === 0 || removed > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
-  const since = new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString();
+  const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
+  const since = namesOld ? [] : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
   const recent = (number: number) => {
     const at = Date.parse(byNumber.get(number)?.mergedAt ?? '');
-    return at <= merged && at >= merged - windowMs;
+    return at <= merged && (at >= merged - windowMs || ctx.named.has(`${pr.number}->${number}`));
   };
   const lines = new Map<number, number>();
   for (const [path, spans] of ranges) {
-    const args = ['blame', '--porcelain', '-w', `--since=${since}`, `--ignore-revs-file=${ctx.ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
+    const args = ['blame', '--porcelain', '-w', ...since, `--ignore-revs-file=${ctx.ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
     const counts = blameCounts(await git(clone, args).catch(() => ''));
     for (const [sha, n] of counts) {
       const number = owner.get(sha);

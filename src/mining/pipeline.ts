@@ -59,9 +59,10 @@ export async function recordsToChains(
   // The graph (edges.jsonl, and so the chains left out by date) is the one a mine without the window builds.
   const { window } = opts;
   const kept = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
+  const mentioned = new Set(textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`));
   const blame =
     opts.clone && opts.blameWindowDays !== 0
-      ? await codeHistoryEdges(opts.clone, prs, eligible, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
+      ? await codeHistoryEdges(opts.clone, prs, eligible, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress, named: mentioned })
       : [];
   // Words outrank code history for one pair: blame only adds pairs no text links. A PR that names
   // another and rewrites its lines builds on it, though either alone is only a hint.

@@ -69,6 +69,21 @@ test('a PR that names another and rewrites its lines follows up on it; naming al
   expect(edges[0].evidence).toBe('As discussed in #1. (and #3 changes 2 lines that #1 wrote (100% of its 4 changed lines of code))');
 });
 
+test('naming a PR and rewriting its lines links at any age; without the name, lines older than the window are nobody\'s', async () => {
+  const repo = await new ReleaseRepo(join(root, 'named-old')).init();
+  const cache = lines('cache', 20);
+  const store = lines('store', 20);
+  await repo.quickPr(1, 'Add the cache', '', { 'src/cache.py': cache });
+  await repo.quickPr(2, 'Add the store', '', { 'src/store.py': store });
+  repo.advance(400);
+  await repo.quickPr(3, 'Key the cache by loader', 'The key chosen in #1 made every lookup read the file.', { 'src/cache.py': rewrite(cache, 3, 2, 'keyed') });
+  await repo.quickPr(4, 'Store in batches', '', { 'src/store.py': rewrite(store, 3, 2, 'batched') });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));
+  const { edges } = await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path });
+  expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual(['3->1 follow-up 0.8']);
+});
+
 test('sweeps are told by their words across languages, and by their breadth', () => {
   const pr = (title: string, codeFiles = 1) =>
     makePr(1, { title, files: Array.from({ length: codeFiles }, (_, i) => ({ path: `src/m${i}.rs`, kind: 'code' as const, status: 'modified' as const, additions: 1, deletions: 1, binary: false })) });
