@@ -5,7 +5,7 @@ import type { Edge, PullRequestRecord } from '../schemas';
 import { corroboration } from './corroboration';
 import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
 import { git } from './git';
-import { isSweep, sweepCommits } from './sweeps';
+import { isSweep, subjects, sweepCommits, sweepTopic } from './sweeps';
 
 export interface CodeHistoryOptions {
   /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
@@ -33,6 +33,8 @@ const SHARE_WEIGHT = 0.5;
 const FULL_BONUS_SHARE = 0.3;
 /** Code history with the best words around it is still below what the words alone say. */
 const MAX_CONFIDENCE = 0.9;
+/** B names the topic of the sweep whose lines it changes: as telling as naming the same identifier. */
+const SAME_SWEEP_BONUS = 0.15;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
 
@@ -146,20 +148,32 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     const at = Date.parse(byNumber.get(number)?.mergedAt ?? '');
     return at <= merged && (at >= merged - windowMs || ctx.named.has(`${pr.number}->${number}`));
   };
+  // A PR that speaks of a sweep's topic ("fix typing") and changes lines that sweep wrote repairs the
+  // sweep's own work: for it, blame stops at sweeps of that topic instead of looking through them.
+  const topics = new Set(subjects(pr).map(sweepTopic).filter((topic): topic is number => topic !== undefined));
+  const sameTopic = (number: number) => topics.size > 0 && subjects(byNumber.get(number) as PullRequestRecord).some((subject) => topics.has(sweepTopic(subject) ?? -1));
+  const repairable = new Set([...ctx.ignored].filter((sha) => sameTopic(owner.get(sha) ?? -1)));
+  const ignored = new Set([...ctx.ignored].filter((sha) => !repairable.has(sha)));
+  const ignoreFile = repairable.size > 0 ? `${ctx.ignoreFile}-${pr.number}` : ctx.ignoreFile;
+  if (repairable.size > 0) await writeFile(ignoreFile, [...ignored].join('\n') + '\n');
   const lines = new Map<number, number>();
+  const repaired = new Set<number>();
   for (const [path, spans] of ranges) {
-    const args = ['blame', '--porcelain', '-w', ...since, `--ignore-revs-file=${ctx.ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
-    const counts = blameCounts(await git(clone, args).catch(() => ''));
-    for (const [sha, n] of counts) {
+    const args = ['blame', '--porcelain', '-w', ...since, `--ignore-revs-file=${ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
+    for (const [sha, n] of blameCounts(await git(clone, args).catch(() => ''))) {
       const number = owner.get(sha);
-      if (number !== undefined && number !== pr.number && recent(number) && !ctx.ignored.has(sha)) lines.set(number, (lines.get(number) ?? 0) + n);
+      if (number === undefined || number === pr.number || !recent(number) || ignored.has(sha)) continue;
+      lines.set(number, (lines.get(number) ?? 0) + n);
+      if (repairable.has(sha)) repaired.add(number);
     }
   }
   const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
   const history = [...lines].map(([number, n]) => {
     // A modified line is one removal and one addition; the share is of everything B changed.
     const share = Math.min(1, (2 * n) / Math.max(1, changed));
-    const { bonus, why } = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all);
+    const words = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all);
+    const bonus = words.bonus + (repaired.has(number) ? SAME_SWEEP_BONUS : 0);
+    const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}`;
     return {
       from: pr.number,
       to: number,
@@ -172,7 +186,7 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   });
   // One edge per pair: the deprecation link where it is the stronger.
   const kept = history.map((edge) => (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge);
-  return [...kept, ...deprecations.filter((edge) => !lines.has(edge.to))];
+  return [...kept, ...deprecations.filter((edge) => !lines.has(edge.to) && !repaired.has(edge.to))];
 }
 
 /**

@@ -117,3 +117,23 @@ test('removing what a PR deprecated links to it at any age; rewording a deprecat
     '5->2 follow-up 0.8: #5 removes or changes 1 deprecation line that #2 wrote',
   ]);
 });
+
+test('a PR that speaks of a sweep\'s topic and changes lines the sweep wrote repairs the sweep; other PRs blame through it', async () => {
+  const repo = await new ReleaseRepo(join(root, 'sweep-repair')).init();
+  const parser = lines('parser', 20);
+  await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
+  const typed = parser.replace(/parser line (\d+)\n/g, 'parser line $1: int\n');
+  await repo.quickPr(2, 'Add type annotations', '', { 'src/parser.py': typed });
+  await repo.quickPr(3, 'Install the docs theme', '', { 'src/parser.py': typed.replace('parser line 3: int', 'parser line 3') });
+  // #4's title is no sweep's; one of its commits speaks of typing.
+  await repo.run('checkout', '-q', '-b', 'py36', 'main');
+  await repo.commit('Fix typing that Python 3.6 lacks', { 'src/parser.py': typed.replace('parser line 3: int', 'parser line 3').replace('parser line 9: int', 'parser line 9: "int"') });
+  await repo.squashPr(4, 'main', 'py36', 'Support Python 3.6');
+  const { prs } = await readLocalPullRequests(repo.path);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
+    '3->1 0.8: #3 changes 1 line that #1 wrote (100% of its 2 changed lines of code)',
+    '4->2 0.9: #4 changes 1 line that #2 wrote (100% of its 2 changed lines of code); #4 speaks of the same sweep',
+  ]);
+});
+
