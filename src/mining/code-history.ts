@@ -20,7 +20,12 @@ export interface CodeHistoryOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export const DEFAULT_WINDOW_DAYS = 180;
+/**
+ * A year: fixes of a feature often come a release or two later. Measured on both labelled
+ * repositories, 365 days found more real links than 180 and no more false ones once words and
+ * sweeps were read right.
+ */
+export const DEFAULT_WINDOW_DAYS = 365;
 /**
  * Commit dates of a PR's own commits can be far older than its merge: blame looks back this much
  * further, and the window is then applied to merge dates.
