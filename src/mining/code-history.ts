@@ -5,7 +5,7 @@ import type { Edge, PullRequestRecord } from '../schemas';
 import { corroboration } from './corroboration';
 import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
 import { git } from './git';
-import { isSweep, subjects, sweepCommits, sweepTopic } from './sweeps';
+import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
 
 export interface CodeHistoryOptions {
   /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
@@ -43,22 +43,37 @@ const SAME_SWEEP_BONUS = 0.15;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
 
-/** Old-side line ranges a diff deletes or modifies, by path (from `git diff -U0`). */
-export function oldRanges(diff: string): { ranges: Map<string, [number, number][]>; added: number; removed: number } {
+/** A version release's bump lines: whoever wrote the old version string is no cause of the release. */
+const VERSION_LINE = /version|\b\d+\.\d+\.\d+\b/i;
+
+/**
+ * Old-side line ranges a diff deletes or modifies, by path (from `git diff -U0`), leaving out the
+ * deleted lines that match `skip`.
+ */
+export function oldRanges(diff: string, skip?: RegExp): { ranges: Map<string, [number, number][]>; added: number; removed: number } {
   const ranges = new Map<string, [number, number][]>();
   let path: string | undefined;
+  let line = 0;
   let added = 0;
   let removed = 0;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('--- ')) path = line === '--- /dev/null' ? undefined : line.slice(6);
-    else if (line.startsWith('@@') && path !== undefined) {
-      const hunk = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
-      if (!hunk) continue;
-      const start = Number(hunk[1]);
-      const count = hunk[2] === undefined ? 1 : Number(hunk[2]);
-      added += hunk[3] === undefined ? 1 : Number(hunk[3]);
-      removed += count;
-      if (count > 0) ranges.set(path, [...(ranges.get(path) ?? []), [start, count]]);
+  // File headers come between `diff --git` and the first hunk: a deleted "-- comment" line is no header.
+  let header = false;
+  for (const text of diff.split('\n')) {
+    if (text.startsWith('diff --git ')) header = true;
+    else if (header && text.startsWith('--- ')) path = text === '--- /dev/null' ? undefined : text.slice(6);
+    else if (text.startsWith('@@')) [header, line] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0)];
+    else if (header) continue;
+    else if (text.startsWith('+')) added += 1;
+    else if (text.startsWith('-') && path !== undefined) {
+      removed += 1;
+      if (!skip?.test(text.slice(1))) {
+        const spans = ranges.get(path) ?? [];
+        const last = spans[spans.length - 1];
+        if (last && last[0] + last[1] === line) last[1] += 1;
+        else spans.push([line, 1]);
+        ranges.set(path, spans);
+      }
+      line += 1;
     }
   }
   return { ranges, added, removed };
@@ -114,7 +129,9 @@ export async function codeHistoryEdges(
   let done = 0;
   try {
     const context = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all, named: opts.named ?? new Set<string>() };
-    await pool(examined.filter((pr) => !isSweep(pr)), opts.concurrency ?? 2, async (pr) => {
+    await pool(examined.filter((pr) => !isSweep(pr) || isVersionRelease(pr)), opts.concurrency ?? 2, async (pr) => {
+      // A version release is blamed too: its bump lines are a release commit's, which blame passes
+      // by, and what else it changes is a fix landed with the release.
       // Code only: a PR that changes behaviour rewrites the tests of whoever wrote them, for its own reasons.
       const paths = codePaths(pr).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
       if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
@@ -141,7 +158,7 @@ interface BlameContext {
 async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]): Promise<Edge[]> {
   const { clone, owner, byNumber, windowMs } = ctx;
   const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha, '--', ...paths]).catch(() => '');
-  const { ranges, removed } = oldRanges(diff);
+  const { ranges, removed } = oldRanges(diff, isVersionRelease(pr) ? VERSION_LINE : undefined);
   const deprecations = await deprecationEdges(ctx, pr, diff);
   // Everything B changed in code counts, new files included: one line of A among a new module is little.
   const changed = pr.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions + file.deletions, 0);

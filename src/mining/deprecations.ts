@@ -10,9 +10,12 @@ export function deprecationLines(diff: string): Map<string, number[]> {
   const found = new Map<string, number[]>();
   let path: string | undefined;
   let line = 0;
+  let header = false;
   for (const text of diff.split('\n')) {
-    if (text.startsWith('--- ')) path = text === '--- /dev/null' ? undefined : text.slice(6);
-    else if (text.startsWith('@@')) line = Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0);
+    if (text.startsWith('diff --git ')) header = true;
+    else if (header && text.startsWith('--- ')) path = text === '--- /dev/null' ? undefined : text.slice(6);
+    else if (text.startsWith('@@')) [header, line] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0)];
+    else if (header) continue;
     else if (text.startsWith('-') && path !== undefined) {
       if (DEPRECATION.test(text)) found.set(path, [...(found.get(path) ?? []), line]);
       line += 1;
@@ -29,8 +32,11 @@ export function speaksOfDeprecation(pr: PullRequestRecord): boolean {
 /** A PR deprecates something when its diff adds more deprecation lines than it removes (rewording one is not deprecating). */
 export function addsDeprecations(diff: string): boolean {
   let net = 0;
+  let header = false;
   for (const text of diff.split('\n')) {
-    if (!DEPRECATION.test(text) || text.startsWith('+++') || text.startsWith('---')) continue;
+    if (text.startsWith('diff --git ')) header = true;
+    else if (text.startsWith('@@')) header = false;
+    if (header || !DEPRECATION.test(text)) continue;
     if (text.startsWith('+')) net += 1;
     else if (text.startsWith('-')) net -= 1;
   }

@@ -12,8 +12,11 @@ const codePaths = (pr: PullRequestRecord) => pr.files.filter((file) => file.kind
 /** The distinct non-trivial lines a diff adds ('+') or removes ('-'), trimmed. */
 export function diffLines(diff: string, sign: '+' | '-'): Set<string> {
   const found = new Set<string>();
+  let header = false;
   for (const line of diff.split('\n')) {
-    if (!line.startsWith(sign) || line.startsWith(sign.repeat(3))) continue;
+    if (line.startsWith('diff --git ')) header = true;
+    else if (line.startsWith('@@')) header = false;
+    if (header || !line.startsWith(sign)) continue;
     const text = line.slice(1).trim();
     if (text.length >= MIN_LINE) found.add(text);
   }

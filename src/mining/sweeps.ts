@@ -34,6 +34,13 @@ const SWEEP_FILES = 20;
 /** A PR's title and its commits' subjects. */
 export const subjects = (pr: PullRequestRecord): string[] => [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)];
 
+/** A release of a version (not a dependency or changelog update): it may carry a last fix beside the bump. */
+const VERSION_RELEASE = /^release\b|\brelease (version )?v?\d/i;
+
+export function isVersionRelease(pr: PullRequestRecord): boolean {
+  return VERSION_RELEASE.test(pr.title.trim());
+}
+
 export function isRelease(pr: PullRequestRecord): boolean {
   return RELEASE.test(pr.title.trim());
 }

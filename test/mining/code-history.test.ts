@@ -43,6 +43,17 @@ test('blame looks through a reformatting PR to the PR that wrote the lines, and 
   expect(await codeHistoryEdges(repo.path, prs, prs, { windowDays: 0 })).toEqual([]);
 });
 
+test('a version release that lands a fix links to whose lines the fix changes, not to whoever wrote the version string', async () => {
+  const repo = await new ReleaseRepo(join(root, 'release-fix')).init();
+  const printer = lines('printer', 10);
+  await repo.quickPr(1, 'Add the printer', '', { 'src/printer.c': printer });
+  await repo.quickPr(2, 'Add the version header', '', { 'src/version.h': '#define VERSION_PATCH 3\n' });
+  await repo.quickPr(3, 'Release 1.7.4', '', { 'src/printer.c': rewrite(printer, 2, 2, 'fixed'), 'src/version.h': '#define VERSION_PATCH 4\n' });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, evidence }) => `${from}->${to}: ${evidence}`)).toEqual(['3->1: #3 changes 2 lines that #1 wrote (67% of its 6 changed lines of code)']);
+});
+
 test('a small share of lines stays a weak link, whatever the words', async () => {
   const repo = await new ReleaseRepo(join(root, 'share')).init();
   const cache = lines('cache', 20);
