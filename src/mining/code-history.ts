@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Edge, PullRequestRecord } from '../schemas';
-import { corroboration } from './corroboration';
+import { corroboration, introduced } from './corroboration';
 import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
 import { git } from './git';
 import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
@@ -189,11 +189,17 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       if (repairable.has(sha)) repaired.add(number);
     }
   }
+  const added = new Map<number, Set<string>>();
+  for (const number of lines.keys()) {
+    const a = byNumber.get(number) as PullRequestRecord;
+    const diffOfA = await git(clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha, '--', ...paths]).catch(() => '');
+    added.set(number, introduced(diffOfA));
+  }
   const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
   const history = [...lines].map(([number, n]) => {
     // A modified line is one removal and one addition; the share is of everything B changed.
     const share = Math.min(1, (2 * n) / Math.max(1, changed));
-    const words = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all);
+    const words = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all, added.get(number));
     const bonus = words.bonus + (repaired.has(number) ? SAME_SWEEP_BONUS : 0);
     const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}`;
     return {

@@ -38,9 +38,9 @@ function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
 
 /**
  * What the two PRs' words add to a code-history link: B calling itself a fix, and both naming the
- * same identifier that few other PRs name. Returns the confidence to add and why, for the evidence.
+ * same identifier that few other PRs name (A in its words, or among the names its code brought in, `introducedByA`). Returns the confidence to add and why, for the evidence.
  */
-export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[]): { bonus: number; why: string } {
+export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[], introducedByA: ReadonlySet<string> = new Set()): { bonus: number; why: string } {
   let bonus = 0;
   const why: string[] = [];
   // The title and description say what the PR is for; one "fix comment" commit among many does not.
@@ -51,10 +51,19 @@ export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: r
   const counts = frequency(all);
   const limit = Math.max(2, all.length * MAX_NAME_SHARE);
   const aNames = identifiers(a);
-  const shared = [...identifiers(b)].filter((name) => aNames.has(name) && (counts.get(name) ?? 0) <= limit);
+  // The same thing named by both: in A's words, or as a name A's code brought in (B's title names what A wrote).
+  const shared = [...identifiers(b)].filter((name) => (aNames.has(name) || introducedByA.has(name)) && (counts.get(name) ?? 0) <= limit);
   if (shared.length > 0) {
     bonus += NAME_BONUS;
     why.push(`both name ${shared[0]}`);
   }
   return { bonus, why: why.length ? `; ${why.join('; ')}` : '' };
+}
+
+/** Names a diff's added lines hold that none of its deleted lines held: what the change brought in. */
+export function introduced(diff: string): Set<string> {
+  const names = (sign: string) =>
+    new Set(diff.split('\n').filter((line) => line.startsWith(sign) && !line.startsWith(sign.repeat(3))).flatMap((line) => line.match(/[A-Za-z_]\w{4,}/g) ?? []));
+  const removed = names('-');
+  return new Set([...names('+')].filter((name) => !removed.has(name)));
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { codeHistoryEdges } from '../../src/mining/code-history';
+import { introduced } from '../../src/mining/corroboration';
 import { recordsToChains } from '../../src/mining/pipeline';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { isSweep } from '../../src/mining/sweeps';
@@ -52,6 +53,25 @@ test('a version release that lands a fix links to whose lines the fix changes, n
   const { prs } = await readLocalPullRequests(repo.path);
   const edges = await codeHistoryEdges(repo.path, prs, prs);
   expect(edges.map(({ from, to, evidence }) => `${from}->${to}: ${evidence}`)).toEqual(['3->1: #3 changes 2 lines that #1 wrote (67% of its 6 changed lines of code)']);
+});
+
+test('a title naming what an earlier PR\'s code brought in corroborates the code history; a name it only used does not', async () => {
+  expect(introduced('-    x = load_config()\n+    x = load_config(strict)\n+def native_concat(values):\n')).toEqual(new Set(['strict', 'native_concat', 'values']));
+  const repo = await new ReleaseRepo(join(root, 'introduced')).init();
+  await repo.quickPr(1, 'Add config loading', '', { 'src/native.py': `config = load_config()\n${lines('native', 6)}` });
+  // #2 brings in native_concat; load_config it only uses (its old line held it already).
+  const native = `def native_concat(values):\nconfig = load_config(strict)\n${lines('typed', 6)}`;
+  await repo.quickPr(2, 'Return native types', '', { 'src/native.py': native });
+  // Each rewrites one of #2's lines and adds three of its own: 40% of its changed lines are #2's.
+  const grow = (text: string, at: number, tag: string) => rewrite(text, at, 1, tag) + lines(tag, 3);
+  await repo.quickPr(3, 'Allow a list in native_concat', '', { 'src/native.py': grow(native, 4, 'listed') });
+  await repo.quickPr(4, 'Reload with load_config', '', { 'src/native.py': grow(grow(native, 4, 'listed'), 6, 'reload') });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.filter((edge) => edge.from > 2).map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
+    '3->2 0.65: #3 changes 1 line that #2 wrote (40% of its 5 changed lines of code); both name native_concat',
+    '4->2 0.5: #4 changes 1 line that #2 wrote (40% of its 5 changed lines of code)',
+  ]);
 });
 
 test('a small share of lines stays a weak link, whatever the words', async () => {
