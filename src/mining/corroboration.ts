@@ -4,6 +4,9 @@ import { splitMessage } from './commit-log';
 /** B says it repairs something: rewriting A's lines is then most likely repairing A. */
 const FIX_WORDS = /\b(fix(es|ed|ing)?|bug|crash(es)?|regression|broken|breaks?|breaking|typo|incorrect|wrong|leak|overflow|use-after-free|infinite loop)\b/i;
 const FIX_BONUS = 0.1;
+/** B says an earlier change broke something: whoever wrote the lines it rewrites is the likeliest culprit. */
+const REGRESSION_WORDS = /\b(regress(ion|ions|ed)?|introduced (in|by|with)|broken (by|in|since)|broke in|caused by)\b/i;
+const REGRESSION_BONUS = 0.2;
 /** B and A name the same code identifier: both are about the same thing. */
 const NAME_BONUS = 0.15;
 /** Identifiers in more than this share of PRs are the project's vocabulary, not a topic. */
@@ -37,14 +40,18 @@ function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
 }
 
 /**
- * What the two PRs' words add to a code-history link: B calling itself a fix, and both naming the
+ * What the two PRs' words add to a code-history link: B calling itself a fix (of a regression, more
+ * so), and both naming the
  * same identifier that few other PRs name (A in its words, or among the names its code brought in, `introducedByA`). Returns the confidence to add and why, for the evidence.
  */
 export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[], introducedByA: ReadonlySet<string> = new Set()): { bonus: number; why: string } {
   let bonus = 0;
   const why: string[] = [];
   // The title and description say what the PR is for; one "fix comment" commit among many does not.
-  if (FIX_WORDS.test(`${b.title}\n${b.body}`)) {
+  if (REGRESSION_WORDS.test(`${b.title}\n${b.body}`)) {
+    bonus += REGRESSION_BONUS;
+    why.push(`#${b.number} says an earlier change broke it`);
+  } else if (FIX_WORDS.test(`${b.title}\n${b.body}`)) {
     bonus += FIX_BONUS;
     why.push(`#${b.number} says it fixes`);
   }

@@ -74,6 +74,22 @@ test('a title naming what an earlier PR\'s code brought in corroborates the code
   ]);
 });
 
+test('a fix that says an earlier change broke something weighs more than a plain fix', async () => {
+  const repo = await new ReleaseRepo(join(root, 'regression')).init();
+  const [parser, lexer] = [lines('parser', 20), lines('lexer', 20)];
+  await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
+  await repo.quickPr(2, 'Add the lexer', '', { 'src/lexer.py': lexer });
+  // Each rewrites one line and adds four: a third of its changed lines are the earlier PR's.
+  await repo.quickPr(3, 'Fix the parser on empty input', '', { 'src/parser.py': rewrite(parser, 5, 1, 'empty') + lines('empty', 4) });
+  await repo.quickPr(4, 'Fix the lexer on tabs', 'A bug introduced in 2.10.', { 'src/lexer.py': rewrite(lexer, 5, 1, 'tabs') + lines('tabs', 4) });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
+    '3->1 0.57: #3 changes 1 line that #1 wrote (33% of its 6 changed lines of code); #3 says it fixes',
+    '4->2 0.67: #4 changes 1 line that #2 wrote (33% of its 6 changed lines of code); #4 says an earlier change broke it',
+  ]);
+});
+
 test('a small share of lines stays a weak link, whatever the words', async () => {
   const repo = await new ReleaseRepo(join(root, 'share')).init();
   const cache = lines('cache', 20);
