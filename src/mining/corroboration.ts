@@ -18,6 +18,9 @@ const IDENTIFIER = /`([^`\s]{3,})`|\b([A-Za-z][a-z0-9]+[A-Z]\w*|[A-Za-z]\w*_\w+)
 const texts = (pr: PullRequestRecord) =>
   [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)].filter((subject) => !/^Merge /.test(subject)).join('\n');
 
+/** "print_array: return booleans", "tests: print_string: …" tag a commit with the component it touches, which blame already says. */
+const COMPONENT_TAG = /^(?:\s*`?[\w.]+(?:\(\))?`?:\s+)+/gm;
+
 function identifiers(pr: PullRequestRecord): Set<string> {
   const found = new Set<string>();
   for (const match of texts(pr).matchAll(IDENTIFIER)) {
@@ -25,6 +28,12 @@ function identifiers(pr: PullRequestRecord): Set<string> {
     if (name.length >= 5) found.add(name);
   }
   return found;
+}
+
+/** Identifiers a PR's subjects name other than as a component tag: what the PR is about. */
+function topics(pr: PullRequestRecord): Set<string> {
+  const untagged = texts(pr).replace(COMPONENT_TAG, '');
+  return identifiers({ ...pr, title: untagged, messages: [] });
 }
 
 const frequencies = new WeakMap<readonly PullRequestRecord[], Map<string, number>>();
@@ -57,9 +66,12 @@ export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: r
   }
   const counts = frequency(all);
   const limit = Math.max(2, all.length * MAX_NAME_SHARE);
-  const aNames = identifiers(a);
-  // The same thing named by both: in A's words, or as a name A's code brought in (B's title names what A wrote).
-  const shared = [...identifiers(b)].filter((name) => (aNames.has(name) || introducedByA.has(name)) && (counts.get(name) ?? 0) <= limit);
+  const [aNames, aTopics, bTopics] = [identifiers(a), topics(a), topics(b)];
+  // The same thing named by both: in A's words, or as a name A's code brought in (B's title names
+  // what A wrote). Both naming it only as a component tag says no more than the blame did.
+  const shared = [...identifiers(b)].filter(
+    (name) => ((aNames.has(name) && (aTopics.has(name) || bTopics.has(name))) || introducedByA.has(name)) && (counts.get(name) ?? 0) <= limit,
+  );
   if (shared.length > 0) {
     bonus += NAME_BONUS;
     why.push(`both name ${shared[0]}`);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { codeHistoryEdges } from '../../src/mining/code-history';
-import { introduced } from '../../src/mining/corroboration';
+import { corroboration, introduced } from '../../src/mining/corroboration';
 import { recordsToChains } from '../../src/mining/pipeline';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { isSweep } from '../../src/mining/sweeps';
@@ -88,6 +88,14 @@ test('a fix that says an earlier change broke something weighs more than a plain
     '3->1 0.57: #3 changes 1 line that #1 wrote (33% of its 6 changed lines of code); #3 says it fixes',
     '4->2 0.67: #4 changes 1 line that #2 wrote (33% of its 6 changed lines of code); #4 says an earlier change broke it',
   ]);
+});
+
+test('a name both PRs use only to tag their commits\' component corroborates nothing; a name one of them is about does', () => {
+  const simplify = makePr(1, { title: 'Simplify print functions', messages: ['print_array: rename variables', 'tests: print_string: test NULL'] });
+  const booleans = makePr(2, { title: 'Return booleans', messages: ['print_array: return boolean', 'tests: print_string: expect false'] });
+  const speedUp = makePr(3, { title: 'Speed up print_array', messages: ['print_array: fewer copies'] });
+  expect(corroboration(booleans, simplify, [simplify, booleans])).toEqual({ bonus: 0, why: '' });
+  expect(corroboration(speedUp, simplify, [simplify, speedUp])).toEqual({ bonus: 0.15, why: '; both name print_array' });
 });
 
 test('a small share of lines stays a weak link, whatever the words', async () => {
