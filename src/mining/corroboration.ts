@@ -30,6 +30,9 @@ function identifiers(pr: PullRequestRecord): Set<string> {
   return found;
 }
 
+/** A title's long plain words: the frequency limit leaves only the rare ones ("OSS-Fuzz", "whitespace"). */
+const titleWords = (pr: PullRequestRecord) => new Set(pr.title.toLowerCase().match(/[a-z][a-z-]{5,}/g) ?? []);
+
 /** Identifiers a PR's subjects name other than as a component tag: what the PR is about. */
 function topics(pr: PullRequestRecord): Set<string> {
   const untagged = texts(pr).replace(COMPONENT_TAG, '');
@@ -42,7 +45,7 @@ function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
   let counts = frequencies.get(all);
   if (!counts) {
     counts = new Map();
-    for (const pr of all) for (const name of identifiers(pr)) counts.set(name, (counts.get(name) ?? 0) + 1);
+    for (const pr of all) for (const name of new Set([...identifiers(pr), ...titleWords(pr)])) counts.set(name, (counts.get(name) ?? 0) + 1);
     frequencies.set(all, counts);
   }
   return counts;
@@ -69,9 +72,12 @@ export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: r
   const [aNames, aTopics, bTopics] = [identifiers(a), topics(a), topics(b)];
   // The same thing named by both: in A's words, or as a name A's code brought in (B's title names
   // what A wrote). Both naming it only as a component tag says no more than the blame did.
-  const shared = [...identifiers(b)].filter(
-    (name) => ((aNames.has(name) && (aTopics.has(name) || bTopics.has(name))) || introducedByA.has(name)) && (counts.get(name) ?? 0) <= limit,
-  );
+  const aWords = titleWords(a);
+  const shared = [
+    ...[...identifiers(b)].filter((name) => (aNames.has(name) && (aTopics.has(name) || bTopics.has(name))) || introducedByA.has(name)),
+    // Plain words only where both titles say them: in code, words are any module's or variable's.
+    ...[...titleWords(b)].filter((word) => aWords.has(word)),
+  ].filter((name) => (counts.get(name) ?? 0) <= limit);
   if (shared.length > 0) {
     bonus += NAME_BONUS;
     why.push(`both name ${shared[0]}`);

@@ -39,7 +39,7 @@ test('blame looks through a reformatting PR to the PR that wrote the lines, and 
   expect(prs.filter(isSweep).map((pr) => pr.number)).toEqual([2, 5]);
   const edges = await codeHistoryEdges(repo.path, prs, prs);
   expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual(['4->1 code-history 0.9']);
-  expect(edges[0].evidence).toBe('#4 changes 4 lines that #1 wrote (100% of its 8 changed lines of code); #4 says it fixes');
+  expect(edges[0].evidence).toBe('#4 changes 4 lines that #1 wrote (100% of its 8 changed lines of code); #4 says it fixes; both name parser');
   // Outside the window the same lines are nobody's.
   expect(await codeHistoryEdges(repo.path, prs, prs, { windowDays: 0 })).toEqual([]);
 });
@@ -80,8 +80,8 @@ test('a fix that says an earlier change broke something weighs more than a plain
   await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
   await repo.quickPr(2, 'Add the lexer', '', { 'src/lexer.py': lexer });
   // Each rewrites one line and adds four: a third of its changed lines are the earlier PR's.
-  await repo.quickPr(3, 'Fix the parser on empty input', '', { 'src/parser.py': rewrite(parser, 5, 1, 'empty') + lines('empty', 4) });
-  await repo.quickPr(4, 'Fix the lexer on tabs', 'A bug introduced in 2.10.', { 'src/lexer.py': rewrite(lexer, 5, 1, 'tabs') + lines('tabs', 4) });
+  await repo.quickPr(3, 'Fix a crash on empty input', '', { 'src/parser.py': rewrite(parser, 5, 1, 'empty') + lines('empty', 4) });
+  await repo.quickPr(4, 'Fix tab handling', 'A bug introduced in 2.10.', { 'src/lexer.py': rewrite(lexer, 5, 1, 'tabs') + lines('tabs', 4) });
   const { prs } = await readLocalPullRequests(repo.path);
   const edges = await codeHistoryEdges(repo.path, prs, prs);
   expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
@@ -96,6 +96,15 @@ test('a name both PRs use only to tag their commits\' component corroborates not
   const speedUp = makePr(3, { title: 'Speed up print_array', messages: ['print_array: fewer copies'] });
   expect(corroboration(booleans, simplify, [simplify, booleans])).toEqual({ bonus: 0, why: '' });
   expect(corroboration(speedUp, simplify, [simplify, speedUp])).toEqual({ bonus: 0.15, why: '; both name print_array' });
+});
+
+test('a rare long word both titles say corroborates the code history; a common one does not', () => {
+  const fuzz = makePr(1, { title: 'Add the OSS-Fuzz integration' });
+  const build = makePr(2, { title: 'Build OSS-Fuzz targets with CXX' });
+  const docs = makePr(3, { title: 'Document the integration' });
+  const all = [fuzz, build, docs, ...Array.from({ length: 120 }, (_, i) => makePr(10 + i, { title: `Tidy integration ${i}` }))];
+  expect(corroboration(build, fuzz, all)).toEqual({ bonus: 0.15, why: '; both name oss-fuzz' });
+  expect(corroboration(docs, fuzz, all)).toEqual({ bonus: 0, why: '' });
 });
 
 test('a small share of lines stays a weak link, whatever the words', async () => {
