@@ -55,7 +55,7 @@ program
   .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), 5)
   .option('--max-chains-per-pr <n>', 'how many chains one PR may join (default 3)', (v) => parsePositive('--max-chains-per-pr', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6; plain mentions are 0.5)', (v) => parseFraction('--min-confidence', v))
-  .option('--blame-days <n>', 'code-history links: lines a PR rewrites that another wrote within this many days (0: off; default 180)', (v) => parseCount('--blame-days', v))
+  .option('--blame-days <n>', 'code-history links: lines a PR rewrites that another wrote within this many days (0: off; default 365)', (v) => parseCount('--blame-days', v))
   .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), 2000)
   .option('--keep-bots', 'keep PRs opened by bots')
   .option('--keep-no-code', 'keep PRs that change only docs and config')

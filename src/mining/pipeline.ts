@@ -1,10 +1,11 @@
 import { inWindow, type DateWindow } from '../date-window';
 import { ChainSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord, type RepoSource } from '../schemas';
-import { buildChains, type ChainOptions } from './chains';
-import { codeHistoryEdges } from './code-history';
+import { buildChains, DEFAULT_MIN_CONFIDENCE, type ChainOptions } from './chains';
+import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './code-history';
 import { dateCut } from './date-cut';
 import { filterPullRequests, type PrFilterOptions } from './filters';
 import { linkPullRequests, type LinkOptions } from './references';
+import { restoreEdges } from './restores';
 import { sharedFileEdges } from './shared-files';
 import { countByLength, countEdgesByKind, type MiningSummary } from './summary';
 
@@ -67,9 +68,10 @@ export async function recordsToChains(
   const kept = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
   const { since } = opts;
   const examined = since ? eligible.filter((pr) => since.newPrs.has(pr.number)) : eligible;
+  const mentioned = new Set(textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`));
   const blame =
     opts.clone && opts.blameWindowDays !== 0
-      ? await codeHistoryEdges(opts.clone, prs, examined, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress })
+      ? await codeHistoryEdges(opts.clone, prs, examined, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress, named: mentioned })
       : [];
   // Words outrank code history for one pair: blame only adds pairs no text links. A PR that names
   // another and rewrites its lines builds on it, though either alone is only a hint.
@@ -80,7 +82,16 @@ export async function recordsToChains(
     return { ...edge, kind: 'follow-up' as const, confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence), evidence: `${edge.evidence} (and ${history.evidence})` };
   });
   const wordedPairs = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
-  const edges = strongestPerPair([...(since?.edges ?? []), ...worded, ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)), ...(opts.sharedFiles ? sharedFileEdges(eligible) : [])]);
+  // A later PR that adds back what a revert took out re-applies the reverted work, whatever it says.
+  const reverts = textEdges.filter((edge) => edge.kind === 'reverts' && edge.confidence >= (opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE));
+  const restores = opts.clone && opts.blameWindowDays !== 0 ? await restoreEdges(opts.clone, prs, reverts, (opts.blameWindowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000) : [];
+  const edges = strongestPerPair([
+    ...(since?.edges ?? []),
+    ...worded,
+    ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)),
+    ...restores,
+    ...(opts.sharedFiles ? sharedFileEdges(eligible) : []),
+  ]);
   // A chain that straddles the window is not emitted; its inside part is, where two or more linked PRs remain.
   const planned = buildChains(repo, kept, edges, opts);
 

@@ -8,6 +8,24 @@ import { revertReferences } from './revert-titles';
 /** References in comments are other people's words about the PR: weaker than the author's own. */
 const COMMENT_WEIGHT = 0.8;
 
+/** "Fix #N" naming a PR that shares no code with the fix: the number most likely names an issue elsewhere. */
+const UNSHARED_FIX_CONFIDENCE = 0.5;
+
+/** A file's name without folders and extensions: `tests/test_cli.py` → `test_cli`. */
+const stem = (path: string) => (path.split('/').pop() ?? '').replace(/\..*$/, '').toLowerCase();
+
+/**
+ * A fix of a PR's work changes some of the code or tests that PR changed, or tests named after its
+ * code (`test_cli.py`, `cli_test.go`, `CliTest.java` for `cli`). Unknown files (none listed) do not refute it.
+ */
+const sharesWork = (b: PullRequestRecord, a: PullRequestRecord) => {
+  if (a.files.length === 0 || b.files.length === 0) return true;
+  const work = (pr: PullRequestRecord) => pr.files.filter((file) => file.kind !== 'other');
+  const paths = new Set(work(a).map((file) => file.path));
+  const stems = work(a).filter((file) => file.kind === 'code').map((file) => stem(file.path)).filter((name) => name.length >= 3);
+  return work(b).some((file) => paths.has(file.path) || (file.kind === 'test' && stems.some((name) => stem(file.path).includes(name))));
+};
+
 /** A mention known only from GitHub's timeline: no words to tell its kind. */
 const CROSS_REFERENCE_CONFIDENCE = 0.4;
 
@@ -83,6 +101,7 @@ class CommitIndex {
  */
 export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOptions = {}): { edges: Edge[]; tally: ReferenceTally } {
   const mined = new Set(prs.map((pr) => pr.number));
+  const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   const commits = new CommitIndex(prs);
   const repo = opts.repo?.toLowerCase();
   const tally: ReferenceTally = { pr: 0, unmergedPr: 0, issue: 0, otherRepo: 0, unknownCommit: 0, self: 0 };
@@ -128,12 +147,14 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
           continue;
         }
         count('pr', pr.number, target);
+        // Closing words fit issues; said of a PR, they mean a fix of its work only if the two share code.
+        const unshared = reference.kind === 'fixes' && !sharesWork(pr, byNumber.get(target) as PullRequestRecord);
         const edge: Edge = {
           from: pr.number,
           to: target,
-          kind: reference.kind,
+          kind: unshared ? 'mentions' : reference.kind,
           evidence: reference.evidence,
-          confidence: Math.round(reference.confidence * weight * 100) / 100,
+          confidence: Math.round((unshared ? UNSHARED_FIX_CONFIDENCE : reference.confidence) * weight * 100) / 100,
           source: { ...source, start: reference.start, end: reference.end },
         };
         keep(edge);

@@ -1,25 +1,29 @@
 import type { PullRequestRecord } from '../schemas';
 import { splitMessage } from './commit-log';
 
-/** Work that touches many lines for its own sake: whoever wrote those lines before is not its cause. */
-const SWEEP = new RegExp(
-  [
-    String.raw`\b(re)?format(ting|ted)?\b`,
-    String.raw`\b(black|isort|flake8|ruff|pyupgrade|prettier|eslint|clang-format|clang-tidy|gofmt|goimports|golint|golangci-lint|go vet|rustfmt|clippy|checkstyle|spotless|codespell|pre-commit|lint(s|er|ers|ing)?)\b`,
-    String.raw`\btype (annotations|hints)\b`,
-    String.raw`\b(add|update|fix) (typing|types|type annotations)\b`,
-    String.raw`\bmypy\b`,
-    String.raw`\brename\b.*\b(to|directory|package|module|imports)\b`,
-    String.raw`\bdrop(ping)? (support for )?(python|py|node|java|go|rust)\s*\d`,
-    String.raw`\bmove (to|into) (a )?src\b`,
-    String.raw`\b(modernize|python 3 port|port to python 3)\b`,
-    String.raw`\bcompiler (flags?|warnings?|checks?)\b`,
-    String.raw`\b(fix|remove) (all )?(compiler )?warnings\b`,
-    String.raw`\bcode ?style\b`,
-    String.raw`\bwhitespace\b.*\b(cleanup|remove|trailing)\b|\btrailing (white)?space\b`,
-  ].join('|'),
-  'i',
-);
+/**
+ * Work that touches many lines for its own sake: whoever wrote those lines before is not its cause.
+ * One pattern per topic, so that a later fix of a sweep's own work can be told by its topic.
+ */
+const SWEEP_TOPICS = [
+  String.raw`\b(re)?format(ting|ted)?\b`,
+  String.raw`\b(black|isort|flake8|ruff|pyupgrade|prettier|eslint|clang-format|clang-tidy|gofmt|goimports|golint|golangci-lint|go vet|rustfmt|clippy|checkstyle|spotless|codespell|pre-commit|lint(s|er|ers|ing)?)\b`,
+  String.raw`\btype (annotations?|hints?)\b|\b(add|update|fix) (typing|types|type annotations)\b|\bmypy\b`,
+  String.raw`\brename\b.*\b(to|directory|package|module|imports)\b`,
+  String.raw`\bdrop(ping)? (support for )?(python|py|node|java|go|rust)\s*\d`,
+  String.raw`\bmove (to|into) (a )?src\b`,
+  String.raw`\b(modernize|python 3 port|port to python 3)\b`,
+  String.raw`\bcompiler (flags?|warnings?|checks?)\b|\b(fix|remove) (all )?(compiler )?warnings\b`,
+  String.raw`\bcode ?style\b`,
+  String.raw`\bwhitespace\b.*\b(cleanup|remove|trailing)\b|\btrailing (white)?space\b`,
+].map((pattern) => new RegExp(pattern, 'i'));
+const SWEEP = { test: (text: string) => SWEEP_TOPICS.some((topic) => topic.test(text)) };
+
+/** Which kind of sweep a subject speaks of (formatting, lint, typing, …), if any. */
+export function sweepTopic(subject: string): number | undefined {
+  const index = SWEEP_TOPICS.findIndex((topic) => topic.test(subject));
+  return index < 0 ? undefined : index;
+}
 
 /** Release and dependency bookkeeping: version strings change every time, and mean nothing. */
 const RELEASE = /^(release|bump|prepare)\b|\brelease (version )?v?\d|\bversion (to )?v?\d+\.\d+|^(update|upgrade) (version|changelog|requirements|dependencies|deps)\b|^\[pre-commit\.ci\]|^(chore|build)(\(deps\))?:/i;
@@ -27,7 +31,15 @@ const RELEASE = /^(release|bump|prepare)\b|\brelease (version )?v?\d|\bversion (
 /** A PR changing this many code files at once is a sweep whatever it says. */
 const SWEEP_FILES = 20;
 
-const subjects = (pr: PullRequestRecord) => [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)];
+/** A PR's title and its commits' subjects. */
+export const subjects = (pr: PullRequestRecord): string[] => [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)];
+
+/** A release of a version (not a dependency or changelog update): it may carry a last fix beside the bump. */
+const VERSION_RELEASE = /^release\b|\brelease (version )?v?\d/i;
+
+export function isVersionRelease(pr: PullRequestRecord): boolean {
+  return VERSION_RELEASE.test(pr.title.trim());
+}
 
 export function isRelease(pr: PullRequestRecord): boolean {
   return RELEASE.test(pr.title.trim());

@@ -72,7 +72,7 @@ test('every way of naming a PR becomes exactly one typed edge, and edges.jsonl h
     '19->8 code-history 0.9',
   ]);
   expect(written.find((edge) => edge.from === 17)?.evidence).toBe('#17 refers to issue #100, which #7 closed: Follow-up to #100: surrogates were still mangled.');
-  expect(written.find((edge) => edge.from === 19)?.evidence).toBe('#19 changes 4 lines that #8 wrote (100% of its 8 changed lines of code); #19 says it fixes');
+  expect(written.find((edge) => edge.from === 19)?.evidence).toBe('#19 changes 4 lines that #8 wrote (100% of its 8 changed lines of code); #19 says it fixes; both name formatter');
 });
 
 test('a PR that cannot be recorded is skipped with a warning and counted; the rest is mined', () => {

@@ -128,3 +128,14 @@ test("GitHub's cross-references link PRs whose texts say nothing, weakest of all
   ]);
   expect(edges[0].source).toEqual({ field: 'cross-reference', start: 0, end: 0 });
 });
+
+test('"Fix #N" said of a PR that shares no code or tests with the fix (nor tests named after its code) is only a mention: the number names an issue elsewhere', () => {
+  const file = (path: string, kind: 'code' | 'test' | 'other') => ({ path, kind, status: 'modified' as const, additions: 1, deletions: 1, binary: false });
+  const ignore = makePr(10, { files: [file('.gitignore', 'other')] });
+  const parser = makePr(11, { files: [file('src/parse.c', 'code')] });
+  const release = makePr(66, { title: 'Release 1.0', messages: ['fix #10, now failing on bad escapes', 'fix #11: reject bad escapes'], files: [file('.gitignore', 'other'), file('tests/test_parse.c', 'test')] });
+  expect(extractEdges([ignore, parser, release]).map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual([
+    '66->10 mentions 0.5',
+    '66->11 fixes 0.8',
+  ]);
+});

@@ -17,6 +17,11 @@ export class ScratchRepo {
 
   constructor(readonly path: string) {}
 
+  /** Lets time pass before the next commit, as between PRs months apart. */
+  advance(days: number): void {
+    this.clock += days * 86_400;
+  }
+
   async run(...args: string[]): Promise<string> {
     this.clock += 3600;
     const date = `${this.clock} +0000`;
