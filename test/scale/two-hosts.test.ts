@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import Docker from 'dockerode';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { startChains } from '../../src/cli/start';
 import { datasetPath } from '../../src/dataset/export';
 import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { TrainingSampleSchema, type Chain } from '../../src/schemas';
+import type { RoundProgress } from '../../src/rollout/round';
 import { FakeOpenAI } from '../support/fake-openai';
 import { S3_TEST_ENV, startVersitygw, type S3Server } from '../support/s3-server';
 import { agentLatency, expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-model';
@@ -81,20 +83,29 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
         return ids.has(runKey.slice(0, runKey.lastIndexOf('/')));
       });
 
-    // Kill host A while it runs a rollout that has taken steps, and only once every chain is past gold
+    /** Whether some chain's rollout on `onHost` has saved a step (its heartbeat says so; it is sent after the checkpoint). */
+    const savedStepOn = async (onHost: string) => {
+      for (const s of started) {
+        for (const pending of (await s.handle.describe()).raw.pendingActivities ?? []) {
+          const [beat] = pending.heartbeatDetails?.payloads ?? [];
+          const progress = beat ? defaultPayloadConverter.fromPayload<Partial<RoundProgress>>(beat) : undefined;
+          if (pending.activityType?.name === 'rolloutRound' && progress?.host === onHost && (progress.step ?? 0) > 0) return true;
+        }
+      }
+      return false;
+    };
+
+    // Kill host A while it runs a rollout that has saved steps, and only once every chain is past gold
     // validation (which, without a heartbeat, would wait out its 25-minute timeout instead).
     const runs = new Set<string>();
     const hosts = new Set<string>();
-    const firstSeen = new Map<string, number>();
-    const victim = await waitFor('a rollout on host-a, with every chain rolling out on both hosts', 120, async () => {
-      const now = Date.now();
+    const victim = await waitFor('a rollout on host-a with a saved step, with every chain rolling out on both hosts', 180, async () => {
       for (const c of await sandboxes()) {
         runs.add(c.Labels[RUN_KEY_LABEL]);
         hosts.add(c.Labels[HOST_LABEL]);
-        if (!firstSeen.has(c.Id)) firstSeen.set(c.Id, now);
       }
-      const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running' && now - firstSeen.get(c.Id)! > 2000);
-      return runs.size === CHAINS && hosts.size === 2 && onA.length > 0 ? onA : undefined;
+      const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running');
+      return runs.size === CHAINS && hosts.size === 2 && onA.length > 0 && (await savedStepOn('host-a')) ? onA : undefined;
     });
     await hostA.kill();
 
@@ -106,7 +117,7 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     expect([...hosts].sort()).toEqual(['host-a', 'host-b']);
     expect(new Set(rounds.flatMap((r) => [r.host, ...(r.earlierHosts ?? [])]))).toEqual(new Set(['host-a', 'host-b']));
     // The killed rounds finished on host B, resumed from the checkpoints host A left in the shared bucket.
-    // (A round killed before its first step resumes nothing; the one running for 2 s had steps saved.)
+    // (A round killed before its first step resumes nothing; the one whose heartbeat said so had steps saved.)
     const moved = rounds.filter((r) => r.earlierHosts?.includes('host-a'));
     expect(moved.map((r) => r.host)).toEqual(moved.map(() => 'host-b'));
     expect(Math.max(0, ...moved.map((r) => r.stepsResumed ?? 0))).toBeGreaterThan(0);
