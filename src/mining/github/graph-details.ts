@@ -33,8 +33,8 @@ const FRAGMENT = `fragment PrDetail on PullRequest {
 type Detail = Omit<PullDetail, 'updatedAt'>;
 
 /**
- * Details of many PRs in one GraphQL query (one aliased `pullRequest` per PR), plus a query per
- * connection page beyond the first for the rare PR that has more.
+ * Details of many PRs in one GraphQL query (one aliased `pullRequest` per PR), plus, for the PRs
+ * with more than a page of some connection, one query per further page for all of them together.
  */
 export async function graphDetails(ctx: GitHubContext, numbers: number[]): Promise<Map<number, Detail>> {
   const query = `query PullDetails($owner: String!, $name: String!) {
@@ -45,15 +45,15 @@ export async function graphDetails(ctx: GitHubContext, numbers: number[]): Promi
 ${FRAGMENT}`;
   const what = `GraphQL details of PRs #${numbers[0]}..#${numbers[numbers.length - 1]}`;
   const repository = await queryRepository(ctx, query, what);
-  const details = new Map<number, Detail>();
+  const pulls: GraphPull[] = [];
   for (const number of numbers) {
     const raw = repository[`pr${number}`];
     // A PR deleted since it was listed: GitHub answers null with a NOT_FOUND error for its alias.
     if (raw === null || raw === undefined) continue;
-    const pull = parsePayload(GraphPull, raw, `GraphQL details of PR #${number}`);
-    details.set(number, await normalize(ctx, pull));
+    pulls.push(parsePayload(GraphPull, raw, `GraphQL details of PR #${number}`));
   }
-  return details;
+  await readRemainingPages(ctx, pulls);
+  return new Map(pulls.map((pull) => [pull.number, normalize(ctx, pull)]));
 }
 
 async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
@@ -70,32 +70,53 @@ async function queryRepository(ctx: GitHubContext, query: string, what: string, 
   return data.repository;
 }
 
-/** The remaining pages of one connection of one PR. */
-async function morePages<C extends Connection>(ctx: GitHubContext, number: number, connection: C, after: string | null): Promise<unknown[]> {
-  const nodes: unknown[] = [];
-  for (let page = 1; after !== null && page < MAX_PAGES; page++) {
-    const query = `query MorePages($owner: String!, $name: String!, $number: Int!, $after: String!) {
-  repository(owner: $owner, name: $name) { pullRequest(number: $number) { ${selection(connection, ', after: $after')} } }
-}`;
-    const what = `GraphQL ${connection} of PR #${number}`;
-    const repository = await queryRepository(ctx, query, what, { number, after });
-    const pull = repository.pullRequest as Record<string, unknown> | null;
-    const more = parsePayload(connectionOf(CONNECTIONS[connection].schema), pull?.[connection], what);
-    nodes.push(...more.nodes);
-    after = more.pageInfo.hasNextPage ? more.pageInfo.endCursor : null;
+/** A connection of one PR that has another page, and the page read so far. */
+interface Unread {
+  pull: GraphPull;
+  connection: Connection;
+  after: string;
+}
+
+/**
+ * Appends the pages past the first to each PR's connections. Each round asks for the next page of
+ * every connection still unfinished, all PRs in one query (an alias each), so a batch with a few
+ * long discussions or large PRs costs as many extra queries as its longest connection has pages.
+ */
+async function readRemainingPages(ctx: GitHubContext, pulls: GraphPull[]): Promise<void> {
+  let unread: Unread[] = pulls.flatMap((pull) =>
+    (Object.keys(CONNECTIONS) as Connection[]).flatMap((connection) => {
+      const page = pull[connection];
+      return page?.pageInfo.hasNextPage && page.pageInfo.endCursor ? [{ pull, connection, after: page.pageInfo.endCursor }] : [];
+    }),
+  );
+  for (let page = 1; unread.length > 0 && page < MAX_PAGES; page++) {
+    const query = `query MorePages($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+    ${unread.map((u, i) => `m${i}: pullRequest(number: ${u.pull.number}) { ${selection(u.connection, `, after: ${JSON.stringify(u.after)}`)} }`).join('\n    ')}
   }
-  return nodes;
+}`;
+    const what = `GraphQL pages past the first of PRs #${[...new Set(unread.map((u) => u.pull.number))].join(', #')}`;
+    const repository = await queryRepository(ctx, query, what);
+    const next: Unread[] = [];
+    unread.forEach((u, i) => {
+      const pull = repository[`m${i}`] as Record<string, unknown> | null | undefined;
+      // Deleted since the first page: what was read stands.
+      if (!pull) return;
+      const more = parsePayload(connectionOf(CONNECTIONS[u.connection].schema), pull[u.connection], `GraphQL ${u.connection} of PR #${u.pull.number}`);
+      (u.pull[u.connection]!.nodes as unknown[]).push(...more.nodes);
+      if (more.pageInfo.hasNextPage && more.pageInfo.endCursor) next.push({ ...u, after: more.pageInfo.endCursor });
+    });
+    unread = next;
+  }
 }
 
 const STATUS = { ADDED: 'added', COPIED: 'added', DELETED: 'deleted', RENAMED: 'renamed', MODIFIED: 'modified', CHANGED: 'modified' } as const;
 
-async function normalize(ctx: GitHubContext, pull: GraphPull): Promise<Detail> {
-  const all = async <C extends Connection>(connection: C, first: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: unknown[] } | null) =>
-    first ? [...first.nodes, ...(first.pageInfo.hasNextPage ? await morePages(ctx, pull.number, connection, first.pageInfo.endCursor) : [])] : [];
-  const files = (await all('files', pull.files)) as GraphFile[];
-  const commits = (await all('commits', pull.commits)) as GraphCommit[];
-  const comments = (await all('comments', pull.comments)) as GraphComment[];
-  const reviews = (await all('reviews', pull.reviews)) as GraphReview[];
+function normalize(ctx: GitHubContext, pull: GraphPull): Detail {
+  const files = pull.files?.nodes ?? [];
+  const commits = pull.commits.nodes;
+  const comments = pull.comments.nodes;
+  const reviews = pull.reviews?.nodes ?? [];
   const said = (kind: PrComment['kind'], c: GraphComment): PrComment => ({ kind, author: c.author?.login ?? 'ghost', body: c.body });
   return {
     number: pull.number,
