@@ -36,7 +36,7 @@ type Detail = Omit<PullDetail, 'updatedAt'>;
  * Details of many PRs in one GraphQL query (one aliased `pullRequest` per PR), plus, for the PRs
  * with more than a page of some connection, one query per further page for all of them together.
  */
-export async function graphDetails(ctx: GitHubContext, numbers: number[]): Promise<Map<number, Detail>> {
+export async function graphDetails(ctx: GitHubContext, numbers: number[], opts: { retries?: number } = {}): Promise<Map<number, Detail>> {
   const query = `query PullDetails($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) {
     ${numbers.map((n) => `pr${n}: pullRequest(number: ${n}) { ...PrDetail }`).join('\n    ')}
@@ -44,7 +44,7 @@ export async function graphDetails(ctx: GitHubContext, numbers: number[]): Promi
 }
 ${FRAGMENT}`;
   const what = `GraphQL details of PRs #${numbers[0]}..#${numbers[numbers.length - 1]}`;
-  const repository = await queryRepository(ctx, query, what);
+  const repository = await queryRepository(ctx, query, what, {}, opts.retries);
   const pulls: GraphPull[] = [];
   for (const number of numbers) {
     const raw = repository[`pr${number}`];
@@ -56,10 +56,10 @@ ${FRAGMENT}`;
   return new Map(pulls.map((pull) => [pull.number, normalize(ctx, pull)]));
 }
 
-async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}, retries?: number): Promise<Record<string, unknown>> {
   let data: { repository?: Record<string, unknown> | null };
   try {
-    data = await ctx.client.graphql(query, { owner: ctx.owner, name: ctx.name, ...variables });
+    data = await ctx.client.graphql(query, { owner: ctx.owner, name: ctx.name, ...variables, ...(retries !== undefined ? { request: { retries } } : {}) });
   } catch (error) {
     const types = graphErrorTypes(error);
     // Some PRs of the batch not found is an answer, not a failure; anything else is.

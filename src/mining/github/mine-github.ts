@@ -164,12 +164,13 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
 }
 
 /**
- * GitHub answers 502 when a GraphQL query takes too long, which heavy PRs can cause: a batch that
- * keeps failing after the retries is split in two before the mine gives up.
+ * GitHub answers 502 when a GraphQL query takes too long, which heavy PRs can cause, and asked
+ * again it mostly takes too long again: a batch that fails is split in two at once, and only a
+ * single PR's query is retried before the mine gives up.
  */
 async function graphBatch(ctx: GitHubContext, batch: PullListItem[]): Promise<Map<number, Omit<PullDetail, 'updatedAt'>>> {
   try {
-    return await graphDetails(ctx, batch.map((item) => item.number));
+    return await graphDetails(ctx, batch.map((item) => item.number), batch.length > 1 ? { retries: 0 } : {});
   } catch (error) {
     if (!(error instanceof GitHubUnavailableError) || batch.length === 1) throw error;
     const half = Math.ceil(batch.length / 2);
