@@ -49,6 +49,17 @@ function processCpuSeconds(name: RegExp): number {
 const DOCKER = /^(dockerd|containerd|containerd-shim.*|runc|docker-proxy)$/;
 const TEMPORAL = /^temporal$/;
 
+/**
+ * Cores the rest of the machine (other users, mostly) keeps busy while this bench idles, over
+ * `seconds`: machine CPU less this process, Docker's daemons and the Temporal server.
+ */
+async function othersCores(seconds: number): Promise<number> {
+  const ours = () => ownCpuSeconds() + processCpuSeconds(DOCKER) + processCpuSeconds(TEMPORAL);
+  const [machine0, ours0] = [machineCpuSeconds(), ours()];
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  return Math.max(0, machineCpuSeconds() - machine0 - (ours() - ours0)) / seconds;
+}
+
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 
 /**
@@ -92,8 +103,8 @@ interface Level {
   efficiencies: number[];
   walls: number[];
   machineCpuPerRollout: number[];
-  /** Per rollout: workers + model, sandboxes, Docker's daemons, the Temporal server, the rest of the machine. */
-  split: { own: number; sandboxes: number; docker: number; temporal: number; rest: number }[];
+  /** Per rollout: workers + model, sandboxes, Docker's daemons, the Temporal server, other users (their rate just before), what is left. */
+  split: { own: number; sandboxes: number; docker: number; temporal: number; others: number; rest: number }[];
   /** Machine CPU over the batch's wall time and all cores. */
   busy: number[];
   peakMb: number[];
@@ -119,6 +130,7 @@ async function level(concurrency: number): Promise<Level> {
       const out: Level = { concurrency, single, efficiencies: [], walls: [], machineCpuPerRollout: [], split: [], busy: [], peakMb: [] };
       for (let s = 0; s < SAMPLES; s++) {
         const many = [...Array(concurrency).keys()].map((i) => renamed(chain, `s${s}c${i}`, 1));
+        const others = await othersCores(10);
         const usage = sandboxUsage(docker, chain.repo.name.replace(/[^\w.-]+/g, '-'));
         const [machine0, own0, model0, docker0, temporal0] = [machineCpuSeconds(), ownCpuSeconds(), await model.cpuSeconds(), processCpuSeconds(DOCKER), processCpuSeconds(TEMPORAL)];
         const wall = await orchestrated(engines, config, many, concurrency);
@@ -130,9 +142,12 @@ async function level(concurrency: number): Promise<Level> {
           sandboxes: per(sandboxes.cpuSeconds),
           docker: per(processCpuSeconds(DOCKER) - docker0),
           temporal: per(processCpuSeconds(TEMPORAL) - temporal0),
+          // Other users at the rate they ran just before; the rest is what no counter here sees
+          // (containerd shims and runc, which exit with their containers) and how others' load moved.
+          others: per(others * wall),
           rest: 0,
         };
-        split.rest = machine - split.own - split.sandboxes - split.docker - split.temporal;
+        split.rest = machine - split.own - split.sandboxes - split.docker - split.temporal - split.others;
         const peaks = sandboxes.peaks.map((b) => b / 2 ** 20);
         const busy = (machine * concurrency) / (wall * cpus().length);
         out.walls.push(wall);
