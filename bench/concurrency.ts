@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
 import { startEngines, testConfig } from '../src/testing/engines';
-import { startModelProcess } from '../src/testing/model-process';
+import { startModelProcess } from '../test/support/model-process';
 import { demo, orchestrated, renamed, warmGoldCache, withWorkers } from './durability';
 import type { Figure } from './figure';
 

@@ -16,7 +16,7 @@ import { setUpStage } from '../src/sandbox/stage-setup';
 import type { Chain, Judgement, PullRequest } from '../src/schemas';
 import { loadConfig } from '../src/config';
 import { environmentsFrom, sandboxSpecFrom } from '../src/environments/from-config';
-import { AGENT_NOTES, carryChains } from '../src/testing/carry-chains';
+import { AGENT_NOTES, carryChains } from '../test/support/carry-chains';
 import { testEnvironments } from '../src/testing/environments';
 import { bundlePath, cloneBundle } from '../src/testing/real-repos';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../src/testing/fake-openai';

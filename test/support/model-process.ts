@@ -2,10 +2,10 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Chain } from '../schemas';
+import type { Chain } from '../../src/schemas';
 import { FakeOpenAI } from './fake-openai';
-import { longRolloutScript } from './scripted-agent';
-import { formatName } from './scripted-queries';
+import { longRolloutScript } from '../../src/testing/scripted-agent';
+import { formatName } from '../../src/testing/scripted-queries';
 
 export interface ModelProcessOptions {
   /** Notes the agent writes per stage before it applies the PR's patch and submits. */

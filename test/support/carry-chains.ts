@@ -1,7 +1,7 @@
-import { git } from '../mining/git';
-import { readLocalPullRequests } from '../mining/local-git';
-import { withLocalPatches } from '../mining/local-patches';
-import type { Chain } from '../schemas';
+import { git } from '../../src/mining/git';
+import { readLocalPullRequests } from '../../src/mining/local-git';
+import { withLocalPatches } from '../../src/mining/local-patches';
+import type { Chain } from '../../src/schemas';
 
 export interface CarryChain {
   chain: Chain;
