@@ -32,11 +32,19 @@ const FRAGMENT = `fragment PrDetail on PullRequest {
 
 type Detail = Omit<PullDetail, 'updatedAt'>;
 
+/** A PR read as far as its first pages, with some connection that has more. */
+export type Unfinished = GraphPull;
+
 /**
- * Details of many PRs in one GraphQL query (one aliased `pullRequest` per PR), plus, for the PRs
- * with more than a page of some connection, one query per further page for all of them together.
+ * The first pages of many PRs' details in one GraphQL query (one aliased `pullRequest` per PR):
+ * `details` for the PRs that fit, `unfinished` the PRs with more than a page of some connection,
+ * for `finishDetails` to complete with the unfinished PRs of other batches.
  */
-export async function graphDetails(ctx: GitHubContext, numbers: number[], opts: { retries?: number } = {}): Promise<Map<number, Detail>> {
+export async function graphDetails(
+  ctx: GitHubContext,
+  numbers: number[],
+  opts: { retries?: number } = {},
+): Promise<{ details: Map<number, Detail>; unfinished: Unfinished[] }> {
   const query = `query PullDetails($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) {
     ${numbers.map((n) => `pr${n}: pullRequest(number: ${n}) { ...PrDetail }`).join('\n    ')}
@@ -52,7 +60,24 @@ ${FRAGMENT}`;
     if (raw === null || raw === undefined) continue;
     pulls.push(parsePayload(GraphPull, raw, `GraphQL details of PR #${number}`));
   }
-  await readRemainingPages(ctx, pulls);
+  const unfinished = pulls.filter((pull) => unreadOf([pull]).length > 0);
+  const details = new Map(pulls.filter((pull) => !unfinished.includes(pull)).map((pull) => [pull.number, normalize(ctx, pull)]));
+  return { details, unfinished };
+}
+
+/**
+ * The details of unfinished PRs, their connections read to the end. Each round asks for the next page
+ * of every connection still unfinished, all PRs together (an alias each, UNREAD_PER_QUERY a query),
+ * so long discussions and large PRs cost as many queries as the longest connection has pages, not
+ * a query per page per connection per PR.
+ */
+export async function finishDetails(ctx: GitHubContext, pulls: Unfinished[]): Promise<Map<number, Detail>> {
+  let unread = unreadOf(pulls);
+  for (let page = 1; unread.length > 0 && page < MAX_PAGES; page++) {
+    const next: Unread[] = [];
+    for (let i = 0; i < unread.length; i += UNREAD_PER_QUERY) next.push(...(await nextPages(ctx, unread.slice(i, i + UNREAD_PER_QUERY))));
+    unread = next;
+  }
   return new Map(pulls.map((pull) => [pull.number, normalize(ctx, pull)]));
 }
 
@@ -77,37 +102,37 @@ interface Unread {
   after: string;
 }
 
-/**
- * Appends the pages past the first to each PR's connections. Each round asks for the next page of
- * every connection still unfinished, all PRs in one query (an alias each), so a batch with a few
- * long discussions or large PRs costs as many extra queries as its longest connection has pages.
- */
-async function readRemainingPages(ctx: GitHubContext, pulls: GraphPull[]): Promise<void> {
-  let unread: Unread[] = pulls.flatMap((pull) =>
+/** Aliased connections per query: a reviews page with its comments is 21 of GitHub's requests, so 100 stay near 20 points. */
+const UNREAD_PER_QUERY = 100;
+
+function unreadOf(pulls: GraphPull[]): Unread[] {
+  return pulls.flatMap((pull) =>
     (Object.keys(CONNECTIONS) as Connection[]).flatMap((connection) => {
       const page = pull[connection];
       return page?.pageInfo.hasNextPage && page.pageInfo.endCursor ? [{ pull, connection, after: page.pageInfo.endCursor }] : [];
     }),
   );
-  for (let page = 1; unread.length > 0 && page < MAX_PAGES; page++) {
-    const query = `query MorePages($owner: String!, $name: String!) {
+}
+
+/** Appends the next page of each connection to its PR; returns those with yet another page. */
+async function nextPages(ctx: GitHubContext, unread: Unread[]): Promise<Unread[]> {
+  const query = `query MorePages($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) {
     ${unread.map((u, i) => `m${i}: pullRequest(number: ${u.pull.number}) { ${selection(u.connection, `, after: ${JSON.stringify(u.after)}`)} }`).join('\n    ')}
   }
 }`;
-    const what = `GraphQL pages past the first of PRs #${[...new Set(unread.map((u) => u.pull.number))].join(', #')}`;
-    const repository = await queryRepository(ctx, query, what);
-    const next: Unread[] = [];
-    unread.forEach((u, i) => {
-      const pull = repository[`m${i}`] as Record<string, unknown> | null | undefined;
-      // Deleted since the first page: what was read stands.
-      if (!pull) return;
-      const more = parsePayload(connectionOf(CONNECTIONS[u.connection].schema), pull[u.connection], `GraphQL ${u.connection} of PR #${u.pull.number}`);
-      (u.pull[u.connection]!.nodes as unknown[]).push(...more.nodes);
-      if (more.pageInfo.hasNextPage && more.pageInfo.endCursor) next.push({ ...u, after: more.pageInfo.endCursor });
-    });
-    unread = next;
-  }
+  const what = `GraphQL pages past the first of PRs #${[...new Set(unread.map((u) => u.pull.number))].join(', #')}`;
+  const repository = await queryRepository(ctx, query, what);
+  const next: Unread[] = [];
+  unread.forEach((u, i) => {
+    const pull = repository[`m${i}`] as Record<string, unknown> | null | undefined;
+    // Deleted since the first page: what was read stands.
+    if (!pull) return;
+    const more = parsePayload(connectionOf(CONNECTIONS[u.connection].schema), pull[u.connection], `GraphQL ${u.connection} of PR #${u.pull.number}`);
+    (u.pull[u.connection]!.nodes as unknown[]).push(...more.nodes);
+    if (more.pageInfo.hasNextPage && more.pageInfo.endCursor) next.push({ ...u, after: more.pageInfo.endCursor });
+  });
+  return next;
 }
 
 const STATUS = { ADDED: 'added', COPIED: 'added', DELETED: 'deleted', RENAMED: 'renamed', MODIFIED: 'modified', CHANGED: 'modified' } as const;
