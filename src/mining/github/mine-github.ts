@@ -159,13 +159,15 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
   };
   const size = ctx.hasToken ? batchSize : 1;
   const unfinished: Unfinished[] = [];
-  for (let i = 0; i < missing.length; i += size) {
-    const batch = missing.slice(i, i + size);
+  // A batch cut short by a 502 puts PRs back at the front, to ride along in the next batch.
+  const queue = [...missing];
+  while (queue.length > 0) {
+    const batch = queue.splice(0, size);
     if (!ctx.hasToken) {
       await keep(batch, new Map([[batch[0].number, await restDetail(ctx, batch[0])]]));
       continue;
     }
-    const fetched = await graphBatch(ctx, batch);
+    const fetched = await graphBatch(ctx, batch, queue);
     unfinished.push(...fetched.unfinished);
     await keep(batch, fetched.details);
   }
@@ -176,19 +178,25 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
 }
 
 /**
- * GitHub answers 502 when a GraphQL query takes too long, which heavy PRs can cause, and asked
- * again it mostly takes too long again: a batch that fails is split in two at once, and only a
- * single PR's query is retried before the mine gives up.
+ * GitHub answers 502 when a GraphQL query takes too long, which a heavy PR can cause, and asked
+ * again it mostly takes too long again: a batch that fails is split in two at once and the first
+ * half tried. If that half fails too, the heavy PR is in it, and the second half goes back to the
+ * `queue` to fill a later batch instead of costing a query of its own; if it passes, the second
+ * half is narrowed down the same way. Only a single PR's query is retried before the mine gives up.
  */
-async function graphBatch(ctx: GitHubContext, batch: PullListItem[]): Promise<Awaited<ReturnType<typeof graphDetails>>> {
+async function graphBatch(ctx: GitHubContext, batch: PullListItem[], queue: PullListItem[]): Promise<Awaited<ReturnType<typeof graphDetails>> & { failed: boolean }> {
   try {
-    return await graphDetails(ctx, batch.map((item) => item.number), batch.length > 1 ? { retries: 0 } : {});
+    return { ...(await graphDetails(ctx, batch.map((item) => item.number), batch.length > 1 ? { retries: 0 } : {})), failed: false };
   } catch (error) {
     if (!(error instanceof GitHubUnavailableError) || batch.length === 1) throw error;
     const half = Math.ceil(batch.length / 2);
-    const first = await graphBatch(ctx, batch.slice(0, half));
-    const second = await graphBatch(ctx, batch.slice(half));
-    return { details: new Map([...first.details, ...second.details]), unfinished: [...first.unfinished, ...second.unfinished] };
+    const first = await graphBatch(ctx, batch.slice(0, half), queue);
+    if (first.failed) {
+      queue.unshift(...batch.slice(half));
+      return first;
+    }
+    const second = await graphBatch(ctx, batch.slice(half), queue);
+    return { details: new Map([...first.details, ...second.details]), unfinished: [...first.unfinished, ...second.unfinished], failed: true };
   }
 }
 
