@@ -233,7 +233,8 @@ const ROUND1_STEPS = 50;
 /** The agent's next call: reading, searching and running tests, as agents do, then submit. */
 function benchAgent(req: ChatRequest): Reply {
   const feedback = req.messages.some((m) => m.role === 'user' && m.content?.startsWith('A reviewer'));
-  const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
+  // A context cut's note is a user message too, but not a new task: steps count on across it.
+  const lastUser = req.messages.map((m) => (m.role === 'user' && !m.content?.startsWith('Context note:') ? 'task' : m.role)).lastIndexOf('task');
   const step = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
   const steps = feedback ? ROUND1_STEPS : ROUND0_STEPS;
   if (step >= steps - 1) return { toolCalls: [{ name: 'submit', args: { summary: `done after ${steps} steps` } }] };
@@ -285,14 +286,15 @@ async function scriptedRollout(docker: Docker, root: string, name: string, conte
 
 /**
  * How much of each model request repeats the previous one, over the same scripted rollout twice:
- * without a context budget (append-only), then with `budget.contextTokens` set to a third of the
- * first run's largest prompt, so the context limit cuts several times. A cut shortens earlier
+ * without a context budget (append-only), then with `budget.contextTokens` set to three quarters of
+ * the first run's largest prompt, so the context limit cuts more than once. A cut shortens earlier
  * outputs, so the request after it re-sends everything from the first shortened message on.
  */
 async function prefixReuse(docker: Docker, root: string): Promise<Figure[]> {
   const plain = await scriptedRollout(docker, root, 'plain');
   const largest = Math.max(...plain.requests.map(promptTokens));
-  const contextTokens = Math.max(1000, Math.round(largest / 3));
+  // Cuts at 90 % of it: first near step 100, then again as the conversation grows back.
+  const contextTokens = Math.max(1000, Math.round(largest * 0.75));
   const cut = await scriptedRollout(docker, root, 'cut', contextTokens);
   const before = sharedPrefix(plain.requests);
   const after = sharedPrefix(cut.requests);
