@@ -12,7 +12,6 @@ import { DockerSandbox } from '../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../src/environments/images';
 import { systemPrompt } from '../src/agent/prompts';
 import type { Chain, Trajectory } from '../src/schemas';
-import { readFileSync } from 'node:fs';
 import { countTokens } from '../src/dataset/tokens';
 import { crashRun } from '../test/support/crash-run';
 import { chainUnderKills, type ChainUnderKills } from '../test/support/kills-anywhere';
@@ -25,7 +24,7 @@ import type { Figure } from './figure';
 const log = (line: string) => console.error(`[durability] ${line}`);
 const seconds = (t0: number) => (Date.now() - t0) / 1000;
 
-function renamed(chain: Chain, suffix: string, stages = chain.prs.length): Chain {
+export function renamed(chain: Chain, suffix: string, stages = chain.prs.length): Chain {
   return { ...chain, id: `${chain.id}-${suffix}`, prs: chain.prs.slice(0, stages), repo: { ...chain.repo, name: `${chain.repo.name}-${suffix}` } };
 }
 
@@ -39,7 +38,7 @@ async function scriptedModel(chain: Chain, notes: number, latencyMs: number, pad
 }
 
 /** Runs `body` with the engines' workers polling; a Temporal worker runs once, so one call per section. */
-async function withWorkers<T>(engines: Engines, body: () => Promise<T>): Promise<T> {
+export async function withWorkers<T>(engines: Engines, body: () => Promise<T>): Promise<T> {
   const done = body();
   try {
     await Promise.all(engines.workers.map((w) => w.runUntil(done)));
@@ -50,7 +49,7 @@ async function withWorkers<T>(engines: Engines, body: () => Promise<T>): Promise
 }
 
 /** Runs chains on the (running) workers until they all finish; returns wall seconds. */
-async function orchestrated(engines: Engines, config: Config, chains: Chain[], concurrency?: number): Promise<number> {
+export async function orchestrated(engines: Engines, config: Config, chains: Chain[], concurrency?: number): Promise<number> {
   const t0 = Date.now();
   if (concurrency) {
     const batch = await startBatch(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue, concurrency });
@@ -109,7 +108,7 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
 }
 
 /** Gold validation is cached per PR: warm it so the timed runs measure rollouts, not a one-off. */
-async function warmGoldCache(engines: Engines, config: Config, chain: Chain) {
+export async function warmGoldCache(engines: Engines, config: Config, chain: Chain) {
   const [s] = await startChains(engines.client, config, [renamed(chain, 'warm')], { policy: 'gold-replay', taskQueue: engines.taskQueue });
   await s.handle.result();
 }
@@ -133,47 +132,6 @@ async function overheadRatio(): Promise<Figure[]> {
       { measure: 'overhead_ratio', value: round(sum(orchestratedTimes) / sum(bareTimes), 3), unit: 'ratio', goal: '<= 1.02 (orchestrated / bare, 3 stages x 17 steps at 300 ms a model call)' },
     ];
   }).finally(() => fake.stop());
-}
-
-/** CPU time the whole machine has spent (all cores, all processes), in seconds. */
-function machineCpuSeconds(): number {
-  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return (user + nice + system + irq + softirq) / 100;
-}
-
-/**
- * One rollout alone, then 32 started at once (a batch with concurrency 32), `steps` model calls each
- * at 4 s: hosted models take seconds a call. What 32 cost beyond one is the CPU they share on 2 cores:
- * a fixed part per rollout (its sandbox, the PR's tests, Temporal's bookkeeping), paid in a burst when
- * all start together, and a part per step (the tool command and the checkpoint).
- */
-async function concurrencyAt(steps: number): Promise<{ efficiency: number; cpuPerRollout: number }> {
-  const chain = await demoChain(`bench-concurrency-${steps}`);
-  const one = renamed(chain, 'solo', 1);
-  const { fake, url } = await scriptedModel(chain, steps - 2, 4000);
-  const config = testConfig({ OPENAI_BASE_URL: url, CHAINSMITH_MODEL: 'scripted' });
-  const engines = await startEngines(config, { maxSandboxes: 32 });
-  return withWorkers(engines, async () => {
-    await warmGoldCache(engines, config, one);
-    const single = await orchestrated(engines, config, [one]);
-    const many = [...Array(32).keys()].map((i) => renamed(chain, `c${i}`, 1));
-    const cpu0 = machineCpuSeconds();
-    const all = await orchestrated(engines, config, many, 32);
-    const cpuPerRollout = (machineCpuSeconds() - cpu0) / 32;
-    log(`${steps} steps: one rollout ${single.toFixed(1)} s; 32 concurrent ${all.toFixed(1)} s; machine CPU ${cpuPerRollout.toFixed(2)} s a rollout`);
-    return { efficiency: single / all, cpuPerRollout };
-  }).finally(() => fake.stop());
-}
-
-async function concurrencyEfficiency(): Promise<Figure[]> {
-  const typical = await concurrencyAt(40);
-  const short = await concurrencyAt(14);
-  const goal = (steps: number) => `throughput at 32 concurrent / 32 x one, ${steps} steps at 4 s a model call, 2 cores`;
-  return [
-    { measure: 'concurrency_efficiency', value: round(typical.efficiency, 3), unit: 'ratio', goal: `>= 0.9 (${goal(40)})` },
-    { measure: 'concurrency_efficiency_14_steps', value: round(short.efficiency, 3), unit: 'ratio', goal: `context: ${goal(14)}; the burst of 32 sandboxes starting at once weighs more in a short rollout` },
-    { measure: 'cpu_seconds_per_rollout', value: round(typical.cpuPerRollout, 2), unit: 's', goal: 'context: machine CPU during the 32 concurrent 40-step rollouts / 32' },
-  ];
 }
 
 async function historyOf1000Steps(): Promise<Figure[]> {
@@ -246,7 +204,6 @@ function round(x: number, digits: number): number {
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   overhead: overheadRatio,
-  concurrency: concurrencyEfficiency,
   history: historyOf1000Steps,
   crash: stepsRedonePerKill,
   anywhere: killsAnywhere,

@@ -14,7 +14,11 @@ import { DockerSandbox, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
 import { baseImageTag } from '../src/environments/images';
 import { setUpStage } from '../src/sandbox/stage-setup';
 import type { Chain, Judgement, PullRequest } from '../src/schemas';
+import { loadConfig } from '../src/config';
+import { environmentsFrom, sandboxSpecFrom } from '../src/environments/from-config';
+import { AGENT_NOTES, carryChains } from '../test/support/carry-chains';
 import { testEnvironments } from '../test/support/environments';
+import { bundlePath, cloneBundle } from '../test/support/real-repos';
 import { FakeOpenAI, type ChatRequest, type Reply } from '../test/support/fake-openai';
 import { scriptedModel } from '../test/support/scripted-model';
 import { writeLargeHistory } from '../test/support/large-history';
@@ -38,15 +42,18 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
  *   environment looked up, a container started from its image, the commit checked out over the
  *   prepared tree and tagged (what a rollout round does), next to a fresh clone of the same
  *   repository and a checkout of the commit in a container from the base image;
+ * - time to a ready stage-2 sandbox with a real carry applied, on cJSON, cobra and Jinja in their
+ *   environments, next to a `git clone --shared` and checkout in a container from the same image;
  * - one `docker exec` round trip;
- * - how much of each model request repeats the previous one, over a scripted 100-step rollout with
- *   one refinement round through the real round code.
+ * - how much of each model request repeats the previous one, over a scripted 150-step rollout with
+ *   one refinement round through the real round code, without a context budget and with one small
+ *   enough that the context limit cuts, and what a cut costs.
  */
 export async function run(): Promise<Figure[]> {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-bench-sandbox-'));
   const docker = new Docker();
   try {
-    return [...(await readiness(docker, root)), await prefixReuse(docker, root)];
+    return [...(await readiness(docker, root)), ...(await carryReadiness(docker)), ...(await prefixReuse(docker, root))];
   } finally {
     const left = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.bench=sandbox'] } });
     await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
@@ -145,27 +152,111 @@ async function freshClone(docker: Docker, path: string, sha: string): Promise<nu
   }
 }
 
-const ROUND0_STEPS = 70;
-const ROUND1_STEPS = 30;
+const REAL = ['DaveGamble+cJSON', 'spf13+cobra', 'pallets+jinja'];
+const CARRY_CHAINS = 7;
+const SHARED_SAMPLES = 3;
+
+/**
+ * Ready time at stage 2 with a real carry, on real repositories in their environments: per repository,
+ * CARRY_CHAINS two-stage chains of consecutive recent PRs, each stage 2 set up with the agent's carried
+ * work (carry-chains.ts); between them, a `git clone --shared` of the same clone and a checkout of
+ * the same commit in a container from the same environment image, the fair baseline.
+ */
+async function carryReadiness(docker: Docker): Promise<Figure[]> {
+  const config = loadConfig();
+  const environments = environmentsFrom(config, docker, baseImageTag(), (line) => say(line));
+  const ready: number[] = [];
+  const shared: number[] = [];
+  const conflicts: number[] = [];
+  const phases = { lookup: [] as number[], start: [] as number[], setup: [] as number[] };
+  for (const bundle of REAL.filter((name) => bundlePath(name))) {
+    const path = await cloneBundle(bundle);
+    const chains = await carryChains(path, bundle.replace('+', '/'), CARRY_CHAINS);
+    let t0 = performance.now();
+    for (const { chain } of chains) await environments.forStage(chain, 1);
+    say(`${bundle}: ${chains.length} two-stage chains; stage-2 environments ready (built or found) in ${round((performance.now() - t0) / 1000, 1)} s`);
+    for (const [i, { chain, carry }] of chains.entries()) {
+      t0 = performance.now();
+      const env = await environments.forStage(chain, 1);
+      const t1 = performance.now();
+      const sandbox = await DockerSandbox.create(docker, { image: env.image, mirrorPath: path, labels: BENCH_LABEL, ...sandboxSpecFrom(config) });
+      const t2 = performance.now();
+      try {
+        const outcome = await setUpStage(sandbox, chain, 1, { carryPatch: carry, progress: false });
+        const t3 = performance.now();
+        ready.push((t3 - t0) / 1000);
+        phases.lookup.push((t1 - t0) / 1000);
+        phases.start.push((t2 - t1) / 1000);
+        phases.setup.push((t3 - t2) / 1000);
+        conflicts.push(outcome.conflicts.length);
+        const notes = await sandbox.exec(`test -f ${AGENT_NOTES}`, { timeoutSeconds: 10, maxOutputChars: 100 });
+        if (notes.exitCode !== 0) throw new Error(`the carry of ${chain.id} did not reach stage 2`);
+      } finally {
+        await sandbox.destroy();
+      }
+      if (i % Math.ceil(chains.length / SHARED_SAMPLES) === 0) shared.push(await sharedClone(docker, env.image, path, chain.prs[1].baseSha));
+    }
+  }
+  const readyMedian = median(ready);
+  const sharedMedian = median(shared);
+  say(`stage 2 with a carry: median ${round(readyMedian, 3)} s of ${ready.map((s) => round(s, 3)).join(', ')} (${conflicts.filter((c) => c > 0).length} with conflicts); --shared clone + checkout: median ${round(sharedMedian, 3)} s of ${shared.map((s) => round(s, 3)).join(', ')}`);
+  say(`ready, by phase (medians): environment lookup ${round(median(phases.lookup), 3)} s, container create + start ${round(median(phases.start), 3)} s, checkout + carry ${round(median(phases.setup), 3)} s`);
+  const what = `${ready.length} stage-2 sandboxes of ${REAL.join(', ')} in their environments, each with a carry that undoes the PR's code and adds a file`;
+  return [
+    { measure: 'ready_median_seconds_carry', value: round(readyMedian, 3), unit: 's', goal: `<= 0.3 (median of ${what}; medians by phase: lookup ${round(median(phases.lookup), 3)}, container ${round(median(phases.start), 3)}, checkout + carry ${round(median(phases.setup), 3)})` },
+    { measure: 'ready_speedup_vs_shared_clone', value: round(sharedMedian / readyMedian, 2), unit: 'ratio', goal: `>= 5 (a container from the same image + git clone --shared + checkout of the stage's base, no carry, median of ${shared.length} / ready with the carry)` },
+  ];
+}
+
+/** The fair baseline: a container from the same image, the clone shared (objects borrowed, not copied), the commit checked out. */
+async function sharedClone(docker: Docker, image: string, path: string, sha: string): Promise<number> {
+  const started = performance.now();
+  const container = await docker.createContainer({
+    Image: image,
+    Cmd: ['sleep', 'infinity'],
+    Labels: { [SANDBOX_LABEL]: '1', ...BENCH_LABEL },
+    HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`], Tmpfs: { '/clone': 'rw,exec,mode=1777' } },
+  });
+  try {
+    await container.start();
+    const sandbox = DockerSandbox.attach(docker, container);
+    const r = await sandbox.exec(`git -c safe.directory='*' clone -q --shared --no-checkout /src /clone/repo && git -c safe.directory='*' -C /clone/repo checkout -q ${sha}`, { timeoutSeconds: 600, maxOutputChars: 4000, cwd: '/clone' });
+    if (r.exitCode !== 0) throw new Error(`shared clone failed: ${r.output}`);
+    return (performance.now() - started) / 1000;
+  } finally {
+    await container.remove({ force: true });
+  }
+}
+
+const ROUND0_STEPS = 100;
+const ROUND1_STEPS = 50;
 
 /** The agent's next call: reading, searching and running tests, as agents do, then submit. */
 const benchAgent = scriptedModel({ agent: ({ round, step }) => benchStep(round > 0, step) });
 
+// The step comes from the call's markers, so a context cut's note (a user message) does not restart the count.
 function benchStep(feedback: boolean, step: number): Reply {
   const steps = feedback ? ROUND1_STEPS : ROUND0_STEPS;
   if (step >= steps - 1) return { toolCalls: [{ name: 'submit', args: { summary: `done after ${steps} steps` } }] };
   const tools: Reply[] = [
     { toolCalls: [{ name: 'view_file', args: { path: 'shapes/area.py' } }] },
     { toolCalls: [{ name: 'search', args: { pattern: 'def ' } }] },
-    { toolCalls: [{ name: 'bash', args: { command: 'python3 -m pytest -q -p no:cacheprovider 2>&1 | tail -n 5' } }] },
+    { toolCalls: [{ name: 'bash', args: { command: 'python3 -m pytest -v -p no:cacheprovider 2>&1' } }] },
+    { toolCalls: [{ name: 'bash', args: { command: 'git log -p -3 --stat' } }] },
     { toolCalls: [{ name: 'bash', args: { command: `echo "note ${feedback ? 'r1' : 'r0'} step ${step}" >> NOTES.md && git status --short` } }] },
   ];
   return tools[step % tools.length];
 }
 
-async function prefixReuse(docker: Docker, root: string): Promise<Figure> {
-  const { chain } = await pythonChain(join(root, 'shapes'), 'bench/shapes');
-  const store = new ArtifactStore(join(root, 'artifacts'));
+interface Rollout {
+  steps: number;
+  requests: ChatRequest[];
+}
+
+/** The scripted 150-step rollout (two rounds, one refinement) through the real round code, with or without a context budget. */
+async function scriptedRollout(docker: Docker, root: string, name: string, contextTokens?: number): Promise<Rollout> {
+  const { chain } = await pythonChain(join(root, name), `bench/${name}`);
+  const store = new ArtifactStore(join(root, `${name}-artifacts`));
   const fake = new FakeOpenAI(benchAgent);
   const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
@@ -174,45 +265,76 @@ async function prefixReuse(docker: Docker, root: string): Promise<Figure> {
       store,
       sandbox: { memoryMb: 1024, pidsLimit: 256 },
       environments: testEnvironments(docker),
-      limits: { maxSteps: 200, commandTimeoutSeconds: 60, maxOutputChars: 8_000 },
+      limits: { maxSteps: 200, commandTimeoutSeconds: 60, maxOutputChars: 8_000, contextTokens },
       policyFor: () => new ModelPolicy(client, 'scripted'),
       host: hostname(),
       heartbeat: () => undefined,
     };
-    const base = { runKey: `bench-prefix-${Date.now()}/1`, chainRef: await store.putJson(chain), queriesRef: await store.putJson(templateQueries(chain as Chain)), stage: 0 };
+    const base = { runKey: `bench-prefix-${name}-${Date.now()}/1`, chainRef: await store.putJson(chain), queriesRef: await store.putJson(templateQueries(chain as Chain)), stage: 0 };
     const first = await runRound({ ...base, round: 0 }, deps);
     const verdict: Judgement = { score: 0.4, passed: false, feedback: 'The change is incomplete: cover the remaining case and keep the notes short.' };
     const second = await runRound(
       { ...base, round: 1, conversationRef: first.trajectoryRef, progressPatchRef: first.stagePatchRef, feedbackRef: await store.putJson(verdict) },
       deps,
     );
-    const requests = fake.requests.map((r) => r.body);
-    const { reused, total } = sharedPrefix(requests);
-    say(`${first.steps + second.steps} steps in two rounds (${first.exitReason}, ${second.exitReason}); ${requests.length} requests, ${total} prompt tokens after the first, ${reused} of them the previous request's prefix`);
-    return { measure: 'prefix_reuse_ratio', value: round(reused / total, 4), unit: 'ratio', goal: `>= 0.95 (${requests.length} requests over ${first.steps + second.steps} steps, one refinement round)` };
+    say(`${name}: ${first.steps + second.steps} steps in two rounds (${first.exitReason}, ${second.exitReason}), ${fake.requests.length} requests`);
+    return { steps: first.steps + second.steps, requests: fake.requests.map((r) => r.body) };
   } finally {
     await fake.stop();
   }
 }
 
 /**
- * Tokens (o200k_base) of each request after the first that equal the previous request's, counted
- * from the start: what a provider's prompt cache can serve. A request is its tool declarations
- * followed by its messages, in order.
+ * How much of each model request repeats the previous one, over the same scripted rollout twice:
+ * without a context budget (append-only), then with `budget.contextTokens` set to three quarters of
+ * the first run's largest prompt, so the context limit cuts more than once. A cut shortens earlier
+ * outputs, so the request after it re-sends everything from the first shortened message on.
  */
-function sharedPrefix(requests: ChatRequest[]): { reused: number; total: number } {
+async function prefixReuse(docker: Docker, root: string): Promise<Figure[]> {
+  const plain = await scriptedRollout(docker, root, 'plain');
+  const largest = Math.max(...plain.requests.map(promptTokens));
+  // Cuts at 90 % of it: first near step 100, then again as the conversation grows back.
+  const contextTokens = Math.max(1000, Math.round(largest * 0.75));
+  const cut = await scriptedRollout(docker, root, 'cut', contextTokens);
+  const before = sharedPrefix(plain.requests);
+  const after = sharedPrefix(cut.requests);
+  const notes = (r: ChatRequest) => r.messages.filter((m) => m.role === 'user' && m.content?.startsWith('Context note:')).length;
+  const atCut = cut.requests.slice(1).map((r, i) => notes(r) > notes(cut.requests[i]));
+  const cutResent = after.resent.filter((_, i) => atCut[i]);
+  const usual = median(after.resent.filter((_, i) => !atCut[i]));
+  const perCut = cutResent.length ? cutResent.reduce((a, b) => a + b, 0) / cutResent.length - usual : 0;
+  say(`largest prompt without a budget ${largest} tokens (the fake's count); budget ${contextTokens}: ${cutResent.length} cuts, re-sent at each ${cutResent.join(', ')} tokens against a usual ${usual}`);
+  const ratio = (x: { reused: number; total: number }) => round(x.reused / x.total, 4);
+  return [
+    { measure: 'prefix_reuse_ratio', value: ratio(before), unit: 'ratio', goal: `>= 0.95 (${plain.requests.length} requests over ${plain.steps} steps, one refinement round, no context budget)` },
+    { measure: 'prefix_reuse_ratio_with_cuts', value: ratio(after), unit: 'ratio', goal: `>= 0.9 (the same rollout with budget.contextTokens ${contextTokens}: ${cutResent.length} cuts; needs >= 2)` },
+    { measure: 'context_cut_resent_tokens', value: Math.round(perCut), unit: 'tokens', goal: `context: what one cut costs, the tokens its next request re-sends beyond a usual step's ${usual} (o200k_base; mean over ${cutResent.length} cuts)` },
+  ];
+}
+
+/** The fake's prompt-token count, the one the agent loop compares with the budget. */
+const promptTokens = (r: ChatRequest) => JSON.stringify(r.messages).length >> 2;
+
+/**
+ * Tokens (o200k_base) of each request after the first that equal the previous request's, counted
+ * from the start: what a provider's prompt cache can serve; `resent`, per request, the rest. A
+ * request is its tool declarations followed by its messages, in order.
+ */
+function sharedPrefix(requests: ChatRequest[]): { reused: number; total: number; resent: number[] } {
   const encoder = getEncoding('o200k_base');
   const encode = (r: ChatRequest) => encoder.encode(JSON.stringify(TOOL_SPECS) + r.messages.map((m) => JSON.stringify(m)).join('\n'), [], []);
   let previous = encode(requests[0]);
   let reused = 0;
   let total = 0;
+  const resent: number[] = [];
   for (const request of requests.slice(1)) {
     const tokens = encode(request);
     let same = 0;
     while (same < previous.length && same < tokens.length && tokens[same] === previous[same]) same++;
     reused += same;
     total += tokens.length;
+    resent.push(tokens.length - same);
     previous = tokens;
   }
-  return { reused, total };
+  return { reused, total, resent };
 }

@@ -139,7 +139,9 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     const brought = sweep.advance(commit);
     // A head merged by hand straight into the branch is this merge's PR, not a side branch's.
     const handMerged = landing ? undefined : commit.parents[1];
-    const sideHeads = new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged));
+    // Copied only when it must drop one: copying every unlanded head at every commit made reading
+    // a clone with many pull refs quadratic.
+    const sideHeads = handMerged && unlandedHeads.has(handMerged) ? new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged)) : unlandedHeads;
     const { sides, rest } = splitSideLandings(brought, landed, sideHeads, (side) => {
       const sideHead = heads.get(side.number);
       return { head: sideHead, own: sideHead ? sweep.unreachedFrom(sideHead) : [] };

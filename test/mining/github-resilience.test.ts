@@ -81,14 +81,24 @@ test('a reset too far away stops the mine with a clear message; the rerun asks n
   expect(pagesAsked()).toEqual(['3:200']);
 });
 
-test('a query that keeps failing is split in two before the mine gives up', async () => {
+test('a batch that fails is narrowed down at once, and the halves it did not need to try ride along in later batches', async () => {
   let queries = 0;
-  // The second query fails past its retries (three tries): as when GitHub times out a heavy query.
+  // From the second query on, three fail: as when GitHub times out a heavy query.
   fake.fail((r) => isGraphql(r) && ++queries >= 2, serverError(502), 3);
   const result = await mine(await mkdtemp(join(root, 'c-')));
   expect(result.prs).toHaveLength(MERGED);
   const sizes = fake.requests.filter(isGraphql).map((r) => `${(r.graphql?.match(/pullRequest\(number:/g) ?? []).length}:${r.status}`);
-  expect(sizes).toEqual(['50:200', '50:502', '50:502', '50:502', '25:200', '25:200', '50:200', '17:200']);
+  // 50 fails, its first 25 fail, their first 13 fail; 7 and 6 pass. The untried 25 and 12 fill the next batches.
+  expect(sizes).toEqual(['50:200', '50:502', '25:502', '13:502', '7:200', '6:200', '50:200', '50:200', '4:200']);
+});
+
+test('a single PR whose query keeps failing is retried, then the mine stops with a clear error', async () => {
+  fake.fail(isGraphql, serverError(502), 1000);
+  await expect(mine(await mkdtemp(join(root, 'c-')))).rejects.toThrow(GitHubUnavailableError);
+  const sizes = fake.requests.filter(isGraphql).map((r) => (r.graphql?.match(/pullRequest\(number:/g) ?? []).length);
+  // 50, 25, 13, 7, 4, 2 at once, then the single PR with its two retries (retries: 2 here).
+  expect(sizes).toEqual([50, 25, 13, 7, 4, 2, 1, 1, 1]);
+  fake.clearFaults();
 });
 
 test('interrupted while fetching details, the rerun fetches only the PRs not yet cached', async () => {

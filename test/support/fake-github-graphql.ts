@@ -2,9 +2,16 @@ import { buildSchema, graphql, GraphQLError } from 'graphql';
 import type { FakeComment, FakeCommit, FakePull, FakeRepo, FaultResponse } from './fake-github';
 
 /** The fake's GraphQL endpoint: the part of GitHub's schema the miner asks for, with its errors and pagination rules. */
-export async function answerGraphql(repos: FakeRepo[], resetAt: string, raw: string): Promise<FaultResponse> {
+export interface RateLimitAnswer {
+  cost: number;
+  limit: number;
+  remaining: number;
+  resetAt: string;
+}
+
+export async function answerGraphql(repos: FakeRepo[], rateLimit: RateLimitAnswer, raw: string): Promise<FaultResponse> {
   const { query, variables } = JSON.parse(raw) as { query: string; variables?: Record<string, unknown> };
-  const result = await graphql({ schema: SCHEMA, source: query, rootValue: root(repos, resetAt), variableValues: variables });
+  const result = await graphql({ schema: SCHEMA, source: query, rootValue: root(repos, rateLimit), variableValues: variables });
   // GitHub puts an error's type next to its message.
   const errors = result.errors?.map((e) => ({ type: (e.extensions as { type?: string })?.type, path: e.path, locations: e.locations, message: e.message }));
   return { body: { ...(result.data !== undefined ? { data: result.data } : {}), ...(errors ? { errors } : {}) } };
@@ -17,9 +24,9 @@ export function historyOf(repo: FakeRepo, sha: string): FakeCommit[] {
   return history;
 }
 
-function root(repos: FakeRepo[], resetAt: string) {
+function root(repos: FakeRepo[], rateLimit: RateLimitAnswer) {
   return {
-    rateLimit: () => ({ cost: 1, limit: 5000, remaining: 5000, resetAt }),
+    rateLimit: () => rateLimit,
     repository: ({ owner, name }: { owner: string; name: string }) => {
       const repo = repos.find((r) => r.owner === owner && r.name === name);
       if (!repo) throw new GraphQLError(`Could not resolve to a Repository with the name '${owner}/${name}'.`, { extensions: { type: 'NOT_FOUND' } });

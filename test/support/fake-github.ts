@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
+import { graphqlCost } from './fake-github-cost';
 import { answerGraphql, historyOf } from './fake-github-graphql';
 
 export interface FakeCommit {
@@ -66,6 +67,8 @@ export interface SeenRequest {
   status: number;
   /** For POST /graphql: the operation's text. */
   graphql?: string;
+  /** For POST /graphql: the rate-limit points it was charged (GitHub's formula, fake-github-cost.ts). */
+  points?: number;
 }
 
 export interface FaultResponse {
@@ -139,6 +142,11 @@ export class FakeGitHub {
     this.faults.length = 0;
   }
 
+  /** GraphQL rate-limit points charged so far, as GitHub computes them from each query. */
+  points(): number {
+    return this.requests.reduce((sum, r) => sum + (r.points ?? 0), 0);
+  }
+
   /** Requests that reached the fake, optionally only those whose path matches. */
   count(path?: RegExp): number {
     return this.requests.filter((r) => !path || path.test(r.path)).length;
@@ -165,7 +173,8 @@ export class FakeGitHub {
     const url = new URL(req.url ?? '/', this.baseUrl);
     const method = req.method ?? 'GET';
     const isGraphql = method === 'POST' && url.pathname === '/graphql';
-    const graphqlText = isGraphql ? (JSON.parse(raw || '{}') as { query?: string }).query : undefined;
+    const graphqlBody = isGraphql ? (JSON.parse(raw || '{}') as { query?: string; variables?: Record<string, unknown> }) : undefined;
+    const graphqlText = graphqlBody?.query;
     const seen = { method, path: url.pathname, query: url.searchParams, graphql: graphqlText };
     const resource = isGraphql ? 'graphql' : 'core';
 
@@ -182,13 +191,16 @@ export class FakeGitHub {
     if (isGraphql && !token) {
       return this.send(res, req, { status: 401, body: { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS } }, resource, seen);
     }
-    if (this.left(resource, token) <= 0) {
+    // GitHub charges a GraphQL query its points (at least 1), a REST request 1.
+    const cost = graphqlText ? pointsOf(graphqlText, graphqlBody?.variables) : 1;
+    if (this.left(resource, token) < cost) {
       return this.send(res, req, rateLimited(Math.ceil((this.windowStart + 3_600_000 - Date.now()) / 1000))(Date.now()), resource, seen);
     }
 
     let answer: FaultResponse & { text?: string };
     try {
-      answer = isGraphql ? await answerGraphql(this.repos, new Date(this.windowStart + 3_600_000).toISOString(), raw) : await this.rest(method, url, req);
+      const rateLimit = { cost, limit: this.limit(resource, token), remaining: this.left(resource, token) - cost, resetAt: new Date(this.windowStart + 3_600_000).toISOString() };
+      answer = isGraphql ? await answerGraphql(this.repos, rateLimit, raw) : await this.rest(method, url, req);
     } catch (error) {
       answer = { status: 500, body: { message: String(error) } };
     }
@@ -196,9 +208,9 @@ export class FakeGitHub {
     const etag = answer.body !== undefined && method === 'GET' ? `W/"${createHash('sha1').update(JSON.stringify(answer.body)).digest('hex')}"` : undefined;
     if (etag && req.headers['if-none-match'] === etag) {
       // GitHub does not charge a conditional request that comes back 304 against the rate limit.
-      return this.send(res, req, { status: 304, headers: { etag } }, resource, seen, false);
+      return this.send(res, req, { status: 304, headers: { etag } }, resource, seen, 0);
     }
-    this.send(res, req, { ...answer, headers: { ...answer.headers, ...(etag ? { etag } : {}) } }, resource, seen);
+    this.send(res, req, { ...answer, headers: { ...answer.headers, ...(etag ? { etag } : {}) } }, resource, seen, cost);
   }
 
   /** Budgets are per credential, as on GitHub: a token's 5,000 an hour, or an address's 60. */
@@ -220,11 +232,11 @@ export class FakeGitHub {
     answer: FaultResponse & { text?: string },
     resource: string,
     seen?: Omit<SeenRequest, 'status'>,
-    charge = true,
+    charge = 1,
   ): void {
     const status = answer.status ?? 200;
     const token = req.headers.authorization?.replace(/^(token|bearer)\s+/i, '');
-    const left = Math.max(0, this.left(resource, token) - (charge ? 1 : 0));
+    const left = Math.max(0, this.left(resource, token) - charge);
     if (charge) this.remaining.set(`${resource} ${token ?? ''}`, left);
     const limit = this.limit(resource, token);
     const headers: Record<string, string> = {
@@ -236,7 +248,7 @@ export class FakeGitHub {
       'x-github-api-version-selected': '2022-11-28',
       ...answer.headers,
     };
-    if (seen) this.requests.push({ ...seen, status });
+    if (seen) this.requests.push({ ...seen, status, ...(seen.graphql !== undefined ? { points: charge } : {}) });
     if (status === 304) {
       res.writeHead(304, headers).end();
     } else if (answer.text !== undefined) {
@@ -382,4 +394,13 @@ function commitJson(c: FakeCommit) {
     commit: { message: c.message, author: { name: 'Someone', email: 'someone@example.test', date: '2024-01-01T00:00:00Z' } },
     parents: c.parents.map((sha) => ({ sha })),
   };
+}
+
+/** A query that does not parse costs the minimum; GitHub answers it with its parse error. */
+function pointsOf(query: string, variables?: Record<string, unknown>): number {
+  try {
+    return graphqlCost(query, variables);
+  } catch {
+    return 1;
+  }
 }

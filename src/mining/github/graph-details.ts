@@ -32,11 +32,19 @@ const FRAGMENT = `fragment PrDetail on PullRequest {
 
 type Detail = Omit<PullDetail, 'updatedAt'>;
 
+/** A PR read as far as its first pages, with some connection that has more. */
+export type Unfinished = GraphPull;
+
 /**
- * Details of many PRs in one GraphQL query (one aliased `pullRequest` per PR), plus a query per
- * connection page beyond the first for the rare PR that has more.
+ * The first pages of many PRs' details in one GraphQL query (one aliased `pullRequest` per PR):
+ * `details` for the PRs that fit, `unfinished` the PRs with more than a page of some connection,
+ * for `finishDetails` to complete with the unfinished PRs of other batches.
  */
-export async function graphDetails(ctx: GitHubContext, numbers: number[]): Promise<Map<number, Detail>> {
+export async function graphDetails(
+  ctx: GitHubContext,
+  numbers: number[],
+  opts: { retries?: number } = {},
+): Promise<{ details: Map<number, Detail>; unfinished: Unfinished[] }> {
   const query = `query PullDetails($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) {
     ${numbers.map((n) => `pr${n}: pullRequest(number: ${n}) { ...PrDetail }`).join('\n    ')}
@@ -44,22 +52,39 @@ export async function graphDetails(ctx: GitHubContext, numbers: number[]): Promi
 }
 ${FRAGMENT}`;
   const what = `GraphQL details of PRs #${numbers[0]}..#${numbers[numbers.length - 1]}`;
-  const repository = await queryRepository(ctx, query, what);
-  const details = new Map<number, Detail>();
+  const repository = await queryRepository(ctx, query, what, {}, opts.retries);
+  const pulls: GraphPull[] = [];
   for (const number of numbers) {
     const raw = repository[`pr${number}`];
     // A PR deleted since it was listed: GitHub answers null with a NOT_FOUND error for its alias.
     if (raw === null || raw === undefined) continue;
-    const pull = parsePayload(GraphPull, raw, `GraphQL details of PR #${number}`);
-    details.set(number, await normalize(ctx, pull));
+    pulls.push(parsePayload(GraphPull, raw, `GraphQL details of PR #${number}`));
   }
-  return details;
+  const unfinished = pulls.filter((pull) => unreadOf([pull]).length > 0);
+  const details = new Map(pulls.filter((pull) => !unfinished.includes(pull)).map((pull) => [pull.number, normalize(ctx, pull)]));
+  return { details, unfinished };
 }
 
-async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+/**
+ * The details of unfinished PRs, their connections read to the end. Each round asks for the next page
+ * of every connection still unfinished, all PRs together (an alias each, UNREAD_PER_QUERY a query),
+ * so long discussions and large PRs cost as many queries as the longest connection has pages, not
+ * a query per page per connection per PR.
+ */
+export async function finishDetails(ctx: GitHubContext, pulls: Unfinished[]): Promise<Map<number, Detail>> {
+  let unread = unreadOf(pulls);
+  for (let page = 1; unread.length > 0 && page < MAX_PAGES; page++) {
+    const next: Unread[] = [];
+    for (let i = 0; i < unread.length; i += UNREAD_PER_QUERY) next.push(...(await nextPages(ctx, unread.slice(i, i + UNREAD_PER_QUERY))));
+    unread = next;
+  }
+  return new Map(pulls.map((pull) => [pull.number, normalize(ctx, pull)]));
+}
+
+async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}, retries?: number): Promise<Record<string, unknown>> {
   let data: { repository?: Record<string, unknown> | null };
   try {
-    data = await ctx.client.graphql(query, { owner: ctx.owner, name: ctx.name, ...variables });
+    data = await ctx.client.graphql(query, { owner: ctx.owner, name: ctx.name, ...variables, ...(retries !== undefined ? { request: { retries } } : {}) });
   } catch (error) {
     const types = graphErrorTypes(error);
     // Some PRs of the batch not found is an answer, not a failure; anything else is.
@@ -70,32 +95,53 @@ async function queryRepository(ctx: GitHubContext, query: string, what: string, 
   return data.repository;
 }
 
-/** The remaining pages of one connection of one PR. */
-async function morePages<C extends Connection>(ctx: GitHubContext, number: number, connection: C, after: string | null): Promise<unknown[]> {
-  const nodes: unknown[] = [];
-  for (let page = 1; after !== null && page < MAX_PAGES; page++) {
-    const query = `query MorePages($owner: String!, $name: String!, $number: Int!, $after: String!) {
-  repository(owner: $owner, name: $name) { pullRequest(number: $number) { ${selection(connection, ', after: $after')} } }
-}`;
-    const what = `GraphQL ${connection} of PR #${number}`;
-    const repository = await queryRepository(ctx, query, what, { number, after });
-    const pull = repository.pullRequest as Record<string, unknown> | null;
-    const more = parsePayload(connectionOf(CONNECTIONS[connection].schema), pull?.[connection], what);
-    nodes.push(...more.nodes);
-    after = more.pageInfo.hasNextPage ? more.pageInfo.endCursor : null;
+/** A connection of one PR that has another page, and the page read so far. */
+interface Unread {
+  pull: GraphPull;
+  connection: Connection;
+  after: string;
+}
+
+/** Aliased connections per query: a reviews page with its comments is 21 of GitHub's requests, so 100 stay near 20 points. */
+const UNREAD_PER_QUERY = 100;
+
+function unreadOf(pulls: GraphPull[]): Unread[] {
+  return pulls.flatMap((pull) =>
+    (Object.keys(CONNECTIONS) as Connection[]).flatMap((connection) => {
+      const page = pull[connection];
+      return page?.pageInfo.hasNextPage && page.pageInfo.endCursor ? [{ pull, connection, after: page.pageInfo.endCursor }] : [];
+    }),
+  );
+}
+
+/** Appends the next page of each connection to its PR; returns those with yet another page. */
+async function nextPages(ctx: GitHubContext, unread: Unread[]): Promise<Unread[]> {
+  const query = `query MorePages($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+    ${unread.map((u, i) => `m${i}: pullRequest(number: ${u.pull.number}) { ${selection(u.connection, `, after: ${JSON.stringify(u.after)}`)} }`).join('\n    ')}
   }
-  return nodes;
+}`;
+  const what = `GraphQL pages past the first of PRs #${[...new Set(unread.map((u) => u.pull.number))].join(', #')}`;
+  const repository = await queryRepository(ctx, query, what);
+  const next: Unread[] = [];
+  unread.forEach((u, i) => {
+    const pull = repository[`m${i}`] as Record<string, unknown> | null | undefined;
+    // Deleted since the first page: what was read stands.
+    if (!pull) return;
+    const more = parsePayload(connectionOf(CONNECTIONS[u.connection].schema), pull[u.connection], `GraphQL ${u.connection} of PR #${u.pull.number}`);
+    (u.pull[u.connection]!.nodes as unknown[]).push(...more.nodes);
+    if (more.pageInfo.hasNextPage && more.pageInfo.endCursor) next.push({ ...u, after: more.pageInfo.endCursor });
+  });
+  return next;
 }
 
 const STATUS = { ADDED: 'added', COPIED: 'added', DELETED: 'deleted', RENAMED: 'renamed', MODIFIED: 'modified', CHANGED: 'modified' } as const;
 
-async function normalize(ctx: GitHubContext, pull: GraphPull): Promise<Detail> {
-  const all = async <C extends Connection>(connection: C, first: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: unknown[] } | null) =>
-    first ? [...first.nodes, ...(first.pageInfo.hasNextPage ? await morePages(ctx, pull.number, connection, first.pageInfo.endCursor) : [])] : [];
-  const files = (await all('files', pull.files)) as GraphFile[];
-  const commits = (await all('commits', pull.commits)) as GraphCommit[];
-  const comments = (await all('comments', pull.comments)) as GraphComment[];
-  const reviews = (await all('reviews', pull.reviews)) as GraphReview[];
+function normalize(ctx: GitHubContext, pull: GraphPull): Detail {
+  const files = pull.files?.nodes ?? [];
+  const commits = pull.commits.nodes;
+  const comments = pull.comments.nodes;
+  const reviews = pull.reviews?.nodes ?? [];
   const said = (kind: PrComment['kind'], c: GraphComment): PrComment => ({ kind, author: c.author?.login ?? 'ghost', body: c.body });
   return {
     number: pull.number,

@@ -7,7 +7,7 @@ import type { ProgressListener } from '../progress';
 import type { GitHubClient } from './client';
 import type { GitHubContext } from './context';
 import { DiskCache } from './disk-cache';
-import { graphDetails } from './graph-details';
+import { finishDetails, graphDetails, type Unfinished } from './graph-details';
 import { listPulls } from './list-pulls';
 import { parsePayload, PullDetail, RepoPayload, type PullListItem } from './payloads';
 import { isRebaseMerge, rebaseBases } from './rebase-bases';
@@ -147,11 +147,8 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
   }
   const total = merged.length;
   ctx.onProgress?.({ phase: 'fetching PR details', done: details.size, total });
-  const size = ctx.hasToken ? batchSize : 1;
-  for (let i = 0; i < missing.length; i += size) {
-    const batch = missing.slice(i, i + size);
-    const fetched = ctx.hasToken ? await graphBatch(ctx, batch) : new Map([[batch[0].number, await restDetail(ctx, batch[0])]]);
-    for (const item of batch) {
+  const keep = async (items: PullListItem[], fetched: Map<number, Omit<PullDetail, 'updatedAt'>>) => {
+    for (const item of items) {
       const detail = fetched.get(item.number);
       if (!detail) continue;
       const full: PullDetail = { ...detail, updatedAt: item.updated_at, source: ctx.hasToken ? 'graphql' : 'rest' };
@@ -159,22 +156,47 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
       details.set(item.number, full);
     }
     ctx.onProgress?.({ phase: 'fetching PR details', done: details.size, total });
+  };
+  const size = ctx.hasToken ? batchSize : 1;
+  const unfinished: Unfinished[] = [];
+  // A batch cut short by a 502 puts PRs back at the front, to ride along in the next batch.
+  const queue = [...missing];
+  while (queue.length > 0) {
+    const batch = queue.splice(0, size);
+    if (!ctx.hasToken) {
+      await keep(batch, new Map([[batch[0].number, await restDetail(ctx, batch[0])]]));
+      continue;
+    }
+    const fetched = await graphBatch(ctx, batch, queue);
+    unfinished.push(...fetched.unfinished);
+    await keep(batch, fetched.details);
   }
+  // The pages past the first, for every PR of every batch that has them at once (cached only then:
+  // an interrupted mine asks for these PRs' first pages again).
+  if (unfinished.length > 0) await keep(missing, await finishDetails(ctx, unfinished));
   return details;
 }
 
 /**
- * GitHub answers 502 when a GraphQL query takes too long, which heavy PRs can cause: a batch that
- * keeps failing after the retries is split in two before the mine gives up.
+ * GitHub answers 502 when a GraphQL query takes too long, which a heavy PR can cause, and asked
+ * again it mostly takes too long again: a batch that fails is split in two at once and the first
+ * half tried. If that half fails too, the heavy PR is in it, and the second half goes back to the
+ * `queue` to fill a later batch instead of costing a query of its own; if it passes, the second
+ * half is narrowed down the same way. Only a single PR's query is retried before the mine gives up.
  */
-async function graphBatch(ctx: GitHubContext, batch: PullListItem[]): Promise<Map<number, Omit<PullDetail, 'updatedAt'>>> {
+async function graphBatch(ctx: GitHubContext, batch: PullListItem[], queue: PullListItem[]): Promise<Awaited<ReturnType<typeof graphDetails>> & { failed: boolean }> {
   try {
-    return await graphDetails(ctx, batch.map((item) => item.number));
+    return { ...(await graphDetails(ctx, batch.map((item) => item.number), batch.length > 1 ? { retries: 0 } : {})), failed: false };
   } catch (error) {
     if (!(error instanceof GitHubUnavailableError) || batch.length === 1) throw error;
     const half = Math.ceil(batch.length / 2);
-    const first = await graphBatch(ctx, batch.slice(0, half));
-    return new Map([...first, ...(await graphBatch(ctx, batch.slice(half)))]);
+    const first = await graphBatch(ctx, batch.slice(0, half), queue);
+    if (first.failed) {
+      queue.unshift(...batch.slice(half));
+      return first;
+    }
+    const second = await graphBatch(ctx, batch.slice(half), queue);
+    return { details: new Map([...first.details, ...second.details]), unfinished: [...first.unfinished, ...second.unfinished], failed: true };
   }
 }
 

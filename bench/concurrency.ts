@@ -1,0 +1,194 @@
+import Docker from 'dockerode';
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
+import { demoChain } from '../test/support/demo-chain';
+import { startEngines, testConfig } from '../test/support/engines';
+import { startModelProcess } from '../test/support/model-process';
+import { orchestrated, renamed, warmGoldCache, withWorkers } from './durability';
+import type { Figure } from './figure';
+
+const LEVELS = [32, 64, 128];
+const SAMPLES = 3;
+const STEPS = 20;
+const LATENCY_MS = 4000;
+
+const log = (line: string) => console.error(`[concurrency] ${line}`);
+const round = (x: number, digits: number) => Number(x.toFixed(digits));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** CPU time the whole machine has spent (all cores, all processes, other users' too), in seconds. */
+function machineCpuSeconds(): number {
+  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) / 100;
+}
+
+const ownCpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+/** CPU seconds of the live processes whose name matches, children they reaped included. */
+function processCpuSeconds(name: RegExp): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!name.test(comm)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += fields.slice(11, 15).map(Number).reduce((a, b) => a + b, 0);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return ticks / 100;
+}
+
+/** Where the machine's CPU goes, besides the sandboxes (counted per container). */
+const DOCKER = /^(dockerd|containerd|containerd-shim.*|runc|docker-proxy)$/;
+const TEMPORAL = /^temporal$/;
+
+/**
+ * Cores the rest of the machine (other users, mostly) keeps busy while this bench idles, over
+ * `seconds`: machine CPU less this process, Docker's daemons and the Temporal server.
+ */
+async function othersCores(seconds: number): Promise<number> {
+  const ours = () => ownCpuSeconds() + processCpuSeconds(DOCKER) + processCpuSeconds(TEMPORAL);
+  const [machine0, ours0] = [machineCpuSeconds(), ours()];
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  return Math.max(0, machineCpuSeconds() - machine0 - (ours() - ours0)) / seconds;
+}
+
+const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
+
+/**
+ * The high-water mark of memory (cgroup v1 `memory.max_usage_in_bytes`, page cache included) and the
+ * CPU time (`cpuacct.usage`) of every sandbox of this run, read every second while it runs: both only
+ * rise, so a late read loses at most the last second of a sandbox's life.
+ */
+function sandboxUsage(docker: Docker, runKeyPart: string) {
+  const peaks = new Map<string, number>();
+  const cpu = new Map<string, number>();
+  let stopped = false;
+  const poll = async () => {
+    while (!stopped) {
+      const mine = (await docker.listContainers({ filters: { label: [SANDBOX_LABEL] } }).catch(() => [])).filter((c) => c.Labels[RUN_KEY_LABEL]?.includes(runKeyPart));
+      for (const c of mine) {
+        try {
+          const bytes = Number(readFileSync(`/sys/fs/cgroup/memory/docker/${c.Id}/memory.max_usage_in_bytes`, 'utf8'));
+          peaks.set(c.Id, Math.max(bytes, peaks.get(c.Id) ?? 0));
+          const ns = Number(readFileSync(`/sys/fs/cgroup/cpuacct/docker/${c.Id}/cpuacct.usage`, 'utf8'));
+          cpu.set(c.Id, Math.max(ns, cpu.get(c.Id) ?? 0));
+        } catch {
+          // Removed between the listing and the read.
+        }
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  };
+  const running = poll();
+  return {
+    async stop(): Promise<{ peaks: number[]; cpuSeconds: number }> {
+      stopped = true;
+      await running;
+      return { peaks: [...peaks.values()], cpuSeconds: [...cpu.values()].reduce((a, b) => a + b, 0) / 1e9 };
+    },
+  };
+}
+
+interface Level {
+  concurrency: number;
+  single: number;
+  efficiencies: number[];
+  walls: number[];
+  machineCpuPerRollout: number[];
+  /** Per rollout: workers + model, sandboxes, Docker's daemons, the Temporal server, other users (their rate just before), what is left. */
+  split: { own: number; sandboxes: number; docker: number; temporal: number; others: number; rest: number }[];
+  /** Machine CPU over the batch's wall time and all cores. */
+  busy: number[];
+  peakMb: number[];
+}
+
+/**
+ * One rollout alone, then `concurrency` started at once (a batch with that concurrency), SAMPLES
+ * times: each rollout is one stage of STEPS model calls at LATENCY_MS each, the model served by its
+ * own process. Efficiency is one rollout's wall time over the batch's: 1 when N rollouts take as
+ * long as one.
+ */
+async function level(concurrency: number): Promise<Level> {
+  const chain = await demoChain(`bench-conc${concurrency}`);
+  const one = renamed(chain, 'solo', 1);
+  const model = await startModelProcess(chain, { notesPerStage: STEPS - 2, latencyMs: LATENCY_MS });
+  const config = testConfig({ OPENAI_BASE_URL: model.url, CHAINSMITH_MODEL: 'scripted' });
+  const engines = await startEngines(config, { maxSandboxes: concurrency });
+  const docker = new Docker();
+  try {
+    return await withWorkers(engines, async () => {
+      await warmGoldCache(engines, config, one);
+      const single = await orchestrated(engines, config, [one]);
+      const out: Level = { concurrency, single, efficiencies: [], walls: [], machineCpuPerRollout: [], split: [], busy: [], peakMb: [] };
+      for (let s = 0; s < SAMPLES; s++) {
+        const many = [...Array(concurrency).keys()].map((i) => renamed(chain, `s${s}c${i}`, 1));
+        const others = await othersCores(10);
+        const usage = sandboxUsage(docker, chain.repo.name.replace(/[^\w.-]+/g, '-'));
+        const [machine0, own0, model0, docker0, temporal0] = [machineCpuSeconds(), ownCpuSeconds(), await model.cpuSeconds(), processCpuSeconds(DOCKER), processCpuSeconds(TEMPORAL)];
+        const wall = await orchestrated(engines, config, many, concurrency);
+        const per = (x: number) => x / concurrency;
+        const machine = per(machineCpuSeconds() - machine0);
+        const sandboxes = await usage.stop();
+        const split = {
+          own: per(ownCpuSeconds() - own0 + (await model.cpuSeconds()) - model0),
+          sandboxes: per(sandboxes.cpuSeconds),
+          docker: per(processCpuSeconds(DOCKER) - docker0),
+          temporal: per(processCpuSeconds(TEMPORAL) - temporal0),
+          // Other users at the rate they ran just before; the rest is what no counter here sees
+          // (containerd shims and runc, which exit with their containers) and how others' load moved.
+          others: per(others * wall),
+          rest: 0,
+        };
+        split.rest = machine - split.own - split.sandboxes - split.docker - split.temporal - split.others;
+        const peaks = sandboxes.peaks.map((b) => b / 2 ** 20);
+        const busy = (machine * concurrency) / (wall * cpus().length);
+        out.walls.push(wall);
+        out.efficiencies.push(single / wall);
+        out.machineCpuPerRollout.push(machine);
+        out.split.push(split);
+        out.busy.push(busy);
+        out.peakMb.push(...peaks);
+        log(
+          `${concurrency} at once, sample ${s + 1}: ${wall.toFixed(1)} s (one alone ${single.toFixed(1)} s), efficiency ${(single / wall).toFixed(3)}; machine busy ${(busy * 100).toFixed(0)} %; ` +
+            `CPU a rollout: machine ${machine.toFixed(2)} s = ${describe(split)}; sandbox peak memory median ${median(peaks)?.toFixed(1)} MiB of ${peaks.length}; ${uptime()}`,
+        );
+      }
+      return out;
+    });
+  } finally {
+    await model.stop();
+  }
+}
+
+const describe = (split: Level['split'][number]) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
+
+export async function run(): Promise<Figure[]> {
+  log(`before: ${uptime()}`);
+  const levels: Level[] = [];
+  for (const concurrency of LEVELS) levels.push(await level(concurrency));
+  log(`after: ${uptime()}`);
+  const what = `${STEPS} steps at ${LATENCY_MS / 1000} s a model call (model in its own process), 2 cores shared with other users`;
+  return levels.flatMap((l) => {
+    const spread = `median of ${l.efficiencies.length}: ${l.efficiencies.map((e) => e.toFixed(3)).join(', ')}`;
+    const n = l.concurrency;
+    return [
+      { measure: `concurrency_efficiency_${n}`, value: round(median(l.efficiencies), 3), unit: 'ratio', goal: `${n === 64 ? '>= 0.9' : 'context'} (one rollout's wall / ${n} at once, ${what}; ${spread})` },
+      {
+        measure: `cpu_seconds_per_rollout_${n}`,
+        value: round(median(l.machineCpuPerRollout), 2),
+        unit: 's',
+        goal: `context: the whole machine's CPU during ${n} at once / ${n}, other users included; per sample ${l.split.map(describe).join('; ')}; machine busy ${l.busy.map((b) => `${(b * 100).toFixed(0)} %`).join(', ')}`,
+      },
+      { measure: `sandbox_peak_memory_mb_${n}`, value: round(median(l.peakMb), 1), unit: 'MiB', goal: `context: median high-water mark of a sandbox's cgroup memory, ${n} at once (max ${round(Math.max(...l.peakMb), 1)} over ${l.peakMb.length} sandboxes)` },
+    ];
+  });
+}
