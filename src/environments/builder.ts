@@ -12,6 +12,7 @@ import { detectRecipe } from './detect';
 import { MANIFEST_LABEL, readManifest, type EnvironmentManifest } from './manifest';
 import { recipeFromConfig, type RecipeOverride } from './recipe';
 import { gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
+import { findSeed, LINEAGE_LABEL } from './seeds';
 import { TOOLCHAIN_PROBES, Toolchains } from './toolchains';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
@@ -58,6 +59,8 @@ interface Resolved {
   repoName: string;
   depsKey: string;
   asOf: Date;
+  /** Images of one lineage may seed each other's builds (LanguageRecipe.reuse). */
+  lineage: string;
 }
 
 /**
@@ -87,7 +90,7 @@ export class Environments {
   }
 
   async forStage(chain: Chain, stage: number): Promise<Environment> {
-    const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}`;
+    const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}\0${chain.prs[stage].mergeSha}`;
     let known = this.known.get(key);
     if (!known) {
       known = this.resolve(chain, stage);
@@ -120,16 +123,21 @@ export class Environments {
     const override = this.opts.overrides[chain.repo.name];
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
-      : await detectRecipe(files, { defaultTestCommand: this.opts.defaultTestCommand });
+      : await detectRecipe(files, {
+          defaultTestCommand: this.opts.defaultTestCommand,
+          // A merge this clone lacks adds nothing: the base's manifests alone decide.
+          merged: await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined),
+        });
     // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
     const history = await rootCommit(repoPath, pr.baseSha);
     const blobs = await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, files.entries);
     const asOf = await manifestsDate(repoPath, pr.baseSha, recipe.manifests);
     const toolchain = this.toolchains.image(recipe.toolchain.image);
     const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-    const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : [])]).slice(0, 24);
+    const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24);
     const key = hash([LAYOUT, toolchain, this.opts.network, recipe, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
-    return { image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf };
+    const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
+    return { image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf, lineage };
   }
 
   private async ensure(r: Resolved): Promise<EnvironmentManifest> {
@@ -142,9 +150,10 @@ export class Environments {
       ? await this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe, key: r.depsKey, asOf: r.asOf, log: this.log })
       : undefined;
     await sweepOrphansOnce(this.docker);
-    this.log(`building the environment ${r.image} of ${r.repoName} (${recipe.origin}) on ${toolchain}`);
+    const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;
+    this.log(`building the environment ${r.image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
     const sandbox = await DockerSandbox.create(this.docker, {
-      image: toolchain,
+      image: seed?.image ?? toolchain,
       mirrorPath: r.repoPath,
       labels: { [BUILD_LABEL]: r.image, ...ownerLabel() },
       memoryMb: this.opts.memoryMb,
@@ -192,6 +201,7 @@ export class Environments {
           ...(recipe.toolchain.note ? { note: recipe.toolchain.note } : {}),
         },
         ...(deps ? { resolution: { ...deps.resolution, key: deps.key, fetchSeconds: deps.fetchSeconds } } : {}),
+        ...(seed ? { seed } : {}),
         buildSeconds: Math.round((Date.now() - start) / 100) / 10,
         createdAt: new Date().toISOString(),
       };
@@ -202,6 +212,7 @@ export class Environments {
         changes: [
           ...env,
           `LABEL ${BUILD_LABEL}="" ${OWNER_LABEL}="" chainsmith.env.repo=${JSON.stringify(r.repoName)} chainsmith.env.recipe=${JSON.stringify(recipe.origin)} ${MANIFEST_LABEL}=${JSON.stringify(JSON.stringify(manifest))}`,
+          ...(recipe.reuse ? [`LABEL ${LINEAGE_LABEL}=${r.lineage}`] : []),
         ],
       });
       this.log(`built ${r.image} in ${manifest.buildSeconds}s (${manifest.toolchain.version})`);

@@ -9,6 +9,8 @@ export const RUSTC_VERSION = '1.63';
 const CARGO_HOME = '/home/agent/.cargo';
 /** Outside the repository, so the image keeps the compiled dependencies and test runs build only the crate. */
 const TARGET_DIR = '/home/agent/.cargo-target';
+/** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
+const VENDOR_MTIME = 946684800;
 
 /**
  * Rust crates and workspaces with a Cargo.toml at the root. Dependencies are vendored on the host
@@ -33,11 +35,17 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
     fetch: (ctx) => fetchCrates(ctx, locked),
     setup: [
       `mkdir -p ${CARGO_HOME}`,
+      // An earlier era's image (the seed) holds its own vendored crates: replaced, its target dir kept.
+      `rm -rf ${CARGO_HOME}/vendor`,
       `cp -R ${DEPS_MOUNT}/vendor ${CARGO_HOME}/vendor`,
+      // One fixed time on every vendored file, as in every era: a build script that watches its own
+      // files (serde's does) does not rerun, nor its crate rebuild, because the copy is newer.
+      `find ${CARGO_HOME}/vendor -exec touch -h -d @${VENDOR_MTIME} {} +`,
       `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
       // Proves the vendored crates suffice offline, and leaves them compiled in the image.
       'cargo test --no-run --offline',
     ],
+    reuse: `the cargo target dir ${TARGET_DIR} (crates whose version, features and rustc are unchanged are not compiled again)`,
     env: { CARGO_HOME, CARGO_TARGET_DIR: TARGET_DIR, CARGO_NET_OFFLINE: 'true', CARGO_TERM_COLOR: 'never' },
     path: [],
     runner: 'cargo',
