@@ -11,7 +11,7 @@ export type Language = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node' | 'unkno
 export type RunnerName = 'pytest' | 'cargo' | 'go' | 'maven' | 'gradle' | 'ctest' | 'make' | 'node' | 'exit-code';
 
 /** A Debian-packaged toolchain image (images/toolchains/NAME/packages on top of images/base). */
-export type ToolchainName = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node';
+export type ToolchainName = 'python' | 'rust' | 'rust-web' | 'go' | 'java' | 'c' | 'node';
 
 /** A repository's files at one commit, read on the host with git (no checkout). */
 export interface RepoFiles {

@@ -19,9 +19,14 @@ describe('Rust recipe', () => {
     expect(recipe?.env.CARGO_NET_OFFLINE).toBe('true');
   });
 
-  it('says when the crate needs a newer rustc than the image has', async () => {
+  it("builds a crate that needs more than rustc 1.63 with Debian's rustc-web, and says why", async () => {
     const recipe = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nedition = "2024"\nrust-version = "1.85"\n' }));
-    expect(recipe?.toolchain.note).toMatch(/asks for rustc 1\.85.*1\.63.*edition 2024/);
+    expect(recipe?.toolchain).toMatchObject({ image: 'rust-web', version: '1.85' });
+    expect(recipe?.toolchain.note).toMatch(/^the crate asks for rustc 1\.85, edition 2024: Debian bookworm's rustc-web 1\.85 rather than its rustc 1\.63$/);
+    const v4 = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.56"\n', 'Cargo.lock': 'version = 4\n' }));
+    expect(v4?.toolchain).toMatchObject({ image: 'rust-web', note: expect.stringMatching(/^a Cargo\.lock of format 4:/) });
+    const newer = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.90"\n' }));
+    expect(newer?.toolchain.note).toMatch(/asks for rustc 1\.90; 1\.85 is the newest available$/);
   });
 
   it('pins rust-version in [package] only, replacing, inheriting or adding it', () => {
