@@ -119,12 +119,13 @@ function namesInRequirements(text: string | undefined): string[] {
 export async function addedTestRequirements(base: RepoFiles, merged: RepoFiles): Promise<string[]> {
   const declaredIn = async (files: RepoFiles, testOnly: boolean) => {
     const { found, requirementFiles } = await requirementFilesOf(files);
-    const reqFiles = testOnly ? requirementFiles.filter((f) => /test|dev/i.test(f)) : found;
+    // Test ones only: development files and groups add linters and release tools, not what tests import.
+    const reqFiles = testOnly ? requirementFiles.filter((f) => /test/i.test(f)) : found;
     const names = (await Promise.all(reqFiles.map(async (f) => namesInRequirements(await files.read(f))))).flat();
     const pyproject = files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
     for (const table of ['project.optional-dependencies', 'dependency-groups']) {
       const body = tomlTable(pyproject, table);
-      for (const key of tomlKeys(body)) if (!testOnly || TESTISH.test(key)) names.push(...(tomlStrings(body, key) ?? []).map(requirementName));
+      for (const key of tomlKeys(body)) if (!testOnly || (TESTISH.test(key) && !/^dev$/i.test(key))) names.push(...(tomlStrings(body, key) ?? []).map(requirementName));
     }
     if (!testOnly) names.push(...(tomlStrings(tomlTable(pyproject, 'project'), 'dependencies') ?? []).map(requirementName));
     return names;
