@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import { StageError, TransientError } from '../errors';
+import { StageError, ToolchainTooOld, TransientError } from '../errors';
 import type { Chain } from '../schemas';
 import { checkoutLines } from '../sandbox/checkout';
 import { DockerSandbox } from '../sandbox/docker-sandbox';
@@ -61,6 +61,8 @@ interface Resolved {
   asOf: Date;
   /** Images of one lineage may seed each other's builds (LanguageRecipe.reuse). */
   lineage: string;
+  /** The recipe's fallback, resolved the same way. */
+  fallback?: Resolved;
 }
 
 /**
@@ -97,8 +99,26 @@ export class Environments {
       this.known.set(key, known);
       known.catch(() => this.known.delete(key));
     }
-    const resolved = await known;
-    // Asked every time (one engine request): an image removed meanwhile is built again.
+    let resolved = await known;
+    // A fallback image exists only where the recipe's own could not be built (a rerun does not fetch again to learn it).
+    if (resolved.fallback && !(await this.exists(resolved.image)) && (await this.exists(resolved.fallback.image))) resolved = resolved.fallback;
+    let manifest: EnvironmentManifest;
+    for (;;) {
+      try {
+        manifest = await this.build(resolved);
+        break;
+      } catch (err) {
+        if (!(err instanceof ToolchainTooOld) || !resolved.fallback) throw err;
+        this.log(`${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`);
+        resolved = resolved.fallback;
+      }
+    }
+    const { recipe } = resolved;
+    return { image: resolved.image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
+  }
+
+  /** The image's build, shared by concurrent callers; asked every time (one engine request): an image removed meanwhile is built again. */
+  private build(resolved: Resolved): Promise<EnvironmentManifest> {
     let build = this.builds.get(resolved.image);
     if (!build) {
       build = this.ensure(resolved);
@@ -108,9 +128,14 @@ export class Environments {
         (err) => err instanceof StageError || this.builds.delete(resolved.image),
       );
     }
-    const manifest = await build;
-    const { recipe } = resolved;
-    return { image: resolved.image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
+    return build;
+  }
+
+  private exists(image: string): Promise<boolean> {
+    return readManifest(this.docker, image).then(
+      (m) => m !== undefined,
+      () => false,
+    );
   }
 
   private async resolve(chain: Chain, stage: number): Promise<Resolved> {
@@ -132,12 +157,19 @@ export class Environments {
     const history = await rootCommit(repoPath, pr.baseSha);
     const blobs = await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, files.entries);
     const asOf = await manifestsDate(repoPath, pr.baseSha, recipe.manifests);
-    const toolchain = this.toolchains.image(recipe.toolchain.image);
-    const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-    const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24);
-    const key = hash([LAYOUT, toolchain, this.opts.network, recipe, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
-    const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
-    return { image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf, lineage };
+    const keyed = (recipe: LanguageRecipe): Resolved => {
+      const toolchain = this.toolchains.image(recipe.toolchain.image);
+      const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+      const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24);
+      // The fallback is not part of what this recipe builds.
+      const key = hash([LAYOUT, toolchain, this.opts.network, { ...recipe, fallback: undefined }, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
+      const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
+      return {
+        image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf, lineage,
+        ...(recipe.fallback ? { fallback: keyed(recipe.fallback) } : {}),
+      };
+    };
+    return keyed(recipe);
   }
 
   private async ensure(r: Resolved): Promise<EnvironmentManifest> {

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEPS_MOUNT, type RepoFiles } from '../../src/environments/contract';
+import { ToolchainTooOld } from '../../src/errors';
 import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../src/environments/languages/rust';
 import { gitRepoFiles } from '../../src/environments/repo-files';
 import { checkoutAt, commitDate, fetchContext, hostHas, realRepo } from './real-repos';
@@ -62,6 +63,25 @@ describe('Rust recipe', () => {
       expect(resolution).toMatchObject({ lock: 'committed', packages: [{ name: 'itoa', version: '1.0.5' }] });
       expect(resolution.notes.join(' ')).toMatch(/behind Cargo\.toml/);
       expect(readdirSync(join(ctx.depsDir, 'vendor'))).toEqual(['itoa']);
+    } finally {
+      rmSync(ctx.depsDir, { recursive: true, force: true });
+      rmSync(src, { recursive: true, force: true });
+    }
+  });
+
+  it("says a 1.63 resolution is too old where cargo's MSRV resolver had to fall back, and offers rustc-web instead", async () => {
+    const repo = await realRepo('serde-rs+json', 'cargo');
+    if (!repo) return;
+    // serde_json at PR #1165's base (July 2024): rust-version 1.56, but trybuild's toml needs serde_spanned for rustc 1.65.
+    const sha = 'eca2658a22cb39952783cb6914eb18242659f66a';
+    const src = await checkoutAt(repo, sha);
+    const recipe = await detectRust(await gitRepoFiles(repo, sha));
+    expect(recipe).toMatchObject({ toolchain: { image: 'rust' }, fallback: { toolchain: { image: 'rust-web', version: '1.85' } } });
+    const ctx = fetchContext(src, commitDate(repo, sha));
+    try {
+      const err = await recipe!.fetch!(ctx).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(ToolchainTooOld);
+      expect((err as Error).message).toMatch(/resolved for rustc 1\.63 need a newer one: .*serde_spanned \S+ \(rust-version 1\.6[5-9]/);
     } finally {
       rmSync(ctx.depsDir, { recursive: true, force: true });
       rmSync(src, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { ToolchainTooOld } from '../../errors';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
 import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
 
@@ -33,34 +34,38 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
     ...(edition && Number(edition) > 2021 ? [`edition ${edition}`] : []),
     ...(lockVersion > 3 ? [`a Cargo.lock of format ${lockVersion}`] : []),
   ];
-  const rustc = needs.length ? RUSTC_WEB_VERSION : RUSTC_VERSION;
-  const notes = needs.length ? [`${needs.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`] : [];
-  if (wants && compareVersions(wants, rustc) > 0) notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
-  return {
-    language: 'rust',
-    origin: 'rust-cargo',
-    toolchain: { image: needs.length ? 'rust-web' : 'rust', version: rustc, ...(notes.length ? { note: notes.join('; ') } : {}) },
-    manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
-    fetch: (ctx) => fetchCrates(ctx, locked, rustc),
-    // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed on).
-    ...(needs.length ? { fetchRevision: 2 } : {}),
-    setup: [
-      `mkdir -p ${CARGO_HOME}`,
-      // An earlier era's image (the seed) holds its own vendored crates: replaced, its target dir kept.
-      `rm -rf ${CARGO_HOME}/vendor`,
-      `cp -R ${DEPS_MOUNT}/vendor ${CARGO_HOME}/vendor`,
-      // One fixed time on every vendored file, as in every era: a build script that watches its own
-      // files (serde's does) does not rerun, nor its crate rebuild, because the copy is newer.
-      `find ${CARGO_HOME}/vendor -exec touch -h -d @${VENDOR_MTIME} {} +`,
-      `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
-      // Proves the vendored crates suffice offline, and leaves them compiled in the image.
-      'cargo test --no-run --offline',
-    ],
-    reuse: `the cargo target dir ${TARGET_DIR} (crates whose version, features and rustc are unchanged are not compiled again)`,
-    env: { CARGO_HOME, CARGO_TARGET_DIR: TARGET_DIR, CARGO_NET_OFFLINE: 'true', CARGO_TERM_COLOR: 'never' },
-    path: [],
-    runner: 'cargo',
+  const recipe = (rustc: string, why: string[]): LanguageRecipe => {
+    const notes = why.length ? [`${why.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`] : [];
+    if (wants && compareVersions(wants, rustc) > 0 && why.length) notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
+    return {
+      language: 'rust',
+      origin: 'rust-cargo',
+      toolchain: { image: rustc === RUSTC_VERSION ? 'rust' : 'rust-web', version: rustc, ...(notes.length ? { note: notes.join('; ') } : {}) },
+      manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
+      fetch: (ctx) => fetchCrates(ctx, locked, rustc),
+      // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed on).
+      ...(rustc === RUSTC_VERSION ? {} : { fetchRevision: 2 }),
+      setup: [
+        `mkdir -p ${CARGO_HOME}`,
+        // An earlier era's image (the seed) holds its own vendored crates: replaced, its target dir kept.
+        `rm -rf ${CARGO_HOME}/vendor`,
+        `cp -R ${DEPS_MOUNT}/vendor ${CARGO_HOME}/vendor`,
+        // One fixed time on every vendored file, as in every era: a build script that watches its own
+        // files (serde's does) does not rerun, nor its crate rebuild, because the copy is newer.
+        `find ${CARGO_HOME}/vendor -exec touch -h -d @${VENDOR_MTIME} {} +`,
+        `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
+        // Proves the vendored crates suffice offline, and leaves them compiled in the image.
+        'cargo test --no-run --offline',
+      ],
+      reuse: `the cargo target dir ${TARGET_DIR} (crates whose version, features and rustc are unchanged are not compiled again)`,
+      env: { CARGO_HOME, CARGO_TARGET_DIR: TARGET_DIR, CARGO_NET_OFFLINE: 'true', CARGO_TERM_COLOR: 'never' },
+      path: [],
+      runner: 'cargo',
+    };
   };
+  if (needs.length) return recipe(RUSTC_WEB_VERSION, needs);
+  // Crates resolved for 1.63 may still need more (a dev-dependency whose every version does): rustc-web then.
+  return { ...recipe(RUSTC_VERSION, []), fallback: recipe(RUSTC_WEB_VERSION, [`the crates resolved for rustc ${RUSTC_VERSION} need more`]) };
 }
 
 /**
@@ -106,6 +111,12 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
     } else if (vendor.code !== 0) {
       await mustRun('cargo vendor', 'cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
     }
+    const beyond = await cratesBeyond(vendorDir, rustc);
+    if (beyond.length) {
+      throw new ToolchainTooOld(
+        `the crates ${locked ? 'the committed Cargo.lock pins' : `resolved for rustc ${rustc}`} need a newer one: ${beyond.slice(0, 5).join(', ')}${beyond.length > 5 ? ` and ${beyond.length - 5} more` : ''}`,
+      );
+    }
     await writeFile(join(ctx.depsDir, 'config.toml'), imageCargoConfig(vendor.stdout, vendorDir, `${CARGO_HOME}/vendor`));
     const lock = await readFile(join(scratch, 'Cargo.lock'), 'utf8');
     await writeFile(join(ctx.depsDir, 'Cargo.lock'), lock);
@@ -115,6 +126,22 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The vendored crates whose rust-version is above `rustc` ('serde_spanned 0.6.7 (rust-version 1.65)'):
+ * cargo's MSRV-aware resolver falls back to them where every version a dependent allows needs more.
+ */
+async function cratesBeyond(vendorDir: string, rustc: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const dir of (await readdir(vendorDir)).sort()) {
+    const manifest = await readFile(join(vendorDir, dir, 'Cargo.toml'), 'utf8').catch(() => '');
+    const wants = /^rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
+    const version = /^version\s*=\s*"([^"]+)"/m.exec(manifest)?.[1];
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(manifest)?.[1] ?? dir;
+    if (wants && compareVersions(wants, rustc) > 0) found.push(`${name} ${version ?? '?'} (rust-version ${wants})`);
+  }
+  return found;
 }
 
 /** The Cargo.toml files of the copy that declare a package (the root's and its workspace members'). */
