@@ -161,8 +161,8 @@ export class Environments {
       const toolchain = this.toolchains.image(recipe.toolchain.image);
       const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
       const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24);
-      // The fallback is not part of what this recipe builds.
-      const key = hash([LAYOUT, toolchain, this.opts.network, { ...recipe, fallback: undefined }, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
+      // The fallback and how a build says it needs it are not part of what this recipe builds.
+      const key = hash([LAYOUT, toolchain, this.opts.network, { ...recipe, fallback: undefined, tooOld: undefined }, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {
         image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf, lineage,
@@ -211,6 +211,8 @@ export class Environments {
         cwd: '/work',
       });
       if (run.exitCode !== 0) {
+        const tooOld = recipe.tooOld?.exec(run.output);
+        if (tooOld) throw new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`);
         const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
         throw new StageError(
           `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why}):\n${run.output.trim().slice(-4_000)}`,

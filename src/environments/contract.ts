@@ -62,8 +62,10 @@ export interface LanguageRecipe {
   fetch?(ctx: FetchContext): Promise<Resolution>;
   /** Bumped when the fetcher resolves differently: cached fetches (and the images built from them) keyed on an older one are not reused. */
   fetchRevision?: number;
-  /** Built instead where this recipe's fetch finds its toolchain too old for what it resolved (ToolchainTooOld). */
+  /** Built instead where this recipe's toolchain is too old for what it resolved (ToolchainTooOld, from the fetch or `tooOld`). */
   fallback?: LanguageRecipe;
+  /** Build output that says the toolchain is too old (a fetch cached before its own check could not tell). */
+  tooOld?: RegExp;
   /** Test requirements the stage's PR adds that its base does not declare, installed too (its tests need them); part of the image key. */
   prAdds?: string[];
   /** Shell lines run once in the build container in the repository at its base (/work/repo, a tmpfs the image does not keep: install outside it), network none, DEPS_MOUNT mounted. */

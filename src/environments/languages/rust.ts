@@ -61,6 +61,7 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
       env: { CARGO_HOME, CARGO_TARGET_DIR: TARGET_DIR, CARGO_NET_OFFLINE: 'true', CARGO_TERM_COLOR: 'never' },
       path: [],
       runner: 'cargo',
+      tooOld: /package `[^`]+` cannot be built because it requires rustc \S+ or newer/,
     };
   };
   if (needs.length) return recipe(RUSTC_WEB_VERSION, needs);
