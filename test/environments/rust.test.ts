@@ -77,6 +77,9 @@ describe('Rust recipe', () => {
     const src = await checkoutAt(repo, sha);
     const recipe = await detectRust(await gitRepoFiles(repo, sha));
     expect(recipe).toMatchObject({ toolchain: { image: 'rust' }, fallback: { toolchain: { image: 'rust-web', version: '1.85' } } });
+    // cargo's own words, where a fetch cached before this check reaches the build (the builder then falls back too).
+    expect(recipe!.tooOld!.test('error: package `winnow v0.6.16` cannot be built because it requires rustc 1.65.0 or newer, while the currently active rustc version is 1.63.0')).toBe(true);
+    expect(recipe!.tooOld!.test('error[E0308]: mismatched types')).toBe(false);
     const ctx = fetchContext(src, commitDate(repo, sha));
     try {
       const err = await recipe!.fetch!(ctx).catch((e: Error) => e);
