@@ -15,6 +15,9 @@ export class ConfigError extends InputError {}
 /** A patch or carry that cannot be applied to a stage: the stage fails, other stages and chains go on. */
 export class StageError extends ChainsmithError {}
 
+/** A stage's environment cannot build on its recipe's toolchain: what it resolved needs a newer one (the recipe's fallback may have it). */
+export class ToolchainTooOld extends StageError {}
+
 /** Infrastructure hiccups (Docker, model endpoint, disk): worth retrying. */
 export class TransientError extends ChainsmithError {
   override readonly permanent = false;

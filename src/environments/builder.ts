@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import { StageError, TransientError } from '../errors';
+import { StageError, ToolchainTooOld, TransientError } from '../errors';
 import type { Chain } from '../schemas';
 import { checkoutLines } from '../sandbox/checkout';
 import { DockerSandbox } from '../sandbox/docker-sandbox';
@@ -12,6 +12,7 @@ import { detectRecipe } from './detect';
 import { MANIFEST_LABEL, readManifest, type EnvironmentManifest } from './manifest';
 import { recipeFromConfig, type RecipeOverride } from './recipe';
 import { gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
+import { findSeed, LINEAGE_LABEL } from './seeds';
 import { TOOLCHAIN_PROBES, Toolchains } from './toolchains';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
@@ -58,6 +59,10 @@ interface Resolved {
   repoName: string;
   depsKey: string;
   asOf: Date;
+  /** Images of one lineage may seed each other's builds (LanguageRecipe.reuse). */
+  lineage: string;
+  /** The recipe's fallback, resolved the same way. */
+  fallback?: Resolved;
 }
 
 /**
@@ -87,15 +92,33 @@ export class Environments {
   }
 
   async forStage(chain: Chain, stage: number): Promise<Environment> {
-    const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}`;
+    const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}\0${chain.prs[stage].mergeSha}`;
     let known = this.known.get(key);
     if (!known) {
       known = this.resolve(chain, stage);
       this.known.set(key, known);
       known.catch(() => this.known.delete(key));
     }
-    const resolved = await known;
-    // Asked every time (one engine request): an image removed meanwhile is built again.
+    let resolved = await known;
+    // A fallback image exists only where the recipe's own could not be built (a rerun does not fetch again to learn it).
+    if (resolved.fallback && !(await this.exists(resolved.image)) && (await this.exists(resolved.fallback.image))) resolved = resolved.fallback;
+    let manifest: EnvironmentManifest;
+    for (;;) {
+      try {
+        manifest = await this.build(resolved);
+        break;
+      } catch (err) {
+        if (!(err instanceof ToolchainTooOld) || !resolved.fallback) throw err;
+        this.log(`${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`);
+        resolved = resolved.fallback;
+      }
+    }
+    const { recipe } = resolved;
+    return { image: resolved.image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
+  }
+
+  /** The image's build, shared by concurrent callers; asked every time (one engine request): an image removed meanwhile is built again. */
+  private build(resolved: Resolved): Promise<EnvironmentManifest> {
     let build = this.builds.get(resolved.image);
     if (!build) {
       build = this.ensure(resolved);
@@ -105,9 +128,14 @@ export class Environments {
         (err) => err instanceof StageError || this.builds.delete(resolved.image),
       );
     }
-    const manifest = await build;
-    const { recipe } = resolved;
-    return { image: resolved.image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
+    return build;
+  }
+
+  private exists(image: string): Promise<boolean> {
+    return readManifest(this.docker, image).then(
+      (m) => m !== undefined,
+      () => false,
+    );
   }
 
   private async resolve(chain: Chain, stage: number): Promise<Resolved> {
@@ -120,16 +148,28 @@ export class Environments {
     const override = this.opts.overrides[chain.repo.name];
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
-      : await detectRecipe(files, { defaultTestCommand: this.opts.defaultTestCommand });
+      : await detectRecipe(files, {
+          defaultTestCommand: this.opts.defaultTestCommand,
+          // A merge this clone lacks adds nothing: the base's manifests alone decide.
+          merged: await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined),
+        });
     // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
     const history = await rootCommit(repoPath, pr.baseSha);
     const blobs = await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, files.entries);
     const asOf = await manifestsDate(repoPath, pr.baseSha, recipe.manifests);
-    const toolchain = this.toolchains.image(recipe.toolchain.image);
-    const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-    const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : [])]).slice(0, 24);
-    const key = hash([LAYOUT, toolchain, this.opts.network, recipe, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
-    return { image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf };
+    const keyed = (recipe: LanguageRecipe): Resolved => {
+      const toolchain = this.toolchains.image(recipe.toolchain.image);
+      const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+      const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24);
+      // The fallback and how a build says it needs it are not part of what this recipe builds.
+      const key = hash([LAYOUT, toolchain, this.opts.network, { ...recipe, fallback: undefined, tooOld: undefined }, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
+      const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
+      return {
+        image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf, lineage,
+        ...(recipe.fallback ? { fallback: keyed(recipe.fallback) } : {}),
+      };
+    };
+    return keyed(recipe);
   }
 
   private async ensure(r: Resolved): Promise<EnvironmentManifest> {
@@ -142,9 +182,10 @@ export class Environments {
       ? await this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe, key: r.depsKey, asOf: r.asOf, log: this.log })
       : undefined;
     await sweepOrphansOnce(this.docker);
-    this.log(`building the environment ${r.image} of ${r.repoName} (${recipe.origin}) on ${toolchain}`);
+    const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;
+    this.log(`building the environment ${r.image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
     const sandbox = await DockerSandbox.create(this.docker, {
-      image: toolchain,
+      image: seed?.image ?? toolchain,
       mirrorPath: r.repoPath,
       labels: { [BUILD_LABEL]: r.image, ...ownerLabel() },
       memoryMb: this.opts.memoryMb,
@@ -170,6 +211,8 @@ export class Environments {
         cwd: '/work',
       });
       if (run.exitCode !== 0) {
+        const tooOld = recipe.tooOld?.exec(run.output);
+        if (tooOld) throw new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`);
         const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
         throw new StageError(
           `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why}):\n${run.output.trim().slice(-4_000)}`,
@@ -192,6 +235,7 @@ export class Environments {
           ...(recipe.toolchain.note ? { note: recipe.toolchain.note } : {}),
         },
         ...(deps ? { resolution: { ...deps.resolution, key: deps.key, fetchSeconds: deps.fetchSeconds } } : {}),
+        ...(seed ? { seed } : {}),
         buildSeconds: Math.round((Date.now() - start) / 100) / 10,
         createdAt: new Date().toISOString(),
       };
@@ -202,6 +246,7 @@ export class Environments {
         changes: [
           ...env,
           `LABEL ${BUILD_LABEL}="" ${OWNER_LABEL}="" chainsmith.env.repo=${JSON.stringify(r.repoName)} chainsmith.env.recipe=${JSON.stringify(recipe.origin)} ${MANIFEST_LABEL}=${JSON.stringify(JSON.stringify(manifest))}`,
+          ...(recipe.reuse ? [`LABEL ${LINEAGE_LABEL}=${r.lineage}`] : []),
         ],
       });
       this.log(`built ${r.image} in ${manifest.buildSeconds}s (${manifest.toolchain.version})`);

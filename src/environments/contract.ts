@@ -11,7 +11,7 @@ export type Language = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node' | 'unkno
 export type RunnerName = 'pytest' | 'cargo' | 'go' | 'maven' | 'gradle' | 'ctest' | 'make' | 'node' | 'exit-code';
 
 /** A Debian-packaged toolchain image (images/toolchains/NAME/packages on top of images/base). */
-export type ToolchainName = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node';
+export type ToolchainName = 'python' | 'rust' | 'rust-web' | 'go' | 'java' | 'c' | 'node';
 
 /** A repository's files at one commit, read on the host with git (no checkout). */
 export interface RepoFiles {
@@ -62,8 +62,20 @@ export interface LanguageRecipe {
   fetch?(ctx: FetchContext): Promise<Resolution>;
   /** Bumped when the fetcher resolves differently: cached fetches (and the images built from them) keyed on an older one are not reused. */
   fetchRevision?: number;
+  /** Built instead where this recipe's toolchain is too old for what it resolved (ToolchainTooOld, from the fetch or `tooOld`). */
+  fallback?: LanguageRecipe;
+  /** Build output that says the toolchain is too old (a fetch cached before its own check could not tell). */
+  tooOld?: RegExp;
+  /** Test requirements the stage's PR adds that its base does not declare, installed too (its tests need them); part of the image key. */
+  prAdds?: string[];
   /** Shell lines run once in the build container in the repository at its base (/work/repo, a tmpfs the image does not keep: install outside it), network none, DEPS_MOUNT mounted. */
   setup: string[];
+  /**
+   * What a build of this recipe reuses from an earlier era's image of the same repository and
+   * toolchain, which it then starts from instead of the toolchain image (its setup must therefore
+   * run on such an image as well as on a fresh one). Absent: every build starts from the toolchain.
+   */
+  reuse?: string;
   /** Environment variables baked into the image (e.g. GOFLAGS, CARGO_HOME, GOPROXY=off). */
   env: Record<string, string>;
   /** Directories put in front of PATH in the image. */

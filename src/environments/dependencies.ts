@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChainsmithError, StageError, TransientError } from '../errors';
+import { ChainsmithError, StageError, ToolchainTooOld, TransientError } from '../errors';
 import type { LanguageRecipe, Resolution } from './contract';
 import { runTool } from './host-tools';
 
@@ -89,6 +89,7 @@ export class DependencyCache {
       return { dir: join(done, 'files'), key: req.key, resolution, fetchSeconds };
     } catch (err) {
       await rm(partial, { recursive: true, force: true });
+      if (err instanceof ToolchainTooOld) throw err;
       if (err instanceof StageError) throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err });
       throw err;
     } finally {

@@ -17,11 +17,13 @@ const DETECTORS = [detectRust, detectGo, detectJava, detectPython, detectNode, d
 export interface DetectOptions {
   /** The test command where no language is recognised, and pytest's where it runs the tests (sandbox.testCommand). */
   defaultTestCommand: string;
+  /** The files at the stage's PR merge, where the detector may read what the PR adds (Python's test requirements). */
+  merged?: RepoFiles;
 }
 
 export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promise<LanguageRecipe> {
   for (const detect of DETECTORS) {
-    const recipe = await detect(files);
+    const recipe = await detect(files, opts.merged);
     // A configured pytest command (extra flags, a plugin switched off) keeps applying to detected Python projects.
     if (recipe?.runner === 'pytest' && !recipe.test && /\bpytest\b/.test(opts.defaultTestCommand)) return { ...recipe, test: opts.defaultTestCommand };
     if (recipe) return recipe;

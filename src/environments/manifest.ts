@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import type { Language, Resolution, RunnerName, ToolchainName } from './contract';
+import type { Seed } from './seeds';
 
 /** The image label that holds an environment's manifest (JSON). */
 export const MANIFEST_LABEL = 'chainsmith.env.manifest';
@@ -23,6 +24,8 @@ export interface EnvironmentManifest {
   };
   /** What the host resolved and fetched; absent where the recipe fetches nothing. */
   resolution?: Resolution & { key: string; fetchSeconds: number };
+  /** The earlier era's image this one was built from, and what it reused; absent where it was built from the toolchain. */
+  seed?: Seed;
   buildSeconds: number;
   createdAt: string;
 }

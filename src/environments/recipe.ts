@@ -3,7 +3,7 @@ import type { Language, LanguageRecipe, RunnerName, ToolchainName } from './cont
 
 const LANGUAGES = ['python', 'rust', 'go', 'java', 'c', 'node', 'unknown'] as const satisfies readonly Language[];
 const RUNNERS = ['pytest', 'cargo', 'go', 'maven', 'gradle', 'ctest', 'node', 'exit-code'] as const satisfies readonly RunnerName[];
-const TOOLCHAINS = ['python', 'rust', 'go', 'java', 'c', 'node'] as const satisfies readonly ToolchainName[];
+const TOOLCHAINS = ['python', 'rust', 'rust-web', 'go', 'java', 'c', 'node'] as const satisfies readonly ToolchainName[];
 
 /**
  * A recipe as the config file names it for one repository; it replaces detection. Setup lines run in

@@ -12,6 +12,7 @@ export const TOOLCHAIN_PROBES: Record<ToolchainName, string> = {
   c: 'gcc --version | head -n 1; cmake --version | head -n 1; meson --version | sed "s/^/meson /"',
   node: 'echo "node $(node --version) npm $(npm --version)"',
   rust: 'rustc --version; cargo --version',
+  'rust-web': 'rustc --version; cargo --version',
   go: 'go version',
   java: 'java -version 2>&1 | head -n 1; mvn -v 2>/dev/null | head -n 1',
 };

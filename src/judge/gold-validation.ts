@@ -107,7 +107,9 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   if (problem) return invalidGold(chain, stage, '', problem);
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
-  const key = createHash('sha256').update(`${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${env.test ?? ''}`).digest('hex').slice(0, 24);
+  // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
+  const command = prTestCommand(env, prTestFiles(pr));
+  const key = createHash('sha256').update(`${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };

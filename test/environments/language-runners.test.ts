@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cargoRunner, cargoTestTargets } from '../../src/environments/runners/cargo';
 import { goRunner, goTestPackages } from '../../src/environments/runners/go';
@@ -38,6 +40,25 @@ describe('cargo runner', () => {
     expect(cargoRunner.command(['tests/test.rs'])).toContain('--test test');
     expect(cargoRunner.command(['tests/test.rs'])).toContain('[ -f tests/test.rs ]');
     expect(cargoRunner.command([])).toBe('cargo test --offline --no-fail-fast 2>&1');
+  });
+
+  it('enables the crate features the test files gate tests on, where Cargo.toml declares them and no test needs them off', () => {
+    // serde_json #830's test is `#[cfg(feature = "raw_value")]`: compiled out under the default features.
+    const dir = mkdtempSync(join(tmpdir(), 'chainsmith-features-'));
+    try {
+      mkdirSync(join(dir, 'tests'));
+      writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "j"\n\n[features]\ndefault = ["std"]\nstd = []\n"raw_value" = []\n\n[dependencies]\nserde = "1"\n');
+      writeFileSync(join(dir, 'tests/test.rs'), '#[cfg(feature = "raw_value")]\n#[test]\nfn raw() {}\n#[cfg(not(feature = "std"))]\nfn a() {}\n#[cfg(feature = "nightly")]\nfn b() {}\n');
+      // The command as the sandbox runs it, with a cargo that prints its arguments.
+      const run = (files: string[]) => execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], { cwd: dir, encoding: 'utf8' }).trim();
+      // std is also named under not(…): it stays as the default has it; nightly is not a feature of the crate.
+      expect(run(['tests/test.rs'])).toBe('test --offline --no-fail-fast --features raw_value --test test');
+      writeFileSync(join(dir, 'tests/test.rs'), '#[test]\nfn plain() {}\n');
+      expect(run(['tests/test.rs'])).toBe('test --offline --no-fail-fast --test test');
+      expect(cargoRunner.command(['tests/test.rs'], 'make test')).toBe('make test 2>&1');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

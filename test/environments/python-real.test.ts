@@ -77,3 +77,24 @@ real('Jinja in 2020: pytest 5 (py 1.8) cannot run on Python 3.11, so the test to
   expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
   expect(gold.failToPass.length).toBeGreaterThan(0);
 });
+
+real('Jinja #1960: trio, which the PR adds to its test requirements and its base declares nowhere, is installed, and the PR validates', async () => {
+  const repo = await cloneBundle('pallets+jinja');
+  // #1960 (2024): runs the async tests under trio too; trio enters requirements/tests.txt with the PR.
+  const chain = await pullRequestChain(repo, 'pallets/jinja', 1960, 'main');
+  const environments = testEnvironments(docker);
+  const env = await environments.forStage(chain, 0);
+  expect(env.recipe.prAdds).toContain('trio');
+  const resolution = env.manifest.resolution!;
+  expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('trio');
+  expect(resolution.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^test requirements the PR adds, which the base does not declare: .*\btrio\b/)]));
+
+  const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-jinja-')), 'artifacts'));
+  const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 1024, pidsLimit: 256 }, environments }, chain, 0);
+  expect(gold).toMatchObject({ status: 'verified', brokenOnGold: [] });
+  expect(gold.failToPass.some((id) => /trio/.test(id))).toBe(true);
+
+  // Its base alone (the PR before it, #1952, shares that base's manifests) gets no trio.
+  const before = await pullRequestChain(repo, 'pallets/jinja', 1952, 'main');
+  expect((await testEnvironments(docker).forStage(before, 0)).recipe.prAdds).toBeUndefined();
+}, 20 * 60_000);

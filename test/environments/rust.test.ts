@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEPS_MOUNT, type RepoFiles } from '../../src/environments/contract';
+import { ToolchainTooOld } from '../../src/errors';
 import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../src/environments/languages/rust';
 import { gitRepoFiles } from '../../src/environments/repo-files';
 import { checkoutAt, commitDate, fetchContext, hostHas, realRepo } from './real-repos';
@@ -19,9 +20,14 @@ describe('Rust recipe', () => {
     expect(recipe?.env.CARGO_NET_OFFLINE).toBe('true');
   });
 
-  it('says when the crate needs a newer rustc than the image has', async () => {
+  it("builds a crate that needs more than rustc 1.63 with Debian's rustc-web, and says why", async () => {
     const recipe = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nedition = "2024"\nrust-version = "1.85"\n' }));
-    expect(recipe?.toolchain.note).toMatch(/asks for rustc 1\.85.*1\.63.*edition 2024/);
+    expect(recipe?.toolchain).toMatchObject({ image: 'rust-web', version: '1.85' });
+    expect(recipe?.toolchain.note).toMatch(/^the crate asks for rustc 1\.85, edition 2024: Debian bookworm's rustc-web 1\.85 rather than its rustc 1\.63$/);
+    const v4 = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.56"\n', 'Cargo.lock': 'version = 4\n' }));
+    expect(v4?.toolchain).toMatchObject({ image: 'rust-web', note: expect.stringMatching(/^a Cargo\.lock of format 4:/) });
+    const newer = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.90"\n' }));
+    expect(newer?.toolchain.note).toMatch(/asks for rustc 1\.90; 1\.85 is the newest available$/);
   });
 
   it('pins rust-version in [package] only, replacing, inheriting or adding it', () => {
@@ -57,6 +63,28 @@ describe('Rust recipe', () => {
       expect(resolution).toMatchObject({ lock: 'committed', packages: [{ name: 'itoa', version: '1.0.5' }] });
       expect(resolution.notes.join(' ')).toMatch(/behind Cargo\.toml/);
       expect(readdirSync(join(ctx.depsDir, 'vendor'))).toEqual(['itoa']);
+    } finally {
+      rmSync(ctx.depsDir, { recursive: true, force: true });
+      rmSync(src, { recursive: true, force: true });
+    }
+  });
+
+  it("says a 1.63 resolution is too old where cargo's MSRV resolver had to fall back, and offers rustc-web instead", async () => {
+    const repo = await realRepo('serde-rs+json', 'cargo');
+    if (!repo) return;
+    // serde_json at PR #1165's base (July 2024): rust-version 1.56, but trybuild's toml needs serde_spanned for rustc 1.65.
+    const sha = 'eca2658a22cb39952783cb6914eb18242659f66a';
+    const src = await checkoutAt(repo, sha);
+    const recipe = await detectRust(await gitRepoFiles(repo, sha));
+    expect(recipe).toMatchObject({ toolchain: { image: 'rust' }, fallback: { toolchain: { image: 'rust-web', version: '1.85' } } });
+    // cargo's own words, where a fetch cached before this check reaches the build (the builder then falls back too).
+    expect(recipe!.tooOld!.test('error: package `winnow v0.6.16` cannot be built because it requires rustc 1.65.0 or newer, while the currently active rustc version is 1.63.0')).toBe(true);
+    expect(recipe!.tooOld!.test('error[E0308]: mismatched types')).toBe(false);
+    const ctx = fetchContext(src, commitDate(repo, sha));
+    try {
+      const err = await recipe!.fetch!(ctx).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(ToolchainTooOld);
+      expect((err as Error).message).toMatch(/resolved for rustc 1\.63 need a newer one: .*serde_spanned \S+ \(rust-version 1\.6[5-9]/);
     } finally {
       rmSync(ctx.depsDir, { recursive: true, force: true });
       rmSync(src, { recursive: true, force: true });

@@ -64,6 +64,8 @@ export interface PythonInputs {
   buildRequires: string[];
   /** uv.lock is taken as committed. */
   uvLock: boolean;
+  /** Packages the PR's tests need that the base does not declare (python.ts addedTestRequirements), resolved with the rest. */
+  prAdds: string[];
 }
 
 /**
@@ -117,20 +119,29 @@ export function pythonFetch(inputs: PythonInputs) {
           `(${[...TOOLING, ...plugins].join(', ')} resolved as of ${asOf.slice(0, 10)}); the project's own dependencies stay as of ${ctx.asOf.toISOString().slice(0, 10)}`,
       );
     };
+    if (resolved && inputs.prAdds.length) notes.push(`the PR's added test requirements (${inputs.prAdds.join(', ')}) are not installed: the base's uv.lock is taken as committed`);
     if (!resolved) {
-      const base = [...compile(inputs.sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
+      const adds = join(ctx.srcDir, '.chainsmith-pr-requirements.in');
+      await writeFile(adds, inputs.prAdds.join('\n') + '\n');
+      // With what the PR adds for its tests first; without it where that does not resolve with the base's pins.
+      const sourceSets = inputs.prAdds.length ? [[...inputs.sources, adds], inputs.sources] : [inputs.sources];
       const attempts: string[][] = [inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e])];
       if (inputs.extras === 'all' || inputs.extras.length > inputs.testExtras.length) attempts.push(inputs.testExtras.flatMap((e) => ['--extra', e]));
       let failure = '';
-      for (const [i, extras] of attempts.entries()) {
-        const r = await runTool(tools.uv, [...base, ...extras], { cwd: ctx.srcDir, env, signal: ctx.signal });
-        if (r.code === 0) {
-          if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
-          resolved = true;
-          await liftTooling([...base, ...extras]);
-          break;
+      for (const [s, sources] of sourceSets.entries()) {
+        const base = [...compile(sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
+        for (const [i, extras] of attempts.entries()) {
+          const r = await runTool(tools.uv, [...base, ...extras], { cwd: ctx.srcDir, env, signal: ctx.signal });
+          if (r.code === 0) {
+            if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
+            if (inputs.prAdds.length) notes.push(s === 0 ? `test requirements the PR adds, which the base does not declare: ${inputs.prAdds.join(', ')}` : `the PR's added test requirements (${inputs.prAdds.join(', ')}) do not resolve with the base's and are not installed`);
+            resolved = true;
+            await liftTooling([...base, ...extras]);
+            break;
+          }
+          failure = r.stderr;
         }
-        failure = r.stderr;
+        if (resolved) break;
       }
       if (!resolved) {
         const why = tail(failure);

@@ -23,14 +23,9 @@ const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
  * installed offline from the fetched wheels, then the project itself, editable and without its deps.
  * A project that declares nothing to install (beyond setuptools) needs no registry at all.
  */
-export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectPython(files: RepoFiles, merged?: RepoFiles): Promise<LanguageRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
-  const rootRequirements = [...files.rootFiles].filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f)).sort();
-  const nested = (await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))).filter((f): f is string => !!f);
-  // Test requirement files where there are some, else development ones (which often pull in docs and linters too).
-  const found = [...rootRequirements, ...nested];
-  const testFiles = found.filter((f) => /test/i.test(f));
-  const requirementFiles = found.filter((f) => !/test|dev/i.test(f)).concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f)));
+  const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
 
   const pyproject = has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
@@ -53,7 +48,8 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
     declared.some((r) => !IN_IMAGE.has(requirementName(r))) ||
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
     tomlTable(pyproject, 'tool.poetry.dependencies') !== undefined;
-  const needsFetch = declaresDeps || requirementFiles.length > 0 || has('uv.lock');
+  const prAdds = merged ? await addedTestRequirements(files, merged) : [];
+  const needsFetch = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0;
 
   const sources = project ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
   const testExtras = extras.filter((e) => TESTISH.test(e));
@@ -87,7 +83,9 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
             groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
             buildRequires,
             uvLock: has('uv.lock'),
+            prAdds,
           }),
+          ...(prAdds.length ? { prAdds } : {}),
           fetchRevision: PYTHON_FETCH_REVISION,
         }
       : {}),
@@ -96,4 +94,44 @@ export async function detectPython(files: RepoFiles): Promise<LanguageRecipe | u
     path: [`${VENV}/bin`],
     runner: 'pytest',
   };
+}
+
+/** Requirement files at the root and the usual nested places: test ones where there are some, else development ones (which often pull in docs and linters too). */
+async function requirementFilesOf(files: RepoFiles): Promise<{ requirementFiles: string[]; found: string[] }> {
+  const rootRequirements = [...files.rootFiles].filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f)).sort();
+  const nested = (await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))).filter((f): f is string => !!f);
+  const found = [...rootRequirements, ...nested];
+  const testFiles = found.filter((f) => /test/i.test(f));
+  return { requirementFiles: found.filter((f) => !/test|dev/i.test(f)).concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f))), found };
+}
+
+/** The package names a requirements file's lines name (options, includes and comments left out). */
+function namesInRequirements(text: string | undefined): string[] {
+  return (text ?? '').split('\n').map((l) => l.replace(/#.*/, '').trim()).filter((l) => l && !l.startsWith('-') && !/^[./]|:\/\//.test(l)).map(requirementName);
+}
+
+/**
+ * Packages the PR's tests need that the base declares nowhere: those its merge names in test
+ * requirement files, test extras or test groups, and that no requirement file, extra, group or setup
+ * script of the base names. A PR that starts testing under a new library (trio, say) adds it with the
+ * tests that import it; without it those tests cannot run at the base or after the gold change.
+ */
+export async function addedTestRequirements(base: RepoFiles, merged: RepoFiles): Promise<string[]> {
+  const declaredIn = async (files: RepoFiles, testOnly: boolean) => {
+    const { found, requirementFiles } = await requirementFilesOf(files);
+    // Test ones only: development files and groups add linters and release tools, not what tests import.
+    const reqFiles = testOnly ? requirementFiles.filter((f) => /test/i.test(f)) : found;
+    const names = (await Promise.all(reqFiles.map(async (f) => namesInRequirements(await files.read(f))))).flat();
+    const pyproject = files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
+    for (const table of ['project.optional-dependencies', 'dependency-groups']) {
+      const body = tomlTable(pyproject, table);
+      for (const key of tomlKeys(body)) if (!testOnly || (TESTISH.test(key) && !/^dev$/i.test(key))) names.push(...(tomlStrings(body, key) ?? []).map(requirementName));
+    }
+    if (!testOnly) names.push(...(tomlStrings(tomlTable(pyproject, 'project'), 'dependencies') ?? []).map(requirementName));
+    return names;
+  };
+  const scripts = ((await base.read('setup.py')) ?? '') + ((await base.read('setup.cfg')) ?? '');
+  const known = new Set([...(await declaredIn(base, false)), ...IN_IMAGE]);
+  const wanted = await declaredIn(merged, true);
+  return [...new Set(wanted.filter((n) => !known.has(n) && !new RegExp(`["'\\s]${n.replace(/[.-]/g, '[._-]')}\\b`, 'i').test(scripts)))].sort();
 }

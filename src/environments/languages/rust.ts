@@ -1,14 +1,19 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { ToolchainTooOld } from '../../errors';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
 import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
 
-/** Debian bookworm's rustc (its cargo 0.66 calls itself 1.65): the only Rust a package registry offers. */
+/** Debian bookworm's rustc (its cargo 0.66 calls itself 1.65). */
 export const RUSTC_VERSION = '1.63';
+/** Debian bookworm's rustc-web (packaged for building browsers): the toolchain of crates that need more than RUSTC_VERSION. */
+export const RUSTC_WEB_VERSION = '1.85';
 const CARGO_HOME = '/home/agent/.cargo';
 /** Outside the repository, so the image keeps the compiled dependencies and test runs build only the crate. */
 const TARGET_DIR = '/home/agent/.cargo-target';
+/** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
+const VENDOR_MTIME = 946684800;
 
 /**
  * Rust crates and workspaces with a Cargo.toml at the root. Dependencies are vendored on the host
@@ -22,26 +27,46 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
   const locked = files.rootFiles.has('Cargo.lock');
   const wants = /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
   const edition = /^\s*edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
-  const notes: string[] = [];
-  if (wants && compareVersions(wants, RUSTC_VERSION) > 0) notes.push(`the crate asks for rustc ${wants}; Debian bookworm's ${RUSTC_VERSION} is the nearest available`);
-  if (edition && Number(edition) > 2021) notes.push(`edition ${edition} needs a newer rustc than ${RUSTC_VERSION}`);
-  return {
-    language: 'rust',
-    origin: 'rust-cargo',
-    toolchain: { image: 'rust', version: RUSTC_VERSION, ...(notes.length ? { note: notes.join('; ') } : {}) },
-    manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
-    fetch: (ctx) => fetchCrates(ctx, locked),
-    setup: [
-      `mkdir -p ${CARGO_HOME}`,
-      `cp -R ${DEPS_MOUNT}/vendor ${CARGO_HOME}/vendor`,
-      `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
-      // Proves the vendored crates suffice offline, and leaves them compiled in the image.
-      'cargo test --no-run --offline',
-    ],
-    env: { CARGO_HOME, CARGO_TARGET_DIR: TARGET_DIR, CARGO_NET_OFFLINE: 'true', CARGO_TERM_COLOR: 'never' },
-    path: [],
-    runner: 'cargo',
+  const lockVersion = locked ? Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1) : 0;
+  // The older rustc where it will do (the crates of older eras were written for compilers of their time), else rustc-web.
+  const needs = [
+    ...(wants && compareVersions(wants, RUSTC_VERSION) > 0 ? [`the crate asks for rustc ${wants}`] : []),
+    ...(edition && Number(edition) > 2021 ? [`edition ${edition}`] : []),
+    ...(lockVersion > 3 ? [`a Cargo.lock of format ${lockVersion}`] : []),
+  ];
+  const recipe = (rustc: string, why: string[]): LanguageRecipe => {
+    const notes = why.length ? [`${why.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`] : [];
+    if (wants && compareVersions(wants, rustc) > 0 && why.length) notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
+    return {
+      language: 'rust',
+      origin: 'rust-cargo',
+      toolchain: { image: rustc === RUSTC_VERSION ? 'rust' : 'rust-web', version: rustc, ...(notes.length ? { note: notes.join('; ') } : {}) },
+      manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
+      fetch: (ctx) => fetchCrates(ctx, locked, rustc),
+      // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed on).
+      ...(rustc === RUSTC_VERSION ? {} : { fetchRevision: 2 }),
+      setup: [
+        `mkdir -p ${CARGO_HOME}`,
+        // An earlier era's image (the seed) holds its own vendored crates: replaced, its target dir kept.
+        `rm -rf ${CARGO_HOME}/vendor`,
+        `cp -R ${DEPS_MOUNT}/vendor ${CARGO_HOME}/vendor`,
+        // One fixed time on every vendored file, as in every era: a build script that watches its own
+        // files (serde's does) does not rerun, nor its crate rebuild, because the copy is newer.
+        `find ${CARGO_HOME}/vendor -exec touch -h -d @${VENDOR_MTIME} {} +`,
+        `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
+        // Proves the vendored crates suffice offline, and leaves them compiled in the image.
+        'cargo test --no-run --offline',
+      ],
+      reuse: `the cargo target dir ${TARGET_DIR} (crates whose version, features and rustc are unchanged are not compiled again)`,
+      env: { CARGO_HOME, CARGO_TARGET_DIR: TARGET_DIR, CARGO_NET_OFFLINE: 'true', CARGO_TERM_COLOR: 'never' },
+      path: [],
+      runner: 'cargo',
+      tooOld: /package `[^`]+` cannot be built because it requires rustc \S+ or newer/,
+    };
   };
+  if (needs.length) return recipe(RUSTC_WEB_VERSION, needs);
+  // Crates resolved for 1.63 may still need more (a dev-dependency whose every version does): rustc-web then.
+  return { ...recipe(RUSTC_VERSION, []), fallback: recipe(RUSTC_WEB_VERSION, [`the crates resolved for rustc ${RUSTC_VERSION} need more`]) };
 }
 
 /**
@@ -52,7 +77,7 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
  * published by `asOf`; it is recorded in depsDir/Cargo.lock. The image's cargo then resolves the same
  * versions offline from the vendored directory, which holds nothing else.
  */
-export async function fetchCrates(ctx: FetchContext, locked: boolean): Promise<Resolution> {
+export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RUSTC_VERSION): Promise<Resolution> {
   const notes: string[] = [];
   const scratch = await mkdtemp(join(tmpdir(), 'chainsmith-cargo-'));
   try {
@@ -62,18 +87,18 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean): Promise<R
       notes.push('Cargo.lock as committed');
     } else {
       for (const manifest of await packageManifests(scratch)) {
-        await writeFile(manifest, pinRustVersion(await readFile(manifest, 'utf8'), RUSTC_VERSION));
+        await writeFile(manifest, pinRustVersion(await readFile(manifest, 'utf8'), rustc));
       }
       const asOf = ctx.asOf.toISOString().replace(/\.\d{3}Z$/, 'Z');
       // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
       const env = { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
-      ctx.log(`cargo: resolving for rustc ${RUSTC_VERSION} with crates published by ${asOf}`);
+      ctx.log(`cargo: resolving for rustc ${rustc} with crates published by ${asOf}`);
       const dated = await hostRun('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], { ...run, env });
       if (dated.code === 0) {
-        notes.push(`Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${RUSTC_VERSION}`);
+        notes.push(`Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${rustc}`);
       } else {
         await mustRun('cargo generate-lockfile', 'cargo', ['generate-lockfile'], { ...run, env });
-        notes.push(`Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${RUSTC_VERSION}`);
+        notes.push(`Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`);
       }
     }
     ctx.log('cargo: vendoring the locked crates');
@@ -87,15 +112,37 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean): Promise<R
     } else if (vendor.code !== 0) {
       await mustRun('cargo vendor', 'cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
     }
+    const beyond = await cratesBeyond(vendorDir, rustc);
+    if (beyond.length) {
+      throw new ToolchainTooOld(
+        `the crates ${locked ? 'the committed Cargo.lock pins' : `resolved for rustc ${rustc}`} need a newer one: ${beyond.slice(0, 5).join(', ')}${beyond.length > 5 ? ` and ${beyond.length - 5} more` : ''}`,
+      );
+    }
     await writeFile(join(ctx.depsDir, 'config.toml'), imageCargoConfig(vendor.stdout, vendorDir, `${CARGO_HOME}/vendor`));
     const lock = await readFile(join(scratch, 'Cargo.lock'), 'utf8');
     await writeFile(join(ctx.depsDir, 'Cargo.lock'), lock);
     const lockVersion = Number(/^version\s*=\s*(\d+)/m.exec(lock)?.[1] ?? 1);
-    if (lockVersion > 3) notes.push(`Cargo.lock is format version ${lockVersion}; the image's cargo reads versions up to 3`);
+    if (lockVersion > 3 && rustc === RUSTC_VERSION) notes.push(`Cargo.lock is format version ${lockVersion}; cargo ${RUSTC_VERSION} reads versions up to 3`);
     return { ecosystem: 'crates', tool: await toolVersion('cargo'), lock: locked ? 'committed' : 'resolved', ...(locked ? {} : { asOf: ctx.asOf.toISOString() }), packages: lockedPackages(lock), notes };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The vendored crates whose rust-version is above `rustc` ('serde_spanned 0.6.7 (rust-version 1.65)'):
+ * cargo's MSRV-aware resolver falls back to them where every version a dependent allows needs more.
+ */
+async function cratesBeyond(vendorDir: string, rustc: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const dir of (await readdir(vendorDir)).sort()) {
+    const manifest = await readFile(join(vendorDir, dir, 'Cargo.toml'), 'utf8').catch(() => '');
+    const wants = /^rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
+    const version = /^version\s*=\s*"([^"]+)"/m.exec(manifest)?.[1];
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(manifest)?.[1] ?? dir;
+    if (wants && compareVersions(wants, rustc) > 0) found.push(`${name} ${version ?? '?'} (rust-version ${wants})`);
+  }
+  return found;
 }
 
 /** The Cargo.toml files of the copy that declare a package (the root's and its workspace members'). */

@@ -61,11 +61,29 @@ export function cargoTestTargets(files: string[]): string[] | undefined {
   return targets.size ? [...targets].sort() : undefined;
 }
 
+/**
+ * Shell that sets `features` to the crate features the test files gate tests on (`cfg(feature = "x")`)
+ * and the root Cargo.toml declares at the time of the run, comma-separated: a test of an optional
+ * feature (serde_json's raw_value) is otherwise compiled out, before and after the change alike. A
+ * feature the files also name under `not(…)` stays off: turning it on would drop the tests written for
+ * the default (serde_json's tests/test.rs is `#![cfg(not(feature = "preserve_order"))]` as a whole).
+ */
+export function gatedFeatures(files: string[]): string {
+  const rs = files.filter((f) => f.endsWith('.rs')).map(shellQuote).join(' ');
+  if (!rs) return '';
+  const names = (prefix: string) => `grep -ho '${prefix}feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
+  const declared = `sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *="`;
+  return `features=$(off=$(${names('not( *')}); ${names('')} | while read -r f; do printf '%s\\n' "$off" | grep -qx -- "$f" || { ${declared} && echo "$f"; }; done | paste -sd, -); `;
+}
+
 export const cargoRunner: TestRunner = {
   name: 'cargo',
   command(files, override) {
-    const base = override ?? CARGO_TEST;
-    const targets = /^cargo test\b/.test(base) ? cargoTestTargets(files) : undefined;
+    const plain = override ?? CARGO_TEST;
+    const cargoTest = /^cargo test\b/.test(plain);
+    const features = cargoTest ? gatedFeatures(files) : '';
+    const base = features ? `${features}${plain} \${features:+--features "$features"}` : plain;
+    const targets = cargoTest ? cargoTestTargets(files) : undefined;
     if (!targets) return `${base} 2>&1`;
     // A target name that is not a file of its own (a [[test]] with another path) would stop cargo: run all then.
     const exists = targets.map((t) => `{ [ -f tests/${shellQuote(t)}.rs ] || [ -f tests/${shellQuote(t)}/main.rs ]; }`).join(' && ');
