@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { git } from '../mining/git';
+import { git } from '../git';
 import { MANIFEST_LABEL, type EnvironmentManifest } from './manifest';
 
 /** On an environment image whose recipe reuses earlier eras' state: the lineage it can seed (see `lineageKey`). */

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pullRequestChain } from '../../src/testing/real-repos';
-import { testEnvironments } from '../../src/testing/environments';
+import { pullRequestChain } from '../support/real-repos';
+import { testEnvironments } from '../support/environments';
 import { hostHas } from './real-repos';
 
 const docker = new Docker();
