@@ -14,7 +14,7 @@ const STATUS: Record<string, ChangedFile['status']> = {
 const SHA = /^[0-9a-f]{40}$/;
 
 /**
- * Reads `git diff-tree -z -r --raw --numstat` (or `git log --format=%H` with the same flags) output:
+ * Reads `git diff-tree -z -r --raw --numstat` output:
  * per commit a header (its SHA), then one raw entry per file (status, then one path or two for
  * renames and copies), then one numstat entry per file in the same order. The second path of a
  * rename is the file as it is after. `git log` puts a newline before a commit's first entry.
@@ -67,15 +67,6 @@ export async function changedFilesOf(
   // "<commit> <parent>" compares the commit with the given parent: exactly base..merge.
   const input = changes.map(({ base, merge }) => `${merge} ${base}\n`).join('');
   return parseDiffTree(await git(repoPath, DIFF_TREE, { input }));
-}
-
-/**
- * The files each commit on the first-parent line of `tip` changed against its first parent, read
- * by one `git log` that can run while the rest of the history is being read.
- */
-export async function firstParentChanges(repoPath: string, tip: string): Promise<Map<string, ChangedFile[]>> {
-  const flags = ['--first-parent', '--diff-merges=first-parent', '-z', '-r', '--raw', '--numstat', '-M', '--no-ext-diff', '--no-abbrev', '--format=%H'];
-  return parseDiffTree(await git(repoPath, ['log', ...flags, '--end-of-options', tip, '--']));
 }
 
 /** The files one change base..merge touched, with line counts, status and kind. */

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { PullRequestRecordSchema, type PullRequest, type PullRequestRecord } from '../schemas';
-import { changedFilesOf, firstParentChanges } from './changed-files';
+import { changedFilesOf } from './changed-files';
 import { logCommits, splitMessage, type LoggedCommit } from './commit-log';
 import { MiningError, NotAGitRepositoryError } from './errors';
 import { git, GitError } from '../git';
@@ -103,8 +103,7 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
   const tip = await resolveCommit(path, opts.branch ?? 'HEAD');
   const heads = await pullHeads(path);
   opts.onProgress?.({ phase: 'reading history', done: 0 });
-  // The two big reads run side by side: the whole history, and what each first-parent commit changed.
-  const [logged, mainlineFiles] = await Promise.all([logCommits(path, [tip, ...new Set(heads.values())]), firstParentChanges(path, tip)]);
+  const logged = await logCommits(path, [tip, ...new Set(heads.values())]);
   const bySha = new Map(logged.map((commit) => [commit.sha, commit]));
   const position = new Map(logged.map((commit, index) => [commit.sha, index]));
 
@@ -129,7 +128,6 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
 
   const sweep = new ReachSweep(bySha, position);
   const found: Found[] = [];
-  const onMainline = new Set(mainline.map((commit) => commit.sha));
   mainline.forEach((commit, index) => {
     if (index % 2000 === 0) opts.onProgress?.({ phase: 'linking commits to PRs', done: index, total: mainline.length });
     const landing = landings.get(commit.sha);
@@ -163,11 +161,10 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     }
   });
 
-  // Only a fast-forwarded PR of several commits has a base other than its landing's first parent.
-  // PRs landed on a side branch are not on the first-parent line either.
-  const fromMainline = (pr: Found) => pr.base === pr.commit.parents[0] && onMainline.has(pr.commit.sha);
-  const others = await changedFilesOf(path, found.filter((pr) => !fromMainline(pr)).map(({ base, commit }) => ({ base, merge: commit.sha })));
-  const filesOf = (pr: Found) => (fromMainline(pr) ? mainlineFiles : others).get(pr.commit.sha) ?? [];
+  // What each PR changed, base..landing, diffed for the PRs alone: most first-parent commits of a real
+  // history are no PR's landing, and diffing every one of them was most of the reading time.
+  const changed = await changedFilesOf(path, found.map(({ base, commit }) => ({ base, merge: commit.sha })));
+  const filesOf = (pr: Found) => changed.get(pr.commit.sha) ?? [];
   const prs: PullRequestRecord[] = [];
   const skipped: SkippedPr[] = [];
   for (const pr of found.sort((a, b) => (position.get(b.commit.sha) ?? 0) - (position.get(a.commit.sha) ?? 0))) {
