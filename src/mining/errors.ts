@@ -29,6 +29,11 @@ export class GitHubRetryLaterError extends TransientError {
   ) {
     super(message, options);
   }
+
+  /** How long until then: a retrying activity waits this long (activity-failure.ts). */
+  get retryAfterMs(): number | undefined {
+    return this.retryAt ? Math.max(0, this.retryAt.getTime() - Date.now()) : undefined;
+  }
 }
 
 /** GitHub's rate limit ran out and the reset is further away than we are willing to wait. */

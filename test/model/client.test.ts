@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { toActivityFailure } from '../../src/activity-failure';
+import { RateLimitError } from '../../src/mining/errors';
 import { ModelClient } from '../../src/model/client';
 import { ModelRateLimitedError, ModelRefusedError, ModelTimeoutError, ModelUnavailableError } from '../../src/model/errors';
 import { REDACTED, Redactor } from '../../src/redact';
@@ -107,6 +108,11 @@ test('Temporal sees refusals as non-retryable and the rest as retryable, each ty
   const down = toActivityFailure(new ModelUnavailableError('down', 502)) as ApplicationFailure;
   expect(down).toMatchObject({ type: 'ModelUnavailableError', nonRetryable: false });
   expect(down.nextRetryDelay).toBeUndefined();
+  // GitHub's rate limit says when it resets: the retry waits until then, not a fixed backoff.
+  const github = toActivityFailure(new RateLimitError('rate limited', new Date(Date.now() + 600_000))) as ApplicationFailure;
+  expect(github).toMatchObject({ type: 'RateLimitError', nonRetryable: false });
+  expect(github.nextRetryDelay).toBeGreaterThan(590_000);
+  expect(github.nextRetryDelay).toBeLessThanOrEqual(600_000);
   const bug = new TypeError('a bug');
   expect(toActivityFailure(bug)).toBe(bug);
 });
