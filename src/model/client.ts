@@ -15,6 +15,8 @@ export interface ModelClientOptions {
   /** One request's time limit (config model.timeoutMs). */
   timeoutMs?: number;
   retry: RetryPolicy;
+  /** Removes the worker's secrets from every error text of this client's calls (they reach workflow history). */
+  redactor?: Redactor;
 }
 
 const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: 'the judge', 'query-writer': 'the query writer' };
@@ -28,8 +30,10 @@ const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: '
 export class ModelClient {
   private readonly openai: OpenAI;
   readonly retry: RetryPolicy;
+  private readonly redactor: Redactor;
 
   constructor(opts: ModelClientOptions) {
+    this.redactor = opts.redactor ?? NO_REDACTION;
     this.openai = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey ?? 'unset', maxRetries: 0, timeout: opts.timeoutMs ?? 120_000 });
     this.retry = opts.retry;
   }
@@ -57,12 +61,13 @@ export class ModelClient {
     // long-lived signal itself would gather one listener per call.
     const controller = new AbortController();
     const abort = () => controller.abort();
-    call.signal?.addEventListener('abort', abort, { once: true });
+    if (call.signal?.aborted) controller.abort();
+    else call.signal?.addEventListener('abort', abort, { once: true });
     const started = Date.now();
     try {
       return await this.openai.chat.completions.create(request, { signal: controller.signal, headers: markerHeaders(call.marker) });
     } catch (cause) {
-      throw classifyModelFailure(this.openai, WHO[call.marker.caller], cause, { elapsedMs: Date.now() - started, redactor: call.redactor ?? NO_REDACTION });
+      throw classifyModelFailure(this.openai, WHO[call.marker.caller], cause, { elapsedMs: Date.now() - started, redactor: call.redactor ?? this.redactor });
     } finally {
       call.signal?.removeEventListener('abort', abort);
     }

@@ -15,14 +15,14 @@ export interface RetryPolicy {
   baseDelayMs: number;
 }
 
-export const MAX_DELAY_MS = 60_000;
+const MAX_DELAY_MS = 60_000;
 
 export function retryPolicyFrom(model: { retries: number; retryBaseMs: number }): RetryPolicy {
   return { attempts: model.retries, baseDelayMs: model.retryBaseMs };
 }
 
 /** The wait before the next attempt after `err` ended attempt number `attempt`. */
-export function retryDelay(err: unknown, attempt: number, policy: RetryPolicy): number {
+function retryDelay(err: unknown, attempt: number, policy: RetryPolicy): number {
   const asked = err instanceof ModelRateLimitedError ? err.retryAfterMs : undefined;
   return Math.min(asked ?? policy.baseDelayMs * 2 ** (attempt - 1), MAX_DELAY_MS);
 }
@@ -34,7 +34,21 @@ export async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy, 
     } catch (err) {
       const retryable = err instanceof ChainsmithError && !err.permanent;
       if (!retryable || attempt >= policy.attempts || signal?.aborted) throw err;
-      await new Promise((r) => setTimeout(r, retryDelay(err, attempt, policy)));
+      await pause(retryDelay(err, attempt, policy), signal);
+      if (signal?.aborted) throw err;
     }
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts: a paused or cancelled caller does not sit out a backoff. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -4,10 +4,15 @@ import type { Config } from '../config';
 import { baseImageTag } from '../environments/images';
 import { ModelClient } from '../model/client';
 import { retryPolicyFrom } from '../model/retry';
+import { Redactor } from '../redact';
 
 /** Real clients from config; the model client only where an endpoint is configured. */
 export function buildDeps(config: Config): ActivityDeps {
   const { model } = config;
-  const client = model.baseUrl ? new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry: retryPolicyFrom(model) }) : undefined;
+  // The redactor keeps the worker's other secrets out of the judge's and query writer's error texts too.
+  const redactor = Redactor.forWorker(process.env, [model.apiKey]);
+  const client = model.baseUrl
+    ? new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry: retryPolicyFrom(model), redactor })
+    : undefined;
   return { config, docker: new Docker(), model: client, image: config.sandbox.image ?? baseImageTag() };
 }
