@@ -1,4 +1,4 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import type { Config } from '../config';
 import { InputError } from '../errors';
 import { readReposFile } from '../schedule/repos-file';
@@ -74,7 +74,18 @@ async function runLines(client: Client, config: Config, description: ScheduleDes
   const lines: string[] = [];
   for (const action of description.info.recentActions.slice(-limit).reverse()) {
     const workflowId = action.action.workflow.workflowId;
-    const run = await client.workflow.getHandle(workflowId, action.action.workflow.firstExecutionRunId).describe();
+    const run = await client.workflow
+      .getHandle(workflowId, action.action.workflow.firstExecutionRunId)
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      });
+    if (!run) {
+      // Past the namespace's retention: the schedule remembers the run, the server no longer does.
+      lines.push(`  ${action.takenAt.toISOString()}  (history expired)  ${workflowId}`);
+      continue;
+    }
     const memo: Partial<ScheduledRunReport> = (run.memo?.report as ScheduledRunReport | undefined) ?? {};
     const started = (memo.started ?? []).map((s) => `${s.source}: ${s.newChains} new chain(s)${s.batchWorkflowId ? ` → ${s.batchWorkflowId}` : ''}`);
     const failed = (memo.failed ?? []).map((f) => `${f.source} failed: ${f.reason}`);
