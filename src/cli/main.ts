@@ -20,6 +20,7 @@ import { statusCommand } from './status';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
 import { validateCommand } from './validate';
 import { watchBatch } from './watch';
+import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
 
 const program = new Command('chainsmith')
   .description('Turn real pull-request chains into long-horizon training data for coding agents.')
@@ -55,7 +56,7 @@ program
   .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), 5)
   .option('--max-chains-per-pr <n>', 'how many chains one PR may join (default 3)', (v) => parsePositive('--max-chains-per-pr', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6; plain mentions are 0.5)', (v) => parseFraction('--min-confidence', v))
-  .option('--blame-days <n>', 'code-history links: lines a PR rewrites that another wrote within this many days (0: off; default 365)', (v) => parseCount('--blame-days', v))
+  .option('--blame-days <n>', `code-history links: lines a PR rewrites that another wrote within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))
   .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), 2000)
   .option('--keep-bots', 'keep PRs opened by bots')
   .option('--keep-no-code', 'keep PRs that change only docs and config')
@@ -158,7 +159,7 @@ schedule
   .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), 3)
   .option('--max-length <n>', 'longest chain', (v) => parsePositive('--max-length', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6)', (v) => parseFraction('--min-confidence', v))
-  .option('--blame-days <n>', 'code-history links within this many days (0: off; default 180)', (v) => parseCount('--blame-days', v))
+  .option('--blame-days <n>', `code-history links within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))
   .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE${DATE_FORMS}: a model's training cutoff`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE${DATE_FORMS}`, (v) => parseDateOption('--merged-before', v))
   .option('--task-queue <name>', 'orchestration task queue (its workers mine, so they need the clones)')

@@ -50,7 +50,7 @@ const VERSION_LINE = /version|\b\d+\.\d+\.\d+\b/i;
  * Old-side line ranges a diff deletes or modifies, by path (from `git diff -U0`), leaving out the
  * deleted lines that match `skip`.
  */
-export function oldRanges(diff: string, skip?: RegExp): { ranges: Map<string, [number, number][]>; added: number; removed: number } {
+function oldRanges(diff: string, skip?: RegExp): { ranges: Map<string, [number, number][]>; added: number; removed: number } {
   const ranges = new Map<string, [number, number][]>();
   let path: string | undefined;
   let line = 0;

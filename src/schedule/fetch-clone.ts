@@ -3,7 +3,7 @@ import { ChainsmithError } from '../errors';
 import { git, GitError } from '../git';
 
 /** A clone that cannot be brought up to date: this run fails for it, with git's reason; the next run tries again. */
-export class FetchError extends ChainsmithError {}
+class FetchError extends ChainsmithError {}
 
 /**
  * Fetches the clone's remote and says which branch to mine: the remote's (`origin/HEAD`, or
