@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Edge, PullRequestRecord } from '../schemas';
 import { corroboration, introduced } from './corroboration';
 import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
+import { diffLines } from './diff-lines';
 import { git } from '../git';
 import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
 
@@ -52,28 +53,18 @@ const VERSION_LINE = /version|\b\d+\.\d+\.\d+\b/i;
  */
 function oldRanges(diff: string, skip?: RegExp): { ranges: Map<string, [number, number][]>; added: number; removed: number } {
   const ranges = new Map<string, [number, number][]>();
-  let path: string | undefined;
-  let line = 0;
   let added = 0;
   let removed = 0;
-  // File headers come between `diff --git` and the first hunk: a deleted "-- comment" line is no header.
-  let header = false;
-  for (const text of diff.split('\n')) {
-    if (text.startsWith('diff --git ')) header = true;
-    else if (header && text.startsWith('--- ')) path = text === '--- /dev/null' ? undefined : text.slice(6);
-    else if (text.startsWith('@@')) [header, line] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0)];
-    else if (header) continue;
-    else if (text.startsWith('+')) added += 1;
-    else if (text.startsWith('-') && path !== undefined) {
+  for (const { path, sign, text, oldLine } of diffLines(diff)) {
+    if (sign === '+') added += 1;
+    else if (path !== undefined) {
       removed += 1;
-      if (!skip?.test(text.slice(1))) {
-        const spans = ranges.get(path) ?? [];
-        const last = spans[spans.length - 1];
-        if (last && last[0] + last[1] === line) last[1] += 1;
-        else spans.push([line, 1]);
-        ranges.set(path, spans);
-      }
-      line += 1;
+      if (skip?.test(text)) continue;
+      const spans = ranges.get(path) ?? [];
+      const last = spans[spans.length - 1];
+      if (last && last[0] + last[1] === oldLine) last[1] += 1;
+      else spans.push([oldLine, 1]);
+      ranges.set(path, spans);
     }
   }
   return { ranges, added, removed };

@@ -1,4 +1,5 @@
 import type { Edge, PullRequestRecord } from '../schemas';
+import { diffLines } from './diff-lines';
 
 /** A line that marks something deprecated, in any language's idiom (warnings, attributes, doc tags, macros). */
 const DEPRECATION = /deprecat/i;
@@ -8,18 +9,8 @@ const DEPRECATION_CONFIDENCE = 0.8;
 /** Old-side line numbers, by path, of the deleted or modified lines of a `git diff -U0` that mark a deprecation. */
 export function deprecationLines(diff: string): Map<string, number[]> {
   const found = new Map<string, number[]>();
-  let path: string | undefined;
-  let line = 0;
-  let header = false;
-  for (const text of diff.split('\n')) {
-    if (text.startsWith('diff --git ')) header = true;
-    else if (header && text.startsWith('--- ')) path = text === '--- /dev/null' ? undefined : text.slice(6);
-    else if (text.startsWith('@@')) [header, line] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0)];
-    else if (header) continue;
-    else if (text.startsWith('-') && path !== undefined) {
-      if (DEPRECATION.test(text)) found.set(path, [...(found.get(path) ?? []), line]);
-      line += 1;
-    }
+  for (const { path, sign, text, oldLine } of diffLines(diff)) {
+    if (sign === '-' && path !== undefined && DEPRECATION.test(text)) found.set(path, [...(found.get(path) ?? []), oldLine]);
   }
   return found;
 }
@@ -32,14 +23,7 @@ export function speaksOfDeprecation(pr: PullRequestRecord): boolean {
 /** A PR deprecates something when its diff adds more deprecation lines than it removes (rewording one is not deprecating). */
 export function addsDeprecations(diff: string): boolean {
   let net = 0;
-  let header = false;
-  for (const text of diff.split('\n')) {
-    if (text.startsWith('diff --git ')) header = true;
-    else if (text.startsWith('@@')) header = false;
-    if (header || !DEPRECATION.test(text)) continue;
-    if (text.startsWith('+')) net += 1;
-    else if (text.startsWith('-')) net -= 1;
-  }
+  for (const { sign, text } of diffLines(diff)) if (DEPRECATION.test(text)) net += sign === '+' ? 1 : -1;
   return net > 0;
 }
 

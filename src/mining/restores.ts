@@ -1,5 +1,6 @@
 import type { Edge, PullRequestRecord } from '../schemas';
 import { git } from '../git';
+import { diffLines } from './diff-lines';
 
 /** Lines this short ("}", "return;", blank) recur everywhere: they say nothing about where code came from. */
 const MIN_LINE = 8;
@@ -10,15 +11,11 @@ const RESTORES_CONFIDENCE = 0.85;
 const codePaths = (pr: PullRequestRecord) => pr.files.filter((file) => file.kind === 'code' && !file.binary).map((file) => file.path);
 
 /** The distinct non-trivial lines a diff adds ('+') or removes ('-'), trimmed. */
-export function diffLines(diff: string, sign: '+' | '-'): Set<string> {
+function changedLines(diff: string, sign: '+' | '-'): Set<string> {
   const found = new Set<string>();
-  let header = false;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('diff --git ')) header = true;
-    else if (line.startsWith('@@')) header = false;
-    if (header || !line.startsWith(sign)) continue;
-    const text = line.slice(1).trim();
-    if (text.length >= MIN_LINE) found.add(text);
+  for (const line of diffLines(diff)) {
+    const text = line.text.trim();
+    if (line.sign === sign && text.length >= MIN_LINE) found.add(text);
   }
   return found;
 }
@@ -39,7 +36,7 @@ export async function restoreEdges(clone: string, prs: readonly PullRequestRecor
     const r = byNumber.get(revert.from);
     if (!r) continue;
     const paths = codePaths(r);
-    const removed = diffLines(await diffOf(clone, r, paths), '-');
+    const removed = changedLines(await diffOf(clone, r, paths), '-');
     if (removed.size === 0) continue;
     const after = Date.parse(r.mergedAt);
     const candidates = prs.filter((b) => {
@@ -47,7 +44,7 @@ export async function restoreEdges(clone: string, prs: readonly PullRequestRecor
       return b.number !== r.number && b.number !== revert.to && at > after && at - after <= windowMs && codePaths(b).some((path) => paths.includes(path));
     });
     for (const b of candidates) {
-      const added = diffLines(await diffOf(clone, b, paths), '+');
+      const added = changedLines(await diffOf(clone, b, paths), '+');
       const back = [...removed].filter((line) => added.has(line)).length;
       if (back / removed.size < MOST) continue;
       const evidence = `#${b.number} adds back ${back} of the ${removed.size} lines #${r.number} took out when it reverted #${revert.to}`;
