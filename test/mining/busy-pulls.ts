@@ -1,5 +1,6 @@
 import type { FakeComment, FakeGitHub, FakeRepo } from '../support/fake-github';
 import { serverError } from '../support/fake-github';
+import { seededRandom } from '../support/seeded-random';
 
 /** What `busyPulls` added, for the bench to say what it measured. */
 export interface BusyMix {
@@ -18,7 +19,7 @@ export interface BusyMix {
  * mass renames), on top of the files their history really changed.
  */
 export function busyPulls(repo: FakeRepo, seed = 7): BusyMix {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
   const said = (n: number, what: string): FakeComment[] => [...Array(n).keys()].map((i) => ({ user: `user${i % 17}`, body: `${what} ${i + 1}: looks right, but see the edge case above.` }));
   const mix: BusyMix = { prs: 0, commentsPastOnePage: 0, reviewsPastOnePage: 0, reviewCommentsPastOnePage: 0, filesPastOnePage: 0, hundredsOfFiles: [] };
@@ -59,15 +60,4 @@ export function timeOutHeavyBatches(fake: FakeGitHub, heavy: number[], maxBatch 
     serverError(502),
     Number.POSITIVE_INFINITY,
   );
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

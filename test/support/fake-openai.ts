@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readMarker, type Caller, type CallMarker } from '../../src/model/markers';
+import { seededRandom } from './seeded-random';
 
 export interface ChatRequest {
   model: string;
@@ -53,7 +54,7 @@ export class FakeOpenAI {
     private readonly script: Script,
     private readonly options: FaultOptions = {},
   ) {
-    this.random = mulberry32(options.seed ?? 1);
+    this.random = seededRandom(options.seed ?? 1);
   }
 
   async start(): Promise<string> {
@@ -152,16 +153,4 @@ function completion(body: ChatRequest, reply: Reply, n: number) {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-/** A small seeded PRNG, so a fault pattern can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
