@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { cancellationSignal } from '@temporalio/activity';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
@@ -25,9 +26,12 @@ export function activityContext(deps: ActivityDeps) {
     environments: environmentsFrom(config, deps.docker, deps.image),
     // The worker's key and secret-looking variables: never in a container, a prompt or a saved trajectory.
     redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
-    /** The judge and query-writing model, for a model policy on a worker that has an endpoint. */
+    /**
+     * The judge and query-writing model, for a model policy on a worker that has an endpoint. Called in an
+     * activity: the activity's cancellation stops the model call in flight.
+     */
     judgeModel: (policy: PolicyKind) =>
-      deps.model && policy === 'model' ? { client: deps.model, model: config.model.judgeName ?? config.model.name } : undefined,
+      deps.model && policy === 'model' ? { client: deps.model, model: config.model.judgeName ?? config.model.name, signal: cancellationSignal() } : undefined,
   };
 }
 

@@ -13,8 +13,8 @@ export interface StageToJudge {
   /** The stage's gold validation, when one was made (FAIL_TO_PASS / PASS_TO_PASS). */
   gold?: GoldTests;
   threshold: number;
-  /** The judge model; without one the tests decide. */
-  judge?: { client: ModelClient; model: string };
+  /** The judge model (and the activity's cancellation, which stops its call); without one the tests decide. */
+  judge?: { client: ModelClient; model: string; signal?: AbortSignal };
   /** Which stage of the chain this is (0-based), for the judge model's call marker. */
   stage?: number;
 }
@@ -23,7 +23,7 @@ export interface StageToJudge {
 export async function judgeStage(stage: StageToJudge): Promise<Judgement> {
   const outcome = testOutcome(stage.tests, stage.gold);
   const model = stage.judge
-    ? await modelVerdict(stage.judge.client, stage.judge.model, { task: stage.task, goldPatch: stage.goldPatch, agentPatch: stage.agentPatch, tests: stage.tests, outcome, stage: stage.stage })
+    ? await modelVerdict(stage.judge.client, stage.judge.model, { task: stage.task, goldPatch: stage.goldPatch, agentPatch: stage.agentPatch, tests: stage.tests, outcome, stage: stage.stage }, stage.judge.signal)
     : undefined;
   return combine(stage.tests, model, stage.threshold, stage.gold);
 }

@@ -42,7 +42,7 @@ function describeTests(input: VerdictInput): string {
  * not a valid verdict is pointed out in the same conversation and asked for again, three times in all;
  * then the stage fails with the reason (MalformedReplyError). An endpoint that fails is a ModelError.
  */
-export async function modelVerdict(client: ModelClient, model: string, input: VerdictInput): Promise<ModelVerdict> {
+export async function modelVerdict(client: ModelClient, model: string, input: VerdictInput, signal?: AbortSignal): Promise<ModelVerdict> {
   const messages: ChatMessage[] = [
     { role: 'system', content: prompt('judge', 'system') },
     {
@@ -57,7 +57,7 @@ export async function modelVerdict(client: ModelClient, model: string, input: Ve
   ];
   const problems: string[] = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const content = await client.completeJson(model, messages, { name: 'verdict', schema: RequestedVerdict }, { caller: 'judge', stage: input.stage });
+    const content = await client.completeJson(model, messages, { name: 'verdict', schema: RequestedVerdict }, { caller: 'judge', stage: input.stage }, signal);
     const reply = parseJsonReply(content, ModelVerdictSchema);
     if ('value' in reply) return reply.value;
     problems.push(`attempt ${attempt}: ${reply.problem}`);

@@ -50,9 +50,12 @@ export class ModelClient {
     return withRetries(() => this.once(request, call), this.retry, call.signal);
   }
 
-  /** A reply asked for as JSON matching `format.schema`, as raw text: the caller validates it and decides whether to ask again. */
-  async completeJson(model: string, messages: ChatMessage[], format: { name: string; schema: z.ZodType }, marker: CallMarker): Promise<string> {
-    const response = await this.complete({ model, messages, response_format: jsonFormat(format) }, { marker });
+  /**
+   * A reply asked for as JSON matching `format.schema`, as raw text: the caller validates it and decides
+   * whether to ask again. `signal` (an activity's cancellation) stops the call and its retries.
+   */
+  async completeJson(model: string, messages: ChatMessage[], format: { name: string; schema: z.ZodType }, marker: CallMarker, signal?: AbortSignal): Promise<string> {
+    const response = await this.complete({ model, messages, response_format: jsonFormat(format) }, { marker, signal });
     return response.choices?.[0]?.message?.content ?? '';
   }
 

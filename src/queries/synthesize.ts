@@ -13,6 +13,8 @@ export interface SynthesisOptions {
   leakLimit?: number;
   /** The patch shown to the writer is cut to this many characters (default 24,000). */
   maxPatchChars?: number;
+  /** Stops the writer's calls (an activity's cancellation). */
+  signal?: AbortSignal;
 }
 
 const OverviewSchema = z.object({ overview: z.string().min(1) });
@@ -80,6 +82,7 @@ export async function synthesizeQueries(
         secrets: secrets[i],
         leakLimit,
         maxAttempts,
+        signal: opts.signal,
         label: `the query for stage ${i + 1} (PR #${pr.number})`,
       }),
     ),
@@ -93,6 +96,7 @@ export async function synthesizeQueries(
     secrets: mergeSecrets(secrets),
     leakLimit,
     maxAttempts,
+    signal: opts.signal,
     label: 'the chain overview',
   });
   return ChainQueriesSchema.parse({

@@ -19,6 +19,8 @@ export interface WriteRequest<T> {
   render: (value: T) => string;
   secrets: PatchSecrets;
   leakLimit: number;
+  /** Stops the writer's calls (an activity's cancellation). */
+  signal?: AbortSignal;
   /** Replies asked for in all, malformed or leaking ones included. */
   maxAttempts: number;
   /** Names the piece in errors, e.g. "the query for stage 2 (PR #4)". */
@@ -43,7 +45,7 @@ export async function writeWithoutLeaks<T>(req: WriteRequest<T>): Promise<Writte
   let best: Written<T> | undefined;
   let firstScore: number | undefined;
   for (let attempt = 1; attempt <= req.maxAttempts; attempt++) {
-    const content = await req.client.completeJson(req.model, messages, req.format, { caller: 'query-writer', stage: req.stage });
+    const content = await req.client.completeJson(req.model, messages, req.format, { caller: 'query-writer', stage: req.stage }, req.signal);
     messages.push({ role: 'assistant', content });
     const reply = parseJsonReply(content, req.format.schema);
     if ('problem' in reply) {

@@ -116,3 +116,22 @@ test('Temporal sees refusals as non-retryable and the rest as retryable, each ty
   const bug = new TypeError('a bug');
   expect(toActivityFailure(bug)).toBe(bug);
 });
+
+test("a judge or query writer call in flight stops when its activity is cancelled, without waiting for the model's time limit", async () => {
+  const { url, seen, server } = await endpoint(['hang']);
+  const client = new ModelClient({ baseUrl: url, apiKey: KEY, timeoutMs: 60_000, retry: { attempts: 3, baseDelayMs: 10 } });
+  const cancelled = new AbortController();
+  try {
+    const call = client.completeJson('m', [{ role: 'user', content: 'x' }], { name: 'verdict', schema: z.object({}) }, { caller: 'judge', stage: 0 }, cancelled.signal).catch((e: Error) => e);
+    while (seen.length === 0) await new Promise((r) => setTimeout(r, 10));
+    cancelled.abort();
+    const result = await call;
+    expect(result).toBeInstanceOf(Error);
+    expect(String(result)).toMatch(/abort/i);
+    // Stopped, not retried: the one request is all the endpoint saw.
+    expect(seen).toHaveLength(1);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});
