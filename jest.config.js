@@ -4,18 +4,25 @@
  */
 const ESM_ONLY = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'content-type'];
 
-/** Real engines, so tests run one file at a time: 2 cores, one Docker daemon, one dev server. */
+/**
+ * Real engines, shared by the test files that run at once: each file scopes what it creates (task
+ * queues, workflow ids, container labels, data directories) to itself, so three run side by side; most
+ * of a file's time is spent waiting on the dev server, dockerd or a compiler in a container, not on
+ * these 2 cores. Files named *.exclusive.test.ts stop or restart the shared engines themselves, so
+ * they run afterwards, alone (jest.exclusive.config.js).
+ */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '\\.exclusive\\.test\\.ts$'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
     '^.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' } }],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testTimeout: 180_000,
-  maxWorkers: 1,
+  maxWorkers: 3,
   // The Temporal runtime and Docker's keep-alive sockets can hold the process open after the last test.
   forceExit: true,
   setupFiles: ['<rootDir>/test/support/quiet-sdk.ts'],
