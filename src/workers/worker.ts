@@ -1,7 +1,9 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { join } from 'node:path';
 import { createActivities, type ActivityDeps, type Activities } from '../activities';
 import { ACTIVITY_TABLE, type ActivityName } from '../workflows/activity-table';
 import { ORCHESTRATION_QUEUE, taskQueueFor, type QueueKind } from '../workflows/task-queues';
+import { cachedWorkflowBundle } from './workflow-bundle';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -10,7 +12,7 @@ export interface WorkerSetup {
   /** The activities to serve (default: the real ones, built from `deps`); tests pass fakes of the same names. */
   activities?: Activities;
   taskQueue?: string;
-  /** Prebuilt workflow bundle (tests build it once); otherwise the worker bundles src/workflows. */
+  /** A workflow bundle to use; by default src/workflows bundled once per version of its code (workflow-bundle.ts). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Concurrent rollouts on this host; each holds one container. */
   maxSandboxes?: number;
@@ -43,7 +45,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
         // After a worker dies, tasks for its cached workflows wait this long on its sticky queue before
         // any worker takes them; short, because our histories are small and cheap to replay.
         stickyQueueScheduleToStartTimeout: '3s',
-        ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+        workflowBundle: setup.workflowBundle ?? (await cachedWorkflowBundle(require.resolve('../workflows'), join(setup.deps.config.dataDir, 'workflow-bundles'))),
       }),
     );
   }

@@ -1,4 +1,4 @@
-import { bundleWorkflowCode, NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, type Worker, type WorkflowBundlePath } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
 import { buildDeps } from '../../src/workers/deps';
 import { createWorkers } from '../../src/workers/worker';
+import { cachedWorkflowBundle } from '../../src/workers/workflow-bundle';
 
 /**
  * The real engines the suite runs on: the Temporal dev server and Docker engine that
@@ -16,14 +17,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({ env: { CHAINSMITH_HOME: home, ...env }, cwd: home });
 }
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** Bundled once per test file and reused by every worker in it. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
-  return bundle;
+/** src/workflows bundled once per version of its code, for every test file and worker (each has its own data directory). */
+export function workflowBundle(): Promise<WorkflowBundlePath> {
+  return cachedWorkflowBundle(require.resolve('../../src/workflows'), join(tmpdir(), 'chainsmith-workflow-bundles'));
 }
-
-const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 
 export interface Engines {
   client: Client;
