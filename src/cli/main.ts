@@ -1,26 +1,13 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
-import { buildDeps } from '../workers/deps';
-import { sweepHost } from '../workers/sweep';
-import { createWorkers, runWorkers } from '../workers/worker';
-import { readChains } from './chains-file';
-import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
-import { demoCommand } from './demo';
-import { exportCommand } from './export';
-import { mineCommand, parseFraction } from './mine';
-import { controlCommand } from './control';
-import { checkModelEndpoint } from './preflight';
-import { reportCommand } from './report';
-import { defaultPolicy, startBatch } from './start';
-import { createSchedule, parseEvery, scheduleCommand, scheduleLines } from './schedule';
-import { statusCommand } from './status';
-import { connectClient, connectWorker, workflowUrl } from './temporal';
-import { validateCommand } from './validate';
-import { watchBatch } from './watch';
 import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
+import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
+import { parseCount, parseEvery, parseFraction, parsePositive } from './option-parsers';
+
+// Each command loads its modules when it runs: `--help`, a bad flag or `mine` need neither the Temporal
+// worker's native runtime nor Docker's or S3's clients, which take most of a second to load.
 
 const program = new Command('chainsmith')
   .description('Turn real pull-request chains into long-horizon training data for coding agents.')
@@ -36,6 +23,8 @@ program
   .command('demo')
   .description('generate a demo repository, mine its PR chain and run it end to end on Temporal and Docker')
   .action(async () => {
+    quietSdkLogs(await import('@temporalio/worker'));
+    const { demoCommand } = await import('./demo');
     process.exitCode = await demoCommand(config());
   });
 
@@ -65,6 +54,7 @@ program
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE (exclusive)${DATE_FORMS}; PRs outside the window still link the others`, (v) => parseDateOption('--merged-before', v))
   .option('--fresh', 'ignore the cursor of an earlier mine into --out and mine everything again (needed to change the options of a mine)')
   .action(async (opts) => {
+    const { mineCommand } = await import('./mine');
     await mineCommand(opts, { dataDir: config().dataDir });
   });
 
@@ -73,7 +63,7 @@ program
   .description('gold-validate every stage of a chains file on this host (needs Docker) and print the yield per repository and language')
   .requiredOption('--chains <file>', 'chains file written by `chainsmith mine`')
   .option('--out <file>', 'also write one JSON record per stage (tests FAIL_TO_PASS / PASS_TO_PASS, status, reason)')
-  .action(async (opts) => validateCommand(config(), opts));
+  .action(async (opts) => (await import('./validate')).validateCommand(config(), opts));
 
 program
   .command('start')
@@ -87,6 +77,13 @@ program
   .option('--task-queue <name>', 'orchestration task queue')
   .option('--wait', 'wait for the batch to finish, showing progress')
   .action(async (opts) => {
+    const [{ readChains }, { defaultPolicy, startBatch }, { checkModelEndpoint }, { connectClient, workflowUrl }, { watchBatch }] = await Promise.all([
+      import('./chains-file'),
+      import('./start'),
+      import('./preflight'),
+      import('./temporal'),
+      import('./watch'),
+    ]);
     const cfg = config();
     const chains = await readChains(opts.chains);
     const policy = opts.policy ?? defaultPolicy(cfg);
@@ -107,7 +104,10 @@ for (const action of ['pause', 'resume', 'cancel'] as const) {
   program
     .command(`${action} <workflowId>`)
     .description(what[action])
-    .action(async (workflowId) => controlCommand(await connectClient(config()), action, workflowId));
+    .action(async (workflowId) => {
+      const [{ controlCommand }, { connectClient }] = await Promise.all([import('./control'), import('./temporal')]);
+      await controlCommand(await connectClient(config()), action, workflowId);
+    });
 }
 
 program
@@ -119,6 +119,13 @@ program
   .option('--orchestration-only', 'serve only workflows, queries, judge and export: a machine without a Docker engine')
   .action(async (opts) => {
     if (opts.sandboxOnly && opts.orchestrationOnly) throw new InputError('--sandbox-only and --orchestration-only exclude each other');
+    quietSdkLogs(await import('@temporalio/worker'));
+    const [{ buildDeps }, { sweepHost }, { createWorkers, runWorkers }, { connectClient, connectWorker }] = await Promise.all([
+      import('../workers/deps'),
+      import('../workers/sweep'),
+      import('../workers/worker'),
+      import('./temporal'),
+    ]);
     const cfg = config();
     const deps = buildDeps(cfg);
     if (!opts.orchestrationOnly) await sweepHost(deps, await connectClient(cfg));
@@ -139,6 +146,7 @@ program
   .command('status [workflowId]')
   .description('list schedules (with their last runs), chains and batches, or show one chain stage by stage (or one batch)')
   .action(async (workflowId) => {
+    const [{ statusCommand }, { scheduleLines }, { connectClient }] = await Promise.all([import('./status'), import('./schedule'), import('./temporal')]);
     const cfg = config();
     const client = await connectClient(cfg);
     await statusCommand(client, workflowId, () => scheduleLines(client, cfg, 3));
@@ -165,6 +173,12 @@ schedule
   .option('--task-queue <name>', 'orchestration task queue (its workers mine, so they need the clones)')
   .option('--paused', 'create it paused (trigger runs by hand, resume to start the interval)')
   .action(async (id, opts) => {
+    const [{ defaultPolicy }, { checkModelEndpoint }, { createSchedule }, { connectClient }] = await Promise.all([
+      import('./start'),
+      import('./preflight'),
+      import('./schedule'),
+      import('./temporal'),
+    ]);
     const cfg = config();
     const policy = opts.policy ?? defaultPolicy(cfg);
     if (policy === 'model') await checkModelEndpoint(cfg);
@@ -175,6 +189,7 @@ schedule
   .command('list')
   .description('the schedules, each with its last runs and what each started')
   .action(async () => {
+    const [{ scheduleLines }, { connectClient }] = await Promise.all([import('./schedule'), import('./temporal')]);
     const cfg = config();
     const lines = await scheduleLines(await connectClient(cfg), cfg, 3);
     console.log(lines.length ? lines.join('\n') : 'no schedules: create one with `chainsmith schedule create ID --repos FILE --every 1d`');
@@ -192,6 +207,7 @@ for (const action of ['describe', 'pause', 'resume', 'delete', 'trigger'] as con
     .command(`${action} <id>`)
     .description(what[action])
     .action(async (id) => {
+      const [{ scheduleCommand }, { connectClient }] = await Promise.all([import('./schedule'), import('./temporal')]);
       const cfg = config();
       await scheduleCommand(await connectClient(cfg), cfg, action, id);
     });
@@ -205,7 +221,7 @@ program
   .option('--query <expr>', 'Temporal visibility query narrowing the runs, e.g. \'ChainRepo = "demo/tally"\'')
   .option('--merged-after <date>', `only samples whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}; after a model's training cutoff, a held-out set`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only samples whose every PR was merged before DATE (exclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-before', v))
-  .action(async (opts) => exportCommand(config(), opts));
+  .action(async (opts) => (await import('./export')).exportCommand(config(), opts));
 
 program
   .command('report')
@@ -215,23 +231,14 @@ program
   .option('--sample <id>', 'sample shown first in the trajectory view')
   .option('--price-input <usd>', 'US dollars per million prompt tokens, for the cost plot')
   .option('--price-output <usd>', 'US dollars per million completion tokens, for the cost plot')
-  .action(async (opts) => reportCommand(config(), opts));
+  .action(async (opts) => (await import('./report')).reportCommand(config(), opts));
 
-function parsePositive(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InputError(`${flag} must be a positive integer, got "${value}"`);
-  return n;
-}
-
-function parseCount(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InputError(`${flag} must be a whole number, got "${value}"`);
-  return n;
+/** The SDK's per-state INFO lines drown the progress a user is watching; warnings still show. For commands that run workers. */
+function quietSdkLogs({ Runtime, DefaultLogger }: typeof import('@temporalio/worker')): void {
+  Runtime.install({ logger: new DefaultLogger((process.env.CHAINSMITH_LOG_LEVEL as 'WARN') ?? 'WARN') });
 }
 
 async function main(): Promise<void> {
-  // The SDK's per-state INFO lines drown the progress a user is watching; warnings still show.
-  Runtime.install({ logger: new DefaultLogger((process.env.CHAINSMITH_LOG_LEVEL as 'WARN') ?? 'WARN') });
   await program.parseAsync(process.argv);
 }
 

@@ -168,12 +168,6 @@ export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> 
 }
 
 /** Option parser for a number from 0 to 1. */
-export function parseFraction(flag: string, value: string): number {
-  const x = Number(value);
-  if (value.trim() === '' || !(x >= 0 && x <= 1)) throw new InputError(`${flag} must be a number from 0 to 1, got "${value}"`);
-  return x;
-}
-
 /** chains.jsonl → chains.prs.jsonl, chains.edges.jsonl, chains.summary.json and chains.cursor.json beside it. */
 export function companionPaths(out: string): { prs: string; edges: string; summary: string; cursor: string } {
   const stem = out.replace(/\.jsonl?$/, '');

@@ -20,14 +20,6 @@ export interface ScheduleCreateOptions extends ScheduleMineOptions {
   paused?: boolean;
 }
 
-const EVERY = /^(\d+)(m|h|d)$/;
-
-/** Option parser for --every: minutes, hours or days (30m, 6h, 1d). */
-export function parseEvery(value: string): string {
-  const match = EVERY.exec(value);
-  if (!match || Number(match[1]) < 1) throw new InputError(`--every wants a number of minutes, hours or days (30m, 6h, 1d), got "${value}"`);
-  return value;
-}
 
 /** A Temporal Schedule that mines the listed repositories every interval and starts their new chains. */
 export async function createSchedule(client: Client, config: Config, scheduleId: string, opts: ScheduleCreateOptions): Promise<void> {

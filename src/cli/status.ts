@@ -1,5 +1,6 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { InputError } from '../errors';
 import type { RoundProgress } from '../rollout/round';
 import { batchProgressQuery, type BatchProgress } from '../workflows/batch-workflow';
 import { progressQuery } from '../workflows/messages';
@@ -41,7 +42,14 @@ async function showBatch(client: Client, workflowId: string): Promise<void> {
 
 /** `schedules` gives the lines of the schedules section (schedule.ts), printed above the table. */
 export async function statusCommand(client: Client, workflowId?: string, schedules?: () => Promise<string[]>): Promise<void> {
-  if (workflowId) return workflowId.startsWith('batch-') ? showBatch(client, workflowId) : showChain(client, workflowId);
+  if (workflowId) {
+    try {
+      return await (workflowId.startsWith('batch-') ? showBatch(client, workflowId) : showChain(client, workflowId));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new InputError(`no chain or batch with id ${workflowId} (\`chainsmith status\` lists them)`);
+      throw err;
+    }
+  }
   const scheduled = (await schedules?.()) ?? [];
   if (scheduled.length) console.log(`${scheduled.join('\n')}\n`);
   const rows: string[][] = [['WORKFLOW ID', 'STATE', 'CHAIN', 'SCAFFOLD', 'STAGE', 'LENGTH', 'STEP', 'TOKENS']];

@@ -102,3 +102,11 @@ describe('schedule: bad input is refused before anything is created', () => {
     expect(missing.stderr.trim()).toMatch(/^error: no schedule no-such-schedule-\d+: `chainsmith schedule list` shows the ones there are$/);
   });
 });
+
+test('status of a chain or batch that does not exist is one line and exit 2, not a stack trace', async () => {
+  for (const id of [`chain-no-such-thing-${Date.now()}`, `batch-no-such-thing-${Date.now()}`]) {
+    const r = await cli(['status', id]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`error: no chain or batch with id ${id} (\`chainsmith status\` lists them)`);
+  }
+});
