@@ -41,6 +41,13 @@ const FULL_BONUS_SHARE = 0.3;
 const MAX_CONFIDENCE = 0.9;
 /** B names the topic of the sweep whose lines it changes: as telling as naming the same identifier. */
 const SAME_SWEEP_BONUS = 0.15;
+/**
+ * B rewrites most of what A added: B revisits A's work itself, not a line of it in passing. Counted
+ * only from this many lines (one line of a one-line PR is any edit's) and only where B was opened
+ * after A (PR numbers follow creation), so that B's author could have seen A's code.
+ */
+const REWORK_WEIGHT = 0.2;
+const REWORK_MIN_LINES = 5;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
 
@@ -98,7 +105,8 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
 /**
  * Code-history links: PR B changes lines that PR A wrote within `windowDays` before B merged
  * (`git blame` of B's base over the lines B deletes or modifies in code and test files). The
- * confidence grows with the share of B's changed lines that A wrote.
+ * confidence grows with the share of B's changed lines that A wrote, and with the share of A's added
+ * lines that B rewrites.
  */
 export async function codeHistoryEdges(
   clone: string,
@@ -192,20 +200,29 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     const share = Math.min(1, (2 * n) / Math.max(1, changed));
     const words = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all, added.get(number));
     const bonus = words.bonus + (repaired.has(number) ? SAME_SWEEP_BONUS : 0);
-    const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}`;
+    const rework = reworkShare(pr, byNumber.get(number) as PullRequestRecord, n);
+    const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
     return {
       from: pr.number,
       to: number,
       kind: 'code-history' as const,
       evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of code)${why}`,
       // Words lift a link only as far as the code history carries it: one shared line stays weak.
-      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
+      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
       source: { field: 'files' as const, start: 0, end: 0 },
     };
   });
   // One edge per pair: the deprecation link where it is the stronger.
   const kept = history.map((edge) => (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge);
   return [...kept, ...deprecations.filter((edge) => !lines.has(edge.to) && !repaired.has(edge.to))];
+}
+
+/** The share of the code lines A added that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
+function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number): { share: number; why: string } {
+  const added = a.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions, 0);
+  if (n < REWORK_MIN_LINES || b.number < a.number || added === 0) return { share: 0, why: '' };
+  const share = Math.min(1, n / added);
+  return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of code #${a.number} added` };
 }
 
 /**
