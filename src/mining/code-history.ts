@@ -42,12 +42,14 @@ const MAX_CONFIDENCE = 0.9;
 /** B names the topic of the sweep whose lines it changes: as telling as naming the same identifier. */
 const SAME_SWEEP_BONUS = 0.15;
 /**
- * B rewrites most of what A added: B revisits A's work itself, not a line of it in passing. Counted
- * only from this many lines (one line of a one-line PR is any edit's) and only where B was opened
- * after A (PR numbers follow creation), so that B's author could have seen A's code.
+ * B rewrites much of what A added: B revisits A's work itself, not a line of it in passing. Counted
+ * only from this many lines (one line of a one-line PR is any edit's) and this share of A's added
+ * code, and only where B was opened after A (PR numbers follow creation), so that B's author could
+ * have seen A's code.
  */
 const REWORK_WEIGHT = 0.2;
 const REWORK_MIN_LINES = 5;
+const REWORK_MIN_SHARE = 0.25;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
 
@@ -220,8 +222,9 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
 /** The share of the code lines A added that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
 function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number): { share: number; why: string } {
   const added = a.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions, 0);
-  if (n < REWORK_MIN_LINES || b.number < a.number || added === 0) return { share: 0, why: '' };
-  const share = Math.min(1, n / added);
+  // More lines blamed on A than A added (moved or generated code): the two counts say nothing together.
+  const share = n <= added ? n / added : 0;
+  if (n < REWORK_MIN_LINES || b.number < a.number || share < REWORK_MIN_SHARE) return { share: 0, why: '' };
   return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of code #${a.number} added` };
 }
 

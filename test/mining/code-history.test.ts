@@ -202,7 +202,7 @@ test('a PR that speaks of a sweep\'s topic and changes lines the sweep wrote rep
 });
 
 
-test('a PR that rewrites most of what an earlier PR added revisits that work, unless it was opened first or the lines are few', async () => {
+test('a PR that rewrites much of what an earlier PR added revisits that work, unless it was opened first or the lines or the share are few', async () => {
   const repo = await new ReleaseRepo(join(root, 'rework')).init();
   const cache = lines('cache', 10) + lines('evict', 6);
   await repo.quickPr(1, 'Add the cache', '', { 'src/cache.py': lines('cache', 10) });
@@ -215,12 +215,16 @@ test('a PR that rewrites most of what an earlier PR added revisits that work, un
   // #8 rewrites the whole of #7, but two lines are any edit's.
   await repo.quickPr(7, 'Add the flags', '', { 'src/flags.py': lines('flag', 2) });
   await repo.quickPr(8, 'Rework the options', '', { 'src/flags.py': lines('option', 2), 'src/options.py': lines('option', 4) });
+  // #10 rewrites six lines of the thirty #9 added: a fifth of it is a passing touch.
+  await repo.quickPr(9, 'Add the parser', '', { 'src/parser.py': lines('parser', 30) });
+  await repo.quickPr(10, 'Rework the lexer', '', { 'src/parser.py': rewrite(lines('parser', 30), 0, 6, 'lexer'), 'src/lexer.py': lines('lexer', 30) });
   const { prs } = await readLocalPullRequests(repo.path);
   const edges = await codeHistoryEdges(repo.path, prs, prs);
   expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
     '3->2 0.64: #3 changes 6 lines that #2 wrote (29% of its 42 changed lines of code); that is 100% of the 6 lines of code #2 added',
     '5->6 0.44: #5 changes 6 lines that #6 wrote (29% of its 42 changed lines of code)',
     '8->7 0.55: #8 changes 2 lines that #7 wrote (50% of its 8 changed lines of code)',
+    '10->9 0.44: #10 changes 6 lines that #9 wrote (29% of its 42 changed lines of code)',
   ]);
   // Only the first is a link chains are built on.
   const { chains } = await recordsToChains({ name: 'app', path: repo.path }, prs, async (some) => some.map((pr) => ({ ...pr, patch: '' })), { clone: repo.path });
