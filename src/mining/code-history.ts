@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Edge, PullRequestRecord } from '../schemas';
+import type { Edge, FileKind, PullRequestRecord } from '../schemas';
 import { corroboration, introduced } from './corroboration';
 import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
 import { diffLines } from './diff-lines';
@@ -95,7 +95,17 @@ export function blameCounts(porcelain: string): Map<string, number> {
   return counts;
 }
 
-const codePaths = (pr: PullRequestRecord) => pr.files.filter((file) => file.kind === 'code' && !file.binary).map((file) => file.path);
+const pathsOf = (pr: PullRequestRecord, kind: FileKind) => pr.files.filter((file) => file.kind === kind && !file.binary).map((file) => file.path);
+const codePaths = (pr: PullRequestRecord) => pathsOf(pr, 'code');
+
+/**
+ * What B is blamed over: its code, the tests rewritten by a PR that changes behaviour being only
+ * rewritten for its own reasons. A PR that changes no code is about its tests: fixing or extending
+ * one is working on whoever's test that is.
+ */
+function blamedKind(pr: PullRequestRecord): FileKind {
+  return codePaths(pr).length > 0 ? 'code' : 'test';
+}
 
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -133,8 +143,7 @@ export async function codeHistoryEdges(
     await pool(examined.filter((pr) => !isSweep(pr) || isVersionRelease(pr)), opts.concurrency ?? 2, async (pr) => {
       // A version release is blamed too: its bump lines are a release commit's, which blame passes
       // by, and what else it changes is a fix landed with the release.
-      // Code only: a PR that changes behaviour rewrites the tests of whoever wrote them, for its own reasons.
-      const paths = codePaths(pr).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
+      const paths = pathsOf(pr, blamedKind(pr)).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
       if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
       opts.onProgress?.(++done, examined.length);
     });
@@ -162,7 +171,9 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const { ranges, removed } = oldRanges(diff, isVersionRelease(pr) ? VERSION_LINE : undefined);
   const deprecations = await deprecationEdges(ctx, pr, diff);
   // Everything B changed in code counts, new files included: one line of A among a new module is little.
-  const changed = pr.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions + file.deletions, 0);
+  const kind = blamedKind(pr);
+  const what = kind === 'code' ? 'code' : 'tests';
+  const changed = pr.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions + file.deletions, 0);
   if (removed === 0 || removed > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
   const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
@@ -186,6 +197,8 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     for (const [sha, n] of blameCounts(await git(clone, args).catch(() => ''))) {
       const number = owner.get(sha);
       if (number === undefined || number === pr.number || !recent(number) || ignored.has(sha)) continue;
+      // Tests are everyone's: only a PR opened after A (numbers follow creation) works on A's tests.
+      if (kind === 'test' && number > pr.number) continue;
       lines.set(number, (lines.get(number) ?? 0) + n);
       if (repairable.has(sha)) repaired.add(number);
     }
@@ -202,13 +215,13 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     const share = Math.min(1, (2 * n) / Math.max(1, changed));
     const words = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all, added.get(number));
     const bonus = words.bonus + (repaired.has(number) ? SAME_SWEEP_BONUS : 0);
-    const rework = reworkShare(pr, byNumber.get(number) as PullRequestRecord, n);
+    const rework = reworkShare(pr, byNumber.get(number) as PullRequestRecord, n, kind);
     const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
     return {
       from: pr.number,
       to: number,
       kind: 'code-history' as const,
-      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of code)${why}`,
+      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of ${what})${why}`,
       // Words lift a link only as far as the code history carries it: one shared line stays weak.
       confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
       source: { field: 'files' as const, start: 0, end: 0 },
@@ -220,12 +233,12 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
 }
 
 /** The share of the code lines A added that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
-function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number): { share: number; why: string } {
-  const added = a.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions, 0);
+function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number, kind: FileKind): { share: number; why: string } {
+  const added = a.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions, 0);
   // More lines blamed on A than A added (moved or generated code): the two counts say nothing together.
   const share = n <= added ? n / added : 0;
   if (n < REWORK_MIN_LINES || b.number < a.number || share < REWORK_MIN_SHARE) return { share: 0, why: '' };
-  return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of code #${a.number} added` };
+  return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of ${kind === 'code' ? 'code' : 'tests'} #${a.number} added` };
 }
 
 /**

@@ -230,3 +230,21 @@ test('a PR that rewrites much of what an earlier PR added revisits that work, un
   const { chains } = await recordsToChains({ name: 'app', path: repo.path }, prs, async (some) => some.map((pr) => ({ ...pr, patch: '' })), { clone: repo.path });
   expect(chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([[2, 3]]);
 });
+
+test('a PR that changes only tests is blamed over its tests, and only PRs opened before it can be whose tests it works on', async () => {
+  const repo = await new ReleaseRepo(join(root, 'tests-only')).init();
+  const checks = lines('check', 10);
+  await repo.quickPr(1, 'Add the zip loader', '', { 'src/loader.py': lines('loader', 10), 'tests/test_loader.py': checks });
+  await repo.quickPr(2, 'Run the checks on Python 3.13', '', { 'tests/test_loader.py': rewrite(checks, 2, 2, 'fixed') });
+  // #3 was opened before #4, whose tests it rewrites once #4 has landed.
+  const probes = lines('probe', 10);
+  await repo.quickPr(4, 'Add the cache', '', { 'src/cache.py': lines('cache', 10), 'tests/test_cache.py': probes });
+  await repo.quickPr(3, 'Run the probes in parallel', '', { 'tests/test_cache.py': rewrite(probes, 2, 2, 'parallel') });
+  // #5 changes code: the test lines of #1 it rewrites are rewritten for its own reasons.
+  await repo.quickPr(5, 'Speed up the zip loader', '', { 'src/loader.py': lines('loader', 10) + lines('fast', 3), 'tests/test_loader.py': rewrite(rewrite(checks, 2, 2, 'fixed'), 6, 2, 'timed') });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
+    '2->1 0.8: #2 changes 2 lines that #1 wrote (100% of its 4 changed lines of tests)',
+  ]);
+});
