@@ -116,7 +116,8 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
 
 /**
  * Code-history links: PR B changes lines that PR A wrote within `windowDays` before B merged
- * (`git blame` of B's base over the lines B deletes or modifies in code and test files). The
+ * (`git blame` of B's base over the lines B deletes or modifies in code, or in tests for a PR that
+ * changes no code). The
  * confidence grows with the share of B's changed lines that A wrote, and with the share of A's added
  * lines that B rewrites.
  */
@@ -170,9 +171,8 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha, '--', ...paths]).catch(() => '');
   const { ranges, removed } = oldRanges(diff, isVersionRelease(pr) ? VERSION_LINE : undefined);
   const deprecations = await deprecationEdges(ctx, pr, diff);
-  // Everything B changed in code counts, new files included: one line of A among a new module is little.
+  // Everything B changed of the blamed kind counts, new files included: one line of A among a new module is little.
   const kind = blamedKind(pr);
-  const what = kind === 'code' ? 'code' : 'tests';
   const changed = pr.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions + file.deletions, 0);
   if (removed === 0 || removed > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
@@ -221,7 +221,7 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       from: pr.number,
       to: number,
       kind: 'code-history' as const,
-      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of ${what})${why}`,
+      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of ${kindWord(kind)})${why}`,
       // Words lift a link only as far as the code history carries it: one shared line stays weak.
       confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
       source: { field: 'files' as const, start: 0, end: 0 },
@@ -232,13 +232,15 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   return [...kept, ...deprecations.filter((edge) => !lines.has(edge.to) && !repaired.has(edge.to))];
 }
 
-/** The share of the code lines A added that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
+const kindWord = (kind: FileKind) => (kind === 'code' ? 'code' : 'tests');
+
+/** The share of the lines A added (of the blamed kind) that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
 function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number, kind: FileKind): { share: number; why: string } {
   const added = a.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions, 0);
   // More lines blamed on A than A added (moved or generated code): the two counts say nothing together.
   const share = n <= added ? n / added : 0;
   if (n < REWORK_MIN_LINES || b.number < a.number || share < REWORK_MIN_SHARE) return { share: 0, why: '' };
-  return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of ${kind === 'code' ? 'code' : 'tests'} #${a.number} added` };
+  return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of ${kindWord(kind)} #${a.number} added` };
 }
 
 /**
