@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Edge, PullRequestRecord } from '../schemas';
+import type { Edge, FileKind, PullRequestRecord } from '../schemas';
 import { corroboration, introduced } from './corroboration';
 import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
 import { diffLines } from './diff-lines';
@@ -41,6 +41,15 @@ const FULL_BONUS_SHARE = 0.3;
 const MAX_CONFIDENCE = 0.9;
 /** B names the topic of the sweep whose lines it changes: as telling as naming the same identifier. */
 const SAME_SWEEP_BONUS = 0.15;
+/**
+ * B rewrites much of what A added: B revisits A's work itself, not a line of it in passing. Counted
+ * only from this many lines (one line of a one-line PR is any edit's) and this share of A's added
+ * code, and only where B was opened after A (PR numbers follow creation), so that B's author could
+ * have seen A's code.
+ */
+const REWORK_WEIGHT = 0.2;
+const REWORK_MIN_LINES = 5;
+const REWORK_MIN_SHARE = 0.25;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
 
@@ -86,7 +95,17 @@ export function blameCounts(porcelain: string): Map<string, number> {
   return counts;
 }
 
-const codePaths = (pr: PullRequestRecord) => pr.files.filter((file) => file.kind === 'code' && !file.binary).map((file) => file.path);
+const pathsOf = (pr: PullRequestRecord, kind: FileKind) => pr.files.filter((file) => file.kind === kind && !file.binary).map((file) => file.path);
+const codePaths = (pr: PullRequestRecord) => pathsOf(pr, 'code');
+
+/**
+ * What B is blamed over: its code, the tests rewritten by a PR that changes behaviour being only
+ * rewritten for its own reasons. A PR that changes no code is about its tests: fixing or extending
+ * one is working on whoever's test that is.
+ */
+function blamedKind(pr: PullRequestRecord): FileKind {
+  return codePaths(pr).length > 0 ? 'code' : 'test';
+}
 
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -97,8 +116,10 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
 
 /**
  * Code-history links: PR B changes lines that PR A wrote within `windowDays` before B merged
- * (`git blame` of B's base over the lines B deletes or modifies in code and test files). The
- * confidence grows with the share of B's changed lines that A wrote.
+ * (`git blame` of B's base over the lines B deletes or modifies in code, or in tests for a PR that
+ * changes no code). The
+ * confidence grows with the share of B's changed lines that A wrote, and with the share of A's added
+ * lines that B rewrites.
  */
 export async function codeHistoryEdges(
   clone: string,
@@ -123,8 +144,7 @@ export async function codeHistoryEdges(
     await pool(examined.filter((pr) => !isSweep(pr) || isVersionRelease(pr)), opts.concurrency ?? 2, async (pr) => {
       // A version release is blamed too: its bump lines are a release commit's, which blame passes
       // by, and what else it changes is a fix landed with the release.
-      // Code only: a PR that changes behaviour rewrites the tests of whoever wrote them, for its own reasons.
-      const paths = codePaths(pr).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
+      const paths = pathsOf(pr, blamedKind(pr)).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
       if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
       opts.onProgress?.(++done, examined.length);
     });
@@ -151,8 +171,9 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha, '--', ...paths]).catch(() => '');
   const { ranges, removed } = oldRanges(diff, isVersionRelease(pr) ? VERSION_LINE : undefined);
   const deprecations = await deprecationEdges(ctx, pr, diff);
-  // Everything B changed in code counts, new files included: one line of A among a new module is little.
-  const changed = pr.files.filter((file) => file.kind === 'code').reduce((sum, file) => sum + file.additions + file.deletions, 0);
+  // Everything B changed of the blamed kind counts, new files included: one line of A among a new module is little.
+  const kind = blamedKind(pr);
+  const changed = pr.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions + file.deletions, 0);
   if (removed === 0 || removed > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
   const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
@@ -176,6 +197,8 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     for (const [sha, n] of blameCounts(await git(clone, args).catch(() => ''))) {
       const number = owner.get(sha);
       if (number === undefined || number === pr.number || !recent(number) || ignored.has(sha)) continue;
+      // Tests are everyone's: only a PR opened after A (numbers follow creation) works on A's tests.
+      if (kind === 'test' && number > pr.number) continue;
       lines.set(number, (lines.get(number) ?? 0) + n);
       if (repairable.has(sha)) repaired.add(number);
     }
@@ -192,20 +215,32 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     const share = Math.min(1, (2 * n) / Math.max(1, changed));
     const words = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all, added.get(number));
     const bonus = words.bonus + (repaired.has(number) ? SAME_SWEEP_BONUS : 0);
-    const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}`;
+    const rework = reworkShare(pr, byNumber.get(number) as PullRequestRecord, n, kind);
+    const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
     return {
       from: pr.number,
       to: number,
       kind: 'code-history' as const,
-      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of code)${why}`,
+      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of ${kindWord(kind)})${why}`,
       // Words lift a link only as far as the code history carries it: one shared line stays weak.
-      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
+      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
       source: { field: 'files' as const, start: 0, end: 0 },
     };
   });
   // One edge per pair: the deprecation link where it is the stronger.
   const kept = history.map((edge) => (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge);
   return [...kept, ...deprecations.filter((edge) => !lines.has(edge.to) && !repaired.has(edge.to))];
+}
+
+const kindWord = (kind: FileKind) => (kind === 'code' ? 'code' : 'tests');
+
+/** The share of the lines A added (of the blamed kind) that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
+function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number, kind: FileKind): { share: number; why: string } {
+  const added = a.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions, 0);
+  // More lines blamed on A than A added (moved or generated code): the two counts say nothing together.
+  const share = n <= added ? n / added : 0;
+  if (n < REWORK_MIN_LINES || b.number < a.number || share < REWORK_MIN_SHARE) return { share: 0, why: '' };
+  return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of ${kindWord(kind)} #${a.number} added` };
 }
 
 /**

@@ -201,3 +201,50 @@ test('a PR that speaks of a sweep\'s topic and changes lines the sweep wrote rep
   ]);
 });
 
+
+test('a PR that rewrites much of what an earlier PR added revisits that work, unless it was opened first or the lines or the share are few', async () => {
+  const repo = await new ReleaseRepo(join(root, 'rework')).init();
+  const cache = lines('cache', 10) + lines('evict', 6);
+  await repo.quickPr(1, 'Add the cache', '', { 'src/cache.py': lines('cache', 10) });
+  await repo.quickPr(2, 'Add the eviction policy', '', { 'src/cache.py': cache });
+  // #3 rewrites all six lines #2 added among 30 of its own: 12 of its 42 changed lines are #2's.
+  await repo.quickPr(3, 'Rework the store', '', { 'src/cache.py': rewrite(cache, 10, 6, 'store'), 'src/store.py': lines('store', 30) });
+  // #5 was opened before #6 yet lands after it, with the same shape: its author wrote it without #6's code.
+  await repo.quickPr(6, 'Add the retry policy', '', { 'src/retry.py': lines('retry', 6) });
+  await repo.quickPr(5, 'Rework the client', '', { 'src/retry.py': lines('client', 6), 'src/client.py': lines('client', 30) });
+  // #8 rewrites the whole of #7, but two lines are any edit's.
+  await repo.quickPr(7, 'Add the flags', '', { 'src/flags.py': lines('flag', 2) });
+  await repo.quickPr(8, 'Rework the options', '', { 'src/flags.py': lines('option', 2), 'src/options.py': lines('option', 4) });
+  // #10 rewrites six lines of the thirty #9 added: a fifth of it is a passing touch.
+  await repo.quickPr(9, 'Add the parser', '', { 'src/parser.py': lines('parser', 30) });
+  await repo.quickPr(10, 'Rework the lexer', '', { 'src/parser.py': rewrite(lines('parser', 30), 0, 6, 'lexer'), 'src/lexer.py': lines('lexer', 30) });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
+    '3->2 0.64: #3 changes 6 lines that #2 wrote (29% of its 42 changed lines of code); that is 100% of the 6 lines of code #2 added',
+    '5->6 0.44: #5 changes 6 lines that #6 wrote (29% of its 42 changed lines of code)',
+    '8->7 0.55: #8 changes 2 lines that #7 wrote (50% of its 8 changed lines of code)',
+    '10->9 0.44: #10 changes 6 lines that #9 wrote (29% of its 42 changed lines of code)',
+  ]);
+  // Only the first is a link chains are built on.
+  const { chains } = await recordsToChains({ name: 'app', path: repo.path }, prs, async (some) => some.map((pr) => ({ ...pr, patch: '' })), { clone: repo.path });
+  expect(chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([[2, 3]]);
+});
+
+test('a PR that changes only tests is blamed over its tests, and only PRs opened before it can be whose tests it works on', async () => {
+  const repo = await new ReleaseRepo(join(root, 'tests-only')).init();
+  const checks = lines('check', 10);
+  await repo.quickPr(1, 'Add the zip loader', '', { 'src/loader.py': lines('loader', 10), 'tests/test_loader.py': checks });
+  await repo.quickPr(2, 'Run the checks on Python 3.13', '', { 'tests/test_loader.py': rewrite(checks, 2, 2, 'fixed') });
+  // #3 was opened before #4, whose tests it rewrites once #4 has landed.
+  const probes = lines('probe', 10);
+  await repo.quickPr(4, 'Add the cache', '', { 'src/cache.py': lines('cache', 10), 'tests/test_cache.py': probes });
+  await repo.quickPr(3, 'Run the probes in parallel', '', { 'tests/test_cache.py': rewrite(probes, 2, 2, 'parallel') });
+  // #5 changes code: the test lines of #1 it rewrites are rewritten for its own reasons.
+  await repo.quickPr(5, 'Speed up the zip loader', '', { 'src/loader.py': lines('loader', 10) + lines('fast', 3), 'tests/test_loader.py': rewrite(rewrite(checks, 2, 2, 'fixed'), 6, 2, 'timed') });
+  const { prs } = await readLocalPullRequests(repo.path);
+  const edges = await codeHistoryEdges(repo.path, prs, prs);
+  expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
+    '2->1 0.8: #2 changes 2 lines that #1 wrote (100% of its 4 changed lines of tests)',
+  ]);
+});
