@@ -9,8 +9,9 @@ import { startModelProcess } from '../test/support/model-process';
 import { orchestrated, renamed, warmGoldCache, withWorkers } from './durability';
 import type { Figure } from './figure';
 
-const LEVELS = [32, 64, 128];
-const SAMPLES = 3;
+// CHAINSMITH_BENCH_LEVELS=64 CHAINSMITH_BENCH_SAMPLES=1 measures less, e.g. under a profiler.
+const LEVELS = process.env.CHAINSMITH_BENCH_LEVELS?.split(',').map(Number) ?? [32, 64, 128];
+const SAMPLES = Number(process.env.CHAINSMITH_BENCH_SAMPLES ?? 3);
 const STEPS = 20;
 const LATENCY_MS = 4000;
 

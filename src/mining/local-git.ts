@@ -100,8 +100,8 @@ const MAX_HAND_LANDED_COMMITS = 100;
 export async function readLocalPullRequests(repoPath: string, opts: LocalMineOptions = {}): Promise<LocalMineResult> {
   const path = resolve(repoPath);
   await checkRepository(path);
-  const tip = await resolveCommit(path, opts.branch ?? 'HEAD');
-  const heads = await pullHeads(path);
+  // Independent questions, asked at once: each git process costs more to start than to answer.
+  const [tip, heads] = await Promise.all([resolveCommit(path, opts.branch ?? 'HEAD'), pullHeads(path)]);
   opts.onProgress?.({ phase: 'reading history', done: 0 });
   const logged = await logCommits(path, [tip, ...new Set(heads.values())]);
   const bySha = new Map(logged.map((commit) => [commit.sha, commit]));
