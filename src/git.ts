@@ -45,7 +45,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Runs `git <args>` in `cwd` and returns stdout; a non-zero exit throws GitError. */
 export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
-  if (options.input !== undefined) return gitWithInput(cwd, args, options.input, options.env);
+  if (options.input !== undefined) return (await gitBytes(cwd, args, options.input, options.env)).toString('utf8');
   try {
     const { stdout } = await execFileAsync('git', [...args], {
       cwd,
@@ -60,7 +60,8 @@ export async function git(cwd: string, args: readonly string[], options: GitOpti
   }
 }
 
-function gitWithInput(cwd: string, args: readonly string[], input: string, env?: Record<string, string>): Promise<string> {
+/** As `git` with input, for output that must be read as bytes (`cat-file --batch` counts them). */
+export function gitBytes(cwd: string, args: readonly string[], input: string, env?: Record<string, string>): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...args], { cwd, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -71,7 +72,7 @@ function gitWithInput(cwd: string, args: readonly string[], input: string, env?:
     child.stdin.on('error', () => undefined);
     child.on('error', (error) => reject(new GitError(args, undefined, error.message, { cause: error })));
     child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      if (code === 0) resolve(Buffer.concat(out));
       else reject(new GitError(args, code ?? undefined, Buffer.concat(err).toString('utf8')));
     });
     child.stdin.end(input);
