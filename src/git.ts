@@ -35,7 +35,7 @@ export interface GitOptions {
  * Inherited GIT_DIR, GIT_INDEX_FILE and friends (set when running inside a git hook, for example)
  * would point every command at another repository, so they are dropped.
  */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('GIT_')) env[name] = value;
@@ -45,7 +45,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Runs `git <args>` in `cwd` and returns stdout; a non-zero exit throws GitError. */
 export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
-  if (options.input !== undefined) return (await gitBytes(cwd, args, options.input, options.env)).toString('utf8');
+  if (options.input !== undefined) return gitWithInput(cwd, args, options.input, options.env);
   try {
     const { stdout } = await execFileAsync('git', [...args], {
       cwd,
@@ -60,8 +60,7 @@ export async function git(cwd: string, args: readonly string[], options: GitOpti
   }
 }
 
-/** As `git` with input, for output that must be read as bytes (`cat-file --batch` counts them). */
-export function gitBytes(cwd: string, args: readonly string[], input: string, env?: Record<string, string>): Promise<Buffer> {
+function gitWithInput(cwd: string, args: readonly string[], input: string, env?: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...args], { cwd, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -72,7 +71,7 @@ export function gitBytes(cwd: string, args: readonly string[], input: string, en
     child.stdin.on('error', () => undefined);
     child.on('error', (error) => reject(new GitError(args, undefined, error.message, { cause: error })));
     child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
       else reject(new GitError(args, code ?? undefined, Buffer.concat(err).toString('utf8')));
     });
     child.stdin.end(input);

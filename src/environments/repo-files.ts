@@ -1,4 +1,5 @@
-import { git, gitBytes } from '../git';
+import { git } from '../git';
+import { showFile } from './cat-file';
 import type { RepoFiles } from './contract';
 
 /**
@@ -12,68 +13,18 @@ export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoF
     if (tab > 0) entries.set(line.slice(tab + 1), line);
   }
   const texts = new Map<string, Promise<string | undefined>>();
-  const show = batchedShow(repoPath);
   return {
     rootFiles: new Set(entries.keys()),
     entries,
     read(path: string) {
       let text = texts.get(path);
       if (!text) {
-        text = show(`${sha}:${path}`);
+        text = showFile(repoPath, `${sha}:${path}`);
         texts.set(path, text);
       }
       return text;
     },
   };
-}
-
-/**
- * `git show <object>`, with the objects asked for in one turn of the event loop read by one
- * `git cat-file --batch`. Detecting a recipe asks for a dozen files, mostly at once (the nested
- * requirement files, say), and a process per file forked the whole worker each time: with many
- * rollouts on two cores that was a large share of the worker's CPU. What is not a blob (a tree, a
- * name with a newline) is left to `git show`, so the text is the same either way.
- */
-function batchedShow(repoPath: string): (object: string) => Promise<string | undefined> {
-  const showOne = (object: string) => git(repoPath, ['show', object]).catch(() => undefined);
-  let waiting: { object: string; resolve: (text: Promise<string | undefined>) => void }[] = [];
-  const flush = async () => {
-    const batch = waiting;
-    waiting = [];
-    const blobs = await gitBytes(repoPath, ['cat-file', '--batch'], batch.map(({ object }) => `${object}\n`).join('')).then(readBatch, () => undefined);
-    batch.forEach(({ object, resolve }, i) => {
-      const blob = blobs?.[i];
-      resolve(blob === null ? Promise.resolve(undefined) : blob !== undefined ? Promise.resolve(blob) : showOne(object));
-    });
-  };
-  return (object) => {
-    if (object.includes('\n')) return showOne(object);
-    return new Promise((resolve) => {
-      if (waiting.length === 0) setImmediate(() => void flush());
-      waiting.push({ object, resolve });
-    });
-  };
-}
-
-const FOUND = /^[0-9a-f]+ (\w+) (\d+)$/;
-
-/** `cat-file --batch` answers in order: a blob's text, null for a missing object, undefined for another type. */
-function readBatch(out: Buffer): (string | null | undefined)[] {
-  const answers: (string | null | undefined)[] = [];
-  for (let at = 0; at < out.length; ) {
-    const eol = out.indexOf(10, at);
-    if (eol < 0) break;
-    const found = FOUND.exec(out.toString('utf8', at, eol));
-    at = eol + 1;
-    if (!found) {
-      answers.push(null); // "<object> missing" (or ambiguous): git show fails on it too
-      continue;
-    }
-    const size = Number(found[2]);
-    answers.push(found[1] === 'blob' ? out.toString('utf8', at, at + size) : undefined);
-    at += size + 1;
-  }
-  return answers;
 }
 
 /** `git ls-tree` lines (mode, blob id, path) of the manifests at `sha`: what an environment is keyed on. */
