@@ -4,20 +4,19 @@ import { cleanEnv, git } from '../git';
 /** A reader idle this long exits; the next read starts another. */
 const IDLE_MS = 2000;
 
-interface Asked {
-  object: string;
-  resolve: (text: string | undefined) => void;
-}
+/** An object as `cat-file --batch` gives it; null where it is missing; undefined where the reader failed. */
+type Answer = { type: string; body: Buffer } | null | undefined;
 
 /**
- * `git show <object>` for a clone's files, answered by one long-lived `git cat-file --batch` per clone.
- * Detecting a stage's recipe reads a dozen files one after another, and a process per file forked the
- * whole worker each time: with dozens of rollouts on two cores that was the largest share of the
- * worker's CPU. What is not a blob (a tree, a name with a newline) and any failure of the reader are
- * left to `git show`, so the text is the same either way.
+ * Detecting a stage's recipe lists its root tree and reads a dozen files one after another, and a git
+ * process per question forked the whole worker each time: with dozens of rollouts on two cores that
+ * was the largest share of the worker's CPU. One long-lived `git cat-file --batch` per clone answers
+ * them instead. Where its answer could differ from the plain command's (a name with a newline, an
+ * object of another type, a name git would quote, the reader failing) the plain command answers, so
+ * the result is the same either way.
  */
-export function showFile(repoPath: string, object: string): Promise<string | undefined> {
-  if (object.includes('\n')) return showOne(repoPath, object);
+function ask(repoPath: string, object: string): Promise<Answer> {
+  if (object.includes('\n')) return Promise.resolve(undefined);
   let reader = readers.get(repoPath);
   if (!reader?.alive) {
     reader = new CatFile(repoPath);
@@ -26,16 +25,45 @@ export function showFile(repoPath: string, object: string): Promise<string | und
   return reader.ask(object);
 }
 
-const readers = new Map<string, CatFile>();
+/** What `git show <object>` prints for a file; undefined where it fails. */
+export async function showFile(repoPath: string, object: string): Promise<string | undefined> {
+  const answer = await ask(repoPath, object);
+  if (answer === null) return undefined; // missing (or ambiguous): git show fails on it too
+  if (answer?.type === 'blob') return answer.body.toString('utf8');
+  return git(repoPath, ['show', object]).catch(() => undefined);
+}
 
-const showOne = (repoPath: string, object: string) => git(repoPath, ['show', object]).catch(() => undefined);
+/** What `git ls-tree <commit>` prints: "mode type id<TAB>name" lines of its root. */
+export async function listTree(repoPath: string, commit: string): Promise<string> {
+  const answer = await ask(repoPath, `${commit}^{tree}`);
+  const lines = answer?.type === 'tree' ? treeLines(answer.body) : undefined;
+  return lines ?? git(repoPath, ['ls-tree', commit]);
+}
+
+/** A tree object's entries as ls-tree prints them, or undefined where a name would be quoted. */
+function treeLines(tree: Buffer): string | undefined {
+  let out = '';
+  for (let at = 0; at < tree.length; ) {
+    const space = tree.indexOf(0x20, at);
+    const nul = tree.indexOf(0, space);
+    const mode = tree.toString('latin1', at, space).padStart(6, '0');
+    const name = tree.subarray(space + 1, nul);
+    if (name.some((byte) => byte < 0x20 || byte >= 0x7f || byte === 0x22 || byte === 0x5c)) return undefined;
+    const type = mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+    out += `${mode} ${type} ${tree.toString('hex', nul + 1, nul + 21)}\t${name.toString('latin1')}\n`;
+    at = nul + 21;
+  }
+  return out;
+}
+
+const readers = new Map<string, CatFile>();
 
 const FOUND = /^[0-9a-f]+ (\w+) (\d+)$/;
 
 class CatFile {
   alive = true;
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly waiting: Asked[] = [];
+  private readonly waiting: ((answer: Answer) => void)[] = [];
   private buffer: Buffer = Buffer.alloc(0);
   private idle?: NodeJS.Timeout;
 
@@ -49,11 +77,11 @@ class CatFile {
     this.child.on('close', () => this.stop());
   }
 
-  ask(object: string): Promise<string | undefined> {
+  ask(object: string): Promise<Answer> {
     clearTimeout(this.idle);
     this.hold(true);
     return new Promise((resolve) => {
-      this.waiting.push({ object, resolve });
+      this.waiting.push(resolve);
       this.child.stdin.write(`${object}\n`);
     });
   }
@@ -67,10 +95,8 @@ class CatFile {
       const size = found ? Number(found[2]) : 0;
       // A found object's bytes and their newline must all be here.
       if (found && this.buffer.length < eol + 1 + size + 1) return;
-      const asked = this.waiting.shift()!;
-      if (!found) asked.resolve(undefined); // "<object> missing" (or ambiguous): git show fails on it too
-      else if (found[1] === 'blob') asked.resolve(this.buffer.toString('utf8', eol + 1, eol + 1 + size));
-      else void showOne(this.repoPath, asked.object).then(asked.resolve);
+      // Copied: the answer outlives the buffer it came in.
+      this.waiting.shift()!(found ? { type: found[1], body: Buffer.from(this.buffer.subarray(eol + 1, eol + 1 + size)) } : null);
       this.buffer = this.buffer.subarray(found ? eol + 1 + size + 1 : eol + 1);
       if (this.waiting.length === 0) {
         this.hold(false);
@@ -94,12 +120,12 @@ class CatFile {
     this.child.stdin.end();
   }
 
-  /** The reader has gone: what it was asked and did not answer goes to `git show`. */
+  /** The reader has gone: what it was asked and did not answer is left to the plain commands. */
   private stop(): void {
     this.alive = false;
     clearTimeout(this.idle);
     if (readers.get(this.repoPath) === this) readers.delete(this.repoPath);
-    for (const asked of this.waiting.splice(0)) void showOne(this.repoPath, asked.object).then(asked.resolve);
+    for (const resolve of this.waiting.splice(0)) resolve(undefined);
     this.child.kill();
   }
 }

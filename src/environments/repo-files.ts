@@ -1,5 +1,5 @@
 import { git } from '../git';
-import { showFile } from './cat-file';
+import { listTree, showFile } from './cat-file';
 import type { RepoFiles } from './contract';
 
 /**
@@ -8,7 +8,7 @@ import type { RepoFiles } from './contract';
  */
 export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoFiles & { entries: Map<string, string> }> {
   const entries = new Map<string, string>();
-  for (const line of (await git(repoPath, ['ls-tree', sha])).split('\n')) {
+  for (const line of (await listTree(repoPath, sha)).split('\n')) {
     const tab = line.indexOf('\t');
     if (tab > 0) entries.set(line.slice(tab + 1), line);
   }

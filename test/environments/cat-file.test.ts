@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { showFile } from '../../src/environments/cat-file';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listTree, showFile } from '../../src/environments/cat-file';
 import { cloneBundle } from '../support/real-repos';
 
 const run = promisify(execFile);
@@ -41,4 +44,22 @@ describe('showFile: one cat-file reader a clone, the same text as git show', () 
     expect(await showFile(repo, object)).toBe(first);
     expect(first).toBe(await gitShow(repo, object));
   }, 30_000);
+
+  test('a commit\'s root listing matches git ls-tree, names git quotes included, and a missing commit fails as ls-tree does', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'chainsmith-cat-file-'));
+    try {
+      await run('git', ['init', '-q'], { cwd: scratch });
+      for (const name of ['plain.txt', 'naïve.txt', 'say "hi".txt', 'back\\slash']) await writeFile(join(scratch, name), name);
+      await run('git', ['add', '-A'], { cwd: scratch });
+      await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'odd names'], { cwd: scratch });
+      for (const [clone, commit] of [...shas.map((sha) => [repo, sha]), [scratch, 'HEAD']]) {
+        const listed = await listTree(clone, commit);
+        expect(listed).toBe((await run('git', ['ls-tree', commit], { cwd: clone })).stdout);
+        expect(listed.split('\n').length).toBeGreaterThan(3);
+      }
+      await expect(listTree(repo, 'f'.repeat(40))).rejects.toThrow(/ls-tree/);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
