@@ -9,8 +9,9 @@ import { startModelProcess } from '../test/support/model-process';
 import { orchestrated, renamed, warmGoldCache, withWorkers } from './durability';
 import type { Figure } from './figure';
 
-const LEVELS = [32, 64, 128];
-const SAMPLES = 3;
+// CHAINSMITH_BENCH_LEVELS=64 CHAINSMITH_BENCH_SAMPLES=1 measures less, e.g. under a profiler.
+const LEVELS = process.env.CHAINSMITH_BENCH_LEVELS?.split(',').map(Number) ?? [32, 64, 128];
+const SAMPLES = Number(process.env.CHAINSMITH_BENCH_SAMPLES ?? 3);
 const STEPS = 20;
 const LATENCY_MS = 4000;
 
@@ -98,14 +99,27 @@ function sandboxUsage(docker: Docker, runKeyPart: string) {
   };
 }
 
+interface Split {
+  workers: number;
+  model: number;
+  sandboxes: number;
+  docker: number;
+  temporal: number;
+  others: number;
+  rest: number;
+}
+
 interface Level {
   concurrency: number;
   single: number;
   efficiencies: number[];
   walls: number[];
   machineCpuPerRollout: number[];
-  /** Per rollout: workers + model, sandboxes, Docker's daemons, the Temporal server, other users (their rate just before), what is left. */
-  split: { own: number; sandboxes: number; docker: number; temporal: number; others: number; rest: number }[];
+  /**
+   * Per rollout: the workers (this process), the stand-in model's process, sandboxes, Docker's
+   * daemons, the Temporal server, other users (their rate just before), what is left.
+   */
+  split: Split[];
   /** Machine CPU over the batch's wall time and all cores. */
   busy: number[];
   peakMb: number[];
@@ -139,7 +153,8 @@ async function level(concurrency: number): Promise<Level> {
         const machine = per(machineCpuSeconds() - machine0);
         const sandboxes = await usage.stop();
         const split = {
-          own: per(ownCpuSeconds() - own0 + (await model.cpuSeconds()) - model0),
+          workers: per(ownCpuSeconds() - own0),
+          model: per((await model.cpuSeconds()) - model0),
           sandboxes: per(sandboxes.cpuSeconds),
           docker: per(processCpuSeconds(DOCKER) - docker0),
           temporal: per(processCpuSeconds(TEMPORAL) - temporal0),
@@ -148,7 +163,7 @@ async function level(concurrency: number): Promise<Level> {
           others: per(others * wall),
           rest: 0,
         };
-        split.rest = machine - split.own - split.sandboxes - split.docker - split.temporal - split.others;
+        split.rest = machine - split.workers - split.model - split.sandboxes - split.docker - split.temporal - split.others;
         const peaks = sandboxes.peaks.map((b) => b / 2 ** 20);
         const busy = (machine * concurrency) / (wall * cpus().length);
         out.walls.push(wall);
@@ -169,19 +184,49 @@ async function level(concurrency: number): Promise<Level> {
   }
 }
 
-const describe = (split: Level['split'][number]) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
+/**
+ * Where a level breaks and why: with the machine busy, CPU (and whose: ours or other users'); with
+ * CPU to spare, waiting (on the Temporal server, Docker or the worker's slots). Also how many rollouts
+ * the two cores could carry at once were ours the only load: CPU a rollout (ours: what the counters
+ * attribute to us) against one rollout's wall time.
+ */
+function diagnosis(l: Level): string {
+  const busy = median(l.busy);
+  const split = Object.fromEntries(Object.keys(l.split[0]).map((k) => [k, median(l.split.map((s) => s[k as keyof Split]))])) as unknown as Split;
+  // The rest (containerd shims and runc, but also other users' load moving) is left out and shown apart.
+  const ours = split.workers + split.model + split.sandboxes + split.docker + split.temporal;
+  const carried = Math.floor((cpus().length * l.single) / ours);
+  const [top, topSeconds] = Object.entries(split).sort((a, b) => b[1] - a[1])[0];
+  const bound =
+    busy >= 0.85
+      ? `CPU-bound: the machine was ${(busy * 100).toFixed(0)} % busy, most of it ${top} (${topSeconds.toFixed(2)} s a rollout)`
+      : `not CPU-bound (machine ${(busy * 100).toFixed(0)} % busy): the batch waited on the Temporal server, Docker or the worker's slots`;
+  return `${bound}; ours ${ours.toFixed(2)} s CPU a rollout (unattributed ${split.rest.toFixed(2)} s more), so ${cpus().length} cores carry about ${carried} rollouts at once with no other users`;
+}
+
+const describe = (split: Split) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
 
 export async function run(): Promise<Figure[]> {
   log(`before: ${uptime()}`);
   const levels: Level[] = [];
-  for (const concurrency of LEVELS) levels.push(await level(concurrency));
+  for (const concurrency of LEVELS) {
+    const l = await level(concurrency);
+    log(`${concurrency} at once: ${diagnosis(l)}`);
+    levels.push(l);
+  }
   log(`after: ${uptime()}`);
   const what = `${STEPS} steps at ${LATENCY_MS / 1000} s a model call (model in its own process), 2 cores shared with other users`;
   return levels.flatMap((l) => {
     const spread = `median of ${l.efficiencies.length}: ${l.efficiencies.map((e) => e.toFixed(3)).join(', ')}`;
     const n = l.concurrency;
     return [
-      { measure: `concurrency_efficiency_${n}`, value: round(median(l.efficiencies), 3), unit: 'ratio', goal: `${n === 64 ? '>= 0.9' : 'context'} (one rollout's wall / ${n} at once, ${what}; ${spread})` },
+      { measure: `concurrency_efficiency_${n}`, value: round(median(l.efficiencies), 3), unit: 'ratio', goal: `${n === 64 ? '>= 0.9' : 'context'} (one rollout's wall / ${n} at once, ${what}; ${spread}; ${diagnosis(l)})` },
+      {
+        measure: `worker_cpu_seconds_per_rollout_${n}`,
+        value: round(median(l.split.map((s) => s.workers)), 2),
+        unit: 's',
+        goal: `context: the workers' own CPU (orchestration, rollout, judge and export activities; this process, the bench's polling included) / ${n}, other users' load not included`,
+      },
       {
         measure: `cpu_seconds_per_rollout_${n}`,
         value: round(median(l.machineCpuPerRollout), 2),

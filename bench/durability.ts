@@ -53,7 +53,9 @@ export async function orchestrated(engines: Engines, config: Config, chains: Cha
   const t0 = Date.now();
   if (concurrency) {
     const batch = await startBatch(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue, concurrency });
-    await batch.handle.result();
+    const counts = await batch.handle.result();
+    // Rollouts that failed or never ran finish early: their batch's wall time would flatter it.
+    if (counts.accepted + counts.rejected !== chains.length) throw new Error(`the batch did not roll every chain out: ${JSON.stringify(counts)}`);
   } else {
     const started = await startChains(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue });
     await Promise.all(started.map((x) => x.handle.result()));

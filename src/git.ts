@@ -35,7 +35,7 @@ export interface GitOptions {
  * Inherited GIT_DIR, GIT_INDEX_FILE and friends (set when running inside a git hook, for example)
  * would point every command at another repository, so they are dropped.
  */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('GIT_')) env[name] = value;

@@ -1,4 +1,5 @@
 import { git } from '../git';
+import { listTree, showFile } from './cat-file';
 import type { RepoFiles } from './contract';
 
 /**
@@ -7,7 +8,7 @@ import type { RepoFiles } from './contract';
  */
 export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoFiles & { entries: Map<string, string> }> {
   const entries = new Map<string, string>();
-  for (const line of (await git(repoPath, ['ls-tree', sha])).split('\n')) {
+  for (const line of (await listTree(repoPath, sha)).split('\n')) {
     const tab = line.indexOf('\t');
     if (tab > 0) entries.set(line.slice(tab + 1), line);
   }
@@ -18,7 +19,7 @@ export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoF
     read(path: string) {
       let text = texts.get(path);
       if (!text) {
-        text = git(repoPath, ['show', `${sha}:${path}`]).catch(() => undefined);
+        text = showFile(repoPath, `${sha}:${path}`);
         texts.set(path, text);
       }
       return text;

@@ -27,9 +27,21 @@ async function checkRepository(repoPath: string): Promise<void> {
   }
 }
 
-async function resolveCommit(repoPath: string, revision: string): Promise<string> {
+/**
+ * The commit `revision` names, in the repository that is `repoPath` itself. One git process answers
+ * both questions when all is well; a failure is then asked apart, to say which of the two it was.
+ */
+async function resolveTip(repoPath: string, revision: string): Promise<string> {
+  const ceiling = await realpath(repoPath).then(dirname, () => undefined);
+  const verify = ['--verify', '--quiet', '--end-of-options', `${revision}^{commit}`];
+  if (ceiling !== undefined) {
+    const answer = await git(repoPath, ['rev-parse', '--git-dir', ...verify], { env: { GIT_CEILING_DIRECTORIES: ceiling } }).catch(() => undefined);
+    const tip = answer?.trim().split('\n')[1];
+    if (tip) return tip;
+  }
+  await checkRepository(repoPath);
   try {
-    return (await git(repoPath, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`])).trim();
+    return (await git(repoPath, ['rev-parse', ...verify])).trim();
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
     throw new MiningError(`no commit named ${revision} in ${repoPath}`, { cause: error });
@@ -99,9 +111,12 @@ const MAX_HAND_LANDED_COMMITS = 100;
  */
 export async function readLocalPullRequests(repoPath: string, opts: LocalMineOptions = {}): Promise<LocalMineResult> {
   const path = resolve(repoPath);
-  await checkRepository(path);
-  const tip = await resolveCommit(path, opts.branch ?? 'HEAD');
-  const heads = await pullHeads(path);
+  // Independent questions, asked at once: each git process costs more to start than to answer. The
+  // heads' answer counts only once the path has proved to be a repository of its own.
+  const reading = pullHeads(path);
+  reading.catch(() => undefined);
+  const tip = await resolveTip(path, opts.branch ?? 'HEAD');
+  const heads = await reading;
   opts.onProgress?.({ phase: 'reading history', done: 0 });
   const logged = await logCommits(path, [tip, ...new Set(heads.values())]);
   const bySha = new Map(logged.map((commit) => [commit.sha, commit]));
