@@ -33,8 +33,10 @@ export function carryScript(chain: Chain, stage: number, opts: { carry: boolean;
       `if ! git cat-file -e '${gold}^{commit}' 2>/dev/null; then echo "commit ${gold} does not exist in the repository" >&2; exit 3; fi`,
       `${scratch} git read-tree ${gold}`,
       `if ! ${scratch} git apply --allow-empty --cached --binary ${CARRY_PATCH}; then echo "the carried patch does not apply to the merge of PR #${chain.prs[stage - 1].number}" >&2; exit 4; fi`,
-      `if git merge-base --is-ancestor ${gold} ${base}; then echo GOLD_IN_BASE; fi`,
-      `agent_work=$(git commit-tree "$(${scratch} git write-tree)" -p "$(git merge-base ${base} ${gold})" -m 'agent work through stage ${stage}')`,
+      // The merge is in the base exactly when it is their merge base.
+      `since=$(git merge-base ${base} ${gold})`,
+      `if [ "$since" = ${gold} ]; then echo GOLD_IN_BASE; fi`,
+      `agent_work=$(git commit-tree "$(${scratch} git write-tree)" -p "$since" -m 'agent work through stage ${stage}')`,
       `rm -f ${REPO_DIR}/.git/chainsmith-carry.index`,
       'if ! git cherry-pick --no-commit "$agent_work" >/dev/null 2>&1; then',
       '  conflicted=$(git diff --name-only --diff-filter=U)',
@@ -43,8 +45,9 @@ export function carryScript(chain: Chain, stage: number, opts: { carry: boolean;
       // No markers to keep both sides in (a binary file): the agent's version stays.
       '    if ! grep -q "^<<<<<<< " -- "$f" 2>/dev/null; then git checkout --theirs -- "$f" 2>/dev/null || true; fi',
       '  done <<< "$conflicted"',
+      // A clean pick has staged everything already.
+      '  git add -A',
       'fi',
-      'git add -A',
       `git commit -q --allow-empty -m 'carry: agent work from earlier stages'`,
     );
   } else {

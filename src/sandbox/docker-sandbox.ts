@@ -115,9 +115,9 @@ export class DockerSandbox {
     return { sandbox, reused: false };
   }
 
-  /** Runs `bash -c command`; a non-zero exit is a result, only a broken engine throws. */
-  exec(command: string, opts: ExecOptions): Promise<ExecResult> {
-    return this.run(command, opts);
+  /** Runs `bash -c command` (with `input` as its standard input); a non-zero exit is a result, only a broken engine throws. */
+  exec(command: string, opts: ExecOptions, input?: Buffer): Promise<ExecResult> {
+    return this.run(command, opts, input);
   }
 
   /**
