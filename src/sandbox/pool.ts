@@ -19,8 +19,8 @@ interface Kind {
 /**
  * Warm sandboxes per kind (environment image, repository, limits): started, network-less and limited
  * exactly as a cold one, with their shell already open, so opening a stage is a checkout and a carry
- * in a running container. A kind is filled to `size` in the background after its first use and after
- * every take, one container at a time (a worker's CPU is for its rollouts).
+ * in a running container. A kind is filled to `size` in the background once a stage of it is set up
+ * (a first one started its own container), one container at a time (a worker's CPU is for its rollouts).
  *
  * Warm and taken pooled containers are owned by the worker process (ownerLabel): they end with their
  * stage, on `drain()` at shutdown, or, after a crash, in the sweep of dead workers' containers
@@ -39,18 +39,27 @@ export class SandboxPool {
     return this.opts.size > 0 && !this.closed;
   }
 
-  /** A warm sandbox of `spec`'s kind, or undefined (none ready); either way the kind is filled again. */
+  /** A warm sandbox of `spec`'s kind, or undefined (none ready). The taker calls refill() once its stage is set up. */
   take(spec: WarmSpec): DockerSandbox | undefined {
-    if (!this.enabled) return undefined;
+    return this.enabled ? this.use(spec).idle.shift() : undefined;
+  }
+
+  /**
+   * Fills `spec`'s kind again in the background. Called after a stage is set up, not at the take: on
+   * two cores, containers starting beside a setup (a miss's own start above all) slow it down.
+   */
+  refill(spec: WarmSpec): void {
+    if (this.enabled) this.fill(this.use(spec));
+  }
+
+  /** The kind, made the most recently used (the first entry is the one to drop). */
+  private use(spec: WarmSpec): Kind {
     const key = kindKey(spec);
     const kind = this.kinds.get(key) ?? { spec, idle: [] };
-    // Most recently used last: the first entry is the kind to drop.
     this.kinds.delete(key);
     this.kinds.set(key, kind);
-    const taken = kind.idle.shift();
-    this.fill(kind);
     if (this.kinds.size > MAX_KINDS) void this.dropKind(this.kinds.keys().next().value!);
-    return taken;
+    return kind;
   }
 
   /** How many sandboxes of `spec`'s kind are warm now. */

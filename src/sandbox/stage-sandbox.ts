@@ -80,6 +80,7 @@ export class StageSandbox implements Sandbox {
       const carry =
         (reused && (await resetStage(sandbox, chain, stage, carried, progress))) ||
         (await setUpStage(sandbox, chain, stage, { carryPatch: opts.carryPatch, progress }));
+      if (role.kind === 'rollout') deps.pool?.refill(spec);
       return new StageSandbox(sandbox, env, carry, reused);
     } catch (err) {
       await sandbox.destroy();

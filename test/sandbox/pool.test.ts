@@ -100,7 +100,7 @@ const Docker = require('dockerode');
 const { SandboxPool } = require(process.argv[1]);
 const pool = new SandboxPool(new Docker(), { size: 2, host: process.env.POOL_HOST });
 const spec = JSON.parse(process.env.POOL_SPEC);
-pool.take(spec);
+pool.refill(spec);
 pool.filled(spec).then(() => console.log('warm ' + pool.idle(spec)));
 setInterval(() => undefined, 1000);
 `;
