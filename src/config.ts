@@ -56,6 +56,8 @@ const ConfigSchema = z.strictObject({
     image: z.string().min(1).optional(),
     memoryMb: z.number().int().min(64),
     pidsLimit: z.number().int().min(16),
+    /** Warm sandboxes a worker keeps started per environment image (src/sandbox/pool.ts); 0 starts each on demand. */
+    poolSize: z.number().int().min(0).max(16),
     /** The test command of a repository whose language is not recognised, and pytest's command for Python projects. */
     testCommand: z.string().min(1),
   }),
@@ -114,6 +116,7 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_S3_PREFIX: { path: ['artifacts', 's3', 'prefix'] },
   CHAINSMITH_S3_ENDPOINT: { path: ['artifacts', 's3', 'endpoint'] },
   CHAINSMITH_SANDBOX_IMAGE: { path: ['sandbox', 'image'] },
+  CHAINSMITH_SANDBOX_POOL: { path: ['sandbox', 'poolSize'], number: true },
   CHAINSMITH_SANDBOX_CPUS: { path: ['environments', 'cpus'], number: true },
   CHAINSMITH_BUILD_NETWORK: { path: ['environments', 'buildNetwork'] },
   CHAINSMITH_MAX_TOKENS: { path: ['budget', 'maxTokens'], number: true },
@@ -132,7 +135,7 @@ function defaults(env: Env): Config {
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 30 },
-    sandbox: { memoryMb: 2048, pidsLimit: 512, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
+    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1 },
     budget: { prices: DEFAULT_PRICES },
   };

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import type { ModelClient } from '../model/client';
 import { Redactor } from '../redact';
+import type { SandboxPool } from '../sandbox/pool';
 import type { PolicyKind } from '../schemas';
 
 export interface ActivityDeps {
@@ -13,6 +14,8 @@ export interface ActivityDeps {
   /** Present only when a model endpoint is configured. */
   model?: ModelClient;
   image: string;
+  /** Warm sandboxes of this worker process; absent, every sandbox is started on demand. */
+  pool?: SandboxPool;
 }
 
 /** What the activities share, built once per worker process from its dependencies. */

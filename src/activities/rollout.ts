@@ -35,6 +35,7 @@ export function rolloutActivities(ctx: ActivityContext) {
             docker: ctx.docker,
             store: ctx.store,
             sandbox: ctx.sandboxSpec,
+            pool: ctx.pool,
             environments: ctx.environments,
             limits: { ...config.agent, ...config.budget, price },
             redactor,

@@ -58,6 +58,7 @@ export async function demoCommand(config: Config): Promise<number> {
   }
   const watching = watchChains(started, say);
   await runWorkers(workers, watching);
+  await deps.pool?.drain();
   const results = await watching;
 
   const mine = (c: Docker.ContainerInfo) => started.some((s) => (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(s.workflowId)));

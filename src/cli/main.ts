@@ -140,6 +140,7 @@ program
     const role = opts.sandboxOnly ? ' (sandbox queues only)' : opts.orchestrationOnly ? ' (orchestration only)' : '';
     console.log(`worker on host ${cfg.worker.host}${role} running against ${cfg.temporal.address}; Ctrl-C to stop`);
     await runWorkers(workers);
+    await deps.pool?.drain();
   });
 
 program

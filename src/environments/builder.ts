@@ -57,8 +57,9 @@ interface Resolved {
   sha: string;
   repoPath: string;
   repoName: string;
+  /** Only for a recipe that fetches: what its dependencies are keyed on and resolved as of. */
   depsKey: string;
-  asOf: Date;
+  asOf?: Date;
   /** Images of one lineage may seed each other's builds (LanguageRecipe.reuse). */
   lineage: string;
   /** The recipe's fallback, resolved the same way. */
@@ -156,11 +157,16 @@ export class Environments {
     // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
     const history = await rootCommit(repoPath, pr.baseSha);
     const blobs = await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, files.entries);
-    const asOf = await manifestsDate(repoPath, pr.baseSha, recipe.manifests);
+    // Walking back to the manifests' last change can take most of a second on a long history: only a fetch needs it.
+    const fetches = (r?: LanguageRecipe): boolean => !!r && (!!r.fetch || fetches(r.fallback));
+    const asOf = fetches(recipe) ? await manifestsDate(repoPath, pr.baseSha, recipe.manifests) : undefined;
     const keyed = (recipe: LanguageRecipe): Resolved => {
       const toolchain = this.toolchains.image(recipe.toolchain.image);
       const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-      const depsKey = hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24);
+      const depsKey =
+        recipe.fetch && asOf
+          ? hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24)
+          : '';
       // The fallback and how a build says it needs it are not part of what this recipe builds.
       const key = hash([LAYOUT, toolchain, this.opts.network, { ...recipe, fallback: undefined, tooOld: undefined }, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
@@ -178,8 +184,9 @@ export class Environments {
     const start = Date.now();
     const { recipe } = r;
     const toolchain = await this.toolchains.ensure(recipe.toolchain.image, this.log);
-    const deps: FetchedDependencies | undefined = recipe.fetch
-      ? await this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe, key: r.depsKey, asOf: r.asOf, log: this.log })
+    const deps: FetchedDependencies | undefined =
+      recipe.fetch && r.asOf
+        ? await this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe, key: r.depsKey, asOf: r.asOf, log: this.log })
       : undefined;
     await sweepOrphansOnce(this.docker);
     const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;

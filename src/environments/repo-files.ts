@@ -17,6 +17,8 @@ export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoF
     rootFiles: new Set(entries.keys()),
     entries,
     read(path: string) {
+      // Detection asks for a dozen usual files; one whose top directory is not there needs no git process.
+      if (!entries.has(path.split('/')[0])) return Promise.resolve(undefined);
       let text = texts.get(path);
       if (!text) {
         text = showFile(repoPath, `${sha}:${path}`);

@@ -9,6 +9,7 @@ import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
 import { prTestCommand, prTestFiles } from '../sandbox/pr-tests';
 import type { SandboxSpec } from '../sandbox/docker-sandbox';
+import type { SandboxPool } from '../sandbox/pool';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import type { Environments } from '../environments/builder';
 import {
@@ -51,6 +52,8 @@ export interface RoundDeps {
   /** The sandbox's limits; its image is the stage's environment image. */
   sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
   environments: Environments;
+  /** Warm sandboxes to take before starting one. */
+  pool?: SandboxPool;
   limits: AgentLimits;
   /** `testCommand` runs the PR's test files with the stage environment's runner. */
   policyFor: (chain: Chain, stage: number, testCommand: string) => Policy;

@@ -1,5 +1,6 @@
 import type { Carry, Chain } from '../schemas';
 import { checkoutLines } from './checkout';
+import { REPO_DIR } from './docker-sandbox';
 
 /** Where the harness drops patches inside a sandbox before the setup script reads them. */
 export const CARRY_PATCH = '/work/.chainsmith/carry.patch';
@@ -12,9 +13,9 @@ export const CARRY_TAG = 'chainsmith/carry';
  *
  * The carried patch D(t−1) is the agent's tree against the gold tree after stage t−1 (the merge M(t−1)),
  * so it already says "take out these gold lines, put in the agent's": reversing earlier gold and applying
- * the agent's work are one three-way merge. The script rebuilds the agent's tree X on top of M(t−1)
- * (D was made against exactly that tree, so it applies cleanly), then cherry-picks X onto B_t, with
- * M(t−1) as merge base. Where B_t does not contain M(t−1), the base is their merge-base, so the agent's
+ * the agent's work are one three-way merge. The script checks out B_t, rebuilds the agent's tree X on
+ * top of M(t−1) in a scratch index (D was made against exactly that tree, so it applies cleanly; no
+ * file of M(t−1) is written out), then cherry-picks X onto B_t, with M(t−1) as merge base. Where B_t does not contain M(t−1), the base is their merge-base, so the agent's
  * whole work since then comes along.
  *
  * Conflict policy ('conflict-markers'): in text files both sides are kept between conflict markers; a
@@ -26,12 +27,17 @@ export function carryScript(chain: Chain, stage: number, opts: { carry: boolean;
   const lines = ['set -euo pipefail'];
   if (opts.carry && stage > 0) {
     const gold = chain.prs[stage - 1].mergeSha;
+    const scratch = `GIT_INDEX_FILE=${REPO_DIR}/.git/chainsmith-carry.index`;
     lines.push(
-      ...checkoutLines(gold),
-      `if ! git apply --allow-empty --index --binary ${CARRY_PATCH}; then echo "the carried patch does not apply to the merge of PR #${chain.prs[stage - 1].number}" >&2; exit 4; fi`,
-      `if git merge-base --is-ancestor ${gold} ${base}; then echo GOLD_IN_BASE; fi`,
-      `agent_work=$(git commit-tree "$(git write-tree)" -p "$(git merge-base ${base} ${gold})" -m 'agent work through stage ${stage}')`,
       ...checkoutLines(base),
+      `if ! git cat-file -e '${gold}^{commit}' 2>/dev/null; then echo "commit ${gold} does not exist in the repository" >&2; exit 3; fi`,
+      `${scratch} git read-tree ${gold}`,
+      `if ! ${scratch} git apply --allow-empty --cached --binary ${CARRY_PATCH}; then echo "the carried patch does not apply to the merge of PR #${chain.prs[stage - 1].number}" >&2; exit 4; fi`,
+      // The merge is in the base exactly when it is their merge base.
+      `since=$(git merge-base ${base} ${gold})`,
+      `if [ "$since" = ${gold} ]; then echo GOLD_IN_BASE; fi`,
+      `agent_work=$(git commit-tree "$(${scratch} git write-tree)" -p "$since" -m 'agent work through stage ${stage}')`,
+      `rm -f ${REPO_DIR}/.git/chainsmith-carry.index`,
       'if ! git cherry-pick --no-commit "$agent_work" >/dev/null 2>&1; then',
       '  conflicted=$(git diff --name-only --diff-filter=U)',
       '  while IFS= read -r f; do',
@@ -39,8 +45,9 @@ export function carryScript(chain: Chain, stage: number, opts: { carry: boolean;
       // No markers to keep both sides in (a binary file): the agent's version stays.
       '    if ! grep -q "^<<<<<<< " -- "$f" 2>/dev/null; then git checkout --theirs -- "$f" 2>/dev/null || true; fi',
       '  done <<< "$conflicted"',
+      // A clean pick has staged everything already.
+      '  git add -A',
       'fi',
-      'git add -A',
       `git commit -q --allow-empty -m 'carry: agent work from earlier stages'`,
     );
   } else {

@@ -92,23 +92,32 @@ export class DockerSandbox {
 
   /**
    * The running sandbox labelled `key` on `host` if one survived (a worker killed mid-round leaves it
-   * running), else a new one. A stopped leftover (e.g. after a Docker restart) is removed first. Only
+   * running), else a warm one from `pool` (which belongs to this worker process, not to the run), else
+   * a new one. A stopped leftover (e.g. after a Docker restart) is removed first. Only
    * this host's are looked at: where several host identities share one engine, another's sandbox is
    * not ours to take over or remove (its worker's sweep or the chain's cleanup does that).
    */
-  static async reuseOrCreate(docker: Docker, spec: SandboxSpec, key: string, host: string): Promise<{ sandbox: DockerSandbox; reused: boolean }> {
+  static async reuseOrCreate(
+    docker: Docker,
+    spec: SandboxSpec,
+    key: string,
+    host: string,
+    pool?: { take(spec: SandboxSpec): DockerSandbox | undefined },
+  ): Promise<{ sandbox: DockerSandbox; reused: boolean }> {
     const mine = [`${KEY_LABEL}=${key}`, `${HOST_LABEL}=${host}`];
     const found = await docker.listContainers({ all: true, filters: { label: mine } }).catch(() => []);
     const running = found.find((c) => c.State === 'running');
     for (const c of found) if (c !== running) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
     if (running) return { sandbox: new DockerSandbox(docker, docker.getContainer(running.Id)), reused: true };
+    const warm = pool?.take(spec);
+    if (warm) return { sandbox: warm, reused: false };
     const sandbox = await DockerSandbox.create(docker, { ...spec, labels: { ...spec.labels, [KEY_LABEL]: key, [HOST_LABEL]: host } });
     return { sandbox, reused: false };
   }
 
-  /** Runs `bash -c command`; a non-zero exit is a result, only a broken engine throws. */
-  exec(command: string, opts: ExecOptions): Promise<ExecResult> {
-    return this.run(command, opts);
+  /** Runs `bash -c command` (with `input` as its standard input); a non-zero exit is a result, only a broken engine throws. */
+  exec(command: string, opts: ExecOptions, input?: Buffer): Promise<ExecResult> {
+    return this.run(command, opts, input);
   }
 
   /**

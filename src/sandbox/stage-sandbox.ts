@@ -6,6 +6,7 @@ import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
 import { DockerSandbox, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from './docker-sandbox';
 import { ownerLabel, sweepOrphansOnce } from './orphans';
+import type { SandboxPool } from './pool';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox';
 import { resetStage, setUpStage } from './stage-setup';
 import { stageInputProblem } from './stage-inputs';
@@ -15,6 +16,8 @@ export interface StageSandboxDeps {
   environments: Environments;
   /** The sandbox's limits; its image is the stage's environment image. */
   sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
+  /** Warm containers a rollout takes instead of starting one (absent or empty: a new one is started). */
+  pool?: SandboxPool;
 }
 
 /**
@@ -67,7 +70,8 @@ export class StageSandbox implements Sandbox {
       sandbox = await DockerSandbox.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() } });
     } else {
       const labels = { [RUN_LABEL]: runLabel(role.runKey), [RUN_KEY_LABEL]: role.runKey, 'chainsmith.stage': String(stage) };
-      ({ sandbox, reused } = await DockerSandbox.reuseOrCreate(deps.docker, { ...spec, labels }, role.key, role.host));
+      // A retried round's surviving sandbox first; else a warm one (its worker's, see pool.ts); else a new one, labelled for its run.
+      ({ sandbox, reused } = await DockerSandbox.reuseOrCreate(deps.docker, { ...spec, labels }, role.key, role.host, deps.pool));
     }
     try {
       const progress = opts.progressPatch !== undefined;
@@ -76,6 +80,7 @@ export class StageSandbox implements Sandbox {
       const carry =
         (reused && (await resetStage(sandbox, chain, stage, carried, progress))) ||
         (await setUpStage(sandbox, chain, stage, { carryPatch: opts.carryPatch, progress }));
+      if (role.kind === 'rollout') deps.pool?.refill(spec);
       return new StageSandbox(sandbox, env, carry, reused);
     } catch (err) {
       await sandbox.destroy();

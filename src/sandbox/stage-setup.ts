@@ -19,14 +19,15 @@ export async function setUpStage(
   opts: { carryPatch?: string | Buffer; progress: boolean },
 ): Promise<Carry> {
   const carried = opts.carryPatch !== undefined && stage > 0;
-  if (carried) await sandbox.writeFile(CARRY_PATCH, opts.carryPatch!);
   const script = carryScript(chain, stage, { carry: carried, progress: opts.progress });
   // Shell builtins where they do: this runs before every stage, and each process costs milliseconds.
-  const setup = await sandbox.exec(`[ ! -e ${READY} ] || rm -f ${READY}; [ -d /work/.chainsmith ] || mkdir -p /work/.chainsmith; (\n${script}\n) > ${SETUP_OUT} 2>&1 && : > ${READY}; s=$?; cat ${SETUP_OUT}; exit $s`, {
-    timeoutSeconds: 600,
-    maxOutputChars: 20_000,
-    cwd: '/work',
-  });
+  // The carried patch comes in as the command's input: one round trip, not two.
+  const write = carried ? `cat > ${CARRY_PATCH} && ` : '';
+  const setup = await sandbox.exec(
+    `[ ! -e ${READY} ] || rm -f ${READY}; [ -d /work/.chainsmith ] || mkdir -p /work/.chainsmith; ${write}(\n${script}\n) > ${SETUP_OUT} 2>&1 && : > ${READY}; s=$?; cat ${SETUP_OUT}; exit $s`,
+    { timeoutSeconds: 600, maxOutputChars: 20_000, cwd: '/work' },
+    carried ? Buffer.from(opts.carryPatch!) : undefined,
+  );
   if (setup.exitCode !== 0) {
     throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up:\n${setup.output.trim()}`);
   }

@@ -5,6 +5,7 @@ import { baseImageTag } from '../environments/images';
 import { ModelClient } from '../model/client';
 import { retryPolicyFrom } from '../model/retry';
 import { Redactor } from '../redact';
+import { SandboxPool } from '../sandbox/pool';
 
 /** Real clients from config; the model client only where an endpoint is configured. */
 export function buildDeps(config: Config): ActivityDeps {
@@ -14,5 +15,11 @@ export function buildDeps(config: Config): ActivityDeps {
   const client = model.baseUrl
     ? new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry: retryPolicyFrom(model), redactor })
     : undefined;
-  return { config, docker: new Docker(), model: client, image: config.sandbox.image ?? baseImageTag() };
+  const docker = new Docker();
+  const pool = new SandboxPool(docker, {
+    size: config.sandbox.poolSize,
+    host: config.worker.host,
+    onError: (err) => console.error(`not keeping sandboxes warm for now: ${err.message}`),
+  });
+  return { config, docker, model: client, image: config.sandbox.image ?? baseImageTag(), pool };
 }

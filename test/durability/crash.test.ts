@@ -2,6 +2,7 @@ import Docker from 'dockerode';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { runLabel } from '../../src/rollout/round';
 import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { OWNER_LABEL } from '../../src/sandbox/orphans';
 import { TrajectorySchema, type ScaffoldKind } from '../../src/schemas';
 import { crashRun } from '../support/crash-run';
 import { expectedNotes, NOTES_FILE } from '../support/scripted-model';
@@ -52,4 +53,10 @@ test.each<ScaffoldKind>(['tools', 'bash'])(`%s scaffold: a worker SIGKILLed ${KI
     (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(run.workflowId)),
   );
   expect(left).toHaveLength(0);
+  // Nor anything its worker processes owned: a killed one's warm and taken pooled sandboxes went in the
+  // next one's start sweep, the last one's warm ones when it shut down.
+  const owned = (await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL, OWNER_LABEL] } })).filter((c) =>
+    run.pids.includes(Number(c.Labels[OWNER_LABEL].split(':')[1])),
+  );
+  expect(owned).toHaveLength(0);
 }, 600_000);

@@ -21,15 +21,18 @@ test('a round retried after its worker died elsewhere names that host, so the ch
   const env = new MockActivityEnvironment({ attempt: 3, heartbeatDetails: previous });
   const beats: RoundProgress[] = [];
   env.on('heartbeat', (d: RoundProgress) => beats.push(d));
-  const activities = createActivities(buildDeps(config));
-  const result = (await env.run(activities.rolloutRound, {
-    runKey: `hosts-${Date.now()}/run`,
-    chainRef: await store.putJson(chain),
-    queriesRef: await store.putJson(templateQueries(chain)),
-    stage: 0,
-    round: 0,
-    policy: 'gold-replay' as const,
-  })) as RoundResult;
+  const deps = buildDeps(config);
+  const activities = createActivities(deps);
+  const result = (await env
+    .run(activities.rolloutRound, {
+      runKey: `hosts-${Date.now()}/run`,
+      chainRef: await store.putJson(chain),
+      queriesRef: await store.putJson(templateQueries(chain)),
+      stage: 0,
+      round: 0,
+      policy: 'gold-replay' as const,
+    })
+    .finally(() => deps.pool?.drain())) as RoundResult;
 
   expect(result.host).toBe(hostname());
   expect(result.earlierHosts?.sort()).toEqual(['host-a', 'host-b']);

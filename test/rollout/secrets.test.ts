@@ -11,6 +11,7 @@ import { ChainRepo } from '../support/chain-repo';
 import { testConfig } from '../support/engines';
 import { FakeOpenAI, type Reply } from '../support/fake-openai';
 import { scriptedModel } from '../support/scripted-model';
+import type { SandboxPool } from '../../src/sandbox/pool';
 import { buildDeps } from '../../src/workers/deps';
 
 const API_KEY = 'sk-worker-secret-4b1d9e7f2c6a8035';
@@ -41,12 +42,15 @@ test('an API key and a token in the worker’s environment appear nowhere in the
   process.env.OPENAI_API_KEY = API_KEY;
   process.env.GITHUB_TOKEN = GITHUB_TOKEN;
   const fake = new FakeOpenAI(leakyModel);
+  let pool: SandboxPool | undefined;
   try {
     const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: API_KEY, CHAINSMITH_MODEL: 'scripted' });
     const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-secrets-')), 'app'), { 'fixture.txt': `token = "${FIXTURE_TOKEN}"\n` });
     const chain = repo.chain('secrets/app', [await repo.pr(1, 'Describe the app', { 'README.md': '# app\n' })]);
     const store = ArtifactStore.fromConfig(config);
-    const activities = createActivities(buildDeps(config));
+    const deps = buildDeps(config);
+    pool = deps.pool;
+    const activities = createActivities(deps);
     const runKey = `secrets-${Date.now()}/run`;
     const result = (await new MockActivityEnvironment().run(activities.rolloutRound, {
       runKey,
@@ -75,6 +79,7 @@ test('an API key and a token in the worker’s environment appear nowhere in the
     for (const file of files) expect(readFileSync(file, 'utf8')).not.toMatch(new RegExp(`${API_KEY}|${GITHUB_TOKEN}`));
     expect(await new MockActivityEnvironment().run(activities.cleanupRun, { runKey })).toBe(0);
   } finally {
+    await pool?.drain();
     await fake.stop();
     process.env.OPENAI_API_KEY = saved.OPENAI_API_KEY;
     process.env.GITHUB_TOKEN = saved.GITHUB_TOKEN;

@@ -63,6 +63,9 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     OPENAI_API_KEY: 'sk-scale-test',
     CHAINSMITH_MODEL: 'scripted',
     CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3',
+    // Every rollout in a sandbox labelled for its run, which this test follows across hosts; a warm
+    // pooled one belongs to its worker process instead (test/sandbox/pool.test.ts: its kill and sweep).
+    CHAINSMITH_SANDBOX_POOL: '0',
   };
   const config = testConfig(env);
   const taskQueue = `scale-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;

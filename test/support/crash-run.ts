@@ -14,6 +14,8 @@ export interface CrashRun {
   /** Agent model calls in all, and how many of them asked for a step that had been asked for before. */
   calls: number;
   redone: number;
+  /** The worker processes the run had: what they own (warm pooled sandboxes, say) must be gone after it. */
+  pids: number[];
 }
 
 /**
@@ -36,8 +38,10 @@ export async function crashRun(opts: {
   const taskQueue = `crash-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const worker = new WorkerProcess(taskQueue, env);
   const connection = await Connection.connect({ address: config.temporal.address });
+  const pids: number[] = [];
   try {
     worker.start();
+    pids.push(worker.pid!);
     const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', scaffold, taskQueue });
     const done = started.handle.result();
     let finished = false;
@@ -59,10 +63,11 @@ export async function crashRun(opts: {
       await worker.kill();
       kills += 1;
       worker.start();
+      pids.push(worker.pid!);
     }
     const result = await done;
     const calls = agentCalls().length;
-    return { result, workflowId: started.workflowId, kills, calls, redone: calls - uniqueSteps() };
+    return { result, workflowId: started.workflowId, kills, calls, redone: calls - uniqueSteps(), pids };
   } finally {
     await worker.stop();
     await connection.close();

@@ -33,10 +33,11 @@ export async function startEngines(config: Config, opts: { maxSandboxes?: number
   const taskQueue = `test-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const connection = await Connection.connect({ address: config.temporal.address });
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const deps = buildDeps(config);
   const workers = await createWorkers({
     connection: nativeConnection,
     namespace: config.temporal.namespace,
-    deps: buildDeps(config),
+    deps,
     taskQueue,
     workflowBundle: await workflowBundle(),
     maxSandboxes: opts.maxSandboxes,
@@ -46,6 +47,8 @@ export async function startEngines(config: Config, opts: { maxSandboxes?: number
     workers,
     taskQueue,
     async close() {
+      // As a worker's shutdown does: its warm sandboxes go with it.
+      await deps.pool?.drain();
       await connection.close();
       await nativeConnection.close();
     },

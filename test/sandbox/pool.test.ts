@@ -1,0 +1,135 @@
+import Docker from 'dockerode';
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/paths';
+import { CARRY_TAG } from '../../src/sandbox/carryover';
+import { HOST_LABEL, KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
+import { POOL_LABEL, SandboxPool } from '../../src/sandbox/pool';
+import { StageSandbox } from '../../src/sandbox/stage-sandbox';
+import type { Chain } from '../../src/schemas';
+import { ChainRepo } from '../support/chain-repo';
+import { testEnvironments } from '../support/environments';
+
+const docker = new Docker();
+const environments = testEnvironments(docker);
+const limits = { memoryMb: 256, pidsLimit: 64, cpus: 0.5 };
+let chain: Chain;
+let image: string;
+
+beforeAll(async () => {
+  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-pool-')), 'app'), { 'README.md': '# app\n' });
+  const first = await repo.pr(1, 'Say more', { 'README.md': '# app\n\nmore\n' });
+  const second = await repo.pr(2, 'Say even more', { 'NOTES.md': 'notes\n' });
+  chain = repo.chain('pool/app', [first, second]);
+  image = (await environments.forStage(chain, 1)).image;
+});
+
+/** A host identity of its own per test: the containers it labels are this test's alone. */
+const testHost = () => `pool-test-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+const onHost = (host: string, ...labels: string[]) => docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, `${HOST_LABEL}=${host}`, ...labels] } });
+const spec = () => ({ ...limits, image, mirrorPath: chain.repo.path });
+
+/** Stage 2 of the chain for a rollout round, with the gold carry: the checkout and carry a round does. */
+const openStage = (pool: SandboxPool, host: string, key: string) =>
+  StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, 1, { role: { kind: 'rollout', runKey: `pool-${key}/run`, key, host }, carryPatch: '' });
+
+test('a rollout takes a warm container, limited and network-less as a new one, set up at its stage; the pool fills again, and drains', async () => {
+  const host = testHost();
+  const pool = new SandboxPool(docker, { size: 2, host });
+  try {
+    // Nothing warm yet: the first stage of this kind starts its own container, labelled for its round.
+    const cold = await openStage(pool, host, `cold-${host}`);
+    expect(cold.sandbox.container.id).toBeDefined();
+    expect((await cold.sandbox.container.inspect()).Config.Labels[KEY_LABEL]).toBe(`cold-${host}`);
+    await cold.destroy();
+
+    await pool.filled(spec());
+    const warm = await onHost(host, POOL_LABEL);
+    expect(warm.map((c) => c.State)).toEqual(['running', 'running']);
+    for (const c of warm) {
+      const { HostConfig } = await docker.getContainer(c.Id).inspect();
+      expect(HostConfig).toMatchObject({ NetworkMode: 'none', CapDrop: ['ALL'], Memory: 256 * 1024 * 1024, PidsLimit: 64, NanoCpus: 0.5e9 });
+      expect(HostConfig.SecurityOpt).toContain('no-new-privileges');
+    }
+
+    const stage = await openStage(pool, host, `warm-${host}`);
+    try {
+      expect(warm.map((c) => c.Id)).toContain(stage.sandbox.container.id);
+      expect(stage.reused).toBe(false);
+      // At stage 2's base, with the (gold) carry committed on top of it.
+      const r = await stage.exec(`git rev-parse ${CARRY_TAG}^ && cat NOTES.md README.md`, { timeoutSeconds: 30, maxOutputChars: 2000 });
+      expect(r.output.split('\n')[0]).toBe(chain.prs[1].baseSha);
+      expect(r.output).toContain('more');
+      // Taking one started another: two warm again beside the one in use.
+      await pool.filled(spec());
+      expect(pool.idle(spec())).toBe(2);
+      expect(await onHost(host, POOL_LABEL)).toHaveLength(3);
+    } finally {
+      await stage.destroy();
+    }
+    expect(await pool.drain()).toBe(2);
+    expect(await onHost(host)).toHaveLength(0);
+    // A drained pool hands out nothing and starts nothing.
+    expect(pool.take(spec())).toBeUndefined();
+  } finally {
+    await pool.drain();
+    await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  }
+}, 120_000);
+
+test('size 0 keeps nothing warm: every stage starts its own container', async () => {
+  const host = testHost();
+  const pool = new SandboxPool(docker, { size: 0, host });
+  const stage = await openStage(pool, host, `off-${host}`);
+  try {
+    await pool.filled(spec());
+    expect((await stage.sandbox.container.inspect()).Config.Labels[KEY_LABEL]).toBe(`off-${host}`);
+    expect(await onHost(host, POOL_LABEL)).toHaveLength(0);
+  } finally {
+    await stage.destroy();
+  }
+  expect(await onHost(host)).toHaveLength(0);
+}, 60_000);
+
+/** A worker process in miniature (the built pool, as `chainsmith worker` runs it): fills a pool, says so, then waits to be killed. */
+const WORKER = `
+const Docker = require('dockerode');
+const { SandboxPool } = require(process.argv[1]);
+const pool = new SandboxPool(new Docker(), { size: 2, host: process.env.POOL_HOST });
+const spec = JSON.parse(process.env.POOL_SPEC);
+pool.refill(spec);
+pool.filled(spec).then(() => console.log('warm ' + pool.idle(spec)));
+setInterval(() => undefined, 1000);
+`;
+
+test("a SIGKILLed worker's warm containers are left running, and the sweep of dead workers' containers removes them", async () => {
+  const host = testHost();
+  const child = spawn('node', ['-e', WORKER, join(packageRoot(), 'dist/src/sandbox/pool.js')], {
+    cwd: packageRoot(),
+    env: { ...process.env, POOL_HOST: host, POOL_SPEC: JSON.stringify(spec()) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const said = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (d) => resolve(String(d).trim()));
+      child.on('exit', (code) => reject(new Error(`the pool process exited (${code}) before its pool was warm`)));
+    });
+    expect(said).toBe('warm 2');
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    const left = await onHost(host, POOL_LABEL);
+    expect(left.map((c) => [c.State, c.Labels[OWNER_LABEL].split(':')[1]])).toEqual([
+      ['running', String(child.pid)],
+      ['running', String(child.pid)],
+    ]);
+    expect(await removeOrphans(docker)).toBeGreaterThanOrEqual(2);
+    expect(await onHost(host)).toHaveLength(0);
+  } finally {
+    child.kill('SIGKILL');
+    await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  }
+}, 60_000);
