@@ -7,8 +7,7 @@ import type { FetchContext, Resolution } from '../contract';
 import { runTool, tail } from '../host-tools';
 import { requirementName } from './pyproject';
 
-/** The image's Python (Debian bookworm) and platform: what wheels are resolved and fetched for. */
-export const PYTHON_VERSION = '3.11';
+/** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
 const GLIBC_MINOR = 36;
 /** Wheels' platform tags that bookworm's glibc 2.36 runs, newest first (pip 23 does not widen one tag to older ones). */
 const PLATFORMS = [
@@ -62,6 +61,10 @@ export interface PythonInputs {
   groups: string[];
   /** The build backend's requirements, installed into the venv so the project installs without build isolation. */
   buildRequires: string[];
+  /** Test tooling the image lacks (pytest, on a host Python), resolved with the build requirements where the project pins none. */
+  testTooling: string[];
+  /** The minor ('3.13') of the Python the environment runs: what is resolved and downloaded for. */
+  python: string;
   /** uv.lock is taken as committed. */
   uvLock: boolean;
   /** Packages the PR's tests need that the base does not declare (python.ts addedTestRequirements), resolved with the rest. */
@@ -70,11 +73,12 @@ export interface PythonInputs {
 
 /**
  * Resolves a Python project's dependencies on the host with uv, as of `asOf` (`--exclude-newer`) for
- * CPython 3.11 on x86_64 glibc 2.36, and downloads them (wheels, an sdist where a package has none)
+ * the environment's CPython on x86_64 glibc 2.36, and downloads them (wheels, an sdist where a package has none)
  * with pip into the dependency directory, with requirements.txt listing what the image installs.
  * Both read the host's pip configuration (index, extra index, find-links, certificate).
  */
 export function pythonFetch(inputs: PythonInputs) {
+  const pyVersion = inputs.python;
   return async (ctx: FetchContext): Promise<Resolution> => {
     const tools = await ensureUv(ctx.toolsDir ?? join(homedir(), '.chainsmith', 'tools'), ctx);
     const env = await uvSettings(tools.python);
@@ -92,11 +96,13 @@ export function pythonFetch(inputs: PythonInputs) {
     }
     const compile = (sources: string[], out: string) => [
       'pip', 'compile', ...sources,
-      '--python-version', PYTHON_VERSION, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
+      '--python-version', pyVersion, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
       '--exclude-newer', ctx.asOf.toISOString(), '--no-header', '--no-annotate', '--quiet', '-o', out,
     ];
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
+      // Older Pythons run the older tooling (the py library's apipkg fails from 3.11 on).
+      if (compareVersions(pyVersion, '3.11') < 0) return;
       const before = toolingBelowFloor(await readPinned(pinned));
       if (!before.length) return;
       const asOf = ctx.asOf.toISOString() > TOOLING_AS_OF ? ctx.asOf.toISOString() : TOOLING_AS_OF;
@@ -110,12 +116,12 @@ export function pythonFetch(inputs: PythonInputs) {
       const r = await runTool(tools.uv, lifted, { cwd: ctx.srcDir, env, signal: ctx.signal });
       if (r.code === 0) await writeFile(pinned, await readFile(out, 'utf8'));
       if (r.code !== 0) {
-        notes.push(`the test tooling (${before.map(([n, v]) => `${n} ${v}`).join(', ')}) does not run on Python ${PYTHON_VERSION} and could not be lifted (${tail(r.stderr, 1)})`);
+        notes.push(`the test tooling (${before.map(([n, v]) => `${n} ${v}`).join(', ')}) does not run on Python ${pyVersion} and could not be lifted (${tail(r.stderr, 1)})`);
         return;
       }
       const now = new Map((await readPinned(pinned)).map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => [requirementName(m[1]), m[2]]));
       notes.push(
-        `test tooling lifted to run on Python ${PYTHON_VERSION}: ${before.map(([n, v]) => `${n} ${v} → ${now.get(n) ?? 'not needed'}`).join(', ')} ` +
+        `test tooling lifted to run on Python ${pyVersion}: ${before.map(([n, v]) => `${n} ${v} → ${now.get(n) ?? 'not needed'}`).join(', ')} ` +
           `(${[...TOOLING, ...plugins].join(', ')} resolved as of ${asOf.slice(0, 10)}); the project's own dependencies stay as of ${ctx.asOf.toISOString().slice(0, 10)}`,
       );
     };
@@ -154,7 +160,7 @@ export function pythonFetch(inputs: PythonInputs) {
     // The build backend, resolved apart: a lock file need not hold it, and the project installs without build isolation.
     const build = join(ctx.srcDir, '.chainsmith-build-requirements.in');
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
-    await writeFile(build, [...inputs.buildRequires, 'setuptools', 'wheel'].join('\n') + '\n');
+    await writeFile(build, [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling].join('\n') + '\n');
     const b = await runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal });
     if (b.code !== 0) throw new StageError(`uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')}):\n${tail(b.stderr)}`);
     // The project itself (editable, a local path) is installed from the working tree, not from here.
@@ -162,12 +168,12 @@ export function pythonFetch(inputs: PythonInputs) {
     const names = new Set(lines.map(requirementName));
     lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
-    ctx.log(`downloading ${lines.length} Python packages for CPython ${PYTHON_VERSION}`);
+    ctx.log(`downloading ${lines.length} Python packages for CPython ${pyVersion}`);
     if (lines.length) {
       const r = await runTool(
         tools.python,
         ['-m', 'pip', 'download', '--no-deps', '--prefer-binary', '--disable-pip-version-check', '--dest', ctx.depsDir,
-          '--python-version', PYTHON_VERSION, '--implementation', 'cp', '--abi', `cp${PYTHON_VERSION.replace('.', '')}`, '--abi', 'abi3', '--abi', 'none',
+          '--python-version', pyVersion, '--implementation', 'cp', '--abi', `cp${pyVersion.replace('.', '')}`, '--abi', 'abi3', '--abi', 'none',
           ...PLATFORMS.flatMap((p) => ['--platform', p]), '-r', join(ctx.depsDir, 'requirements.txt')],
         { cwd: ctx.srcDir, signal: ctx.signal },
       );
