@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runTool } from './host-tools';
@@ -17,10 +17,11 @@ async function pyenvVersions(): Promise<string | undefined> {
   return existsSync(dir) ? dir : undefined;
 }
 
-/** What a prefix's python3 is, or undefined where it is not a CPython 3 that runs here. */
-async function probe(prefix: string): Promise<HostPython | undefined> {
+/** What a prefix's python3 is, or undefined where it is not a CPython 3 that runs here. Symlinks are resolved (pyenv aliases): the image gets the real directory. */
+async function probe(path: string): Promise<HostPython | undefined> {
+  if (!existsSync(join(path, 'bin', 'python3'))) return undefined;
+  const prefix = realpathSync(path);
   const python = join(prefix, 'bin', 'python3');
-  if (!existsSync(python)) return undefined;
   const r = await runTool(python, ['-c', 'import sys, platform; print(platform.python_implementation(), "%d.%d.%d" % sys.version_info[:3])']).catch(() => undefined);
   const m = r?.code === 0 ? /^CPython (\d+\.\d+)\.(\d+)$/.exec(r.stdout.trim()) : null;
   if (!m) return undefined;
@@ -42,10 +43,10 @@ const found = new Map<string, Promise<HostPython[]>>();
 /**
  * The CPython installations the host provides: every version pyenv built, then the configured prefixes
  * (environments.pythons). One per minor: a configured prefix wins over pyenv's, a newer patch release
- * over an older one. Looked up once per process.
+ * over an older one. Looked up once per process (and PYENV_ROOT).
  */
 export function hostPythons(configured: string[] = []): Promise<HostPython[]> {
-  const key = configured.join('\0');
+  const key = [process.env.PYENV_ROOT ?? '', ...configured].join('\0');
   let list = found.get(key);
   if (!list) {
     list = (async () => {

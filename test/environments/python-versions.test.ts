@@ -1,3 +1,7 @@
+import { mkdir, mkdtemp, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hostPythons } from '../../src/environments/host-pythons';
 import { choosePython } from '../../src/environments/languages/python-versions';
 
 const provided = ['2.7', '3.9', '3.10', '3.11', '3.12', '3.13'].map((version) => ({ version, prefix: `/opt/python${version}` }));
@@ -26,4 +30,25 @@ test('a stage gets the newest Python its project allows that was out by its base
   // Without host Pythons, the image's for everything, as before.
   expect(choosePython([], '>=3.12', new Date('2025-01-01'))).toMatchObject({ version: '3.11', note: expect.stringMatching(/the image's 3\.11, the nearest available/) });
   expect(choosePython(provided, '>=3.8', new Date('2024-06-01')).note).toMatch(/Python 3\.13 is the newest of those provided .* that was out \(first beta 2024-05-08\) by the base commit's date 2024-06-01/);
+});
+
+test('host Pythons are pyenv\'s versions under PYENV_ROOT and the configured prefixes, one per minor, symlinks resolved, other directories passed over', async () => {
+  const some = (await hostPythons())[0];
+  if (!some) return console.warn('skipping: the host provides no CPython (pyenv versions)');
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-pyenv-'));
+  await mkdir(join(root, 'versions', 'not-a-python', 'bin'), { recursive: true });
+  await symlink(some.prefix, join(root, 'versions', 'alias'));
+  const pyenvRoot = process.env.PYENV_ROOT;
+  process.env.PYENV_ROOT = root;
+  try {
+    expect(await hostPythons()).toEqual([{ version: some.version, full: some.full, prefix: some.prefix }]);
+    // The same interpreter configured too (through another link) is one entry.
+    const copy = join(root, 'opt-python');
+    await symlink(some.prefix, copy);
+    expect(await hostPythons([copy])).toEqual([{ version: some.version, full: some.full, prefix: some.prefix }]);
+    expect(await hostPythons(['/nonexistent/python'])).toHaveLength(1);
+  } finally {
+    if (pyenvRoot === undefined) delete process.env.PYENV_ROOT;
+    else process.env.PYENV_ROOT = pyenvRoot;
+  }
 });
