@@ -22,13 +22,19 @@ const PLATFORMS = [
 export const PYTHON_FETCH_REVISION = 3;
 
 /**
- * Test tooling that runs on the image's Python only from these versions on: older pytest imports the
- * py library, whose vendored apipkg fails on Python 3.11 at import (`AttributeError: __spec__`), so a
- * run reports no test at all. Where the resolution as of the manifests' date picks an older one, the
- * tooling (not the project's own dependencies) is resolved again as of TOOLING_AS_OF, when these were out.
+ * Test tooling that runs on a Python only from these versions on, by the minor from which a floor
+ * applies (a minor takes the newest entry at or below it): older pytest imports the py library, whose
+ * vendored apipkg fails from Python 3.11 on at import (`AttributeError: __spec__`), so a run reports no
+ * test at all; pytest's assertion rewriting used ast.Str until 7.4.3, a DeprecationWarning from 3.12 on,
+ * which fails every test module of a project that turns warnings into errors (jinja #1858 on 3.12).
+ * Where the resolution as of the manifests' date picks an older one, the tooling (not the project's own
+ * dependencies) is resolved again as of `asOf`, when these were out.
  */
-const TOOLING_FLOORS: Record<string, string> = { pytest: '7.0.1', py: '1.11.0' };
-const TOOLING_AS_OF = '2022-02-18T00:00:00Z';
+const TOOLING_FLOORS: Array<{ from: string; floors: Record<string, string>; asOf: string }> = [
+  { from: '3.11', floors: { pytest: '7.0.1', py: '1.11.0' }, asOf: '2022-02-18T00:00:00Z' },
+  { from: '3.12', floors: { pytest: '7.4.3', py: '1.11.0' }, asOf: '2023-10-25T00:00:00Z' },
+];
+const toolingFloors = (python: string) => [...TOOLING_FLOORS].reverse().find((t) => compareVersions(python, t.from) >= 0);
 /** What pytest needs to run, lifted with it (their versions as of the manifests' date may predate what it requires, or ship only an sdist). */
 const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup'];
 
@@ -41,13 +47,14 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** The tooling pins below their floor in a pinned requirements file's lines ('pytest==5.4.3' → ['pytest', '5.4.3']). */
-export function toolingBelowFloor(lines: string[]): [string, string][] {
+/** The tooling pins below their floor on `python` in a pinned requirements file's lines ('pytest==5.4.3' → ['pytest', '5.4.3']). */
+export function toolingBelowFloor(lines: string[], python: string): [string, string][] {
+  const floors = toolingFloors(python)?.floors ?? {};
   return lines
     .map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l))
     .filter((m): m is RegExpExecArray => !!m)
     .map((m): [string, string] => [requirementName(m[1]), m[2]])
-    .filter(([name, version]) => TOOLING_FLOORS[name] !== undefined && compareVersions(version, TOOLING_FLOORS[name]) < 0);
+    .filter(([name, version]) => floors[name] !== undefined && compareVersions(version, floors[name]) < 0);
 }
 
 export interface PythonInputs {
@@ -101,14 +108,13 @@ export function pythonFetch(inputs: PythonInputs) {
     ];
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
-      // Older Pythons run the older tooling (the py library's apipkg fails from 3.11 on).
-      if (compareVersions(pyVersion, '3.11') < 0) return;
-      const before = toolingBelowFloor(await readPinned(pinned));
-      if (!before.length) return;
-      const asOf = ctx.asOf.toISOString() > TOOLING_AS_OF ? ctx.asOf.toISOString() : TOOLING_AS_OF;
+      const floor = toolingFloors(pyVersion);
+      const before = toolingBelowFloor(await readPinned(pinned), pyVersion);
+      if (!floor || !before.length) return;
+      const asOf = ctx.asOf.toISOString() > floor.asOf ? ctx.asOf.toISOString() : floor.asOf;
       const plugins = (await readPinned(pinned)).map(requirementName).filter((n) => n.startsWith('pytest-'));
       const overrides = join(ctx.srcDir, '.chainsmith-tooling-overrides.txt');
-      await writeFile(overrides, Object.entries(TOOLING_FLOORS).map(([n, v]) => `${n}>=${v}`).join('\n') + '\n');
+      await writeFile(overrides, Object.entries(floor.floors).map(([n, v]) => `${n}>=${v}`).join('\n') + '\n');
       // Into a file of its own: uv takes an existing output file's pins as preferences, which would keep the old tooling.
       const out = join(ctx.srcDir, '.chainsmith-lifted.txt');
       const oIndex = args.indexOf('-o');
