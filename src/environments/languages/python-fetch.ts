@@ -18,8 +18,14 @@ const PLATFORMS = [
   'linux_x86_64',
 ];
 
-/** Bumped when resolution changes (the test tooling lift below): older cached fetches are not reused. */
-export const PYTHON_FETCH_REVISION = 3;
+/**
+ * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
+ * gold validations keyed on them, are not reused. Per Python: 3.12's tooling floor changed only its
+ * resolutions (and 3.13's), so older Pythons keep theirs.
+ */
+export function pythonFetchRevision(python: string): number {
+  return compareVersions(python, '3.12') >= 0 ? 4 : 3;
+}
 
 /**
  * Test tooling that runs on a Python only from these versions on, by the minor from which a floor

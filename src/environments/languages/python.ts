@@ -1,6 +1,6 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { PYTHON_FETCH_REVISION, pythonFetch } from './python-fetch';
+import { pythonFetch, pythonFetchRevision } from './python-fetch';
 import { choosePython, type ProvidedPython } from './python-versions';
 
 /** The virtualenv a Python recipe makes; on the base image's Python it sees Debian's packages (pytest) through system site-packages. */
@@ -87,7 +87,7 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: {
             prAdds,
           }),
           ...(prAdds.length ? { prAdds } : {}),
-          fetchRevision: PYTHON_FETCH_REVISION,
+          fetchRevision: pythonFetchRevision(python.version),
         }
       : {}),
     setup,
