@@ -74,6 +74,8 @@ const ConfigSchema = z.strictObject({
     buildTimeoutSeconds: z.number().int().positive(),
     /** CPU limit of every sandbox and build container. */
     cpus: z.number().positive().max(64),
+    /** CPython installation prefixes (absolute) a Python project may get, besides pyenv's versions and the base image's 3.11. */
+    pythons: z.array(z.string().startsWith('/')),
   }),
   /**
    * What one chain's conversation may spend. Tokens and cost come from the API's usage, priced with
@@ -136,7 +138,7 @@ function defaults(env: Env): Config {
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 30 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
-    environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1 },
+    environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [] },
     budget: { prices: DEFAULT_PRICES },
   };
 }

@@ -11,7 +11,7 @@ import { DependencyCache, type FetchedDependencies } from './dependencies';
 import { detectRecipe } from './detect';
 import { MANIFEST_LABEL, readManifest, type EnvironmentManifest } from './manifest';
 import { recipeFromConfig, type RecipeOverride } from './recipe';
-import { gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
+import { commitDate, gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
 import { findSeed, LINEAGE_LABEL } from './seeds';
 import { TOOLCHAIN_PROBES, Toolchains } from './toolchains';
 
@@ -47,6 +47,8 @@ export interface EnvironmentOptions {
   cpus: number;
   /** The test command where no language is recognised (sandbox.testCommand). */
   defaultTestCommand: string;
+  /** CPython prefixes added to those pyenv provides (environments.pythons). */
+  pythons?: string[];
   /** Progress of builds and fetches (stderr of the worker by default). */
   log?: (line: string) => void;
 }
@@ -87,7 +89,7 @@ export class Environments {
     private readonly docker: Docker,
     private readonly opts: EnvironmentOptions,
   ) {
-    this.toolchains = new Toolchains(docker, { baseImage: opts.baseImage, dataDir: opts.dataDir });
+    this.toolchains = new Toolchains(docker, { baseImage: opts.baseImage, dataDir: opts.dataDir, ...(opts.pythons ? { pythons: opts.pythons } : {}) });
     this.deps = new DependencyCache(opts.dataDir);
     this.log = opts.log ?? ((line) => process.stderr.write(`[environments] ${line}\n`));
   }
@@ -147,12 +149,14 @@ export class Environments {
       throw new StageError(`the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`);
     });
     const override = this.opts.overrides[chain.repo.name];
+    const python = { provided: await this.toolchains.pythons(), baseDate: await commitDate(repoPath, pr.baseSha) };
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
       : await detectRecipe(files, {
           defaultTestCommand: this.opts.defaultTestCommand,
           // A merge this clone lacks adds nothing: the base's manifests alone decide.
           merged: await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined),
+          python,
         });
     // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
     const history = await rootCommit(repoPath, pr.baseSha);
@@ -161,11 +165,19 @@ export class Environments {
     const fetches = (r?: LanguageRecipe): boolean => !!r && (!!r.fetch || fetches(r.fallback));
     const asOf = fetches(recipe) ? await manifestsDate(repoPath, pr.baseSha, recipe.manifests) : undefined;
     const keyed = (recipe: LanguageRecipe): Resolved => {
-      const toolchain = this.toolchains.image(recipe.toolchain.image);
+      const toolchain = this.toolchains.image(recipe.toolchain);
       const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
       const depsKey =
         recipe.fetch && asOf
-          ? hash([recipe.origin, history, blobs, asOf.toISOString(), ...(recipe.fetchRevision ? [recipe.fetchRevision] : []), ...(recipe.prAdds ? [recipe.prAdds] : [])]).slice(0, 24)
+          ? hash([
+              recipe.origin,
+              history,
+              blobs,
+              asOf.toISOString(),
+              ...(recipe.fetchRevision ? [recipe.fetchRevision] : []),
+              ...(recipe.prAdds ? [recipe.prAdds] : []),
+              ...(recipe.toolchain.prefix ? [recipe.toolchain.version] : []),
+            ]).slice(0, 24)
           : '';
       // The fallback and how a build says it needs it are not part of what this recipe builds.
       const key = hash([LAYOUT, toolchain, this.opts.network, { ...recipe, fallback: undefined, tooOld: undefined }, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
@@ -183,7 +195,7 @@ export class Environments {
     if (existing) return existing;
     const start = Date.now();
     const { recipe } = r;
-    const toolchain = await this.toolchains.ensure(recipe.toolchain.image, this.log);
+    const toolchain = await this.toolchains.ensure(recipe.toolchain, this.log);
     const deps: FetchedDependencies | undefined =
       recipe.fetch && r.asOf
         ? await this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe, key: r.depsKey, asOf: r.asOf, log: this.log })

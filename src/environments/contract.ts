@@ -55,7 +55,8 @@ export interface LanguageRecipe {
   language: Language;
   /** 'python-pip', 'rust-cargo', 'go-modules', 'java-maven', 'java-gradle', 'c-cmake', 'c-make', 'c-meson', 'node-npm', …, or 'config'. */
   origin: string;
-  toolchain: { image: ToolchainName; version?: string; note?: string };
+  /** `prefix`: a host CPython copied into a toolchain image built on the base (images/host-python), `version` its minor. */
+  toolchain: { image: ToolchainName; version?: string; note?: string; prefix?: string };
   /** Root-relative files whose content decides the environment (a change builds a new image). */
   manifests: string[];
   /** Runs on the host before the build, with network through the host's configured clients. */

@@ -1,4 +1,5 @@
 import type { LanguageRecipe, RepoFiles } from './contract';
+import type { ProvidedPython } from './languages/python-versions';
 import { detectC } from './languages/c';
 import { detectGo } from './languages/go';
 import { detectJava } from './languages/java';
@@ -19,11 +20,13 @@ export interface DetectOptions {
   defaultTestCommand: string;
   /** The files at the stage's PR merge, where the detector may read what the PR adds (Python's test requirements). */
   merged?: RepoFiles;
+  /** The Pythons the host provides besides the base image's, and the stage's base commit date, to choose one by era. */
+  python?: { provided: ProvidedPython[]; baseDate: Date };
 }
 
 export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promise<LanguageRecipe> {
   for (const detect of DETECTORS) {
-    const recipe = await detect(files, opts.merged);
+    const recipe = await detect(files, opts.merged, opts.python);
     // A configured pytest command (extra flags, a plugin switched off) keeps applying to detected Python projects.
     if (recipe?.runner === 'pytest' && !recipe.test && /\bpytest\b/.test(opts.defaultTestCommand)) return { ...recipe, test: opts.defaultTestCommand };
     if (recipe) return recipe;

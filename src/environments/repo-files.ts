@@ -39,7 +39,12 @@ export async function manifestBlobs(repoPath: string, sha: string, files: string
 /** When the manifests last changed at or before `sha` (the commit's date where they never did): what dependencies resolve as of. */
 export async function manifestsDate(repoPath: string, sha: string, files: string[]): Promise<Date> {
   const out = files.length ? (await git(repoPath, ['log', '-1', '--format=%cI', sha, '--', ...files])).trim() : '';
-  return new Date(out || (await git(repoPath, ['log', '-1', '--format=%cI', sha])).trim());
+  return out ? new Date(out) : commitDate(repoPath, sha);
+}
+
+/** The commit date of `sha`: the era a stage's toolchain is chosen for. */
+export async function commitDate(repoPath: string, sha: string): Promise<Date> {
+  return new Date((await git(repoPath, ['log', '-1', '--format=%cI', sha])).trim());
 }
 
 const roots = new Map<string, Promise<string>>();

@@ -1,10 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { StageError, TransientError } from '../errors';
-import type { ToolchainName } from './contract';
+import type { LanguageRecipe, ToolchainName } from './contract';
+import { hostPythons, prefixFingerprint, type HostPython } from './host-pythons';
 import { imagesDir, toolchainImageTag, toolchainPackages } from './images';
+
+/** A toolchain as a recipe names it: by name, or with a host Python prefix (LanguageRecipe['toolchain']). */
+type ToolchainSpec = ToolchainName | LanguageRecipe['toolchain'];
 
 /** What each toolchain reports as its version, run in the image after a build (recorded on the manifest). */
 export const TOOLCHAIN_PROBES: Record<ToolchainName, string> = {
@@ -22,37 +27,76 @@ export interface ToolchainOptions {
   baseImage: string;
   /** Holds the debootstrap package cache and the lock that serialises builds on this host. */
   dataDir: string;
+  /** CPython prefixes the user adds to those pyenv provides (environments.pythons). */
+  pythons?: string[];
 }
 
 /**
  * Toolchain images, built on demand from images/toolchains/NAME (debootstrap + docker import, as the
- * base image is) when a stage needs one the engine lacks. Builds are serialised on the host with a
+ * base image is) when a stage needs one the engine lacks; a Python other than the base image's is the
+ * base image plus a CPython prefix the host provides (images/host-python), tagged by that prefix's build. Builds are serialised on the host with a
  * lock file, so two workers never build at once and the second finds the first's image.
  */
 export class Toolchains {
-  private readonly builds = new Map<ToolchainName, Promise<string>>();
+  private readonly builds = new Map<string, Promise<string>>();
 
   constructor(
     private readonly docker: Docker,
     private readonly opts: ToolchainOptions,
   ) {}
 
-  image(name: ToolchainName): string {
+  /** The CPythons this host can put in a toolchain image (pyenv's and the configured prefixes). */
+  pythons(): Promise<HostPython[]> {
+    return hostPythons(this.opts.pythons);
+  }
+
+  image(spec: ToolchainSpec): string {
+    const name = typeof spec === 'string' ? spec : spec.image;
+    if (typeof spec !== 'string' && spec.prefix) return this.pythonTag(spec.prefix, spec.version);
     return toolchainPackages(name) ? toolchainImageTag(name) : this.opts.baseImage;
   }
 
-  async ensure(name: ToolchainName, log: (line: string) => void = () => undefined): Promise<string> {
-    const tag = this.image(name);
+  async ensure(spec: ToolchainSpec, log: (line: string) => void = () => undefined): Promise<string> {
+    const tag = this.image(spec);
     if (await this.exists(tag)) return tag;
+    if (typeof spec !== 'string' && spec.prefix) return this.once(tag, () => this.buildPython(tag, spec.prefix!, log));
+    const name = typeof spec === 'string' ? spec : spec.image;
     const packages = toolchainPackages(name);
     if (!packages) throw new StageError(`the base image ${tag} is missing: run scripts/provision.sh image`);
-    let build = this.builds.get(name);
-    if (!build) {
-      build = this.build(tag, packages, log);
-      this.builds.set(name, build);
-      build.finally(() => this.builds.delete(name)).catch(() => undefined);
+    return this.once(tag, () => this.build(tag, packages, log));
+  }
+
+  /** One build per tag in this process; concurrent callers share it. */
+  private once(tag: string, build: () => Promise<string>): Promise<string> {
+    let running = this.builds.get(tag);
+    if (!running) {
+      running = build();
+      this.builds.set(tag, running);
+      running.finally(() => this.builds.delete(tag)).catch(() => undefined);
     }
-    return build;
+    return running;
+  }
+
+  /** A host Python's image tag: the base image, the recipe script, the prefix and its interpreter's build. */
+  private pythonTag(prefix: string, minor = 'host'): string {
+    const script = readFileSync(join(imagesDir(), 'host-python', 'build.sh'));
+    const hash = createHash('sha256').update(JSON.stringify([this.opts.baseImage, prefix, prefixFingerprint(prefix)])).update(script);
+    return `chainsmith-toolchain:python${minor}-${hash.digest('hex').slice(0, 12)}`;
+  }
+
+  /** The base image with a host Python's prefix copied in (images/host-python/build.sh), serialised with the other image builds. */
+  private async buildPython(tag: string, prefix: string, log: (line: string) => void): Promise<string> {
+    const base = await this.ensure('python', log);
+    const locks = join(this.opts.dataDir, 'locks');
+    mkdirSync(locks, { recursive: true });
+    log(`building the toolchain image ${tag}: ${base} with the host's Python from ${prefix} (first time only)`);
+    const script = `docker image inspect "$1" >/dev/null 2>&1 || bash "$2" "$3" "$1" "$4"`;
+    const out = await run('flock', [join(locks, 'images.lock'), 'bash', '-c', script, 'build', tag, join(imagesDir(), 'host-python', 'build.sh'), base, prefix]);
+    if (out.code === 0) return tag;
+    const why = out.output.trim().slice(-3000);
+    // A missing library or an interpreter that does not run will not build on a retry either.
+    if (/lacks libraries|does not run in the image/.test(why)) throw new StageError(`the toolchain image ${tag} cannot be built:\n${why}`);
+    throw new TransientError(`building the toolchain image ${tag} failed:\n${why}`);
   }
 
   private async build(tag: string, packages: string, log: (line: string) => void): Promise<string> {

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
+import { hostPythons } from '../../src/environments/host-pythons';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { testEnvironments } from '../support/environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../support/real-repos';
@@ -21,7 +22,9 @@ real('Jinja: dependencies resolved on the host as of the base, installed offline
   const env = await environments.forStage(chain, 0);
   expect(env).toMatchObject({ language: 'python', runner: 'pytest', recipe: { origin: 'python-package' } });
   const { resolution, toolchain } = env.manifest;
-  expect(toolchain.version).toMatch(/^Python 3\.11\./);
+  // Its base (March 2022) predates 3.11's first beta: the era's Python is 3.10, where the host has it.
+  const era = (await hostPythons()).some((p) => p.version === '3.10') ? '3.10' : '3.11';
+  expect(toolchain).toMatchObject({ wanted: era, version: expect.stringMatching(new RegExp(`^Python ${era.replace('.', '\\.')}\\.`)) });
   expect(resolution).toMatchObject({ ecosystem: 'pypi', lock: 'resolved', tool: expect.stringMatching(/^uv \S+; pip \S+$/) });
   // As of when the manifests last changed (February 2022): MarkupSafe from then, pytest as pinned in requirements/tests.txt.
   expect(resolution!.asOf).toBe('2022-02-18T01:05:05.000Z');
@@ -31,7 +34,7 @@ real('Jinja: dependencies resolved on the host as of the base, installed offline
 
   const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-jinja-')), 'artifacts'));
   const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 1024, pidsLimit: 256 }, environments }, chain, 0);
-  expect(gold).toMatchObject({ status: 'verified', runner: 'pytest', signal: 'per-test', environment: { language: 'python', toolchain: expect.stringMatching(/^Python 3\.11/), dependencies: expect.stringMatching(/^uv .*, resolved as of 2022-02-18, 13 packages$/) } });
+  expect(gold).toMatchObject({ status: 'verified', runner: 'pytest', signal: 'per-test', environment: { language: 'python', toolchain: expect.stringMatching(new RegExp(`^Python ${era.replace('.', '\\.')}`)), dependencies: expect.stringMatching(/^uv .*, resolved as of 2022-02-18, 13 packages$/) } });
   expect(gold.failToPass.length).toBeGreaterThan(0);
   expect(gold.failToPass.every((id) => /^tests\/test_(async_)?filters\.py::/.test(id))).toBe(true);
   expect(gold.passToPass.length).toBeGreaterThan(100);
@@ -57,12 +60,16 @@ real('Jinja today: a committed uv.lock is exported as it is, with the tests depe
   expect(names).not.toContain('sphinx');
 });
 
-real('Jinja in 2020: pytest 5 (py 1.8) cannot run on Python 3.11, so the test tooling is lifted while the project stays as of its date, and the PR validates', async () => {
+real('Jinja in 2020 on a host with only the image\'s Python 3.11: pytest 5 (py 1.8) cannot run there, so the test tooling is lifted while the project stays as of its date, and the PR validates', async () => {
   const repo = await cloneBundle('pallets+jinja');
   // #1240 (2020): its requirements/tests.txt pins pytest 5.4.3 and py 1.8.1, whose apipkg fails on 3.11 at import.
   const chain = await pullRequestChain(repo, 'pallets/jinja', 1240, 'main');
+  // No pyenv Pythons (on a host with them, the era's 3.9 runs pytest 5 as pinned: the environments bench).
+  const pyenvRoot = process.env.PYENV_ROOT;
+  process.env.PYENV_ROOT = await mkdtemp(join(tmpdir(), 'chainsmith-no-pyenv-'));
   const environments = testEnvironments(docker);
-  const env = await environments.forStage(chain, 0);
+  const env = await environments.forStage(chain, 0).finally(() => (pyenvRoot === undefined ? delete process.env.PYENV_ROOT : (process.env.PYENV_ROOT = pyenvRoot)));
+  expect(env.manifest.toolchain).toMatchObject({ wanted: '3.11', version: expect.stringMatching(/^Python 3\.11\./) });
   const resolution = env.manifest.resolution!;
   expect(resolution.asOf).toBe('2020-06-03T08:52:31.000Z');
   const versions = new Map(resolution.packages.map((p) => [p.name.toLowerCase(), p.version]));

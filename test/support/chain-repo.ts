@@ -17,10 +17,12 @@ export class ChainRepo {
 
   private constructor(readonly path: string) {}
 
-  static async create(path: string, files: Files): Promise<ChainRepo> {
+  /** `start`: the first commit's date (2023-01-01 by default); each later one is a minute on. */
+  static async create(path: string, files: Files, start?: Date): Promise<ChainRepo> {
     await mkdir(path, { recursive: true });
     await git(path, ['-c', 'init.defaultBranch=main', 'init', '-q']);
     const repo = new ChainRepo(path);
+    if (start) repo.clock = start.getTime() / 1000 - 60;
     await repo.commit('Initial import', files);
     return repo;
   }

@@ -7,8 +7,7 @@ import type { FetchContext, Resolution } from '../contract';
 import { runTool, tail } from '../host-tools';
 import { requirementName } from './pyproject';
 
-/** The image's Python (Debian bookworm) and platform: what wheels are resolved and fetched for. */
-export const PYTHON_VERSION = '3.11';
+/** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
 const GLIBC_MINOR = 36;
 /** Wheels' platform tags that bookworm's glibc 2.36 runs, newest first (pip 23 does not widen one tag to older ones). */
 const PLATFORMS = [
@@ -19,17 +18,29 @@ const PLATFORMS = [
   'linux_x86_64',
 ];
 
-/** Bumped when resolution changes (the test tooling lift below): older cached fetches are not reused. */
-export const PYTHON_FETCH_REVISION = 3;
+/**
+ * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
+ * gold validations keyed on them, are not reused. Per Python: 3.12's tooling floor changed only its
+ * resolutions (and 3.13's), so older Pythons keep theirs.
+ */
+export function pythonFetchRevision(python: string): number {
+  return compareVersions(python, '3.12') >= 0 ? 4 : 3;
+}
 
 /**
- * Test tooling that runs on the image's Python only from these versions on: older pytest imports the
- * py library, whose vendored apipkg fails on Python 3.11 at import (`AttributeError: __spec__`), so a
- * run reports no test at all. Where the resolution as of the manifests' date picks an older one, the
- * tooling (not the project's own dependencies) is resolved again as of TOOLING_AS_OF, when these were out.
+ * Test tooling that runs on a Python only from these versions on, by the minor from which a floor
+ * applies (a minor takes the newest entry at or below it): older pytest imports the py library, whose
+ * vendored apipkg fails from Python 3.11 on at import (`AttributeError: __spec__`), so a run reports no
+ * test at all; pytest's assertion rewriting used ast.Str until 7.4.3, a DeprecationWarning from 3.12 on,
+ * which fails every test module of a project that turns warnings into errors (jinja #1858 on 3.12).
+ * Where the resolution as of the manifests' date picks an older one, the tooling (not the project's own
+ * dependencies) is resolved again as of `asOf`, when these were out.
  */
-const TOOLING_FLOORS: Record<string, string> = { pytest: '7.0.1', py: '1.11.0' };
-const TOOLING_AS_OF = '2022-02-18T00:00:00Z';
+const TOOLING_FLOORS: Array<{ from: string; floors: Record<string, string>; asOf: string }> = [
+  { from: '3.11', floors: { pytest: '7.0.1', py: '1.11.0' }, asOf: '2022-02-18T00:00:00Z' },
+  { from: '3.12', floors: { pytest: '7.4.3', py: '1.11.0' }, asOf: '2023-10-25T00:00:00Z' },
+];
+const toolingFloors = (python: string) => [...TOOLING_FLOORS].reverse().find((t) => compareVersions(python, t.from) >= 0);
 /** What pytest needs to run, lifted with it (their versions as of the manifests' date may predate what it requires, or ship only an sdist). */
 const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup'];
 
@@ -42,13 +53,14 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** The tooling pins below their floor in a pinned requirements file's lines ('pytest==5.4.3' → ['pytest', '5.4.3']). */
-export function toolingBelowFloor(lines: string[]): [string, string][] {
+/** The tooling pins below their floor on `python` in a pinned requirements file's lines ('pytest==5.4.3' → ['pytest', '5.4.3']). */
+export function toolingBelowFloor(lines: string[], python: string): [string, string][] {
+  const floors = toolingFloors(python)?.floors ?? {};
   return lines
     .map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l))
     .filter((m): m is RegExpExecArray => !!m)
     .map((m): [string, string] => [requirementName(m[1]), m[2]])
-    .filter(([name, version]) => TOOLING_FLOORS[name] !== undefined && compareVersions(version, TOOLING_FLOORS[name]) < 0);
+    .filter(([name, version]) => floors[name] !== undefined && compareVersions(version, floors[name]) < 0);
 }
 
 export interface PythonInputs {
@@ -62,6 +74,10 @@ export interface PythonInputs {
   groups: string[];
   /** The build backend's requirements, installed into the venv so the project installs without build isolation. */
   buildRequires: string[];
+  /** Test tooling the image lacks (pytest, on a host Python), resolved with the build requirements where the project pins none. */
+  testTooling: string[];
+  /** The minor ('3.13') of the Python the environment runs: what is resolved and downloaded for. */
+  python: string;
   /** uv.lock is taken as committed. */
   uvLock: boolean;
   /** Packages the PR's tests need that the base does not declare (python.ts addedTestRequirements), resolved with the rest. */
@@ -70,11 +86,12 @@ export interface PythonInputs {
 
 /**
  * Resolves a Python project's dependencies on the host with uv, as of `asOf` (`--exclude-newer`) for
- * CPython 3.11 on x86_64 glibc 2.36, and downloads them (wheels, an sdist where a package has none)
+ * the environment's CPython on x86_64 glibc 2.36, and downloads them (wheels, an sdist where a package has none)
  * with pip into the dependency directory, with requirements.txt listing what the image installs.
  * Both read the host's pip configuration (index, extra index, find-links, certificate).
  */
 export function pythonFetch(inputs: PythonInputs) {
+  const pyVersion = inputs.python;
   return async (ctx: FetchContext): Promise<Resolution> => {
     const tools = await ensureUv(ctx.toolsDir ?? join(homedir(), '.chainsmith', 'tools'), ctx);
     const env = await uvSettings(tools.python);
@@ -92,17 +109,18 @@ export function pythonFetch(inputs: PythonInputs) {
     }
     const compile = (sources: string[], out: string) => [
       'pip', 'compile', ...sources,
-      '--python-version', PYTHON_VERSION, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
+      '--python-version', pyVersion, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
       '--exclude-newer', ctx.asOf.toISOString(), '--no-header', '--no-annotate', '--quiet', '-o', out,
     ];
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
-      const before = toolingBelowFloor(await readPinned(pinned));
-      if (!before.length) return;
-      const asOf = ctx.asOf.toISOString() > TOOLING_AS_OF ? ctx.asOf.toISOString() : TOOLING_AS_OF;
+      const floor = toolingFloors(pyVersion);
+      const before = toolingBelowFloor(await readPinned(pinned), pyVersion);
+      if (!floor || !before.length) return;
+      const asOf = ctx.asOf.toISOString() > floor.asOf ? ctx.asOf.toISOString() : floor.asOf;
       const plugins = (await readPinned(pinned)).map(requirementName).filter((n) => n.startsWith('pytest-'));
       const overrides = join(ctx.srcDir, '.chainsmith-tooling-overrides.txt');
-      await writeFile(overrides, Object.entries(TOOLING_FLOORS).map(([n, v]) => `${n}>=${v}`).join('\n') + '\n');
+      await writeFile(overrides, Object.entries(floor.floors).map(([n, v]) => `${n}>=${v}`).join('\n') + '\n');
       // Into a file of its own: uv takes an existing output file's pins as preferences, which would keep the old tooling.
       const out = join(ctx.srcDir, '.chainsmith-lifted.txt');
       const oIndex = args.indexOf('-o');
@@ -110,12 +128,12 @@ export function pythonFetch(inputs: PythonInputs) {
       const r = await runTool(tools.uv, lifted, { cwd: ctx.srcDir, env, signal: ctx.signal });
       if (r.code === 0) await writeFile(pinned, await readFile(out, 'utf8'));
       if (r.code !== 0) {
-        notes.push(`the test tooling (${before.map(([n, v]) => `${n} ${v}`).join(', ')}) does not run on Python ${PYTHON_VERSION} and could not be lifted (${tail(r.stderr, 1)})`);
+        notes.push(`the test tooling (${before.map(([n, v]) => `${n} ${v}`).join(', ')}) does not run on Python ${pyVersion} and could not be lifted (${tail(r.stderr, 1)})`);
         return;
       }
       const now = new Map((await readPinned(pinned)).map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => [requirementName(m[1]), m[2]]));
       notes.push(
-        `test tooling lifted to run on Python ${PYTHON_VERSION}: ${before.map(([n, v]) => `${n} ${v} → ${now.get(n) ?? 'not needed'}`).join(', ')} ` +
+        `test tooling lifted to run on Python ${pyVersion}: ${before.map(([n, v]) => `${n} ${v} → ${now.get(n) ?? 'not needed'}`).join(', ')} ` +
           `(${[...TOOLING, ...plugins].join(', ')} resolved as of ${asOf.slice(0, 10)}); the project's own dependencies stay as of ${ctx.asOf.toISOString().slice(0, 10)}`,
       );
     };
@@ -154,7 +172,7 @@ export function pythonFetch(inputs: PythonInputs) {
     // The build backend, resolved apart: a lock file need not hold it, and the project installs without build isolation.
     const build = join(ctx.srcDir, '.chainsmith-build-requirements.in');
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
-    await writeFile(build, [...inputs.buildRequires, 'setuptools', 'wheel'].join('\n') + '\n');
+    await writeFile(build, [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling].join('\n') + '\n');
     const b = await runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal });
     if (b.code !== 0) throw new StageError(`uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')}):\n${tail(b.stderr)}`);
     // The project itself (editable, a local path) is installed from the working tree, not from here.
@@ -162,12 +180,12 @@ export function pythonFetch(inputs: PythonInputs) {
     const names = new Set(lines.map(requirementName));
     lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
-    ctx.log(`downloading ${lines.length} Python packages for CPython ${PYTHON_VERSION}`);
+    ctx.log(`downloading ${lines.length} Python packages for CPython ${pyVersion}`);
     if (lines.length) {
       const r = await runTool(
         tools.python,
         ['-m', 'pip', 'download', '--no-deps', '--prefer-binary', '--disable-pip-version-check', '--dest', ctx.depsDir,
-          '--python-version', PYTHON_VERSION, '--implementation', 'cp', '--abi', `cp${PYTHON_VERSION.replace('.', '')}`, '--abi', 'abi3', '--abi', 'none',
+          '--python-version', pyVersion, '--implementation', 'cp', '--abi', `cp${pyVersion.replace('.', '')}`, '--abi', 'abi3', '--abi', 'none',
           ...PLATFORMS.flatMap((p) => ['--platform', p]), '-r', join(ctx.depsDir, 'requirements.txt')],
         { cwd: ctx.srcDir, signal: ctx.signal },
       );

@@ -1,8 +1,9 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
-import { requirementName, specifierAllows, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { PYTHON_FETCH_REVISION, PYTHON_VERSION, pythonFetch } from './python-fetch';
+import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
+import { pythonFetch, pythonFetchRevision } from './python-fetch';
+import { choosePython, type ProvidedPython } from './python-versions';
 
-/** The virtualenv a Python recipe makes; it sees the base image's packages (pytest) through system site-packages. */
+/** The virtualenv a Python recipe makes; on the base image's Python it sees Debian's packages (pytest) through system site-packages. */
 export const VENV = '/work/.venv';
 
 const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.ini', 'conftest.py', 'uv.lock'];
@@ -18,12 +19,13 @@ const DOCS = /^docs?$|documentation|sphinx/i;
 const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
 
 /**
- * Python projects: a venv on the base image's Python 3.11, with the project's dependencies (runtime,
- * extras, test groups and test requirement files) resolved on the host as of the manifests' date and
- * installed offline from the fetched wheels, then the project itself, editable and without its deps.
- * A project that declares nothing to install (beyond setuptools) needs no registry at all.
+ * Python projects: a venv on the Python of the stage's era (python-versions.ts: the base image's 3.11
+ * or one the host provides), with the project's dependencies (runtime, extras, test groups and test
+ * requirement files) resolved on the host for that Python as of the manifests' date and installed
+ * offline from the fetched wheels, then the project itself, editable and without its deps. A project
+ * on the base image's Python that declares nothing to install (beyond setuptools) needs no registry at all.
  */
-export async function detectPython(files: RepoFiles, merged?: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: { provided: ProvidedPython[]; baseDate: Date }): Promise<LanguageRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
@@ -49,29 +51,26 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles): Promis
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
     tomlTable(pyproject, 'tool.poetry.dependencies') !== undefined;
   const prAdds = merged ? await addedTestRequirements(files, merged) : [];
-  const needsFetch = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0;
+  const requiresPython = /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ?? /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1];
+  const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0;
+  const python = choosePython(era?.provided ?? [], requiresPython, era?.baseDate ?? new Date(), !needsPackages);
+  // A host Python has no Debian pytest to see: pytest is fetched with the rest.
+  const testTooling = python.prefix ? ['pytest'] : [];
+  const needsFetch = needsPackages || testTooling.length > 0;
 
   const sources = project ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
   const testExtras = extras.filter((e) => TESTISH.test(e));
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
   const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
-  const requiresPython = /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ?? /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1];
 
   const pip = `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
-  const setup = [`python3 -m venv --system-site-packages ${VENV}`];
+  const setup = [`${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${VENV}`];
   if (needsFetch) setup.push(`${pip} --find-links ${DEPS_MOUNT} -r ${DEPS_MOUNT}/requirements.txt`);
   if (installable) setup.push(`${pip} --no-build-isolation --no-deps -e .`);
   return {
     language: 'python',
     origin: installable ? 'python-package' : 'python-plain',
-    toolchain: {
-      image: 'python',
-      version: PYTHON_VERSION,
-      // The only Python provided: the nearest there is for a project that asks for another.
-      ...(requiresPython && !specifierAllows(requiresPython, PYTHON_VERSION)
-        ? { note: `the project asks for Python ${requiresPython.trim()}; the image provides ${PYTHON_VERSION}, the nearest available` }
-        : {}),
-    },
+    toolchain: { image: 'python', version: python.version, note: python.note, ...(python.prefix ? { prefix: python.prefix } : {}) },
     manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock'].filter(has).concat(requirementFiles),
     ...(needsFetch
       ? {
@@ -82,11 +81,13 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles): Promis
             testExtras,
             groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
             buildRequires,
+            testTooling,
+            python: python.version,
             uvLock: has('uv.lock'),
             prAdds,
           }),
           ...(prAdds.length ? { prAdds } : {}),
-          fetchRevision: PYTHON_FETCH_REVISION,
+          fetchRevision: pythonFetchRevision(python.version),
         }
       : {}),
     setup,

@@ -1,0 +1,75 @@
+import { specifierAllows } from './pyproject';
+
+/** The image's own Python (Debian bookworm's); every other minor comes from a host prefix. */
+export const BASE_PYTHON = '3.11';
+
+/**
+ * When each CPython minor's first beta came out. A project starts testing a minor at its beta ("test
+ * with python 3.13", jinja #1977, landed a week after 3.13.0b1 and five months before 3.13.0), so
+ * that is when the minor becomes the era's Python; its final release would leave such PRs on the old one.
+ */
+const FIRST_BETA: Record<string, string> = {
+  '2.7': '2010-04-03',
+  '3.5': '2015-05-24',
+  '3.6': '2016-09-12',
+  '3.7': '2018-01-31',
+  '3.8': '2019-06-04',
+  '3.9': '2020-05-18',
+  '3.10': '2021-05-03',
+  '3.11': '2022-05-08',
+  '3.12': '2023-05-22',
+  '3.13': '2024-05-08',
+  '3.14': '2025-05-07',
+};
+
+/** A CPython the host provides: its minor ('3.13') and its installation prefix. */
+export interface ProvidedPython {
+  version: string;
+  prefix: string;
+}
+
+export interface PythonChoice {
+  version: string;
+  /** The host prefix copied into the toolchain image; absent for the base image's own Python. */
+  prefix?: string;
+  /** Why this one, for the manifest. */
+  note: string;
+}
+
+/** A minor missing from the table counts as not out yet: it is chosen only where nothing older is allowed. */
+const firstBeta = (version: string) => FIRST_BETA[version] ?? '9999-12-31';
+const minorKey = (v: string) => v.split('.').map(Number).reduce((acc, n) => acc * 1000 + n, 0);
+
+/**
+ * The Python for a stage: the newest minor (the base image's or a provided one) that the project's
+ * requires-python allows and that was out (first beta) by the stage's base commit date; where none was,
+ * the oldest allowed (the nearest to the era); where none is allowed, the base image's with a note.
+ * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
+ * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
+ */
+export function choosePython(provided: ProvidedPython[], requiresPython: string | undefined, baseDate: Date, needsNoFetch = false): PythonChoice {
+  const spec = requiresPython?.trim();
+  if (needsNoFetch && (!spec || specifierAllows(spec, BASE_PYTHON))) {
+    return { version: BASE_PYTHON, note: `the project needs no package beyond the image's own (pytest): the image's Python ${BASE_PYTHON}, which needs no registry` };
+  }
+  const candidates: Array<{ version: string; prefix?: string }> = [
+    { version: BASE_PYTHON },
+    // Python 2 has no venv module; the recipe needs one.
+    ...provided.filter((p) => p.version !== BASE_PYTHON && minorKey(p.version) >= minorKey('3.0')),
+  ];
+  const unique = [...new Map(candidates.map((c) => [c.version, c])).values()].sort((a, b) => minorKey(a.version) - minorKey(b.version));
+  const allowed = unique.filter((c) => !spec || specifierAllows(spec, c.version));
+  const day = baseDate.toISOString().slice(0, 10);
+  const out = allowed.filter((c) => firstBeta(c.version) <= day);
+  const asks = spec ? `the project asks for Python ${spec}` : 'the project names no Python version';
+  const offered = unique.map((c) => c.version).join(', ');
+  if (out.length) {
+    const pick = out[out.length - 1];
+    return { ...pick, note: `${asks}; Python ${pick.version} is the newest of those provided (${offered}) it allows that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}` };
+  }
+  if (allowed.length) {
+    const pick = allowed[0];
+    return { ...pick, note: `${asks}; none of those provided (${offered}) it allows was out by the base commit's date ${day}: Python ${pick.version}, the nearest` };
+  }
+  return { version: BASE_PYTHON, note: `${asks}; none of those provided (${offered}) matches: the image's ${BASE_PYTHON}, the nearest available` };
+}

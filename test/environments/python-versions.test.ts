@@ -1,0 +1,54 @@
+import { mkdir, mkdtemp, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hostPythons } from '../../src/environments/host-pythons';
+import { choosePython } from '../../src/environments/languages/python-versions';
+
+const provided = ['2.7', '3.9', '3.10', '3.11', '3.12', '3.13'].map((version) => ({ version, prefix: `/opt/python${version}` }));
+const pick = (spec: string | undefined, day: string, needsNoFetch = false) => {
+  const { version, prefix } = choosePython(provided, spec, new Date(`${day}T12:00:00Z`), needsNoFetch);
+  return prefix ? `${version} from ${prefix}` : `${version} (image)`;
+};
+
+test('a stage gets the newest Python its project allows that was out by its base commit, else the nearest allowed, else the image\'s 3.11', () => {
+  // Out from its first beta: jinja's "test with python 3.13" (2024-05-13) came five days after 3.13.0b1.
+  expect(pick('>=3.8', '2024-05-13')).toBe('3.13 from /opt/python3.13');
+  expect(pick('>=3.8', '2024-05-01')).toBe('3.12 from /opt/python3.12');
+  // 3.11 is the image's own, whatever the host provides of it.
+  expect(pick('>=3.8', '2023-01-10')).toBe('3.11 (image)');
+  expect(pick(undefined, '2021-08-01')).toBe('3.10 from /opt/python3.10');
+  expect(pick('>=3.6,<3.10', '2022-08-01')).toBe('3.9 from /opt/python3.9');
+  // Nothing allowed was out yet: the nearest allowed, the oldest; Python 2 is never offered (no venv).
+  expect(pick('>=3.12', '2023-01-10')).toBe('3.12 from /opt/python3.12');
+  expect(pick(undefined, '2015-01-01')).toBe('3.9 from /opt/python3.9');
+  // Nothing allowed at all: the image's, with a note saying so.
+  expect(pick('<3.8', '2019-01-01')).toBe('3.11 (image)');
+  expect(choosePython(provided, '<3.8', new Date('2019-01-01')).note).toMatch(/asks for Python <3\.8; none of those provided \(3\.9, 3\.10, 3\.11, 3\.12, 3\.13\) matches/);
+  // A project that needs no registry on the image's Python keeps it where it may.
+  expect(pick('>=3.8', '2025-01-01', true)).toBe('3.11 (image)');
+  expect(pick('>=3.12', '2025-01-01', true)).toBe('3.13 from /opt/python3.13');
+  // Without host Pythons, the image's for everything, as before.
+  expect(choosePython([], '>=3.12', new Date('2025-01-01'))).toMatchObject({ version: '3.11', note: expect.stringMatching(/the image's 3\.11, the nearest available/) });
+  expect(choosePython(provided, '>=3.8', new Date('2024-06-01')).note).toMatch(/Python 3\.13 is the newest of those provided .* that was out \(first beta 2024-05-08\) by the base commit's date 2024-06-01/);
+});
+
+test('host Pythons are pyenv\'s versions under PYENV_ROOT and the configured prefixes, one per minor, symlinks resolved, other directories passed over', async () => {
+  const some = (await hostPythons())[0];
+  if (!some) return console.warn('skipping: the host provides no CPython (pyenv versions)');
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-pyenv-'));
+  await mkdir(join(root, 'versions', 'not-a-python', 'bin'), { recursive: true });
+  await symlink(some.prefix, join(root, 'versions', 'alias'));
+  const pyenvRoot = process.env.PYENV_ROOT;
+  process.env.PYENV_ROOT = root;
+  try {
+    expect(await hostPythons()).toEqual([{ version: some.version, full: some.full, prefix: some.prefix }]);
+    // The same interpreter configured too (through another link) is one entry.
+    const copy = join(root, 'opt-python');
+    await symlink(some.prefix, copy);
+    expect(await hostPythons([copy])).toEqual([{ version: some.version, full: some.full, prefix: some.prefix }]);
+    expect(await hostPythons(['/nonexistent/python'])).toHaveLength(1);
+  } finally {
+    if (pyenvRoot === undefined) delete process.env.PYENV_ROOT;
+    else process.env.PYENV_ROOT = pyenvRoot;
+  }
+});
