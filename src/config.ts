@@ -137,7 +137,7 @@ function defaults(env: Env): Config {
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 30 },
-    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
+    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 0, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [] },
     budget: { prices: DEFAULT_PRICES },
   };
