@@ -9,11 +9,12 @@ import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
+import { touchedFunctions, touchedTest } from './touched-tests';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
 /** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
-const RULES = 'rules-2';
+const RULES = 'rules-3';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
@@ -31,6 +32,8 @@ export interface BaselineRun {
   cases: TestCase[];
   /** False where its output was cut: a test it does not name may have passed there. */
   complete: boolean;
+  /** The functions the PR's diff of its test files edits (touchedFunctions): tests among them changed with the PR. */
+  touched: Set<string>;
 }
 
 /**
@@ -38,8 +41,9 @@ export interface BaselineRun {
  * report before is incomplete (its output was cut), a test it does not name is not FAIL_TO_PASS: it may
  * have passed in the part cut away. A test the run before does not name because the PR's test files
  * did not build at the base (a Java or Go test source, a Rust test target, all compile as one) is
- * FAIL_TO_PASS only where the baseline run does not show it passing at the base in its base version:
- * otherwise every test beside the PR's new ones would count, though nothing about them changed.
+ * FAIL_TO_PASS only where the PR edited it or the baseline run does not show it passing at the base
+ * in its base version: otherwise every test beside the PR's new ones would count, though nothing about
+ * them changed.
  */
 export function classifyTests(
   before: TestCase[],
@@ -58,7 +62,8 @@ export function classifyTests(
     else if (was.has(id)) gold.failToPass.push(id);
     else if (!beforeComplete) continue;
     else if (!baseline) gold.failToPass.push(id);
-    else if (passes(atBase.get(id))) gold.passToPass.push(id);
+    else if (passes(atBase.get(id)) && !touchedTest(id, baseline.touched)) gold.passToPass.push(id);
+    else if (passes(atBase.get(id))) gold.failToPass.push(id);
     else if (atBase.has(id) || baseline.complete) gold.failToPass.push(id);
   }
   return gold;
@@ -120,7 +125,8 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     // Which of those passed at the base, where its test files are the base's own.
     await sh('check out its base again', checkoutLines(pr.baseSha));
     const run = await runTests(sandbox, plan, command, timeoutSeconds);
-    baseline = { cases: run.cases ?? [], complete: !outputCut(run.output) };
+    const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
+    baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
   return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, { beforeComplete, baseline }), signal: 'per-test' });
 }
