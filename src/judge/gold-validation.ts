@@ -62,8 +62,7 @@ export function classifyTests(
     else if (was.has(id)) gold.failToPass.push(id);
     else if (!beforeComplete) continue;
     else if (!baseline) gold.failToPass.push(id);
-    else if (passes(atBase.get(id)) && !touchedTest(id, baseline.touched)) gold.passToPass.push(id);
-    else if (passes(atBase.get(id))) gold.failToPass.push(id);
+    else if (passes(atBase.get(id))) (touchedTest(id, baseline.touched) ? gold.failToPass : gold.passToPass).push(id);
     else if (atBase.has(id) || baseline.complete) gold.failToPass.push(id);
   }
   return gold;
