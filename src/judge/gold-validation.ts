@@ -9,8 +9,12 @@ import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
+import { touchedFunctions, touchedTest } from './touched-tests';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
+
+/** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
+const RULES = 'rules-3';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
@@ -23,22 +27,51 @@ export function outputCut(output: string): boolean {
   return CUT_MARK.test(output);
 }
 
+/** The run of the PR's tests at the base with the base's own versions of its test files (see validateGold). */
+export interface BaselineRun {
+  cases: TestCase[];
+  /** False where its output was cut: a test it does not name may have passed there. */
+  complete: boolean;
+  /** The functions the PR's diff of its test files edits (touchedFunctions): tests among them changed with the PR. */
+  touched: Set<string>;
+}
+
 /**
  * FAIL_TO_PASS and PASS_TO_PASS from the per-test outcomes before and after the gold change. Where the
  * report before is incomplete (its output was cut), a test it does not name is not FAIL_TO_PASS: it may
- * have passed in the part cut away.
+ * have passed in the part cut away. A test the run before does not name because the PR's test files
+ * did not build at the base (a Java or Go test source, a Rust test target, all compile as one) is
+ * FAIL_TO_PASS only where the PR edited it or the baseline run does not show it passing at the base
+ * in its base version: otherwise every test beside the PR's new ones would count, though nothing about
+ * them changed.
  */
-export function classifyTests(before: TestCase[], after: TestCase[], command: string, beforeComplete = true): GoldTests {
+export function classifyTests(
+  before: TestCase[],
+  after: TestCase[],
+  command: string,
+  { beforeComplete = true, baseline }: { beforeComplete?: boolean; baseline?: BaselineRun } = {},
+): GoldTests {
   const was = new Map(before.map((c) => [c.id, c.outcome]));
+  const atBase = new Map(baseline?.cases.map((c) => [c.id, c.outcome]));
   const gold: GoldTests = { command, failToPass: [], passToPass: [], brokenOnGold: [] };
   for (const { id, outcome } of after) {
     // A skipped test (Unity's IGNORE, a disabled CTest) checks nothing either way.
     if (outcome === 'skipped') continue;
     if (!passes(outcome)) gold.brokenOnGold.push(id);
     else if (passes(was.get(id))) gold.passToPass.push(id);
-    else if (was.has(id) || beforeComplete) gold.failToPass.push(id);
+    else if (was.has(id)) gold.failToPass.push(id);
+    else if (!beforeComplete) continue;
+    else if (!baseline) gold.failToPass.push(id);
+    else if (passes(atBase.get(id))) (touchedTest(id, baseline.touched) ? gold.failToPass : gold.passToPass).push(id);
+    else if (atBase.has(id) || baseline.complete) gold.failToPass.push(id);
   }
   return gold;
+}
+
+/** Whether some test passes after the change that the run before did not name (the PR's test files may not have built there). */
+export function unseenBefore(before: TestCase[], after: TestCase[]): boolean {
+  const named = new Set(before.map((c) => c.id));
+  return after.some((c) => passes(c.outcome) && !named.has(c.id));
 }
 
 /** A stage that cannot be used, with the reason; nothing ran. */
@@ -50,7 +83,8 @@ export function invalidGold(chain: Chain, stage: number, command: string, proble
 /**
  * Gold validation of one stage in a sandbox from the stage's environment image: the base checks out;
  * the earlier stages' gold work carries onto it; the PR's tests (their PR versions) run at the base
- * and at the merge and are sorted into FAIL_TO_PASS and PASS_TO_PASS. A stage with no FAIL_TO_PASS
+ * and at the merge (and, where the run at the base left out tests that pass at the merge, once more at
+ * the base with its own test files) and are sorted into FAIL_TO_PASS and PASS_TO_PASS. A stage with no FAIL_TO_PASS
  * test is marked 'no-verifying-test'. A test runner without a per-test report yields empty lists,
  * and the judge falls back to the exit code.
  */
@@ -84,7 +118,16 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
     return record({ ...classifyTests(status(before.passed), status(after.passed), command), signal: 'exit-code' });
   }
-  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, !outputCut(before.output)), signal: 'per-test' });
+  const beforeComplete = !outputCut(before.output);
+  let baseline: BaselineRun | undefined;
+  if (beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
+    // Which of those passed at the base, where its test files are the base's own.
+    await sh('check out its base again', checkoutLines(pr.baseSha));
+    const run = await runTests(sandbox, plan, command, timeoutSeconds);
+    const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
+    baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
+  }
+  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, { beforeComplete, baseline }), signal: 'per-test' });
 }
 
 export interface GoldValidationDeps {
@@ -109,7 +152,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
   // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
   const command = prTestCommand(env, prTestFiles(pr));
-  const key = createHash('sha256').update(`${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
+  const key = createHash('sha256').update(`${RULES} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };

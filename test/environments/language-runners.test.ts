@@ -42,7 +42,7 @@ describe('cargo runner', () => {
     expect(cargoRunner.command([])).toBe('cargo test --offline --no-fail-fast 2>&1');
   });
 
-  it('enables the crate features the test files gate tests on, where Cargo.toml declares them and no test needs them off', () => {
+  it('enables the crate features the test files gate tests on, where Cargo.toml declares them; runs again with those also named under not(…) item by item', () => {
     // serde_json #830's test is `#[cfg(feature = "raw_value")]`: compiled out under the default features.
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-features-'));
     try {
@@ -53,6 +53,21 @@ describe('cargo runner', () => {
       const run = (files: string[]) => execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], { cwd: dir, encoding: 'utf8' }).trim();
       // std is also named under not(…): it stays as the default has it; nightly is not a feature of the crate.
       expect(run(['tests/test.rs'])).toBe('test --offline --no-fail-fast --features raw_value --test test');
+      // serde_json #786 changed the arbitrary_precision variant inside a test that also has the default's: both run.
+      writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "j"\n\n[features]\nraw_value = []\narbitrary_precision = []\npreserve_order = []\n');
+      writeFileSync(join(dir, 'tests/test.rs'), '#[test]\nfn n() {\n    #[cfg(not(feature = "arbitrary_precision"))]\n    a();\n    #[cfg(feature = "arbitrary_precision")]\n    b();\n}\n');
+      writeFileSync(join(dir, 'tests/debug.rs'), '#![cfg(not(feature = "preserve_order"))]\n#[cfg(feature = "preserve_order")]\nfn c() {}\n#[cfg(feature = "raw_value")]\nfn d() {}\n');
+      expect(run(['tests/test.rs']).split('\n')).toEqual([
+        'test --offline --no-fail-fast --test test',
+        'chainsmith: the tests again with the features arbitrary_precision',
+        'test --offline --no-fail-fast --features arbitrary_precision --test test',
+      ]);
+      // A file gated off by a feature as a whole keeps it off in every run.
+      expect(run(['tests/debug.rs', 'tests/test.rs']).split('\n')).toEqual([
+        'test --offline --no-fail-fast --features raw_value --test debug --test test',
+        'chainsmith: the tests again with the features arbitrary_precision',
+        'test --offline --no-fail-fast --features raw_value,arbitrary_precision --test debug --test test',
+      ]);
       writeFileSync(join(dir, 'tests/test.rs'), '#[test]\nfn plain() {}\n');
       expect(run(['tests/test.rs'])).toBe('test --offline --no-fail-fast --test test');
       expect(cargoRunner.command(['tests/test.rs'], 'make test')).toBe('make test 2>&1');

@@ -1,4 +1,4 @@
-import { classifyTests, outputCut } from '../../src/judge/gold-validation';
+import { classifyTests, outputCut, unseenBefore } from '../../src/judge/gold-validation';
 import { parsePytestSummary } from '../../src/environments/runners/pytest';
 
 const OUTPUT = `..F
@@ -52,5 +52,19 @@ test('a report cut short before the change makes no FAIL_TO_PASS of a test it do
   const before = [{ id: 'a::fixed', outcome: 'failed' as const }, { id: 'a::old', outcome: 'passed' as const }];
   const after = ['a::fixed', 'a::old', 'a::unnamed'].map((id) => ({ id, outcome: 'passed' as const }));
   // a::unnamed may have passed in the part cut away: it decides nothing.
-  expect(classifyTests(before, after, 'pytest', false)).toEqual({ command: 'pytest', failToPass: ['a::fixed'], passToPass: ['a::old'], brokenOnGold: [] });
+  expect(classifyTests(before, after, 'pytest', { beforeComplete: false })).toEqual({ command: 'pytest', failToPass: ['a::fixed'], passToPass: ['a::old'], brokenOnGold: [] });
+});
+
+test("tests the PR's test files kept from building at the base are FAIL_TO_PASS only where the PR edited them or they did not pass there in their base versions", () => {
+  // The PR's new test used an API the base lacks: its whole test source (or package, or target) did not build, so the run before names none.
+  const before = [{ id: 'a::other_file', outcome: 'passed' as const }];
+  const atBase = ['a::other_file', 'a::unchanged', 'a::edited'].map((id) => ({ id, outcome: 'passed' as const }));
+  const baseline = { cases: [...atBase, { id: 'a::was_failing', outcome: 'failed' as const }], complete: true, touched: new Set(['edited']) };
+  const after = ['a::other_file', 'a::unchanged', 'a::edited', 'a::was_failing', 'a::added'].map((id) => ({ id, outcome: 'passed' as const }));
+  // a::edited passed at the base in its base version, but the PR edited it: its PR version did not build there.
+  expect(classifyTests(before, after, 'cmd', { baseline })).toEqual({ command: 'cmd', failToPass: ['a::edited', 'a::was_failing', 'a::added'], passToPass: ['a::other_file', 'a::unchanged'], brokenOnGold: [] });
+  // A baseline cut short: a test it does not name may have passed there, so it decides nothing.
+  expect(classifyTests(before, after, 'cmd', { baseline: { ...baseline, complete: false } }).failToPass).toEqual(['a::edited', 'a::was_failing']);
+  expect(unseenBefore(before, after)).toBe(true);
+  expect(unseenBefore(after, after)).toBe(false);
 });

@@ -62,33 +62,52 @@ export function cargoTestTargets(files: string[]): string[] | undefined {
 }
 
 /**
- * Shell that sets `features` to the crate features the test files gate tests on (`cfg(feature = "x")`)
- * and the root Cargo.toml declares at the time of the run, comma-separated: a test of an optional
- * feature (serde_json's raw_value) is otherwise compiled out, before and after the change alike. A
- * feature the files also name under `not(…)` stays off: turning it on would drop the tests written for
- * the default (serde_json's tests/test.rs is `#![cfg(not(feature = "preserve_order"))]` as a whole).
+ * Shell that sets `features` and `both` for the crate features the test files gate tests on
+ * (`cfg(feature = "x")`) and the root Cargo.toml declares at the time of the run, comma-separated: a
+ * test of an optional feature (serde_json's raw_value) is otherwise compiled out, before and after the
+ * change alike. `features` holds those named only positively; `both` those also named under `not(…)`
+ * item by item (serde_json's tests/test.rs has arbitrary_precision variants of the default's
+ * assertions, inside one test): the tests run once without them and once with them, so a change to
+ * either variant is seen. A feature a file is gated off by as a whole (`#![cfg(not(feature = "x"))]`,
+ * serde_json's preserve_order) stays off: turning it on would drop the tests written for the default.
  */
 export function gatedFeatures(files: string[]): string {
   const rs = files.filter((f) => f.endsWith('.rs')).map(shellQuote).join(' ');
   if (!rs) return '';
-  const names = (prefix: string) => `grep -ho '${prefix}feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
+  const count = (pattern: string) => `$(cat ${rs} 2>/dev/null | grep -o "${pattern}" | wc -l)`;
+  const names = `grep -ho 'feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
   const declared = `sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *="`;
-  return `features=$(off=$(${names('not( *')}); ${names('')} | while read -r f; do printf '%s\\n' "$off" | grep -qx -- "$f" || { ${declared} && echo "$f"; }; done | paste -sd, -); `;
+  const wholeFileOff = `cat ${rs} 2>/dev/null | grep -q "#!\\[cfg(not( *feature *= *\\"$f\\""`;
+  return [
+    'features=; both=',
+    `for f in $(${names}); do`,
+    `  ${declared} || continue`,
+    `  all=${count('feature *= *\\"$f\\"')}; off=${count('not( *feature *= *\\"$f\\"')}`,
+    '  if [ "$off" -eq 0 ]; then features=${features:+$features,}$f',
+    `  elif [ "$all" -gt "$off" ] && ! ${wholeFileOff}; then both=\${both:+$both,}$f; fi`,
+    'done',
+    '',
+  ].join('\n');
 }
 
 export const cargoRunner: TestRunner = {
   name: 'cargo',
   command(files, override) {
     const plain = override ?? CARGO_TEST;
-    const cargoTest = /^cargo test\b/.test(plain);
-    const features = cargoTest ? gatedFeatures(files) : '';
-    const base = features ? `${features}${plain} \${features:+--features "$features"}` : plain;
-    const targets = cargoTest ? cargoTestTargets(files) : undefined;
-    if (!targets) return `${base} 2>&1`;
+    if (!/^cargo test\b/.test(plain)) return `${plain} 2>&1`;
+    const features = gatedFeatures(files);
+    const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
+    if (!features && !targets?.length) return `${plain} 2>&1`;
     // A target name that is not a file of its own (a [[test]] with another path) would stop cargo: run all then.
-    const exists = targets.map((t) => `{ [ -f tests/${shellQuote(t)}.rs ] || [ -f tests/${shellQuote(t)}/main.rs ]; }`).join(' && ');
-    const narrowed = `${base} ${targets.map((t) => `--test ${shellQuote(t)}`).join(' ')}`;
-    return `if ${exists}; then ${narrowed} 2>&1; else ${base} 2>&1; fi`;
+    const select = targets?.length
+      ? `sel=; if ${targets.map((t) => `{ [ -f tests/${t}.rs ] || [ -f tests/${t}/main.rs ]; }`).join(' && ')}; then sel='${targets.map((t) => `--test ${t}`).join(' ')}'; fi\n`
+      : 'sel=\n';
+    if (!features) return `${select}${plain} $sel 2>&1`;
+    return [
+      `${features}${select}${plain} \${features:+--features "$features"} $sel 2>&1; status=$?`,
+      `if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; ${plain} --features "\${features:+$features,}$both" $sel 2>&1 || status=$?; fi`,
+      'exit $status',
+    ].join('\n');
   },
   parse: parseCargoTest,
 };
