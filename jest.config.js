@@ -6,7 +6,7 @@ const ESM_ONLY = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json
 
 /**
  * Real engines, shared by the test files that run at once: each file scopes what it creates (task
- * queues, workflow ids, container labels, data directories) to itself, so three run side by side; most
+ * queues, workflow ids, container labels, data directories) to itself, so four run side by side; most
  * of a file's time is spent waiting on the dev server, dockerd or a compiler in a container, not on
  * these 2 cores. Files named *.exclusive.test.ts stop or restart the shared engines themselves, so
  * they run afterwards, alone (jest.exclusive.config.js).
@@ -22,7 +22,7 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testTimeout: 180_000,
-  maxWorkers: 3,
+  maxWorkers: 4,
   // The Temporal runtime and Docker's keep-alive sockets can hold the process open after the last test.
   forceExit: true,
   setupFiles: ['<rootDir>/test/support/quiet-sdk.ts'],
