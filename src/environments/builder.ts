@@ -149,7 +149,7 @@ export class Environments {
       throw new StageError(`the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`);
     });
     const override = this.opts.overrides[chain.repo.name];
-    const python = { provided: await this.toolchains.pythons(), baseDate: await commitDate(repoPath, pr.baseSha) };
+    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha) };
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
       : await detectRecipe(files, {

@@ -1,5 +1,5 @@
 import type { LanguageRecipe, RepoFiles } from './contract';
-import type { ProvidedPython } from './languages/python-versions';
+import type { PythonEra } from './languages/python-versions';
 import { detectC } from './languages/c';
 import { detectGo } from './languages/go';
 import { detectJava } from './languages/java';
@@ -21,7 +21,7 @@ export interface DetectOptions {
   /** The files at the stage's PR merge, where the detector may read what the PR adds (Python's test requirements). */
   merged?: RepoFiles;
   /** The Pythons the host provides besides the base image's, and the stage's base commit date, to choose one by era. */
-  python?: { provided: ProvidedPython[]; baseDate: Date };
+  python?: PythonEra;
 }
 
 export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promise<LanguageRecipe> {

@@ -28,6 +28,15 @@ export interface ProvidedPython {
   prefix: string;
 }
 
+/**
+ * What a Python stage's interpreter is chosen by: the host's Pythons and the base commit's date, the
+ * latter read only for a Python project (a git call on every stage's lookup otherwise).
+ */
+export interface PythonEra {
+  provided: ProvidedPython[];
+  baseDate(): Promise<Date>;
+}
+
 export interface PythonChoice {
   version: string;
   /** The host prefix copied into the toolchain image; absent for the base image's own Python. */

@@ -1,7 +1,7 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
 import { pythonFetch, pythonFetchRevision } from './python-fetch';
-import { choosePython, type ProvidedPython } from './python-versions';
+import { choosePython, type PythonEra } from './python-versions';
 
 /** The virtualenv a Python recipe makes; on the base image's Python it sees Debian's packages (pytest) through system site-packages. */
 export const VENV = '/work/.venv';
@@ -25,7 +25,7 @@ const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
  * offline from the fetched wheels, then the project itself, editable and without its deps. A project
  * on the base image's Python that declares nothing to install (beyond setuptools) needs no registry at all.
  */
-export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: { provided: ProvidedPython[]; baseDate: Date }): Promise<LanguageRecipe | undefined> {
+export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: PythonEra): Promise<LanguageRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
@@ -53,7 +53,7 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: {
   const prAdds = merged ? await addedTestRequirements(files, merged) : [];
   const requiresPython = /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ?? /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1];
   const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0;
-  const python = choosePython(era?.provided ?? [], requiresPython, era?.baseDate ?? new Date(), !needsPackages);
+  const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages);
   // A host Python has no Debian pytest to see: pytest is fetched with the rest.
   const testTooling = python.prefix ? ['pytest'] : [];
   const needsFetch = needsPackages || testTooling.length > 0;
