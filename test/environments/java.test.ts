@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
 import { detectJava, javaRelease } from '../../src/environments/languages/java';
-import { mavenRunner } from '../../src/environments/runners/maven';
 import { gitRepoFiles } from '../../src/environments/repo-files';
 import { checkoutAt, commitDate, fetchContext, realRepo } from './real-repos';
 
@@ -33,8 +31,8 @@ describe('Java recipe', () => {
 
   // jsoup PR #2570 (a default maximum depth for the XML parser).
   const base = 'f2ea9dfe8d99508ccf5ef082c35b9ad8f87eee37';
-  const merge = 'bd345ac50a19440c76956b6253fa61e24e084f71';
-  it("fetches jsoup at PR #2570 with Surefire's provider; offline, the PR's test class fails where the PR says", async () => {
+  it("fetches jsoup at PR #2570 with Surefire's provider and the test framework, into a fresh local repository", async () => {
+    // That these suffice offline is java-real's check: the PR gold-validated in a container with network none.
     const repo = await realRepo('jhy+jsoup', 'mvn');
     if (!repo) return;
     const src = await checkoutAt(repo, base);
@@ -45,22 +43,9 @@ describe('Java recipe', () => {
       const names = resolution.packages.map((p) => p.name);
       expect(names).toContain('org.apache.maven.surefire:surefire-junit-platform');
       expect(names).toContain('org.junit.jupiter:junit-jupiter-api');
-      // Offline, from a copy without the host's repository records (as the image's setup makes it).
-      const copy = join(ctx.depsDir, 'copy');
-      cpSync(join(ctx.depsDir, 'm2'), copy, { recursive: true });
-      execFileSync('find', [copy, '-name', '_remote.repositories', '-delete']);
-      const test = 'src/test/java/org/jsoup/parser/XmlTreeBuilderTest.java';
-      writeFileSync(join(src, test), execFileSync('git', ['show', `${merge}:${test}`], { cwd: repo }));
-      let output = '';
-      try {
-        output = execFileSync('bash', ['-c', mavenRunner.command([test])], { cwd: src, env: { ...process.env, MAVEN_OPTS: `-Dmaven.repo.local=${copy}` }, encoding: 'utf8' });
-      } catch (err) {
-        output = (err as { stdout: string }).stdout;
-      }
-      const failed = (mavenRunner.parse(output) ?? []).filter((c) => c.outcome !== 'passed').map((c) => c.id);
-      expect(failed.sort()).toEqual(['org.jsoup.parser.XmlTreeBuilderTest#deepEndTagClosesElement', 'org.jsoup.parser.XmlTreeBuilderTest#xmlParserHasDefaultDepth']);
-      expect(existsSync(join(src, 'target/surefire-reports'))).toBe(true);
-      expect(readdirSync(join(src, 'target/surefire-reports')).length).toBeGreaterThan(0);
+      const provider = resolution.packages.find((p) => p.name === 'org.apache.maven.surefire:surefire-junit-platform')!;
+      const jar = join(ctx.depsDir, 'm2/org/apache/maven/surefire/surefire-junit-platform', provider.version, `surefire-junit-platform-${provider.version}.jar`);
+      expect(existsSync(jar)).toBe(true);
     } finally {
       rmSync(ctx.depsDir, { recursive: true, force: true });
       rmSync(src, { recursive: true, force: true });
