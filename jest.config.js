@@ -8,7 +8,7 @@ const ESM_ONLY = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json
  * Real engines, shared by the test files that run at once: each file scopes what it creates (task
  * queues, workflow ids, container labels, data directories) to itself, so four run side by side; most
  * of a file's time is spent waiting on the dev server, dockerd or a compiler in a container, not on
- * these 2 cores. Files named *.exclusive.test.ts stop or restart the shared engines themselves, so
+ * these 2 cores. Files named *.exclusive.test.ts stop or restart a shared engine (dockerd), so
  * they run afterwards, alone (jest.exclusive.config.js).
  */
 module.exports = {

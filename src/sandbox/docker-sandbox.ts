@@ -63,6 +63,9 @@ export class DockerSandbox {
       const container = await docker.createContainer({
         Image: spec.image,
         Cmd: ['sleep', 'infinity'],
+        // Nothing in a sandbox needs a graceful stop, and `sleep` as PID 1 ignores SIGTERM: a stop (or
+        // dockerd shutting down) would wait out Docker's 10 s for each sandbox before killing it.
+        StopSignal: 'SIGKILL',
         Labels: { [SANDBOX_LABEL]: '1', ...spec.labels },
         WorkingDir: '/work',
         Env: ['PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8', 'HOME=/home/agent'],

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { ArtifactStore } from '../../src/artifacts/store';
+import { startChains } from '../../src/cli/start';
+import { packageRoot } from '../../src/paths';
+import type { ChainResult } from '../../src/workflows/types';
+import { demoChain } from './demo-chain';
+import { testConfig } from './engines';
+import { FakeOpenAI } from './fake-openai';
+import { expectedNotes, longRolloutScript, NOTES_FILE } from './scripted-model';
+import { WorkerProcess } from './worker-process';
+
+const run = promisify(execFile);
+const NOTES = 15;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Stops the daemon whose command line matches `pattern` the way a crash or an upgrade would (SIGTERM),
+ * waits until it is gone, then lets provisioning start it again, with `env` naming which one.
+ */
+export async function restartDaemon(pattern: string, step: 'temporal' | 'docker', env: Record<string, string> = {}): Promise<void> {
+  await run('pkill', ['-TERM', '-f', pattern]).catch(() => undefined);
+  for (let i = 0; i < 100; i++) {
+    if (await run('pgrep', ['-f', pattern]).then(() => false, () => true)) break;
+    await sleep(100);
+  }
+  await run('bash', [resolve(packageRoot(), 'scripts/provision.sh'), step], { cwd: packageRoot(), env: { ...process.env, ...env } });
+}
+
+function notesOf(patch: string): string[] {
+  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
+  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
+}
+
+/**
+ * A demo chain on a `chainsmith worker` process, with `restart` run mid-rollout of stage 2 (its third
+ * agent step): the chain must still be accepted with every step exactly once. `env` is given to the
+ * worker and the config (a private Temporal server's address, say).
+ */
+export async function restartMidRollout(name: string, restart: () => Promise<void>, env: Record<string, string> = {}) {
+  const chain = await demoChain(`restart-${name}`);
+  // While the daemon goes down the model slows, so the rollout is still mid-stage when it is gone: a
+  // daemon stopping waits for its containers, and a fast rollout could finish in that time.
+  let restarting = false;
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), { latencyMs: () => (restarting ? 1500 : 100) });
+  const workerEnv = { ...env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '5' };
+  const config = testConfig(workerEnv);
+  const taskQueue = `restart-${name}-${Date.now()}`;
+  const worker = new WorkerProcess(taskQueue, { ...workerEnv, CHAINSMITH_HOME: config.dataDir });
+  const { Client, Connection } = await import('@temporalio/client');
+  let connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    worker.start();
+    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
+    // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count).
+    while (fake.requestsBy('agent').length < NOTES + 5) await sleep(50);
+    restarting = true;
+    await restart();
+    restarting = false;
+    await connection.close();
+    connection = await Connection.connect({ address: config.temporal.address });
+    const result: ChainResult = await new Client({ connection }).workflow.getHandle(started.workflowId).result();
+    const store = new ArtifactStore(`${config.dataDir}/artifacts`);
+    return { result, notes: notesOf(await store.getText(result.results[2].finalRound!.cumulativePatchRef)), expected: expectedNotes(3, NOTES) };
+  } catch (err) {
+    console.error(`worker output:\n${worker.output.slice(-5000)}`);
+    throw err;
+  } finally {
+    await worker.stop();
+    await connection.close();
+    await fake.stop();
+  }
+}
