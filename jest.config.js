@@ -25,5 +25,4 @@ module.exports = {
   maxWorkers: 4,
   // The Temporal runtime and Docker's keep-alive sockets can hold the process open after the last test.
   forceExit: true,
-  setupFiles: ['<rootDir>/test/support/quiet-sdk.ts'],
 };

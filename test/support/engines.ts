@@ -1,3 +1,5 @@
+// Workers log every state change at INFO: quieted before any is made, in each file that makes one.
+import './quiet-sdk';
 import { NativeConnection, type Worker, type WorkflowBundlePath } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { mkdtempSync } from 'node:fs';
