@@ -19,7 +19,8 @@ function notesIn(patch: string): string[] {
   return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
 }
 
-test.each<ScaffoldKind>(['tools', 'bash'])(`%s scaffold: a worker SIGKILLed ${KILLS} times mid-rollout completes the chain, each kill redoing at most one step`, async (scaffold) => {
+// The two scaffolds side by side: most of each run is waiting (a killed worker's heartbeat timeout, a restart).
+test.concurrent.each<ScaffoldKind>(['tools', 'bash'])(`%s scaffold: a worker SIGKILLed ${KILLS} times mid-rollout completes the chain, each kill redoing at most one step`, async (scaffold) => {
   const chain = await demoChain(`crash-${scaffold}`);
   const env = { OPENAI_API_KEY: `sk-crash-${scaffold}-test`, CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
   const config = testConfig(env);
