@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { touchedFunctions, touchedTest } from '../../src/judge/touched-tests';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../support/real-repos';
 
@@ -15,3 +19,30 @@ withCobra("cobra #2210: the test functions its diff edits are named by git's Go 
   expect(touchedTest('github.com/spf13/cobra/TestNoArgs', touched)).toBe(false);
   expect(await touchedFunctions(repo, pr.baseSha, pr.mergeSha, [])).toEqual(new Set());
 }, 120_000);
+
+test('a test added below another does not count the one above it, which git names in the hunk header; an edited one counts', async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'chainsmith-touched-'));
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+  const java = (extra: string, body = 'assertEquals(1, f());') =>
+    `class FTest {\n    @Test\n    public void keepsOne() {\n        ${body}\n    }\n${extra}}\n`;
+  const py = (extra: string, body = 'assert f() == 1') => `def test_one():\n    ${body}\n${extra}`;
+  git('init', '-q');
+  mkdirSync(join(repo, 'src'));
+  writeFileSync(join(repo, 'src/FTest.java'), java(''));
+  writeFileSync(join(repo, 'test_f.py'), py(''));
+  git('add', '.');
+  git('commit', '-qm', 'base');
+  const base = git('rev-parse', 'HEAD');
+  // Added below: a Java method with its annotation, a Python test with a blank line first.
+  writeFileSync(join(repo, 'src/FTest.java'), java('\n    @Test\n    public void addsTwo() {\n        assertEquals(2, g());\n    }\n'));
+  writeFileSync(join(repo, 'test_f.py'), py('\n\ndef test_two():\n    assert g() == 2\n'));
+  git('commit', '-qam', 'add tests');
+  const added = git('rev-parse', 'HEAD');
+  expect(await touchedFunctions(repo, base, added, ['src/FTest.java', 'test_f.py'])).toEqual(new Set());
+  // Edited in place: both bodies change.
+  writeFileSync(join(repo, 'src/FTest.java'), java('', 'assertEquals(1, f(0));'));
+  writeFileSync(join(repo, 'test_f.py'), py('', 'assert f(0) == 1'));
+  git('commit', '-qam', 'edit tests');
+  const edited = git('rev-parse', 'HEAD');
+  expect(await touchedFunctions(repo, added, edited, ['src/FTest.java', 'test_f.py'])).toEqual(new Set(['keepsOne', 'test_one']));
+});
