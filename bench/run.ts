@@ -1,11 +1,11 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+// Progress goes to stderr; keep the SDK's per-state INFO lines out of it (the benches' workers and
+// the tests' share this one setting).
+import '../test/support/quiet-sdk';
 import { readdirSync } from 'node:fs';
 import { printFigures, type Figure } from './figure';
 
 /** `npm run bench -- NAME` runs bench/NAME.ts, whose `run()` measures and returns its figures. */
 async function main(): Promise<void> {
-  // Progress goes to stderr; keep the SDK's per-state INFO lines out of it.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const available = readdirSync(__dirname)
     .filter((f) => /\.(js|ts)$/.test(f) && !/^(run|figure)\./.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.map'))
     .map((f) => f.replace(/\.(js|ts)$/, ''));
