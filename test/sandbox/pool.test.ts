@@ -7,7 +7,8 @@ import { packageRoot } from '../../src/paths';
 import { CARRY_TAG } from '../../src/sandbox/carryover';
 import { HOST_LABEL, KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
-import { POOL_LABEL, SandboxPool } from '../../src/sandbox/pool';
+import { POOL_LABEL, PREPARED_LABEL, SandboxPool } from '../../src/sandbox/pool';
+import { roundKey, roundName } from '../../src/sandbox/round-sandbox';
 import { StageSandbox } from '../../src/sandbox/stage-sandbox';
 import type { Chain } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
@@ -32,9 +33,10 @@ const testHost = () => `pool-test-${process.pid}-${Math.floor(Math.random() * 1e
 const onHost = (host: string, ...labels: string[]) => docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, `${HOST_LABEL}=${host}`, ...labels] } });
 const spec = () => ({ ...limits, image, mirrorPath: chain.repo.path });
 
-/** Stage 2 of the chain for a rollout round, with the gold carry: the checkout and carry a round does. */
-const openStage = (pool: SandboxPool, host: string, key: string) =>
-  StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, 1, { role: { kind: 'rollout', runKey: `pool-${key}/run`, key, host }, carryPatch: '' });
+/** A stage of the chain for a rollout round, with the gold carry: the checkout and carry a round does. */
+const openRound = (pool: SandboxPool | undefined, host: string, runKey: string, stage: number, key = roundKey(runKey, stage, 0)) =>
+  StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, stage, { role: { kind: 'rollout', runKey, key, host }, carryPatch: '' });
+const openStage = (pool: SandboxPool, host: string, key: string) => openRound(pool, host, `pool-${key}/run`, 1, key);
 
 test('a rollout takes a warm container, limited and network-less as a new one, set up at its stage; the pool fills again, and drains', async () => {
   const host = testHost();
@@ -58,7 +60,9 @@ test('a rollout takes a warm container, limited and network-less as a new one, s
     const stage = await openStage(pool, host, `warm-${host}`);
     try {
       expect(warm.map((c) => c.Id)).toContain(stage.sandbox.container.id);
-      expect(stage.reused).toBe(false);
+      expect(stage.source).toBe('warm');
+      // Renamed for its round: the chain's cleanup finds it by that name, as it finds one started for the round.
+      expect((await stage.sandbox.container.inspect()).Name).toBe(`/${roundName(`pool-warm-${host}/run`, host, `warm-${host}`)}`);
       // At stage 2's base, with the (gold) carry committed on top of it.
       const r = await stage.exec(`git rev-parse ${CARRY_TAG}^ && cat NOTES.md README.md`, { timeoutSeconds: 30, maxOutputChars: 2000 });
       expect(r.output.split('\n')[0]).toBe(chain.prs[1].baseSha);
@@ -73,7 +77,7 @@ test('a rollout takes a warm container, limited and network-less as a new one, s
     expect(await pool.drain()).toBe(2);
     expect(await onHost(host)).toHaveLength(0);
     // A drained pool hands out nothing and starts nothing.
-    expect(pool.take(spec())).toBeUndefined();
+    expect(await pool.take(spec(), `after-${host}`)).toBeUndefined();
   } finally {
     await pool.drain();
     await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
@@ -90,6 +94,64 @@ test('size 0 keeps nothing warm: every stage starts its own container', async ()
     expect(await onHost(host, POOL_LABEL)).toHaveLength(0);
   } finally {
     await stage.destroy();
+  }
+  expect(await onHost(host)).toHaveLength(0);
+}, 60_000);
+
+test("opening stage 1 prepares stage 2's round in the background; stage 2 then takes it and only applies the carry", async () => {
+  const host = testHost();
+  const pool = new SandboxPool(docker, { size: 1, host });
+  const runKey = `pool-prepared-${host}/run`;
+  const next = roundName(runKey, host, roundKey(runKey, 1, 0));
+  try {
+    const first = await openRound(pool, host, runKey, 0);
+    expect(first.next).toBe(next);
+    await first.destroy();
+    expect(await pool.preparedFor(next)).toBe(true);
+    const [prepared] = await docker.listContainers({ all: true, filters: { name: [`^/${next}$`] } });
+    expect(prepared.Labels).toMatchObject({ [PREPARED_LABEL]: '1', [HOST_LABEL]: host });
+
+    const second = await openRound(pool, host, runKey, 1);
+    try {
+      expect([second.source, second.sandbox.container.id]).toEqual(['prepared', prepared.Id]);
+      // The same starting state as a stage set up from scratch: the base, the carry on top, the carry's findings.
+      const unprepared = await openRound(undefined, host, `${runKey}-cold`, 1);
+      try {
+        const state = (s: StageSandbox) => s.exec(`git rev-parse ${CARRY_TAG}^ ${CARRY_TAG}^{tree} && git status --short`, { timeoutSeconds: 30, maxOutputChars: 2000 });
+        expect((await state(second)).output.split('\n')[0]).toBe(chain.prs[1].baseSha);
+        expect(await state(second)).toEqual(await state(unprepared));
+        expect(second.carry).toEqual(unprepared.carry);
+      } finally {
+        await unprepared.destroy();
+      }
+    } finally {
+      await second.destroy();
+    }
+
+    // Bounded: past `size` prepared containers the oldest goes; drain removes the rest.
+    const spec0 = async () => spec();
+    const ready = (name: string) => pool.prepare(name, spec0, async () => undefined);
+    ready(`chainsmith-bound-a-${process.pid}`);
+    ready(`chainsmith-bound-b-${process.pid}`);
+    expect(await pool.preparedFor(`chainsmith-bound-b-${process.pid}`)).toBe(true);
+    expect((await onHost(host, PREPARED_LABEL)).map((c) => c.Names[0])).toEqual([`/chainsmith-bound-b-${process.pid}`]);
+    expect(await pool.drain()).toBeGreaterThanOrEqual(1);
+    expect(await onHost(host, PREPARED_LABEL)).toHaveLength(0);
+  } finally {
+    await pool.drain();
+    await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  }
+}, 120_000);
+
+test("a round's container is found again by its name: a second open of the round reuses it", async () => {
+  const host = testHost();
+  const runKey = `pool-again-${host}/run`;
+  const first = await openRound(undefined, host, runKey, 1);
+  try {
+    const again = await openRound(undefined, host, runKey, 1);
+    expect([again.source, again.sandbox.container.id]).toEqual(['reused', first.sandbox.container.id]);
+  } finally {
+    await first.destroy();
   }
   expect(await onHost(host)).toHaveLength(0);
 }, 60_000);
