@@ -8,6 +8,7 @@ export const PROGRESS_PATCH = '/work/.chainsmith/progress.patch';
 /** Written by prepareScript: what a prepared container's setup reads instead of working it out. */
 const PREPARED = '/work/.chainsmith/prepared.sh';
 const SCRATCH = `GIT_INDEX_FILE=${REPO_DIR}/.git/chainsmith-carry.index`;
+const CARRY_MESSAGE = 'carry: agent work from earlier stages';
 /** Tag inside the sandbox clone: the stage's starting state S_init(t), after the carry. */
 export const CARRY_TAG = 'chainsmith/carry';
 
@@ -35,18 +36,19 @@ export function carryScript(chain: Chain, stage: number, opts: { carry: boolean;
       ...(opts.prepared ? [`cd ${REPO_DIR}`, `. ${PREPARED}`] : prepareLines(chain, stage)),
       `if ! ${SCRATCH} git apply --allow-empty --cached --binary ${CARRY_PATCH}; then echo "the carried patch does not apply to the merge of PR #${chain.prs[stage - 1].number}" >&2; exit 4; fi`,
       `if [ "$since" = ${gold} ]; then echo GOLD_IN_BASE; fi`,
-      `agent_work=$(git commit-tree "$(${SCRATCH} git write-tree)" -p "$since" -m 'agent work through stage ${stage}')`,
-      'if ! git cherry-pick --no-commit "$agent_work" >/dev/null 2>&1; then',
+      `agent_work=$(git commit-tree "$(${SCRATCH} git write-tree)" -p "$since" -m '${CARRY_MESSAGE}')`,
+      // A clean pick commits the carry itself (one git process fewer than --no-commit and a commit); an
+      // empty carry, or one the base holds already, still makes the carry commit.
+      'if ! git cherry-pick --allow-empty --keep-redundant-commits "$agent_work" >/dev/null 2>&1; then',
       '  conflicted=$(git diff --name-only --diff-filter=U)',
       '  while IFS= read -r f; do',
       '    echo "CARRY_CONFLICT $f"',
       // No markers to keep both sides in (a binary file): the agent's version stays.
       '    if ! grep -q "^<<<<<<< " -- "$f" 2>/dev/null; then git checkout --theirs -- "$f" 2>/dev/null || true; fi',
       '  done <<< "$conflicted"',
-      // A clean pick has staged everything already.
       '  git add -A',
+      `  git commit -q --allow-empty -m '${CARRY_MESSAGE}'`,
       'fi',
-      `git commit -q --allow-empty -m 'carry: agent work from earlier stages'`,
     );
   } else {
     lines.push(...(opts.prepared ? [`cd ${REPO_DIR}`] : checkoutLines(base)));

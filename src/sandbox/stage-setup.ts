@@ -23,8 +23,9 @@ export async function setUpStage(
   // Shell builtins where they do: this runs before every stage, and each process costs milliseconds.
   // The carried patch comes in as the command's input: one round trip, not two.
   const write = carried ? `cat > ${CARRY_PATCH} && ` : '';
+  const show = `while IFS= read -r l || [ -n "$l" ]; do printf '%s\\n' "$l"; done < ${SETUP_OUT}`;
   const setup = await sandbox.exec(
-    `[ ! -e ${READY} ] || rm -f ${READY}; [ -d /work/.chainsmith ] || mkdir -p /work/.chainsmith; ${write}(\n${script}\n) > ${SETUP_OUT} 2>&1 && : > ${READY}; s=$?; cat ${SETUP_OUT}; exit $s`,
+    `[ ! -e ${READY} ] || rm -f ${READY}; [ -d /work/.chainsmith ] || mkdir -p /work/.chainsmith; ${write}(\n${script}\n) > ${SETUP_OUT} 2>&1 && : > ${READY}; s=$?; ${show}; exit $s`,
     { timeoutSeconds: 600, maxOutputChars: 20_000, cwd: '/work' },
     carried ? Buffer.from(opts.carryPatch!) : undefined,
   );
