@@ -123,13 +123,15 @@ export class StageSandbox implements Sandbox {
 /**
  * While stage t runs, the container of stage t+1's first round is prepared in the worker's pool: its
  * environment's container with the repository at t+1's base (the carry alone is left for its open).
- * Only where that environment is built on this host already: a build is no background work.
+ * Only where that environment is built on this host already (a build is no background work) and
+ * t+1's inputs are good (checked here, the check is remembered: its git processes leave the open's path).
  */
 function prepareNext(deps: StageSandboxDeps, chain: Chain, stage: number, role: Extract<StageRole, { kind: 'rollout' }>): string | undefined {
   const pool = deps.pool;
   if (!pool?.enabled || stage + 1 >= chain.prs.length) return undefined;
   const name = roundName(role.runKey, role.host, roundKey(role.runKey, stage + 1, 0));
   const kind = async () => {
+    if (await stageInputProblem(chain.repo.path, chain.prs[stage + 1])) return undefined;
     const env = await deps.environments.builtForStage(chain, stage + 1).catch(() => undefined);
     return env && { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
   };
