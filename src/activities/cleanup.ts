@@ -1,5 +1,4 @@
-import { removeContainers } from '../sandbox/docker-sandbox';
-import { roundSandboxes } from '../sandbox/round-sandbox';
+import { removeRoundSandboxes } from '../sandbox/round-sandbox';
 import type { ActivityContext } from './context';
 import { guard } from './guard';
 
@@ -10,11 +9,7 @@ export function cleanupActivities(ctx: ActivityContext) {
      * attempts that no retry came back for, pooled ones a round took, one prepared for a round that never came.
      */
     async cleanupRun(input: { runKey: string }): Promise<number> {
-      return guard(async () => {
-        const found = await roundSandboxes(ctx.docker, { runKey: input.runKey, host: ctx.host });
-        await removeContainers(ctx.docker, found.map((c) => c.Id));
-        return found.length;
-      });
+      return guard(() => removeRoundSandboxes(ctx.docker, { runKey: input.runKey, host: ctx.host }));
     },
   };
 }

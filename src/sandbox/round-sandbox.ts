@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import { TransientError } from '../errors';
-import { DockerSandbox, SANDBOX_LABEL, type SandboxSpec } from './docker-sandbox';
+import { DockerSandbox, removeContainers, SANDBOX_LABEL, type SandboxSpec } from './docker-sandbox';
 import { ownerGone } from './orphans';
 
 /**
@@ -40,6 +40,13 @@ export function roundNamePattern(of: { workflowId?: string; runKey?: string; hos
 /** Round containers (running or not) whose names match. */
 export function roundSandboxes(docker: Docker, of: Parameters<typeof roundNamePattern>[0]): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL], name: [roundNamePattern(of)] } });
+}
+
+/** Removes the round containers whose names match (a run's on a host, at its cleanup); returns how many. */
+export async function removeRoundSandboxes(docker: Docker, of: Parameters<typeof roundNamePattern>[0]): Promise<number> {
+  const found = await roundSandboxes(docker, of);
+  await removeContainers(docker, found.map((c) => c.Id));
+  return found.length;
 }
 
 /** Where a round's container came from: started for it, a warm one, one prepared for it, or a retried round's survivor. */

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths';
 import { CARRY_TAG } from '../../src/sandbox/carryover';
-import { HOST_LABEL, KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
 import { POOL_LABEL, PREPARED_LABEL, SandboxPool } from '../../src/sandbox/pool';
-import { roundKey, roundName } from '../../src/sandbox/round-sandbox';
+import { removeRoundSandboxes, roundKey, roundName } from '../../src/sandbox/round-sandbox';
 import { StageSandbox } from '../../src/sandbox/stage-sandbox';
 import type { Chain } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
@@ -155,6 +155,31 @@ test("a round's container is found again by its name: a second open of the round
   }
   expect(await onHost(host)).toHaveLength(0);
 }, 60_000);
+
+test("a run's cleanup (cleanupRun) finds by name the pooled container its round took and the one prepared for its next stage, and leaves another run's", async () => {
+  const host = testHost();
+  const pool = new SandboxPool(docker, { size: 2, host });
+  const runKey = `pool-cleanup-${host}/run`;
+  try {
+    const other = await openRound(pool, host, `pool-other-${host}/run`, 1);
+    await pool.filled(spec());
+    // Left running, as a round is when its chain is cancelled under a worker that cannot end it.
+    const round = await openRound(pool, host, runKey, 0);
+    expect(round.source).toBe('warm');
+    expect(await pool.preparedFor(round.next!)).toBe(true);
+    const labels = (await round.sandbox.container.inspect()).Config.Labels;
+    expect([labels[POOL_LABEL], labels[RUN_KEY_LABEL], labels[KEY_LABEL]]).toEqual(['1', undefined, undefined]);
+
+    expect(await removeRoundSandboxes(docker, { runKey, host: `${host}-elsewhere` })).toBe(0);
+    expect(await removeRoundSandboxes(docker, { runKey, host })).toBe(2);
+    expect(await round.sandbox.container.inspect().catch((err) => err.statusCode)).toBe(404);
+    expect((await other.sandbox.container.inspect()).State.Running).toBe(true);
+    await other.destroy();
+  } finally {
+    await pool.drain();
+    await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  }
+}, 120_000);
 
 /** A worker process in miniature (the built pool, as `chainsmith worker` runs it): fills a pool, says so, then waits to be killed. */
 const WORKER = `
