@@ -87,7 +87,7 @@ export class DockerSandbox {
     }
   }
 
-  /** Runs commands in a container started elsewhere (a benchmark's baseline, say). */
+  /** Runs commands in a container started elsewhere (a retried round's survivor, a benchmark's baseline). */
   static attach(docker: Docker, container: Docker.Container): DockerSandbox {
     return new DockerSandbox(docker, container);
   }
