@@ -9,7 +9,7 @@ export function cleanupActivities(ctx: ActivityContext) {
      * attempts that no retry came back for, pooled ones a round took, one prepared for a round that never came.
      */
     async cleanupRun(input: { runKey: string }): Promise<number> {
-      return guard(() => removeRoundSandboxes(ctx.docker, { runKey: input.runKey, host: ctx.host }));
+      return guard(() => removeRoundSandboxes(ctx.docker, { runKey: input.runKey, host: ctx.host }, ctx.pool));
     },
   };
 }

@@ -9,6 +9,11 @@ export const POOL_LABEL = 'chainsmith.pool';
 export const PREPARED_LABEL = 'chainsmith.prepared';
 /** Kinds of sandbox (image, repository, limits) kept warm at once; the least recently used kind goes first. */
 const MAX_KINDS = 4;
+/**
+ * A prepared container older than this makes room for a new one; younger ones are kept (a new one is
+ * not prepared): removing one whose round is about to open would waste its start and its checkout.
+ */
+const PREPARED_STALE_MS = 15 * 60_000;
 
 /** A sandbox as its pool knows it: the pool sets the labels, a round the name. */
 export type WarmSpec = Omit<SandboxSpec, 'labels' | 'name'>;
@@ -20,6 +25,7 @@ interface Kind {
 }
 
 interface Prepared {
+  at: number;
   /** The container, set up, and its kind; undefined when its preparation failed or was not wanted. */
   ready: Promise<{ sandbox: DockerSandbox; spec: WarmSpec } | undefined>;
 }
@@ -35,7 +41,7 @@ interface Prepared {
  *
  * Besides, a container can be prepared for a known round (prepare(): the next stage of a chain being
  * rolled out), created under that round's name and set up ahead (its base checked out), one at a time
- * in the background and at most `size` at once (the oldest goes first); that round takes it.
+ * in the background and at most `size` at once (more wait for none: a stale one goes); that round takes it.
  *
  * Warm, prepared and taken pooled containers are owned by the worker process (ownerLabel): they end
  * with their stage, on `drain()` at shutdown, through the chain's cleanup (by name), or, after a
@@ -45,6 +51,8 @@ interface Prepared {
 export class SandboxPool implements RoundSource {
   private readonly kinds = new Map<string, Kind>();
   private readonly prepared = new Map<string, Prepared>();
+  /** Prepared containers being removed, by round name: their round waits for that before it starts its own. */
+  private readonly dropping = new Map<string, Promise<number>>();
   /** Preparations run one after another, after what is under way. */
   private preparing: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -66,6 +74,7 @@ export class SandboxPool implements RoundSource {
    */
   async take(spec: WarmSpec, name: string): Promise<{ sandbox: DockerSandbox; prepared: boolean } | undefined> {
     if (!this.enabled) return undefined;
+    await this.dropping.get(name);
     const ahead = this.prepared.get(name);
     if (ahead) {
       this.prepared.delete(name);
@@ -79,23 +88,28 @@ export class SandboxPool implements RoundSource {
     try {
       await warm.container.rename({ name });
     } catch (err) {
-      if (this.kinds.get(kindKey(spec)) === kind && this.enabled) kind.idle.unshift(warm);
+      const held = (err as { statusCode?: number }).statusCode === 409;
+      if (held && this.kinds.get(kindKey(spec)) === kind && this.enabled) kind.idle.unshift(warm);
       else await warm.destroy();
-      throw err;
+      // A warm container that cannot be renamed otherwise (gone, say) is no reason to fail the round.
+      if (held) throw err;
+      return undefined;
     }
     return { sandbox: warm, prepared: false };
   }
 
   /**
    * Prepares a container for the round `name` in the background: of the kind `kind()` says (none: not
-   * now), created under that name and set up by `setup`. Ignored if the pool is off or has it already;
-   * past `size` prepared containers, the oldest is removed. Registered at once, so that a
+   * now), created under that name and set up by `setup`. Ignored if the pool is off, has it already,
+   * or holds `size` prepared containers none of which is stale. Registered at once, so that a
    * dropPrepared() from now on also stops a preparation that has not started.
    */
   prepare(name: string, kind: () => Promise<WarmSpec | undefined>, setup: (sandbox: DockerSandbox) => Promise<void>): void {
     if (!this.enabled || this.prepared.has(name)) return;
-    while (this.prepared.size >= this.opts.size) void this.dropPrepared(this.prepared.keys().next().value!);
-    const entry: Prepared = { ready: Promise.resolve(undefined) };
+    const now = Date.now();
+    for (const [old, { at }] of this.prepared) if (this.prepared.size >= this.opts.size && now - at > PREPARED_STALE_MS) void this.dropPrepared(old);
+    if (this.prepared.size >= this.opts.size) return;
+    const entry: Prepared = { at: now, ready: Promise.resolve(undefined) };
     const wanted = () => this.enabled && this.prepared.get(name) === entry;
     entry.ready = this.preparing.then(async () => {
       const spec = wanted() ? await kind() : undefined;
@@ -159,13 +173,24 @@ export class SandboxPool implements RoundSource {
     return counts.reduce((a, b) => a + b, 0);
   }
 
+  /** Drops the prepared containers whose round names match (a run's, when its chain ends); how many there were. */
+  async dropPreparedWhere(match: (name: string) => boolean): Promise<number> {
+    const counts = await Promise.all([...this.prepared.keys()].filter(match).map((name) => this.dropPrepared(name)));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
   /** Removes the container prepared for the round `name` (a cancelled chain's next stage), once its preparation is over. */
-  async dropPrepared(name: string): Promise<number> {
+  dropPrepared(name: string): Promise<number> {
     const entry = this.prepared.get(name);
+    if (!entry) return this.dropping.get(name) ?? Promise.resolve(0);
     this.prepared.delete(name);
-    const ready = await entry?.ready;
-    await ready?.sandbox.destroy();
-    return ready ? 1 : 0;
+    const done = entry.ready.then(async (ready) => {
+      await ready?.sandbox.destroy();
+      return ready ? 1 : 0;
+    });
+    this.dropping.set(name, done);
+    void done.finally(() => this.dropping.delete(name));
+    return done;
   }
 
   private fill(kind: Kind): void {

@@ -42,11 +42,25 @@ export function roundSandboxes(docker: Docker, of: Parameters<typeof roundNamePa
   return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL], name: [roundNamePattern(of)] } });
 }
 
-/** Removes the round containers whose names match (a run's on a host, at its cleanup); returns how many. */
-export async function removeRoundSandboxes(docker: Docker, of: Parameters<typeof roundNamePattern>[0]): Promise<number> {
+/** Whether a round name (as Docker reports it, or without its leading '/') matches. */
+export function matchesRound(of: Parameters<typeof roundNamePattern>[0]): (name: string) => boolean {
+  const pattern = new RegExp(roundNamePattern(of));
+  return (name) => pattern.test(name.startsWith('/') ? name : `/${name}`);
+}
+
+/**
+ * Removes the round containers whose names match (a run's on a host, at its cleanup), after `pool`
+ * (this worker's) has dropped those it is preparing, so that none starts after; returns how many.
+ */
+export async function removeRoundSandboxes(
+  docker: Docker,
+  of: Parameters<typeof roundNamePattern>[0],
+  pool?: { dropPreparedWhere(match: (name: string) => boolean): Promise<number> },
+): Promise<number> {
+  const dropped = (await pool?.dropPreparedWhere(matchesRound(of))) ?? 0;
   const found = await roundSandboxes(docker, of);
   await removeContainers(docker, found.map((c) => c.Id));
-  return found.length;
+  return dropped + found.length;
 }
 
 /** Where a round's container came from: started for it, a warm one, one prepared for it, or a retried round's survivor. */

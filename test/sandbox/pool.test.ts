@@ -128,13 +128,19 @@ test("opening stage 1 prepares stage 2's round in the background; stage 2 then t
       await second.destroy();
     }
 
-    // Bounded: past `size` prepared containers the oldest goes; drain removes the rest.
+    // Bounded: with `size` prepared containers, none of them stale, no other is prepared; drain removes them.
     const spec0 = async () => spec();
     const ready = (name: string) => pool.prepare(name, spec0, async () => undefined);
     ready(`chainsmith-bound-a-${process.pid}`);
     ready(`chainsmith-bound-b-${process.pid}`);
-    expect(await pool.preparedFor(`chainsmith-bound-b-${process.pid}`)).toBe(true);
-    expect((await onHost(host, PREPARED_LABEL)).map((c) => c.Names[0])).toEqual([`/chainsmith-bound-b-${process.pid}`]);
+    expect(await pool.preparedFor(`chainsmith-bound-a-${process.pid}`)).toBe(true);
+    expect(await pool.preparedFor(`chainsmith-bound-b-${process.pid}`)).toBe(false);
+    expect((await onHost(host, PREPARED_LABEL)).map((c) => c.Names[0])).toEqual([`/chainsmith-bound-a-${process.pid}`]);
+    // Dropped (a cancelled round's next stage): gone, and its round starts its own.
+    expect(await pool.dropPrepared(`chainsmith-bound-a-${process.pid}`)).toBe(1);
+    expect(await onHost(host, PREPARED_LABEL)).toHaveLength(0);
+    ready(`chainsmith-bound-c-${process.pid}`);
+    expect(await pool.preparedFor(`chainsmith-bound-c-${process.pid}`)).toBe(true);
     expect(await pool.drain()).toBeGreaterThanOrEqual(1);
     expect(await onHost(host, PREPARED_LABEL)).toHaveLength(0);
   } finally {
@@ -170,8 +176,10 @@ test("a run's cleanup (cleanupRun) finds by name the pooled container its round 
     const labels = (await round.sandbox.container.inspect()).Config.Labels;
     expect([labels[POOL_LABEL], labels[RUN_KEY_LABEL], labels[KEY_LABEL]]).toEqual(['1', undefined, undefined]);
 
-    expect(await removeRoundSandboxes(docker, { runKey, host: `${host}-elsewhere` })).toBe(0);
-    expect(await removeRoundSandboxes(docker, { runKey, host })).toBe(2);
+    expect(await removeRoundSandboxes(docker, { runKey, host: `${host}-elsewhere` }, pool)).toBe(0);
+    expect(await removeRoundSandboxes(docker, { runKey, host }, pool)).toBe(2);
+    // The pool let go of the prepared one too: it neither hands it out nor counts it against its bound.
+    expect(await pool.preparedFor(round.next!)).toBe(false);
     expect(await round.sandbox.container.inspect().catch((err) => err.statusCode)).toBe(404);
     expect((await other.sandbox.container.inspect()).State.Running).toBe(true);
     await other.destroy();
