@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
+import { OWNER_LABEL, ownerLabel } from '../src/sandbox/orphans';
 import { demoChain } from '../test/support/demo-chain';
 import { startEngines, testConfig } from '../test/support/engines';
 import { startModelProcess } from '../test/support/model-process';
@@ -67,19 +68,24 @@ const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 /**
  * The high-water mark of memory (cgroup v1 `memory.max_usage_in_bytes`, page cache included) and the
  * CPU time (`cpuacct.usage`) of every sandbox of this run, read every second while it runs: both only
- * rise, so a late read loses at most the last second of a sandbox's life.
+ * rise, so a late read loses at most the last second of a sandbox's life. A round that took a
+ * container from the (in-process) workers' pool has no run label: the pool's containers count by
+ * their owner, this process, their CPU as the sandboxes'; peaks are only of round sandboxes (named
+ * for their rounds, round-sandbox.ts), so that idle warm ones do not lower the figure.
  */
 function sandboxUsage(docker: Docker, runKeyPart: string) {
+  const owner = ownerLabel()[OWNER_LABEL];
   const peaks = new Map<string, number>();
   const cpu = new Map<string, number>();
   let stopped = false;
   const poll = async () => {
     while (!stopped) {
-      const mine = (await docker.listContainers({ filters: { label: [SANDBOX_LABEL] } }).catch(() => [])).filter((c) => c.Labels[RUN_KEY_LABEL]?.includes(runKeyPart));
+      const all = await docker.listContainers({ filters: { label: [SANDBOX_LABEL] } }).catch(() => []);
+      const mine = all.filter((c) => c.Labels[RUN_KEY_LABEL]?.includes(runKeyPart) || c.Labels[OWNER_LABEL] === owner);
       for (const c of mine) {
         try {
           const bytes = Number(readFileSync(`/sys/fs/cgroup/memory/docker/${c.Id}/memory.max_usage_in_bytes`, 'utf8'));
-          peaks.set(c.Id, Math.max(bytes, peaks.get(c.Id) ?? 0));
+          if (c.Names[0]?.startsWith('/chainsmith-')) peaks.set(c.Id, Math.max(bytes, peaks.get(c.Id) ?? 0));
           const ns = Number(readFileSync(`/sys/fs/cgroup/cpuacct/docker/${c.Id}/cpuacct.usage`, 'utf8'));
           cpu.set(c.Id, Math.max(ns, cpu.get(c.Id) ?? 0));
         } catch {

@@ -56,7 +56,7 @@ const ConfigSchema = z.strictObject({
     image: z.string().min(1).optional(),
     memoryMb: z.number().int().min(64),
     pidsLimit: z.number().int().min(16),
-    /** Warm sandboxes a worker keeps started per environment image (src/sandbox/pool.ts); 0 starts each on demand. */
+    /** Warm sandboxes a worker keeps started per environment image, and at most as many prepared for next stages (src/sandbox/pool.ts); 0: each on demand. */
     poolSize: z.number().int().min(0).max(16),
     /** The test command of a repository whose language is not recognised, and pytest's command for Python projects. */
     testCommand: z.string().min(1),
@@ -137,7 +137,7 @@ function defaults(env: Env): Config {
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 30 },
-    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 0, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
+    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [] },
     budget: { prices: DEFAULT_PRICES },
   };

@@ -1,13 +1,15 @@
-import { runLabel } from '../rollout/round';
-import { HOST_LABEL, removeSandboxes, RUN_LABEL } from '../sandbox/docker-sandbox';
+import { removeRoundSandboxes } from '../sandbox/round-sandbox';
 import type { ActivityContext } from './context';
 import { guard } from './guard';
 
 export function cleanupActivities(ctx: ActivityContext) {
   return {
-    /** Removes what a run left on this host: sandboxes of crashed attempts that no retry came back for. */
+    /**
+     * Removes what a run left on this host, found by name (round-sandbox.ts): sandboxes of crashed
+     * attempts that no retry came back for, pooled ones a round took, one prepared for a round that never came.
+     */
     async cleanupRun(input: { runKey: string }): Promise<number> {
-      return guard(() => removeSandboxes(ctx.docker, { [RUN_LABEL]: runLabel(input.runKey), [HOST_LABEL]: ctx.host }));
+      return guard(() => removeRoundSandboxes(ctx.docker, { runKey: input.runKey, host: ctx.host }, ctx.pool));
     },
   };
 }

@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import type { Config } from '../config';
 import { generateDemoRepo } from '../demo/generate-repo';
 import { InputError } from '../errors';
-import type Docker from 'dockerode';
-import { runLabel } from '../rollout/round';
-import { RUN_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
+import { roundSandboxes } from '../sandbox/round-sandbox';
 import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { writeChains } from './chains-file';
@@ -61,8 +59,7 @@ export async function demoCommand(config: Config): Promise<number> {
   await deps.pool?.drain();
   const results = await watching;
 
-  const mine = (c: Docker.ContainerInfo) => started.some((s) => (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(s.workflowId)));
-  const leftovers = (await deps.docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } })).filter(mine);
+  const leftovers = (await Promise.all(started.map((s) => roundSandboxes(deps.docker, { workflowId: s.workflowId })))).flat();
   const accepted = results.filter((r) => r.status === 'accepted');
   say('');
   say(`accepted ${accepted.length} of ${results.length} chain(s); sandbox containers left behind: ${leftovers.length}`);

@@ -95,14 +95,7 @@ export class Environments {
   }
 
   async forStage(chain: Chain, stage: number): Promise<Environment> {
-    const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}\0${chain.prs[stage].mergeSha}`;
-    let known = this.known.get(key);
-    if (!known) {
-      known = this.resolve(chain, stage);
-      this.known.set(key, known);
-      known.catch(() => this.known.delete(key));
-    }
-    let resolved = await known;
+    let resolved = await this.resolved(chain, stage);
     // A fallback image exists only where the recipe's own could not be built (a rerun does not fetch again to learn it).
     if (resolved.fallback && !(await this.exists(resolved.image)) && (await this.exists(resolved.fallback.image))) resolved = resolved.fallback;
     let manifest: EnvironmentManifest;
@@ -118,6 +111,24 @@ export class Environments {
     }
     const { recipe } = resolved;
     return { image: resolved.image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
+  }
+
+  /** The stage's environment where its image is on this engine already, else undefined: nothing is built. */
+  async builtForStage(chain: Chain, stage: number): Promise<Environment | undefined> {
+    const resolved = await this.resolved(chain, stage);
+    if (!(await this.exists(resolved.image)) && !(resolved.fallback && (await this.exists(resolved.fallback.image)))) return undefined;
+    return this.forStage(chain, stage);
+  }
+
+  private resolved(chain: Chain, stage: number): Promise<Resolved> {
+    const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}\0${chain.prs[stage].mergeSha}`;
+    let known = this.known.get(key);
+    if (!known) {
+      known = this.resolve(chain, stage);
+      this.known.set(key, known);
+      known.catch(() => this.known.delete(key));
+    }
+    return known;
   }
 
   /** The image's build, shared by concurrent callers; asked every time (one engine request): an image removed meanwhile is built again. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import { runAgent, type AgentLimits } from '../agent/loop';
 import type { Policy } from '../agent/policy';
@@ -10,6 +9,7 @@ import { describeEnvironment } from '../environments/describe';
 import { prTestCommand, prTestFiles } from '../sandbox/pr-tests';
 import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import type { SandboxPool } from '../sandbox/pool';
+import { roundKey } from '../sandbox/round-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import type { Environments } from '../environments/builder';
 import {
@@ -92,7 +92,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   const checkpoints = new RoundCheckpoints(store, `rollouts/${input.runKey}/stage-${input.stage}/round-${input.round}`);
   const checkpoint = await checkpoints.load();
   const progressRef = checkpoint?.progressPatchRef ?? input.progressPatchRef;
-  const key = createHash('sha256').update(`${input.runKey}/${input.stage}/${input.round}`).digest('hex').slice(0, 32);
+  const key = roundKey(input.runKey, input.stage, input.round);
   const sandbox = await StageSandbox.open(deps, chain, input.stage, {
     role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host },
     carryPatch: input.carryPatchRef && input.stage > 0 ? await store.get(input.carryPatchRef) : undefined,
@@ -139,6 +139,8 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     };
   } finally {
     await sandbox.destroy();
+    // A cancelled chain (or a paused one, which runs this round again) does not go on to the next stage now.
+    if (deps.signal?.aborted && sandbox.next) await deps.pool?.dropPrepared(sandbox.next);
   }
 }
 
@@ -173,4 +175,3 @@ async function startingTrajectory(
   return t;
 }
 
-export { runLabel } from '../sandbox/stage-sandbox';

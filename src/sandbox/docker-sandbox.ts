@@ -7,9 +7,8 @@ export const REPO_DIR = '/work/repo';
 /** Where a sandbox sees the host clone's object store (read-only): the only part of the clone it sees. */
 export const MIRROR_OBJECTS = '/mirror/objects';
 export const SANDBOX_LABEL = 'chainsmith.sandbox';
-/** Identifies the one sandbox of a (run, stage, round): a retried round finds it again. */
+/** On a rollout round's sandbox started for it (its name, round-sandbox.ts, is how it is found). */
 export const KEY_LABEL = 'chainsmith.key';
-export const RUN_LABEL = 'chainsmith.run';
 export const HOST_LABEL = 'chainsmith.host';
 /** The run a rollout sandbox belongs to, `workflowId/runId` as given: a worker asks Temporal whether it is still open. */
 export const RUN_KEY_LABEL = 'chainsmith.run-key';
@@ -18,6 +17,8 @@ export type { ExecOptions, ExecResult } from './shell-session';
 
 export interface SandboxSpec {
   image: string;
+  /** The container's name (a rollout round's, see round-sandbox.ts); none: the engine picks one. */
+  name?: string;
   /**
    * Host path of the repository. Only its object store is mounted (read-only): the repository inside
    * borrows those objects, and the clone's config, hooks and remotes (which may hold credentials) stay out.
@@ -61,6 +62,7 @@ export class DockerSandbox {
     const objects = await objectsDir(spec.mirrorPath);
     try {
       const container = await docker.createContainer({
+        ...(spec.name ? { name: spec.name } : {}),
         Image: spec.image,
         Cmd: ['sleep', 'infinity'],
         // Nothing in a sandbox needs a graceful stop, and `sleep` as PID 1 ignores SIGTERM: a stop (or
@@ -88,34 +90,9 @@ export class DockerSandbox {
     }
   }
 
-  /** Runs commands in a container started elsewhere (a benchmark's baseline, say). */
+  /** Runs commands in a container started elsewhere (a retried round's survivor, a benchmark's baseline). */
   static attach(docker: Docker, container: Docker.Container): DockerSandbox {
     return new DockerSandbox(docker, container);
-  }
-
-  /**
-   * The running sandbox labelled `key` on `host` if one survived (a worker killed mid-round leaves it
-   * running), else a warm one from `pool` (which belongs to this worker process, not to the run), else
-   * a new one. A stopped leftover (e.g. after a Docker restart) is removed first. Only
-   * this host's are looked at: where several host identities share one engine, another's sandbox is
-   * not ours to take over or remove (its worker's sweep or the chain's cleanup does that).
-   */
-  static async reuseOrCreate(
-    docker: Docker,
-    spec: SandboxSpec,
-    key: string,
-    host: string,
-    pool?: { take(spec: SandboxSpec): DockerSandbox | undefined },
-  ): Promise<{ sandbox: DockerSandbox; reused: boolean }> {
-    const mine = [`${KEY_LABEL}=${key}`, `${HOST_LABEL}=${host}`];
-    const found = await docker.listContainers({ all: true, filters: { label: mine } }).catch(() => []);
-    const running = found.find((c) => c.State === 'running');
-    for (const c of found) if (c !== running) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-    if (running) return { sandbox: new DockerSandbox(docker, docker.getContainer(running.Id)), reused: true };
-    const warm = pool?.take(spec);
-    if (warm) return { sandbox: warm, reused: false };
-    const sandbox = await DockerSandbox.create(docker, { ...spec, labels: { ...spec.labels, [KEY_LABEL]: key, [HOST_LABEL]: host } });
-    return { sandbox, reused: false };
   }
 
   /** Runs `bash -c command` (with `input` as its standard input); a non-zero exit is a result, only a broken engine throws. */

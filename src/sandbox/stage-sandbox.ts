@@ -4,11 +4,12 @@ import { StageError } from '../errors';
 import { runPrTests } from './pr-tests';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
-import { DockerSandbox, RUN_KEY_LABEL, RUN_LABEL, type SandboxSpec } from './docker-sandbox';
+import { DockerSandbox, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type SandboxSpec } from './docker-sandbox';
 import { ownerLabel, sweepOrphansOnce } from './orphans';
 import type { SandboxPool } from './pool';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox';
-import { resetStage, setUpStage } from './stage-setup';
+import { claimRoundSandbox, roundKey, roundName, type SandboxSource } from './round-sandbox';
+import { prepareStage, resetStage, setUpStage } from './stage-setup';
 import { stageInputProblem } from './stage-inputs';
 
 export interface StageSandboxDeps {
@@ -22,9 +23,9 @@ export interface StageSandboxDeps {
 
 /**
  * Who a sandbox is for, which decides its labels and who removes it: a one-off gold validation is
- * owned by its worker process (removed if that dies); a rollout round's sandbox belongs to its run and
- * is found again by `key` on its `host` (the worker's host identity) when the round is retried there,
- * and the chain's cleanup removes what is left.
+ * owned by its worker process (removed if that dies); a rollout round's sandbox is named for its run,
+ * `host` (the worker's host identity) and round `key` (round-sandbox.ts): a retried round finds it
+ * there by that name, and the chain's cleanup removes what is left.
  */
 export type StageRole = { kind: 'gold' } | { kind: 'rollout'; runKey: string; key: string; host: string };
 
@@ -34,11 +35,6 @@ export interface OpenStage {
   carryPatch?: string | Buffer;
   /** This stage's earlier progress (a refinement round, or a retried one), applied on top. */
   progressPatch?: string | Buffer;
-}
-
-/** A sandbox run's label for a run key (workflow id / run id), as Docker's label filters accept it. */
-export function runLabel(runKey: string): string {
-  return runKey.replace(/[^\w.-]/g, '_');
 }
 
 /**
@@ -51,9 +47,15 @@ export class StageSandbox implements Sandbox {
     readonly sandbox: DockerSandbox,
     readonly env: Environment,
     readonly carry: Carry,
-    /** A retry found the round's sandbox still running (and reset it to its checkpoint where it could). */
-    readonly reused: boolean,
+    readonly source: SandboxSource,
+    /** The round whose container is being prepared in the pool (the next stage's first), by name. */
+    readonly next?: string,
   ) {}
+
+  /** A retry found the round's sandbox still running (and reset it to its checkpoint where it could). */
+  get reused(): boolean {
+    return this.source === 'reused';
+  }
 
   static async open(deps: StageSandboxDeps, chain: Chain, stage: number, opts: OpenStage): Promise<StageSandbox> {
     const pr = chain.prs[stage];
@@ -64,24 +66,25 @@ export class StageSandbox implements Sandbox {
     const spec = { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
     const role = opts.role;
     let sandbox: DockerSandbox;
-    let reused = false;
+    let source: SandboxSource = 'new';
     if (role.kind === 'gold') {
       await sweepOrphansOnce(deps.docker);
       sandbox = await DockerSandbox.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() } });
     } else {
-      const labels = { [RUN_LABEL]: runLabel(role.runKey), [RUN_KEY_LABEL]: role.runKey, 'chainsmith.stage': String(stage) };
-      // A retried round's surviving sandbox first; else a warm one (its worker's, see pool.ts); else a new one, labelled for its run.
-      ({ sandbox, reused } = await DockerSandbox.reuseOrCreate(deps.docker, { ...spec, labels }, role.key, role.host, deps.pool));
+      const labels = { [RUN_KEY_LABEL]: role.runKey, [KEY_LABEL]: role.key, [HOST_LABEL]: role.host, 'chainsmith.stage': String(stage) };
+      // A retried round's surviving sandbox first; else one from its worker's pool (pool.ts); else a new one.
+      ({ sandbox, source } = await claimRoundSandbox(deps.docker, { ...spec, labels }, roundName(role.runKey, role.host, role.key), deps.pool));
     }
     try {
       const progress = opts.progressPatch !== undefined;
       if (progress) await sandbox.writeFile(PROGRESS_PATCH, opts.progressPatch!);
       const carried = opts.carryPatch !== undefined && stage > 0;
       const carry =
-        (reused && (await resetStage(sandbox, chain, stage, carried, progress))) ||
-        (await setUpStage(sandbox, chain, stage, { carryPatch: opts.carryPatch, progress }));
-      if (role.kind === 'rollout') deps.pool?.refill(spec);
-      return new StageSandbox(sandbox, env, carry, reused);
+        (source === 'reused' && (await resetStage(sandbox, chain, stage, carried, progress))) ||
+        (await setUpStage(sandbox, chain, stage, { carryPatch: opts.carryPatch, progress, prepared: source === 'prepared' }));
+      if (role.kind !== 'rollout') return new StageSandbox(sandbox, env, carry, source);
+      deps.pool?.refill(spec);
+      return new StageSandbox(sandbox, env, carry, source, prepareNext(deps, chain, stage, role));
     } catch (err) {
       await sandbox.destroy();
       throw err;
@@ -115,4 +118,23 @@ export class StageSandbox implements Sandbox {
   destroy(): Promise<void> {
     return this.sandbox.destroy();
   }
+}
+
+/**
+ * While stage t runs, the container of stage t+1's first round is prepared in the worker's pool: its
+ * environment's container with the repository at t+1's base (the carry alone is left for its open).
+ * Only where that environment is built on this host already (a build is no background work) and
+ * t+1's inputs are good (checked here, the check is remembered: its git processes leave the open's path).
+ */
+function prepareNext(deps: StageSandboxDeps, chain: Chain, stage: number, role: Extract<StageRole, { kind: 'rollout' }>): string | undefined {
+  const pool = deps.pool;
+  if (!pool?.enabled || stage + 1 >= chain.prs.length) return undefined;
+  const name = roundName(role.runKey, role.host, roundKey(role.runKey, stage + 1, 0));
+  const kind = async () => {
+    if (await stageInputProblem(chain.repo.path, chain.prs[stage + 1])) return undefined;
+    const env = await deps.environments.builtForStage(chain, stage + 1).catch(() => undefined);
+    return env && { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
+  };
+  pool.prepare(name, kind, (s) => prepareStage(s, chain, stage + 1));
+  return name;
 }

@@ -1,6 +1,6 @@
 import { StageError } from '../errors';
 import type { Carry, Chain } from '../schemas';
-import { CARRY_PATCH, CARRY_TAG, carryScript, parseCarry, PROGRESS_PATCH } from './carryover';
+import { CARRY_PATCH, CARRY_TAG, carryScript, parseCarry, prepareScript, PROGRESS_PATCH } from './carryover';
 import type { DockerSandbox } from './docker-sandbox';
 
 /** Marks a sandbox whose stage state is complete; a retried round may reuse it from there. */
@@ -16,15 +16,16 @@ export async function setUpStage(
   sandbox: DockerSandbox,
   chain: Chain,
   stage: number,
-  opts: { carryPatch?: string | Buffer; progress: boolean },
+  opts: { carryPatch?: string | Buffer; progress: boolean; prepared?: boolean },
 ): Promise<Carry> {
   const carried = opts.carryPatch !== undefined && stage > 0;
-  const script = carryScript(chain, stage, { carry: carried, progress: opts.progress });
+  const script = carryScript(chain, stage, { carry: carried, progress: opts.progress, prepared: opts.prepared });
   // Shell builtins where they do: this runs before every stage, and each process costs milliseconds.
   // The carried patch comes in as the command's input: one round trip, not two.
   const write = carried ? `cat > ${CARRY_PATCH} && ` : '';
+  const show = `while IFS= read -r l || [ -n "$l" ]; do printf '%s\\n' "$l"; done < ${SETUP_OUT}`;
   const setup = await sandbox.exec(
-    `[ ! -e ${READY} ] || rm -f ${READY}; [ -d /work/.chainsmith ] || mkdir -p /work/.chainsmith; ${write}(\n${script}\n) > ${SETUP_OUT} 2>&1 && : > ${READY}; s=$?; cat ${SETUP_OUT}; exit $s`,
+    `[ ! -e ${READY} ] || rm -f ${READY}; [ -d /work/.chainsmith ] || mkdir -p /work/.chainsmith; ${write}(\n${script}\n) > ${SETUP_OUT} 2>&1 && : > ${READY}; s=$?; ${show}; exit $s`,
     { timeoutSeconds: 600, maxOutputChars: 20_000, cwd: '/work' },
     carried ? Buffer.from(opts.carryPatch!) : undefined,
   );
@@ -32,6 +33,12 @@ export async function setUpStage(
     throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up:\n${setup.output.trim()}`);
   }
   return parseCarry(setup.output, chain, stage, carried);
+}
+
+/** Sets a new sandbox up for stage `stage` as far as it goes without the carry (setUpStage with `prepared` finishes it). */
+export async function prepareStage(sandbox: DockerSandbox, chain: Chain, stage: number): Promise<void> {
+  const r = await sandbox.exec(`mkdir -p /work/.chainsmith && (\n${prepareScript(chain, stage)}\n)`, { timeoutSeconds: 600, maxOutputChars: 20_000, cwd: '/work' });
+  if (r.exitCode !== 0) throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared:\n${r.output.trim()}`);
 }
 
 /** In a surviving sandbox: back to the stage's starting state plus the progress patch. Undefined if it never got ready. */

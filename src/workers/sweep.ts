@@ -43,7 +43,7 @@ export async function sweepHost(deps: ActivityDeps, client: Client, log: (line: 
   const host = deps.config.worker.host;
   const [runs, orphans] = await Promise.all([
     removeSandboxesOfClosedRuns(deps.docker, client, host).catch((err) => (log(`not sweeping sandboxes of finished chains this time: ${(err as Error).message}`), 0)),
-    removeOrphans(deps.docker).catch((err) => (log(`not sweeping containers of dead workers this time: ${(err as Error).message}`), 0)),
+    removeOrphans(deps.docker, host).catch((err) => (log(`not sweeping containers of dead workers this time: ${(err as Error).message}`), 0)),
   ]);
   if (runs) log(`removed ${runs} sandbox${runs > 1 ? 'es' : ''} that finished chains left on host ${host}`);
   if (orphans) log(`removed ${orphans} container${orphans > 1 ? 's' : ''} of worker processes that died on this machine`);

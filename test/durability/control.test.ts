@@ -3,8 +3,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { controlCommand } from '../../src/cli/control';
 import { startChains } from '../../src/cli/start';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { runLabel } from '../../src/rollout/round';
-import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { POOL_LABEL, PREPARED_LABEL } from '../../src/sandbox/pool';
+import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import type { Chain } from '../../src/schemas';
 import { FakeOpenAI } from '../support/fake-openai';
 import { expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-model';
@@ -23,10 +23,8 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
   }
 }
 
-async function sandboxesOf(workflowId: string) {
-  const all = await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
-  return all.filter((c) => (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(workflowId)));
-}
+/** The chain's round sandboxes, found as its cleanup finds them (by name): started for a round, or taken from the pool. */
+const sandboxesOf = (workflowId: string) => roundSandboxes(new Docker(), { workflowId });
 
 describe('controlling a running chain', () => {
   let chain: Chain;
@@ -70,12 +68,16 @@ describe('controlling a running chain', () => {
     expect(notes.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1))).toEqual(expectedNotes(3, NOTES));
   });
 
-  test('cancel stops a rollout and removes its sandboxes; cancelling it again says it has finished', async () => {
+  test('cancel stops a rollout whose sandbox came from the pool and removes its sandboxes (the next stage\'s prepared one too); cancelling it again says it has finished', async () => {
     const other = { ...chain, repo: { ...chain.repo, name: `${chain.repo.name}-cancel` } };
     const [started] = await startChains(engines.client, config, [other], { policy: 'model', taskQueue: engines.taskQueue });
     const before = agentCalls();
     await until(() => agentCalls() >= before + 3, 'three agent steps');
-    expect((await sandboxesOf(started.workflowId)).length).toBe(1);
+    // The pool is on by default and the first chain left it warm: the round took a pooled container
+    // (no run label on it, only its round's name), and stage 2's is being prepared beside it.
+    await until(async () => (await sandboxesOf(started.workflowId)).length === 2, "stage 2's prepared sandbox");
+    const [round, prepared] = (await sandboxesOf(started.workflowId)).sort((a, b) => Number(!!a.Labels[PREPARED_LABEL]) - Number(!!b.Labels[PREPARED_LABEL]));
+    expect([round.Labels[POOL_LABEL], round.Labels[PREPARED_LABEL], prepared.Labels[PREPARED_LABEL]]).toEqual(['1', undefined, '1']);
     await controlCommand(engines.client, 'cancel', started.workflowId);
     const err = await started.handle.result().catch((e) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { runLabel } from '../../src/rollout/round';
-import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import { OWNER_LABEL } from '../../src/sandbox/orphans';
 import { TrajectorySchema, type ScaffoldKind } from '../../src/schemas';
 import { crashRun } from '../support/crash-run';
@@ -50,10 +50,7 @@ test.concurrent.each<ScaffoldKind>(['tools', 'bash'])(`%s scaffold: a worker SIG
     expect([t.steps, t.toolCalls]).toEqual([3 * (NOTES + 2), 3 * (NOTES + 2)]);
   }
 
-  const left = (await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } })).filter((c) =>
-    (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(run.workflowId)),
-  );
-  expect(left).toHaveLength(0);
+  expect(await roundSandboxes(new Docker(), { workflowId: run.workflowId })).toHaveLength(0);
   // Nor anything its worker processes owned: a killed one's warm and taken pooled sandboxes went in the
   // next one's start sweep, the last one's warm ones when it shut down.
   const owned = (await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL, OWNER_LABEL] } })).filter((c) =>

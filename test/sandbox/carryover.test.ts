@@ -7,9 +7,10 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
 import { ModelClient } from '../../src/model/client';
 import { templateQueries } from '../../src/queries/template';
-import { runLabel, runRound } from '../../src/rollout/round';
+import { runRound } from '../../src/rollout/round';
+import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import { CARRY_TAG } from '../../src/sandbox/carryover';
-import { DockerSandbox, RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { setUpStage } from '../../src/sandbox/stage-setup';
 import { TrajectorySchema, type Chain, type Message } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
@@ -134,7 +135,7 @@ test('conflicting carry: both sides kept between markers, the policy recorded on
   // The rest of the agent's work came along untouched.
   const carried = await store.getText(result.cumulativePatchRef);
   expect(carried).toContain('+multiplication by repeated addition');
-  expect(await docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runLabel(runKey)}`] } })).toHaveLength(0);
+  expect(await roundSandboxes(docker, { runKey })).toHaveLength(0);
 });
 
 test('a carried patch that does not apply is a clear error on that stage', async () => {

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths';
 import { CARRY_TAG } from '../../src/sandbox/carryover';
-import { HOST_LABEL, KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
-import { POOL_LABEL, SandboxPool } from '../../src/sandbox/pool';
+import { POOL_LABEL, PREPARED_LABEL, SandboxPool } from '../../src/sandbox/pool';
+import { removeRoundSandboxes, roundKey, roundName } from '../../src/sandbox/round-sandbox';
 import { StageSandbox } from '../../src/sandbox/stage-sandbox';
 import type { Chain } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
@@ -32,9 +33,10 @@ const testHost = () => `pool-test-${process.pid}-${Math.floor(Math.random() * 1e
 const onHost = (host: string, ...labels: string[]) => docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, `${HOST_LABEL}=${host}`, ...labels] } });
 const spec = () => ({ ...limits, image, mirrorPath: chain.repo.path });
 
-/** Stage 2 of the chain for a rollout round, with the gold carry: the checkout and carry a round does. */
-const openStage = (pool: SandboxPool, host: string, key: string) =>
-  StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, 1, { role: { kind: 'rollout', runKey: `pool-${key}/run`, key, host }, carryPatch: '' });
+/** A stage of the chain for a rollout round, with the gold carry: the checkout and carry a round does. */
+const openRound = (pool: SandboxPool | undefined, host: string, runKey: string, stage: number, key = roundKey(runKey, stage, 0)) =>
+  StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, stage, { role: { kind: 'rollout', runKey, key, host }, carryPatch: '' });
+const openStage = (pool: SandboxPool, host: string, key: string) => openRound(pool, host, `pool-${key}/run`, 1, key);
 
 test('a rollout takes a warm container, limited and network-less as a new one, set up at its stage; the pool fills again, and drains', async () => {
   const host = testHost();
@@ -58,7 +60,9 @@ test('a rollout takes a warm container, limited and network-less as a new one, s
     const stage = await openStage(pool, host, `warm-${host}`);
     try {
       expect(warm.map((c) => c.Id)).toContain(stage.sandbox.container.id);
-      expect(stage.reused).toBe(false);
+      expect(stage.source).toBe('warm');
+      // Renamed for its round: the chain's cleanup finds it by that name, as it finds one started for the round.
+      expect((await stage.sandbox.container.inspect()).Name).toBe(`/${roundName(`pool-warm-${host}/run`, host, `warm-${host}`)}`);
       // At stage 2's base, with the (gold) carry committed on top of it.
       const r = await stage.exec(`git rev-parse ${CARRY_TAG}^ && cat NOTES.md README.md`, { timeoutSeconds: 30, maxOutputChars: 2000 });
       expect(r.output.split('\n')[0]).toBe(chain.prs[1].baseSha);
@@ -73,7 +77,7 @@ test('a rollout takes a warm container, limited and network-less as a new one, s
     expect(await pool.drain()).toBe(2);
     expect(await onHost(host)).toHaveLength(0);
     // A drained pool hands out nothing and starts nothing.
-    expect(pool.take(spec())).toBeUndefined();
+    expect(await pool.take(spec(), `after-${host}`)).toBeUndefined();
   } finally {
     await pool.drain();
     await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
@@ -93,6 +97,97 @@ test('size 0 keeps nothing warm: every stage starts its own container', async ()
   }
   expect(await onHost(host)).toHaveLength(0);
 }, 60_000);
+
+test("opening stage 1 prepares stage 2's round in the background; stage 2 then takes it and only applies the carry", async () => {
+  const host = testHost();
+  const pool = new SandboxPool(docker, { size: 1, host });
+  const runKey = `pool-prepared-${host}/run`;
+  const next = roundName(runKey, host, roundKey(runKey, 1, 0));
+  try {
+    const first = await openRound(pool, host, runKey, 0);
+    expect(first.next).toBe(next);
+    await first.destroy();
+    expect(await pool.preparedFor(next)).toBe(true);
+    const [prepared] = await docker.listContainers({ all: true, filters: { name: [`^/${next}$`] } });
+    expect(prepared.Labels).toMatchObject({ [PREPARED_LABEL]: '1', [HOST_LABEL]: host });
+
+    const second = await openRound(pool, host, runKey, 1);
+    try {
+      expect([second.source, second.sandbox.container.id]).toEqual(['prepared', prepared.Id]);
+      // The same starting state as a stage set up from scratch: the base, the carry on top, the carry's findings.
+      const unprepared = await openRound(undefined, host, `${runKey}-cold`, 1);
+      try {
+        const state = (s: StageSandbox) => s.exec(`git rev-parse ${CARRY_TAG}^ ${CARRY_TAG}^{tree} && git status --short`, { timeoutSeconds: 30, maxOutputChars: 2000 });
+        expect((await state(second)).output.split('\n')[0]).toBe(chain.prs[1].baseSha);
+        expect(await state(second)).toEqual(await state(unprepared));
+        expect(second.carry).toEqual(unprepared.carry);
+      } finally {
+        await unprepared.destroy();
+      }
+    } finally {
+      await second.destroy();
+    }
+
+    // Bounded: with `size` prepared containers, none of them stale, no other is prepared; drain removes them.
+    const spec0 = async () => spec();
+    const ready = (name: string) => pool.prepare(name, spec0, async () => undefined);
+    ready(`chainsmith-bound-a-${process.pid}`);
+    ready(`chainsmith-bound-b-${process.pid}`);
+    expect(await pool.preparedFor(`chainsmith-bound-a-${process.pid}`)).toBe(true);
+    expect(await pool.preparedFor(`chainsmith-bound-b-${process.pid}`)).toBe(false);
+    expect((await onHost(host, PREPARED_LABEL)).map((c) => c.Names[0])).toEqual([`/chainsmith-bound-a-${process.pid}`]);
+    // Dropped (a cancelled round's next stage): gone, and its round starts its own.
+    expect(await pool.dropPrepared(`chainsmith-bound-a-${process.pid}`)).toBe(1);
+    expect(await onHost(host, PREPARED_LABEL)).toHaveLength(0);
+    ready(`chainsmith-bound-c-${process.pid}`);
+    expect(await pool.preparedFor(`chainsmith-bound-c-${process.pid}`)).toBe(true);
+    expect(await pool.drain()).toBeGreaterThanOrEqual(1);
+    expect(await onHost(host, PREPARED_LABEL)).toHaveLength(0);
+  } finally {
+    await pool.drain();
+    await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  }
+}, 120_000);
+
+test("a round's container is found again by its name: a second open of the round reuses it", async () => {
+  const host = testHost();
+  const runKey = `pool-again-${host}/run`;
+  const first = await openRound(undefined, host, runKey, 1);
+  try {
+    const again = await openRound(undefined, host, runKey, 1);
+    expect([again.source, again.sandbox.container.id]).toEqual(['reused', first.sandbox.container.id]);
+  } finally {
+    await first.destroy();
+  }
+  expect(await onHost(host)).toHaveLength(0);
+}, 60_000);
+
+test("a run's cleanup (cleanupRun) finds by name the pooled container its round took and the one prepared for its next stage, and leaves another run's", async () => {
+  const host = testHost();
+  const pool = new SandboxPool(docker, { size: 2, host });
+  const runKey = `pool-cleanup-${host}/run`;
+  try {
+    const other = await openRound(pool, host, `pool-other-${host}/run`, 1);
+    await pool.filled(spec());
+    // Left running, as a round is when its chain is cancelled under a worker that cannot end it.
+    const round = await openRound(pool, host, runKey, 0);
+    expect(round.source).toBe('warm');
+    expect(await pool.preparedFor(round.next!)).toBe(true);
+    const labels = (await round.sandbox.container.inspect()).Config.Labels;
+    expect([labels[POOL_LABEL], labels[RUN_KEY_LABEL], labels[KEY_LABEL]]).toEqual(['1', undefined, undefined]);
+
+    expect(await removeRoundSandboxes(docker, { runKey, host: `${host}-elsewhere` }, pool)).toBe(0);
+    expect(await removeRoundSandboxes(docker, { runKey, host }, pool)).toBe(2);
+    // The pool let go of the prepared one too: it neither hands it out nor counts it against its bound.
+    expect(await pool.preparedFor(round.next!)).toBe(false);
+    expect(await round.sandbox.container.inspect().catch((err) => err.statusCode)).toBe(404);
+    expect((await other.sandbox.container.inspect()).State.Running).toBe(true);
+    await other.destroy();
+  } finally {
+    await pool.drain();
+    await Promise.all((await onHost(host)).map((c) => docker.getContainer(c.Id).remove({ force: true })));
+  }
+}, 120_000);
 
 /** A worker process in miniature (the built pool, as `chainsmith worker` runs it): fills a pool, says so, then waits to be killed. */
 const WORKER = `
@@ -126,7 +221,10 @@ test("a SIGKILLed worker's warm containers are left running, and the sweep of de
       ['running', String(child.pid)],
       ['running', String(child.pid)],
     ]);
-    expect(await removeOrphans(docker)).toBeGreaterThanOrEqual(2);
+    // Only its own host identity's pooled containers: another's are left for that one's worker.
+    expect(await removeOrphans(docker, `${host}-other`)).toBe(0);
+    expect(await onHost(host)).toHaveLength(2);
+    expect(await removeOrphans(docker, host)).toBeGreaterThanOrEqual(2);
     expect(await onHost(host)).toHaveLength(0);
   } finally {
     child.kill('SIGKILL');

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { startChains } from '../../src/cli/start';
 import { datasetPath } from '../../src/dataset/export';
-import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { HOST_LABEL } from '../../src/sandbox/docker-sandbox';
+import { OWNER_LABEL } from '../../src/sandbox/orphans';
+import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import { TrainingSampleSchema, type Chain } from '../../src/schemas';
 import type { RoundProgress } from '../../src/rollout/round';
 import { FakeOpenAI } from '../support/fake-openai';
@@ -63,9 +65,6 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     OPENAI_API_KEY: 'sk-scale-test',
     CHAINSMITH_MODEL: 'scripted',
     CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3',
-    // Every rollout in a sandbox labelled for its run, which this test follows across hosts; a warm
-    // pooled one belongs to its worker process instead (test/sandbox/pool.test.ts: its kill and sweep).
-    CHAINSMITH_SANDBOX_POOL: '0',
   };
   const config = testConfig(env);
   const taskQueue = `scale-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
@@ -79,12 +78,12 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     all.forEach((w) => w.start());
     const started = await startChains(new Client({ connection }), config, chains, { policy: 'model', taskQueue });
     const ids = new Set(started.map((s) => s.workflowId));
-    /** Rollout sandboxes of this batch, optionally on one host. */
+    /**
+     * Rollout sandboxes of this batch (by their rounds' names: started for a round, taken from a
+     * worker's pool, or prepared for a next stage), optionally on one host, with their workflow ids.
+     */
     const sandboxes = async (onHost?: string) =>
-      (await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, KEY_LABEL, ...(onHost ? [`${HOST_LABEL}=${onHost}`] : [])] } })).filter((c) => {
-        const runKey = c.Labels[RUN_KEY_LABEL] ?? '';
-        return ids.has(runKey.slice(0, runKey.lastIndexOf('/')));
-      });
+      (await Promise.all([...ids].map(async (workflowId) => (await roundSandboxes(docker, { workflowId, host: onHost })).map((c) => ({ ...c, workflowId }))))).flat();
 
     /** Whether some chain's rollout on `onHost` has saved a step (its heartbeat says so; it is sent after the checkpoint). */
     const savedStepOn = async (onHost: string) => {
@@ -104,7 +103,7 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     const hosts = new Set<string>();
     const victim = await waitFor('a rollout on host-a with a saved step, with every chain rolling out on both hosts', 180, async () => {
       for (const c of await sandboxes()) {
-        runs.add(c.Labels[RUN_KEY_LABEL]);
+        runs.add(c.workflowId);
         hosts.add(c.Labels[HOST_LABEL]);
       }
       const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running');
@@ -130,12 +129,16 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
 
     // Host B's sandboxes went with the chains' cleanup; host A's stay while it is down ...
     expect(await sandboxes('host-b')).toHaveLength(0);
+    // (Those started for their rounds, that is: a pooled one belongs to its dead worker process, and on a
+    // machine other worker processes share, any of them may sweep it first; pool.test.ts has that sweep.)
     const leftOnA = await sandboxes('host-a');
-    expect(leftOnA.map((c) => c.Id)).toEqual(expect.arrayContaining(victim.map((c) => c.Id)));
+    const forTheirRounds = victim.filter((c) => !c.Labels[OWNER_LABEL]);
+    expect(leftOnA.map((c) => c.Id)).toEqual(expect.arrayContaining(forTheirRounds.map((c) => c.Id)));
     // ... and its start sweep removes them when it comes back.
     hostA.start();
     await waitFor("host-a's start sweep", 60, async () => ((await sandboxes()).length === 0 ? true : undefined));
-    await waitFor("host-a's sweep report", 10, async () => (/removed \d+ sandbox/.test(hostA.output) ? true : undefined));
+    // (Containers started for their rounds go as sandboxes of closed runs, pooled ones as a dead worker's.)
+    await waitFor("host-a's sweep report", 10, async () => (/removed \d+ (sandbox|container)/.test(hostA.output) ? true : undefined));
 
     // The dataset (written by the orchestration worker) has every chain exactly once.
     const rows = readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim().split('\n').map((l) => TrainingSampleSchema.parse(JSON.parse(l)));

@@ -3,8 +3,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startChains } from '../../src/cli/start';
 import { datasetPath } from '../../src/dataset/export';
-import { runLabel } from '../../src/rollout/round';
-import { RUN_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import type { Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
@@ -164,8 +163,7 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
       expect(JSON.parse(line).metadata.policy).toBe('gold-replay');
       expect(() => readFileSync(datasetPath(config.dataDir, 'model'))).toThrow();
       // Only this run's sandboxes: other runs on the same engine (a bench, another suite) are not ours to judge.
-      const left = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
-      expect(left.filter((c) => (c.Labels[RUN_LABEL] ?? '').startsWith(runLabel(started.workflowId)))).toHaveLength(0);
+      expect(await roundSandboxes(docker, { workflowId: started.workflowId })).toHaveLength(0);
     } finally {
       await engines.close();
     }
