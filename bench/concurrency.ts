@@ -7,8 +7,9 @@ import { OWNER_LABEL, ownerLabel } from '../src/sandbox/orphans';
 import { demoChain } from '../test/support/demo-chain';
 import { startEngines, testConfig } from '../test/support/engines';
 import { startModelProcess } from '../test/support/model-process';
-import { orchestrated, renamed, warmGoldCache, withWorkers } from './durability';
+import { orchestratedRuns, renamed, warmGoldCache, withWorkers } from './durability';
 import type { Figure } from './figure';
+import { chainPhases, PHASE_NAMES, type Phases } from './phases';
 
 // CHAINSMITH_BENCH_LEVELS=64 CHAINSMITH_BENCH_SAMPLES=1 measures less, e.g. under a profiler.
 const LEVELS = process.env.CHAINSMITH_BENCH_LEVELS?.split(',').map(Number) ?? [32, 64, 128];
@@ -129,6 +130,9 @@ interface Level {
   /** Machine CPU over the batch's wall time and all cores. */
   busy: number[];
   peakMb: number[];
+  /** One rollout alone's phases, then per sample the median chain's and the last chain to close's. */
+  singlePhases: Phases;
+  phases: { median: Phases; last: Phases }[];
 }
 
 /**
@@ -147,14 +151,17 @@ async function level(concurrency: number): Promise<Level> {
   try {
     return await withWorkers(engines, async () => {
       await warmGoldCache(engines, config, one);
-      const single = await orchestrated(engines, config, [one]);
-      const out: Level = { concurrency, single, efficiencies: [], walls: [], machineCpuPerRollout: [], split: [], busy: [], peakMb: [] };
+      const alone = await orchestratedRuns(engines, config, [one]);
+      const single = alone.seconds;
+      const [singlePhases] = await chainPhases(engines.client, config, alone.workflowIds, alone.t0);
+      const out: Level = { concurrency, single, efficiencies: [], walls: [], machineCpuPerRollout: [], split: [], busy: [], peakMb: [], singlePhases, phases: [] };
       for (let s = 0; s < SAMPLES; s++) {
         const many = [...Array(concurrency).keys()].map((i) => renamed(chain, `s${s}c${i}`, 1));
         const others = await othersCores(10);
         const usage = sandboxUsage(docker, chain.repo.name.replace(/[^\w.-]+/g, '-'));
         const [machine0, own0, model0, docker0, temporal0] = [machineCpuSeconds(), ownCpuSeconds(), await model.cpuSeconds(), processCpuSeconds(DOCKER), processCpuSeconds(TEMPORAL)];
-        const wall = await orchestrated(engines, config, many, concurrency);
+        const runs = await orchestratedRuns(engines, config, many, concurrency);
+        const wall = runs.seconds;
         const per = (x: number) => x / concurrency;
         const machine = per(machineCpuSeconds() - machine0);
         const sandboxes = await usage.stop();
@@ -178,9 +185,13 @@ async function level(concurrency: number): Promise<Level> {
         out.split.push(split);
         out.busy.push(busy);
         out.peakMb.push(...peaks);
+        const phases = await chainPhases(engines.client, config, runs.workflowIds, runs.t0);
+        const closes = phases.map(total);
+        out.phases.push({ median: medianPhases(phases), last: phases[closes.indexOf(Math.max(...closes))] });
         log(
           `${concurrency} at once, sample ${s + 1}: ${wall.toFixed(1)} s (one alone ${single.toFixed(1)} s), efficiency ${(single / wall).toFixed(3)}; machine busy ${(busy * 100).toFixed(0)} %; ` +
-            `CPU a rollout: machine ${machine.toFixed(2)} s = ${describe(split)}; sandbox peak memory median ${median(peaks)?.toFixed(1)} MiB of ${peaks.length}; ${uptime()}`,
+            `CPU a rollout: machine ${machine.toFixed(2)} s = ${describe(split)}; sandbox peak memory median ${median(peaks)?.toFixed(1)} MiB of ${peaks.length}; ` +
+            `phases (s), median chain: ${describePhases(out.phases[s].median)}; last to close: ${describePhases(out.phases[s].last)}; alone: ${describePhases(singlePhases)}; ${uptime()}`,
         );
       }
       return out;
@@ -191,8 +202,8 @@ async function level(concurrency: number): Promise<Level> {
 }
 
 /**
- * Where a level breaks and why: with the machine busy, CPU (and whose: ours or other users'); with
- * CPU to spare, waiting (on the Temporal server, Docker or the worker's slots). Also how many rollouts
+ * Where a level breaks and why: with the machine busy, CPU (and whose: ours or other users'); then
+ * which phases of the last chain to close grew against one rollout alone (phases.ts). Also how many rollouts
  * the two cores could carry at once were ours the only load: CPU a rollout (ours: what the counters
  * attribute to us) against one rollout's wall time.
  */
@@ -206,8 +217,25 @@ function diagnosis(l: Level): string {
   const bound =
     busy >= 0.85
       ? `CPU-bound: the machine was ${(busy * 100).toFixed(0)} % busy, most of it ${top} (${topSeconds.toFixed(2)} s a rollout)`
-      : `not CPU-bound (machine ${(busy * 100).toFixed(0)} % busy): the batch waited on the Temporal server, Docker or the worker's slots`;
-  return `${bound}; ours ${ours.toFixed(2)} s CPU a rollout (unattributed ${split.rest.toFixed(2)} s more), so ${cpus().length} cores carry about ${carried} rollouts at once with no other users`;
+      : `not CPU-bound on average (machine ${(busy * 100).toFixed(0)} % busy over the batch; its start and end, where every rollout opens or tests its sandbox at once, can still be)`;
+  return `${bound}; ${growth(l)}; ours ${ours.toFixed(2)} s CPU a rollout (unattributed ${split.rest.toFixed(2)} s more), so ${cpus().length} cores carry about ${carried} rollouts at once with no other users`;
+}
+
+/** A chain's wall time: its phases but the queueing, which they include. */
+const total = (p: Phases) => p.start + p.toRollout + p.sandbox + p.steps + p.after;
+
+const medianPhases = (ps: Phases[]) => Object.fromEntries(Object.keys(ps[0]).map((k) => [k, median(ps.map((p) => p[k as keyof Phases]))])) as unknown as Phases;
+
+const describePhases = (p: Phases) => (Object.keys(PHASE_NAMES) as (keyof Phases)[]).map((k) => `${PHASE_NAMES[k]} ${p[k].toFixed(1)}`).join(', ');
+
+/** Which phases the last chain to close spent longer in than one rollout alone, largest first (median over samples). */
+function growth(l: Level): string {
+  const last = medianPhases(l.phases.map((p) => p.last));
+  const grown = (Object.keys(PHASE_NAMES) as (keyof Phases)[])
+    .filter((k) => k !== 'queued')
+    .map((k) => [k, last[k] - l.singlePhases[k]] as const)
+    .sort((a, b) => b[1] - a[1]);
+  return `the last chain to close took ${(total(last) - total(l.singlePhases)).toFixed(1)} s longer than one alone: ${grown.map(([k, d]) => `${PHASE_NAMES[k]} ${d >= 0 ? '+' : ''}${d.toFixed(1)}`).join(', ')} (of which queued for a worker slot ${(last.queued - l.singlePhases.queued).toFixed(1)})`;
 }
 
 const describe = (split: Split) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');

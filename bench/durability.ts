@@ -20,6 +20,7 @@ import { FakeOpenAI } from '../test/support/fake-openai';
 import { demoChain } from '../test/support/demo-chain';
 import { agentLatency, longRolloutScript } from '../test/support/scripted-model';
 import type { Figure } from './figure';
+import { batchChildren } from './phases';
 
 const log = (line: string) => console.error(`[durability] ${line}`);
 const seconds = (t0: number) => (Date.now() - t0) / 1000;
@@ -50,17 +51,27 @@ export async function withWorkers<T>(engines: Engines, body: () => Promise<T>): 
 
 /** Runs chains on the (running) workers until they all finish; returns wall seconds. */
 export async function orchestrated(engines: Engines, config: Config, chains: Chain[], concurrency?: number): Promise<number> {
+  return (await orchestratedRuns(engines, config, chains, concurrency)).seconds;
+}
+
+/** As orchestrated, with the chains' workflow ids and the moment (ms) the run was asked for. */
+export async function orchestratedRuns(
+  engines: Engines,
+  config: Config,
+  chains: Chain[],
+  concurrency?: number,
+): Promise<{ seconds: number; workflowIds: string[]; t0: number }> {
   const t0 = Date.now();
   if (concurrency) {
     const batch = await startBatch(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue, concurrency });
     const counts = await batch.handle.result();
     // Rollouts that failed or never ran finish early: their batch's wall time would flatter it.
     if (counts.accepted + counts.rejected !== chains.length) throw new Error(`the batch did not roll every chain out: ${JSON.stringify(counts)}`);
-  } else {
-    const started = await startChains(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue });
-    await Promise.all(started.map((x) => x.handle.result()));
+    return { seconds: seconds(t0), workflowIds: await batchChildren(engines.client, batch.workflowId), t0 };
   }
-  return seconds(t0);
+  const started = await startChains(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue });
+  await Promise.all(started.map((x) => x.handle.result()));
+  return { seconds: seconds(t0), workflowIds: started.map((x) => x.workflowId), t0 };
 }
 
 /**

@@ -103,6 +103,8 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     const policy = deps.policyFor(chain, input.stage, prTestCommand(env, prTestFiles(pr)));
     const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry, describeEnvironment(env)));
     const { host } = deps;
+    // The tree as the last step left it: nothing changes it after that step's checkpoint.
+    let lastPatch: string | undefined;
     const run = await runAgent({
       policy,
       sandbox: sandbox.sandbox,
@@ -113,13 +115,14 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       redactor: deps.redactor,
       at: { stage: input.stage, round: input.round },
       onStep: async (t, step) => {
-        const patch = await sandbox.diff();
+        const patch = (lastPatch = await sandbox.diff());
         await checkpoints.save(start, t, patch, step);
         deps.heartbeat({ stage: input.stage, round: input.round, step, ...t.usage, host, earlierHosts: deps.earlierHosts ?? [] });
       },
     });
 
-    const stagePatchRef = await store.put(await sandbox.diff());
+    // One git process pair less per round, at the moment every rollout of a batch ends at once.
+    const stagePatchRef = await store.put(lastPatch ?? (await sandbox.diff()));
     // What carries on: the agent's tree against the gold tree after this stage.
     const cumulativePatchRef = await store.put(await sandbox.diff(pr.mergeSha));
     const testsAfter = await sandbox.runPrTests(pr);
