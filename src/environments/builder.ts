@@ -145,11 +145,8 @@ export class Environments {
     return build;
   }
 
-  private exists(image: string): Promise<boolean> {
-    return readManifest(this.docker, image).then(
-      (m) => m !== undefined,
-      () => false,
-    );
+  private async exists(image: string): Promise<boolean> {
+    return (await readManifest(this.docker, image)) !== undefined;
   }
 
   private async resolve(chain: Chain, stage: number): Promise<Resolved> {
@@ -202,7 +199,7 @@ export class Environments {
   }
 
   private async ensure(r: Resolved): Promise<EnvironmentManifest> {
-    const existing = await readManifest(this.docker, r.image).catch(() => undefined);
+    const existing = await readManifest(this.docker, r.image);
     if (existing) return existing;
     const start = Date.now();
     const { recipe } = r;

@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { TransientError } from '../errors';
 import type { Language, Resolution, RunnerName, ToolchainName } from './contract';
 import type { Seed } from './seeds';
 
@@ -30,8 +31,22 @@ export interface EnvironmentManifest {
   createdAt: string;
 }
 
+/**
+ * The image's details, or undefined where the engine has no such image (404). Any other failure (the
+ * engine down or restarting) is transient: taken for "missing", it would start a build, or fail a stage
+ * for good, while dockerd restarts.
+ */
+export async function inspectImage(docker: Docker, image: string): Promise<Docker.ImageInspectInfo | undefined> {
+  try {
+    return await docker.getImage(image).inspect();
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return undefined;
+    throw new TransientError(`cannot look up the image ${image} in the Docker engine: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** The environment manifest an image carries; undefined where there is no such image, or it carries none. */
 export async function readManifest(docker: Docker, image: string): Promise<EnvironmentManifest | undefined> {
-  const info = await docker.getImage(image).inspect();
-  const text = info.Config?.Labels?.[MANIFEST_LABEL];
+  const text = (await inspectImage(docker, image))?.Config?.Labels?.[MANIFEST_LABEL];
   return text ? (JSON.parse(text) as EnvironmentManifest) : undefined;
 }

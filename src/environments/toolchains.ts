@@ -7,6 +7,7 @@ import { StageError, TransientError } from '../errors';
 import type { LanguageRecipe, ToolchainName } from './contract';
 import { hostPythons, prefixFingerprint, type HostPython } from './host-pythons';
 import { imagesDir, toolchainImageTag, toolchainPackages } from './images';
+import { inspectImage } from './manifest';
 
 /** A toolchain as a recipe names it: by name, or with a host Python prefix (LanguageRecipe['toolchain']). */
 type ToolchainSpec = ToolchainName | LanguageRecipe['toolchain'];
@@ -118,14 +119,8 @@ export class Toolchains {
     return tag;
   }
 
-  private exists(image: string): Promise<boolean> {
-    return this.docker
-      .getImage(image)
-      .inspect()
-      .then(
-        () => true,
-        () => false,
-      );
+  private async exists(image: string): Promise<boolean> {
+    return (await inspectImage(this.docker, image)) !== undefined;
   }
 }
 
