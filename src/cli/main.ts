@@ -139,6 +139,9 @@ program
     });
     const role = opts.sandboxOnly ? ' (sandbox queues only)' : opts.orchestrationOnly ? ' (orchestration only)' : '';
     console.log(`worker on host ${cfg.worker.host}${role} running against ${cfg.temporal.address}; Ctrl-C to stop`);
+    // A stopping worker takes no new rounds: its warm and prepared containers go at the signal, not
+    // after its last activity has wound down, which a supervisor's grace period may not wait for.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void deps.pool?.drain());
     await runWorkers(workers);
     await deps.pool?.drain();
   });
