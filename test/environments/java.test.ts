@@ -1,9 +1,22 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
 import { detectJava, javaRelease } from '../../src/environments/languages/java';
 import { gitRepoFiles } from '../../src/environments/repo-files';
-import { checkoutAt, commitDate, fetchContext, realRepo } from './real-repos';
+import { fetchContext, hostHas, realRepo } from './real-repos';
+
+/** JUnit 5 and Surefire 3, as most Maven projects of the last years have them. */
+const MINI_POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId><artifactId>mini</artifactId><version>1.0</version>
+  <properties><maven.compiler.source>11</maven.compiler.source><maven.compiler.target>11</maven.compiler.target><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>
+  <dependencies>
+    <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.10.2</version><scope>test</scope></dependency>
+  </dependencies>
+  <build><plugins><plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin></plugins></build>
+</project>
+`;
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 
@@ -31,19 +44,32 @@ describe('Java recipe', () => {
 
   // jsoup PR #2570 (a default maximum depth for the XML parser).
   const base = 'f2ea9dfe8d99508ccf5ef082c35b9ad8f87eee37';
-  it("fetches jsoup at PR #2570 with Surefire's provider and the test framework, into a fresh local repository", async () => {
-    // That these suffice offline is java-real's check: the PR gold-validated in a container with network none.
-    const repo = await realRepo('jhy+jsoup', 'mvn');
+  it("is detected from jsoup's own POM at PR #2570's base", async () => {
+    const repo = await realRepo('jhy+jsoup', 'git');
     if (!repo) return;
-    const src = await checkoutAt(repo, base);
-    const ctx = fetchContext(src, commitDate(repo, base));
+    expect(await detectJava(await gitRepoFiles(repo, base))).toMatchObject({ origin: 'java-maven', runner: 'maven', manifests: ['pom.xml'], toolchain: { image: 'java' } });
+  });
+
+  it("fetches a project's plugins, test framework and Surefire's provider into a fresh local repository", async () => {
+    // A small generated project: the fetch is real Maven against the registry, without compiling
+    // jsoup again. That what it fetches suffices offline is java-real's check (jsoup #2570 gold-validated
+    // in a container with network none).
+    if (!hostHas('mvn')) return console.warn('skipping: no mvn on this host');
+    const src = mkdtempSync(join(tmpdir(), 'chainsmith-maven-'));
+    mkdirSync(join(src, 'src/main/java/m'), { recursive: true });
+    mkdirSync(join(src, 'src/test/java/m'), { recursive: true });
+    writeFileSync(join(src, 'pom.xml'), MINI_POM);
+    writeFileSync(join(src, 'src/main/java/m/F.java'), 'package m;\n\npublic class F {\n  public static int f() { return 1; }\n}\n');
+    writeFileSync(join(src, 'src/test/java/m/FTest.java'), 'package m;\n\nimport org.junit.jupiter.api.Test;\n\nclass FTest {\n  @Test void one() { org.junit.jupiter.api.Assertions.assertEquals(1, F.f()); }\n}\n');
+    const ctx = fetchContext(src, new Date());
     try {
-      const resolution = await (await detectJava(await gitRepoFiles(repo, base)))!.fetch!(ctx);
+      const resolution = await (await detectJava(files({ 'pom.xml': MINI_POM })))!.fetch!(ctx);
       expect(resolution).toMatchObject({ ecosystem: 'maven', lock: 'none', tool: expect.stringMatching(/^Apache Maven 3/) });
       const names = resolution.packages.map((p) => p.name);
-      expect(names).toContain('org.apache.maven.surefire:surefire-junit-platform');
+      expect(names).toContain('org.apache.maven.plugins:maven-compiler-plugin');
       expect(names).toContain('org.junit.jupiter:junit-jupiter-api');
       const provider = resolution.packages.find((p) => p.name === 'org.apache.maven.surefire:surefire-junit-platform')!;
+      expect(provider).toBeDefined();
       const jar = join(ctx.depsDir, 'm2/org/apache/maven/surefire/surefire-junit-platform', provider.version, `surefire-junit-platform-${provider.version}.jar`);
       expect(existsSync(jar)).toBe(true);
     } finally {
