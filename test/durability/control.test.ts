@@ -7,7 +7,7 @@ import { POOL_LABEL, PREPARED_LABEL } from '../../src/sandbox/pool';
 import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import type { Chain } from '../../src/schemas';
 import { FakeOpenAI } from '../support/fake-openai';
-import { expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-model';
+import { expectedNotes, longRolloutScript, notesIn } from '../support/scripted-model';
 import { progressQuery } from '../../src/workflows/messages';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig, type Engines } from '../support/engines';
@@ -63,9 +63,7 @@ describe('controlling a running chain', () => {
     const result = await started.handle.result();
     expect(result.status).toBe('accepted');
     const store = new ArtifactStore(`${config.dataDir}/artifacts`);
-    const patch = await store.getText(result.results[2].finalRound!.cumulativePatchRef);
-    const notes = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `))!;
-    expect(notes.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1))).toEqual(expectedNotes(3, NOTES));
+    expect(notesIn(await store.getText(result.results[2].finalRound!.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
   });
 
   test('cancel stops a rollout whose sandbox came from the pool and removes its sandboxes (the next stage\'s prepared one too); cancelling it again says it has finished', async () => {

@@ -5,19 +5,13 @@ import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import { OWNER_LABEL } from '../../src/sandbox/orphans';
 import { TrajectorySchema, type ScaffoldKind } from '../../src/schemas';
 import { crashRun } from '../support/crash-run';
-import { expectedNotes, NOTES_FILE } from '../support/scripted-model';
+import { expectedNotes, notesIn } from '../support/scripted-model';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
 
 const NOTES = 6;
 /** A smoke test per scaffold; the 20-kill figure is the durability bench's (steps_redone_per_kill). */
 const KILLS = 3;
-
-/** The lines a patch adds to NOTES.log. */
-function notesIn(patch: string): string[] {
-  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
-  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
-}
 
 // The two scaffolds side by side: most of each run is waiting (a killed worker's heartbeat timeout, a restart).
 test.concurrent.each<ScaffoldKind>(['tools', 'bash'])(`%s scaffold: a worker SIGKILLed ${KILLS} times mid-rollout completes the chain, each kill redoing at most one step`, async (scaffold) => {

@@ -1,23 +1,12 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../support/ports';
 import { restartDaemon, restartMidRollout } from '../support/restart-run';
 
 const run = promisify(execFile);
-
-/** A port nothing listens on now (127.0.0.1). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * A Temporal dev server of this file's own (its own port and SQLite file, started by provisioning as

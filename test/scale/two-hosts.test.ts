@@ -15,7 +15,7 @@ import { TrainingSampleSchema, type Chain } from '../../src/schemas';
 import type { RoundProgress } from '../../src/rollout/round';
 import { FakeOpenAI } from '../support/fake-openai';
 import { S3_TEST_ENV, startVersitygw, type S3Server } from '../support/s3-server';
-import { agentLatency, expectedNotes, longRolloutScript, NOTES_FILE } from '../support/scripted-model';
+import { agentLatency, expectedNotes, longRolloutScript, notesIn } from '../support/scripted-model';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
 import { testConfig } from '../support/engines';
@@ -30,11 +30,6 @@ const CHAINS = 4;
 const NOTES = 12;
 const docker = new Docker();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function notesIn(patch: string): string[] {
-  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
-  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
-}
 
 /** Polls `check` every 100 ms until it returns something, at most `seconds`; says what it waited for. */
 async function waitFor<T>(what: string, seconds: number, check: () => Promise<T | undefined>): Promise<T> {

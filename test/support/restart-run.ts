@@ -8,7 +8,7 @@ import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from './demo-chain';
 import { testConfig } from './engines';
 import { FakeOpenAI } from './fake-openai';
-import { expectedNotes, longRolloutScript, NOTES_FILE } from './scripted-model';
+import { expectedNotes, longRolloutScript, notesIn } from './scripted-model';
 import { WorkerProcess } from './worker-process';
 
 const run = promisify(execFile);
@@ -26,11 +26,6 @@ export async function restartDaemon(pattern: string, step: 'temporal' | 'docker'
     await sleep(100);
   }
   await run('bash', [resolve(packageRoot(), 'scripts/provision.sh'), step], { cwd: packageRoot(), env: { ...process.env, ...env } });
-}
-
-function notesOf(patch: string): string[] {
-  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
-  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
 }
 
 /**
@@ -63,7 +58,7 @@ export async function restartMidRollout(name: string, restart: () => Promise<voi
     const result: ChainResult = await new Client({ connection }).workflow.getHandle(started.workflowId).result();
     if (result.status !== 'accepted') return { result, notes: [], expected: expectedNotes(3, NOTES) };
     const store = new ArtifactStore(`${config.dataDir}/artifacts`);
-    return { result, notes: notesOf(await store.getText(result.results[2].finalRound!.cumulativePatchRef)), expected: expectedNotes(3, NOTES) };
+    return { result, notes: notesIn(await store.getText(result.results[2].finalRound!.cumulativePatchRef)), expected: expectedNotes(3, NOTES) };
   } catch (err) {
     console.error(`worker output:\n${worker.output.slice(-5000)}`);
     throw err;

@@ -80,6 +80,12 @@ export function longRolloutScript(chain: Chain, opts: { notesPerStage: number; p
   });
 }
 
+/** The NOTES.log lines a patch adds (a cumulative patch holds every stage's), in order. */
+export function notesIn(patch: string): string[] {
+  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
+  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
+}
+
 /** The NOTES.log lines a complete run must leave, in order. */
 export function expectedNotes(stages: number, notesPerStage: number): string[] {
   const lines: string[] = [];
