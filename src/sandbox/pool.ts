@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { DockerSandbox, HOST_LABEL, removeContainers, type SandboxSpec } from './docker-sandbox';
 import { ownerLabel } from './orphans';
-import type { RoundSource } from './round-sandbox';
+import { nameHeld, type RoundSource } from './round-sandbox';
 
 /** On a warm container: the pool it waits in. Like a one-off container, it belongs to its worker process. */
 export const POOL_LABEL = 'chainsmith.pool';
@@ -88,7 +88,7 @@ export class SandboxPool implements RoundSource {
     try {
       await warm.container.rename({ name });
     } catch (err) {
-      const held = (err as { statusCode?: number }).statusCode === 409;
+      const held = nameHeld(err);
       if (held && this.kinds.get(kindKey(spec)) === kind && this.enabled) kind.idle.unshift(warm);
       else await warm.destroy();
       // A warm container that cannot be renamed otherwise (gone, say) is no reason to fail the round.
@@ -125,7 +125,7 @@ export class SandboxPool implements RoundSource {
       }
     }).catch((err) => {
       // A name already held: that round has its container (a survivor); nothing to prepare.
-      if ((err as { cause?: { statusCode?: number } }).cause?.statusCode !== 409) this.opts.onError?.(err as Error);
+      if (!nameHeld(err)) this.opts.onError?.(err as Error);
       return undefined;
     });
     this.prepared.set(name, entry);

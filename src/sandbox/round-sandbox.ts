@@ -71,7 +71,8 @@ export interface RoundSource {
   take(spec: SandboxSpec, name: string): Promise<{ sandbox: DockerSandbox; prepared: boolean } | undefined>;
 }
 
-const conflict = (err: unknown) => {
+/** Whether the engine refused because the name is taken (409), on its own error or one we wrapped (DockerSandbox.create). */
+export const nameHeld = (err: unknown) => {
   const e = err as { statusCode?: number; cause?: { statusCode?: number } };
   return e?.statusCode === 409 || e?.cause?.statusCode === 409;
 };
@@ -95,7 +96,7 @@ export async function claimRoundSandbox(
       if (taken) return { sandbox: taken.sandbox, source: taken.prepared ? 'prepared' : 'warm' };
       return { sandbox: await DockerSandbox.create(docker, { ...spec, name }), source: 'new' };
     } catch (err) {
-      if (!conflict(err)) throw err;
+      if (!nameHeld(err)) throw err;
     }
     const found = await docker.getContainer(name).inspect().catch(() => undefined);
     if (!found) continue;
