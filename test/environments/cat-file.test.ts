@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listTree, showFile } from '../../src/environments/cat-file';
-import { cloneBundle } from '../support/real-repos';
+import { bundlePath, cloneBundle, SHARED_REPOS } from '../support/real-repos';
 
 const run = promisify(execFile);
 
@@ -16,7 +16,10 @@ async function gitShow(repo: string, object: string): Promise<string | undefined
   );
 }
 
-describe('showFile: one cat-file reader a clone, the same text as git show', () => {
+const withJinja = bundlePath('pallets+jinja') ? describe : describe.skip;
+if (!bundlePath('pallets+jinja')) console.warn(`skipping: no pallets+jinja.bundle in ${SHARED_REPOS}`);
+
+withJinja('showFile: one cat-file reader a clone, the same text as git show', () => {
   let repo: string;
   let shas: string[];
   beforeAll(async () => {

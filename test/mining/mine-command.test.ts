@@ -83,9 +83,16 @@ test('an output location that cannot take the files is refused before mining: ex
     [[], join(root, 'no-such-folder', 'chains.jsonl'), /^error: --out \S+: the folder \S+no-such-folder does not exist$/],
     [[], join(parentIsFile, 'chains.jsonl'), /^error: --out \S+: the folder \S+a-file does not exist$/],
     [[], root, /^error: --out \S+ is a folder; name the chains file to write$/],
-    // Root may write anywhere: the folder is locked against an ordinary user, who runs the CLI then.
-    [process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--'] : [], join(locked, 'chains.jsonl'), /^error: --out \S+: cannot write in \S+locked-\w+ \(EACCES\)$/],
   ];
+  // Root may write anywhere: the folder is locked against an ordinary user, who runs the CLI then. That
+  // user must be able to run this checkout (a clone inside a 0700 folder, as `mktemp -d` makes, is not).
+  const asRoot = process.getuid?.() === 0;
+  const nobody = ['runuser', '-u', 'nobody', '--'];
+  if (!asRoot || (await asUser(nobody, ['--help'])).code === 0) {
+    cases.push([asRoot ? nobody : [], join(locked, 'chains.jsonl'), /^error: --out \S+: cannot write in \S+locked-\w+ \(EACCES\)$/]);
+  } else {
+    console.warn(`skipping the unwritable-folder case: user nobody cannot run ${bin} (a folder above it is closed to others)`);
+  }
   for (const [prefix, out, message] of cases) {
     const r = prefix.length ? await asUser(prefix, ['mine', '--repo', clone, '--out', out]) : await cli(['mine', '--repo', clone, '--out', out]);
     expect({ out, code: r.code, stderr: r.stderr.trim(), stdout: r.stdout }).toEqual({ out, code: 2, stderr: expect.stringMatching(message), stdout: '' });
