@@ -1,5 +1,4 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { join } from 'node:path';
 import { createActivities, type ActivityDeps, type Activities } from '../activities';
 import { ACTIVITY_TABLE, type ActivityName } from '../workflows/activity-table';
 import { ORCHESTRATION_QUEUE, taskQueueFor, type QueueKind } from '../workflows/task-queues';
@@ -45,7 +44,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
         // After a worker dies, tasks for its cached workflows wait this long on its sticky queue before
         // any worker takes them; short, because our histories are small and cheap to replay.
         stickyQueueScheduleToStartTimeout: '3s',
-        workflowBundle: setup.workflowBundle ?? (await cachedWorkflowBundle(require.resolve('../workflows'), join(setup.deps.config.dataDir, 'workflow-bundles'))),
+        workflowBundle: setup.workflowBundle ?? (await cachedWorkflowBundle(require.resolve('../workflows'))),
       }),
     );
   }

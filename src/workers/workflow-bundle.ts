@@ -1,10 +1,20 @@
-import { bundleWorkflowCode, type WorkflowBundlePath } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-/** Bundles kept per folder; older ones (of workflow code since changed) are removed. */
-const KEEP = 4;
+/** Bundles kept per folder; older ones (of workflow code since changed, or of other checkouts) are removed. */
+const KEEP = 8;
+
+/**
+ * Where bundles are kept: the user's cache folder ($XDG_CACHE_HOME, else ~/.cache), not a data
+ * directory, since a bundle depends on the code only. Workers with different CHAINSMITH_HOMEs (a
+ * test's, a second host's on the same machine) share it.
+ */
+export function workflowBundleCacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'chainsmith', 'workflow-bundles');
+}
 
 const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 
@@ -13,16 +23,22 @@ const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, er
  * and kept in `cacheDir` under the hash of that code (every file of its folder, which by the lint rules
  * imports nothing else but the SDK, and the SDK's version). Bundling costs a worker about 1.5 CPU-seconds
  * at every start: a worker restarted after a crash, the demo, and each test's worker reuse it instead.
- * Several processes may ask at once: each writes its own file and renames it into place.
+ * Several processes may ask at once: each writes its own file and renames it into place. Where the
+ * folder cannot be written, the bundle is used from memory.
  */
-export async function cachedWorkflowBundle(workflowsPath: string, cacheDir: string): Promise<WorkflowBundlePath> {
+export async function cachedWorkflowBundle(workflowsPath: string, cacheDir = workflowBundleCacheDir()): Promise<WorkflowBundleOption> {
   const codePath = join(cacheDir, `workflows-${await codeHash(dirname(workflowsPath))}.js`);
   if (await stat(codePath).then(() => true, () => false)) return { codePath };
   const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
-  await mkdir(cacheDir, { recursive: true });
   const partial = `${codePath}.${process.pid}.tmp`;
-  await writeFile(partial, code);
-  await rename(partial, codePath);
+  try {
+    await mkdir(cacheDir, { recursive: true });
+    await writeFile(partial, code);
+    await rename(partial, codePath);
+  } catch {
+    await rm(partial, { force: true }).catch(() => undefined);
+    return { code };
+  }
   await prune(cacheDir);
   return { codePath };
 }

@@ -1,6 +1,6 @@
 // Workers log every state change at INFO: quieted before any is made, in each file that makes one.
 import './quiet-sdk';
-import { NativeConnection, type Worker, type WorkflowBundlePath } from '@temporalio/worker';
+import { NativeConnection, type Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +20,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 /** src/workflows bundled once per version of its code, for every test file and worker (each has its own data directory). */
-export function workflowBundle(): Promise<WorkflowBundlePath> {
-  return cachedWorkflowBundle(require.resolve('../../src/workflows'), join(tmpdir(), 'chainsmith-workflow-bundles'));
+export function workflowBundle(): Promise<WorkflowBundleOption> {
+  return cachedWorkflowBundle(require.resolve('../../src/workflows'));
 }
 
 export interface Engines {

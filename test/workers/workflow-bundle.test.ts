@@ -1,7 +1,14 @@
 import { mkdtemp, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { cachedWorkflowBundle } from '../../src/workers/workflow-bundle';
+
+/** The file a cached bundle is kept in (a bundle in memory has none). */
+function pathOf(bundle: WorkflowBundleOption): string {
+  if (!('codePath' in bundle)) throw new Error('the bundle was not kept in a file');
+  return bundle.codePath;
+}
 
 test('workflow code is bundled once per version: a restart reuses the bundle, a change to the code makes a new one', async () => {
   const code = await mkdtemp(join(tmpdir(), 'chainsmith-wf-'));
@@ -11,14 +18,19 @@ test('workflow code is bundled once per version: a restart reuses the bundle, a 
   const write = (answer: string) => writeFile(join(code, 'index.js'), `exports.hello = async function hello() { return '${answer}'; };\n`);
 
   await write('first');
-  const first = await cachedWorkflowBundle(join(code, 'index.js'), cache);
-  const built = (await stat(first.codePath)).mtimeMs;
-  const again = await cachedWorkflowBundle(join(code, 'index.js'), cache);
-  expect(again.codePath).toBe(first.codePath);
-  expect((await stat(again.codePath)).mtimeMs).toBe(built);
+  const first = pathOf(await cachedWorkflowBundle(join(code, 'index.js'), cache));
+  const built = (await stat(first)).mtimeMs;
+  const again = pathOf(await cachedWorkflowBundle(join(code, 'index.js'), cache));
+  expect(again).toBe(first);
+  expect((await stat(again)).mtimeMs).toBe(built);
 
   await write('second');
-  const changed = await cachedWorkflowBundle(join(code, 'index.js'), cache);
-  expect(changed.codePath).not.toBe(first.codePath);
-  expect(await readdir(cache)).toEqual(expect.arrayContaining([first.codePath, changed.codePath].map((p) => p.slice(cache.length + 1))));
+  const changed = pathOf(await cachedWorkflowBundle(join(code, 'index.js'), cache));
+  expect(changed).not.toBe(first);
+  expect(await readdir(cache)).toEqual(expect.arrayContaining([first, changed].map((p) => p.slice(cache.length + 1))));
+
+  // A cache folder that cannot be made (its parent is a file): the bundle is used from memory.
+  const blocked = join(code, 'index.js', 'workflow-bundles');
+  const inMemory = await cachedWorkflowBundle(join(code, 'index.js'), blocked);
+  expect('code' in inMemory && inMemory.code).toContain('second');
 }, 60_000);
