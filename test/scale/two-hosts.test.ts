@@ -26,8 +26,8 @@ import { WorkerProcess } from '../support/worker-process';
  * hosts (own processes, own data directories, distinct host identities; here they share one engine,
  * which the host labels keep apart), one Temporal server and one bucket on a real S3 server.
  */
-const CHAINS = 4;
-const NOTES = 12;
+const CHAINS = 2;
+const NOTES = 8;
 const docker = new Docker();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,7 +50,8 @@ afterAll(() => s3?.stop());
 
 test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other finishes its stages, its sandboxes go when it returns, every chain is exported once', async () => {
   const base = await demoChain('scale');
-  // One repository, mined once, under four names: four chains (workflow ids derive from the name).
+  // One repository, mined once, under two names: two chains (workflow ids derive from the name), more
+  // than one host's single sandbox slot holds, so the batch must spread over both.
   const chains: Chain[] = [...Array(CHAINS).keys()].map((i) => ({ ...base, id: `${base.id}-${i}`, repo: { ...base.repo, name: `${base.repo.name}-${i}` } }));
   const fake = new FakeOpenAI(longRolloutScript(base, { notesPerStage: NOTES }), { latencyMs: agentLatency(100) });
   const env = {
@@ -65,7 +66,7 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
   const taskQueue = `scale-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const orchestration = new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: config.dataDir }, ['--orchestration-only']);
   const host = async (name: string) =>
-    new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: await mkdtemp(join(tmpdir(), `chainsmith-${name}-`)), CHAINSMITH_HOST: name }, ['--sandbox-only', '--max-sandboxes', '2']);
+    new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: await mkdtemp(join(tmpdir(), `chainsmith-${name}-`)), CHAINSMITH_HOST: name }, ['--sandbox-only', '--max-sandboxes', '1']);
   const [hostA, hostB] = [await host('host-a'), await host('host-b')];
   const connection = await Connection.connect({ address: config.temporal.address });
   const all = [orchestration, hostA, hostB];
