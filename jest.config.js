@@ -9,7 +9,7 @@ const ESM_ONLY = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json
  * queues, workflow ids, container labels, data directories) to itself, so four run side by side; most
  * of a file's time is spent waiting on the dev server, dockerd or a compiler in a container, not on
  * these 2 cores. Files named *.exclusive.test.ts stop or restart a shared engine (dockerd), so
- * they run afterwards, alone (jest.exclusive.config.js).
+ * they run before the rest, with no other test file (jest.exclusive.config.js, scripts/test.sh).
  */
 module.exports = {
   testEnvironment: 'node',
