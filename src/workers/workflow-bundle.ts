@@ -12,7 +12,7 @@ const KEEP = 8;
  * directory, since a bundle depends on the code only. Workers with different CHAINSMITH_HOMEs (a
  * test's, a second host's on the same machine) share it.
  */
-export function workflowBundleCacheDir(): string {
+function workflowBundleCacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'chainsmith', 'workflow-bundles');
 }
 
