@@ -49,7 +49,11 @@ const ConfigSchema = z.strictObject({
    */
   worker: z.strictObject({ host: z.string().regex(/^[\w.-]+$/, 'letters, digits, "_", "." and "-"') }),
   durability: z.strictObject({
-    /** A rollout that sends no heartbeat for this long is taken as dead and retried from its last step. */
+    /**
+     * An activity that sends no heartbeat for this long is taken as dead and retried (a rollout from its
+     * last step). It is also how a task Temporal loses on its way to a worker is found: the server marks
+     * it started and waits for its heartbeats (an overloaded dev server lost a few at a batch's start).
+     */
     heartbeatTimeoutSeconds: z.number().int().min(2),
   }),
   sandbox: z.strictObject({
@@ -136,7 +140,7 @@ function defaults(env: Env): Config {
     judge: { threshold: 0.8, maxRefinements: 3 },
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     worker: { host: hostname() },
-    durability: { heartbeatTimeoutSeconds: 30 },
+    durability: { heartbeatTimeoutSeconds: 10 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [] },
     budget: { prices: DEFAULT_PRICES },

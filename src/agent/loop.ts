@@ -30,7 +30,8 @@ const MAX_FORMAT_ERRORS = 3;
  */
 export async function runAgent(opts: {
   policy: Policy;
-  sandbox: DockerSandbox;
+  /** Awaited only once the first reply is in: a sandbox still opening opens while the first model call is in flight. */
+  sandbox: DockerSandbox | Promise<DockerSandbox>;
   trajectory: Trajectory;
   limits: AgentLimits;
   /** Steps this round already took (a resumed round). */
@@ -59,7 +60,7 @@ export async function runAgent(opts: {
     const { message, usage } = await policy.next(view, { signal, step: steps, scaffold, ...opts.at });
     t.messages.push(redact.message(message));
     addUsage(t, usage, limits);
-    const { messages, actions, submitted, formatError } = await scaffold.act(message, sandbox, limits, redact);
+    const { messages, actions, submitted, formatError } = await scaffold.act(message, await sandbox, limits, redact);
     t.messages.push(...messages.map((m) => redact.message(m)));
     t.toolCalls += actions;
     steps += 1;

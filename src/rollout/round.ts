@@ -11,6 +11,7 @@ import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import type { SandboxPool } from '../sandbox/pool';
 import { roundKey } from '../sandbox/round-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
+import { parseCarry } from '../sandbox/carryover';
 import type { Environments } from '../environments/builder';
 import {
   ChainQueriesSchema,
@@ -93,21 +94,30 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   const checkpoint = await checkpoints.load();
   const progressRef = checkpoint?.progressPatchRef ?? input.progressPatchRef;
   const key = roundKey(input.runKey, input.stage, input.round);
-  const sandbox = await StageSandbox.open(deps, chain, input.stage, {
-    role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host },
-    carryPatch: input.carryPatchRef && input.stage > 0 ? await store.get(input.carryPatchRef) : undefined,
-    progressPatch: progressRef ? await store.get(progressRef) : undefined,
-  });
-  const { env, carry } = sandbox;
+  const env = await StageSandbox.environment(deps, chain, input.stage);
+  const carryPatch = input.carryPatchRef && input.stage > 0 ? await store.get(input.carryPatchRef) : undefined;
+  const opening = StageSandbox.open(
+    deps,
+    chain,
+    input.stage,
+    { role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host }, carryPatch, progressPatch: progressRef ? await store.get(progressRef) : undefined },
+    env,
+  );
+  const container = opening.then((s) => s.sandbox);
+  // A failed open is thrown where the round awaits the sandbox, not reported unhandled while a model call is in flight.
+  for (const p of [opening, container]) p.catch(() => undefined);
   try {
     const policy = deps.policyFor(chain, input.stage, prTestCommand(env, prTestFiles(pr)));
+    // The first prompt needs the sandbox only to tell the agent of a carry's conflicts: without a carry,
+    // the first model call runs while the sandbox opens (at a batch's start, every rollout opens at once).
+    const carry = async () => (carryPatch !== undefined ? (await opening).carry : parseCarry('', chain, input.stage, false));
     const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry, describeEnvironment(env)));
     const { host } = deps;
     // The tree as the last step left it: nothing changes it after that step's checkpoint.
     let lastPatch: string | undefined;
     const run = await runAgent({
       policy,
-      sandbox: sandbox.sandbox,
+      sandbox: container,
       trajectory: start,
       limits: deps.limits,
       stepsThisRound: checkpoint?.stepsThisRound ?? 0,
@@ -115,12 +125,13 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       redactor: deps.redactor,
       at: { stage: input.stage, round: input.round },
       onStep: async (t, step) => {
-        const patch = (lastPatch = await sandbox.diff());
+        const patch = (lastPatch = await (await opening).diff());
         await checkpoints.save(start, t, patch, step);
         deps.heartbeat({ stage: input.stage, round: input.round, step, ...t.usage, host, earlierHosts: deps.earlierHosts ?? [] });
       },
     });
 
+    const sandbox = await opening;
     // One git process pair less per round, at the moment every rollout of a batch ends at once.
     const stagePatchRef = await store.put(lastPatch ?? (await sandbox.diff()));
     // What carries on: the agent's tree against the gold tree after this stage.
@@ -132,7 +143,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       stagePatchRef,
       cumulativePatchRef,
       testsAfterRef: await store.putJson(testsAfter),
-      carry,
+      carry: sandbox.carry,
       steps: run.stepsThisRound,
       stepsResumed: checkpoint?.stepsThisRound ?? 0,
       reusedSandbox: sandbox.reused,
@@ -141,9 +152,10 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       exitReason: run.exitReason,
     };
   } finally {
-    await sandbox.destroy();
+    const sandbox = await opening.catch(() => undefined);
+    await sandbox?.destroy();
     // A cancelled chain (or a paused one, which runs this round again) does not go on to the next stage now.
-    if (deps.signal?.aborted && sandbox.next) await deps.pool?.dropPrepared(sandbox.next);
+    if (deps.signal?.aborted && sandbox?.next) await deps.pool?.dropPrepared(sandbox.next);
   }
 }
 
@@ -152,7 +164,8 @@ async function startingTrajectory(
   deps: RoundDeps,
   policy: Policy,
   queries: ChainQueries,
-  carry: Carry,
+  /** What the carry did; asked for only where the first message tells of it. */
+  carry: () => Promise<Carry>,
   environment: string,
 ): Promise<Trajectory> {
   const { store } = deps;
@@ -172,7 +185,7 @@ async function startingTrajectory(
     const judgement = await store.getJson(input.feedbackRef, JudgementSchema);
     t.messages.push({ role: 'user', content: redact.text(feedbackMessage(judgement.feedback)) });
   } else {
-    t.messages.push({ role: 'user', content: redact.text(stageMessage(queries, input.stage, carry)) });
+    t.messages.push({ role: 'user', content: redact.text(stageMessage(queries, input.stage, await carry())) });
   }
   t.exitReason = undefined;
   return t;

@@ -57,19 +57,27 @@ export class StageSandbox implements Sandbox {
     return this.source === 'reused';
   }
 
-  static async open(deps: StageSandboxDeps, chain: Chain, stage: number, opts: OpenStage): Promise<StageSandbox> {
+  /**
+   * The stage's environment, as open() would use it; a stage whose own inputs are broken fails here
+   * with the reason, before any container starts.
+   */
+  static async environment(deps: Pick<StageSandboxDeps, 'environments'>, chain: Chain, stage: number): Promise<Environment> {
     const pr = chain.prs[stage];
-    // A stage whose own inputs are broken fails here with the reason, before any container starts.
     const problem = await stageInputProblem(chain.repo.path, pr);
     if (problem) throw new StageError(`stage ${stage + 1} (PR #${pr.number}) cannot be set up: ${problem}`);
-    const env = await deps.environments.forStage(chain, stage);
+    return deps.environments.forStage(chain, stage);
+  }
+
+  /** `env`: the stage's environment() where the caller has it already. */
+  static async open(deps: StageSandboxDeps, chain: Chain, stage: number, opts: OpenStage, env?: Environment): Promise<StageSandbox> {
+    env ??= await StageSandbox.environment(deps, chain, stage);
     const spec = { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
     const role = opts.role;
     let sandbox: DockerSandbox;
     let source: SandboxSource = 'new';
     if (role.kind === 'gold') {
       await sweepOrphansOnce(deps.docker);
-      sandbox = await DockerSandbox.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${pr.number}`, ...ownerLabel() } });
+      sandbox = await DockerSandbox.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
     } else {
       const labels = { [RUN_KEY_LABEL]: role.runKey, [KEY_LABEL]: role.key, [HOST_LABEL]: role.host, 'chainsmith.stage': String(stage) };
       // A retried round's surviving sandbox first; else one from its worker's pool (pool.ts); else a new one.

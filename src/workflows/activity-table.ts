@@ -29,7 +29,7 @@ export const ACTIVITY_TABLE = {
   /**
    * A rollout round can run for hours (a model-driven agent, 100+ tool calls) but heartbeats after every
    * step and on a timer: a killed worker is noticed within the heartbeat timeout (config
-   * durability.heartbeatTimeoutSeconds, default 30 s) and the retry resumes from the last step's
+   * durability.heartbeatTimeoutSeconds, default 10 s) and the retry resumes from the last step's
    * checkpoint, so a crash costs one step, not the round. Attempts add up over a long round, so the
    * backoff stays short (a tenth crash should not wait minutes); the bound is for failures that keep
    * repeating (an engine that stays down). Model-call faults (429, 5xx, timeouts) are retried inside
