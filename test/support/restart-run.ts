@@ -12,7 +12,7 @@ import { expectedNotes, longRolloutScript, notesIn } from './scripted-model';
 import { WorkerProcess } from './worker-process';
 
 const run = promisify(execFile);
-const NOTES = 15;
+const NOTES = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
