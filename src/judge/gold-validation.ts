@@ -156,7 +156,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
-  const sandbox = await StageSandbox.open(deps, chain, stage, { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined });
+  const sandbox = await StageSandbox.open(deps, chain, stage, { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined }, env);
   try {
     const { manifest } = env;
     const r = manifest.resolution;
