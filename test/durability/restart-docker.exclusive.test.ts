@@ -1,8 +1,9 @@
 import { restartDaemon, restartMidRollout } from '../support/restart-run';
 
 /**
- * Restarts the machine's dockerd, which every other test file uses: this file runs alone, after the
- * others (jest.exclusive.config.js). The Temporal restart has a server of its own (restart-temporal.test.ts).
+ * Restarts the machine's dockerd, which every other test file uses: this file runs with no other test
+ * file, before them, beside the type check and the lint (jest.exclusive.config.js, scripts/test.sh).
+ * The Temporal restart has a server of its own (restart-temporal.test.ts).
  */
 test('restarting dockerd mid-rollout, which takes the running sandbox with it: the chain still completes with every step exactly once', async () => {
   const run = await restartMidRollout('docker', () => restartDaemon('^dockerd ', 'docker'));
