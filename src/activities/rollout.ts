@@ -3,6 +3,7 @@ import { GoldReplayPolicy } from '../agent/gold-policy';
 import { ModelPolicy } from '../agent/model-policy';
 import { ConfigError } from '../errors';
 import { runRound, type RoundInput, type RoundProgress } from '../rollout/round';
+import { clusterOf } from '../sandbox/docker-sandbox';
 import type { PolicyKind } from '../schemas';
 import type { ActivityContext } from './context';
 import { guard } from './guard';
@@ -40,6 +41,7 @@ export function rolloutActivities(ctx: ActivityContext) {
             limits: { ...config.agent, ...config.budget, price },
             redactor,
             host,
+            cluster: clusterOf(config.temporal),
             heartbeat: (details) => heartbeat((last = details)),
             earlierHosts,
             signal: cancellationSignal(),

@@ -64,6 +64,8 @@ export interface RoundDeps {
   heartbeat: (details: RoundProgress) => void;
   /** This worker's host identity (config worker.host): labels the sandbox and goes in every heartbeat. */
   host: string;
+  /** The Temporal cluster of the run (CLUSTER_LABEL on its sandboxes), for the sweep of closed runs. */
+  cluster?: string;
   /** Hosts that ran earlier attempts of this round (a worker there died): the chain cleans up there too. */
   earlierHosts?: string[];
   signal?: AbortSignal;
@@ -100,7 +102,7 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     deps,
     chain,
     input.stage,
-    { role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host }, carryPatch, progressPatch: progressRef ? await store.get(progressRef) : undefined },
+    { role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host, cluster: deps.cluster }, carryPatch, progressPatch: progressRef ? await store.get(progressRef) : undefined },
     env,
   );
   const container = opening.then((s) => s.sandbox);

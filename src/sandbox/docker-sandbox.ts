@@ -12,6 +12,16 @@ export const KEY_LABEL = 'chainsmith.key';
 export const HOST_LABEL = 'chainsmith.host';
 /** The run a rollout sandbox belongs to, `workflowId/runId` as given: a worker asks Temporal whether it is still open. */
 export const RUN_KEY_LABEL = 'chainsmith.run-key';
+/**
+ * The Temporal cluster and namespace that run key belongs to (`namespace@address`, as the worker is
+ * configured): a sweep asks only its own cluster about a run, since another one's runs are unknown there.
+ */
+export const CLUSTER_LABEL = 'chainsmith.temporal';
+
+/** The CLUSTER_LABEL value of a worker configured with this Temporal address and namespace. */
+export function clusterOf(temporal: { address: string; namespace: string }): string {
+  return `${temporal.namespace}@${temporal.address}`;
+}
 
 export type { ExecOptions, ExecResult } from './shell-session';
 

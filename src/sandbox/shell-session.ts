@@ -144,8 +144,9 @@ export class ShellSession {
   }
 
   /**
-   * The shell ended. If the container still runs, the command killed it (`kill -9 -1`, say): that is
-   * the command's result, with the shell's exit code. Otherwise the sandbox is gone: the engine's failure.
+   * The shell ended. If the container still runs and the shell has an exit code, the command killed it
+   * (`kill -9 -1`, say): that is the command's result, with the shell's exit code. Otherwise the sandbox
+   * is gone, or going (removed while the command ran): the engine's failure, not the command's.
    */
   private async onEnd(): Promise<void> {
     const p = this.pending;
@@ -155,10 +156,10 @@ export class ShellSession {
       this.container.inspect().then((c) => c.State.Running, () => false),
       this.exec.inspect().then((e) => e.ExitCode, () => null),
     ]);
-    if (!running) return p.reject(new TransientError('the sandbox stopped while a command ran'));
+    if (!running || exit === null) return p.reject(new TransientError('the sandbox stopped while a command ran'));
     p.out.push(this.buffer);
     this.buffer = '';
-    p.resolve({ output: p.out.text(), exitCode: exit ?? -1 });
+    p.resolve({ output: p.out.text(), exitCode: exit });
   }
 
   private fail(err: Error): void {

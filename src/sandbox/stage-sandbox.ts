@@ -4,7 +4,7 @@ import { StageError } from '../errors';
 import { runPrTests } from './pr-tests';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
-import { DockerSandbox, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type SandboxSpec } from './docker-sandbox';
+import { CLUSTER_LABEL, DockerSandbox, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type SandboxSpec } from './docker-sandbox';
 import { ownerLabel, sweepOrphansOnce } from './orphans';
 import type { SandboxPool } from './pool';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox';
@@ -25,9 +25,10 @@ export interface StageSandboxDeps {
  * Who a sandbox is for, which decides its labels and who removes it: a one-off gold validation is
  * owned by its worker process (removed if that dies); a rollout round's sandbox is named for its run,
  * `host` (the worker's host identity) and round `key` (round-sandbox.ts): a retried round finds it
- * there by that name, and the chain's cleanup removes what is left.
+ * there by that name, and the chain's cleanup removes what is left. `cluster` (CLUSTER_LABEL) is the
+ * Temporal cluster of the run: without it, no worker's sweep of closed runs removes the sandbox.
  */
-export type StageRole = { kind: 'gold' } | { kind: 'rollout'; runKey: string; key: string; host: string };
+export type StageRole = { kind: 'gold' } | { kind: 'rollout'; runKey: string; key: string; host: string; cluster?: string };
 
 export interface OpenStage {
   role: StageRole;
@@ -79,7 +80,13 @@ export class StageSandbox implements Sandbox {
       await sweepOrphansOnce(deps.docker);
       sandbox = await DockerSandbox.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
     } else {
-      const labels = { [RUN_KEY_LABEL]: role.runKey, [KEY_LABEL]: role.key, [HOST_LABEL]: role.host, 'chainsmith.stage': String(stage) };
+      const labels = {
+        [RUN_KEY_LABEL]: role.runKey,
+        [KEY_LABEL]: role.key,
+        [HOST_LABEL]: role.host,
+        ...(role.cluster ? { [CLUSTER_LABEL]: role.cluster } : {}),
+        'chainsmith.stage': String(stage),
+      };
       // A retried round's surviving sandbox first; else one from its worker's pool (pool.ts); else a new one.
       ({ sandbox, source } = await claimRoundSandbox(deps.docker, { ...spec, labels }, roundName(role.runKey, role.host, role.key), deps.pool));
     }
@@ -114,7 +121,7 @@ export class StageSandbox implements Sandbox {
   /** The whole working tree (new files included) against `ref`; the stage's start when none is given. */
   async diff(ref: string = CARRY_TAG): Promise<string> {
     const r = await this.sandbox.exec(`git add -A && git diff --cached --binary ${ref}`, { timeoutSeconds: 600, maxOutputChars: 256 * 1024 * 1024, cwd: '/work/repo' });
-    if (r.exitCode !== 0) throw new StageError(`cannot read the sandbox's changes against ${ref}: ${r.output.trim().slice(0, 2_000)}`);
+    if (r.exitCode !== 0) throw new StageError(`cannot read the sandbox's changes against ${ref} (exit ${r.exitCode}): ${r.output.trim().slice(0, 2_000)}`);
     return r.output;
   }
 

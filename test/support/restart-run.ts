@@ -20,10 +20,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * waits until it is gone, then lets provisioning start it again, with `env` naming which one.
  */
 export async function restartDaemon(pattern: string, step: 'temporal' | 'docker', env: Record<string, string> = {}): Promise<void> {
+  const gone = async (ms: number) => {
+    for (let i = 0; i < ms / 100; i++) {
+      if (await run('pgrep', ['-f', pattern]).then(() => false, () => true)) return true;
+      await sleep(100);
+    }
+    return false;
+  };
+  // One still stopping would answer provisioning's health check, and then be gone: SIGKILL it first.
   await run('pkill', ['-TERM', '-f', pattern]).catch(() => undefined);
-  for (let i = 0; i < 100; i++) {
-    if (await run('pgrep', ['-f', pattern]).then(() => false, () => true)) break;
-    await sleep(100);
+  if (!(await gone(15_000))) {
+    await run('pkill', ['-KILL', '-f', pattern]).catch(() => undefined);
+    if (!(await gone(5_000))) throw new Error(`${step}: the daemon matching ${pattern} did not stop`);
   }
   await run('bash', [resolve(packageRoot(), 'scripts/provision.sh'), step], { cwd: packageRoot(), env: { ...process.env, ...env } });
 }
@@ -47,9 +55,15 @@ export async function restartMidRollout(name: string, restart: () => Promise<voi
   let connection = await Connection.connect({ address: config.temporal.address });
   try {
     worker.start();
-    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
-    // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count).
-    while (fake.requestsBy('agent').length < NOTES + 5) await sleep(50);
+    const client = new Client({ connection });
+    const [started] = await startChains(client, config, [chain], { policy: 'model', taskQueue });
+    const handle = client.workflow.getHandle(started.workflowId);
+    // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count). A chain
+    // that ends before that (a stage failed) is the result: say why rather than wait for the test's timeout.
+    for (let i = 0; fake.requestsBy('agent').length < NOTES + 5; i++) {
+      if (i % 20 === 19 && (await handle.describe()).status.name !== 'RUNNING') return { result: (await handle.result()) as ChainResult, notes: [], expected: expectedNotes(3, NOTES) };
+      await sleep(50);
+    }
     restarting = true;
     await restart();
     restarting = false;
