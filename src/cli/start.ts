@@ -6,7 +6,7 @@ import type { Config } from '../config';
 import type { Chain, PolicyKind, ScaffoldKind } from '../schemas';
 import { batchWorkflow, chainWorkflow } from '../workflows';
 import { chainWorkflowId } from '../workflows/messages';
-import { ORCHESTRATION_QUEUE } from '../workflows/task-queues';
+import { ORCHESTRATION_QUEUE, WORKFLOW_TASK_TIMEOUT } from '../workflows/task-queues';
 import type { BatchEntry, ChainWorkflowInput } from '../workflows/types';
 
 export interface Started {
@@ -65,6 +65,7 @@ export async function startChains(client: Client, config: Config, chains: Chain[
         taskQueue: opts.taskQueue ?? ORCHESTRATION_QUEUE,
         args: [input],
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       });
       started.push({ workflowId, handle, existed: false });
     } catch (err) {
@@ -97,6 +98,7 @@ export async function startBatch(
       taskQueue: opts.taskQueue ?? ORCHESTRATION_QUEUE,
       args: [{ batchRef, total: entries.length, concurrency: opts.concurrency }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     });
     return { workflowId, handle, existed: false, total: entries.length };
   } catch (err) {

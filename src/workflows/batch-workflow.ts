@@ -13,6 +13,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ArtifactRef } from '../schemas';
 import { activity } from './activity-table';
 import { chainWorkflow } from './chain-workflow';
+import { WORKFLOW_TASK_TIMEOUT } from './task-queues';
 import type { BatchEntry } from './types';
 
 export interface BatchCounts {
@@ -81,6 +82,7 @@ async function runChild(entry: BatchEntry, counts: BatchCounts): Promise<void> {
       args: [entry.input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     });
     const result = await child.result();
     if (result.status === 'accepted' || result.status === 'rejected' || result.status === 'failed') counts[result.status] += 1;

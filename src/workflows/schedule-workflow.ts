@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { MinedForSchedule, ScheduledRunInput, ScheduledRunReport } from '../schedule/types';
 import { batchWorkflow } from './batch-workflow';
 import { activity } from './activity-table';
+import { WORKFLOW_TASK_TIMEOUT } from './task-queues';
 
 /**
  * One run of a `chainsmith schedule`: each repository is fetched and mined for what is new since the
@@ -42,6 +43,7 @@ async function startBatch(input: ScheduledRunInput, mined: MinedForSchedule): Pr
       args: [{ batchRef: batch.batchRef, total: batch.total, concurrency: input.start.concurrency }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
       memo: { schedule: input.scheduleId, source: mined.source },
     });
   } catch (err) {

@@ -1,8 +1,9 @@
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import { startBatch } from '../../src/cli/start';
 import { FakeOpenAI } from '../support/fake-openai';
 import { longRolloutScript } from '../support/scripted-model';
 import type { ChainResult } from '../../src/workflows/types';
+import { WORKFLOW_TASK_TIMEOUT } from '../../src/workflows/task-queues';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';
 
@@ -30,9 +31,13 @@ test(`a batch of ${CHAINS} chains against a model that faults on 20% of calls: e
     expect(faults / fake.requests.length).toBeGreaterThan(0.1);
     for (const kind of Object.keys(fake.faultCounts)) expect(fake.faultCounts[kind as keyof typeof fake.faultCounts]).toBeGreaterThan(0);
     const client: Client = engines.client;
+    // A workflow task a loaded server loses comes back after WORKFLOW_TASK_TIMEOUT, for the batch and its chains.
+    const taskTimeout = async (h: { describe(): Promise<WorkflowExecutionDescription> }) => Number((await h.describe()).raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds);
+    expect(await taskTimeout(batch.handle)).toBe(parseInt(WORKFLOW_TASK_TIMEOUT));
     for await (const wf of client.workflow.list({ query: `WorkflowType = 'chainWorkflow' AND TaskQueue = '${engines.taskQueue}'` })) {
       const result: ChainResult = await client.workflow.getHandle(wf.workflowId).result();
       if (result.status !== 'accepted') expect(result.reason).toMatch(/^(stage \d \(PR #\d\) |the queries could not be written: )/);
+      expect(await taskTimeout(client.workflow.getHandle(wf.workflowId))).toBe(parseInt(WORKFLOW_TASK_TIMEOUT));
     }
     console.log(`faults: ${fake.requests.length} model calls, ${faults} faults ${JSON.stringify(fake.faultCounts)}; chains ${JSON.stringify(counts)}`);
   } finally {
