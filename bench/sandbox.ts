@@ -1,6 +1,5 @@
 import Docker from 'dockerode';
 import { ModelClient } from '../src/model/client';
-import { getEncoding } from 'js-tiktoken';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +26,7 @@ import { FakeOpenAI, type ChatRequest, type Reply } from '../test/support/fake-o
 import { scriptedModel } from '../test/support/scripted-model';
 import { writeLargeHistory } from '../test/support/large-history';
 import { pythonChain } from '../test/support/python-chain';
+import { tokenIds } from '../src/dataset/tokens';
 import type { Figure } from './figure';
 
 const COMMITS = 52_000;
@@ -442,8 +442,7 @@ const promptTokens = (r: ChatRequest) => JSON.stringify(r.messages).length >> 2;
  * request is its tool declarations followed by its messages, in order.
  */
 function sharedPrefix(requests: ChatRequest[]): { reused: number; total: number; resent: number[] } {
-  const encoder = getEncoding('o200k_base');
-  const encode = (r: ChatRequest) => encoder.encode(JSON.stringify(TOOL_SPECS) + r.messages.map((m) => JSON.stringify(m)).join('\n'), [], []);
+  const encode = (r: ChatRequest) => tokenIds(JSON.stringify(TOOL_SPECS) + r.messages.map((m) => JSON.stringify(m)).join('\n'));
   let previous = encode(requests[0]);
   let reused = 0;
   let total = 0;

@@ -1,15 +1,23 @@
-import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import { encode } from 'gpt-tokenizer/cjs/encoding/o200k_base';
 import type { Message, SampleTokens } from '../schemas';
 
-/** OpenAI's o200k_base BPE, shipped inside js-tiktoken: counting needs no download. */
+/**
+ * OpenAI's o200k_base BPE, shipped inside gpt-tokenizer: counting needs no download. (js-tiktoken gives
+ * the same tokens, but builds its table in 0.9 CPU-seconds on a worker's first export, stalling every
+ * activity and workflow of that worker meanwhile; this loads in 0.2 s and encodes about 4 times faster.)
+ */
 export const TOKENIZER = 'o200k_base';
 
-let encoder: Tiktoken | undefined;
+/** Transcripts may contain "<|endoftext|>" as plain text: it is encoded as text, not refused as special. */
+const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+
+/** The token ids of `text` under TOKENIZER. */
+export function tokenIds(text: string): number[] {
+  return encode(text, AS_TEXT);
+}
 
 export function countTokens(text: string): number {
-  encoder ??= getEncoding(TOKENIZER);
-  // Transcripts may contain "<|endoftext|>" as plain text; it is counted as text, not refused as special.
-  return text ? encoder.encode(text, [], []).length : 0;
+  return text ? tokenIds(text).length : 0;
 }
 
 /**
