@@ -3,11 +3,12 @@ export const ORCHESTRATION_QUEUE = 'chainsmith';
 
 /**
  * How long a worker has to complete a workflow task of a chain or a batch (Temporal's default is 10 s).
- * Ours take milliseconds (1.3 s at most with 64 chains starting at once on 2 cores), but a server short
- * of CPU sometimes hands a task to a poll that never receives it, and only this timeout brings it back:
- * at 10 s, such a loss was the slowest chain's largest delay in a batch of 64.
+ * A server short of CPU sometimes hands a task to a poll that never receives it, and only this timeout
+ * brings it back: at 10 s, such a loss was the slowest chain's largest delay in a batch of 64 on 2 cores.
+ * Ours take milliseconds, but under load one took up to 1.3 s from start to completion (64 chains at once)
+ * and 3.6 s (128): shorter than that, a slow task times out and is done again.
  */
-export const WORKFLOW_TASK_TIMEOUT = '3s';
+export const WORKFLOW_TASK_TIMEOUT = '5s';
 
 /**
  * Which workers serve an activity: the orchestration queue's, the sandbox queue's (any host with a
