@@ -46,8 +46,8 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
  * The sandbox figures, all measured in this one run:
  * - time to a ready sandbox at a stage's commit of a repository with 52,000 commits: the stage's
  *   environment looked up, a warm container taken from the worker's pool (as a chain's first stage
- *   and every refinement round get one), the commit checked out and tagged (what a rollout round
- *   does), next to the same in a container started on demand, and to a fresh clone of the same
+ *   and a refinement round get one where their kind is in demand), the commit checked out and tagged
+ *   (what a rollout round does), next to the same in a container started on demand, and to a fresh clone of the same
  *   repository and a checkout of the commit in a container from the base image;
  * - time to a ready stage-2 sandbox with a real carry applied, on cJSON, cobra and Jinja in their
  *   environments, opened as a rollout opens it after stage 1 (from the container the pool prepared
@@ -95,7 +95,8 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
   };
   try {
     for (let stage = 0; stage < stages.length; stage++) {
-      // The pool as a worker's is between stages that last minutes: refilled.
+      // The pool as a worker's is between stages that last minutes: refilled (from the second stage on,
+      // when the kind is in demand; the first two start their own containers).
       await pool.filled(spec);
       let started = performance.now();
       let env = await environments.forStage(chain, stage);

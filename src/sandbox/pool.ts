@@ -21,6 +21,8 @@ export type WarmSpec = Omit<SandboxSpec, 'labels' | 'name'>;
 interface Kind {
   spec: WarmSpec;
   idle: DockerSandbox[];
+  /** Rounds of this kind that asked for a warm container (a prepared one aside): the demand that sizes it. */
+  asked: number;
   filling?: Promise<void>;
 }
 
@@ -33,8 +35,11 @@ interface Prepared {
 /**
  * Warm sandboxes per kind (environment image, repository, limits): started, network-less and limited
  * exactly as a cold one, with their shell already open, so opening a stage is a checkout and a carry
- * in a running container. A kind is filled to `size` in the background once a stage of it is set up
- * (a first one started its own container), one container at a time (a worker's CPU is for its rollouts).
+ * in a running container. A kind is kept warm by demand: after the n-th round of it that asked for a
+ * warm container is set up, it is filled to min(n − 1, `size`) in the background, one container at a
+ * time (a worker's CPU is for its rollouts). A kind asked for once (one chain of a repository, whose
+ * later stages get prepared containers) keeps nothing warm: a container per kind started for nobody
+ * was most of what a pool cost a worker that rolls out a chain or two.
  *
  * A round that takes a warm container renames it to the round's name (round-sandbox.ts): the chain's
  * cleanup finds it by that name, as it finds a container started for the round.
@@ -83,6 +88,7 @@ export class SandboxPool implements RoundSource {
       await ready?.sandbox.destroy();
     }
     const kind = this.use(spec);
+    kind.asked++;
     const warm = kind.idle.shift();
     if (!warm) return undefined;
     try {
@@ -138,8 +144,9 @@ export class SandboxPool implements RoundSource {
   }
 
   /**
-   * Fills `spec`'s kind again in the background. Called after a stage is set up, not at the take: on
-   * two cores, containers starting beside a setup (a miss's own start above all) slow it down.
+   * Fills `spec`'s kind again in the background, as far as its demand goes (see the class). Called
+   * after a stage is set up, not at the take: on two cores, containers starting beside a setup (a
+   * miss's own start above all) slow it down.
    */
   refill(spec: WarmSpec): void {
     if (this.enabled) this.fill(this.use(spec));
@@ -148,7 +155,7 @@ export class SandboxPool implements RoundSource {
   /** The kind, made the most recently used (the first entry is the one to drop). */
   private use(spec: WarmSpec): Kind {
     const key = kindKey(spec);
-    const kind = this.kinds.get(key) ?? { spec, idle: [] };
+    const kind = this.kinds.get(key) ?? { spec, idle: [], asked: 0 };
     this.kinds.delete(key);
     this.kinds.set(key, kind);
     if (this.kinds.size > MAX_KINDS) void this.dropKind(this.kinds.keys().next().value!);
@@ -160,7 +167,7 @@ export class SandboxPool implements RoundSource {
     return this.kinds.get(kindKey(spec))?.idle.length ?? 0;
   }
 
-  /** Resolves once `spec`'s kind is full (or its filling stopped on an error). */
+  /** Resolves once `spec`'s kind is as warm as its demand asks (or its filling stopped on an error). */
   async filled(spec: WarmSpec): Promise<void> {
     await this.kinds.get(kindKey(spec))?.filling;
   }
@@ -193,10 +200,17 @@ export class SandboxPool implements RoundSource {
     return done;
   }
 
+  /** Whether `kind` is still this pool's and short of what its demand asks (see the class). */
+  private short(kind: Kind): boolean {
+    return this.enabled && this.kinds.get(kindKey(kind.spec)) === kind && kind.idle.length < Math.min(kind.asked - 1, this.opts.size);
+  }
+
   private fill(kind: Kind): void {
-    kind.filling ??= (async () => {
+    // Checked first: a filling that started nothing would end before it is recorded, and stay recorded.
+    if (kind.filling || !this.short(kind)) return;
+    kind.filling = (async () => {
       try {
-        while (this.enabled && this.kinds.get(kindKey(kind.spec)) === kind && kind.idle.length < this.opts.size) {
+        while (this.short(kind)) {
           const sandbox = await this.warm(kind.spec);
           // Drained or dropped while it started: it is nobody's.
           if (!this.enabled || this.kinds.get(kindKey(kind.spec)) !== kind) await sandbox.destroy();

@@ -38,7 +38,7 @@ const openRound = (pool: SandboxPool | undefined, host: string, runKey: string, 
   StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, stage, { role: { kind: 'rollout', runKey, key, host }, carryPatch: '' });
 const openStage = (pool: SandboxPool, host: string, key: string) => openRound(pool, host, `pool-${key}/run`, 1, key);
 
-test('a rollout takes a warm container, limited and network-less as a new one, set up at its stage; the pool fills again, and drains', async () => {
+test('the pool keeps a kind warm by demand (none for its first round, then one more a round up to its size); a warm container is limited and network-less as a new one and set up at its stage; drain removes them', async () => {
   const host = testHost();
   const pool = new SandboxPool(docker, { size: 2, host });
   try {
@@ -47,16 +47,25 @@ test('a rollout takes a warm container, limited and network-less as a new one, s
     expect(cold.sandbox.container.id).toBeDefined();
     expect((await cold.sandbox.container.inspect()).Config.Labels[KEY_LABEL]).toBe(`cold-${host}`);
     await cold.destroy();
+    // One round of a kind is no demand: nothing is started for nobody.
+    await pool.filled(spec());
+    expect(await onHost(host, POOL_LABEL)).toHaveLength(0);
 
+    // A second round of the kind (cold too) is: one is kept warm.
+    const second = await openStage(pool, host, `second-${host}`);
+    expect(second.source).toBe('new');
+    await second.destroy();
     await pool.filled(spec());
     const warm = await onHost(host, POOL_LABEL);
-    expect(warm.map((c) => c.State)).toEqual(['running', 'running']);
+    expect(warm.map((c) => c.State)).toEqual(['running']);
     for (const c of warm) {
       const { HostConfig } = await docker.getContainer(c.Id).inspect();
       expect(HostConfig).toMatchObject({ NetworkMode: 'none', CapDrop: ['ALL'], Memory: 256 * 1024 * 1024, PidsLimit: 64, NanoCpus: 0.5e9 });
       expect(HostConfig.SecurityOpt).toContain('no-new-privileges');
     }
 
+    // A refill while the kind is as warm as asked (a round set up beside it) starts nothing and stops no later one.
+    pool.refill(spec());
     const stage = await openStage(pool, host, `warm-${host}`);
     try {
       expect(warm.map((c) => c.Id)).toContain(stage.sandbox.container.id);
@@ -67,7 +76,7 @@ test('a rollout takes a warm container, limited and network-less as a new one, s
       const r = await stage.exec(`git rev-parse ${CARRY_TAG}^ && cat NOTES.md README.md`, { timeoutSeconds: 30, maxOutputChars: 2000 });
       expect(r.output.split('\n')[0]).toBe(chain.prs[1].baseSha);
       expect(r.output).toContain('more');
-      // Taking one started another: two warm again beside the one in use.
+      // A third round: the kind is kept at the pool's size, two warm beside the one in use.
       await pool.filled(spec());
       expect(pool.idle(spec())).toBe(2);
       expect(await onHost(host, POOL_LABEL)).toHaveLength(3);
@@ -168,6 +177,8 @@ test("a run's cleanup (cleanupRun) finds by name the pooled container its round 
   const runKey = `pool-cleanup-${host}/run`;
   try {
     const other = await openRound(pool, host, `pool-other-${host}/run`, 1);
+    // A second round of the kind: from then on the pool keeps it warm.
+    await (await openRound(pool, host, `pool-second-${host}/run`, 1)).destroy();
     await pool.filled(spec());
     // Left running, as a round is when its chain is cancelled under a worker that cannot end it.
     const round = await openRound(pool, host, runKey, 0);
@@ -189,14 +200,18 @@ test("a run's cleanup (cleanupRun) finds by name the pooled container its round 
   }
 }, 120_000);
 
-/** A worker process in miniature (the built pool, as `chainsmith worker` runs it): fills a pool, says so, then waits to be killed. */
+/**
+ * A worker process in miniature (the built pool, as `chainsmith worker` runs it): three rounds of a kind
+ * ask for a warm container (none is warm yet), which fills its pool; it says so, then waits to be killed.
+ */
 const WORKER = `
 const Docker = require('dockerode');
 const { SandboxPool } = require(process.argv[1]);
 const pool = new SandboxPool(new Docker(), { size: 2, host: process.env.POOL_HOST });
 const spec = JSON.parse(process.env.POOL_SPEC);
-pool.refill(spec);
-pool.filled(spec).then(() => console.log('warm ' + pool.idle(spec)));
+Promise.all([1, 2, 3].map((i) => pool.take(spec, 'unused-' + i)))
+  .then(() => (pool.refill(spec), pool.filled(spec)))
+  .then(() => console.log('warm ' + pool.idle(spec)));
 setInterval(() => undefined, 1000);
 `;
 
