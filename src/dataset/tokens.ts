@@ -1,10 +1,13 @@
-import { encode } from 'gpt-tokenizer/cjs/encoding/o200k_base';
 import type { Message, SampleTokens } from '../schemas';
+
+type Encode = typeof import('gpt-tokenizer/cjs/encoding/o200k_base').encode;
+let encode: Encode | undefined;
 
 /**
  * OpenAI's o200k_base BPE, shipped inside gpt-tokenizer: counting needs no download. (js-tiktoken gives
  * the same tokens, but builds its table in 0.9 CPU-seconds on a worker's first export, stalling every
  * activity and workflow of that worker meanwhile; this loads in 0.2 s and encodes about 4 times faster.)
+ * It is loaded at the first count: a worker or a command that never builds a sample never pays for it.
  */
 export const TOKENIZER = 'o200k_base';
 
@@ -13,6 +16,7 @@ const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<
 
 /** The token ids of `text` under TOKENIZER. */
 export function tokenIds(text: string): number[] {
+  encode ??= (require('gpt-tokenizer/cjs/encoding/o200k_base') as { encode: Encode }).encode;
   return encode(text, AS_TEXT);
 }
 
