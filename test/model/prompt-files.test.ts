@@ -1,3 +1,4 @@
+// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,3 +1,4 @@
+// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
 import { addedIdentifiers } from '../../src/queries/code-words';
 import { intentOnly } from '../../src/queries/intent-text';
 
