@@ -24,9 +24,20 @@ export function historyOf(repo: FakeRepo, sha: string): FakeCommit[] {
   return history;
 }
 
+/** A review's global node id, opaque as GitHub's: which repository, PR and review. */
+const reviewId = (repo: FakeRepo, number: number, index: number) => Buffer.from(`PullRequestReview:${repo.owner}/${repo.name}#${number}:${index}`).toString('base64');
+
 function root(repos: FakeRepo[], rateLimit: RateLimitAnswer) {
   return {
     rateLimit: () => rateLimit,
+    node: ({ id }: { id: string }) => {
+      const m = /^PullRequestReview:([^/]+)\/([^#]+)#(\d+):(\d+)$/.exec(Buffer.from(id, 'base64').toString());
+      const repo = m && repos.find((r) => r.owner === m[1] && r.name === m[2]);
+      const pull = m && repo?.pulls.find((p) => p.number === Number(m[3]));
+      const review = pull && m ? graphPull(repo!, pull).reviewNodes[Number(m[4])] : undefined;
+      if (!review) throw new GraphQLError(`Could not resolve to a node with the global id of '${id}'`, { extensions: { type: 'NOT_FOUND' } });
+      return review;
+    },
     repository: ({ owner, name }: { owner: string; name: string }) => {
       const repo = repos.find((r) => r.owner === owner && r.name === name);
       if (!repo) throw new GraphQLError(`Could not resolve to a Repository with the name '${owner}/${name}'.`, { extensions: { type: 'NOT_FOUND' } });
@@ -49,7 +60,9 @@ const SCHEMA = buildSchema(`
   type Query {
     repository(owner: String!, name: String!): Repository
     rateLimit: RateLimit
+    node(id: ID!): Node
   }
+  interface Node { id: ID! }
   type RateLimit { cost: Int! limit: Int! remaining: Int! resetAt: DateTime! }
   type Repository {
     nameWithOwner: String!
@@ -78,7 +91,7 @@ const SCHEMA = buildSchema(`
   type IssueCommentConnection { totalCount: Int! pageInfo: PageInfo! nodes: [IssueComment] }
   type PullRequestReviewComment { author: Actor body: String! }
   type PullRequestReviewCommentConnection { totalCount: Int! pageInfo: PageInfo! nodes: [PullRequestReviewComment] }
-  type PullRequestReview { author: Actor body: String! comments(first: Int, after: String): PullRequestReviewCommentConnection! }
+  type PullRequestReview implements Node { id: ID! author: Actor body: String! comments(first: Int, after: String): PullRequestReviewCommentConnection! }
   type PullRequestReviewConnection { totalCount: Int! pageInfo: PageInfo! nodes: [PullRequestReview] }
   type Issue { number: Int! title: String! repository: Repository! }
   enum PullRequestTimelineItemsItemType { CROSS_REFERENCED_EVENT ISSUE_COMMENT MERGED_EVENT REFERENCED_EVENT }
@@ -149,6 +162,12 @@ const CHANGE_TYPES = { added: 'ADDED', modified: 'MODIFIED', removed: 'DELETED',
 function graphPull(repo: FakeRepo, p: FakePull) {
   type Args = { first?: number; after?: string };
   const said = (c: FakeComment) => ({ author: actor(c.user), body: c.body });
+  const reviewNodes = (p.reviews ?? []).map((r, i) => ({
+    __typename: 'PullRequestReview',
+    id: reviewId(repo, p.number, i),
+    ...said(r),
+    comments: (inner: Args) => connection((r.comments ?? []).map(said), inner, 'comments'),
+  }));
   return {
     number: p.number,
     title: p.title,
@@ -161,8 +180,8 @@ function graphPull(repo: FakeRepo, p: FakePull) {
     files: (args: Args) => connection(p.files.map((f) => ({ path: f.path, additions: f.additions, deletions: f.deletions, changeType: CHANGE_TYPES[f.status] })), args, 'files'),
     commits: (args: Args) => connection(p.commits.map((c) => ({ commit: graphCommit(repo, c.sha) })), args, 'commits'),
     comments: (args: Args) => connection((p.comments ?? []).map(said), args, 'comments'),
-    reviews: (args: Args) =>
-      connection((p.reviews ?? []).map((r) => ({ ...said(r), comments: (inner: Args) => connection((r.comments ?? []).map(said), inner, 'comments') })), args, 'reviews'),
+    reviews: (args: Args) => connection(reviewNodes, args, 'reviews'),
+    reviewNodes,
     closingIssuesReferences: (args: Args) => connection((p.closingIssues ?? []).map((number) => ({ number, title: `Issue ${number}` })), args, 'closingIssuesReferences'),
     repository: { nameWithOwner: `${repo.owner}/${repo.name}` },
     timelineItems: (args: Args & { itemTypes?: string[] }) => {

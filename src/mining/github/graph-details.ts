@@ -9,9 +9,17 @@ const CONNECTIONS = {
   files: { first: 100, node: 'path additions deletions changeType', schema: GraphFile },
   commits: { first: 100, node: 'commit { oid message }', schema: GraphCommit },
   comments: { first: 50, node: 'author { login } body', schema: GraphComment },
-  // GraphQL cost grows with nested page sizes: 20 reviews of 10 comments keeps a 50-PR query cheap.
-  reviews: { first: 20, node: 'author { login } body comments(first: 10) { nodes { author { login } body } }', schema: GraphReview },
+  // GraphQL cost grows with nested page sizes: 20 reviews of 10 comments keeps a 50-PR query cheap;
+  // a review with more inline comments has them read through its id (REVIEW_COMMENTS).
+  reviews: {
+    first: 20,
+    node: 'id author { login } body comments(first: 10) { pageInfo { hasNextPage endCursor } nodes { author { login } body } }',
+    schema: GraphReview,
+  },
 } as const;
+
+/** A review's inline comments past its first page, read through the review's node id. */
+const REVIEW_COMMENTS = { first: 100, node: 'author { login } body' };
 type Connection = keyof typeof CONNECTIONS;
 
 /** A PR with more than this many pages of one connection is read only that far. */
@@ -82,7 +90,18 @@ export async function finishDetails(ctx: GitHubContext, pulls: Unfinished[]): Pr
 }
 
 async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}, retries?: number): Promise<Record<string, unknown>> {
-  let data: { repository?: Record<string, unknown> | null };
+  return (await queryData(ctx, query, what, variables, retries)).repository!;
+}
+
+/** A query's data, whose `repository` is there (else RepositoryNotFoundError); some aliases not found is an answer. */
+async function queryData(
+  ctx: GitHubContext,
+  query: string,
+  what: string,
+  variables: Record<string, unknown> = {},
+  retries?: number,
+): Promise<{ repository?: Record<string, unknown> | null } & Record<string, unknown>> {
+  let data: { repository?: Record<string, unknown> | null } & Record<string, unknown>;
   try {
     data = await ctx.client.graphql(query, { owner: ctx.owner, name: ctx.name, ...variables, ...(retries !== undefined ? { request: { retries } } : {}) });
   } catch (error) {
@@ -92,45 +111,75 @@ async function queryRepository(ctx: GitHubContext, query: string, what: string, 
     data = (error as { data?: typeof data }).data ?? {};
   }
   if (!data.repository) throw new RepositoryNotFoundError(`GitHub has no repository ${ctx.owner}/${ctx.name} at ${ctx.baseUrl}, or the token cannot see it`);
-  return data.repository;
+  return data;
 }
 
-/** A connection of one PR that has another page, and the page read so far. */
-interface Unread {
-  pull: GraphPull;
-  connection: Connection;
-  after: string;
-}
+/** A connection of one PR that has another page, and the page read so far; or a review's inline comments. */
+type Unread = { pull: GraphPull; connection: Connection; after: string } | { pull: GraphPull; review: GraphReview; after: string };
 
 /** Aliased connections per query: a reviews page with its comments is 21 of GitHub's requests, so 100 stay near 20 points. */
 const UNREAD_PER_QUERY = 100;
 
+const nextCursor = (page: { pageInfo: { hasNextPage: boolean; endCursor?: string | null } } | null | undefined) =>
+  page?.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
+
 function unreadOf(pulls: GraphPull[]): Unread[] {
-  return pulls.flatMap((pull) =>
-    (Object.keys(CONNECTIONS) as Connection[]).flatMap((connection) => {
-      const page = pull[connection];
-      return page?.pageInfo.hasNextPage && page.pageInfo.endCursor ? [{ pull, connection, after: page.pageInfo.endCursor }] : [];
+  return pulls.flatMap((pull) => [
+    ...(Object.keys(CONNECTIONS) as Connection[]).flatMap((connection) => {
+      const after = nextCursor(pull[connection]);
+      return after ? [{ pull, connection, after }] : [];
     }),
-  );
+    ...reviewsUnread(pull, pull.reviews?.nodes ?? []),
+  ]);
 }
 
-/** Appends the next page of each connection to its PR; returns those with yet another page. */
+function reviewsUnread(pull: GraphPull, reviews: GraphReview[]): Unread[] {
+  return reviews.flatMap((review) => {
+    const after = nextCursor(review.comments);
+    return after ? [{ pull, review, after }] : [];
+  });
+}
+
+/**
+ * Appends the next page of each connection to its PR (a review's inline comments to the review);
+ * returns those with yet another page, and the inline comments of reviews a page brought that have more.
+ */
 async function nextPages(ctx: GitHubContext, unread: Unread[]): Promise<Unread[]> {
+  const after = (u: Unread) => `, after: ${JSON.stringify(u.after)}`;
+  const aliases = unread.map((u, i) =>
+    'connection' in u
+      ? { inRepository: true, text: `m${i}: pullRequest(number: ${u.pull.number}) { ${selection(u.connection, after(u))} }` }
+      : {
+          inRepository: false,
+          text: `m${i}: node(id: ${JSON.stringify(u.review.id)}) { ... on PullRequestReview { comments(first: ${REVIEW_COMMENTS.first}${after(u)}) { pageInfo { hasNextPage endCursor } nodes { ${REVIEW_COMMENTS.node} } } } }`,
+        },
+  );
   const query = `query MorePages($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) {
-    ${unread.map((u, i) => `m${i}: pullRequest(number: ${u.pull.number}) { ${selection(u.connection, `, after: ${JSON.stringify(u.after)}`)} }`).join('\n    ')}
+    __typename
+    ${aliases.flatMap((a) => (a.inRepository ? [a.text] : [])).join('\n    ')}
   }
+  ${aliases.flatMap((a) => (a.inRepository ? [] : [a.text])).join('\n  ')}
 }`;
   const what = `GraphQL pages past the first of PRs #${[...new Set(unread.map((u) => u.pull.number))].join(', #')}`;
-  const repository = await queryRepository(ctx, query, what);
+  const data = await queryData(ctx, query, what);
   const next: Unread[] = [];
   unread.forEach((u, i) => {
-    const pull = repository[`m${i}`] as Record<string, unknown> | null | undefined;
+    const answer = ('connection' in u ? data.repository![`m${i}`] : data[`m${i}`]) as Record<string, unknown> | null | undefined;
     // Deleted since the first page: what was read stands.
-    if (!pull) return;
-    const more = parsePayload(connectionOf(CONNECTIONS[u.connection].schema), pull[u.connection], `GraphQL ${u.connection} of PR #${u.pull.number}`);
+    if (!answer) return;
+    if ('review' in u) {
+      const more = parsePayload(connectionOf(GraphComment), answer.comments, `GraphQL inline comments of a review of PR #${u.pull.number}`);
+      u.review.comments.nodes.push(...more.nodes);
+      const cursor = nextCursor(more);
+      if (cursor) next.push({ ...u, after: cursor });
+      return;
+    }
+    const more = parsePayload(connectionOf(CONNECTIONS[u.connection].schema), answer[u.connection], `GraphQL ${u.connection} of PR #${u.pull.number}`);
     (u.pull[u.connection]!.nodes as unknown[]).push(...more.nodes);
-    if (more.pageInfo.hasNextPage && more.pageInfo.endCursor) next.push({ ...u, after: more.pageInfo.endCursor });
+    const cursor = nextCursor(more);
+    if (cursor) next.push({ ...u, after: cursor });
+    if (u.connection === 'reviews') next.push(...reviewsUnread(u.pull, more.nodes as GraphReview[]));
   });
   return next;
 }

@@ -68,7 +68,6 @@ export const GraphFile = z.object({
 });
 export const GraphCommit = z.object({ commit: z.object({ oid: Sha, message: z.string() }) });
 export const GraphComment = z.object({ author: Actor, body: z.string() });
-export const GraphReview = z.object({ author: Actor, body: z.string(), comments: z.object({ nodes: z.array(GraphComment) }) });
 
 /** A timeline's CROSS_REFERENCED_EVENT: which issue or PR, in which repository, mentioned this one. */
 export const GraphCrossReference = z.object({
@@ -76,6 +75,8 @@ export const GraphCrossReference = z.object({
 });
 
 export const connectionOf = <T extends z.ZodType>(node: T) => z.object({ pageInfo: PageInfo, nodes: z.array(node) });
+/** A review with its first page of inline comments; `id` reads the rest (node(id:)). */
+export const GraphReview = z.object({ id: z.string(), author: Actor, body: z.string(), comments: connectionOf(GraphComment) });
 
 export const GraphPull = z.object({
   number: z.number().int().positive(),
