@@ -66,6 +66,42 @@ async function othersCores(seconds: number): Promise<number> {
 
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 
+/** The whole machine's CPU in the lockstep phases of a batch: its start and its end, where every rollout is busy at once. */
+interface Bursts {
+  /** The first stretch of the batch's first half where the machine was saturated: its length and the CPU seconds spent in it. */
+  start: { seconds: number; cpu: number };
+  /** The last such stretch of its second half. */
+  end: { seconds: number; cpu: number };
+}
+
+/** Busy share of all cores from which a half-second counts as saturated; a stretch may have one calm half-second in it. */
+const SATURATED = 0.9;
+
+/** Samples the machine's CPU every half second until stopped; then where it was saturated at the start and at the end. */
+function burstSampler() {
+  const samples: { t: number; cpu: number }[] = [{ t: performance.now() / 1000, cpu: machineCpuSeconds() }];
+  const timer = setInterval(() => samples.push({ t: performance.now() / 1000, cpu: machineCpuSeconds() }), 500);
+  return {
+    stop(): Bursts {
+      clearInterval(timer);
+      samples.push({ t: performance.now() / 1000, cpu: machineCpuSeconds() });
+      const steps = samples.slice(1).map((x, i) => ({ at: samples[i].t - samples[0].t, seconds: x.t - samples[i].t, cpu: x.cpu - samples[i].cpu }));
+      const hot = steps.map((x) => x.cpu >= SATURATED * x.seconds * cpus().length);
+      const stretches: (typeof steps)[] = [];
+      for (let i = 0; i < steps.length; i++) {
+        if (!hot[i]) continue;
+        let j = i;
+        while (j + 1 < steps.length && (hot[j + 1] || (j + 2 < steps.length && hot[j + 2]))) j++;
+        stretches.push(steps.slice(i, j + 1));
+        i = j;
+      }
+      const half = (samples[samples.length - 1].t - samples[0].t) / 2;
+      const sum = (xs?: typeof steps) => ({ seconds: xs?.reduce((a, x) => a + x.seconds, 0) ?? 0, cpu: xs?.reduce((a, x) => a + x.cpu, 0) ?? 0 });
+      return { start: sum(stretches.find((x) => x[0].at < half)), end: sum([...stretches].reverse().find((x) => x[0].at >= half)) };
+    },
+  };
+}
+
 /**
  * The high-water mark of memory (cgroup v1 `memory.max_usage_in_bytes`, page cache included) and the
  * CPU time (`cpuacct.usage`) of every sandbox of this run, read every second while it runs: both only
@@ -129,6 +165,8 @@ interface Level {
   split: Split[];
   /** Machine CPU over the batch's wall time and all cores. */
   busy: number[];
+  /** Per sample: the saturated start and end of the batch (burstSampler). */
+  bursts: Bursts[];
   peakMb: number[];
   /** One rollout alone's phases, then per sample the median chain's and the last chain to close's. */
   singlePhases: Phases;
@@ -154,13 +192,15 @@ async function level(concurrency: number): Promise<Level> {
       const alone = await orchestratedRuns(engines, config, [one]);
       const single = alone.seconds;
       const [singlePhases] = await chainPhases(engines.client, config, alone.workflowIds, alone.t0);
-      const out: Level = { concurrency, single, efficiencies: [], walls: [], machineCpuPerRollout: [], split: [], busy: [], peakMb: [], singlePhases, phases: [] };
+      const out: Level = { concurrency, single, efficiencies: [], walls: [], machineCpuPerRollout: [], split: [], busy: [], bursts: [], peakMb: [], singlePhases, phases: [] };
       for (let s = 0; s < SAMPLES; s++) {
         const many = [...Array(concurrency).keys()].map((i) => renamed(chain, `s${s}c${i}`, 1));
         const others = await othersCores(10);
         const usage = sandboxUsage(docker, chain.repo.name.replace(/[^\w.-]+/g, '-'));
         const [machine0, own0, model0, docker0, temporal0] = [machineCpuSeconds(), ownCpuSeconds(), await model.cpuSeconds(), processCpuSeconds(DOCKER), processCpuSeconds(TEMPORAL)];
+        const sampler = burstSampler();
         const runs = await orchestratedRuns(engines, config, many, concurrency);
+        const bursts = sampler.stop();
         const wall = runs.seconds;
         const per = (x: number) => x / concurrency;
         const machine = per(machineCpuSeconds() - machine0);
@@ -184,12 +224,13 @@ async function level(concurrency: number): Promise<Level> {
         out.machineCpuPerRollout.push(machine);
         out.split.push(split);
         out.busy.push(busy);
+        out.bursts.push(bursts);
         out.peakMb.push(...peaks);
         const phases = await chainPhases(engines.client, config, runs.workflowIds, runs.t0);
         const closes = phases.map(total);
         out.phases.push({ median: medianPhases(phases), last: phases[closes.indexOf(Math.max(...closes))] });
         log(
-          `${concurrency} at once, sample ${s + 1}: ${wall.toFixed(1)} s (one alone ${single.toFixed(1)} s), efficiency ${(single / wall).toFixed(3)}; machine busy ${(busy * 100).toFixed(0)} %; ` +
+          `${concurrency} at once, sample ${s + 1}: ${wall.toFixed(1)} s (one alone ${single.toFixed(1)} s), efficiency ${(single / wall).toFixed(3)}; machine busy ${(busy * 100).toFixed(0)} %; ${describeBursts(bursts, concurrency)}; ` +
             `CPU a rollout: machine ${machine.toFixed(2)} s = ${describe(split)}; sandbox peak memory median ${median(peaks)?.toFixed(1)} MiB of ${peaks.length}; ` +
             `phases (s), median chain: ${describePhases(out.phases[s].median)}; last to close: ${describePhases(out.phases[s].last)}; alone: ${describePhases(singlePhases)}; ${uptime()}`,
         );
@@ -218,7 +259,8 @@ function diagnosis(l: Level): string {
     busy >= 0.85
       ? `CPU-bound: the machine was ${(busy * 100).toFixed(0)} % busy, most of it ${top} (${topSeconds.toFixed(2)} s a rollout)`
       : `not CPU-bound on average (machine ${(busy * 100).toFixed(0)} % busy over the batch; its start and end, where every rollout opens or tests its sandbox at once, can still be)`;
-  return `${bound}; ${growth(l)}; ours ${ours.toFixed(2)} s CPU a rollout (unattributed ${split.rest.toFixed(2)} s more), so ${cpus().length} cores carry about ${carried} rollouts at once with no other users`;
+  const bursts = l.bursts[l.efficiencies.indexOf(median(l.efficiencies))];
+  return `${bound}; ${describeBursts(bursts, l.concurrency)}; ${growth(l)}; ours ${ours.toFixed(2)} s CPU a rollout (unattributed ${split.rest.toFixed(2)} s more), so ${cpus().length} cores carry about ${carried} rollouts at once with no other users`;
 }
 
 /** A chain's wall time: its phases but the queueing, which they include. */
@@ -237,6 +279,10 @@ function growth(l: Level): string {
     .sort((a, b) => b[1] - a[1]);
   return `the last chain to close took ${(total(last) - total(l.singlePhases)).toFixed(1)} s longer than one alone: ${grown.map(([k, d]) => `${PHASE_NAMES[k]} ${d >= 0 ? '+' : ''}${d.toFixed(1)}`).join(', ')} (of which queued for a worker slot ${(last.queued - l.singlePhases.queued).toFixed(1)})`;
 }
+
+/** The saturated start and end of a batch, and the CPU a rollout spent in them. */
+const describeBursts = (b: Bursts, n: number) =>
+  `all cores at least ${SATURATED * 100} % busy for ${b.start.seconds.toFixed(1)} s at the batch's start (${(b.start.cpu / n).toFixed(2)} CPU-s a rollout) and ${b.end.seconds.toFixed(1)} s at its end (${(b.end.cpu / n).toFixed(2)} CPU-s a rollout)`;
 
 const describe = (split: Split) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
 
