@@ -271,6 +271,9 @@ export class Environments {
         repo: ENV_IMAGE,
         tag: r.image.slice(ENV_IMAGE.length + 1),
         changes: [
+          // The build container's PID 1 ran as root (docker-sandbox.ts); the image keeps the base's user and command.
+          'USER agent',
+          'CMD ["sleep", "infinity"]',
           ...env,
           `LABEL ${BUILD_LABEL}="" ${OWNER_LABEL}="" chainsmith.env.repo=${JSON.stringify(r.repoName)} chainsmith.env.recipe=${JSON.stringify(recipe.origin)} ${MANIFEST_LABEL}=${JSON.stringify(JSON.stringify(manifest))}`,
           ...(recipe.reuse ? [`LABEL ${LINEAGE_LABEL}=${r.lineage}`] : []),

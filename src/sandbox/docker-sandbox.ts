@@ -25,6 +25,16 @@ export function clusterOf(temporal: { address: string; namespace: string }): str
 
 export type { ExecOptions, ExecResult } from './shell-session';
 
+/**
+ * A sandbox without network is created with networking disabled: the engine then skips its network
+ * setup (a namespace it creates and mounts, a hook that runs dockerd's binary again at each start),
+ * half of a container's start and removal CPU, while the runtime still gives the container a namespace
+ * of its own with only loopback up. The engine then writes no /etc/hosts (the file it leaves is empty,
+ * whatever the image holds), so PID 1 writes one as root before it sleeps; commands run as `agent`
+ * (shell-session.ts), who cannot change it. Without it `localhost` would not resolve.
+ */
+const WRITE_HOSTS = `printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' > /etc/hosts`;
+
 export interface SandboxSpec {
   image: string;
   /** The container's name (a rollout round's, see round-sandbox.ts); none: the engine picks one. */
@@ -70,16 +80,18 @@ export class DockerSandbox {
 
   static async create(docker: Docker, spec: SandboxSpec): Promise<DockerSandbox> {
     const objects = await objectsDir(spec.mirrorPath);
+    const offline = (spec.network ?? 'none') === 'none';
     try {
       const container = await docker.createContainer({
         ...(spec.name ? { name: spec.name } : {}),
         Image: spec.image,
-        Cmd: ['sleep', 'infinity'],
+        ...(offline ? { User: '0:0', Cmd: ['sh', '-c', `${WRITE_HOSTS} && exec sleep infinity`] } : { Cmd: ['sleep', 'infinity'] }),
         // Nothing in a sandbox needs a graceful stop, and `sleep` as PID 1 ignores SIGTERM: a stop (or
         // dockerd shutting down) would wait out Docker's 10 s for each sandbox before killing it.
         StopSignal: 'SIGKILL',
         Labels: { [SANDBOX_LABEL]: '1', ...spec.labels },
         WorkingDir: '/work',
+        NetworkDisabled: offline,
         Env: ['PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8', 'HOME=/home/agent'],
         HostConfig: {
           NetworkMode: spec.network ?? 'none',

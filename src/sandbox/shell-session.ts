@@ -18,19 +18,26 @@ export interface ExecOptions {
 
 /**
  * The shell that runs every command of a sandbox. Each request is a header line
- * `ID TIMEOUT CWD_BYTES CMD_BYTES INPUT_BYTES` and then those bytes; `dd … iflag=fullblock` reads
- * exactly that many (bash's `read` would take them a byte per system call). The command runs under
+ * `ID TIMEOUT CWD_BYTES CMD_BYTES INPUT_BYTES` and then those bytes. A short working directory or
+ * command is read by bash's own `read -N` (a byte per system call, cheaper than a process up to a few
+ * KiB); anything longer, and the input, by `dd … iflag=fullblock`, which reads exactly that many. The command runs under
  * `timeout` (which kills its whole process group) with the input (an empty file when there is none) as its standard input:
  * never the request stream. Its output, stderr merged in order, is followed by NUL, the request's id
  * and its exit code. Variables here are not exported: commands see none of them, nor LC_ALL=C, which
- * makes the lengths count bytes.
+ * makes the lengths count bytes. The shell first waits (briefly) for the /etc/hosts an offline sandbox's
+ * PID 1 writes (docker-sandbox.ts).
  */
 const SERVER = `LC_ALL=C
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s /etc/hosts ] && break; sleep 0.01; done
 d=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
 take() { if [ "$1" -gt 0 ]; then dd bs="$1" count=1 iflag=fullblock status=none > "$2"; else : > "$2"; fi; }
+field() {
+  if [ "$1" -eq 0 ]; then printf -v "$2" ''
+  elif [ "$1" -le 4096 ]; then IFS= read -r -N "$1" "$2"
+  else take "$1" "$d/field" && { IFS= read -r -d '' "$2" < "$d/field" || :; }; fi
+}
 while read -r id t n_cwd n_cmd n_in; do
-  take "$n_cwd" "$d/cwd" && take "$n_cmd" "$d/cmd" && take "$n_in" "$d/in" || exit 70
-  IFS= read -r -d '' cwd < "$d/cwd"; IFS= read -r -d '' cmd < "$d/cmd"
+  field "$n_cwd" cwd && field "$n_cmd" cmd && take "$n_in" "$d/in" || exit 70
   (cd -- "$cwd" && exec timeout -k 5 "$t" bash -c "$cmd" chainsmith) < "$d/in" 2>&1
   printf '\\n\\0chainsmith-exit %s %d\\0' "$id" "$?"
 done`;
@@ -63,7 +70,7 @@ export class ShellSession {
   ) {}
 
   static async open(docker: Docker, container: Docker.Container): Promise<ShellSession> {
-    const exec = await container.exec({ Cmd: ['bash', '-c', SERVER], AttachStdin: true, AttachStdout: true, AttachStderr: true, WorkingDir: '/' });
+    const exec = await container.exec({ Cmd: ['bash', '-c', SERVER], User: 'agent', AttachStdin: true, AttachStdout: true, AttachStderr: true, WorkingDir: '/' });
     const stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;
     const session = new ShellSession(container, exec, stream);
     const sink = new PassThrough();
@@ -94,8 +101,9 @@ export class ShellSession {
   private async send(command: string, opts: ExecOptions, input: Buffer = Buffer.alloc(0)): Promise<ExecResult> {
     if (this.dead) throw this.dead;
     const id = `${this.nonce}-${this.next++}`;
-    const cwd = Buffer.from(opts.cwd ?? '/work/repo');
-    const cmd = Buffer.from(command);
+    // An argument ends at its first NUL (as execve would end it); `read -N` would skip one and lose the count.
+    const cwd = Buffer.from((opts.cwd ?? '/work/repo').split('\0')[0]);
+    const cmd = Buffer.from(command.split('\0')[0]);
     const header = `${id} ${opts.timeoutSeconds}s ${cwd.length} ${cmd.length} ${input.length}\n`;
     const out = new CappedOutput(opts.maxOutputChars);
     this.buffer = '';

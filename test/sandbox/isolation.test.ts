@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
@@ -64,6 +64,17 @@ test('a command trying to reach the network fails: the sandbox has only a loopba
   expect(py.output).toMatch(/gaierror|Temporary failure in name resolution|Name or service not known/);
   const ifaces = (await run("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")).output.trim().split('\n');
   expect(ifaces).toEqual(['lo']);
+  // A namespace of its own, not the host's.
+  expect((await run('readlink /proc/self/ns/net')).output.trim()).not.toBe(await readlink('/proc/self/ns/net'));
+});
+
+test('loopback works inside, and localhost resolves: a test suite may serve and call itself', async () => {
+  const serve = await run(
+    `python3 -c "import socket; s = socket.socket(); s.bind(('localhost', 0)); s.listen(); c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.sendall(b'ping'); print(a.recv(4).decode(), s.getsockname()[0])"`,
+  );
+  expect(serve).toMatchObject({ exitCode: 0, output: 'ping 127.0.0.1\n' });
+  expect((await run('getent hosts localhost')).output).toMatch(/^(127\.0\.0\.1|::1)\s+localhost/m);
+  expect((await run('echo "127.0.0.1 example.com" >> /etc/hosts')).exitCode).not.toBe(0);
 });
 
 test('commands run as an unprivileged user without capabilities, with no way to gain privileges, under CPU, memory and process limits', async () => {

@@ -51,6 +51,22 @@ test('a file of any size and bytes arrives whole through the shell, and a comman
   expect(await run('cat; echo done')).toMatchObject({ output: 'done\n', exitCode: 0 });
 });
 
+test('commands and working directories arrive byte for byte, short or long: whitespace, backslashes, quotes and UTF-8 kept', async () => {
+  await run("mkdir -p '/work/a dir \\ with é'");
+  const odd = await sandbox.exec("  printf '%s|' \"$PWD\" 'tab\\there' \"back\\\\slash\" 'ü→'\n\n", { timeoutSeconds: 5, maxOutputChars: 1000, cwd: '/work/a dir \\ with é' });
+  expect(odd).toMatchObject({ output: '/work/a dir \\ with é|tab\\there|back\\slash|ü→|', exitCode: 0 });
+  // A command ends at a NUL, as an argument would, and the next request is read whole.
+  expect(await run('echo before\0echo after')).toMatchObject({ output: 'before\n', exitCode: 0 });
+  // Past the size bash reads itself (4 KiB), and at it.
+  for (const size of [4096, 4097, 100_000]) {
+    const body = 'x'.repeat(size - "printf %s ''".length - 2);
+    const cmd = `printf %s '${body}'`;
+    expect(Buffer.byteLength(cmd)).toBe(size - 2);
+    const r = await sandbox.exec(`${cmd}\n\n`, { timeoutSeconds: 5, maxOutputChars: size, cwd: '/work' });
+    expect(r).toMatchObject({ output: body, exitCode: 0 });
+  }
+});
+
 test('a command past its timeout is killed with its children, and the shell goes on', async () => {
   const r = await run('sleep 30 & sleep 30; echo never', 1);
   expect(r.timedOut).toBe(true);
