@@ -195,6 +195,8 @@ async function freshClone(docker: Docker, path: string, sha: string): Promise<nu
     Image: baseImageTag(),
     Cmd: ['sleep', 'infinity'],
     Labels: { [SANDBOX_LABEL]: '1', ...BENCH_LABEL },
+    // Started as cheaply as a sandbox is (docker-sandbox.ts), so that the ratio is not the engine's network setup.
+    NetworkDisabled: true,
     HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`] },
   });
   try {
@@ -340,6 +342,8 @@ async function sharedClone(docker: Docker, image: string, path: string, sha: str
     Image: image,
     Cmd: ['sleep', 'infinity'],
     Labels: { [SANDBOX_LABEL]: '1', ...BENCH_LABEL },
+    // Started as cheaply as a sandbox is (docker-sandbox.ts), so that the ratio is not the engine's network setup.
+    NetworkDisabled: true,
     HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`], Tmpfs: { '/clone': 'rw,exec,mode=1777' } },
   });
   try {
