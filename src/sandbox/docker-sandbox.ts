@@ -28,7 +28,7 @@ export type { ExecOptions, ExecResult } from './shell-session';
 /**
  * A sandbox without network is created with networking disabled: the engine then skips its network
  * setup (a namespace it creates and mounts, a hook that runs dockerd's binary again at each start),
- * half of a container's start and removal CPU, while the runtime still gives the container a namespace
+ * a third of a sandbox's create, start and removal CPU, while the runtime still gives the container a namespace
  * of its own with only loopback up. The engine then writes no /etc/hosts (the file it leaves is empty,
  * whatever the image holds), so PID 1 writes one as root before it sleeps; commands run as `agent`
  * (shell-session.ts), who cannot change it. Without it `localhost` would not resolve.
