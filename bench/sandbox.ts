@@ -9,7 +9,7 @@ import { TOOL_SPECS } from '../src/agent/tools';
 import { ArtifactStore } from '../src/artifacts/store';
 import { templateQueries } from '../src/queries/template';
 import { runRound, type RoundDeps } from '../src/rollout/round';
-import { DockerSandbox, HOST_LABEL, removeSandboxes, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
+import { DockerSandbox, HOST_LABEL, OFFLINE_START, removeSandboxes, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
 import { SandboxPool } from '../src/sandbox/pool';
 import { claimRoundSandbox, roundKey, type SandboxSource } from '../src/sandbox/round-sandbox';
 import { StageSandbox } from '../src/sandbox/stage-sandbox';
@@ -193,10 +193,9 @@ async function freshClone(docker: Docker, path: string, sha: string): Promise<nu
   const started = performance.now();
   const container = await docker.createContainer({
     Image: baseImageTag(),
-    Cmd: ['sleep', 'infinity'],
+    // Started as a sandbox is (docker-sandbox.ts): the ratio is not the engine's network setup, nor a shell waiting for /etc/hosts.
+    ...OFFLINE_START,
     Labels: { [SANDBOX_LABEL]: '1', ...BENCH_LABEL },
-    // Started as cheaply as a sandbox is (docker-sandbox.ts), so that the ratio is not the engine's network setup.
-    NetworkDisabled: true,
     HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`] },
   });
   try {
@@ -340,10 +339,9 @@ async function sharedClone(docker: Docker, image: string, path: string, sha: str
   const started = performance.now();
   const container = await docker.createContainer({
     Image: image,
-    Cmd: ['sleep', 'infinity'],
+    // Started as a sandbox is (docker-sandbox.ts): the ratio is not the engine's network setup, nor a shell waiting for /etc/hosts.
+    ...OFFLINE_START,
     Labels: { [SANDBOX_LABEL]: '1', ...BENCH_LABEL },
-    // Started as cheaply as a sandbox is (docker-sandbox.ts), so that the ratio is not the engine's network setup.
-    NetworkDisabled: true,
     HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`], Tmpfs: { '/clone': 'rw,exec,mode=1777' } },
   });
   try {

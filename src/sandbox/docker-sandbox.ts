@@ -35,6 +35,9 @@ export type { ExecOptions, ExecResult } from './shell-session';
  */
 const WRITE_HOSTS = `printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' > /etc/hosts`;
 
+/** How an offline container is started (for a sandbox, and for a benchmark's baseline started the same way). */
+export const OFFLINE_START = { NetworkDisabled: true, User: '0:0', Cmd: ['sh', '-c', `${WRITE_HOSTS} && exec sleep infinity`] };
+
 export interface SandboxSpec {
   image: string;
   /** The container's name (a rollout round's, see round-sandbox.ts); none: the engine picks one. */
@@ -80,21 +83,20 @@ export class DockerSandbox {
 
   static async create(docker: Docker, spec: SandboxSpec): Promise<DockerSandbox> {
     const objects = await objectsDir(spec.mirrorPath);
-    const offline = (spec.network ?? 'none') === 'none';
+    const network = spec.network ?? 'none';
     try {
       const container = await docker.createContainer({
         ...(spec.name ? { name: spec.name } : {}),
         Image: spec.image,
-        ...(offline ? { User: '0:0', Cmd: ['sh', '-c', `${WRITE_HOSTS} && exec sleep infinity`] } : { Cmd: ['sleep', 'infinity'] }),
+        ...(network === 'none' ? OFFLINE_START : { Cmd: ['sleep', 'infinity'] }),
         // Nothing in a sandbox needs a graceful stop, and `sleep` as PID 1 ignores SIGTERM: a stop (or
         // dockerd shutting down) would wait out Docker's 10 s for each sandbox before killing it.
         StopSignal: 'SIGKILL',
         Labels: { [SANDBOX_LABEL]: '1', ...spec.labels },
         WorkingDir: '/work',
-        NetworkDisabled: offline,
         Env: ['PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8', 'HOME=/home/agent'],
         HostConfig: {
-          NetworkMode: spec.network ?? 'none',
+          NetworkMode: network,
           CapDrop: ['ALL'],
           SecurityOpt: ['no-new-privileges'],
           Memory: spec.memoryMb * 1024 * 1024,
