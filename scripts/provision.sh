@@ -80,6 +80,13 @@ if want docker; then
       apt_install docker.io || die "no Docker engine is reachable and this is not root on Debian: install Docker Engine (https://docs.docker.com/engine/install/) and start it, or set DOCKER_HOST"
     fi
     is_root || die "no Docker engine is reachable: start dockerd (as root) or set DOCKER_HOST"
+    # A dockerd or containerd killed with its machine's session leaves its pid file behind. Once that
+    # pid is reused by another process, dockerd waits for a "still running" containerd that never answers.
+    for pidfile in /var/run/docker.pid /var/run/docker/containerd/containerd.pid; do
+      [ -f "$pidfile" ] || continue
+      comm=$(cat "/proc/$(cat "$pidfile")/comm" 2>/dev/null || true)
+      case "$comm" in dockerd|containerd) ;; *) rm -f "$pidfile" ;; esac
+    done
     say "starting dockerd (no bridge, no iptables; sandboxes run without network)"
     setsid nohup dockerd --bridge=none --iptables=false --ip-forward=false >"$home/dockerd.log" 2>&1 </dev/null &
     for _ in $(seq 1 30); do docker_ok && break; sleep 1; done
