@@ -66,26 +66,51 @@ async function othersCores(seconds: number): Promise<number> {
 
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 
+/**
+ * CPU seconds spent so far by the parts of the machine a burst is split into. Docker's daemons are
+ * left to the rest: a shim's reaped children are the container's processes, already counted as the
+ * sandboxes', so its counter would count them twice.
+ */
+type Parts = Record<'workers' | 'sandboxes' | 'temporal', number>;
+
+/** All sandboxes' CPU so far (cgroup v1: every container's cgroup is under docker/, whose count outlives them), in seconds. */
+const allContainersCpuSeconds = () => Number(readFileSync('/sys/fs/cgroup/cpuacct/docker/cpuacct.usage', 'utf8')) / 1e9;
+
+const partsNow = (): Parts => ({ workers: ownCpuSeconds(), sandboxes: allContainersCpuSeconds(), temporal: processCpuSeconds(TEMPORAL) });
+
+interface Stretch {
+  seconds: number;
+  cpu: number;
+  /** The CPU seconds of `cpu` each part spent; the rest is Docker's daemons, shims and runc, and other users. */
+  parts: Parts;
+}
+
 /** The whole machine's CPU in the lockstep phases of a batch: its start and its end, where every rollout is busy at once. */
 interface Bursts {
   /** The first stretch of the batch's first half where the machine was saturated: its length and the CPU seconds spent in it. */
-  start: { seconds: number; cpu: number };
+  start: Stretch;
   /** The last such stretch of its second half. */
-  end: { seconds: number; cpu: number };
+  end: Stretch;
 }
 
 /** Busy share of all cores from which a half-second counts as saturated; a stretch may have one calm half-second in it. */
 const SATURATED = 0.9;
 
-/** Samples the machine's CPU every half second until stopped; then where it was saturated at the start and at the end. */
+/** Samples the machine's CPU (and its parts') every half second until stopped; then where it was saturated at the start and at the end. */
 function burstSampler() {
-  const samples: { t: number; cpu: number }[] = [{ t: performance.now() / 1000, cpu: machineCpuSeconds() }];
-  const timer = setInterval(() => samples.push({ t: performance.now() / 1000, cpu: machineCpuSeconds() }), 500);
+  const sample = () => ({ t: performance.now() / 1000, cpu: machineCpuSeconds(), parts: partsNow() });
+  const samples = [sample()];
+  const timer = setInterval(() => samples.push(sample()), 500);
   return {
     stop(): Bursts {
       clearInterval(timer);
-      samples.push({ t: performance.now() / 1000, cpu: machineCpuSeconds() });
-      const steps = samples.slice(1).map((x, i) => ({ at: samples[i].t - samples[0].t, seconds: x.t - samples[i].t, cpu: x.cpu - samples[i].cpu }));
+      samples.push(sample());
+      const steps = samples.slice(1).map((x, i) => ({
+        at: samples[i].t - samples[0].t,
+        seconds: x.t - samples[i].t,
+        cpu: x.cpu - samples[i].cpu,
+        parts: Object.fromEntries(Object.entries(x.parts).map(([k, v]) => [k, v - samples[i].parts[k as keyof Parts]])) as Parts,
+      }));
       const hot = steps.map((x) => x.cpu >= SATURATED * x.seconds * cpus().length);
       const stretches: (typeof steps)[] = [];
       for (let i = 0; i < steps.length; i++) {
@@ -96,7 +121,11 @@ function burstSampler() {
         i = j;
       }
       const half = (samples[samples.length - 1].t - samples[0].t) / 2;
-      const sum = (xs?: typeof steps) => ({ seconds: xs?.reduce((a, x) => a + x.seconds, 0) ?? 0, cpu: xs?.reduce((a, x) => a + x.cpu, 0) ?? 0 });
+      const sum = (xs: typeof steps = []): Stretch => ({
+        seconds: xs.reduce((a, x) => a + x.seconds, 0),
+        cpu: xs.reduce((a, x) => a + x.cpu, 0),
+        parts: Object.fromEntries(Object.keys(partsNow()).map((k) => [k, xs.reduce((a, x) => a + x.parts[k as keyof Parts], 0)])) as Parts,
+      });
       return { start: sum(stretches.find((x) => x[0].at < half)), end: sum([...stretches].reverse().find((x) => x[0].at >= half)) };
     },
   };
@@ -260,7 +289,18 @@ function diagnosis(l: Level): string {
       ? `CPU-bound: the machine was ${(busy * 100).toFixed(0)} % busy, most of it ${top} (${topSeconds.toFixed(2)} s a rollout)`
       : `not CPU-bound on average (machine ${(busy * 100).toFixed(0)} % busy over the batch; its start and end, where every rollout opens or tests its sandbox at once, can still be)`;
   const bursts = l.bursts[l.efficiencies.indexOf(median(l.efficiencies))];
-  return `${bound}; ${describeBursts(bursts, l.concurrency)}; ${growth(l)}; ours ${ours.toFixed(2)} s CPU a rollout (unattributed ${split.rest.toFixed(2)} s more), so ${cpus().length} cores carry about ${carried} rollouts at once with no other users`;
+  return `${bound}; ${describeBursts(bursts, l.concurrency)}; ${endBound(l.single, bursts.end, l.concurrency)}; ${growth(l)}; ours ${ours.toFixed(2)} s CPU a rollout (unattributed ${split.rest.toFixed(2)} s more), so ${cpus().length} cores carry about ${carried} rollouts at once with no other users`;
+}
+
+/**
+ * The ceiling the batch's end sets: no rollout's tests, judging and export can begin before one
+ * rollout's agent steps are over, so all N ends share the cores after that, and the batch lasts at
+ * least one rollout plus N ends' CPU over the cores (less the one end that rollout's wall holds).
+ */
+function endBound(single: number, end: Stretch, n: number): string {
+  const perRollout = end.cpu / n;
+  const queued = ((n - 1) * perRollout) / cpus().length;
+  return `the end's ${perRollout.toFixed(2)} CPU-s a rollout alone keeps ${n} at once ${queued.toFixed(1)} s past one rollout on ${cpus().length} cores, so efficiency ≤ ${(single / (single + queued)).toFixed(3)} (0.9 needs ≤ ${(((single / 0.9 - single) * cpus().length) / (n - 1)).toFixed(2)} CPU-s a rollout there)`;
 }
 
 /** A chain's wall time: its phases but the queueing, which they include. */
@@ -280,9 +320,14 @@ function growth(l: Level): string {
   return `the last chain to close took ${(total(last) - total(l.singlePhases)).toFixed(1)} s longer than one alone: ${grown.map(([k, d]) => `${PHASE_NAMES[k]} ${d >= 0 ? '+' : ''}${d.toFixed(1)}`).join(', ')} (of which queued for a worker slot ${(last.queued - l.singlePhases.queued).toFixed(1)})`;
 }
 
-/** The saturated start and end of a batch, and the CPU a rollout spent in them. */
-const describeBursts = (b: Bursts, n: number) =>
-  `all cores at least ${SATURATED * 100} % busy for ${b.start.seconds.toFixed(1)} s at the batch's start (${(b.start.cpu / n).toFixed(2)} CPU-s a rollout) and ${b.end.seconds.toFixed(1)} s at its end (${(b.end.cpu / n).toFixed(2)} CPU-s a rollout)`;
+/** The saturated start and end of a batch, the CPU a rollout spent in them, and whose it was. */
+const describeBursts = (b: Bursts, n: number) => {
+  const one = (x: Stretch) =>
+    `${x.seconds.toFixed(1)} s at the batch's ${x === b.start ? 'start' : 'end'} (${(x.cpu / n).toFixed(2)} CPU-s a rollout: ${Object.entries(x.parts)
+      .map(([k, v]) => `${k} ${(v / n).toFixed(2)}`)
+      .join(', ')}, docker and the rest ${((x.cpu - Object.values(x.parts).reduce((a, v) => a + v, 0)) / n).toFixed(2)})`;
+  return `all cores at least ${SATURATED * 100} % busy for ${one(b.start)} and ${one(b.end)}`;
+};
 
 const describe = (split: Split) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
 
