@@ -20,7 +20,9 @@ export interface ExecOptions {
  * The shell that runs every command of a sandbox. Each request is a header line
  * `ID TIMEOUT CWD_BYTES CMD_BYTES INPUT_BYTES` and then those bytes. A short working directory or
  * command is read by bash's own `read -N` (a byte per system call, cheaper than a process up to a few
- * KiB); anything longer, and the input, by `dd … iflag=fullblock`, which reads exactly that many. The command runs under
+ * KiB); anything longer, and the input, by `dd … iflag=fullblock`, which reads exactly that many. A short
+ * command runs as `bash -c`; a longer one is sourced from its file by `bash -c`, since one argument
+ * of execve holds at most 128 KiB (an agent's heredoc of a large file is longer). The command runs under
  * `timeout` (which kills its whole process group) with the input (an empty file when there is none) as its standard input:
  * never the request stream. Its output, stderr merged in order, is followed by NUL, the request's id
  * and its exit code. Variables here are not exported: commands see none of them, nor LC_ALL=C, which
@@ -37,8 +39,11 @@ field() {
   else take "$1" "$d/field" && { IFS= read -r -d '' "$2" < "$d/field" || :; }; fi
 }
 while read -r id t n_cwd n_cmd n_in; do
-  field "$n_cwd" cwd && field "$n_cmd" cmd && take "$n_in" "$d/in" || exit 70
-  (cd -- "$cwd" && exec timeout -k 5 "$t" bash -c "$cmd" chainsmith) < "$d/in" 2>&1
+  field "$n_cwd" cwd || exit 70
+  if [ "$n_cmd" -le 4096 ]; then field "$n_cmd" cmd || exit 70; run=(-c "$cmd" chainsmith)
+  else take "$n_cmd" "$d/cmd" || exit 70; run=(-c '. "$0"' "$d/cmd"); fi
+  take "$n_in" "$d/in" || exit 70
+  (cd -- "$cwd" && exec timeout -k 5 "$t" bash "\${run[@]}") < "$d/in" 2>&1
   printf '\\n\\0chainsmith-exit %s %d\\0' "$id" "$?"
 done`;
 

@@ -57,14 +57,22 @@ test('commands and working directories arrive byte for byte, short or long: whit
   expect(odd).toMatchObject({ output: '/work/a dir \\ with é|tab\\there|back\\slash|ü→|', exitCode: 0 });
   // A command ends at a NUL, as an argument would, and the next request is read whole.
   expect(await run('echo before\0echo after')).toMatchObject({ output: 'before\n', exitCode: 0 });
-  // Past the size bash reads itself (4 KiB), and at it.
-  for (const size of [4096, 4097, 100_000]) {
+  // Past the size bash reads itself (4 KiB), at it, and past what one argument of execve holds (128 KiB).
+  for (const size of [4096, 4097, 100_000, 300_000]) {
     const body = 'x'.repeat(size - "printf %s ''".length - 2);
     const cmd = `printf %s '${body}'`;
     expect(Buffer.byteLength(cmd)).toBe(size - 2);
     const r = await sandbox.exec(`${cmd}\n\n`, { timeoutSeconds: 5, maxOutputChars: size, cwd: '/work' });
     expect(r).toMatchObject({ output: body, exitCode: 0 });
   }
+});
+
+test('a command longer than an argument can be (an agent writing a large file by heredoc) runs as a short one would', async () => {
+  const lines = [...Array(20_000).keys()].map((i) => `line ${i} with 'quotes' and $dollars`).join('\n');
+  expect(Buffer.byteLength(lines)).toBeGreaterThan(128 * 1024);
+  const r = await run(`cat > /work/big.txt <<'EOF'\n${lines}\nEOF\necho "args: $# [$1]"; wc -l < /work/big.txt; exit 4`);
+  expect(r).toMatchObject({ output: 'args: 0 []\n20000\n', exitCode: 4 });
+  expect((await run('tail -n 1 /work/big.txt')).output).toBe("line 19999 with 'quotes' and $dollars\n");
 });
 
 test('a command past its timeout is killed with its children, and the shell goes on', async () => {
