@@ -192,6 +192,22 @@ test('a corrupt cache file is moved aside with a warning and fetched again; the 
   expect(existsSync(join(base, 'pulls', 'page-2.json.corrupt'))).toBe(true);
 });
 
+test("a detail cached by an older version of chainsmith is fetched again, quietly, and cached in today's shape", async () => {
+  const cacheDir = await mkdtemp(join(root, 'c-'));
+  await mine(cacheDir);
+  const detail = join(cacheDir, new URL(baseUrl).host.replace(':', '_'), 'acme', 'big', 'details', '5.json');
+  const today = JSON.parse(await readFile(detail, 'utf8'));
+  await writeFile(detail, JSON.stringify({ ...today, version: 1 }));
+
+  fake.requests.length = 0;
+  warnings.length = 0;
+  const result = await mine(cacheDir);
+  expect(result.prs).toHaveLength(MERGED);
+  expect(fake.requests.filter(isGraphql).map((r) => r.graphql?.match(/pullRequest\(number: \d+\)/g))).toEqual([['pullRequest(number: 5)']]);
+  expect(warnings).toEqual([]);
+  expect(JSON.parse(await readFile(detail, 'utf8')).version).toBe(today.version);
+});
+
 test('rebase merges are based where the replayed commits start; a bot account and other base branches are told apart', async () => {
   // #900: two commits replayed onto main; the merge SHA is the second, carrying its message.
   const sha = (s: string) => s.repeat(40).slice(0, 40);

@@ -5,7 +5,8 @@ import type { z } from 'zod';
 /**
  * One JSON file per answer, written whole (temp file + rename) so an interrupted mine leaves no
  * half-written entry. A file that is damaged anyway is moved aside with a warning and fetched again:
- * one bad file must not cost the rest of the cache.
+ * one bad file must not cost the rest of the cache. An entry written by an older version of its
+ * shape (a number in its \`version\` below the one asked for) is a miss, fetched again and overwritten.
  */
 export class DiskCache {
   hits = 0;
@@ -19,7 +20,7 @@ export class DiskCache {
     return join(this.dir, `${key}.json`);
   }
 
-  async read<T>(key: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  async read<T>(key: string, schema: z.ZodType<T>, version?: number): Promise<T | undefined> {
     const file = this.fileOf(key);
     let text: string;
     try {
@@ -30,7 +31,10 @@ export class DiskCache {
     }
     let problem: string;
     try {
-      const parsed = schema.safeParse(JSON.parse(text));
+      const json: unknown = JSON.parse(text);
+      const written = (json as { version?: unknown } | null)?.version;
+      if (version !== undefined && typeof written === 'number' && written < version) return undefined;
+      const parsed = schema.safeParse(json);
       if (parsed.success) return parsed.data;
       problem = `${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`;
     } catch (error) {

@@ -46,7 +46,9 @@ export interface GitHubMineResult {
 }
 
 const RepoEntry = z.object({ version: z.literal(1), fetchedAt: z.number(), repo: RepoPayload });
-const DetailEntry = z.object({ version: z.literal(1), detail: PullDetail });
+/** Version 2: details before it may lack a long review's inline comments past its tenth (fetched since). */
+const DETAIL_VERSION = 2;
+const DetailEntry = z.object({ version: z.literal(DETAIL_VERSION), detail: PullDetail });
 
 export function parseRepoName(repo: string): { owner: string; name: string } {
   const match = /^([\w.-]+)\/([\w.-]+)$/.exec(repo);
@@ -140,7 +142,7 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
   const details = new Map<number, PullDetail>();
   const missing: PullListItem[] = [];
   for (const item of merged) {
-    const cached = await ctx.cache.read(`details/${item.number}`, DetailEntry);
+    const cached = await ctx.cache.read(`details/${item.number}`, DetailEntry, DETAIL_VERSION);
     const usable = cached && cached.detail.updatedAt === item.updated_at && (!ctx.hasToken || cached.detail.source !== 'rest');
     if (usable) details.set(item.number, ctx.cache.hit(cached.detail));
     else missing.push(item);
@@ -152,7 +154,7 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
       const detail = fetched.get(item.number);
       if (!detail) continue;
       const full: PullDetail = { ...detail, updatedAt: item.updated_at, source: ctx.hasToken ? 'graphql' : 'rest' };
-      await ctx.cache.write(`details/${item.number}`, { version: 1, detail: full });
+      await ctx.cache.write(`details/${item.number}`, { version: DETAIL_VERSION, detail: full });
       details.set(item.number, full);
     }
     ctx.onProgress?.({ phase: 'fetching PR details', done: details.size, total });
@@ -206,7 +208,7 @@ async function resolveRebaseBases(ctx: GitHubContext, details: PullDetail[]): Pr
   const bases = await rebaseBases(ctx, pending);
   for (const detail of pending) {
     detail.rebaseBase = bases.get(detail.number) ?? null;
-    await ctx.cache.write(`details/${detail.number}`, { version: 1, detail });
+    await ctx.cache.write(`details/${detail.number}`, { version: DETAIL_VERSION, detail });
   }
 }
 
