@@ -27,8 +27,8 @@ apt_install() {
 
 # --- node modules -------------------------------------------------------------------------------
 if want node && { [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
-  # `npm install` follows package-lock.json; npm 11's `npm ci` rejects lock files that omit other
-  # platforms' optional packages, which is how this npm writes them.
+  # `npm install` follows package-lock.json (which lists every platform's optional packages, so it is
+  # left as it is) and, unlike `npm ci`, keeps what node_modules already has.
   say "installing node modules (npm install, as locked)"
   npm install --no-audit --no-fund --loglevel=error
 fi
