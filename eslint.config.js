@@ -6,7 +6,7 @@ const { builtinModules } = require('node:module');
 
 /** Relative imports of the given top-level folders of src/, from any depth. */
 const into = (...folders) => `^\\.{1,2}/(\\.\\./)*(${folders.join('|')})(/.*)?$`;
-const ORCHESTRATION = ['activities', 'workers', 'cli', 'schedule'];
+const ORCHESTRATION = ['activities', 'workers', 'cli', 'schedule', 'batches'];
 const STAGES = ['mining', 'queries', 'environments', 'sandbox', 'agent', 'rollout', 'judge', 'dataset', 'report', 'demo'];
 
 module.exports = tseslint.config(
@@ -59,11 +59,18 @@ module.exports = tseslint.config(
         'error',
         {
           patterns: [
-            { regex: into(...ORCHESTRATION), message: 'a pipeline stage does not reach up into activities, workers, the CLI or schedules' },
+            { regex: into(...ORCHESTRATION), message: 'a pipeline stage does not reach up into activities, workers, the CLI, schedules or batch starts' },
             { regex: into('workflows'), allowTypeImports: true, message: 'only types from src/workflows below the orchestration layer' },
           ],
         },
       ],
+    },
+  },
+  {
+    // The CLI is the top: commands call into everything below and nothing calls into them.
+    files: ['src/{activities,workers,schedule,batches}/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: into('cli'), message: 'only the CLI imports the CLI' }] }],
     },
   },
   {

@@ -4,7 +4,7 @@ import { ModelClient } from '../src/model/client';
 import { runAgent } from '../src/agent/loop';
 import { ModelPolicy } from '../src/agent/model-policy';
 import { ArtifactStore } from '../src/artifacts/store';
-import { startBatch, startChains } from '../src/cli/start';
+import { startBatch, startChains } from '../src/batches/start';
 import type { Config } from '../src/config';
 import { runPrTests } from '../src/sandbox/pr-tests';
 import { CARRY_PATCH, carryScript } from '../src/sandbox/carryover';

@@ -7,13 +7,13 @@ import { InputError } from '../errors';
 import { roundSandboxes } from '../sandbox/round-sandbox';
 import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
-import { writeChains } from './chains-file';
+import { writeChains } from '../mining/output/chains-file';
 import { exportCommand } from './export';
 import { historySummary } from './history';
 import { reportCommand } from './report';
-import { mineChains } from './mine';
+import { mineChains } from '../mining/output/mine-to-files';
 import { checkModelEndpoint } from './preflight';
-import { defaultPolicy, startChains } from './start';
+import { defaultPolicy, startChains } from '../batches/start';
 import { connectClient, connectWorker, workflowUrl } from './temporal';
 import { watchChains } from './watch';
 

@@ -54,8 +54,8 @@ program
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE (exclusive)${DATE_FORMS}; PRs outside the window still link the others`, (v) => parseDateOption('--merged-before', v))
   .option('--fresh', 'ignore the cursor of an earlier mine into --out and mine everything again (needed to change the options of a mine)')
   .action(async (opts) => {
-    const { mineCommand } = await import('./mine');
-    await mineCommand(opts, { dataDir: config().dataDir });
+    const { mineToFiles } = await import('../mining/output/mine-to-files');
+    await mineToFiles(opts, { dataDir: config().dataDir });
   });
 
 program
@@ -78,8 +78,8 @@ program
   .option('--wait', 'wait for the batch to finish, showing progress')
   .action(async (opts) => {
     const [{ readChains }, { defaultPolicy, startBatch }, { checkModelEndpoint }, { connectClient, workflowUrl }, { watchBatch }] = await Promise.all([
-      import('./chains-file'),
-      import('./start'),
+      import('../mining/output/chains-file'),
+      import('../batches/start'),
       import('./preflight'),
       import('./temporal'),
       import('./watch'),
@@ -178,7 +178,7 @@ schedule
   .option('--paused', 'create it paused (trigger runs by hand, resume to start the interval)')
   .action(async (id, opts) => {
     const [{ defaultPolicy }, { checkModelEndpoint }, { createSchedule }, { connectClient }] = await Promise.all([
-      import('./start'),
+      import('../batches/start'),
       import('./preflight'),
       import('./schedule'),
       import('./temporal'),

@@ -8,7 +8,7 @@ import { InputError } from '../errors';
 import { stageCheck } from '../judge/gold-validation';
 import { describeStage, formatGoldYield, goldYield, validateStages } from '../judge/gold-yield';
 import { baseImageTag } from '../environments/images';
-import { readChains } from './chains-file';
+import { readChains } from '../mining/output/chains-file';
 
 /**
  * `chainsmith validate`: gold validation of every stage of a chains file on this host's Docker engine

@@ -3,7 +3,7 @@ import type { batchWorkflow } from '../workflows';
 import { batchProgressQuery, type BatchCounts, type BatchProgress } from '../workflows/batch-workflow';
 import type { ChainProgress, ChainResult } from '../workflows/types';
 import { progressQuery } from '../workflows/messages';
-import type { Started } from './start';
+import type { Started } from '../batches/start';
 
 /** Polls each chain's progress query and prints a line whenever a chain moves; resolves with the results. */
 export async function watchChains(started: Started[], log: (line: string) => void): Promise<ChainResult[]> {

@@ -2,9 +2,9 @@ import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
-import { mineCommand, type MineResult } from '../cli/mine';
+import { mineToFiles, type MineResult } from '../mining/output/mine-to-files';
 import type { Chain } from '../schemas';
-import { batchEntry, batchWorkflowId } from '../cli/start';
+import { batchEntry, batchWorkflowId } from '../batches/start';
 import { fetchClone } from './fetch-clone';
 import { repoSlug } from './repos-file';
 import type { MinedForSchedule, ScheduledRunInput } from './types';
@@ -38,7 +38,7 @@ export async function mineForSchedule(config: Config, run: ScheduledRunInput, in
     await writeFile(`${record}.tmp`, JSON.stringify(result));
     await rename(`${record}.tmp`, record);
   };
-  await mineCommand({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), quiet: true, beforeWrite }, { dataDir: config.dataDir, warn });
+  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), quiet: true, beforeWrite }, { dataDir: config.dataDir, warn });
   return result;
 }
 

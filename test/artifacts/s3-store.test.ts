@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { demoChain } from '../support/demo-chain';
 import { startEngines, testConfig } from '../support/engines';
 import { freePort } from '../support/ports';

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { WorkflowFailedError } from '@temporalio/client';
 import { controlCommand } from '../../src/cli/control';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { POOL_LABEL, PREPARED_LABEL } from '../../src/sandbox/pool';
 import { roundSandboxes } from '../../src/sandbox/round-sandbox';

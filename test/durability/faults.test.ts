@@ -1,5 +1,5 @@
 import { Client, type WorkflowExecutionDescription } from '@temporalio/client';
-import { startBatch } from '../../src/cli/start';
+import { startBatch } from '../../src/batches/start';
 import { FakeOpenAI } from '../support/fake-openai';
 import { longRolloutScript } from '../support/scripted-model';
 import type { ChainResult } from '../../src/workflows/types';

@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readChains } from '../../src/cli/chains-file';
-import { companionPaths, mineCommand } from '../../src/cli/mine';
+import { readChains } from '../../src/mining/output/chains-file';
+import { companionPaths, mineToFiles } from '../../src/mining/output/mine-to-files';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { cli } from '../dataset/cli';
 import { FakeGitHub } from '../support/fake-github';
@@ -94,7 +94,7 @@ test('the GitHub source keeps the same window, by the merge times the API gives'
   const baseUrl = await fake.start();
   const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
   try {
-    const result = await mineCommand(
+    const result = await mineToFiles(
       { github: 'acme/dated', clone, out: join(root, 'github.jsonl'), mergedAfter: '2024-06-01T00:00:00.000Z', mergedBefore: '2024-07-01T00:00:00.000Z' },
       { dataDir: root, env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' }, warn: () => undefined, secondMs: 5 },
     );

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mineCommand, type MineCommandOptions, type MineResult } from '../../src/cli/mine';
-import { readChains } from '../../src/cli/chains-file';
+import { mineToFiles, type MineToFilesOptions, type MineResult } from '../../src/mining/output/mine-to-files';
+import { readChains } from '../../src/mining/output/chains-file';
 import { RateLimitError } from '../../src/mining/errors';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { withLocalPatches } from '../../src/mining/local-patches';
@@ -52,8 +52,8 @@ beforeEach(() => {
   warnings.length = 0;
 });
 
-async function mine(dataDir: string, opts: Partial<MineCommandOptions> = {}, env: Record<string, string> = { GITHUB_TOKEN: 'secret' }): Promise<MineResult> {
-  return mineCommand(
+async function mine(dataDir: string, opts: Partial<MineToFilesOptions> = {}, env: Record<string, string> = { GITHUB_TOKEN: 'secret' }): Promise<MineResult> {
+  return mineToFiles(
     { github: 'acme/widgets', out: join(dataDir, 'chains.jsonl'), ...opts },
     { dataDir, env: { CHAINSMITH_GITHUB_URL: baseUrl, ...env }, warn: (m) => warnings.push(m), secondMs: 5 },
   );

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mineCommand } from '../../src/cli/mine';
+import { mineToFiles } from '../../src/mining/output/mine-to-files';
 import { FakeGitHub, type FakeRepo } from '../support/fake-github';
 import { fakeRepoFromClone } from './github-fixtures';
 import { growingHistory } from './growing-history';
@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const mine = () =>
-  mineCommand({ github: 'acme/parser', out: join(root, 'chains.jsonl'), refresh: true }, { dataDir: root, env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' }, warn: () => undefined, secondMs: 5 });
+  mineToFiles({ github: 'acme/parser', out: join(root, 'chains.jsonl'), refresh: true }, { dataDir: root, env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' }, warn: () => undefined, secondMs: 5 });
 
 const compared = () => fake.requests.filter((r) => r.path.includes('/compare/')).length;
 

@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readChains } from '../../src/cli/chains-file';
-import { companionPaths } from '../../src/cli/mine';
-import { MineCursorSchema } from '../../src/cli/mine-cursor';
+import { readChains } from '../../src/mining/output/chains-file';
+import { companionPaths } from '../../src/mining/output/mine-to-files';
+import { MineCursorSchema } from '../../src/mining/output/cursor';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { EdgeSchema, PullRequestRecordSchema } from '../../src/schemas';
 import { cli } from '../dataset/cli';

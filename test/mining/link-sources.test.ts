@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { companionPaths, mineCommand, type MineResult } from '../../src/cli/mine';
+import { companionPaths, mineToFiles, type MineResult } from '../../src/mining/output/mine-to-files';
 import { EdgeSchema } from '../../src/schemas';
 import { lines, ReleaseRepo } from './release-branch';
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   await repo.run('update-ref', 'refs/pull/0/head', 'odd');
   await repo.syncMerge('main', 'odd');
   jest.spyOn(console, 'log').mockImplementation(() => undefined);
-  result = await mineCommand({ repo: repo.path, out: join(root, 'chains.jsonl') }, { dataDir: root, warn: (m) => warnings.push(m) });
+  result = await mineToFiles({ repo: repo.path, out: join(root, 'chains.jsonl') }, { dataDir: root, warn: (m) => warnings.push(m) });
 });
 
 afterAll(async () => {

@@ -4,8 +4,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { readChains } from '../../src/cli/chains-file';
-import { companionPaths, mineCommand } from '../../src/cli/mine';
+import { readChains } from '../../src/mining/output/chains-file';
+import { companionPaths, mineToFiles } from '../../src/mining/output/mine-to-files';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { PullRequestRecordSchema } from '../../src/schemas';
 import { FakeGitHub, rateLimited, serverError } from '../support/fake-github';
@@ -151,5 +151,5 @@ test('GitHub rate-limited or down is not bad input: exit 75 with one line saying
 });
 
 test('the command refuses --clone without --github', async () => {
-  await expect(mineCommand({ repo: clone, clone, out: join(root, 'x.jsonl') }, { dataDir: root })).rejects.toThrow(/--clone goes with --github/);
+  await expect(mineToFiles({ repo: clone, clone, out: join(root, 'x.jsonl') }, { dataDir: root })).rejects.toThrow(/--clone goes with --github/);
 });

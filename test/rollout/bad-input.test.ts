@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
 import type { Chain } from '../../src/schemas';
 import { startEngines, testConfig } from '../support/engines';

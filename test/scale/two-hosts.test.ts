@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { datasetPath } from '../../src/dataset/export';
 import { HOST_LABEL } from '../../src/sandbox/docker-sandbox';
 import { OWNER_LABEL } from '../../src/sandbox/orphans';

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import type { Chain, ScaffoldKind } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/types';
 import { FakeOpenAI } from './fake-openai';

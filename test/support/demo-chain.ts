@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mineChains } from '../../src/cli/mine';
+import { mineChains } from '../../src/mining/output/mine-to-files';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
 import type { Chain } from '../../src/schemas';
 

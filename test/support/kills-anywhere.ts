@@ -1,7 +1,7 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import Docker from 'dockerode';
 import { readFile } from 'node:fs/promises';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import type { Config } from '../../src/config';
 import { datasetPath } from '../../src/dataset/export';
 import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { packageRoot } from '../../src/paths';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from './demo-chain';

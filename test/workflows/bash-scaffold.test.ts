@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBMIT_MARKER } from '../../src/agent/bash-scaffold';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { collectRuns } from '../../src/dataset/collect-runs';
 import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';

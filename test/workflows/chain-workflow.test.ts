@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { datasetPath } from '../../src/dataset/export';
 import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import type { Chain } from '../../src/schemas';

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/cli/start';
+import { startChains } from '../../src/batches/start';
 import { collectRuns } from '../../src/dataset/collect-runs';
 import type { Chain, ChainRun } from '../../src/schemas';
 import { pythonChain } from '../support/python-chain';

@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { InputError } from '../errors';
-import { MiningSummarySchema, type MiningSummary } from '../mining/summary';
-import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../schemas';
+import { InputError } from '../../errors';
+import { MiningSummarySchema, type MiningSummary } from '../summary';
+import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../../schemas';
 import { readChains } from './chains-file';
 
 /**

@@ -1,11 +1,11 @@
-import { addedChains, extendChain, extensionPaths } from '../mining/extend-chains';
-import type { ChainOptions } from '../mining/chains';
-import { git, GitError } from '../git';
-import { countByLength } from '../mining/summary';
-import { InputError } from '../errors';
-import type { Chain, Edge, PullRequest, PullRequestRecord } from '../schemas';
-import type { PreviousMine } from './mine-cursor';
-import type { MineResult } from './mine';
+import { addedChains, extendChain, extensionPaths } from '../extend-chains';
+import type { ChainOptions } from '../chains';
+import { git, GitError } from '../../git';
+import { countByLength } from '../summary';
+import { InputError } from '../../errors';
+import type { Chain, Edge, PullRequest, PullRequestRecord } from '../../schemas';
+import type { PreviousMine } from './cursor';
+import type { MineResult } from './mine-to-files';
 
 /** What a source needs of the earlier mine: its PRs, its edges, and the patches it already made. */
 export interface Prior {

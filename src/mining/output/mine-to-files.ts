@@ -1,21 +1,21 @@
 import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { dateWindow, describeWindow } from '../date-window';
-import { InputError } from '../errors';
-import { apiPatches } from '../mining/github/api-patches';
-import { createGitHubClient, PUBLIC_API } from '../mining/github/client';
-import { mineGitHub, parseRepoName } from '../mining/github/mine-github';
-import { readLocalPullRequests } from '../mining/local-git';
-import { repositoryName } from '../mining/repo-name';
-import { withLocalPatches } from '../mining/local-patches';
-import { recordsToChains, type PatchSource, type PipelineOptions } from '../mining/pipeline';
-import type { ProgressListener } from '../mining/progress';
-import { progressBar } from '../mining/progress-bar';
-import { MiningSummarySchema, type MiningSummary } from '../mining/summary';
-import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../schemas';
+import { dateWindow, describeWindow } from '../../date-window';
+import { InputError } from '../../errors';
+import { apiPatches } from '../github/api-patches';
+import { createGitHubClient, PUBLIC_API } from '../github/client';
+import { mineGitHub, parseRepoName } from '../github/mine-github';
+import { readLocalPullRequests } from '../local-git';
+import { repositoryName } from '../repo-name';
+import { withLocalPatches } from '../local-patches';
+import { recordsToChains, type PatchSource, type PipelineOptions } from '../pipeline';
+import type { ProgressListener } from '../progress';
+import { progressBar } from '../progress-bar';
+import { MiningSummarySchema, type MiningSummary } from '../summary';
+import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../../schemas';
 import { writeChains } from './chains-file';
-import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './mine-cursor';
-import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './mine-incremental';
+import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
+import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './incremental';
 
 export interface MineResult {
   chains: Chain[];
@@ -150,7 +150,7 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
   return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length, added: result.chains, stageable: result.stageable, patches };
 }
 
-export interface MineCommandOptions extends Omit<GitHubSourceOptions, 'github'> {
+export interface MineToFilesOptions extends Omit<GitHubSourceOptions, 'github'> {
   out: string;
   /** A local clone to mine. */
   repo?: string;
@@ -202,7 +202,7 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 }
 
 /** The tip a local mine reads, checked against the cursor's: undefined through the API. */
-async function localTip(opts: MineCommandOptions, previous: PreviousMine | undefined): Promise<string | undefined> {
+async function localTip(opts: MineToFilesOptions, previous: PreviousMine | undefined): Promise<string | undefined> {
   if (!opts.repo) return undefined;
   const tip = await branchTip(resolve(opts.repo), opts.branch);
   if (tip && previous?.cursor.head) await checkNotRewritten(resolve(opts.repo), previous.cursor.head, tip, opts.out);
@@ -213,7 +213,7 @@ async function localTip(opts: MineCommandOptions, previous: PreviousMine | undef
  * `chainsmith mine`: one source, five files (chains, PR records, edges, summary, cursor), and a
  * report. With a cursor from an earlier mine into --out (same options), only what is new is added.
  */
-export async function mineCommand(opts: MineCommandOptions, environment: MineEnvironment): Promise<MineResult> {
+export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnvironment): Promise<MineResult> {
   if (!opts.repo === !opts.github) throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
   if (opts.clone && !opts.github) throw new InputError('--clone goes with --github; with --repo the clone is the repository itself');
   const window = dateWindow(opts.mergedAfter, opts.mergedBefore);

@@ -1,6 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { InputError } from '../errors';
-import { ChainSchema, type Chain } from '../schemas';
+import { InputError } from '../../errors';
+import { ChainSchema, type Chain } from '../../schemas';
 
 export async function readChains(path: string): Promise<Chain[]> {
   let text: string;
