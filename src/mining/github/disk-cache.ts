@@ -6,7 +6,7 @@ import type { z } from 'zod';
  * One JSON file per answer, written whole (temp file + rename) so an interrupted mine leaves no
  * half-written entry. A file that is damaged anyway is moved aside with a warning and fetched again:
  * one bad file must not cost the rest of the cache. An entry written by an older version of its
- * shape (a number in its \`version\` below the one asked for) is a miss, fetched again and overwritten.
+ * shape (a number in its `version` below the one asked for) is a miss, fetched again and overwritten.
  */
 export class DiskCache {
   hits = 0;
