@@ -32,22 +32,35 @@ const ownCpuSeconds = () => {
   return (user + system) / 1e6;
 };
 
-/** CPU seconds of the live processes whose name matches, children they reaped included. */
-function processCpuSeconds(name: RegExp): number {
+/** The live processes whose name matches. */
+function pidsOf(name: RegExp): string[] {
+  return readdirSync('/proc').filter((d) => {
+    if (!/^\d+$/.test(d)) return false;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      return name.test(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+    } catch {
+      return false; // Gone between the listing and the read.
+    }
+  });
+}
+
+/** CPU seconds of these processes, children they reaped included; one that has gone counts nothing. */
+function pidsCpuSeconds(pids: string[]): number {
   let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+  for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (!name.test(comm)) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += fields.slice(11, 15).map(Number).reduce((a, b) => a + b, 0);
+      ticks += stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number).reduce((a, b) => a + b, 0);
     } catch {
-      // Gone between the listing and the read.
+      // Gone.
     }
   }
   return ticks / 100;
 }
+
+/** CPU seconds of the live processes whose name matches, children they reaped included. */
+const processCpuSeconds = (name: RegExp) => pidsCpuSeconds(pidsOf(name));
 
 /** Where the machine's CPU goes, besides the sandboxes (counted per container). */
 const DOCKER = /^(dockerd|containerd|containerd-shim.*|runc|docker-proxy)$/;
@@ -76,7 +89,8 @@ type Parts = Record<'workers' | 'sandboxes' | 'temporal', number>;
 /** All sandboxes' CPU so far (cgroup v1: every container's cgroup is under docker/, whose count outlives them), in seconds. */
 const allContainersCpuSeconds = () => Number(readFileSync('/sys/fs/cgroup/cpuacct/docker/cpuacct.usage', 'utf8')) / 1e9;
 
-const partsNow = (): Parts => ({ workers: ownCpuSeconds(), sandboxes: allContainersCpuSeconds(), temporal: processCpuSeconds(TEMPORAL) });
+/** The parts' counters now; the Temporal server's pids are found once (a scan of /proc every half second is CPU the bursts would count). */
+const partsNow = (temporal: string[]): Parts => ({ workers: ownCpuSeconds(), sandboxes: allContainersCpuSeconds(), temporal: pidsCpuSeconds(temporal) });
 
 interface Stretch {
   seconds: number;
@@ -96,9 +110,13 @@ interface Bursts {
 /** Busy share of all cores from which a half-second counts as saturated; a stretch may have one calm half-second in it. */
 const SATURATED = 0.9;
 
+/** The efficiency asked of 64 rollouts at once. */
+const GOAL_64 = 0.9;
+
 /** Samples the machine's CPU (and its parts') every half second until stopped; then where it was saturated at the start and at the end. */
 function burstSampler() {
-  const sample = () => ({ t: performance.now() / 1000, cpu: machineCpuSeconds(), parts: partsNow() });
+  const temporal = pidsOf(TEMPORAL);
+  const sample = () => ({ t: performance.now() / 1000, cpu: machineCpuSeconds(), parts: partsNow(temporal) });
   const samples = [sample()];
   const timer = setInterval(() => samples.push(sample()), 500);
   return {
@@ -124,7 +142,7 @@ function burstSampler() {
       const sum = (xs: typeof steps = []): Stretch => ({
         seconds: xs.reduce((a, x) => a + x.seconds, 0),
         cpu: xs.reduce((a, x) => a + x.cpu, 0),
-        parts: Object.fromEntries(Object.keys(partsNow()).map((k) => [k, xs.reduce((a, x) => a + x.parts[k as keyof Parts], 0)])) as Parts,
+        parts: Object.fromEntries(Object.keys(samples[0].parts).map((k) => [k, xs.reduce((a, x) => a + x.parts[k as keyof Parts], 0)])) as Parts,
       });
       return { start: sum(stretches.find((x) => x[0].at < half)), end: sum([...stretches].reverse().find((x) => x[0].at >= half)) };
     },
@@ -300,7 +318,7 @@ function diagnosis(l: Level): string {
 function endBound(single: number, end: Stretch, n: number): string {
   const perRollout = end.cpu / n;
   const queued = ((n - 1) * perRollout) / cpus().length;
-  return `the end's ${perRollout.toFixed(2)} CPU-s a rollout alone keeps ${n} at once ${queued.toFixed(1)} s past one rollout on ${cpus().length} cores, so efficiency ≤ ${(single / (single + queued)).toFixed(3)} (0.9 needs ≤ ${(((single / 0.9 - single) * cpus().length) / (n - 1)).toFixed(2)} CPU-s a rollout there)`;
+  return `the end's ${perRollout.toFixed(2)} CPU-s a rollout alone keeps ${n} at once ${queued.toFixed(1)} s past one rollout on ${cpus().length} cores, so efficiency ≤ ${(single / (single + queued)).toFixed(3)} (${GOAL_64} needs ≤ ${(((single / GOAL_64 - single) * cpus().length) / (n - 1)).toFixed(2)} CPU-s a rollout there)`;
 }
 
 /** A chain's wall time: its phases but the queueing, which they include. */
@@ -322,11 +340,11 @@ function growth(l: Level): string {
 
 /** The saturated start and end of a batch, the CPU a rollout spent in them, and whose it was. */
 const describeBursts = (b: Bursts, n: number) => {
-  const one = (x: Stretch) =>
-    `${x.seconds.toFixed(1)} s at the batch's ${x === b.start ? 'start' : 'end'} (${(x.cpu / n).toFixed(2)} CPU-s a rollout: ${Object.entries(x.parts)
+  const one = (x: Stretch, where: string) =>
+    `${x.seconds.toFixed(1)} s at the batch's ${where} (${(x.cpu / n).toFixed(2)} CPU-s a rollout: ${Object.entries(x.parts)
       .map(([k, v]) => `${k} ${(v / n).toFixed(2)}`)
       .join(', ')}, docker and the rest ${((x.cpu - Object.values(x.parts).reduce((a, v) => a + v, 0)) / n).toFixed(2)})`;
-  return `all cores at least ${SATURATED * 100} % busy for ${one(b.start)} and ${one(b.end)}`;
+  return `all cores at least ${SATURATED * 100} % busy for ${one(b.start, 'start')} and ${one(b.end, 'end')}`;
 };
 
 const describe = (split: Split) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
@@ -345,7 +363,7 @@ export async function run(): Promise<Figure[]> {
     const spread = `median of ${l.efficiencies.length}: ${l.efficiencies.map((e) => e.toFixed(3)).join(', ')}`;
     const n = l.concurrency;
     return [
-      { measure: `concurrency_efficiency_${n}`, value: round(median(l.efficiencies), 3), unit: 'ratio', goal: `${n === 64 ? '>= 0.9' : 'context'} (one rollout's wall / ${n} at once, ${what}; ${spread}; ${diagnosis(l)})` },
+      { measure: `concurrency_efficiency_${n}`, value: round(median(l.efficiencies), 3), unit: 'ratio', goal: `${n === 64 ? `>= ${GOAL_64}` : 'context'} (one rollout's wall / ${n} at once, ${what}; ${spread}; ${diagnosis(l)})` },
       {
         measure: `worker_cpu_seconds_per_rollout_${n}`,
         value: round(median(l.split.map((s) => s.workers)), 2),
