@@ -1,4 +1,4 @@
-import { CancellationScope, condition, continueAsNew, isCancellation, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, continueAsNew, isCancellation, patched, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ArtifactRef, RoundResult, StageResult } from '../schemas';
 import { activity, type ActivityName } from './activity-table';
@@ -9,8 +9,8 @@ import type { ChainResult, ChainState, ChainStatus, ChainWorkflowInput } from '.
  * One PR chain, stage by stage: roll out, judge, refine with the judge's feedback (at most
  * maxRefinements more rounds), accept or reject. The agent's own cumulative patch carries into the
  * next stage. History holds artifact references only; transcripts and patches stay in the store.
- * Pause stops the agent after its current (saved) step and holds the chain; resume continues the
- * round from that step. Cancel stops it and removes its sandboxes.
+ * Pause stops the agent after its current (saved) step and holds the chain with no sandbox of it left
+ * running; resume continues the round from that step. Cancel stops it and removes its sandboxes.
  */
 export async function chainWorkflow(input: ChainWorkflowInput): Promise<ChainResult> {
   const run = new ChainRun(input);
@@ -190,11 +190,7 @@ class ChainRun {
   private async rollout(stage: number, round: number, feedback?: { progressPatchRef: ArtifactRef; feedbackRef: ArtifactRef }): Promise<RoundResult> {
     const rolloutRound = this.activity('rolloutRound', `roll out ${this.label(stage, round)}`);
     for (;;) {
-      if (this.paused) {
-        this.mark('paused');
-        await condition(() => !this.paused);
-        this.mark('running');
-      }
+      if (this.paused) await this.holdWhilePaused();
       this.roundScope = new CancellationScope();
       try {
         return await this.roundScope.run(() =>
@@ -218,6 +214,19 @@ class ChainRun {
         this.roundScope = undefined;
       }
     }
+  }
+
+  /**
+   * Holds the chain until it is resumed. A paused round removed its own sandbox and the next stage's
+   * prepared one; a pause that came between rounds (while judging, or as a round ended) removes that
+   * prepared one here: a chain can stay paused for days, and a paused chain holds no container.
+   */
+  private async holdWhilePaused(): Promise<void> {
+    this.mark('paused');
+    // Runs that paused here before this release replay without the cleanup they did not do.
+    if (patched('paused-chain-holds-no-sandbox')) await this.cleanup();
+    await condition(() => !this.paused);
+    this.mark('running');
   }
 
   finish(status: ChainStatus, reason?: string): ChainResult {

@@ -6,6 +6,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { POOL_LABEL, PREPARED_LABEL } from '../../src/sandbox/pool';
 import { roundSandboxes } from '../../src/sandbox/round-sandbox';
 import type { Chain } from '../../src/schemas';
+import type { Caller } from '../../src/model/markers';
 import { FakeOpenAI } from '../support/fake-openai';
 import { expectedNotes, longRolloutScript, notesIn } from '../support/scripted-model';
 import { progressQuery } from '../../src/workflows/messages';
@@ -33,10 +34,24 @@ describe('controlling a running chain', () => {
   let config: ReturnType<typeof testConfig>;
   const agentCalls = () => fake.requests.filter((r) => !r.body.response_format).length;
   let running: Promise<unknown>;
+  let held: { caller: Caller; until: Promise<void> } | undefined;
+  /** Holds `caller`'s model calls in flight from now until the returned release is called. */
+  const hold = (caller: Caller): (() => void) => {
+    let release!: () => void;
+    held = { caller, until: new Promise<void>((r) => (release = r)) };
+    return () => {
+      held = undefined;
+      release();
+    };
+  };
+  const progressOf = (started: { handle: { query: (q: typeof progressQuery) => Promise<{ status: string; stage: number }> } }) => started.handle.query(progressQuery);
 
   beforeAll(async () => {
     chain = await demoChain('control');
-    fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), { latencyMs: 150 });
+    fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), {
+      latencyMs: 150,
+      hold: (_req, marker) => (held && marker?.caller === held.caller ? held.until : undefined),
+    });
     config = testConfig({ OPENAI_BASE_URL: await fake.start(), CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' });
     engines = await startEngines(config);
     running = Promise.all(engines.workers.map((w) => w.run()));
@@ -49,15 +64,20 @@ describe('controlling a running chain', () => {
     await fake.stop();
   });
 
-  test('pause stops the agent after its current step; resume carries on from there', async () => {
+  test('pause stops the agent in the middle of its round, holding no sandbox; resume carries on from its last saved step', async () => {
     const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
     await until(() => agentCalls() >= 5, 'five agent steps');
+    // The agent's next model call stays in flight: the pause reaches the round while it runs, not after it ended.
+    const release = hold('agent');
     await controlCommand(engines.client, 'pause', started.workflowId);
-    await until(async () => (await started.handle.query(progressQuery)).status === 'paused', 'the paused status');
+    await until(async () => (await progressOf(started)).status === 'paused', 'the paused status');
     const callsWhenPaused = agentCalls();
-    await sleep(2_000);
+    await sleep(1_000);
     expect(agentCalls()).toBe(callsWhenPaused);
-    expect((await sandboxesOf(started.workflowId)).length).toBe(0);
+    expect((await progressOf(started)).stage).toBe(0);
+    // Its round's sandbox and the one prepared for stage 2 are gone.
+    expect(await sandboxesOf(started.workflowId)).toHaveLength(0);
+    release();
 
     await controlCommand(engines.client, 'resume', started.workflowId);
     const result = await started.handle.result();
@@ -84,6 +104,23 @@ describe('controlling a running chain', () => {
     await expect(controlCommand(engines.client, 'cancel', started.workflowId)).rejects.toThrow(
       `${started.workflowId} has already finished (cancelled): there is nothing to cancel`,
     );
+  });
+
+  test('a pause between rounds (here while the judge runs) removes the sandbox prepared for the next stage', async () => {
+    const other = { ...chain, repo: { ...chain.repo, name: `${chain.repo.name}-between` } };
+    const release = hold('judge');
+    const judgeCalls = () => fake.requests.filter((r) => r.marker?.caller === 'judge').length;
+    const before = judgeCalls();
+    const [started] = await startChains(engines.client, config, [other], { policy: 'model', taskQueue: engines.taskQueue });
+    await until(() => judgeCalls() > before, "stage 1's judge call");
+    await until(async () => (await sandboxesOf(started.workflowId)).some((c) => c.Labels[PREPARED_LABEL] === '1'), "stage 2's prepared sandbox");
+    await controlCommand(engines.client, 'pause', started.workflowId);
+    release();
+    await until(async () => (await progressOf(started)).status === 'paused', 'the paused status');
+    expect((await progressOf(started)).stage).toBe(1);
+    await until(async () => (await sandboxesOf(started.workflowId)).length === 0, 'no sandbox of the paused chain', 30_000);
+    await controlCommand(engines.client, 'cancel', started.workflowId);
+    expect(await started.handle.result().catch((e) => e)).toBeInstanceOf(WorkflowFailedError);
   });
 
   test('starting the same chain twice attaches to the first run instead of running it again', async () => {

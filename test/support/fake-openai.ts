@@ -25,6 +25,8 @@ export type Fault = 'rate_limit' | 'server_error' | 'timeout' | 'malformed_tool_
 export interface FaultOptions {
   /** Added to every answer, in milliseconds (or per request, e.g. only to the agent's calls). */
   latencyMs?: number | ((req: ChatRequest, marker: CallMarker | undefined) => number);
+  /** A request it returns a promise for is answered once that settles: a model call held in flight. */
+  hold?: (req: ChatRequest, marker: CallMarker | undefined) => Promise<void> | undefined;
   /** Share of requests (0..1) answered with a fault instead of the script. */
   faultRate?: number;
   /** Which faults to inject, in turn (default: all). */
@@ -86,6 +88,7 @@ export class FakeOpenAI {
     this.requests.push({ body: recorded, marker, authorization: req.headers.authorization, fault });
     const latency = typeof this.options.latencyMs === 'function' ? this.options.latencyMs(body, marker) : this.options.latencyMs;
     if (latency) await sleep(latency);
+    await this.options.hold?.(body, marker);
     if (fault) this.faultCounts[fault] += 1;
     switch (fault) {
       case 'rate_limit':

@@ -225,6 +225,9 @@ test('a pause during judging holds the chain before its next rollout; resume car
   await until(async () => (await handle.query(progressQuery)).status === 'paused');
   const held = await handle.query(progressQuery);
   expect([held.stage, held.results.map((s) => s.status)]).toEqual([1, ['accepted', 'running']]);
+  // While it waits, it removes what it holds on the host it ran on (the next stage's prepared sandbox).
+  await until(() => names(cs()).includes('cleanupRun'));
+  expect(of(cs(), 'cleanupRun')).toEqual([{ runKey: `${handle.workflowId}/${(await handle.describe()).runId}` }]);
   await new Promise((r) => setTimeout(r, 500));
   expect(of(cs(), 'rolloutRound')).toHaveLength(1);
   await handle.signal(resumeSignal);
