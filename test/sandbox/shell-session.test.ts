@@ -73,6 +73,12 @@ test('a command longer than an argument can be (an agent writing a large file by
   const r = await run(`cat > /work/big.txt <<'EOF'\n${lines}\nEOF\necho "args: $# [$1]"; wc -l < /work/big.txt; exit 4`);
   expect(r).toMatchObject({ output: 'args: 0 []\n20000\n', exitCode: 4 });
   expect((await run('tail -n 1 /work/big.txt')).output).toBe("line 19999 with 'quotes' and $dollars\n");
+  // Its errors name the line as a short command's do, not a file of the shell's.
+  for (const pad of ['', `${'#'.repeat(5_000)}\n`]) {
+    const bad = await run(`${pad}echo "[$0]"\nif then`);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.output).toMatch(new RegExp(`^\\[chainsmith\\]\nchainsmith: (-c|eval): line ${pad ? 3 : 2}: syntax error near unexpected token .then.\n`));
+  }
 });
 
 test('a command past its timeout is killed with its children, and the shell goes on', async () => {
