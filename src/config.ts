@@ -147,6 +147,10 @@ function defaults(env: Env): Config {
   };
 }
 
+function shorten(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
 function merge(base: any, over: any): any {
   if (typeof over !== 'object' || over === null || Array.isArray(over)) return over;
   const out = { ...base };
@@ -161,9 +165,17 @@ export function loadConfig(opts: { env?: Env; file?: string; cwd?: string } = {}
   let raw: any = defaults(env);
   const origin = new Map<string, string>();
   if (existsSync(file)) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      const why = code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (cause as Error).message;
+      throw new ConfigError(`config file ${file} cannot be read: ${why}`, { cause });
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(file, 'utf8'));
+      parsed = JSON.parse(text);
     } catch (cause) {
       throw new ConfigError(`config file ${file} is not valid JSON: ${(cause as Error).message}`, { cause });
     }
@@ -181,13 +193,18 @@ export function loadConfig(opts: { env?: Env; file?: string; cwd?: string } = {}
   }
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => {
-      const path = issue.path.join('.');
-      const from = origin.get(path) ? ` (from ${origin.get(path)})` : existsSync(file) ? ` (from ${file} or defaults)` : '';
-      const got = issue.path.reduce<any>((o, k) => o?.[k as string], raw);
-      return `  ${path || '(root)'}: ${issue.message}${got === undefined ? '' : `, got ${JSON.stringify(got)}`}${from}`;
+    const problems = result.error.issues.map((issue) => {
+      // An unknown key is named where it is, not reported as its whole parent object.
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+      return keys.map((key) => {
+        const path = [...issue.path, ...(key === undefined ? [] : [key])].join('.');
+        const from = origin.get(path) ? ` (from ${origin.get(path)})` : existsSync(file) ? ` (from ${file} or defaults)` : '';
+        const got = key === undefined ? issue.path.reduce<any>((o, k) => o?.[k as string], raw) : undefined;
+        const what = key === undefined ? issue.message : 'not a setting';
+        return `${path || '(root)'}: ${what}${got === undefined ? '' : `, got ${shorten(JSON.stringify(got))}`}${from}`;
+      });
     });
-    throw new ConfigError(`invalid config:\n${lines.join('\n')}`);
+    throw new ConfigError(`invalid config: ${problems.flat().join('; ')}`);
   }
   return result.data;
 }

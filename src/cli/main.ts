@@ -1,10 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
 import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
-import { parseCount, parseEvery, parseFraction, parsePositive } from './option-parsers';
+import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel } from './option-parsers';
 
 // Each command loads its modules when it runs: `--help`, a bad flag or `mine` need neither the Temporal
 // worker's native runtime nor Docker's or S3's clients, which take most of a second to load.
@@ -12,7 +12,10 @@ import { parseCount, parseEvery, parseFraction, parsePositive } from './option-p
 const program = new Command('chainsmith')
   .description('Turn real pull-request chains into long-horizon training data for coding agents.')
   .option('-c, --config <file>', 'config file (default: ./chainsmith.config.json if present)')
-  .showHelpAfterError()
+  // Commander's own errors (an unknown option, a missing argument) end as ours do: one `error:` line and
+  // exit 2 (main below), not its message and the whole help with exit 1. Subcommands copy these settings.
+  .exitOverride()
+  .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
   .addHelpText('after', EXIT_CODES_HELP);
 
 const DATE_FORMS = ': a day (2024-06-01, midnight UTC) or a time with its zone';
@@ -36,7 +39,7 @@ program
   .option('--repo <path>', "a local clone: PRs from its merge and squash commits (and refs/pull/N/head where fetched)")
   .option('--github <owner/name>', 'a GitHub repository, through the API (token from GITHUB_TOKEN; API URL from CHAINSMITH_GITHUB_URL)')
   .requiredOption('--out <file>', 'where to write the chains (JSONL); PR records and a summary go beside it')
-  .option('--name <owner/name>', 'repository name recorded on each chain (default: the folder name, or --github)')
+  .option('--name <owner/name>', 'repository name recorded on each chain (default: the folder name, or --github)', parseRepoLabel)
   .option('--branch <name>', 'branch whose PRs to mine (default: the clone\'s HEAD, or the repository\'s default branch)')
   .option('--clone <path>', 'with --github: a local clone to take patches from and to record as where chains run')
   .option('--github-url <url>', 'with --github: API base URL, e.g. of GitHub Enterprise')
@@ -97,7 +100,7 @@ program
 
 for (const action of ['pause', 'resume', 'cancel'] as const) {
   const what = {
-    pause: 'pause a chain after its current agent step (its sandbox work is saved)',
+    pause: 'pause a chain: its agent stops within seconds (its last step is saved) and its sandboxes are removed while it waits',
     resume: 'resume a paused chain from where it stopped',
     cancel: 'cancel a chain or batch and remove its sandboxes',
   };
@@ -186,7 +189,7 @@ schedule
     const cfg = config();
     const policy = opts.policy ?? defaultPolicy(cfg);
     if (policy === 'model') await checkModelEndpoint(cfg);
-    await createSchedule(await connectClient(cfg), cfg, id, { ...opts, policy, scaffold: opts.scaffold ?? cfg.agent.scaffold });
+    await createSchedule(() => connectClient(cfg), cfg, id, { ...opts, policy, scaffold: opts.scaffold ?? cfg.agent.scaffold });
   });
 
 schedule
@@ -247,6 +250,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  if (err instanceof CommanderError) {
+    // --help and --version end here too (exit 0); a command group run without its command is bad input.
+    if (err.exitCode === 0) process.exit(0);
+    const message = err.code === 'commander.help' ? 'a command is needed: --help lists them' : err.message.replace(/^error: /, '');
+    console.error(`error: ${message.replace(/\s*\n\s*/g, ' ')}`);
+    process.exit(exitCodeFor(new InputError(message)));
+  }
   // Errors we raise on purpose explain themselves; anything else is a bug and keeps its stack.
   console.error(err instanceof ChainsmithError ? `error: ${err.message}` : err);
   process.exit(exitCodeFor(err));

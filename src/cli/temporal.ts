@@ -5,8 +5,8 @@ import { InputError } from '../errors';
 
 function unreachable(config: Config, cause: unknown): InputError {
   return new InputError(
-    `cannot reach Temporal at ${config.temporal.address}: ${(cause as Error).message}\n` +
-      '  start a local dev server with `bash scripts/provision.sh`, or set CHAINSMITH_TEMPORAL_ADDRESS',
+    `cannot reach Temporal at ${config.temporal.address} (${(cause as Error).message}): ` +
+      'start a local dev server with `bash scripts/provision.sh`, or set CHAINSMITH_TEMPORAL_ADDRESS',
     { cause },
   );
 }
