@@ -1,13 +1,14 @@
 import { InputError } from '../errors';
 
+// Number('') and Number(' ') are 0: an empty value is refused before it is read as one.
 export function parsePositive(flag: string, value: string): number {
-  const n = Number(value);
+  const n = value.trim() === '' ? NaN : Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InputError(`${flag} must be a positive integer, got "${value}"`);
   return n;
 }
 
 export function parseCount(flag: string, value: string): number {
-  const n = Number(value);
+  const n = value.trim() === '' ? NaN : Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InputError(`${flag} must be a whole number, got "${value}"`);
   return n;
 }
@@ -24,5 +25,11 @@ const EVERY = /^(\d+)(m|h|d)$/;
 export function parseEvery(value: string): string {
   const match = EVERY.exec(value);
   if (!match || Number(match[1]) < 1) throw new InputError(`--every wants a number of minutes, hours or days (30m, 6h, 1d), got "${value}"`);
+  return value;
+}
+
+/** Option parser for --name: owner/name, or a bare name, as chain ids and reports show it. */
+export function parseRepoLabel(value: string): string {
+  if (!/^[^\s/]+(\/[^\s/]+)?$/.test(value)) throw new InputError(`--name wants owner/name (or a name) without spaces, got "${value}"`);
   return value;
 }

@@ -15,7 +15,7 @@ export interface ReportCommandOptions {
 
 function price(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  const n = value.trim() === '' ? NaN : Number(value);
   if (!Number.isFinite(n) || n < 0) throw new InputError(`${flag} must be a non-negative number of US dollars per million tokens, got "${value}"`);
   return n;
 }

@@ -1,5 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
 import type { Config } from '../config';
+import { dateWindow } from '../date-window';
 import { InputError } from '../errors';
 import { readReposFile } from '../schedule/repos-file';
 import type { ScheduledRunInput, ScheduledRunReport, ScheduleMineOptions } from '../schedule/types';
@@ -20,11 +21,16 @@ export interface ScheduleCreateOptions extends ScheduleMineOptions {
   paused?: boolean;
 }
 
-
-/** A Temporal Schedule that mines the listed repositories every interval and starts their new chains. */
-export async function createSchedule(client: Client, config: Config, scheduleId: string, opts: ScheduleCreateOptions): Promise<void> {
+/**
+ * A Temporal Schedule that mines the listed repositories every interval and starts their new chains.
+ * Its input is checked before `connect` is called: a bad repos file or date window is what the user
+ * hears of, whether Temporal answers or not, and never a schedule whose every run would fail.
+ */
+export async function createSchedule(connect: () => Promise<Client>, config: Config, scheduleId: string, opts: ScheduleCreateOptions): Promise<void> {
   const repos = await readReposFile(opts.repos);
   const { mergedAfter, mergedBefore, maxLength, minConfidence, blameDays } = opts;
+  dateWindow(mergedAfter, mergedBefore);
+  const client = await connect();
   const mine = Object.fromEntries(Object.entries({ mergedAfter, mergedBefore, maxLength, minConfidence, blameDays }).filter(([, v]) => v !== undefined));
   const input: ScheduledRunInput = { scheduleId, repos, mine, start: { policy: opts.policy, scaffold: opts.scaffold, concurrency: opts.concurrency } };
   try {

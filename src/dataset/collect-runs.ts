@@ -1,4 +1,4 @@
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { ServiceError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type { ArtifactStore } from '../artifacts/store';
 import { InputError } from '../errors';
 import { measureLeaks } from '../queries/leak-rate';
@@ -99,14 +99,28 @@ export async function collectRuns(
   const runs: ChainRun[] = [];
   const skipped: Skipped[] = [];
   const query = opts.query ? `${FINISHED} AND (${opts.query})` : FINISHED;
-  for await (const info of client.workflow.list({ query })) {
-    try {
-      runs.push(await runOf(client, store, info, opts.threshold));
-    } catch (err) {
-      const message = (err as Error).message;
-      if (err instanceof InputError && / is missing from /.test(message)) skipped.push({ workflowId: info.workflowId, reason: message });
-      else throw new InputError(`workflow ${info.workflowId}: ${message}`, { cause: err });
+  try {
+    for await (const info of client.workflow.list({ query })) {
+      try {
+        runs.push(await runOf(client, store, info, opts.threshold));
+      } catch (err) {
+        const message = (err as Error).message;
+        if (err instanceof InputError && / is missing from /.test(message)) skipped.push({ workflowId: info.workflowId, reason: message });
+        else throw new InputError(`workflow ${info.workflowId}: ${message}`, { cause: err });
+      }
     }
+  } catch (err) {
+    throw queryRefused(err, opts.query) ?? err;
   }
   return { runs, skipped };
+}
+
+/** gRPC's status code for a request the server refuses as malformed. */
+const GRPC_INVALID_ARGUMENT = 3;
+
+/** A visibility query the server refuses (gRPC INVALID_ARGUMENT), as the user's input error; else undefined. */
+function queryRefused(err: unknown, query: string | undefined): InputError | undefined {
+  const cause = (err as { cause?: { code?: number; details?: string } }).cause;
+  if (query === undefined || !(err instanceof ServiceError) || cause?.code !== GRPC_INVALID_ARGUMENT) return undefined;
+  return new InputError(`--query "${query}" is not a query Temporal accepts: ${cause.details ?? (err as Error).message}`, { cause: err });
 }

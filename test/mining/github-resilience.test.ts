@@ -9,6 +9,7 @@ import { createGitHubClient } from '../../src/mining/github/client';
 import { mineGitHub, type GitHubMineResult } from '../../src/mining/github/mine-github';
 import { FakeGitHub, rateLimited, secondaryLimit, serverError, type SeenRequest } from '../support/fake-github';
 import { syntheticFakeRepo } from './github-fixtures';
+import { freePort } from '../support/ports';
 
 // 250 PRs: three listing pages of 100; 167 merged, so four GraphQL batches of 50.
 const repo = syntheticFakeRepo(250);
@@ -100,6 +101,16 @@ test('a single PR whose query keeps failing is retried, then the mine stops with
   // 50, 25, 13, 7, 4, 2 at once, then the single PR with its two retries (retries: 2 here).
   expect(sizes).toEqual([50, 25, 13, 7, 4, 2, 1, 1, 1]);
   fake.clearFaults();
+});
+
+test('a GitHub that nothing answers at is unavailable (retry later), and the error says why it could not be reached', async () => {
+  // A closed port, and one fetch refuses to use at all (no response either way, though octokit says 500).
+  for (const [nowhere, why] of [[`http://127.0.0.1:${await freePort()}`, 'ECONNREFUSED'], ['http://127.0.0.1:1', 'bad port']]) {
+    const client = createGitHubClient({ baseUrl: nowhere, token: 'token', secondMs: 5, retries: 2, warn: (m) => warnings.push(m) });
+    const failure = mineGitHub({ repo: 'acme/big', client, baseUrl: nowhere, hasToken: true, cacheDir: await mkdtemp(join(root, 'c-')), warn: (m) => warnings.push(m) });
+    await expect(failure).rejects.toBeInstanceOf(GitHubUnavailableError);
+    await expect(failure).rejects.toThrow(`cannot reach ${nowhere} (${why}) after retrying`);
+  }
 });
 
 test('interrupted while fetching details, the rerun fetches only the PRs not yet cached', async () => {

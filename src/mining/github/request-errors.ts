@@ -65,9 +65,16 @@ export function explainRequestError(error: unknown, ctx: GitHubContext, what: st
     return new RateLimitError(`GitHub's rate limit ran out while fetching ${what}${wait.text}; ${resume} after the reset${token}`, wait.at, { cause: error });
   }
   if (error.status >= 500) {
-    const cause = (error as { cause?: { cause?: { code?: string } } }).cause?.cause?.code;
-    const problem = cause ? `cannot reach ${ctx.baseUrl} (${cause})` : `GitHub kept answering ${error.status} for ${what}`;
+    // No response at all (refused, reset, a port fetch will not use) comes as a 500 without one.
+    const problem = error.response ? `GitHub kept answering ${error.status} for ${what}` : `cannot reach ${ctx.baseUrl} (${deepestCause(error)})`;
     return new GitHubUnavailableError(`${problem} after retrying; try again in a few minutes: ${resume}`, undefined, { cause: error });
   }
   return new MiningError(`GitHub answered ${error.status} for ${what}: ${error.message}`, { cause: error });
+}
+
+/** What lies under a failed request: the innermost cause's code (ECONNREFUSED), else its message. */
+function deepestCause(error: unknown): string {
+  let e = error as { cause?: unknown; code?: string; message?: string };
+  while (e.cause) e = e.cause as typeof e;
+  return e.code ?? e.message ?? String(e);
 }

@@ -95,12 +95,27 @@ export interface MineEnvironment {
   secondMs?: number;
 }
 
+/** The API base URL, checked before a request: an http(s) URL. */
+function apiUrl(value: string, from: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol)) throw new InputError(`${from} wants an http(s) URL, got "${value}"`);
+  return value;
+}
+
 async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnvironment): Promise<MineResult> {
   const env = environment.env ?? process.env;
   const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
   const token = env.CHAINSMITH_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
-  const baseUrl = opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API);
+  const baseUrl = apiUrl(opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API), opts.githubUrl ? '--github-url' : 'CHAINSMITH_GITHUB_URL');
   const { owner, name } = parseRepoName(opts.github);
+  const cacheDir = opts.cacheDir ?? join(environment.dataDir, 'cache', 'github');
+  const cacheStat = await stat(cacheDir).catch(() => undefined);
+  if (cacheStat && !cacheStat.isDirectory()) throw new InputError(`the GitHub cache ${cacheDir} is not a directory (set --cache-dir to one)`);
   if (!token) {
     warn('no GitHub token (set GITHUB_TOKEN): GitHub allows 60 requests an hour without one and no GraphQL, so PR details come one PR at a time');
   }
@@ -111,7 +126,7 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
     client,
     baseUrl,
     hasToken: token !== undefined,
-    cacheDir: opts.cacheDir ?? join(environment.dataDir, 'cache', 'github'),
+    cacheDir,
     branch: opts.branch,
     refresh: opts.refresh,
     batchSize: opts.batchSize,
