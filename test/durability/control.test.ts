@@ -34,16 +34,21 @@ describe('controlling a running chain', () => {
   let config: ReturnType<typeof testConfig>;
   const agentCalls = () => fake.requests.filter((r) => !r.body.response_format).length;
   let running: Promise<unknown>;
-  let held: { caller: Caller; until: Promise<void> } | undefined;
-  /** Holds `caller`'s model calls in flight from now until the returned release is called. */
+  let held: { caller: Caller; until: Promise<void>; release: () => void } | undefined;
+  /** Holds `caller`'s model calls in flight from now until the returned release is called (or the test ends). */
   const hold = (caller: Caller): (() => void) => {
     let release!: () => void;
-    held = { caller, until: new Promise<void>((r) => (release = r)) };
+    const until = new Promise<void>((r) => (release = r));
+    held = { caller, until, release };
     return () => {
       held = undefined;
       release();
     };
   };
+  afterEach(() => {
+    held?.release();
+    held = undefined;
+  });
   const progressOf = (started: { handle: { query: (q: typeof progressQuery) => Promise<{ status: string; stage: number }> } }) => started.handle.query(progressQuery);
 
   beforeAll(async () => {
@@ -91,6 +96,8 @@ describe('controlling a running chain', () => {
     const [started] = await startChains(engines.client, config, [other], { policy: 'model', taskQueue: engines.taskQueue });
     const before = agentCalls();
     await until(() => agentCalls() >= before + 3, 'three agent steps');
+    // The round stays in its agent's next model call, so it is still running when the checks below look.
+    const release = hold('agent');
     // The pool is on by default and the first chain left it warm: the round took a pooled container
     // (no run label on it, only its round's name), and stage 2's is being prepared beside it.
     await until(async () => (await sandboxesOf(started.workflowId)).length === 2, "stage 2's prepared sandbox");
@@ -99,6 +106,7 @@ describe('controlling a running chain', () => {
     await controlCommand(engines.client, 'cancel', started.workflowId);
     const err = await started.handle.result().catch((e) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
+    release();
     expect((await started.handle.describe()).status.name).toBe('CANCELLED');
     expect(await sandboxesOf(started.workflowId)).toHaveLength(0);
     await expect(controlCommand(engines.client, 'cancel', started.workflowId)).rejects.toThrow(
