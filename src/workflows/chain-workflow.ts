@@ -9,8 +9,8 @@ import type { ChainResult, ChainState, ChainStatus, ChainWorkflowInput } from '.
  * One PR chain, stage by stage: roll out, judge, refine with the judge's feedback (at most
  * maxRefinements more rounds), accept or reject. The agent's own cumulative patch carries into the
  * next stage. History holds artifact references only; transcripts and patches stay in the store.
- * Pause stops the agent after its current (saved) step and holds the chain with no sandbox of it left
- * running; resume continues the round from that step. Cancel stops it and removes its sandboxes.
+ * Pause stops the agent and holds the chain with no sandbox of it left running; resume continues the
+ * round from its last saved step. Cancel stops it and removes its sandboxes.
  */
 export async function chainWorkflow(input: ChainWorkflowInput): Promise<ChainResult> {
   const run = new ChainRun(input);
@@ -235,7 +235,7 @@ class ChainRun {
     return { ...this.state.progress };
   }
 
-  /** Removes sandboxes that crashed attempts left on any host this chain ran on, all hosts at once. */
+  /** Removes what the chain left on every host it ran on (crashed attempts' sandboxes, the next stage's prepared one), all hosts at once. */
   async cleanup(): Promise<void> {
     await Promise.all(
       this.state.hosts.map((host) =>
