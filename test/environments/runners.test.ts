@@ -44,6 +44,11 @@ test('make, meson and node runs are read per case from TAP, meson and check-mark
   expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
   expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
   expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe("python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py");
+  // Fixtures are not handed to pytest (it would run nothing); a PR that changes only fixtures runs the suite.
+  expect(runnerFor('pytest').command(['tests/data/x.json', 'tests/test_x.py', 'tests/conftest.py', 'docs/test_api.txt', 'tests/snap/a.txt'])).toBe(
+    'python3 -m pytest -q -p no:cacheprovider -rfEsxXp tests/test_x.py tests/conftest.py docs/test_api.txt',
+  );
+  expect(runnerFor('pytest').command(['tests/data/x.json'])).toBe('python3 -m pytest -q -p no:cacheprovider -rfEsxXp');
 });
 
 test("a package's engines.node range is checked against the image's Node 18", () => {

@@ -30,10 +30,20 @@ export function parsePytestSummary(output: string): TestCase[] | undefined {
   return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
 }
 
+/**
+ * The test files pytest is given: Python files (a conftest.py or a helper module given is harmless) and
+ * doctest files of pytest's default pattern (test*.txt). Any other file, a fixture such as
+ * tests/data/x.json, makes pytest stop with "not found" (exit 4) and run no test at all, before the PR
+ * and after it alike; a PR whose test files are all such files runs the whole suite.
+ */
+export function pytestFiles(files: string[]): string[] {
+  return files.filter((f) => /\.py$/.test(f) || /(^|\/)test[^/]*\.txt$/.test(f));
+}
+
 export const pytestRunner: TestRunner = {
   name: 'pytest',
   // A configured command (python3 -m pytest -x, tox -e py -- …) still gets the summary flag and the files.
-  command: (files, override) => [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...quoteAll(files)].join(' '),
+  command: (files, override) => [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...quoteAll(pytestFiles(files))].join(' '),
   parse: parsePytestSummary,
 };
 
