@@ -41,6 +41,12 @@ test('make, meson and node runs are read per case from TAP, meson and check-mark
     { id: 'parses dates', outcome: 'passed' },
     { id: 'rejects junk', outcome: 'failed' },
   ]);
+  // vitest: bare durations, and a line per file that is not a test.
+  const vitest = ' ✓ src/a.test.ts (2 tests) 3ms\n   ✓ dates > parses 1ms\n   × dates > rejects junk 12.5ms\n ❯ src/b.test.ts (1 test | 1 failed) 4ms\n';
+  expect(runnerFor('node').parse(vitest)).toEqual([
+    { id: 'dates > parses', outcome: 'passed' },
+    { id: 'dates > rejects junk', outcome: 'failed' },
+  ]);
   expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
   expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
   expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe("python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py");
