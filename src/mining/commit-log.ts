@@ -4,6 +4,9 @@ export interface LoggedCommit {
   sha: string;
   parents: string[];
   author: string;
+  authorEmail: string;
+  /** Author date, ISO 8601: kept when a commit is rebased or cherry-picked. */
+  authoredAt: string;
   /** Committer date, ISO 8601: when the commit reached the branch. */
   committedAt: string;
   /** Full message, trailing whitespace removed. */
@@ -11,7 +14,7 @@ export interface LoggedCommit {
 }
 
 // Unit separator between fields, NUL (-z) between commits: neither occurs in commit messages.
-const FORMAT = '--format=%H%x1f%P%x1f%an%x1f%cI%x1f%B';
+const FORMAT = '--format=%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%B';
 
 /** `git log` of a revision range, newest first unless `reverse`. */
 export async function logCommits(
@@ -32,11 +35,13 @@ export async function logCommits(
     .split('\0')
     .filter((record) => record !== '')
     .map((record) => {
-      const [sha, parents, author, committedAt, message] = record.split('\x1f');
+      const [sha, parents, author, authorEmail, authoredAt, committedAt, message] = record.split('\x1f');
       return {
         sha,
         parents: parents === '' ? [] : parents.split(' '),
         author,
+        authorEmail,
+        authoredAt,
         committedAt,
         message: message.trimEnd(),
       };

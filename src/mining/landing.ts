@@ -1,7 +1,8 @@
 /** How a commit on the first-parent line says that it landed a pull request. */
 export interface Landing {
   number: number;
-  landing: 'merge' | 'squash';
+  /** 'rebase': found by its commits (rebase-landings.ts), not by a message. */
+  landing: 'merge' | 'squash' | 'rebase';
   /** Set when the subject itself is the PR title ("Title (#N)"); otherwise body or commits give it. */
   title?: string;
 }

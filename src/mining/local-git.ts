@@ -9,6 +9,7 @@ import { recognizeLanding, type Landing } from './landing';
 import type { ProgressListener } from './progress';
 import { withLocalPatches } from './local-patches';
 import { pullHeads } from './pull-refs';
+import { findRebaseLandings } from './rebase-landings';
 import { ReachSweep } from './reach-sweep';
 import { splitSideLandings } from './side-landings';
 
@@ -136,6 +137,15 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     landed.add(landing.number);
     landings.set(commit.sha, landing);
   }
+  // PRs rebased onto the branch: their commits are on it under new ids, their head is not.
+  const claimed = new Set(landings.keys());
+  const rebaseStarts = new Map<string, number>();
+  for (const { number, start, end } of findRebaseLandings(mainline, bySha, heads, landed, claimed)) {
+    landed.add(number);
+    landings.set(mainline[end].sha, { number, landing: 'rebase' });
+    rebaseStarts.set(mainline[end].sha, start);
+    for (let i = start; i <= end; i++) claimed.add(mainline[i].sha);
+  }
   const unlandedHeads = new Map<string, number[]>();
   for (const [number, sha] of heads) {
     if (!landed.has(number)) unlandedHeads.set(sha, [...(unlandedHeads.get(sha) ?? []), number]);
@@ -162,6 +172,12 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     for (const side of sides) {
       found.push({ ...side, landing: side.landing?.landing ?? 'manual', ...describe(side.landing, side.commit.message, side.own) });
     }
+    if (landing?.landing === 'rebase') {
+      // The replayed commits are the PR's own; the first of them says the most (as for a hand-landed PR).
+      const own = mainline.slice(rebaseStarts.get(commit.sha), index + 1);
+      found.push({ number: landing.number, landing: 'rebase', commit, base: own[0].parents[0], head, own, ...describe(undefined, commit.message, own) });
+      return;
+    }
     if (landing) {
       const own = landing.landing === 'merge' ? rest : squashed;
       found.push({ number: landing.number, landing: landing.landing, commit, base: commit.parents[0], head, own, ...describe(landing, commit.message, own) });
@@ -171,7 +187,7 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
       for (const number of unlandedHeads.get(arrived.sha) ?? []) {
         if (landed.has(number)) continue;
         landed.add(number);
-        found.push(handLanded(number, arrived, commit, rest, mainline, index, landings, unlandedHeads));
+        found.push(handLanded(number, arrived, commit, rest, mainline, index, claimed, unlandedHeads));
       }
     }
   });
@@ -205,7 +221,8 @@ function handLanded(
   brought: LoggedCommit[],
   mainline: LoggedCommit[],
   index: number,
-  landings: ReadonlyMap<string, Landing>,
+  /** Branch commits that land a PR, or belong to a rebased one. */
+  claimed: ReadonlySet<string>,
   heads: ReadonlyMap<string, number[]>,
 ): Found {
   if (head.sha !== landingCommit.sha) {
@@ -214,7 +231,7 @@ function handLanded(
   }
   let start = index;
   const belongs = (commit: LoggedCommit) =>
-    commit.author === head.author && !landings.has(commit.sha) && !heads.has(commit.sha) && commit.parents.length === 1;
+    commit.author === head.author && !claimed.has(commit.sha) && !heads.has(commit.sha) && commit.parents.length === 1;
   while (start > 1 && index - start < MAX_HAND_LANDED_COMMITS && belongs(mainline[start - 1])) start -= 1;
   const own = mainline.slice(start, index + 1);
   const { title, body } = describe(undefined, head.message, own);
@@ -226,7 +243,8 @@ function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestReco
     number: pr.number,
     title: pr.title,
     body: pr.body,
-    messages: pr.landing === 'manual' && pr.commit.sha === pr.head ? pr.own.map((c) => c.message) : [pr.commit.message, ...pr.own.map((c) => c.message)],
+    // A landing commit that is one of the PR's own (fast-forwarded or rebased) is not said twice.
+    messages: pr.own.some((c) => c.sha === pr.commit.sha) ? pr.own.map((c) => c.message) : [pr.commit.message, ...pr.own.map((c) => c.message)],
     author: pr.own[0]?.author ?? pr.commit.author,
     mergedAt: new Date(pr.commit.committedAt).toISOString(),
     landing: pr.landing,

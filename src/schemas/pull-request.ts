@@ -27,7 +27,7 @@ export type PrComment = z.infer<typeof PrCommentSchema>;
  * How a PR reached the branch: a merge commit, a squash commit, through the GitHub API ('api'),
  * or by hand ('manual': found only because the clone's refs/pull/N/head is on the branch).
  */
-export const Landing = z.enum(['merge', 'squash', 'api', 'manual']);
+export const Landing = z.enum(['merge', 'squash', 'rebase', 'api', 'manual']);
 
 /** Everything mined about a merged PR except its patch, which is only fetched for chain members. */
 export const PullRequestRecordSchema = z.object({

@@ -14,10 +14,11 @@ export interface CommitSpec {
 
 /**
  * How a PR reaches main: GitHub's merge button ("Merge pull request #N from …"), a merge titled
- * "Title (#N)", GitHub's squash button, or by hand, where only refs/pull/N/head tells it was a PR:
- * a local `git merge` ("Merge branch '…'") or a fast-forward.
+ * "Title (#N)", GitHub's squash button, its rebase button (each commit replayed onto main with its
+ * author, author date and message, committed anew), or by hand, where only refs/pull/N/head tells it
+ * was a PR: a local `git merge` ("Merge branch '…'") or a fast-forward.
  */
-export type LandingStyle = 'merge' | 'merge-titled' | 'squash' | 'hand-merge' | 'fast-forward';
+export type LandingStyle = 'merge' | 'merge-titled' | 'squash' | 'rebase' | 'hand-merge' | 'fast-forward';
 
 export interface PrSpec {
   number: number;
@@ -43,6 +44,8 @@ interface PendingCommit {
   from?: number;
   merges: number[];
   changes: Map<string, string | null>;
+  /** A replayed commit keeps its author and author date; the committer is who replayed it, now. */
+  authored?: { author: string; time: number };
 }
 
 interface Tip {
@@ -83,7 +86,8 @@ export class HistoryBuilder {
   /** Forks a branch from main (`forkBack` steps ago), commits on it and lands it. */
   pr(spec: PrSpec, forkBack = 0): this {
     const fork = this.history[Math.max(0, this.history.length - 1 - forkBack)];
-    if (spec.mergedAt) this.landAt(spec.mergedAt, spec.commits.length + (spec.landing === 'fast-forward' ? 0 : 1));
+    const landingCommits = { 'fast-forward': 0, rebase: spec.commits.length }[spec.landing as string] ?? 1;
+    if (spec.mergedAt) this.landAt(spec.mergedAt, spec.commits.length + landingCommits);
     const head = this.branch(spec, fork);
     const author = spec.author ?? this.defaultAuthor;
     // What the branch changed, put onto today's main (branches here never conflict with main).
@@ -105,6 +109,12 @@ export class HistoryBuilder {
         this.tip = this.commit(`${spec.title} (#${spec.number})${body ? `\n\n${body}` : ''}`, author, this.tip, [], landed);
         break;
       }
+      case 'rebase':
+        for (const original of this.commits.slice(-spec.commits.length)) {
+          const tree = apply(this.tip.tree, Object.fromEntries(original.changes));
+          this.tip = this.commit(original.message, 'GitHub', this.tip, [], tree, { author: original.author, time: original.time });
+        }
+        break;
       case 'fast-forward':
         if (fork !== this.tip) throw new Error('a fast-forward needs a branch forked from the tip');
         this.tip = head;
@@ -166,18 +176,19 @@ export class HistoryBuilder {
     return head;
   }
 
-  private commit(message: string, author: string, parent: Tip | undefined, merges: number[], tree: Tree): Tip {
+  private commit(message: string, author: string, parent: Tip | undefined, merges: number[], tree: Tree, authored?: PendingCommit['authored']): Tip {
     this.clock += 60;
     const mark = this.commits.length + 1;
-    this.commits.push({ mark, message, author, time: this.clock, from: parent?.mark, merges, changes: difference(parent?.tree ?? new Map(), tree) });
+    this.commits.push({ mark, message, author, time: this.clock, from: parent?.mark, merges, changes: difference(parent?.tree ?? new Map(), tree), authored });
     return { mark, tree };
   }
 }
 
 function render(commit: PendingCommit, landingSha: (pr: number) => string): string {
-  const who = `${commit.author} <${commit.author.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.test> ${commit.time} +0000`;
+  const who = (name: string, time: number) => `${name} <${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.test> ${time} +0000`;
+  const author = commit.authored ? who(commit.authored.author, commit.authored.time) : who(commit.author, commit.time);
   const message = commit.message.replace(LANDING_SHA, (_, n: string) => landingSha(Number(n)));
-  const lines = [`commit refs/builder/scratch\nmark :${commit.mark}\nauthor ${who}\ncommitter ${who}\n${data(message)}`];
+  const lines = [`commit refs/builder/scratch\nmark :${commit.mark}\nauthor ${author}\ncommitter ${who(commit.author, commit.time)}\n${data(message)}`];
   if (commit.from !== undefined) lines.push(`from :${commit.from}\n`);
   for (const merge of commit.merges) lines.push(`merge :${merge}\n`);
   for (const [path, content] of commit.changes) lines.push(content === null ? `D ${path}\n` : `M 100644 inline ${path}\n${data(content)}`);

@@ -29,6 +29,20 @@ beforeAll(async () => {
       ],
     })
     .openPr({ number: 52, title: 'Never merged', commits: [{ message: 'An idea', files: { 'app/idea.py': '' } }] })
+    // Rebased: its two commits are on main under new ids; only their author, dates and messages tell.
+    .pr({
+      number: 54,
+      title: 'Rebased',
+      landing: 'rebase',
+      pullRef: true,
+      author: 'Alan Turing',
+      commits: [
+        { message: 'Count to four', files: { 'app/four.py': 'FOUR = 4\n' } },
+        { message: 'Test counting to four', files: { 'tests/test_four.py': 'def test(): pass\n' } },
+      ],
+    })
+    // The same subject by someone else, later: not one of #54's commits.
+    .direct({ message: 'Count to four', files: { 'NOTES.md': 'same subject, other author\n' } })
     // The squash message says nothing; the PR's own commits (behind its ref) name #51, #52 and #49.
     .pr({
       number: 53,
@@ -54,6 +68,7 @@ test('refs/pull/N/head finds PRs landed by hand: merged locally or fast-forwarde
   expect(mined.prs.map((pr) => [pr.number, pr.landing])).toEqual([
     [50, 'manual'],
     [51, 'manual'],
+    [54, 'rebase'],
     [53, 'squash'],
   ]);
   expect(fifty.title).toBe('Teach core to count');
@@ -65,13 +80,26 @@ test('refs/pull/N/head finds PRs landed by hand: merged locally or fast-forwarde
   expect((await git(path, ['log', '-1', '--format=%s', fiftyOne.baseSha])).trim()).toBe('Release 1.0');
 });
 
+test("a PR landed by GitHub's rebase button is found by its replayed commits: author, author date and message", async () => {
+  const rebased = mined.prs.find((pr) => pr.number === 54)!;
+  const onMain = (await git(path, ['log', '--format=%H|%an|%s', '--first-parent', 'main'])).trim().split('\n');
+  const shaOf = (subject: string) => onMain.find((line) => line.endsWith(`|Alan Turing|${subject}`))!.split('|')[0];
+  expect(rebased.commitShas).toEqual([shaOf('Count to four'), shaOf('Test counting to four')]);
+  expect(rebased.mergeSha).toBe(shaOf('Test counting to four'));
+  expect(rebased.baseSha).toBe((await git(path, ['rev-parse', `${shaOf('Count to four')}^1`])).trim());
+  expect(rebased.headSha).toBe((await git(path, ['rev-parse', 'refs/pull/54/head'])).trim());
+  expect(rebased.headSha).not.toBe(rebased.mergeSha);
+  expect([rebased.title, rebased.messages]).toEqual(['Count to four', ['Count to four', 'Test counting to four']]);
+  expect(rebased.files.map((file) => file.path)).toEqual(['app/four.py', 'tests/test_four.py']);
+});
+
 test("a squashed PR's own commits are read from its ref", () => {
   const squashed = mined.prs.find((pr) => pr.number === 53)!;
   expect(squashed.messages).toEqual(['Tidy counting (#53)\n\nTidy counting.', 'Rename X\n\nFollow-up to #51.', 'Mention #52 and #49']);
 });
 
 test('with refs, a number is a merged PR, an unmerged PR or an issue', () => {
-  expect([...mined.pullNumbers].sort()).toEqual([50, 51, 52, 53]);
+  expect([...mined.pullNumbers].sort()).toEqual([50, 51, 52, 53, 54]);
   const { edges, tally } = linkPullRequests(mined.prs, { pullNumbers: mined.pullNumbers });
   expect(edges.map(({ from, to, kind }) => [from, to, kind])).toEqual([
     [51, 50, 'follow-up'],
