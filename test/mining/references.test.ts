@@ -46,6 +46,7 @@ test.each([
   ['This reverts the cache from #1.', 'reverts'],
   ['Reapply the cache from #1 with the race fixed', 'restores'],
   ['Restore #1 after the revert', 'restores'],
+  ['Revert "Revert "Add cache (#1)""', 'restores'],
   ['Fix regression introduced by #1', 'regression-of'],
   ['Regression in #1: cache never expires', 'regression-of'],
   ['Follow up on #1: expire entries', 'follow-up'],
