@@ -9,13 +9,31 @@ const CODE_EXTENSIONS = new Set([
   'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'cs', 'rb', 'php', 'swift', 'm', 'sh', 'lua', 'r', 'jl',
 ]);
 
+/** Directories of code someone else wrote (vendored, bundled, installed), by their usual names. */
+const VENDORED_DIRECTORIES = new Set(['vendor', 'vendored', 'third_party', 'third-party', 'thirdparty', 'node_modules', 'bower_components']);
+
+/** Files a tool writes: protobuf and gRPC stubs, minified bundles, Go's generated files, and the like. */
+const GENERATED_FILE_NAMES = [
+  /\.pb\.(go|cc|h|c)$/,
+  /_pb2(_grpc)?\.pyi?$/,
+  /\.min\.(js|css)$/,
+  /(^|[._-])generated\.[a-z]+$/i,
+  /^zz_generated\./,
+  /\.g\.dart$/,
+  /\.designer\.cs$/,
+];
+
 /**
  * Sorts a changed path into test, code or other. Tests win over code so that a PR's own tests
- * can be told apart from the change they check; docs and config count as other.
+ * can be told apart from the change they check; docs and config count as other, and so do vendored
+ * and generated code: nobody in the repository wrote its lines, so rewriting them links no PRs, and a
+ * PR that only updates them changes no code of the project's own.
  */
 export function fileKind(path: string): FileKind {
   const segments = path.split('/');
   const name = segments[segments.length - 1];
+  if (segments.slice(0, -1).some((segment) => VENDORED_DIRECTORIES.has(segment.toLowerCase()))) return 'other';
+  if (GENERATED_FILE_NAMES.some((pattern) => pattern.test(name))) return 'other';
   if (segments.slice(0, -1).some((segment) => TEST_DIRECTORIES.has(segment.toLowerCase()))) return 'test';
   if (TEST_FILE_NAMES.some((pattern) => pattern.test(name))) return 'test';
   const dot = name.lastIndexOf('.');

@@ -17,6 +17,16 @@ test.each([
   ['pyproject.toml', 'other'],
   ['docs/testing.md', 'other'],
   ['Makefile', 'other'],
+  ['vendor/github.com/pkg/errors/errors.go', 'other'],
+  ['third_party/zlib/inflate.c', 'other'],
+  ['web/node_modules/left-pad/index.js', 'other'],
+  ['api/v1/service.pb.go', 'other'],
+  ['proto/service_pb2.py', 'other'],
+  ['static/app.min.js', 'other'],
+  ['pkg/apis/zz_generated.deepcopy.go', 'other'],
+  ['src/Parser.generated.ts', 'other'],
+  ['lib/vendoring.py', 'code'],
+  ['src/generator.ts', 'code'],
 ])('%s is %s', (path, kind) => {
   expect(fileKind(path)).toBe(kind);
 });
