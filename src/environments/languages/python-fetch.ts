@@ -24,7 +24,8 @@ const PLATFORMS = [
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  return compareVersions(python, '3.12') >= 0 ? 4 : 3;
+  // +1 on both when the test requirements of tools' own tables (python-tool-deps.ts) joined the resolution.
+  return compareVersions(python, '3.12') >= 0 ? 5 : 4;
 }
 
 /**
@@ -82,6 +83,8 @@ export interface PythonInputs {
   uvLock: boolean;
   /** Packages the PR's tests need that the base does not declare (python.ts addedTestRequirements), resolved with the rest. */
   prAdds: string[];
+  /** Test requirements in Poetry's, PDM's, Hatch's or tox's own tables (python-tool-deps.ts), resolved with the rest. */
+  toolDeps: string[];
 }
 
 /**
@@ -140,9 +143,10 @@ export function pythonFetch(inputs: PythonInputs) {
     if (resolved && inputs.prAdds.length) notes.push(`the PR's added test requirements (${inputs.prAdds.join(', ')}) are not installed: the base's uv.lock is taken as committed`);
     if (!resolved) {
       const adds = join(ctx.srcDir, '.chainsmith-pr-requirements.in');
-      await writeFile(adds, inputs.prAdds.join('\n') + '\n');
-      // With what the PR adds for its tests first; without it where that does not resolve with the base's pins.
-      const sourceSets = inputs.prAdds.length ? [[...inputs.sources, adds], inputs.sources] : [inputs.sources];
+      const added = [...inputs.toolDeps, ...inputs.prAdds];
+      await writeFile(adds, added.join('\n') + '\n');
+      // With the tools' test requirements and what the PR adds for its tests first; without them where they do not resolve with the project's.
+      const sourceSets = added.length ? [[...inputs.sources, adds], inputs.sources] : [inputs.sources];
       const attempts: string[][] = [inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e])];
       if (inputs.extras === 'all' || inputs.extras.length > inputs.testExtras.length) attempts.push(inputs.testExtras.flatMap((e) => ['--extra', e]));
       let failure = '';
@@ -152,6 +156,7 @@ export function pythonFetch(inputs: PythonInputs) {
           const r = await runTool(tools.uv, [...base, ...extras], { cwd: ctx.srcDir, env, signal: ctx.signal });
           if (r.code === 0) {
             if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
+            if (inputs.toolDeps.length) notes.push(s === 0 ? `test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): ${inputs.toolDeps.join(', ')}` : `the test requirements of the project's tool tables (${inputs.toolDeps.join(', ')}) do not resolve with its own and are not installed`);
             if (inputs.prAdds.length) notes.push(s === 0 ? `test requirements the PR adds, which the base does not declare: ${inputs.prAdds.join(', ')}` : `the PR's added test requirements (${inputs.prAdds.join(', ')}) do not resolve with the base's and are not installed`);
             resolved = true;
             await liftTooling([...base, ...extras]);

@@ -1,6 +1,7 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
 import { pythonFetch, pythonFetchRevision } from './python-fetch';
+import { toolTestRequirements } from './python-tool-deps';
 import { choosePython, type PythonEra } from './python-versions';
 
 /** The virtualenv a Python recipe makes; on the base image's Python it sees Debian's packages (pytest) through system site-packages. */
@@ -51,14 +52,24 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
     tomlTable(pyproject, 'tool.poetry.dependencies') !== undefined;
   const prAdds = merged ? await addedTestRequirements(files, merged) : [];
-  const requiresPython = /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ?? /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1];
-  const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0;
+  const toxIni = has('tox.ini') ? ((await files.read('tox.ini')) ?? '') : '';
+  const declaredNames = new Set(declared.map(requirementName));
+  const toolDeps = toolTestRequirements(pyproject, toxIni).filter((r) => !declaredNames.has(requirementName(r)));
+  const requiresPython =
+    /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ??
+    /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
+    // Poetry's "^3.8" and "~3.8" start at 3.8, which is what the choice of a Python needs.
+    /^\s*python\s*=\s*["'][\^~]?([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1]?.replace(/^(\d)/, '>=$1');
+  const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0 || toolDeps.some((r) => !IN_IMAGE.has(requirementName(r)));
   const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages);
   // A host Python has no Debian pytest to see: pytest is fetched with the rest.
   const testTooling = python.prefix ? ['pytest'] : [];
   const needsFetch = needsPackages || testTooling.length > 0;
 
-  const sources = project ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
+  // A pyproject.toml with a build backend but no [project] table (Poetry before 2, flit's old layout)
+  // is read by the resolver through that backend.
+  const backendOnly = !project && !has('setup.py') && tomlTable(pyproject, 'build-system') !== undefined;
+  const sources = project || backendOnly ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
   const testExtras = extras.filter((e) => TESTISH.test(e));
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
   const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
@@ -71,13 +82,13 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
     language: 'python',
     origin: installable ? 'python-package' : 'python-plain',
     toolchain: { image: 'python', version: python.version, note: python.note, ...(python.prefix ? { prefix: python.prefix } : {}) },
-    manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock'].filter(has).concat(requirementFiles),
+    manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock', ...(toxIni ? ['tox.ini'] : [])].filter(has).concat(requirementFiles),
     ...(needsFetch
       ? {
           fetch: pythonFetch({
             sources: [...sources, ...requirementFiles],
-            // setup.py's extras cannot be read without running it: ask for all of them.
-            extras: project ? nonDocExtras : has('setup.py') ? 'all' : [],
+            // Extras that setup.py, setup.cfg or a build backend declare cannot be read here: ask for all of them.
+            extras: project ? nonDocExtras : sources.length ? 'all' : [],
             testExtras,
             groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
             buildRequires,
@@ -85,6 +96,7 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
             python: python.version,
             uvLock: has('uv.lock'),
             prAdds,
+            toolDeps,
           }),
           ...(prAdds.length ? { prAdds } : {}),
           fetchRevision: pythonFetchRevision(python.version),

@@ -1,0 +1,37 @@
+import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
+
+/** Groups and environments that hold what the tests need (dev ones too: tools often keep pytest there). */
+const TEST_OR_DEV = /^(tests?|testing|dev|develop|development|default)$/i;
+
+/**
+ * Test and development requirements that tools keep outside the standard tables: Poetry's
+ * dev-dependencies and test or dev groups, PDM's dev-dependencies, Hatch's default and test
+ * environments, tox's [testenv] deps. Without them pytest plugins a project's configuration names
+ * (--cov, asyncio) are missing, and its tests fail or are skipped. Poetry's entries are names only (its
+ * version syntax is not PEP 508); the resolver picks what the registry had as of the manifests' date.
+ */
+export function toolTestRequirements(pyproject: string, toxIni: string): string[] {
+  const found: string[] = [];
+  const poetryGroups = [...pyproject.matchAll(/^\[tool\.poetry\.group\.([\w.-]+)\.dependencies\]\s*$/gm)].map((m) => m[1]).filter((g) => TEST_OR_DEV.test(g));
+  for (const table of ['tool.poetry.dev-dependencies', ...poetryGroups.map((g) => `tool.poetry.group.${g}.dependencies`)]) {
+    found.push(...tomlKeys(tomlTable(pyproject, table)).filter((name) => name !== 'python'));
+  }
+  const pdm = tomlTable(pyproject, 'tool.pdm.dev-dependencies');
+  for (const group of tomlKeys(pdm).filter((g) => TEST_OR_DEV.test(g))) found.push(...(tomlStrings(pdm, group) ?? []));
+  for (const env of ['default', 'test', 'tests']) found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), 'dependencies') ?? []));
+  found.push(...toxDeps(toxIni));
+  // A project's own name (hatch and tox often list ".[test]" or the package itself) is not fetched.
+  const seen = new Set<string>();
+  return found.filter((r) => /^[A-Za-z0-9]/.test(r) && !seen.has(requirementName(r)) && seen.add(requirementName(r)));
+}
+
+/** The requirement lines of tox.ini's [testenv] deps (continuation lines; -r files, substitutions and paths left out). */
+function toxDeps(ini: string): string[] {
+  const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(ini)?.[1] ?? '';
+  const deps = /^deps\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
+  return deps
+    .split('\n')
+    .map((line) => line.replace(/\s#.*$/, '').trim())
+    .map((line) => line.replace(/^[\w-]+:\s*/, '')) // a factor condition ("py38: mock")
+    .filter((line) => /^[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*([<>=!~;].*)?$/.test(line));
+}

@@ -1,0 +1,91 @@
+// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { detectPython } from '../../src/environments/languages/python';
+import { toolTestRequirements } from '../../src/environments/languages/python-tool-deps';
+
+test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
+  const pyproject = `
+[tool.poetry]
+name = "acme"
+
+[tool.poetry.dependencies]
+python = "^3.8"
+requests = "^2.28"
+
+[tool.poetry.dev-dependencies]
+pytest = "^7.0"
+pytest-cov = {version = "^4", optional = false}
+
+[tool.poetry.group.test.dependencies]
+pytest-asyncio = "^0.21"
+
+[tool.poetry.group.docs.dependencies]
+sphinx = "^6"
+
+[tool.pdm.dev-dependencies]
+test = ["hypothesis>=6", "freezegun"]
+lint = ["ruff"]
+
+[tool.hatch.envs.default]
+dependencies = [
+  "coverage[toml]>=6.5",
+  "pytest-mock",
+]
+`;
+  const tox = `[tox]
+envlist = py38
+
+[testenv]
+deps =
+    -r requirements/test.txt
+    {[base]deps}
+    mock>=4 ; python_version < "3.8"
+    py38: trustme
+    .
+commands = pytest {posargs}
+
+[testenv:lint]
+deps = flake8
+`;
+  expect(toolTestRequirements(pyproject, tox)).toEqual([
+    'pytest',
+    'pytest-cov',
+    'pytest-asyncio',
+    'hypothesis>=6',
+    'freezegun',
+    'coverage[toml]>=6.5',
+    'pytest-mock',
+    'mock>=4 ; python_version < "3.8"',
+    'trustme',
+  ]);
+  expect(toolTestRequirements('[project]\nname = "x"\n', '')).toEqual([]);
+});
+
+test('a Poetry project without a [project] table resolves through its build backend, with its dev group', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-poetry-'));
+  const src = join(root, 'src');
+  await mkdir(join(src, 'acme'), { recursive: true });
+  await writeFile(join(src, 'acme', '__init__.py'), '');
+  await writeFile(
+    join(src, 'pyproject.toml'),
+    [
+      '[tool.poetry]', 'name = "acme"', 'version = "0.1.0"', 'description = ""', 'authors = ["A <a@example.test>"]', '',
+      '[tool.poetry.dependencies]', 'python = "^3.8"', 'six = "^1.16"', '',
+      '[tool.poetry.group.dev.dependencies]', 'pytest-cov = "^4"', '',
+      '[build-system]', 'requires = ["poetry-core>=1.0.0"]', 'build-backend = "poetry.core.masonry.api"', '',
+    ].join('\n'),
+  );
+  const files = { rootFiles: new Set(['pyproject.toml', 'acme']), read: (p: string) => readFile(join(src, p), 'utf8').catch(() => undefined) };
+  const recipe = (await detectPython(files))!;
+  expect(recipe.origin).toBe('python-package');
+  const depsDir = join(root, 'deps');
+  await mkdir(depsDir);
+  const resolution = await recipe.fetch!({ srcDir: src, depsDir, asOf: new Date('2023-06-01T00:00:00Z'), log: () => undefined });
+  const names = resolution.packages.map((p) => p.name.toLowerCase());
+  // six from the Poetry table (through poetry-core), pytest-cov from the dev group, poetry-core to install it.
+  expect(names).toEqual(expect.arrayContaining(['six', 'pytest-cov', 'coverage', 'poetry-core']));
+  expect(resolution.notes).toContain("test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): pytest-cov");
+  await rm(root, { recursive: true, force: true });
+}, 300_000);
