@@ -82,7 +82,7 @@ test('a Poetry project without a [project] table resolves through its build back
   expect(recipe.origin).toBe('python-package');
   const depsDir = join(root, 'deps');
   await mkdir(depsDir);
-  const resolution = await recipe.fetch!({ srcDir: src, depsDir, asOf: new Date('2023-06-01T00:00:00Z'), log: () => undefined });
+  const resolution = await recipe.fetch!({ srcDir: src, depsDir, asOf: new Date('2023-06-01T00:00:00Z'), log: () => undefined, signal: new AbortController().signal });
   const names = resolution.packages.map((p) => p.name.toLowerCase());
   // six from the Poetry table (through poetry-core), pytest-cov from the dev group, poetry-core to install it.
   expect(names).toEqual(expect.arrayContaining(['six', 'pytest-cov', 'coverage', 'poetry-core']));
