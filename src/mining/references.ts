@@ -2,8 +2,10 @@ import { EdgeSchema, type Edge, type EdgeSource, type PullRequestRecord } from '
 import { splitMessage } from './commit-log';
 import { issueMediatedEdges, type IssueReference } from './issue-links';
 import { recognizeLanding } from './landing';
+import { isBot } from './filters';
 import { scanReferences, type ScannedReference } from './reference-scan';
 import { revertReferences } from './revert-titles';
+import { blankNoise } from './text-noise';
 
 /** References in comments are other people's words about the PR: weaker than the author's own. */
 const COMMENT_WEIGHT = 0.8;
@@ -65,11 +67,16 @@ export function prTexts(pr: PullRequestRecord, mined: ReadonlySet<number>): PrTe
     const number = recognizeLanding(splitMessage(text).subject, 2)?.number;
     return number !== undefined && number !== pr.number && mined.has(number);
   };
+  // A bot's PR (a dependency bump pasting upstream's release notes) says nothing of this repository's PRs.
+  if (isBot(pr)) return [];
   return [
     { text: pr.title, source: { field: 'title' as const }, weight: 1 },
-    { text: pr.body, source: { field: 'body' as const }, weight: 1 },
-    ...pr.messages.flatMap((text, index) => (othersLanding(text) ? [] : [{ text, source: { field: 'message' as const, index }, weight: 1 }])),
-    ...(pr.comments ?? []).map((comment, index) => ({ text: comment.body, source: { field: 'comment' as const, index }, weight: COMMENT_WEIGHT })),
+    { text: blankNoise(pr.body), source: { field: 'body' as const }, weight: 1 },
+    ...pr.messages.flatMap((text, index) => (othersLanding(text) ? [] : [{ text: blankNoise(text), source: { field: 'message' as const, index }, weight: 1 }])),
+    // Indexed as stored (a source names its comment), bots' comments (coverage reports naming commits) left out.
+    ...(pr.comments ?? []).flatMap((comment, index) =>
+      isBot({ author: comment.author }) ? [] : [{ text: blankNoise(comment.body), source: { field: 'comment' as const, index }, weight: COMMENT_WEIGHT }],
+    ),
   ];
 }
 

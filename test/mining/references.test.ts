@@ -75,6 +75,31 @@ test('issues, self-references and references into other repositories are dropped
   expect(tally).toEqual({ pr: 0, unmergedPr: 0, issue: 1, otherRepo: 1, unknownCommit: 0, self: 1 });
 });
 
+test("what is not the author speaking of this PR links nothing: a template's HTML comment, code, a quote, a bot's comment or PR", () => {
+  const body = [
+    '<!-- Link the issue: Fixes #1 -->',
+    'Make the cache expire. Follows up #2.',
+    '```',
+    'Traceback: see #3',
+    '```',
+    '> Someone wrote: this reverts #4',
+    '',
+  ].join('\n');
+  const comments = [
+    { kind: 'comment' as const, author: 'codecov[bot]', body: 'Coverage is unchanged since #5.' },
+    { kind: 'comment' as const, author: 'reviewer', body: 'Builds on #6 nicely.' },
+  ];
+  const bump = makePr(8, { author: 'dependabot[bot]', body: '<a href="https://github.com/up/stream/pull/9">#1</a> Follow-up to #2' });
+  const prs = [1, 2, 3, 4, 5, 6].map((n) => makePr(n)).concat(makePr(7, { body, comments }), bump);
+  const edges = extractEdges(prs);
+  expect(edges.map(({ from, to, kind, source }) => [from, to, kind, source?.field])).toEqual([
+    [7, 2, 'follow-up', 'body'],
+    [7, 6, 'follow-up', 'comment'],
+  ]);
+  // Offsets still point into the text as it is.
+  expect(body.slice(edges[0].source!.start, edges[0].source!.end)).toBe('#2');
+});
+
 test('the long forms of a reference to the same repository count; the repository name is case-blind', () => {
   const texts = [
     'Reverts Acme/Widgets#1',
