@@ -165,6 +165,7 @@ export class Environments {
           // A merge this clone lacks adds nothing: the base's manifests alone decide.
           merged: await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined),
           python,
+          testFiles: pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path),
         });
     // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
     const history = await rootCommit(repoPath, pr.baseSha);

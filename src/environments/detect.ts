@@ -1,3 +1,4 @@
+import { StageError } from '../errors';
 import type { LanguageRecipe, RepoFiles } from './contract';
 import type { PythonEra } from './languages/python-versions';
 import { detectC } from './languages/c';
@@ -22,7 +23,12 @@ export interface DetectOptions {
   merged?: RepoFiles;
   /** The Pythons the host provides besides the base image's, and the stage's base commit date, to choose one by era. */
   python?: PythonEra;
+  /** The stage PR's test files: where nothing is detected and none of them is Python, pytest is no fallback. */
+  testFiles?: string[];
 }
+
+/** What the detectors look for at the root, for the message of a repository none of them knows. */
+const KNOWN_LAYOUTS = 'Cargo.toml, go.mod, pom.xml, build.gradle, pyproject.toml, setup.py, setup.cfg, requirements*.txt, package.json, CMakeLists.txt, meson.build, Makefile';
 
 export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promise<LanguageRecipe> {
   for (const detect of DETECTORS) {
@@ -30,6 +36,15 @@ export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promi
     // A configured pytest command (extra flags, a plugin switched off) keeps applying to detected Python projects.
     if (recipe?.runner === 'pytest' && !recipe.test && /\bpytest\b/.test(opts.defaultTestCommand)) return { ...recipe, test: opts.defaultTestCommand };
     if (recipe) return recipe;
+  }
+  // Python tests run as plain files without a manifest; tests in another language do not run under pytest.
+  const tests = opts.testFiles ?? [];
+  if (tests.length && /\bpytest\b/.test(opts.defaultTestCommand) && !tests.some((f) => /\.py$|(^|\/)test[^/]*\.txt$/.test(f))) {
+    const named = tests.slice(0, 3).join(', ') + (tests.length > 3 ? ', …' : '');
+    throw new StageError(
+      `no build system chainsmith knows is at the repository's root (it looks for ${KNOWN_LAYOUTS}), and the PR's tests (${named}) are not Python ` +
+        'files pytest could run: configure a recipe for this repository (environments.repos in the config)',
+    );
   }
   return fallbackRecipe(opts.defaultTestCommand);
 }
