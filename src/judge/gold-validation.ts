@@ -7,7 +7,7 @@ import { checkoutLines } from '../sandbox/checkout';
 import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
-import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
+import { GoldTestsSchema, type Chain, type GoldTests, type TestCase, type TestSignal } from '../schemas';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
 
@@ -100,19 +100,24 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   };
   // The sandbox was opened with the carry a perfect agent would make (its tree is the gold tree, so the carried patch is empty).
   const carry = stage === 0 ? 'none' : sandbox.carry.conflicts.length ? 'conflicts' : 'clean';
-  const record = (gold: GoldTests): GoldTests => ({
-    ...gold,
-    runner: plan.runner,
-    repo: chain.repo.name,
-    prNumber: pr.number,
-    status: gold.failToPass.length ? 'verified' : 'no-verifying-test',
-    checks: { baseChecksOut: true, goldApplies: true, carry },
-  });
+  let after: TestSignal | undefined;
+  const record = (gold: GoldTests): GoldTests => {
+    const service = gold.failToPass.length ? undefined : serviceNeeded(after?.output ?? '');
+    return {
+      ...gold,
+      runner: plan.runner,
+      repo: chain.repo.name,
+      prNumber: pr.number,
+      status: gold.failToPass.length ? 'verified' : 'no-verifying-test',
+      ...(service ? { problem: `its tests seem to need a service the sandbox does not run (their output says "${service}")` } : {}),
+      checks: { baseChecksOut: true, goldApplies: true, carry },
+    };
+  };
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
   const before = await runTests(sandbox, plan, command, timeoutSeconds);
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  const after = await runTests(sandbox, plan, command, timeoutSeconds);
+  after = await runTests(sandbox, plan, command, timeoutSeconds);
   if (!before.cases && !after.cases) {
     // No per-test report either time: the command's exit status is the one test, and the stage says so.
     const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
@@ -128,6 +133,16 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
   return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, { beforeComplete, baseline }), signal: 'per-test' });
+}
+
+/**
+ * A database, cache or broker the tests tried to reach (sandboxes have no network and run no
+ * services): the line that says so, for a stage's reason; undefined when the output shows none.
+ */
+const SERVICE_FAILURE =
+  /(could not connect to server|connection to server at .* failed|Can't connect to (local )?MySQL server|Error 111 connecting to|dial tcp [^\n]*:(5432|3306|6379|27017|9092|5672|9200)\b|ECONNREFUSED [^\s]*:(5432|3306|6379|27017|9092|5672|9200)\b|Cannot connect to the Docker daemon)[^\n]*/i;
+export function serviceNeeded(output: string): string | undefined {
+  return SERVICE_FAILURE.exec(output)?.[0].trim().slice(0, 160);
 }
 
 export interface GoldValidationDeps {
@@ -186,5 +201,6 @@ export function stageCheck(gold: GoldTests, judgeModel: boolean): { status: NonN
   if (status === 'verified') return { status, judgeable: true };
   if (status === 'invalid') return { status, judgeable: false, reason: gold.problem ?? 'the stage cannot be set up' };
   if (judgeModel) return { status, judgeable: true };
-  return { status, judgeable: false, reason: 'no test of the PR fails before it and passes after it, and no judge model is configured' };
+  const why = gold.problem ? `; ${gold.problem}` : '';
+  return { status, judgeable: false, reason: `no test of the PR fails before it and passes after it, and no judge model is configured${why}` };
 }

@@ -37,7 +37,7 @@ export const GoldTestsSchema = z.object({
    * rolled out but no test tells a right answer from a wrong one; 'invalid': the stage cannot be set up.
    */
   status: z.enum(['verified', 'no-verifying-test', 'invalid']).optional(),
-  /** Why an invalid stage cannot be used (a missing base commit, a gold patch that does not apply, …). */
+  /** Why an invalid stage cannot be used (a missing base commit, a gold patch that does not apply, …), or what kept a stage's tests from verifying it (a service they need). */
   problem: z.string().optional(),
   /** The environment's test runner (src/environments/runners). */
   runner: z.string().optional(),

@@ -1,4 +1,4 @@
-import { classifyTests, outputCut, unseenBefore } from '../../src/judge/gold-validation';
+import { classifyTests, outputCut, serviceNeeded, stageCheck, unseenBefore } from '../../src/judge/gold-validation';
 import { parsePytestSummary } from '../../src/environments/runners/pytest';
 
 const OUTPUT = `..F
@@ -67,4 +67,13 @@ test("tests the PR's test files kept from building at the base are FAIL_TO_PASS 
   expect(classifyTests(before, after, 'cmd', { baseline: { ...baseline, complete: false } }).failToPass).toEqual(['a::edited', 'a::was_failing']);
   expect(unseenBefore(before, after)).toBe(true);
   expect(unseenBefore(after, after)).toBe(false);
+});
+
+test("tests that could not reach a database or broker give the stage's reason; a connection test of the project's own does not", () => {
+  const pg = 'E   psycopg2.OperationalError: connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused\nFAILED tests/test_db.py::test_insert';
+  expect(serviceNeeded(pg)).toBe('connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused');
+  expect(serviceNeeded('--- FAIL: TestCache\n    cache_test.go:12: dial tcp 127.0.0.1:6379: connect: connection refused')).toBe('dial tcp 127.0.0.1:6379: connect: connection refused');
+  expect(serviceNeeded('FAILED tests/test_client.py::test_refused - ConnectionRefusedError: [Errno 111] Connection refused')).toBeUndefined();
+  const gold = { command: 'pytest', failToPass: [], passToPass: ['a'], brokenOnGold: [], status: 'no-verifying-test' as const, problem: 'its tests seem to need a service the sandbox does not run (their output says "x")' };
+  expect(stageCheck(gold, false).reason).toBe(`no test of the PR fails before it and passes after it, and no judge model is configured; ${gold.problem}`);
 });
