@@ -39,7 +39,14 @@ describe('cargo runner', () => {
     expect(cargoTestTargets(['tests/ui/missing_colon.stderr'])).toBeUndefined();
     expect(cargoRunner.command(['tests/test.rs'])).toContain('--test test');
     expect(cargoRunner.command(['tests/test.rs'])).toContain('[ -f tests/test.rs ]');
-    expect(cargoRunner.command([])).toBe('cargo test --offline --no-fail-fast 2>&1');
+    // The whole suite: every member's too where the root declares a workspace (run with a cargo that prints its arguments).
+    const dir = mkdtempSync(join(tmpdir(), 'chainsmith-workspace-'));
+    const args = (files: string[]) => execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], { cwd: dir, encoding: 'utf8' }).trim();
+    writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n');
+    expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast');
+    writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n\n[workspace]\nmembers = ["crates/*"]\n');
+    expect(args(['crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --workspace');
+    expect(cargoRunner.command([], 'cargo test -p root')).toBe('ws=\ncargo test -p root $ws 2>&1');
   });
 
   it('enables the crate features the test files gate tests on, where Cargo.toml declares them; runs again with those also named under not(…) item by item', () => {

@@ -90,6 +90,13 @@ export function gatedFeatures(files: string[]): string {
   ].join('\n');
 }
 
+/**
+ * Shell that sets `ws` to --workspace where the root Cargo.toml declares a workspace: a root that is
+ * also a package tests only itself under plain `cargo test`, so a PR's tests in a member crate
+ * (crates/foo/tests/x.rs) would run neither before nor after its change.
+ */
+const WORKSPACE = "ws=; grep -q '^\\[workspace\\]' Cargo.toml 2>/dev/null && ws=--workspace\n";
+
 export const cargoRunner: TestRunner = {
   name: 'cargo',
   command(files, override) {
@@ -97,14 +104,18 @@ export const cargoRunner: TestRunner = {
     if (!/^cargo test\b/.test(plain)) return `${plain} 2>&1`;
     const features = gatedFeatures(files);
     const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
-    if (!features && !targets?.length) return `${plain} 2>&1`;
+    // The whole suite runs every member's tests where there are members (a configured command is left as it is).
+    const workspace = override ? 'ws=\n' : WORKSPACE;
+    if (!features && !targets?.length) return `${workspace}${plain} $ws 2>&1`;
     // A target name that is not a file of its own (a [[test]] with another path) would stop cargo: run all then.
     const select = targets?.length
       ? `sel=; if ${targets.map((t) => `{ [ -f tests/${t}.rs ] || [ -f tests/${t}/main.rs ]; }`).join(' && ')}; then sel='${targets.map((t) => `--test ${t}`).join(' ')}'; fi\n`
       : 'sel=\n';
     if (!features) return `${select}${plain} $sel 2>&1`;
+    // --workspace only for the whole suite without features: features name the root package's.
     return [
-      `${features}${select}${plain} \${features:+--features "$features"} $sel 2>&1; status=$?`,
+      `${features}${select}${workspace}[ -z "$features$both$sel" ] || ws=`,
+      `${plain} \${features:+--features "$features"} $sel $ws 2>&1; status=$?`,
       `if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; ${plain} --features "\${features:+$features,}$both" $sel 2>&1 || status=$?; fi`,
       'exit $status',
     ].join('\n');
