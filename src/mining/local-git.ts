@@ -138,9 +138,10 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     landings.set(commit.sha, landing);
   }
   // PRs rebased onto the branch: their commits are on it under new ids, their head is not.
+  const onBranch = reachableFrom(tip, bySha);
   const claimed = new Set(landings.keys());
   const rebaseStarts = new Map<string, number>();
-  for (const { number, start, end } of findRebaseLandings(mainline, bySha, heads, landed, claimed)) {
+  for (const { number, start, end } of findRebaseLandings(mainline, bySha, heads, landed, claimed, onBranch)) {
     landed.add(number);
     landings.set(mainline[end].sha, { number, landing: 'rebase' });
     rebaseStarts.set(mainline[end].sha, start);
@@ -165,12 +166,21 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     // Copied only when it must drop one: copying every unlanded head at every commit made reading
     // a clone with many pull refs quadratic.
     const sideHeads = handMerged && unlandedHeads.has(handMerged) ? new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged)) : unlandedHeads;
-    const { sides, rest } = splitSideLandings(brought, landed, sideHeads, (side) => {
-      const sideHead = heads.get(side.number);
-      return { head: sideHead, own: sideHead ? sweep.unreachedFrom(sideHead) : [] };
-    });
+    const rebasedOnto = commit.parents[1] ? { tip: commit.parents[1], find: (line: LoggedCommit[], taken: ReadonlySet<string>) => findRebaseLandings(line, bySha, heads, landed, taken, onBranch) } : undefined;
+    const { sides, rest } = splitSideLandings(
+      brought,
+      landed,
+      sideHeads,
+      (side) => {
+        const sideHead = heads.get(side.number);
+        return { head: sideHead, own: sideHead ? sweep.unreachedFrom(sideHead) : [] };
+      },
+      rebasedOnto,
+    );
     for (const side of sides) {
-      found.push({ ...side, landing: side.landing?.landing ?? 'manual', ...describe(side.landing, side.commit.message, side.own) });
+      // A rebased PR's first commit says the most, as on the branch itself.
+      const landing = side.landing?.landing === 'rebase' ? undefined : side.landing;
+      found.push({ ...side, landing: side.landing?.landing ?? 'manual', ...describe(landing, side.commit.message, side.own) });
     }
     if (landing?.landing === 'rebase') {
       // The replayed commits are the PR's own; the first of them says the most (as for a hand-landed PR).
@@ -207,6 +217,19 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
   }
   opts.onProgress?.({ phase: 'linking commits to PRs', done: mainline.length, total: mainline.length });
   return { prs, skipped, pullNumbers: new Set(heads.keys()), commits: logged.length };
+}
+
+/** Every logged commit `tip` reaches, through any parent. */
+function reachableFrom(tip: string, bySha: ReadonlyMap<string, LoggedCommit>): Set<string> {
+  const reached = new Set<string>();
+  const stack = [tip];
+  while (stack.length > 0) {
+    const commit = bySha.get(stack.pop() as string);
+    if (!commit || reached.has(commit.sha)) continue;
+    reached.add(commit.sha);
+    stack.push(...commit.parents);
+  }
+  return reached;
 }
 
 /**

@@ -13,10 +13,11 @@ export interface RebaseLanding {
 const keyOf = (commit: LoggedCommit) => `${commit.authorEmail}\x1f${commit.authoredAt}\x1f${splitMessage(commit.message).subject}`;
 
 /**
- * The PRs whose refs/pull/N/head is not on the branch but whose commits are, replayed one for one:
- * a rebase gives each commit a new id and committer date but keeps its author, author date and
- * message. A PR counts when its head's commits, walked back to where they leave the branch, match
- * consecutive commits at the branch's end of that run, none of which lands anything else or is a
+ * The PRs whose refs/pull/N/head is not on the branch but whose commits are, replayed one for one
+ * onto `mainline` (the branch's first-parent line, or a side branch's that a merge brought): a rebase
+ * gives each commit a new id and committer date but keeps its author, author date and message. A PR
+ * counts when its head's commits, walked back to one whose parent the branch reaches (where the PR
+ * was forked, wherever that is), match consecutive commits of the line, none of which lands anything else or is a
  * PR's head itself (a fast-forwarded PR whose commits another PR carried too). A key
  * that two commits of the branch share proves nothing, and a PR with a merge of its own is not
  * matched (a rebase drops it). `landed` (numbers) and `claimed` (branch commits that land a PR)
@@ -28,8 +29,9 @@ export function findRebaseLandings(
   heads: ReadonlyMap<number, string>,
   landed: ReadonlySet<number>,
   claimed: ReadonlySet<string>,
+  /** The commits the mined branch reaches (through any parent): where a PR's own commits end. */
+  onBranch: ReadonlySet<string>,
 ): RebaseLanding[] {
-  const onBranch = new Set(mainline.map((c) => c.sha));
   // A branch commit that is some PR's own head lands that PR (fast-forwarded), whatever else matches it.
   const headShas = new Set(heads.values());
   const at = new Map<string, number>();

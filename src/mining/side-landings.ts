@@ -1,5 +1,6 @@
 import { splitMessage, type LoggedCommit } from './commit-log';
 import { recognizeLanding, type Landing } from './landing';
+import type { RebaseLanding } from './rebase-landings';
 
 /** How far back a PR landed by rebase or fast-forward on a side branch is looked for. */
 const MAX_SIDE_COMMITS = 100;
@@ -29,6 +30,11 @@ export function splitSideLandings(
   landed: Set<number>,
   unlandedHeads: ReadonlyMap<string, number[]>,
   headCommits: (landing: Landing) => { head?: string; own: LoggedCommit[] },
+  /**
+   * PRs rebased onto the side branch: `find` (rebase-landings.ts) looks along its first-parent line
+   * from `tip` (the merge's second parent); `claimed` commits are taken already.
+   */
+  rebasedOnto?: { tip: string; find: (line: LoggedCommit[], claimed: ReadonlySet<string>) => RebaseLanding[] },
 ): { sides: SideLanding[]; rest: LoggedCommit[] } {
   const within = new Map(brought.map((commit) => [commit.sha, commit]));
   const claimed = new Set<string>();
@@ -78,6 +84,19 @@ export function splitSideLandings(
       for (const c of own) claimed.add(c.sha);
       const base = own[0]?.parents[0];
       if (base !== undefined) sides.push({ number, landing: undefined, commit, base, head: commit.sha, own });
+    }
+  }
+  // Rebased last: a head of its own on the side branch says more than matching commits do.
+  if (rebasedOnto && within.has(rebasedOnto.tip)) {
+    const line: LoggedCommit[] = [];
+    for (let c = within.get(rebasedOnto.tip); c; c = within.get(c.parents[0] ?? '')) line.push(c);
+    line.reverse();
+    for (const { number, head, start, end } of rebasedOnto.find(line, claimed)) {
+      if (landed.has(number)) continue;
+      landed.add(number);
+      const own = line.slice(start, end + 1);
+      for (const c of own) claimed.add(c.sha);
+      sides.push({ number, landing: { number, landing: 'rebase' }, commit: line[end], base: own[0].parents[0], head, own });
     }
   }
   sides.sort((a, b) => (order.get(a.commit.sha) ?? 0) - (order.get(b.commit.sha) ?? 0));

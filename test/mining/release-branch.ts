@@ -37,6 +37,14 @@ export class ReleaseRepo extends ScratchRepo {
     await this.run('commit', '-q', '-m', `${title} (#${number})${body ? `\n\n${body}` : ''}`);
   }
 
+  /** GitHub's rebase button onto `into`: the branch's commits replayed there (author and author date kept), refs/pull/N/head left on the originals. */
+  async rebasePr(number: number, into: string, branch: string): Promise<void> {
+    await this.run('update-ref', `refs/pull/${number}/head`, branch);
+    const commits = (await this.run('rev-list', '--reverse', `${into}..${branch}`)).trim().split('\n');
+    await this.run('checkout', '-q', into);
+    for (const sha of commits) await this.run('cherry-pick', sha);
+  }
+
   /** A one-commit PR off main, squashed onto main: the quickest way to a PR that says something. */
   async quickPr(number: number, title: string, body = '', files?: Record<string, string>): Promise<string> {
     await this.run('checkout', '-q', '-b', `pr-${number}`, 'main');

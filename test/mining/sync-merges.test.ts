@@ -49,6 +49,24 @@ async function releaseHistory(path: string, throughPr: boolean): Promise<Release
   return repo;
 }
 
+test('a PR rebased onto a release branch is found when main merges that branch, with its replayed commits', async () => {
+  const repo = await new ReleaseRepo(join(root, 'rebased-side')).init();
+  await repo.run('branch', '3.1.x');
+  // Forked before the release branch moved on: the rebase replays its two commits onto the newer tip.
+  await repo.branch('fix-d', '3.1.x', ['Guard the frobnicator', 'Test the guard']);
+  await repo.run('checkout', '-q', '3.1.x');
+  await repo.commit('release version 3.1.6', { 'CHANGES.md': '# changes\n\n3.1.6\n' });
+  await repo.rebasePr(15, '3.1.x', 'fix-d');
+  await repo.syncMerge('main', '3.1.x');
+  const { prs } = await readLocalPullRequests(repo.path);
+  const rebased = prs.find((pr) => pr.number === 15);
+  expect(rebased).toMatchObject({ landing: 'rebase', title: 'Guard the frobnicator', headSha: await repo.sha('refs/pull/15/head') });
+  expect(subjects(rebased)).toEqual(['Guard the frobnicator', 'Test the guard']);
+  expect(rebased!.commitShas).toEqual([await repo.sha('3.1.x~1'), await repo.sha('3.1.x')]);
+  expect(rebased!.baseSha).toBe(await repo.sha('3.1.x~2'));
+  expect((await repo.run('log', '-1', '--format=%s', rebased!.baseSha)).trim()).toBe('release version 3.1.6');
+});
+
 test('a sync merge of three release-branch PRs gives each PR its own commits and no false links', async () => {
   const repo = await releaseHistory(join(root, 'sync'), false);
   const { prs } = await readLocalPullRequests(repo.path);
