@@ -30,6 +30,7 @@ export function parseEvery(value: string): string {
 
 /** Option parser for --name: owner/name, or a bare name, as chain ids and reports show it. */
 export function parseRepoLabel(value: string): string {
-  if (!/^[^\s/]+(\/[^\s/]+)?$/.test(value)) throw new InputError(`--name wants owner/name (or a name) without spaces, got "${value}"`);
+  // '#' separates the name from the PR numbers in a chain id.
+  if (!/^[^\s/#]+(\/[^\s/#]+)?$/.test(value)) throw new InputError(`--name wants owner/name (or a name) without spaces or '#', got "${value}"`);
   return value;
 }

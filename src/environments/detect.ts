@@ -8,6 +8,7 @@ import { detectNode } from './languages/node';
 import { detectPython } from './languages/python';
 import { detectRust } from './languages/rust';
 import { fallbackRecipe } from './recipe';
+import { pytestFiles } from './runners/pytest';
 
 /**
  * Detectors in order: the first that recognises the repository's layout decides. Build systems that
@@ -39,7 +40,7 @@ export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promi
   }
   // Python tests run as plain files without a manifest; tests in another language do not run under pytest.
   const tests = opts.testFiles ?? [];
-  if (tests.length && /\bpytest\b/.test(opts.defaultTestCommand) && !tests.some((f) => /\.py$|(^|\/)test[^/]*\.txt$/.test(f))) {
+  if (tests.length && /\bpytest\b/.test(opts.defaultTestCommand) && !pytestFiles(tests).length) {
     const named = tests.slice(0, 3).join(', ') + (tests.length > 3 ? ', …' : '');
     throw new StageError(
       `no build system chainsmith knows is at the repository's root (it looks for ${KNOWN_LAYOUTS}), and the PR's tests (${named}) are not Python ` +

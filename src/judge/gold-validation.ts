@@ -7,7 +7,7 @@ import { checkoutLines } from '../sandbox/checkout';
 import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
-import { GoldTestsSchema, type Chain, type GoldTests, type TestCase, type TestSignal } from '../schemas';
+import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
 
@@ -100,9 +100,9 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   };
   // The sandbox was opened with the carry a perfect agent would make (its tree is the gold tree, so the carried patch is empty).
   const carry = stage === 0 ? 'none' : sandbox.carry.conflicts.length ? 'conflicts' : 'clean';
-  let after: TestSignal | undefined;
-  const record = (gold: GoldTests): GoldTests => {
-    const service = gold.failToPass.length ? undefined : serviceNeeded(after?.output ?? '');
+  /** `output`: the run after the change, where one ran (what tells of a service its tests needed). */
+  const record = (gold: GoldTests, output = ''): GoldTests => {
+    const service = gold.failToPass.length ? undefined : serviceNeeded(output);
     return {
       ...gold,
       runner: plan.runner,
@@ -117,11 +117,11 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
   const before = await runTests(sandbox, plan, command, timeoutSeconds);
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  after = await runTests(sandbox, plan, command, timeoutSeconds);
+  const after = await runTests(sandbox, plan, command, timeoutSeconds);
   if (!before.cases && !after.cases) {
     // No per-test report either time: the command's exit status is the one test, and the stage says so.
     const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
-    return record({ ...classifyTests(status(before.passed), status(after.passed), command), signal: 'exit-code' });
+    return record({ ...classifyTests(status(before.passed), status(after.passed), command), signal: 'exit-code' }, after.output);
   }
   const beforeComplete = !outputCut(before.output);
   let baseline: BaselineRun | undefined;
@@ -132,7 +132,7 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
-  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, { beforeComplete, baseline }), signal: 'per-test' });
+  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, { beforeComplete, baseline }), signal: 'per-test' }, after.output);
 }
 
 /**

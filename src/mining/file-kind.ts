@@ -32,10 +32,11 @@ const GENERATED_FILE_NAMES = [
 export function fileKind(path: string): FileKind {
   const segments = path.split('/');
   const name = segments[segments.length - 1];
-  if (segments.slice(0, -1).some((segment) => VENDORED_DIRECTORIES.has(segment.toLowerCase()))) return 'other';
-  if (GENERATED_FILE_NAMES.some((pattern) => pattern.test(name))) return 'other';
+  // Exact names: a project's own `Vendor/` module is its code.
+  if (segments.slice(0, -1).some((segment) => VENDORED_DIRECTORIES.has(segment))) return 'other';
   if (segments.slice(0, -1).some((segment) => TEST_DIRECTORIES.has(segment.toLowerCase()))) return 'test';
   if (TEST_FILE_NAMES.some((pattern) => pattern.test(name))) return 'test';
+  if (GENERATED_FILE_NAMES.some((pattern) => pattern.test(name))) return 'other';
   const dot = name.lastIndexOf('.');
   const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
   return CODE_EXTENSIONS.has(extension) ? 'code' : 'other';

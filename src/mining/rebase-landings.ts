@@ -35,18 +35,21 @@ export function findRebaseLandings(
   // A branch commit that is some PR's own head lands that PR (fast-forwarded), whatever else matches it.
   const headShas = new Set(heads.values());
   const at = new Map<string, number>();
+  const shared = new Set<string>();
   mainline.forEach((commit, index) => {
     if (commit.parents.length !== 1 || claimed.has(commit.sha) || headShas.has(commit.sha)) return;
     const key = keyOf(commit);
-    at.set(key, at.has(key) ? -1 : index);
+    if (at.has(key)) shared.add(key);
+    at.set(key, index);
   });
+  for (const key of shared) at.delete(key);
   const taken = new Set<number>();
   const found: RebaseLanding[] = [];
   for (const [number, head] of [...heads].sort(([a], [b]) => a - b)) {
     const headCommit = bySha.get(head);
     if (landed.has(number) || onBranch.has(head) || !headCommit) continue;
     const end = at.get(keyOf(headCommit));
-    if (end === undefined || end < 0) continue;
+    if (end === undefined) continue;
     let index = end;
     let commit: LoggedCommit | undefined = headCommit;
     let start: number | undefined;

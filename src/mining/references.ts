@@ -67,10 +67,12 @@ export function prTexts(pr: PullRequestRecord, mined: ReadonlySet<number>): PrTe
     const number = recognizeLanding(splitMessage(text).subject, 2)?.number;
     return number !== undefined && number !== pr.number && mined.has(number);
   };
-  // A bot's PR (a dependency bump pasting upstream's release notes) says nothing of this repository's PRs.
-  if (isBot(pr)) return [];
+  const title = { text: pr.title, source: { field: 'title' as const }, weight: 1 };
+  // A bot's PR says in its title what it carries ("[Backport] X (#123)"); its body and commits paste
+  // others' words (a dependency bump's release notes), which say nothing of this repository's PRs.
+  if (isBot(pr)) return [title];
   return [
-    { text: pr.title, source: { field: 'title' as const }, weight: 1 },
+    title,
     { text: blankNoise(pr.body), source: { field: 'body' as const }, weight: 1 },
     ...pr.messages.flatMap((text, index) => (othersLanding(text) ? [] : [{ text: blankNoise(text), source: { field: 'message' as const, index }, weight: 1 }])),
     // Indexed as stored (a source names its comment), bots' comments (coverage reports naming commits) left out.

@@ -10,11 +10,20 @@ export function blankNoise(text: string): string {
   const lines = text.replace(/<!--[\s\S]*?(?:-->|$)/g, blank).split('\n');
   let fence: string | undefined;
   for (let i = 0; i < lines.length; i++) {
-    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(lines[i])?.[1];
-    if (fence !== undefined || marker !== undefined || /^\s{0,3}>/.test(lines[i])) lines[i] = blank(lines[i]);
-    if (marker === undefined) continue;
-    if (fence === undefined) fence = marker;
-    else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+    const line = lines[i];
+    if (fence !== undefined) {
+      // A fence closes on a line of its own character alone, at least as long (CommonMark).
+      const close = /^\s{0,3}(`{3,}|~{3,})\s*$/.exec(line)?.[1];
+      if (close && close[0] === fence[0] && close.length >= fence.length) fence = undefined;
+      lines[i] = blank(line);
+      continue;
+    }
+    // An opening backtick fence's info string has no backtick: "```fix #12```" is inline code, not a fence.
+    const open = /^\s{0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (open && !(open[1][0] === '`' && open[2].includes('`'))) {
+      fence = open[1];
+      lines[i] = blank(line);
+    } else if (/^\s{0,3}>/.test(line)) lines[i] = blank(line);
   }
   return lines.join('\n');
 }

@@ -21,9 +21,10 @@ export interface ExecOptions {
  * `ID TIMEOUT CWD_BYTES CMD_BYTES INPUT_BYTES` and then those bytes. A short working directory or
  * command is read by bash's own `read -N` (a byte per system call, cheaper than a process up to a few
  * KiB); anything longer, and the input, by `dd … iflag=fullblock`, which reads exactly that many. A short
- * command runs as `bash -c`; a longer one is read from its file and run by `eval` in `bash -c`, since one
- * argument of execve holds at most 128 KiB (an agent's heredoc of a large file is longer); both run as
- * `chainsmith` ($0, which their errors start with) with no positional parameters. The command runs under
+ * command runs as `bash -c`; a longer one is read whole (trailing newlines kept) from its file and run by
+ * `eval` in `bash -c`, since one argument of execve holds at most 128 KiB (an agent's heredoc of a large
+ * file is longer); both run as `chainsmith` ($0, which their errors start with) with no positional
+ * parameters and no variable of the shell's. The command runs under
  * `timeout` (which kills its whole process group) with the input (an empty file when there is none) as its standard input:
  * never the request stream. Its output, stderr merged in order, is followed by NUL, the request's id
  * and its exit code. Variables here are not exported: commands see none of them, nor LC_ALL=C, which
@@ -42,7 +43,7 @@ field() {
 while read -r id t n_cwd n_cmd n_in; do
   field "$n_cwd" cwd || exit 70
   if [ "$n_cmd" -le 4096 ]; then field "$n_cmd" cmd || exit 70; run=(-c "$cmd" chainsmith)
-  else take "$n_cmd" "$d/cmd" || exit 70; run=(-c "eval \\"\\$(< '$d/cmd')\\"" chainsmith); fi
+  else take "$n_cmd" "$d/cmd" || exit 70; run=(-c "IFS= read -r -d '' __c < '$d/cmd'; eval \\"unset __c; \\$__c\\"" chainsmith); fi
   take "$n_in" "$d/in" || exit 70
   (cd -- "$cwd" && exec timeout -k 5 "$t" bash "\${run[@]}") < "$d/in" 2>&1
   printf '\\n\\0chainsmith-exit %s %d\\0' "$id" "$?"

@@ -246,6 +246,8 @@ class ChainRun {
 
   /** Hands the chain's state, as it is, to a fresh run (a bounded history), once no pause holds it. */
   private async continueAsNew(stage: number): Promise<never> {
+    // Paused here, it holds no sandbox either (runs that waited here before this release replay as they ran).
+    if (this.paused && patched('paused-before-continue-as-new-holds-no-sandbox')) await this.holdWhilePaused();
     await condition(() => !this.paused);
     this.state.progress.stage = stage;
     return continueAsNew<typeof chainWorkflow>({ ...this.input, state: this.state });

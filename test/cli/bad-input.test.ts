@@ -150,7 +150,7 @@ test('mine: a GitHub URL that is not one, a cache that is a file, a name with sp
   const cases: [string[], RegExp][] = [
     [['--github', 'a/b', '--github-url', 'notaurl'], /--github-url wants an http\(s\) URL, got "notaurl"/],
     [['--github', 'a/b', '--github-url', 'http://127.0.0.1:9', '--cache-dir', file], /the GitHub cache .*a-file is not a directory/],
-    [['--repo', dir, '--name', 'not a name'], /--name wants owner\/name \(or a name\) without spaces, got "not a name"/],
+    [['--repo', dir, '--name', 'not a name'], /--name wants owner\/name \(or a name\) without spaces or '#', got "not a name"/],
     [['--repo', dir, '--blame-days', ''], /--blame-days must be a whole number, got ""/],
   ];
   for (const [args, what] of cases) {

@@ -46,6 +46,8 @@ describe('cargo runner', () => {
     expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast');
     writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n\n[workspace]\nmembers = ["crates/*"]\n');
     expect(args(['crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --workspace');
+    // A PR whose tests are the root package's own does not build every member.
+    expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast');
     expect(cargoRunner.command([], 'cargo test -p root')).toBe('ws=\ncargo test -p root $ws 2>&1');
   });
 

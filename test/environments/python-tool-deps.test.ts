@@ -2,7 +2,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectPython } from '../../src/environments/languages/python';
+import { detectPython, poetryPython } from '../../src/environments/languages/python';
 import { toolTestRequirements } from '../../src/environments/languages/python-tool-deps';
 
 test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
@@ -17,6 +17,7 @@ requests = "^2.28"
 [tool.poetry.dev-dependencies]
 pytest = "^7.0"
 pytest-cov = {version = "^4", optional = false}
+acme-testing = {path = "../acme-testing", develop = true}
 
 [tool.poetry.group.test.dependencies]
 pytest-asyncio = "^0.21"
@@ -42,7 +43,8 @@ deps =
     -r requirements/test.txt
     {[base]deps}
     mock>=4 ; python_version < "3.8"
-    py38: trustme
+    py27: pytest<5
+    acme
     .
 commands = pytest {posargs}
 
@@ -58,7 +60,6 @@ deps = flake8
     'coverage[toml]>=6.5',
     'pytest-mock',
     'mock>=4 ; python_version < "3.8"',
-    'trustme',
   ]);
   expect(toolTestRequirements('[project]\nname = "x"\n', '')).toEqual([]);
 });
@@ -89,3 +90,7 @@ test('a Poetry project without a [project] table resolves through its build back
   expect(resolution.notes).toContain("test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): pytest-cov");
   await rm(root, { recursive: true, force: true });
 }, 300_000);
+
+test("Poetry's python constraint keeps its upper bound when it becomes a PEP 440 specifier", () => {
+  expect(['^3.8', '~3.7', '^3', '>=3.8,<3.12', '~=3.8', '*', undefined].map(poetryPython)).toEqual(['>=3.8,<4', '>=3.7,<3.8', '>=3.0,<4', '>=3.8,<3.12', '~=3.8', undefined, undefined]);
+});

@@ -47,6 +47,10 @@ test('make, meson and node runs are read per case from TAP, meson and check-mark
     { id: 'dates > parses', outcome: 'passed' },
     { id: 'dates > rejects junk', outcome: 'failed' },
   ]);
+  // A time at a name's end is the name's own where the reporter printed none after it ("debounces 100ms 3ms").
+  expect(runnerFor('node').parse('   ✓ debounces 100ms 3ms\n')?.map((c) => c.id)).toEqual(['debounces 100ms']);
+  // Where it did not, names that differ only in that time share an id: a failure among them is kept.
+  expect(runnerFor('node').parse('   ✓ debounces 100ms\n   × debounces 200ms\n   ✓ debounces 300ms\n')).toEqual([{ id: 'debounces', outcome: 'failed' }]);
   expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
   expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
   expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe("python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py");

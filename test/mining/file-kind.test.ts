@@ -26,6 +26,8 @@ test.each([
   ['pkg/apis/zz_generated.deepcopy.go', 'other'],
   ['src/Parser.generated.ts', 'other'],
   ['lib/vendoring.py', 'code'],
+  ['tests/test_generated.py', 'test'],
+  ['src/Vendor/Payments.php', 'code'],
   ['src/generator.ts', 'code'],
 ])('%s is %s', (path, kind) => {
   expect(fileKind(path)).toBe(kind);

@@ -48,7 +48,7 @@ describe.each(['merge', 'squash'])('a %s history', (style) => {
       '6->5 reverts',
       '7->5 restores',
       '8->2 mentions',
-      // #9 is dependabot's: what a bot's texts say links nothing ("Bump pytest, as #2 needs").
+      // #9 is dependabot's: only a bot's title links, not its commit ("Bump pytest, as #2 needs").
       '10->7 mentions',
       '11->10 fixes',
       '41->40 reverts',

@@ -60,6 +60,11 @@ test.each([
   expect(edge).toMatchObject({ from: 2, to: 1, kind });
 });
 
+test("a revert of a squashed revert restores the first PR and reverts the revert", () => {
+  const prs = [makePr(3, { title: 'Add cache' }), makePr(13, { title: 'Revert "Add cache (#3)"' }), makePr(20, { title: 'Revert "Revert "Add cache (#3)" (#13)"' })];
+  expect(extractEdges(prs).map(({ from, to, kind }) => `${from}->${to} ${kind}`)).toEqual(['13->3 reverts', '20->3 restores', '20->13 reverts']);
+});
+
 test('only the words since the previous reference qualify a reference', () => {
   const edges = extractEdges([makePr(4), makePr(9), makePr(10, { title: 'Follow-up to #4, see also #9' })]);
   expect(edges.map(({ to, kind }) => [to, kind])).toEqual([
@@ -90,11 +95,14 @@ test("what is not the author speaking of this PR links nothing: a template's HTM
     { kind: 'comment' as const, author: 'reviewer', body: 'Builds on #6 nicely.' },
   ];
   const bump = makePr(8, { author: 'dependabot[bot]', body: '<a href="https://github.com/up/stream/pull/9">#1</a> Follow-up to #2' });
-  const prs = [1, 2, 3, 4, 5, 6].map((n) => makePr(n)).concat(makePr(7, { body, comments }), bump);
+  // A bot's title still counts: a backport bot names what it carries there.
+  const backport = makePr(9, { author: 'mergify[bot]', title: 'Follow-up to #3 (backport)', body: 'Cherry-picked from #4.' });
+  const prs = [1, 2, 3, 4, 5, 6].map((n) => makePr(n)).concat(makePr(7, { body, comments }), bump, backport);
   const edges = extractEdges(prs);
   expect(edges.map(({ from, to, kind, source }) => [from, to, kind, source?.field])).toEqual([
     [7, 2, 'follow-up', 'body'],
     [7, 6, 'follow-up', 'comment'],
+    [9, 3, 'follow-up', 'title'],
   ]);
   // Offsets still point into the text as it is.
   expect(body.slice(edges[0].source!.start, edges[0].source!.end)).toBe('#2');

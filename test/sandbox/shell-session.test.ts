@@ -73,11 +73,14 @@ test('a command longer than an argument can be (an agent writing a large file by
   const r = await run(`cat > /work/big.txt <<'EOF'\n${lines}\nEOF\necho "args: $# [$1]"; wc -l < /work/big.txt; exit 4`);
   expect(r).toMatchObject({ output: 'args: 0 []\n20000\n', exitCode: 4 });
   expect((await run('tail -n 1 /work/big.txt')).output).toBe("line 19999 with 'quotes' and $dollars\n");
-  // Its errors name the line as a short command's do, not a file of the shell's.
+  // Its errors name the line as a short command's do, not a file of the shell's; its text arrives whole
+  // (a trailing backslash-newline joins nothing, as under -c), and none of the shell's variables shows.
   for (const pad of ['', `${'#'.repeat(5_000)}\n`]) {
-    const bad = await run(`${pad}echo "[$0]"\nif then`);
+    const how = pad ? 'eval' : '-c';
+    const bad = await run(`${pad}echo "[$0] [\${__c-unset}]"\nif then`);
     expect(bad.exitCode).toBe(2);
-    expect(bad.output).toMatch(new RegExp(`^\\[chainsmith\\]\nchainsmith: (-c|eval): line ${pad ? 3 : 2}: syntax error near unexpected token .then.\n`));
+    expect(bad.output).toMatch(new RegExp(`^\\[chainsmith\\] \\[unset\\]\nchainsmith: ${how}: line ${pad ? 3 : 2}: syntax error near unexpected token .then.\n`));
+    expect(await run(`${pad}echo a \\\n`)).toMatchObject({ output: 'a\n', exitCode: 0 });
   }
 });
 

@@ -142,22 +142,29 @@ export function pythonFetch(inputs: PythonInputs) {
     };
     if (resolved && inputs.prAdds.length) notes.push(`the PR's added test requirements (${inputs.prAdds.join(', ')}) are not installed: the base's uv.lock is taken as committed`);
     if (!resolved) {
-      const adds = join(ctx.srcDir, '.chainsmith-pr-requirements.in');
-      const added = [...inputs.toolDeps, ...inputs.prAdds];
-      await writeFile(adds, added.join('\n') + '\n');
-      // With the tools' test requirements and what the PR adds for its tests first; without them where they do not resolve with the project's.
-      const sourceSets = added.length ? [[...inputs.sources, adds], inputs.sources] : [inputs.sources];
+      // With the tools' test requirements and what the PR adds for its tests first; then with the PR's
+      // alone (one bad tool table does not cost them); then without either, where they do not resolve with the project's.
+      const { toolDeps, prAdds } = inputs;
+      const sourceSets: { sources: string[]; tool: boolean; pr: boolean }[] = [];
+      for (const [tool, pr] of [[true, true], [false, true]] as const) {
+        const added = [...(tool ? toolDeps : []), ...(pr ? prAdds : [])];
+        if (!added.length || (!tool && !toolDeps.length)) continue;
+        const file = join(ctx.srcDir, `.chainsmith-added-${sourceSets.length}.in`);
+        await writeFile(file, added.join('\n') + '\n');
+        sourceSets.push({ sources: [...inputs.sources, file], tool: tool && toolDeps.length > 0, pr: pr && prAdds.length > 0 });
+      }
+      sourceSets.push({ sources: inputs.sources, tool: false, pr: false });
       const attempts: string[][] = [inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e])];
       if (inputs.extras === 'all' || inputs.extras.length > inputs.testExtras.length) attempts.push(inputs.testExtras.flatMap((e) => ['--extra', e]));
       let failure = '';
-      for (const [s, sources] of sourceSets.entries()) {
+      for (const { sources, tool, pr } of sourceSets) {
         const base = [...compile(sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
         for (const [i, extras] of attempts.entries()) {
           const r = await runTool(tools.uv, [...base, ...extras], { cwd: ctx.srcDir, env, signal: ctx.signal });
           if (r.code === 0) {
             if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
-            if (inputs.toolDeps.length) notes.push(s === 0 ? `test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): ${inputs.toolDeps.join(', ')}` : `the test requirements of the project's tool tables (${inputs.toolDeps.join(', ')}) do not resolve with its own and are not installed`);
-            if (inputs.prAdds.length) notes.push(s === 0 ? `test requirements the PR adds, which the base does not declare: ${inputs.prAdds.join(', ')}` : `the PR's added test requirements (${inputs.prAdds.join(', ')}) do not resolve with the base's and are not installed`);
+            if (toolDeps.length) notes.push(tool ? `test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): ${toolDeps.join(', ')}` : `the test requirements of the project's tool tables (${toolDeps.join(', ')}) do not resolve with its own and are not installed`);
+            if (prAdds.length) notes.push(pr ? `test requirements the PR adds, which the base does not declare: ${prAdds.join(', ')}` : `the PR's added test requirements (${prAdds.join(', ')}) do not resolve with the base's and are not installed`);
             resolved = true;
             await liftTooling([...base, ...extras]);
             break;

@@ -14,24 +14,32 @@ export function toolTestRequirements(pyproject: string, toxIni: string): string[
   const found: string[] = [];
   const poetryGroups = [...pyproject.matchAll(/^\[tool\.poetry\.group\.([\w.-]+)\.dependencies\]\s*$/gm)].map((m) => m[1]).filter((g) => TEST_OR_DEV.test(g));
   for (const table of ['tool.poetry.dev-dependencies', ...poetryGroups.map((g) => `tool.poetry.group.${g}.dependencies`)]) {
-    found.push(...tomlKeys(tomlTable(pyproject, table)).filter((name) => name !== 'python'));
+    const body = tomlTable(pyproject, table) ?? '';
+    // A path, git or URL dependency is no registry package: a name lookup could fetch a stranger's.
+    const local = new Set([...body.matchAll(/^\s*"?([\w.-]+)"?\s*=\s*\{[^}\n]*\b(path|git|url)\s*=/gm)].map((m) => m[1]));
+    found.push(...tomlKeys(body).filter((name) => name !== 'python' && !local.has(name)));
   }
   const pdm = tomlTable(pyproject, 'tool.pdm.dev-dependencies');
   for (const group of tomlKeys(pdm).filter((g) => TEST_OR_DEV.test(g))) found.push(...(tomlStrings(pdm, group) ?? []));
   for (const env of ['default', 'test', 'tests']) found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), 'dependencies') ?? []));
   found.push(...toxDeps(toxIni));
-  // A project's own name (hatch and tox often list ".[test]" or the package itself) is not fetched.
-  const seen = new Set<string>();
+  // The project itself (tox and Hatch often list it) is installed from its tree, not fetched.
+  const own = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'project') ?? tomlTable(pyproject, 'tool.poetry') ?? '')?.[1];
+  const seen = new Set<string>(own ? [requirementName(own)] : []);
   return found.filter((r) => /^[A-Za-z0-9]/.test(r) && !seen.has(requirementName(r)) && seen.add(requirementName(r)));
 }
 
-/** The requirement lines of tox.ini's [testenv] deps (continuation lines; -r files, substitutions and paths left out). */
+/**
+ * The requirement lines of tox.ini's [testenv] deps (continuation lines). -r files, substitutions and
+ * paths are left out, and so are lines for some environments only ("py27: pytest<5"): which of them the
+ * stage's Python is cannot be told here, and an old pin could win over the general line.
+ */
 function toxDeps(ini: string): string[] {
   const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(ini)?.[1] ?? '';
   const deps = /^deps\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
   return deps
     .split('\n')
     .map((line) => line.replace(/\s#.*$/, '').trim())
-    .map((line) => line.replace(/^[\w-]+:\s*/, '')) // a factor condition ("py38: mock")
+    .filter((line) => !/^[\w,!-]+:\s/.test(line))
     .filter((line) => /^[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*([<>=!~;].*)?$/.test(line));
 }

@@ -58,17 +58,16 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
   const requiresPython =
     /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ??
     /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
-    // Poetry's "^3.8" and "~3.8" start at 3.8, which is what the choice of a Python needs.
-    /^\s*python\s*=\s*["'][\^~]?([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1]?.replace(/^(\d)/, '>=$1');
+    poetryPython(/^\s*python\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1]);
   const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0 || toolDeps.some((r) => !IN_IMAGE.has(requirementName(r)));
   const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages);
   // A host Python has no Debian pytest to see: pytest is fetched with the rest.
   const testTooling = python.prefix ? ['pytest'] : [];
   const needsFetch = needsPackages || testTooling.length > 0;
 
-  // A pyproject.toml with a build backend but no [project] table (Poetry before 2, flit's old layout)
-  // is read by the resolver through that backend.
-  const backendOnly = !project && !has('setup.py') && tomlTable(pyproject, 'build-system') !== undefined;
+  // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
+  // layout), not in [project], is read by the resolver through that backend.
+  const backendOnly = !project && !has('setup.py') && tomlTable(pyproject, 'build-system') !== undefined && /^\[tool\.(poetry|flit\.metadata)\]/m.test(pyproject);
   const sources = project || backendOnly ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
   const testExtras = extras.filter((e) => TESTISH.test(e));
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
@@ -107,6 +106,19 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
     path: [`${VENV}/bin`],
     runner: 'pytest',
   };
+}
+
+/**
+ * Poetry's python constraint as a PEP 440 specifier: "^3.8" is >=3.8,<4, "~3.8" is >=3.8,<3.9; PEP 440
+ * forms (">=3.8,<3.12", "~=3.8") are kept, and "*" says nothing.
+ */
+export function poetryPython(constraint: string | undefined): string | undefined {
+  const c = constraint?.trim();
+  if (!c || c === '*') return undefined;
+  const m = /^([\^~])\s*(\d+)(?:\.(\d+))?/.exec(c);
+  if (!m || c.startsWith('~=')) return c;
+  const [major, minor] = [Number(m[2]), Number(m[3] ?? 0)];
+  return m[1] === '^' ? `>=${major}.${minor},<${major + 1}` : `>=${major}.${minor},<${major}.${minor + 1}`;
 }
 
 /** Requirement files at the root and the usual nested places: test ones where there are some, else development ones (which often pull in docs and linters too). */

@@ -93,9 +93,12 @@ export function gatedFeatures(files: string[]): string {
 /**
  * Shell that sets `ws` to --workspace where the root Cargo.toml declares a workspace: a root that is
  * also a package tests only itself under plain `cargo test`, so a PR's tests in a member crate
- * (crates/foo/tests/x.rs) would run neither before nor after its change.
+ * (crates/foo/tests/x.rs) would run neither before nor after its change. Only for such PRs: every
+ * member's build (a fuzz crate, one that needs nightly) is not every PR's business.
  */
 const WORKSPACE = "ws=; grep -q '^\\[workspace\\]' Cargo.toml 2>/dev/null && ws=--workspace\n";
+/** Where the root package's own tests live: a Rust test file elsewhere is a member crate's. */
+const ROOT_PACKAGE = /^(src|tests|benches|examples)\//;
 
 export const cargoRunner: TestRunner = {
   name: 'cargo',
@@ -105,7 +108,8 @@ export const cargoRunner: TestRunner = {
     const features = gatedFeatures(files);
     const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
     // The whole suite runs every member's tests where there are members (a configured command is left as it is).
-    const workspace = override ? 'ws=\n' : WORKSPACE;
+    const inMember = files.some((f) => f.endsWith('.rs') && !ROOT_PACKAGE.test(f));
+    const workspace = override || !inMember ? 'ws=\n' : WORKSPACE;
     if (!features && !targets?.length) return `${workspace}${plain} $ws 2>&1`;
     // A target name that is not a file of its own (a [[test]] with another path) would stop cargo: run all then.
     const select = targets?.length

@@ -111,7 +111,7 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
   const env = environment.env ?? process.env;
   const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
   const token = env.CHAINSMITH_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
-  const baseUrl = apiUrl(opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API), opts.githubUrl ? '--github-url' : 'CHAINSMITH_GITHUB_URL');
+  const baseUrl = apiUrl(opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API), opts.githubUrl !== undefined ? '--github-url' : 'CHAINSMITH_GITHUB_URL');
   const { owner, name } = parseRepoName(opts.github);
   const cacheDir = opts.cacheDir ?? join(environment.dataDir, 'cache', 'github');
   const cacheStat = await stat(cacheDir).catch(() => undefined);
