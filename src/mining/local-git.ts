@@ -9,7 +9,7 @@ import { recognizeLanding, type Landing } from './landing';
 import type { ProgressListener } from './progress';
 import { withLocalPatches } from './local-patches';
 import { pullHeads } from './pull-refs';
-import { findRebaseLandings } from './rebase-landings';
+import { findRebaseLandings, RebaseCandidates } from './rebase-landings';
 import { ReachSweep } from './reach-sweep';
 import { splitSideLandings } from './side-landings';
 
@@ -138,10 +138,10 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     landings.set(commit.sha, landing);
   }
   // PRs rebased onto the branch: their commits are on it under new ids, their head is not.
-  const onBranch = reachableFrom(tip, bySha);
+  const rebaseCandidates = new RebaseCandidates(heads, bySha, reachableFrom(tip, bySha));
   const claimed = new Set(landings.keys());
   const rebaseStarts = new Map<string, number>();
-  for (const { number, start, end } of findRebaseLandings(mainline, bySha, heads, landed, claimed, onBranch)) {
+  for (const { number, start, end } of findRebaseLandings(mainline, rebaseCandidates, landed, claimed)) {
     landed.add(number);
     landings.set(mainline[end].sha, { number, landing: 'rebase' });
     rebaseStarts.set(mainline[end].sha, start);
@@ -166,7 +166,7 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     // Copied only when it must drop one: copying every unlanded head at every commit made reading
     // a clone with many pull refs quadratic.
     const sideHeads = handMerged && unlandedHeads.has(handMerged) ? new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged)) : unlandedHeads;
-    const rebasedOnto = commit.parents[1] ? { tip: commit.parents[1], find: (line: LoggedCommit[], taken: ReadonlySet<string>) => findRebaseLandings(line, bySha, heads, landed, taken, onBranch) } : undefined;
+    const rebasedOnto = commit.parents[1] ? { tip: commit.parents[1], find: (line: LoggedCommit[], taken: ReadonlySet<string>) => findRebaseLandings(line, rebaseCandidates, landed, taken) } : undefined;
     const { sides, rest } = splitSideLandings(
       brought,
       landed,

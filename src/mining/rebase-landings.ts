@@ -13,57 +13,79 @@ export interface RebaseLanding {
 const keyOf = (commit: LoggedCommit) => `${commit.authorEmail}\x1f${commit.authoredAt}\x1f${splitMessage(commit.message).subject}`;
 
 /**
+ * The pull refs whose head the mined branch does not reach, by their head commit's key: the only PRs
+ * a rebase can have landed. Built once per mine; every line is then matched against it.
+ */
+export class RebaseCandidates {
+  private readonly byKey = new Map<string, { number: number; head: LoggedCommit }[]>();
+  /** A branch commit that is some PR's own head lands that PR (fast-forwarded), whatever else matches it. */
+  readonly headShas: ReadonlySet<string>;
+
+  constructor(
+    heads: ReadonlyMap<number, string>,
+    readonly bySha: ReadonlyMap<string, LoggedCommit>,
+    /** The commits the mined branch reaches (through any parent): where a PR's own commits end. */
+    readonly onBranch: ReadonlySet<string>,
+  ) {
+    this.headShas = new Set(heads.values());
+    for (const [number, sha] of heads) {
+      const head = bySha.get(sha);
+      if (!head || onBranch.has(sha)) continue;
+      const key = keyOf(head);
+      this.byKey.set(key, [...(this.byKey.get(key) ?? []), { number, head }]);
+    }
+  }
+
+  headsKeyed(key: string): readonly { number: number; head: LoggedCommit }[] {
+    return this.byKey.get(key) ?? [];
+  }
+}
+
+/**
  * The PRs whose refs/pull/N/head is not on the branch but whose commits are, replayed one for one
- * onto `mainline` (the branch's first-parent line, or a side branch's that a merge brought): a rebase
- * gives each commit a new id and committer date but keeps its author, author date and message. A PR
- * counts when its head's commits, walked back to one whose parent the branch reaches (where the PR
- * was forked, wherever that is), match consecutive commits of the line, none of which lands anything else or is a
- * PR's head itself (a fast-forwarded PR whose commits another PR carried too). A key
- * that two commits of the branch share proves nothing, and a PR with a merge of its own is not
- * matched (a rebase drops it). `landed` (numbers) and `claimed` (branch commits that land a PR)
- * are left as they are.
+ * onto `line` (the branch's first-parent line, or a side branch's that a merge brought), oldest first:
+ * a rebase gives each commit a new id and committer date but keeps its author, author date and
+ * message. A PR counts when its head's commits, walked back to one whose parent the branch reaches
+ * (where the PR was forked, wherever that is), match consecutive commits of the line, none of which
+ * lands anything else or is a PR's head itself (a fast-forwarded PR whose commits another PR carried
+ * too). A key that two commits of the line share proves nothing, and a PR with a merge of its own is
+ * not matched (a rebase drops it). Lower numbers are matched first. `landed` (numbers) and `claimed`
+ * (branch commits that land a PR) are left as they are.
  */
 export function findRebaseLandings(
-  mainline: readonly LoggedCommit[],
-  bySha: ReadonlyMap<string, LoggedCommit>,
-  heads: ReadonlyMap<number, string>,
+  line: readonly LoggedCommit[],
+  candidates: RebaseCandidates,
   landed: ReadonlySet<number>,
   claimed: ReadonlySet<string>,
-  /** The commits the mined branch reaches (through any parent): where a PR's own commits end. */
-  onBranch: ReadonlySet<string>,
 ): RebaseLanding[] {
-  // A branch commit that is some PR's own head lands that PR (fast-forwarded), whatever else matches it.
-  const headShas = new Set(heads.values());
   const at = new Map<string, number>();
   const shared = new Set<string>();
-  mainline.forEach((commit, index) => {
-    if (commit.parents.length !== 1 || claimed.has(commit.sha) || headShas.has(commit.sha)) return;
+  line.forEach((commit, index) => {
+    if (commit.parents.length !== 1 || claimed.has(commit.sha) || candidates.headShas.has(commit.sha)) return;
     const key = keyOf(commit);
     if (at.has(key)) shared.add(key);
     at.set(key, index);
   });
   for (const key of shared) at.delete(key);
+  const matches = [...at].flatMap(([key, end]) => candidates.headsKeyed(key).map((c) => ({ ...c, end })));
   const taken = new Set<number>();
   const found: RebaseLanding[] = [];
-  for (const [number, head] of [...heads].sort(([a], [b]) => a - b)) {
-    const headCommit = bySha.get(head);
-    if (landed.has(number) || onBranch.has(head) || !headCommit) continue;
-    const end = at.get(keyOf(headCommit));
-    if (end === undefined) continue;
+  for (const { number, head, end } of matches.sort((a, b) => a.number - b.number)) {
+    if (landed.has(number)) continue;
     let index = end;
-    let commit: LoggedCommit | undefined = headCommit;
+    let commit: LoggedCommit | undefined = head;
     let start: number | undefined;
     while (commit && commit.parents.length === 1 && at.get(keyOf(commit)) === index && !taken.has(index)) {
-      if (onBranch.has(commit.parents[0])) {
+      if (candidates.onBranch.has(commit.parents[0])) {
         start = index;
         break;
       }
-      commit = bySha.get(commit.parents[0]);
+      commit = candidates.bySha.get(commit.parents[0]);
       index -= 1;
     }
     if (start === undefined) continue;
     for (let i = start; i <= end; i++) taken.add(i);
-    found.push({ number, head, start, end });
+    found.push({ number, head: head.sha, start, end });
   }
   return found;
 }
