@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeAtomic } from '../atomic-file';
 
 /** Where the artifact store keeps its bytes: a directory, or a bucket shared by several hosts. */
 export interface BlobBackend {
@@ -24,11 +24,7 @@ export class DirectoryBackend implements BlobBackend {
 
   /** Temp file then rename, so a crash never leaves a half-written blob or pointer. */
   async write(key: string, bytes: Buffer): Promise<void> {
-    const path = join(this.root, key);
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, bytes);
-    await rename(tmp, path);
+    await writeAtomic(join(this.root, key), bytes);
   }
 
   describe(): string {

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { InputError } from '../errors';
 
@@ -39,10 +37,3 @@ export function toJsonl(rows: unknown[]): string {
   return rows.map((row) => `${JSON.stringify(row)}\n`).join('');
 }
 
-/** Written whole or not at all: a crash or a full disk never leaves a half-written export behind. */
-export async function writeAtomic(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, path);
-}

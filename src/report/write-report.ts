@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { writeAtomic } from '../dataset/jsonl';
+import { writeAtomic } from '../atomic-file';
 import { loadExport } from './load-export';
 import { page } from './page';
 import { plots, type Prices } from './plots';

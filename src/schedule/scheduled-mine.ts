@@ -1,5 +1,6 @@
-import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeAtomic } from '../atomic-file';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import { mineToFiles, type MineResult } from '../mining/output/mine-to-files';
@@ -35,8 +36,7 @@ export async function mineForSchedule(config: Config, run: ScheduledRunInput, in
   // Recorded before the mine's files move on: an attempt cut short after that still hands its chains on.
   const beforeWrite = async (mined: MineResult) => {
     result = await asBatch(config, run, repo.source, mined.added);
-    await writeFile(`${record}.tmp`, JSON.stringify(result));
-    await rename(`${record}.tmp`, record);
+    await writeAtomic(record, JSON.stringify(result));
   };
   await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), quiet: true, beforeWrite }, { dataDir: config.dataDir, warn });
   return result;

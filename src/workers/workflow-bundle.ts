@@ -1,8 +1,9 @@
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { writeAtomic } from '../atomic-file';
 
 /** Bundles kept per folder; older ones (of workflow code since changed, or of other checkouts) are removed. */
 const KEEP = 8;
@@ -30,13 +31,9 @@ export async function cachedWorkflowBundle(workflowsPath: string, cacheDir = wor
   const codePath = join(cacheDir, `workflows-${await codeHash(dirname(workflowsPath))}.js`);
   if (await stat(codePath).then(() => true, () => false)) return { codePath };
   const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
-  const partial = `${codePath}.${process.pid}.tmp`;
   try {
-    await mkdir(cacheDir, { recursive: true });
-    await writeFile(partial, code);
-    await rename(partial, codePath);
+    await writeAtomic(codePath, code);
   } catch {
-    await rm(partial, { force: true }).catch(() => undefined);
     return { code };
   }
   await prune(cacheDir);

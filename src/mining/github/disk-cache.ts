@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { z } from 'zod';
+import { writeAtomic } from '../../atomic-file';
 
 /**
  * One JSON file per answer, written whole (temp file + rename) so an interrupted mine leaves no
@@ -53,10 +54,6 @@ export class DiskCache {
   }
 
   async write(key: string, value: unknown): Promise<void> {
-    const file = this.fileOf(key);
-    await mkdir(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(value));
-    await rename(tmp, file);
+    await writeAtomic(this.fileOf(key), JSON.stringify(value));
   }
 }

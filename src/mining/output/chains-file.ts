@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeAtomic } from '../../atomic-file';
 import { InputError } from '../../errors';
 import { ChainSchema, type Chain } from '../../schemas';
 
@@ -33,7 +34,5 @@ export async function readChains(path: string): Promise<Chain[]> {
 
 /** Written whole or not at all. */
 export async function writeChains(path: string, chains: Chain[]): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, chains.map((c) => JSON.stringify(c)).join('\n') + (chains.length ? '\n' : ''));
-  await rename(tmp, path);
+  await writeAtomic(path, chains.map((c) => JSON.stringify(c)).join('\n') + (chains.length ? '\n' : ''));
 }

@@ -1,5 +1,6 @@
-import { rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { writeAtomic } from '../../atomic-file';
 import { dateWindow, describeWindow } from '../../date-window';
 import { InputError } from '../../errors';
 import { apiPatches } from '../github/api-patches';
@@ -182,7 +183,6 @@ export interface MineToFilesOptions extends Omit<GitHubSourceOptions, 'github'> 
   beforeWrite?: (result: MineResult) => Promise<void>;
 }
 
-/** Option parser for a number from 0 to 1. */
 /** chains.jsonl → chains.prs.jsonl, chains.edges.jsonl, chains.summary.json and chains.cursor.json beside it. */
 export function companionPaths(out: string): { prs: string; edges: string; summary: string; cursor: string } {
   const stem = out.replace(/\.jsonl?$/, '');
@@ -207,13 +207,6 @@ export async function checkOutputLocation(out: string): Promise<void> {
     throw new InputError(`--out ${out}: cannot write in ${folder} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
   }
   await unlink(probe);
-}
-
-/** Written whole or not at all, like the chains file. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, path);
 }
 
 /** The tip a local mine reads, checked against the cursor's: undefined through the API. */
@@ -254,13 +247,13 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   }
   if (previous) result = await growPrevious(previous, result, opts);
   await opts.beforeWrite?.(result);
-  await writeAtomically(paths.prs, result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''));
-  await writeAtomically(paths.edges, result.edges.map((edge) => JSON.stringify(EdgeSchema.parse(edge)) + '\n').join(''));
-  await writeAtomically(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
+  await writeAtomic(paths.prs, result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''));
+  await writeAtomic(paths.edges, result.edges.map((edge) => JSON.stringify(EdgeSchema.parse(edge)) + '\n').join(''));
+  await writeAtomic(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
   // Last: a mine cut short before here is redone whole by the next one, never half-counted as seen.
   const cursor: MineCursor = { version: 1, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
-  await writeAtomically(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
+  await writeAtomic(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
   if (!opts.quiet) report(result.summary, result.chains, opts.out, paths);
   return result;
 }
