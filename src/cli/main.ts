@@ -4,7 +4,7 @@ import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
 import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
-import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel } from './option-parsers';
+import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel, parseStrength } from './option-parsers';
 
 // Each command loads its modules when it runs: `--help`, a bad flag or `mine` need neither the Temporal
 // worker's native runtime nor Docker's or S3's clients, which take most of a second to load.
@@ -48,6 +48,8 @@ program
   .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), 5)
   .option('--max-chains-per-pr <n>', 'how many chains one PR may join (default 3)', (v) => parsePositive('--max-chains-per-pr', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6; plain mentions are 0.5)', (v) => parseFraction('--min-confidence', v))
+  .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added) or weak (also deprecate → remove, typo, test or message follow-ups; the default)', parseStrength)
+  .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
   .option('--blame-days <n>', `code-history links: lines a PR rewrites that another wrote within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))
   .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), 2000)
   .option('--keep-bots', 'keep PRs opened by bots')
@@ -174,6 +176,8 @@ schedule
   .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), 3)
   .option('--max-length <n>', 'longest chain', (v) => parsePositive('--max-length', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6)', (v) => parseFraction('--min-confidence', v))
+  .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added) or weak (also deprecate → remove, typo, test or message follow-ups; the default)', parseStrength)
+  .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
   .option('--blame-days <n>', `code-history links within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))
   .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE${DATE_FORMS}: a model's training cutoff`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE${DATE_FORMS}`, (v) => parseDateOption('--merged-before', v))

@@ -16,6 +16,14 @@ export const EdgeSourceSchema = z.object({
 });
 export type EdgeSource = z.infer<typeof EdgeSourceSchema>;
 
+/**
+ * How much the later PR needs the earlier one (shared/DESIGN.md, "What counts as a link"). 'strong': it
+ * fixes a defect the earlier one introduced, reverts or restores it, or changes or extends behaviour it
+ * added; 'weak': real but thin (deprecate → remove, a typo in its text, a small test or message follow-up).
+ */
+export const Strength = z.enum(['strong', 'weak']);
+export type Strength = z.infer<typeof Strength>;
+
 /** `from` depends on `to`: `to` must come earlier in a chain. */
 export const EdgeSchema = z.object({
   from: z.number().int().positive(),
@@ -24,6 +32,10 @@ export const EdgeSchema = z.object({
   evidence: z.string(),
   confidence: z.number().min(0).max(1),
   source: EdgeSourceSchema.optional(),
+  // Edges mined before strength was known lack these two.
+  strength: Strength.optional(),
+  /** Why the edge has its strength. */
+  strengthWhy: z.string().optional(),
 });
 export type Edge = z.infer<typeof EdgeSchema>;
 
@@ -43,5 +55,7 @@ export const ChainSchema = z.object({
   edges: z.array(EdgeSchema),
   /** Mean confidence of the links that hold the chain together, in [0, 1]. */
   score: z.number().min(0).max(1).optional(),
+  /** The weakest of the links that hold the chain together. */
+  strength: Strength.optional(),
 });
 export type Chain = z.infer<typeof ChainSchema>;
