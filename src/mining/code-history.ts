@@ -74,9 +74,12 @@ const REWORK_MIN_LINES = 5;
 const REWORK_MIN_SHARE = 0.25;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
-/** A PR that puts back elsewhere most of what it removes moves code (a file split, a re-wrap): a sweep. */
+/**
+ * A PR that puts back elsewhere most of what it removes moves code (a file split, helpers moved to
+ * their own module): a sweep, unless it says it fixes something (a check moved before the use).
+ */
 const MOVED_SHARE = 0.8;
-const MOVED_MIN_LINES = 10;
+const MOVED_MIN_LINES = 3;
 /** A version release's bump lines: whoever wrote the old version string is no cause of the release. */
 const VERSION_LINE = /version|\b\d+\.\d+\.\d+\b/i;
 
@@ -204,7 +207,7 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const kind = blamedKind(pr);
   const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha]).catch(() => '');
   const change = readChange(diff, new Set(paths.concat(pathsOf(pr, kind))), isVersionRelease(pr) ? VERSION_LINE : undefined);
-  if (change.removed >= MOVED_MIN_LINES && change.moved >= MOVED_SHARE * change.removed) return [];
+  if (change.removed >= MOVED_MIN_LINES && change.moved >= MOVED_SHARE * change.removed && !saysFix(pr)) return [];
   const deprecations = await deprecationEdges(ctx, pr, change.text, diff, (path) => fileComments(ctx, pr, path));
   const oldLines = [...change.ranges.values()].flat().reduce((sum, [, count]) => sum + count, 0);
   if (oldLines === 0 || oldLines > MAX_OLD_LINES) return deprecations;

@@ -50,7 +50,9 @@ export async function findCopies(prs: readonly PullRequestRecord[], textEdges: r
       if (found.length === 1) mark(pr.number, found[0], `cherry-picked from #${found[0]}`);
     }
   }
-  if (clone) for (const [copy, original] of await samePatches(clone, prs)) mark(copy, original, `the same patch as #${original}`);
+  // The same patch after a revert of it lands it again: a restore, a stage of its own.
+  const reverted = new Set(textEdges.filter((edge) => edge.kind === 'reverts').map((edge) => edge.to));
+  if (clone) for (const [copy, original] of await samePatches(clone, prs)) if (!reverted.has(original)) mark(copy, original, `the same patch as #${original}`);
   return copies;
 }
 

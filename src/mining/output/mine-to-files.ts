@@ -266,7 +266,11 @@ function unchanged(previous: PreviousMine): MineResult {
 
 function report(summary: MiningSummary, chains: Chain[], out: string, paths: ReturnType<typeof companionPaths>): void {
   const dropped = Object.entries(summary.dropped).filter(([, n]) => n > 0).map(([why, n]) => `${n} ${why}`);
-  const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
+  const strengths = (kind: string) => {
+    const counts = summary.linksByKind?.[kind as keyof typeof summary.edgesByKind];
+    return counts ? ` (${counts.strong} strong, ${counts.weak} weak)` : '';
+  };
+  const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}${strengths(kind)}`);
   const lengths = Object.entries(summary.chainsByLength).map(([length, n]) => `${n}×${length}`);
   const requests = summary.requests === undefined ? '' : `; ${summary.requests} GitHub requests, ${summary.cacheHits} answers from the cache`;
   console.log(`mined ${summary.prsSeen} PRs (${summary.prsEligible} eligible${dropped.length ? `; left out ${dropped.join(', ')}` : ''})${requests}`);
@@ -275,11 +279,15 @@ function report(summary: MiningSummary, chains: Chain[], out: string, paths: Ret
     const { chainsLeftOut, chainsShortened } = summary.dates;
     console.log(`dates: ${describeWindow(summary.dates)}; ${chainsLeftOut} chain(s) reaching outside left out, ${chainsShortened} kept as their inside part`);
   }
-  console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs)` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
+  const { funnel, chainsByStrength } = summary;
+  if (funnel) console.log(`funnel: ${funnel.merged} merged → ${funnel.eligible} eligible → ${funnel.linked} linked → ${funnel.inChains} in chains`);
+  const tested = summary.chainsWithTests === undefined ? '' : `; ${summary.chainsWithTests} with a test change in every stage`;
+  const strong = chainsByStrength ? `; ${chainsByStrength.strong} strong, ${chainsByStrength.weak} weak` : '';
+  console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs${strong}${tested})` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
   const grown = summary.incremental;
   if (grown) {
     console.log(`since the last mine (last merge ${grown.since ?? 'none'}): ${grown.newPrs} new PRs, ${grown.newEdges} new edges, ${grown.chainsAdded} new chains (${grown.chainsExtended} grown from an earlier one); cursor → ${paths.cursor}`);
   }
   // After a rerun only the chains it added are listed; the earlier ones are in the file as they were.
-  for (const c of grown ? chains.slice(chains.length - grown.chainsAdded) : chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}`);
+  for (const c of grown ? chains.slice(chains.length - grown.chainsAdded) : chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}${c.strength ? `, ${c.strength}` : ''}`);
 }
