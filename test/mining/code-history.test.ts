@@ -197,9 +197,9 @@ test('a PR that speaks of a sweep\'s topic and changes lines the sweep wrote rep
   const { prs } = await readLocalPullRequests(repo.path);
   const edges = await codeHistoryEdges(repo.path, prs, prs);
   expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
-    // One line of a one-line change: any edit's, below a link; naming the sweep's topic lifts it.
-    '3->1 0.55: #3 changes 1 line that #1 wrote (50% of its 2 changed lines of code)',
-    '4->2 0.7: #4 changes 1 line that #2 wrote (50% of its 2 changed lines of code); #4 speaks of the same sweep',
+    // One line of a one-line change is not all about #1 (a full share scores 0.8).
+    '3->1 0.63: #3 changes 1 line that #1 wrote (67% of its 2 changed lines of code)',
+    '4->2 0.78: #4 changes 1 line that #2 wrote (67% of its 2 changed lines of code); #4 speaks of the same sweep',
   ]);
 });
 
