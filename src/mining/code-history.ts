@@ -268,7 +268,7 @@ async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: numbe
   // A modified line is one removal and one addition; the share is of everything B changed, and of no less than a few lines.
   const share = Math.min(1, (2 * n) / Math.max(MIN_CHANGED_LINES, changed));
   const bonus = words.bonus + (repaired ? SAME_SWEEP_BONUS : 0);
-  const rework = reworkShare(pr, a, overlap.code, kind);
+  const rework = reworkShare(pr, a, overlap.code + overlap.doc, kind);
   const docsOnly = overlap.code === 0;
   const lines = overlap.code + overlap.doc;
   const why = `${words.why}${repaired ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
