@@ -61,6 +61,16 @@ beforeAll(async () => {
   await mergePr(8, 'Base two reads the table', {
     'lib.c': lines([BASE[0], 'int base_two(void) { return table_base_value_two; }'], [ALPHA[0], ALPHA[1].replace(/^ {4}/, '\t'), '\treturn alpha_result * ALPHA_SCALE_FACTOR / 2;', '}']),
   }, `Base two reads the table\n\nLike ${sha.squash2.slice(0, 9)} did for beta.`);
+  // GitHub's rebase button: the branch's two commits replayed onto main with their authors and dates.
+  await repo.run('checkout', '-q', '-b', 'pr/9', 'main');
+  await repo.commit('Epsilon file', { 'epsilon.c': lines(['int epsilon_value = 5;']) });
+  await repo.commit('Epsilon doubled', { 'epsilon.c': lines(['int epsilon_value = 10;']) });
+  await repo.run('update-ref', 'refs/pull/9/head', 'HEAD');
+  await repo.run('checkout', '-q', 'main');
+  const picks = (await git(repo.path, ['rev-list', '--reverse', 'main..pr/9'])).trim().split('\n');
+  await git(repo.path, ['-c', 'commit.gpgsign=false', 'cherry-pick', ...picks], {
+    env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_COMMITTER_NAME: 'Button', GIT_COMMITTER_EMAIL: 'button@example.test', GIT_COMMITTER_DATE: '1900000000 +0000' },
+  });
   prs = (await readLandedPrs(repo.path)).prs;
 });
 
@@ -77,13 +87,17 @@ test('the reader finds each PR with how it landed, in landing order', () => {
     [6, 'squash', 'Bounded beta lookup'],
     [7, 'merge', 'More notes'],
     [8, 'merge', 'Base two reads the table'],
+    [9, 'rebase', 'Epsilon doubled'],
   ]);
+  const rebased = prs.find((pr) => pr.number === 9) as LandedPr;
+  expect(rebased.landingShas).toHaveLength(2);
+  expect(rebased.ownShas).toHaveLength(2);
   const times = prs.map((pr) => pr.landedAt);
   expect([...times].sort()).toEqual(times);
 });
 
 test('pairs: a number, a commit id, a shared issue, blame through a re-indent and through a move; none for lines A did not add', async () => {
-  const { candidates } = await scanCandidates(repo.path, prs, new Set([1, 2, 3, 5, 6, 7, 8]));
+  const { candidates } = await scanCandidates(repo.path, prs, new Set([1, 2, 3, 5, 6, 7, 8, 9]));
   expect(candidates.map(({ from, to, scans }) => ({ from, to, scans }))).toEqual([
     { from: 5, to: 1, scans: ['blame'] },
     { from: 6, to: 2, scans: ['blame'] },
@@ -96,7 +110,7 @@ test('pairs: a number, a commit id, a shared issue, blame through a re-indent an
 });
 
 test('a dossier holds both PRs and the lines B took over from A, and pairs.jsonl the pairs', async () => {
-  const { candidates, texts } = await scanCandidates(repo.path, prs, new Set([1, 2, 3, 5, 6, 7, 8]));
+  const { candidates, texts } = await scanCandidates(repo.path, prs, new Set([1, 2, 3, 5, 6, 7, 8, 9]));
   const out = join(root, 'dossiers');
   const stats = await writeDossiers(repo.path, out, prs, texts, candidates);
   expect(stats.files.map((file) => [file.name, file.pairs])).toEqual([

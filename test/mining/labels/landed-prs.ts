@@ -25,6 +25,7 @@ const SQUASH_SUBJECT = /\(#(\d+)\)$/;
 const MERGE_PULL = /^Merge pull request #(\d+) /;
 /** A PR whose pull head holds more commits than this was opened from a long-lived branch; its list is cut. */
 const MAX_OWN = 300;
+const FORMAT = '%H%x1f%P%x1f%cI%x1f%ae%x1f%aI%x1f%s';
 
 interface Commit {
   sha: string;
@@ -52,14 +53,15 @@ export async function readLandedPrs(clone: string): Promise<{ prs: LandedPr[]; s
     const n = PULL_HEAD.exec(ref ?? '')?.[1];
     if (n !== undefined) heads.set(Number(n), sha);
   }
-  const log = await git(clone, ['log', '--format=%H%x1f%P%x1f%cI%x1f%ae%x1f%aI%x1f%s', 'HEAD']);
+  const log = await git(clone, ['log', `--format=${FORMAT}`, 'HEAD']);
   const commits = new Map<string, Commit>();
   const order: Commit[] = []; // newest first, as git log prints
+  const copies = new Map<string, string[]>();
   for (const line of log.split('\n').filter(Boolean)) {
-    const [sha, parents, committedAt, email, authoredAt, subject] = line.split('\x1f');
-    const commit = { sha, parents: parents ? parents.split(' ') : [], committedAt, kept: `${email}\x1f${authoredAt}\x1f${subject}`, subject };
-    commits.set(sha, commit);
+    const commit = parseCommit(line);
+    commits.set(commit.sha, commit);
     order.push(commit);
+    copies.set(commit.kept, [...(copies.get(commit.kept) ?? []), commit.sha]);
   }
   const mergersOf = new Map<string, Commit[]>();
   for (const commit of order) for (const parent of commit.parents.slice(1)) mergersOf.set(parent, [...(mergersOf.get(parent) ?? []), commit]);
@@ -72,7 +74,7 @@ export async function readLandedPrs(clone: string): Promise<{ prs: LandedPr[]; s
   for (const commit of order) byKept.set(commit.kept, commit); // the oldest wins: the first replay
 
   const firstParent = new Set((await git(clone, ['rev-list', '--first-parent', 'HEAD'])).split('\n').filter(Boolean));
-  const graph: Graph = { commits, firstParent, pullHeads: new Set(heads.values()), mergersOf, bySquash, byKept };
+  const graph: Graph = { commits, firstParent, pullHeads: new Set(heads.values()), mergersOf, bySquash, byKept, copies };
   const prs: LandedPr[] = [];
   const skipped: number[] = [];
   for (const number of [...merged].sort((a, b) => a - b)) {
@@ -103,6 +105,8 @@ interface Graph {
   mergersOf: Map<string, Commit[]>;
   bySquash: Map<number, Commit[]>;
   byKept: Map<string, Commit>;
+  /** Branch commits by what a rebase keeps: more than one where the same change was applied again. */
+  copies: Map<string, string[]>;
 }
 
 async function readOne(clone: string, number: number, head: string | undefined, graph: Graph): Promise<LandedPr | undefined> {
@@ -113,25 +117,78 @@ async function readOne(clone: string, number: number, head: string | undefined, 
     const mergers = graph.mergersOf.get(head) ?? [];
     const merge = mergers.find((m) => mentions(m.subject, number)) ?? mergers[mergers.length - 1];
     if (merge) {
-      const own = await revList(clone, [head, `^${merge.parents[0]}`]);
+      const brought = await commitsOf(clone, await revList(clone, [head, `^${merge.parents[0]}`]));
+      const own = await withoutBase(clone, brought, merge.parents[0], graph);
       const title = MERGE_PULL.test(merge.subject) ? await bodyLine(clone, merge.sha) : stripNumber(merge.subject);
       return { number, title: title || headCommit.subject, landing: 'merge', landedAt: merge.committedAt, base: merge.parents[0], tip: merge.sha, landingShas: [merge.sha], ownShas: own };
     }
     return fastForward(number, headCommit, graph);
   }
-  const own = head === undefined ? [] : await revList(clone, [head, '--not', 'HEAD']);
+  const unmerged = head === undefined ? [] : await commitsOf(clone, await revList(clone, [head, '--not', 'HEAD']));
   const squashes = graph.bySquash.get(number) ?? [];
   let landing: Commit[] = squashes;
-  if (landing.length === 0 && head !== undefined) {
-    const kept = (await git(clone, ['log', '--no-walk=unsorted', '--stdin', '--format=%ae%x1f%aI%x1f%s'], { input: own.join('\n') + '\n' })).split('\n').filter(Boolean);
-    landing = kept.map((key) => graph.byKept.get(key)).filter((c): c is Commit => c !== undefined).sort((a, b) => a.committedAt.localeCompare(b.committedAt));
-  }
+  if (landing.length === 0 && headCommit === undefined && head !== undefined) landing = replayed(head, unmerged, graph);
+  const own = landing.length === 0 ? [] : await withoutBase(clone, unmerged, landing[0].parents[0] ?? landing[0].sha, graph);
   if (landing.length === 0) return undefined;
   const first = landing[0];
   const last = landing[landing.length - 1];
   const landingKind: Landing = squashes.length === 1 ? 'squash' : 'rebase';
   const title = squashes.length > 0 ? stripNumber(last.subject) : last.subject;
   return { number, title, landing: landingKind, landedAt: last.committedAt, base: first.parents[0] ?? first.sha, tip: last.sha, landingShas: landing.map((c) => c.sha), ownShas: own };
+}
+
+/**
+ * The commits GitHub's rebase button put on the branch for a PR: the copy of its head, and going back
+ * along both first-parent lines while each branch commit is a copy of the PR's commit at that step.
+ * Oldest first.
+ */
+function replayed(head: string, unmerged: Commit[], graph: Graph): Commit[] {
+  const bySha = new Map(unmerged.map((c) => [c.sha, c]));
+  const run: Commit[] = [];
+  let pr = bySha.get(head);
+  let branch = pr ? graph.byKept.get(pr.kept) : undefined;
+  while (pr && branch && branch.kept === pr.kept && !run.includes(branch)) {
+    run.push(branch);
+    pr = bySha.get(pr.parents[0] ?? '');
+    branch = graph.commits.get(branch.parents[0] ?? '');
+  }
+  return run.reverse();
+}
+
+/**
+ * A PR's commits less those whose copy (same author, author date, subject) the base already had:
+ * history the PR was based on that the branch has since rewritten or rebased, not the PR's work.
+ */
+async function withoutBase(clone: string, commits: Commit[], base: string, graph: Graph): Promise<string[]> {
+  const own: string[] = [];
+  for (const commit of commits) {
+    const copies = (graph.copies.get(commit.kept) ?? []).filter((sha) => sha !== commit.sha);
+    let inBase = false;
+    for (const copy of copies) if (!inBase) inBase = await isAncestor(clone, copy, base);
+    if (!inBase) own.push(commit.sha);
+  }
+  return own;
+}
+
+async function isAncestor(clone: string, sha: string, of: string): Promise<boolean> {
+  try {
+    await git(clone, ['merge-base', '--is-ancestor', sha, of]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Commits (any, reachable or not) with what a rebase keeps, in the order given. */
+async function commitsOf(clone: string, shas: readonly string[]): Promise<Commit[]> {
+  if (shas.length === 0) return [];
+  const out = await git(clone, ['log', '--no-walk=unsorted', '--stdin', `--format=${FORMAT}`], { input: shas.join('\n') + '\n' });
+  return out.split('\n').filter(Boolean).map(parseCommit);
+}
+
+function parseCommit(line: string): Commit {
+  const [sha, parents, committedAt, email, authoredAt, subject] = line.split('\x1f');
+  return { sha, parents: parents ? parents.split(' ') : [], committedAt, kept: `${email}\x1f${authoredAt}\x1f${subject}`, subject };
 }
 
 /**
