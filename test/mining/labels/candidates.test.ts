@@ -61,16 +61,18 @@ beforeAll(async () => {
   await mergePr(8, 'Base two reads the table', {
     'lib.c': lines([BASE[0], 'int base_two(void) { return table_base_value_two; }'], [ALPHA[0], ALPHA[1].replace(/^ {4}/, '\t'), '\treturn alpha_result * ALPHA_SCALE_FACTOR / 2;', '}']),
   }, `Base two reads the table\n\nLike ${sha.squash2.slice(0, 9)} did for beta.`);
-  // GitHub's rebase button: the branch's two commits replayed onto main with their authors and dates.
+  // A rebase landing: the branch's two commits replayed onto main, the head with its author date (as
+  // GitHub's button does), the first with a new one (as a rebase by hand may).
   await repo.run('checkout', '-q', '-b', 'pr/9', 'main');
   await repo.commit('Epsilon file', { 'epsilon.c': lines(['int epsilon_value = 5;']) });
   await repo.commit('Epsilon doubled', { 'epsilon.c': lines(['int epsilon_value = 10;']) });
   await repo.run('update-ref', 'refs/pull/9/head', 'HEAD');
   await repo.run('checkout', '-q', 'main');
-  const picks = (await git(repo.path, ['rev-list', '--reverse', 'main..pr/9'])).trim().split('\n');
-  await git(repo.path, ['-c', 'commit.gpgsign=false', 'cherry-pick', ...picks], {
-    env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_COMMITTER_NAME: 'Button', GIT_COMMITTER_EMAIL: 'button@example.test', GIT_COMMITTER_DATE: '1900000000 +0000' },
-  });
+  const [firstPick, headPick] = (await git(repo.path, ['rev-list', '--reverse', 'main..pr/9'])).trim().split('\n');
+  const button = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_COMMITTER_NAME: 'Button', GIT_COMMITTER_EMAIL: 'button@example.test', GIT_COMMITTER_DATE: '1900000000 +0000' };
+  await git(repo.path, ['cherry-pick', '-n', firstPick], { env: button });
+  await git(repo.path, ['-c', 'commit.gpgsign=false', 'commit', '-q', '-C', firstPick, '--date=1899990000 +0000'], { env: button });
+  await git(repo.path, ['-c', 'commit.gpgsign=false', 'cherry-pick', headPick], { env: button });
   prs = (await readLandedPrs(repo.path)).prs;
 });
 

@@ -139,15 +139,15 @@ async function readOne(clone: string, number: number, head: string | undefined, 
 
 /**
  * The commits GitHub's rebase button put on the branch for a PR: the copy of its head, and going back
- * along both first-parent lines while each branch commit is a copy of the PR's commit at that step.
- * Oldest first.
+ * along both first-parent lines while each branch commit is a copy of the PR's commit at that step
+ * (same author and subject). Oldest first.
  */
 function replayed(head: string, unmerged: Commit[], graph: Graph): Commit[] {
   const bySha = new Map(unmerged.map((c) => [c.sha, c]));
   const run: Commit[] = [];
   let pr = bySha.get(head);
   let branch = pr ? graph.byKept.get(pr.kept) : undefined;
-  while (pr && branch && branch.kept === pr.kept && !run.includes(branch)) {
+  while (pr && branch && (run.length === 0 ? branch.kept === pr.kept : sameWork(branch, pr)) && !run.includes(branch)) {
     run.push(branch);
     pr = bySha.get(pr.parents[0] ?? '');
     branch = graph.commits.get(branch.parents[0] ?? '');
@@ -177,6 +177,13 @@ async function isAncestor(clone: string, sha: string, of: string): Promise<boole
   } catch {
     return false;
   }
+}
+
+/** Same author and subject: below a replayed head, a hand rebase may have reset author dates. */
+function sameWork(a: Commit, b: Commit): boolean {
+  const [emailA, , subjectA] = a.kept.split('\x1f');
+  const [emailB, , subjectB] = b.kept.split('\x1f');
+  return emailA === emailB && subjectA === subjectB;
 }
 
 /** Commits (any, reachable or not) with what a rebase keeps, in the order given. */
