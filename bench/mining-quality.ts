@@ -7,6 +7,7 @@ import { readLocalPullRequests } from '../src/mining/local-git';
 import { recordsToChains } from '../src/mining/pipeline';
 import { linkingEdges } from '../src/mining/chains';
 import { mergedPullNumbers } from '../test/mining/labels/merged-prs';
+import { pairKey, scoreLinks, type LabelRow, type Ratio } from '../test/mining/labels/scores';
 import type { Figure } from './figure';
 
 const REPOS = resolve(__dirname, '..', '..', '..', 'shared', 'repos');
@@ -27,20 +28,13 @@ const BUNDLES: { bundle: string; short: string; tuning: boolean }[] = [
 ];
 
 const say = (line: string) => console.error(`[mining-quality] ${line}`);
-const pairKey = (a: number, b: number) => (a < b ? `${a}-${b}` : `${b}-${a}`);
 const ratio = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 1000) / 1000);
+const describe = (r: Ratio, what: string) => `${r.hits} of ${r.of} ${what}${r.unlabelled ? `; ${r.unlabelled} not labelled, left out` : ''}`;
 
-interface Label {
-  from: number;
-  to: number;
-  link: boolean;
-  strength?: 'strong' | 'weak' | null;
-}
-
-function readLabels(short: string): Label[] | undefined {
+function readLabels(short: string): LabelRow[] | undefined {
   const path = join(LABELS_SRC, `${short}.jsonl`);
   if (!existsSync(path)) return undefined;
-  return readFileSync(path, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as Label);
+  return readFileSync(path, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as LabelRow);
 }
 
 /**
@@ -100,32 +94,36 @@ async function measure(clone: string, name: string, short: string, tuning: boole
   figures.push({ measure: `chains_len3_per_1000_prs_${short}`, value: ratio(long * 1000, merged.size), unit: 'chains/1000 PRs', goal: `report (${long} chains of 3 or more)` });
   figures.push({ measure: `prs_seen_ratio_${short}`, value: ratio(seenMerged, merged.size), unit: 'ratio', goal: `>= 0.98 (${seenMerged} of ${merged.size})` });
   if (!labels) return figures;
-  const real = new Set(labels.filter((label) => label.link).map((label) => pairKey(label.from, label.to)));
-  const strong = new Set(labels.filter((label) => label.link && label.strength === 'strong').map((label) => pairKey(label.from, label.to)));
-  const labelled = new Set(labels.map((label) => pairKey(label.from, label.to)));
-  const links = new Set(linkingEdges(result.edges).map((edge) => pairKey(edge.from, edge.to)));
-  const hits = [...links].filter((pair) => real.has(pair)).length;
-  const chainHolds = (held: Set<string>) => result.chains.filter((chain) => chain.prs.slice(1).every((pr, i) => held.has(pairKey(chain.prs[i].number, pr.number))));
-  const good = chainHolds(real).length;
+  const links = linkingEdges(result.edges);
+  const scores = scoreLinks({ labels, links: links.map((edge) => [edge.from, edge.to]), chains: result.chains.map((chain) => chain.prs.map((pr) => pr.number)) });
   if (tuning) {
-    // A predicted link nobody labelled counts as false: the labels' candidate scan should have proposed it.
-    const unlabelled = [...links].filter((pair) => !labelled.has(pair));
-    const missed = [...real].filter((pair) => !links.has(pair));
-    const wrong = [...links].filter((pair) => labelled.has(pair) && !real.has(pair));
+    const byPair = new Map(labels.map((label) => [pairKey(label.from, label.to), label]));
+    const predicted = new Set(links.map((edge) => pairKey(edge.from, edge.to)));
+    // Labels are a sample: a predicted link outside it is unknown, not false (test/mining/labels/scores.ts).
+    const unlabelled = [...predicted].filter((pair) => !byPair.has(pair));
+    const missed = labels.filter((label) => label.link && label.stratum !== 'predicted' && !predicted.has(pairKey(label.from, label.to)));
+    const wrong = [...predicted].filter((pair) => byPair.get(pair)?.link === false);
     const evidence = new Map(result.edges.map((edge) => [pairKey(edge.from, edge.to), `${edge.kind}/${edge.strength} ${edge.confidence}: ${edge.evidence.slice(0, 160)}`]));
-    say(`${short}: ${unlabelled.length} predicted links have no label, counted as false: ${unlabelled.join(' ')}`);
-    for (const pair of wrong) say(`${short}: wrong ${pair} ${evidence.get(pair)}`);
-    for (const pair of missed) say(`${short}: missed ${pair}${evidence.has(pair) ? ` (below the bar: ${evidence.get(pair)})` : ''}`);
-    for (const chain of result.chains) say(`${short}: chain ${chain.prs.map((pr) => pr.number).join('-')} ${chain.strength} ${chainHolds(real).includes(chain) ? 'holds' : 'BROKEN'}`);
+    const label = (pair: string) => {
+      const row = byPair.get(pair);
+      return row ? `[label ${row.link ? row.strength ?? 'link' : 'no link'}${row.stratum ? `, ${row.stratum} p=${row.p}` : ''}]` : '[no label]';
+    };
+    say(`${short}: ${unlabelled.length} predicted links have no label: ${unlabelled.map((pair) => `${pair} ${evidence.get(pair)}`).join(' | ')}`);
+    for (const pair of wrong) say(`${short}: wrong ${pair} ${label(pair)} ${evidence.get(pair)}`);
+    for (const row of missed) {
+      const pair = pairKey(row.from, row.to);
+      say(`${short}: missed ${pair} ${label(pair)}${evidence.has(pair) ? ` (below the bar: ${evidence.get(pair)})` : ''}`);
+    }
+    for (const chain of result.chains) {
+      const verdicts = chain.prs.slice(1).map((pr, i) => label(pairKey(chain.prs[i].number, pr.number)));
+      say(`${short}: chain ${chain.prs.map((pr) => pr.number).join('-')} ${chain.strength} ${verdicts.join(' ')}`);
+    }
   }
-  const labelledStrength = labels.some((label) => label.strength !== undefined);
   return [
     ...figures,
-    { measure: `link_precision_${short}`, value: ratio(hits, links.size), unit: 'ratio', goal: `>= 0.95 (${hits} of ${links.size})` },
-    { measure: `link_recall_${short}`, value: ratio(hits, real.size), unit: 'ratio', goal: `>= 0.8 (${hits} of ${real.size})` },
-    { measure: `chain_precision_${short}`, value: ratio(good, result.chains.length), unit: 'ratio', goal: `>= 0.9 (${good} of ${result.chains.length}, weak links count as real)` },
-    ...(labelledStrength
-      ? [{ measure: `chain_precision_strong_${short}`, value: ratio(chainHolds(strong).length, result.chains.length), unit: 'ratio', goal: `>= 0.7 (${chainHolds(strong).length} of ${result.chains.length}, only strong labels count)` }]
-      : (say(`${short}: the labels carry no strength: chain_precision_strong_${short} cannot be measured`), [])),
+    { measure: `link_precision_${short}`, value: scores.precision.value, unit: 'ratio', goal: `>= 0.95 (${describe(scores.precision, 'predicted links')})` },
+    { measure: `link_recall_${short}`, value: scores.recall.value, unit: 'ratio', goal: `>= 0.8 (${describe(scores.recall, 'real links, weighted by 1/p')})` },
+    { measure: `chain_precision_${short}`, value: scores.chainPrecision.value, unit: 'ratio', goal: `>= 0.9 (${describe(scores.chainPrecision, 'chains')}, weak links count as real)` },
+    { measure: `chain_precision_strong_${short}`, value: scores.chainPrecisionStrong.value, unit: 'ratio', goal: `>= 0.7 (${describe(scores.chainPrecisionStrong, 'chains')}, only strong links count)` },
   ];
 }
