@@ -58,9 +58,15 @@ program
   .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE (exclusive)${DATE_FORMS}; PRs outside the window still link the others`, (v) => parseDateOption('--merged-before', v))
   .option('--fresh', 'ignore the cursor of an earlier mine into --out and mine everything again (needed to change the options of a mine)')
+  .option(
+    '--judge-links',
+    'ask the configured model about each code-history or weak link that could join a chain: strong or weak sets its strength, none drops it (verdicts cached under <dataDir>/cache/link-judge). With no model configured the mine goes on unjudged, with a note: the same command serves hosts with and without a model',
+  )
   .action(async (opts) => {
     const { mineToFiles } = await import('../mining/output/mine-to-files');
-    await mineToFiles(opts, { dataDir: config().dataDir });
+    const loaded = config();
+    const judge = opts.judgeLinks ? (await import('../mining/link-judge/from-config')).linkJudgeFromConfig(loaded) : undefined;
+    await mineToFiles(opts, { dataDir: loaded.dataDir, judge });
   });
 
 program

@@ -10,6 +10,7 @@ import { restoreEdges } from './restores';
 import { sharedFileEdges } from './shared-files';
 import { chainCounts, countEdgesByKind, countLinksByKind, type MiningSummary } from './summary';
 import { withStrength } from './strength';
+import type { LinkJudge } from './link-judge/judge-links';
 
 export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOptions {
   /** Add the weak 'shares-files' edges between PRs that no text links. */
@@ -31,6 +32,8 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
    * between the tested PRs still hold, so a chain is built from them alone.
    */
   requireTests?: boolean;
+  /** mine --judge-links: the model's verdict on candidate links (src/mining/link-judge/). */
+  judge?: LinkJudge;
 }
 
 /** A mention backed by code history: more than either, less than words that say what the link is. */
@@ -100,7 +103,7 @@ export async function recordsToChains(
   const reverts = textEdges.filter((edge) => edge.kind === 'reverts' && edge.confidence >= (opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE));
   const restores = opts.clone && opts.blameWindowDays !== 0 ? await restoreEdges(opts.clone, prs, reverts, (opts.blameWindowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000) : [];
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
-  const edges = withStrength(
+  const mined = withStrength(
     strongestPerPair(
       redirect(
         [
@@ -115,6 +118,9 @@ export async function recordsToChains(
     ),
     byNumber,
   );
+  const eligibleNumbers = new Set(eligible.map((pr) => pr.number));
+  const judged = await opts.judge?.(mined, { repo: opts.repo ?? repo.name, records: byNumber, eligible: eligibleNumbers, patches, minConfidence: opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE });
+  const edges = judged?.edges ?? mined;
   // A chain that straddles the window is not emitted; its inside part is, where two or more linked PRs remain.
   const planned = buildChains(repo, kept, edges, opts);
 
@@ -144,6 +150,7 @@ export async function recordsToChains(
       linksByKind: countLinksByKind(edges),
       funnel: { merged: prs.length, eligible: kept.length, linked: linked.size, inChains },
       ...counted,
+      ...(judged ? { linkJudge: judged.tally } : {}),
       ...(window ? { dates: { ...window, ...dateCut(window, buildChains(repo, eligible, edges, opts), planned) } } : {}),
     },
   };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateWindowSchema } from '../date-window';
+import { LinkJudgeTallySchema } from './link-judge/tally';
 import { EdgeKind, type Edge, type PullRequestRecord, type Strength } from '../schemas';
 
 const Count = z.number().int().nonnegative();
@@ -46,6 +47,8 @@ export const MiningSummarySchema = z.object({
    * (PRs, edges, chains, of which grown from an earlier chain).
    */
   incremental: z.object({ since: z.string().optional(), newPrs: Count, newEdges: Count, chainsAdded: Count, chainsExtended: Count }).optional(),
+  /** With --judge-links and a model: candidates judged, dropped and not judged, tokens and cost. */
+  linkJudge: LinkJudgeTallySchema.optional(),
   /** Local only: commits read from the history. */
   commits: Count.optional(),
 });

@@ -24,6 +24,13 @@ export type EdgeSource = z.infer<typeof EdgeSourceSchema>;
 export const Strength = z.enum(['strong', 'weak']);
 export type Strength = z.infer<typeof Strength>;
 
+/** What the link judge (`mine --judge-links`) said of an edge, or why it could not say. */
+export const EdgeJudgementSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('judged'), verdict: Strength, reason: z.string(), model: z.string() }),
+  z.object({ status: z.literal('not judged'), reason: z.string() }),
+]);
+export type EdgeJudgement = z.infer<typeof EdgeJudgementSchema>;
+
 /** `from` depends on `to`: `to` must come earlier in a chain. */
 export const EdgeSchema = z.object({
   from: z.number().int().positive(),
@@ -36,6 +43,8 @@ export const EdgeSchema = z.object({
   strength: Strength.optional(),
   /** Why the edge has its strength. */
   strengthWhy: z.string().optional(),
+  /** Only on the candidates the link judge was asked about (a verdict of none drops the edge). */
+  judgement: EdgeJudgementSchema.optional(),
 });
 export type Edge = z.infer<typeof EdgeSchema>;
 

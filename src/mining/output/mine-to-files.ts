@@ -15,6 +15,8 @@ import { progressBar } from '../progress-bar';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
 import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../../schemas';
 import { writeChains } from './chains-file';
+import { describeJudging } from '../link-judge/report';
+import type { JudgeInput, LinkJudge } from '../link-judge/judge-links';
 import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
 import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './incremental';
 
@@ -94,6 +96,8 @@ export interface MineEnvironment {
   warn?: (message: string) => void;
   /** Only tests change this (see createGitHubClient). */
   secondMs?: number;
+  /** mine --judge-links with a model configured (src/mining/link-judge/from-config.ts). */
+  judge?: LinkJudge;
 }
 
 /** The API base URL, checked before a request: an http(s) URL. */
@@ -238,7 +242,8 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   let result: MineResult;
   try {
     const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
-    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous) };
+    const { judge } = environment;
+    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous), judge: judge && ((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress: bar?.listener })) };
     result = opts.github
       ? await mineFromGitHub({ ...source, github: opts.github }, environment)
       : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
@@ -284,6 +289,7 @@ function report(summary: MiningSummary, chains: Chain[], out: string, paths: Ret
   const tested = summary.chainsWithTests === undefined ? '' : `; ${summary.chainsWithTests} with a test change in every stage`;
   const strong = chainsByStrength ? `; ${chainsByStrength.strong} strong, ${chainsByStrength.weak} weak` : '';
   console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs${strong}${tested})` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
+  if (summary.linkJudge) console.log(describeJudging(summary.linkJudge));
   const grown = summary.incremental;
   if (grown) {
     console.log(`since the last mine (last merge ${grown.since ?? 'none'}): ${grown.newPrs} new PRs, ${grown.newEdges} new edges, ${grown.chainsAdded} new chains (${grown.chainsExtended} grown from an earlier one); cursor → ${paths.cursor}`);
