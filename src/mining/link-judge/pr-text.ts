@@ -28,9 +28,20 @@ export function trimmedDiff(patch: string): string {
   return out || '(no diff)\n';
 }
 
+/** Commit messages that say more than the title and description do (a squash's message repeats both). */
+function ownMessages(pr: PullRequest): string[] {
+  const said = (text: string) => text.replace(/\s+/g, ' ').trim();
+  const [title, body] = [said(pr.title), said(pr.body)];
+  return [...new Set(pr.messages.map((m) => m.trim()))].filter((message) => {
+    const [first, ...rest] = message.split('\n');
+    const more = said(rest.join(' ')).replace(/^\* /, '');
+    return !(said(first).startsWith(title) && (more === '' || more === body.replace(/^\* /, '')));
+  });
+}
+
 /** One PR as the judge reads it: title, description, its own commit messages, and the trimmed diff. */
 export function describePr(pr: PullRequest): string {
-  const messages = [...new Set(pr.messages.map((m) => m.trim()))].filter((m) => m && m !== pr.title.trim());
+  const messages = ownMessages(pr);
   return [
     `#${pr.number}: ${pr.title} (merged ${pr.mergedAt.slice(0, 10)})`,
     `Description:\n${cut(pr.body.trim(), TRIM.bodyChars) || '(none)'}`,
