@@ -165,6 +165,28 @@ test('an endpoint nobody listens on: the links are not judged, the mine finishes
   }
 });
 
+test('a reply that is no verdict is asked again, three times in all, then that link is not judged while the others are', async () => {
+  const model = new FakeOpenAI((request, marker) => {
+    const shown = request.messages.map((m) => m.content ?? '').join('\n');
+    if (shown.includes('#4: Rename printer constants')) return { content: JSON.stringify({ verdict: 'maybe', reason: 'unsure' }) };
+    return verdicts(request, marker);
+  });
+  const url = await model.start();
+  try {
+    const out = await mine(join(root, 'data-malformed'), join(root, 'out', 'malformed.jsonl'), ['--judge-links'], { CHAINSMITH_MODEL_BASE_URL: url });
+    expect(out.code).toBe(0);
+    expect(out.summary?.linkJudge).toMatchObject({ candidates: 2, judged: 1, dropped: 0, notJudged: 1, requests: 4 });
+    const printer = out.edges.find((edge) => pair(edge) === '4->3');
+    expect(printer?.judgement).toMatchObject({ status: 'not judged', reason: expect.stringMatching(/no valid verdict in 3 attempts.*verdict/) });
+    expect(out.edges.find((edge) => pair(edge) === '2->1')?.judgement).toMatchObject({ status: 'judged', verdict: 'strong' });
+    // The second and third asks carry the first reply and what was wrong with it.
+    const retried = model.requestsBy('link-judge').filter((request) => request.messages.length === 4);
+    expect(retried).toHaveLength(1);
+  } finally {
+    await model.stop();
+  }
+});
+
 test('with no model configured, --judge-links says so on stderr and the mine goes on unjudged', async () => {
   const out = await mine(join(root, 'data-none'), join(root, 'out', 'no-model.jsonl'), ['--judge-links']);
   expect(out.code).toBe(0);
