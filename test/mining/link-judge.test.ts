@@ -106,6 +106,11 @@ test('the judge drops the candidate it calls none and keeps, strong, the one it 
     const tokens = judged.summary!.linkJudge!.promptTokens + judged.summary!.linkJudge!.completionTokens;
     expect(tokens).toBeGreaterThan(0);
 
+    // The cursor keeps whose verdicts made the graph: growing it unjudged, or by another judge, would mix two graphs.
+    const unjudged = await mine(dataDir, join(root, 'out', 'judged.jsonl'), [], env);
+    expect(unjudged.code).toBe(2);
+    expect(unjudged.stderr).toMatch(/^error: .*judged\.jsonl was mined with other options \(--judge-links judge-model then, unset now\)/m);
+
     // Again from scratch into another file: every verdict comes from the cache, the model hears nothing.
     const before = model.requests.length;
     const rerun = await mine(dataDir, join(root, 'out', 'rerun.jsonl'), ['--judge-links'], env);

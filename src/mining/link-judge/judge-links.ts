@@ -28,7 +28,10 @@ export interface JudgeOutcome {
 }
 
 /** The mining pipeline's one hook (pipeline.ts): the edges back, judged, and what it took. */
-export type LinkJudge = (edges: Edge[], input: JudgeInput) => Promise<JudgeOutcome>;
+export type LinkJudge = ((edges: Edge[], input: JudgeInput) => Promise<JudgeOutcome>) & {
+  /** Whose verdicts: a mine's cursor keeps it, so a rerun does not mix two judges' graphs. */
+  readonly model: string;
+};
 
 export interface LinkJudgeOptions {
   client: ModelClient;
@@ -72,7 +75,7 @@ const pairKey = (edge: Edge) => `${edge.from}->${edge.to}`;
  */
 export function createLinkJudge(opts: LinkJudgeOptions): LinkJudge {
   const version = promptVersion();
-  return async (edges, input) => {
+  const judge = async (edges: Edge[], input: JudgeInput): Promise<JudgeOutcome> => {
     const cache = new VerdictCache(opts.cacheDir, input.repo, opts.model, version);
     const candidates = edges.filter((edge) => isCandidate(edge, input));
     const results = new Map<string, Result>();
@@ -161,6 +164,7 @@ export function createLinkJudge(opts: LinkJudgeOptions): LinkJudge {
       },
     };
   };
+  return Object.assign(judge, { model: opts.model });
 }
 
 /** Verdicts onto the edges: none drops one, strong or weak sets its strength and adds to its evidence. */

@@ -231,7 +231,7 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   const window = dateWindow(opts.mergedAfter, opts.mergedBefore);
   await checkOutputLocation(opts.out);
   const paths = companionPaths(opts.out);
-  const fingerprint = mineFingerprint({ ...opts, repo: opts.repo && resolve(opts.repo), clone: opts.clone && resolve(opts.clone) });
+  const fingerprint = mineFingerprint({ ...opts, judgeLinks: environment.judge?.model, repo: opts.repo && resolve(opts.repo), clone: opts.clone && resolve(opts.clone) });
   const previous = opts.fresh ? undefined : await readPreviousMine({ chains: opts.out, ...paths }, fingerprint);
   const tip = await localTip(opts, previous);
   if (previous && tip && tip === previous.cursor.head) {
@@ -243,7 +243,7 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   try {
     const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
     const { judge } = environment;
-    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous), judge: judge && ((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress: bar?.listener })) };
+    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous), judge: judge && Object.assign((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress: bar?.listener }), { model: judge.model }) };
     result = opts.github
       ? await mineFromGitHub({ ...source, github: opts.github }, environment)
       : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
