@@ -103,6 +103,7 @@ test('the judge drops the candidate it calls none and keeps, strong, the one it 
     expect(aboutFix.indexOf('#1: Add the parser')).toBeLessThan(aboutFix.indexOf('#2: Handle empty input'));
     expect(aboutFix).toContain('A parser for the config format.');
     expect(aboutFix).toContain('+parser_3 = 0');
+    expect(model.requestsBy('link-judge')[0].response_format).toMatchObject({ type: 'json_schema', json_schema: { strict: true, schema: { properties: { verdict: { enum: ['strong', 'weak', 'none'] } } } } });
     const tokens = judged.summary!.linkJudge!.promptTokens + judged.summary!.linkJudge!.completionTokens;
     expect(tokens).toBeGreaterThan(0);
 

@@ -8,10 +8,12 @@ import { NO_REDACTION, type Redactor } from '../../redact';
 import type { Edge, PullRequest, Usage } from '../../schemas';
 import { describePr, TRIM } from './pr-text';
 
-export const LinkVerdictSchema = z.object({
+const RequestedVerdict = z.object({
   verdict: z.enum(['strong', 'weak', 'none']),
-  reason: z.string().min(1),
+  reason: z.string().describe('One sentence naming the code or behaviour that decides it.'),
 });
+/** What a reply must be. The schema sent leaves out minLength: strict structured output does not take it. */
+export const LinkVerdictSchema = RequestedVerdict.extend({ reason: z.string().trim().min(1) });
 export type LinkVerdict = z.infer<typeof LinkVerdictSchema>;
 
 const ATTEMPTS = 3;
@@ -21,7 +23,7 @@ const ATTEMPTS = 3;
  * cached verdict is only reused under the same version, so any change to the prompt asks again.
  */
 export function promptVersion(): string {
-  const parts = [promptTemplate('link-judge', 'system'), promptTemplate('link-judge', 'pair'), promptTemplate('link-judge', 'malformed'), JSON.stringify(z.toJSONSchema(LinkVerdictSchema)), JSON.stringify(TRIM)];
+  const parts = [promptTemplate('link-judge', 'system'), promptTemplate('link-judge', 'pair'), promptTemplate('link-judge', 'malformed'), JSON.stringify(z.toJSONSchema(RequestedVerdict)), JSON.stringify(TRIM)];
   return createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 12);
 }
 
@@ -64,7 +66,7 @@ export async function askVerdict(client: ModelClient, model: string, edge: Edge,
   let usage: Usage = { promptTokens: 0, completionTokens: 0 };
   const problems: string[] = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const response = await client.complete({ model, messages, response_format: jsonFormat({ name: 'link_verdict', schema: LinkVerdictSchema }) }, { marker: { caller: 'link-judge' } });
+    const response = await client.complete({ model, messages, response_format: jsonFormat({ name: 'link_verdict', schema: RequestedVerdict }) }, { marker: { caller: 'link-judge' } });
     usage = addUsage(usage, usageOf(response));
     const content = response.choices?.[0]?.message?.content ?? '';
     const reply = parseJsonReply(content, LinkVerdictSchema);
