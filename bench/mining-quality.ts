@@ -40,7 +40,7 @@ function readLabels(short: string): LabelRow[] | undefined {
 /**
  * Mines the bundled repositories as a user would (local clone with pull refs, default options) and
  * scores the links and chains against the hand labels where there are labels. A link is an edge
- * chains are built on; pairs count regardless of direction. `npm run bench -- mining-quality jinja,cjson`
+ * sure enough to build chains on, of any strength; pairs count regardless of direction. `npm run bench -- mining-quality jinja,cjson`
  * measures only the named repositories (the whole run blames five histories).
  */
 export async function run(): Promise<Figure[]> {
@@ -94,7 +94,9 @@ async function measure(clone: string, name: string, short: string, tuning: boole
   figures.push({ measure: `chains_len3_per_1000_prs_${short}`, value: ratio(long * 1000, merged.size), unit: 'chains/1000 PRs', goal: `report (${long} chains of 3 or more)` });
   figures.push({ measure: `prs_seen_ratio_${short}`, value: ratio(seenMerged, merged.size), unit: 'ratio', goal: `>= 0.98 (${seenMerged} of ${merged.size})` });
   if (!labels) return figures;
-  const links = linkingEdges(result.edges);
+  // Every link the miner asserts, weak ones too (labels count weak links as real); chains are built
+  // with the default strength.
+  const links = linkingEdges(result.edges, { minStrength: 'weak' });
   const scores = scoreLinks({ labels, links: links.map((edge) => [edge.from, edge.to]), chains: result.chains.map((chain) => chain.prs.map((pr) => pr.number)) });
   if (tuning) {
     const byPair = new Map(labels.map((label) => [pairKey(label.from, label.to), label]));

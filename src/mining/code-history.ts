@@ -276,7 +276,7 @@ async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: numbe
   // Words lift a link only as far as the code history carries it: one shared line stays weak.
   const backed = words.bonus >= REGRESSION_BONUS;
   const confidence = Math.round((docsOnly && !backed ? Math.min(DOCS_ONLY_CAP, raw) : raw) * 100) / 100;
-  const [strength, strengthWhy] = historyStrength(pr, number, kind, docsOnly);
+  const [strength, strengthWhy] = historyStrength(pr, number, kind, docsOnly, overlap.code);
   return {
     from: pr.number,
     to: number,
@@ -289,13 +289,16 @@ async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: numbe
   };
 }
 
-/** Strong where B changes code A wrote; weak where it is only A's comments, A's tests, or text. */
-function historyStrength(pr: PullRequestRecord, number: number, kind: FileKind, docsOnly: boolean): [Strength, string] {
+/** Strong where B fixes or changes code A wrote; weak where it is only A's comments, A's tests, text, or one line without a fix. */
+function historyStrength(pr: PullRequestRecord, number: number, kind: FileKind, docsOnly: boolean, codeLines: number): [Strength, string] {
   if (docsOnly) return ['weak', `#${pr.number} changes only comments or docstrings #${number} wrote`];
   if (kind === 'test') return ['weak', `#${pr.number} changes only tests, #${number}'s among them`];
   const thin = thinFollowUp(pr);
   if (thin) return ['weak', `#${pr.number} ${thin}`];
-  return ['strong', saysFix(pr) ? `#${pr.number} fixes code #${number} wrote` : `#${pr.number} changes code #${number} wrote`];
+  if (saysFix(pr)) return ['strong', `#${pr.number} fixes code #${number} wrote`];
+  // One line of A's code changed, and no word of a fix: a small follow-up, real but thin.
+  if (codeLines < 2) return ['weak', `#${pr.number} changes one line of code #${number} wrote`];
+  return ['strong', `#${pr.number} changes code #${number} wrote`];
 }
 
 const kindWord = (kind: FileKind) => (kind === 'code' ? 'code' : 'tests');

@@ -87,7 +87,7 @@ test('a catch-up merge on a branch that re-wraps another PR\'s lines does not ma
   expect(described(edges)).toEqual(['2->1 code-history strong 0.9']);
 });
 
-test('a one-line PR is not all about the line it changes: an unused import links nothing, a docs link stays weak, a one-line code change links below a full rewrite', async () => {
+test('a one-line PR is not all about the line it changes: an unused import links nothing, a docs link stays weak, a one-line code change is a weak link below a full rewrite, a one-line fix a strong one', async () => {
   const repo = await new ReleaseRepo(join(root, 'one-line')).init();
   const loader = `import os\n# docs: https://example.test/old\n${lines('loader', 10)}`;
   await repo.quickPr(1, 'Add the loader', '', { 'src/loader.py': loader });
@@ -98,10 +98,11 @@ test('a one-line PR is not all about the line it changes: an unused import links
   await repo.quickPr(5, 'Fix the off-by-one in the loader', '', { 'src/loader.py': rewrite(current, 6, 1, 'bounded') });
   const { edges, chains } = await mined(repo);
   // Rewriting every line it changes would score 0.8 (see the sweep test below): a one-liner is not all about #1.
-  expect(described(edges)).toEqual(['3->1 code-history weak 0.38', '4->1 code-history strong 0.63', '5->1 code-history strong 0.88']);
+  expect(described(edges)).toEqual(['3->1 code-history weak 0.38', '4->1 code-history weak 0.63', '5->1 code-history strong 0.88']);
+  expect(edges[1].strengthWhy).toBe('#4 changes one line of code #1 wrote');
   expect(edges[2].evidence).toBe('#5 changes 1 line that #1 wrote (67% of its 2 changed lines of code); #5 says it fixes; both name loader');
-  expect(links(edges)).toEqual(['4->1', '5->1']);
-  expect(chains.map((chain) => [chain.id, chain.strength])).toEqual([['app#1-5', 'strong'], ['app#1-4', 'strong']]);
+  expect(links(edges)).toEqual(['5->1']);
+  expect(chains.map((chain) => [chain.id, chain.strength])).toEqual([['app#1-5', 'strong']]);
 });
 
 test('sweeps are no endpoint on either side: a typing pass, a version bump and a CI migration link nothing; blame sees through them', async () => {

@@ -81,7 +81,7 @@ test('--min-strength strong and --require-tests keep strong, tested chains; the 
   });
   const ids = (chains: { id: string; strength?: string }[]) => chains.map((chain) => `${chain.id} ${chain.strength}`);
   const loose = join(root, 'strict', 'loose.jsonl');
-  expect((await cli(['mine', '--repo', repo, '--name', 'acme/cache', '--out', loose])).code).toBe(0);
+  expect((await cli(['mine', '--repo', repo, '--name', 'acme/cache', '--out', loose, '--min-strength', 'weak'])).code).toBe(0);
   const strict = join(root, 'strict', 'strict.jsonl');
   const r = await cli(['mine', '--repo', repo, '--name', 'acme/cache', '--out', strict, '--min-strength', 'strong', '--require-tests']);
   expect(r.code).toBe(0);
