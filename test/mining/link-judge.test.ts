@@ -51,14 +51,14 @@ const verdicts: Script = (request, marker) => {
 };
 
 /** The built CLI (npm test builds it first) with a data directory of its own and no model unless given. */
-async function mine(dataDir: string, out: string, args: string[], env: Record<string, string> = {}) {
+async function mine(dataDir: string, out: string, args: string[], env: Record<string, string> = {}, clone = repo) {
   await mkdir(join(root, 'out'), { recursive: true });
   const base = { ...process.env };
   for (const name of ['OPENAI_BASE_URL', 'CHAINSMITH_MODEL_BASE_URL', 'CHAINSMITH_JUDGE_MODEL', 'OPENAI_API_KEY', 'CHAINSMITH_MODEL_API_KEY']) delete base[name];
   const full = { ...base, CHAINSMITH_HOME: dataDir, CHAINSMITH_MODEL_RETRIES: '2', CHAINSMITH_MODEL_RETRY_BASE_MS: '10', ...env };
   let result: { code: number; stdout: string; stderr: string };
   try {
-    const { stdout, stderr } = await run('node', [bin, 'mine', '--repo', repo, '--name', 'acme/parsers', '--out', out, ...args], { env: full, cwd: root });
+    const { stdout, stderr } = await run('node', [bin, 'mine', '--repo', clone, '--name', 'acme/parsers', '--out', out, ...args], { env: full, cwd: root });
     result = { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -124,6 +124,30 @@ test('the judge drops the candidate it calls none and keeps, strong, the one it 
     const other = await mine(dataDir, join(root, 'out', 'other-model.jsonl'), ['--judge-links'], { ...env, CHAINSMITH_JUDGE_MODEL: 'second-judge' });
     expect(other.summary?.linkJudge).toMatchObject({ model: 'second-judge', judged: 2, fromCache: 0, requests: 2 });
     expect(model.requests.length).toBe(before + 2);
+  } finally {
+    await model.stop();
+  }
+});
+
+test('a weak candidate the model calls strong becomes a strong link, and chains (built on strong links by default) take it', async () => {
+  const cache = lines('cache', 12);
+  const typo = join(root, 'typo');
+  await new HistoryBuilder({ 'pkg/__init__.py': '' })
+    .pr({ number: 1, title: 'Add the cache', landing: 'squash', commits: [{ message: 'Add the cache', files: { 'pkg/cache.py': cache } }] })
+    .pr({ number: 2, title: 'Fix a typo in the cache', landing: 'squash', commits: [{ message: 'Fix a typo in the cache', files: { 'pkg/cache.py': rewrite(cache, 2, 4, 'cache') } }] })
+    .write(typo);
+  const dataDir = join(root, 'data-typo');
+  const plain = await mine(dataDir, join(root, 'out', 'typo-plain.jsonl'), [], {}, typo);
+  expect(plain.edges.map((edge) => `${pair(edge)} ${edge.strength}`)).toEqual(['2->1 weak']);
+  expect(plain.chains).toEqual([]);
+
+  const model = new FakeOpenAI(verdicts);
+  const url = await model.start();
+  try {
+    const judged = await mine(dataDir, join(root, 'out', 'typo-judged.jsonl'), ['--judge-links'], { CHAINSMITH_MODEL_BASE_URL: url }, typo);
+    expect(judged.edges.map((edge) => `${pair(edge)} ${edge.strength}`)).toEqual(['2->1 strong']);
+    expect(judged.chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([[1, 2]]);
+    expect(judged.summary?.linkJudge).toMatchObject({ candidates: 1, judged: 1, dropped: 0 });
   } finally {
     await model.stop();
   }
