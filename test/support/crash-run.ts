@@ -42,7 +42,7 @@ export async function crashRun(opts: {
   try {
     worker.start();
     pids.push(worker.pid!);
-    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', scaffold, taskQueue });
+    const [started] = await startChains(new Client({ connection, namespace: config.temporal.namespace }), config, [chain], { policy: 'model', scaffold, taskQueue });
     const done = started.handle.result();
     let finished = false;
     void done.finally(() => (finished = true)).catch(() => undefined);
