@@ -1,5 +1,5 @@
-import { Redactor } from '../redact';
-import { REASON_LIMITS, type StageReason, type StageReasonKind } from '../schemas';
+import { Redactor } from './redact';
+import { REASON_LIMITS, type StageReason, type StageReasonKind } from './schemas';
 
 /** The worker's secrets by value (its environment's secret-named variables) and anything shaped like a token. */
 let redactor: Redactor | undefined;
