@@ -67,7 +67,9 @@ describe('gold validation gates every stage before a rollout', () => {
     const broken = { ...chain, id: `${chain.id}-broken`, prs: [{ ...chain.prs[0], baseSha: 'deadbeef'.repeat(5) }, chain.prs[2]] };
     const { result, activities, run: record } = await run(broken);
     expect(result.status).toBe('skipped');
-    expect(result.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /);
+    expect(result.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: invalid-inputs: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /);
+    expect(result.unjudgeable).toMatchObject({ stage: 0, prNumber: 1, reason: { kind: 'invalid-inputs' } });
+    expect(record.unjudgeable).toEqual(result.unjudgeable);
     expect(activities).toEqual(['validateGold', 'validateGold']);
     expect(record.status).toBe('skipped');
   });
