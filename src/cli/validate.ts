@@ -28,6 +28,7 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     store: ArtifactStore.fromConfig(config),
     sandbox: sandboxSpecFrom(config),
     environments: environmentsFrom(config, docker, config.sandbox.image ?? baseImageTag()),
+    goldRuns: config.environments.goldRuns,
   };
   const total = chains.reduce((n, c) => n + c.prs.length, 0);
   console.log(`validating ${total} stage(s) of ${chains.length} chain(s); a repository's first stage builds its environment`);
