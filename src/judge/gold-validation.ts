@@ -7,7 +7,7 @@ import { checkoutLines } from '../sandbox/checkout';
 import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
-import { GoldTestsSchema, type Chain, type GoldTests, type TestCase, type TestSignal } from '../schemas';
+import { GoldTestsSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { stabilize } from './gold-stability';
@@ -77,9 +77,9 @@ export function unseenBefore(before: TestCase[], after: TestCase[]): boolean {
 }
 
 /** A stage that cannot be used, with the reason; nothing ran. */
-export function invalidGold(chain: Chain, stage: number, command: string, problem: string): GoldTests {
+export function invalidGold(chain: Chain, stage: number, command: string, problem: string, reason?: StageReason): GoldTests {
   const pr = chain.prs[stage];
-  return { command, failToPass: [], passToPass: [], brokenOnGold: [], repo: chain.repo.name, prNumber: pr.number, status: 'invalid', problem };
+  return { command, failToPass: [], passToPass: [], brokenOnGold: [], repo: chain.repo.name, prNumber: pr.number, status: 'invalid', problem, ...(reason ? { reason } : {}) };
 }
 
 /**

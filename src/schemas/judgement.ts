@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StageReasonSchema } from './stage-reason';
 
 /** One test's outcome, as the test runner reported it (pytest's short summary). */
 export const TestCaseSchema = z.object({
@@ -39,6 +40,8 @@ export const GoldTestsSchema = z.object({
   status: z.enum(['verified', 'no-verifying-test', 'invalid']).optional(),
   /** Why an invalid stage cannot be used (a missing base commit, a gold patch that does not apply, …), or what kept a stage's tests from verifying it (a service they need). */
   problem: z.string().optional(),
+  /** Why the stage is not verified, typed and whole (absent on a verified stage and on records written before it). */
+  reason: StageReasonSchema.optional(),
   /** The environment's test runner (src/environments/runners). */
   runner: z.string().optional(),
   /**

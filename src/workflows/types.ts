@@ -1,4 +1,4 @@
-import type { ArtifactRef, PolicyKind, ScaffoldKind, StageResult } from '../schemas';
+import type { ArtifactRef, PolicyKind, ScaffoldKind, StageReason, StageResult } from '../schemas';
 
 /**
  * The records workflows and activities exchange: types only, so activities, the CLI and the dataset
@@ -47,6 +47,8 @@ export interface StageCheck {
   judgeable: boolean;
   /** Why it cannot be judged, when it cannot. */
   reason?: string;
+  /** Why it is not verified, typed and whole (the kind, the failing command, its exit code and last lines). */
+  detail?: StageReason;
 }
 
 /** 'skipped': not even the first stage could be judged, so nothing was rolled out. */
