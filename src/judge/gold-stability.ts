@@ -1,4 +1,5 @@
 import type { GoldTests, TestCase } from '../schemas';
+import { stageReason } from '../stage-reason';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
@@ -33,6 +34,7 @@ export function stabilize(gold: GoldTests, runs: TestCase[][], emptyPatch: TestC
     out.problem = candidates.length
       ? `its FAIL_TO_PASS tests already pass with an empty patch: ${list(candidates)}`
       : `its FAIL_TO_PASS tests are flaky (their outcome after the gold change differs between ${runs.length} runs): ${list(gold.failToPass)}`;
+    out.reason = stageReason(candidates.length ? 'no-verifying-test' : 'flaky', out.problem, { command: gold.command });
   }
   return out;
 }

@@ -67,6 +67,7 @@ test('a test that passes on alternate runs after the gold change is flaky and in
   const unstable = await goldTestsFor(deps, alone.chain('gen/flaky-alone', [only]), 0);
   expect(unstable).toMatchObject({ status: 'no-verifying-test', failToPass: [], passToPass: [], flaky: [t('test_circle_flips')] });
   expect(unstable.problem).toMatch(/FAIL_TO_PASS tests are flaky/);
+  expect(unstable.reason).toMatchObject({ kind: 'flaky', summary: expect.stringContaining('test_circle_flips'), command: expect.stringContaining('pytest') });
   // With one run after the change, the same test is taken at its first word.
   const once = await goldTestsFor({ ...deps, goldRuns: 1 }, alone.chain('gen/flaky-alone', [only]), 0);
   expect(once).toMatchObject({ status: 'verified', failToPass: [t('test_circle_flips')], flaky: [] });
@@ -100,4 +101,5 @@ test('a PR whose tests already pass with an empty patch on its starting state (t
   // At its base the test fails (no circle yet), after the merge it passes; but an agent that changes nothing starts with #1 carried in.
   expect(gold).toMatchObject({ status: 'no-verifying-test', failToPass: [], passToPass: ['tests/test_circle.py::test_unit_circle'], checks: { carry: 'clean' } });
   expect(gold.problem).toMatch(/already pass with an empty patch: tests\/test_circle\.py::test_unit_circle/);
+  expect(gold.reason).toMatchObject({ kind: 'no-verifying-test', summary: expect.stringContaining('empty patch') });
 });
