@@ -124,7 +124,7 @@ fi
 
 # --- toolchain images ----------------------------------------------------------------------------
 if want toolchains; then
-  # CHAINSMITH_TOOLCHAINS="c node" builds only those; Python's toolchain is the base image.
+  # CHAINSMITH_TOOLCHAINS="c node" builds only those.
   for dir in images/toolchains/*/; do
     name=$(basename "$dir")
     [[ " ${CHAINSMITH_TOOLCHAINS:-$name} " == *" $name "* ]] || continue

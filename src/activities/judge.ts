@@ -30,7 +30,7 @@ export function judgeActivities(ctx: ActivityContext) {
     async validateGold(input: { chainRef: ArtifactRef; stage: number; policy: PolicyKind }): Promise<StageCheck> {
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
-        const gold = await goldTestsFor({ docker: ctx.docker, store, sandbox: ctx.sandboxSpec, environments: ctx.environments }, chain, input.stage).catch((err) => {
+        const gold = await goldTestsFor({ docker: ctx.docker, store, sandbox: ctx.sandboxSpec, environments: ctx.environments, goldRuns: config.environments.goldRuns }, chain, input.stage).catch((err) => {
           if (err instanceof StageError) return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
           throw err;
         });

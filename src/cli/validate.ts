@@ -32,6 +32,7 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     store: ArtifactStore.fromConfig(config),
     sandbox: sandboxSpecFrom(config),
     environments: environmentsFrom(config, docker, config.sandbox.image ?? baseImageTag()),
+    goldRuns: config.environments.goldRuns,
   };
   const log = opts.out ? await StageLog.open(opts.out) : undefined;
   const total = chains.reduce((n, c) => n + c.prs.length, 0);

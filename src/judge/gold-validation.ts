@@ -12,11 +12,13 @@ import { stageReason } from '../stage-reason';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { unverifiedReason } from './unverified-reason';
+import { stabilize } from './gold-stability';
+import { CARRY_TAG } from '../sandbox/carryover';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
 /** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
-const RULES = 'rules-5';
+const RULES = 'rules-6';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
@@ -89,8 +91,12 @@ export function invalidGold(chain: Chain, stage: number, command: string, proble
  * the base with its own test files) and are sorted into FAIL_TO_PASS and PASS_TO_PASS. A stage with no FAIL_TO_PASS
  * test is marked 'no-verifying-test'. A test runner without a per-test report yields empty lists,
  * and the judge falls back to the exit code.
+ *
+ * Stability (gold-stability.ts): the run at the merge is repeated `goldRuns` times, and a test whose
+ * outcome differs between them is flaky and leaves both lists; a FAIL_TO_PASS test must fail with an
+ * empty patch applied as an agent's is (the stage's starting state, carry included, then runPrTests).
  */
-export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: number, timeoutSeconds: number): Promise<GoldTests> {
+export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: number, timeoutSeconds: number, goldRuns = 2): Promise<GoldTests> {
   const pr = chain.prs[stage];
   const plan = sandbox.env;
   const files = prTestFiles(pr);
@@ -107,7 +113,7 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   const carry = stage === 0 ? 'none' : sandbox.carry.conflicts.length ? 'conflicts' : 'clean';
   /** `runs`: the PR's tests before and after the change, where they ran (the one after tells of a service its tests needed). */
   const record = (gold: GoldTests, runs: { before?: TestSignal; after?: TestSignal } = {}): GoldTests => {
-    const service = gold.failToPass.length ? undefined : serviceNeeded(runs.after?.output ?? '');
+    const service = gold.failToPass.length || gold.problem ? undefined : serviceNeeded(runs.after?.output ?? '');
     return {
       ...gold,
       runner: plan.runner,
@@ -115,19 +121,25 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
       prNumber: pr.number,
       status: gold.failToPass.length ? 'verified' : 'no-verifying-test',
       ...(service ? { problem: `its tests seem to need a service the sandbox does not run (their output says "${service}")` } : {}),
-      ...(gold.failToPass.length ? {} : { reason: unverifiedReason({ command, ...runs, gold, service, timeoutSeconds }) }),
+      ...(gold.failToPass.length ? {} : { reason: withRun(gold.reason, runs.after) ?? unverifiedReason({ command, ...runs, gold, service, timeoutSeconds }) }),
       checks: { baseChecksOut: true, goldApplies: true, carry },
     };
   };
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
+  // With an empty patch, as an agent's is applied: the starting state (carry included), then the PR's tests.
+  // Where that state is the base's own tree, the run at the base below is the same run.
+  const emptyPatch = (await startIsBase(sandbox, pr.baseSha)) ? undefined : await sandbox.runPrTests(pr, timeoutSeconds);
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
   const before = await runTests(sandbox, plan, command, timeoutSeconds);
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  const after = await runTests(sandbox, plan, command, timeoutSeconds);
+  const runs = [await runTests(sandbox, plan, command, timeoutSeconds)];
+  while (runs.length < Math.max(1, goldRuns)) runs.push(await runTests(sandbox, plan, command, timeoutSeconds));
+  const after = runs[0];
+  const stable = (gold: GoldTests, asRun: (run: TestSignal) => TestCase[]) => record(stabilize(gold, runs.map(asRun), asRun(emptyPatch ?? before)), { before, after });
   if (!before.cases && !after.cases) {
     // No per-test report either time: the command's exit status is the one test, and the stage says so.
-    const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
-    return record({ ...classifyTests(status(before.passed), status(after.passed), command), signal: 'exit-code' }, { before, after });
+    const status = (run: TestSignal): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }];
+    return stable({ ...classifyTests(status(before), status(after), command), signal: 'exit-code' }, status);
   }
   const beforeComplete = !outputCut(before.output);
   let baseline: BaselineRun | undefined;
@@ -138,7 +150,21 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
-  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, { beforeComplete, baseline }), signal: 'per-test' }, { before, after });
+  const cases = (run: TestSignal) => run.cases ?? [];
+  return stable({ ...classifyTests(cases(before), cases(after), command, { beforeComplete, baseline }), signal: 'per-test' }, cases);
+}
+
+/** Whether the sandbox's starting state (CARRY_TAG) has the base's tree: no carry changed it. */
+async function startIsBase(sandbox: StageSandbox, baseSha: string): Promise<boolean> {
+  const r = await sandbox.exec(`git rev-parse ${CARRY_TAG}^{tree} ${baseSha}^{tree}`, { timeoutSeconds: 60, maxOutputChars: 1_000 });
+  const [start, base] = r.output.trim().split('\n');
+  return r.exitCode === 0 && !!start && start === base;
+}
+
+/** A reason stabilize() gave (flaky, passing with an empty patch), with the exit code and last lines of the run after the change. */
+function withRun(reason: StageReason | undefined, after: TestSignal | undefined): StageReason | undefined {
+  if (!reason || reason.tail || !after) return reason;
+  return stageReason(reason.kind, reason.summary, { command: reason.command ?? after.command, exitCode: after.exitCode, output: after.output });
 }
 
 /**
@@ -157,6 +183,8 @@ export interface GoldValidationDeps {
   sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
   environments: Environments;
   timeoutSeconds?: number;
+  /** Runs of the PR's tests after the gold change (environments.goldRuns): a test whose outcome differs between them is flaky. */
+  goldRuns?: number;
 }
 
 /**
@@ -173,7 +201,8 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
   // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
   const command = prTestCommand(env, prTestFiles(pr));
-  const key = createHash('sha256').update(`${RULES} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
+  const runs = deps.goldRuns ?? 2;
+  const key = createHash('sha256').update(`${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
@@ -182,7 +211,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
     const { manifest } = env;
     const r = manifest.resolution;
     const gold: GoldTests = {
-      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600)),
+      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs)),
       environment: {
         image: env.image,
         language: manifest.language,

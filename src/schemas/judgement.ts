@@ -71,6 +71,10 @@ export const GoldTestsSchema = z.object({
       carry: z.enum(['none', 'clean', 'conflicts']),
     })
     .optional(),
+  /** Tests whose outcome after the gold change differed between its runs (environments.goldRuns): in neither list. */
+  flaky: z.array(z.string()).optional(),
+  /** How many times the PR's tests ran after the gold change. */
+  goldRuns: z.number().int().positive().optional(),
 });
 export type GoldTests = z.infer<typeof GoldTestsSchema>;
 

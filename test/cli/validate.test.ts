@@ -51,10 +51,10 @@ describe('chainsmith validate', () => {
     const r = await cli(['validate', '--chains', chains, '--out', out], home);
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^\[1\/4\] gen\/shapes PR #1: verified \(1 FAIL_TO_PASS, 1 PASS_TO_PASS\) · \d+s, about \d+s left$/m);
+    expect(r.stdout).toMatch(/^\[1\/4\] gen\/shapes PR #1: verified \(1 FAIL_TO_PASS, 1 PASS_TO_PASS\) · \d+[sm], about \d+[sm] left$/m);
     // A stage that is not verified says why, with the command, its exit code and its last lines.
     expect(r.stdout).toMatch(
-      /^\[2\/4\] gen\/shapes PR #2: no-verifying-test: no test of the PR fails before it and passes after it \(1 PASS_TO_PASS, 0 failing after the gold change too\) · \d+s.*\n {4}\$ python3 -m pytest .*tests\/test_square\.py {2}\(exit 0\)\n {4}\| .*\n(?: {4}\| .*\n)*? {4}\| PASSED tests\/test_square\.py::test_square_of_zero\n/m,
+      /^\[2\/4\] gen\/shapes PR #2: no-verifying-test: no test of the PR fails before it and passes after it \(1 PASS_TO_PASS, 0 failing after the gold change too\) · \d+[sm].*\n {4}\$ python3 -m pytest .*tests\/test_square\.py {2}\(exit 0\)\n {4}\| .*\n(?: {4}\| .*\n)*? {4}\| PASSED tests\/test_square\.py::test_square_of_zero\n/m,
     );
     expect(r.stdout).toMatch(/^\[4\/4\] gen\/broken PR #1: invalid-inputs: the base commit deadbeef/m);
     expect(r.stdout).toMatch(/^repository\s+language\s+stages\s+environment built\s+tests runnable\s+verifying test\s+stable\s+yield$/m);
@@ -96,7 +96,7 @@ describe('chainsmith validate', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`resuming: ${kept.length} of them are in ${out} already and are not validated again`);
     expect(r.stdout).toMatch(new RegExp(`^\\[1/4\\] gen/first PR #1: verified \\(1 FAIL_TO_PASS, 1 PASS_TO_PASS\\) \\(in ${out.replace(/[/.]/g, '\\$&')} already\\)$`, 'm'));
-    expect(r.stdout).toMatch(/^\[4\/4\] gen\/then PR #3: verified .* · \d+s$/m);
+    expect(r.stdout).toMatch(/^\[4\/4\] gen\/then PR #3: verified .* · \d+[sm]$/m);
     const all = lines(out);
     expect(all.map((g) => [g.chainId, g.stage, g.status])).toEqual([
       [first.id, 0, 'verified'],

@@ -65,7 +65,7 @@ test('a recipe in the config replaces detection for its repository; a bad one is
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-envcfg-'));
   await writeFile(join(dir, 'chainsmith.config.json'), JSON.stringify({ environments: { repos: { 'acme/api': { setup: ['make deps'], test: 'make test', path: ['/work/repo/bin'] } } } }));
   const config = loadConfig({ env: { CHAINSMITH_HOME: dir, CHAINSMITH_SANDBOX_CPUS: '2' }, cwd: dir });
-  expect(config.environments).toEqual({ repos: { 'acme/api': { setup: ['make deps'], test: 'make test', path: ['/work/repo/bin'] } }, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 2, pythons: [] });
+  expect(config.environments).toEqual({ repos: { 'acme/api': { setup: ['make deps'], test: 'make test', path: ['/work/repo/bin'] } }, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 2, pythons: [], goldRuns: 2 });
   expect(recipeFromConfig(config.environments.repos['acme/api'], 'pytest')).toMatchObject({ origin: 'config', runner: 'exit-code', test: 'make test', toolchain: { image: 'python' } });
   await writeFile(join(dir, 'chainsmith.config.json'), JSON.stringify({ environments: { repos: { 'acme/api': { setup: 'make deps' } } } }));
   expect(() => loadConfig({ env: { CHAINSMITH_HOME: dir }, cwd: dir })).toThrow(/environments\.repos\.acme\/api\.setup: Invalid input: expected array, received string/);
