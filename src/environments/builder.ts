@@ -120,6 +120,11 @@ export class Environments {
     }
   }
 
+  /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */
+  async recipeFor(chain: Chain, stage: number): Promise<LanguageRecipe> {
+    return (await this.resolved(chain, stage)).recipe;
+  }
+
   /** The stage's environment where its image is on this engine already, else undefined: nothing is fetched or built. */
   async builtForStage(chain: Chain, stage: number): Promise<Environment | undefined> {
     let resolved: Resolved | undefined = await this.resolved(chain, stage);
