@@ -1,4 +1,5 @@
 import { Redactor } from './redact';
+import { StageError } from './errors';
 import { REASON_LIMITS, type StageReason, type StageReasonKind } from './schemas';
 
 /** The worker's secrets by value (its environment's secret-named variables) and anything shaped like a token. */
@@ -22,14 +23,25 @@ function clip(text: string, max: number): string {
  * A stage's reason, redacted and bounded: `output` is the failing command's whole output, of which
  * the last lines are kept.
  */
-export function stageReason(kind: StageReasonKind, summary: string, failed?: { command: string; exitCode?: number; output?: string }): StageReason {
+export function stageReason(kind: StageReasonKind, summary: string, failed?: { command?: string; exitCode?: number; output?: string }): StageReason {
   return {
     kind,
     summary: clip(summary.split('\n')[0], REASON_LIMITS.summary),
-    ...(failed ? { command: clip(failed.command, REASON_LIMITS.command) } : {}),
+    ...(failed?.command ? { command: clip(failed.command, REASON_LIMITS.command) } : {}),
     ...(failed?.exitCode !== undefined ? { exitCode: failed.exitCode } : {}),
     ...(failed?.output?.trim() ? { tail: outputTail(failed.output) } : {}),
   };
+}
+
+/**
+ * The reason a failed stage's error carries, or one made from the error where its thrower gave none:
+ * `kind` then, the first line of its message the summary, the rest its output.
+ */
+export function reasonOf(err: unknown, kind: StageReasonKind): StageReason {
+  if (err instanceof StageError && err.reason) return err.reason;
+  const message = err instanceof Error ? err.message : String(err);
+  const [first, ...rest] = message.split('\n');
+  return stageReason(kind, first, { output: rest.join('\n') });
 }
 
 /** A reason as `validate` prints it under a stage: the kind and summary, then the command, its exit code and its last lines, indented. */

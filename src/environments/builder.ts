@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import { StageError, ToolchainTooOld, TransientError } from '../errors';
+import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
 import { checkoutLines } from '../sandbox/checkout';
 import { DockerSandbox } from '../sandbox/docker-sandbox';
@@ -113,7 +114,8 @@ export class Environments {
         const { recipe } = resolved;
         return { image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
       } catch (err) {
-        if (!(err instanceof ToolchainTooOld) || !resolved.fallback) throw err;
+        if (!(err instanceof ToolchainTooOld)) throw err;
+        if (!resolved.fallback) throw err.reason ? err : new ToolchainTooOld(err.message, { cause: err, reason: stageReason('unsupported', `no toolchain here is new enough: ${err.message}`) });
         this.log(`${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`);
         resolved = resolved.fallback;
       }
@@ -181,7 +183,8 @@ export class Environments {
     const pr = chain.prs[stage];
     const files = await gitRepoFiles(repoPath, pr.baseSha).catch(async (err) => {
       if (await hasCommit(repoPath, pr.baseSha)) throw err;
-      throw new StageError(`the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`);
+      const why = `the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`;
+      throw new StageError(why, { reason: stageReason('invalid-inputs', why) });
     });
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
@@ -278,16 +281,17 @@ export class Environments {
         cwd: '/work',
       });
       if (run.exitCode !== 0) {
+        // The script echoes each setup command before it runs: the last one echoed is the one that failed.
+        const failed = { command: failedSetupCommand(run.output), exitCode: run.exitCode, output: run.output };
         const tooOld = recipe.tooOld?.exec(run.output);
         if (tooOld) {
-          const err = new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`);
+          const err = new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`, { reason: stageReason('unsupported', `the toolchain is too old for what the build needs: ${tooOld[0]}`, failed) });
           if (r.depsKey) await this.deps.markTooOld(r.depsKey, err.message);
           throw err;
         }
         const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
-        throw new StageError(
-          `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why}):\n${run.output.trim().slice(-4_000)}`,
-        );
+        const summary = `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why})`;
+        throw new StageError(`${summary}:\n${run.output.trim().slice(-4_000)}`, { reason: stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed) });
       }
       // Probed as the sandboxes will run it: with the recipe's variables and PATH (a Go toolchain module first on it, say).
       const probe = await sandbox.exec([...exportLines, TOOLCHAIN_PROBES[recipe.toolchain.image]].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
@@ -334,6 +338,12 @@ export class Environments {
       await sandbox.destroy();
     }
   }
+}
+
+/** The setup command a failed build script ran last (each is echoed as `$ command` before it runs); the checkout where none was. */
+export function failedSetupCommand(output: string): string {
+  const echoed = output.split('\n').filter((l) => l.startsWith('$ ')).pop()?.slice(2);
+  return echoed ?? 'git checkout (the stage\'s base, before any setup command)';
 }
 
 /** An image this process built: `layerBytes` is what its own (top) layer adds to the image it was built on (Docker's image history). */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ChainsmithError, StageError, ToolchainTooOld, TransientError } from '../errors';
 import type { LanguageRecipe, Resolution } from './contract';
 import { runTool } from './host-tools';
+import { stageReason } from '../stage-reason';
 
 export interface FetchedDependencies {
   /** Mounted read-only at DEPS_MOUNT in the build. */
@@ -140,7 +141,10 @@ export class DependencyCache {
         await this.markTooOld(req.key, err.message);
         throw err;
       }
-      if (err instanceof StageError) throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err });
+      if (err instanceof StageError) {
+        const reason = err.reason ?? stageReason('dependencies-unresolvable', err.message);
+        throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err, reason });
+      }
       throw err;
     } finally {
       await rm(src, { recursive: true, force: true });

@@ -8,16 +8,17 @@ import { REPO_DIR, type SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
+import { stageReason } from '../stage-reason';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
+import { unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
-import { stageReason } from '../stage-reason';
 import { CARRY_TAG } from '../sandbox/carryover';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
 /** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
-const RULES = 'rules-5';
+const RULES = 'rules-6';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
@@ -102,14 +103,17 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   const command = prTestCommand(plan, files);
   const sh = async (what: string, lines: string[]) => {
     const r = await sandbox.exec(`set -euo pipefail\n${lines.join('\n')}`, { timeoutSeconds: 600, maxOutputChars: 8_000, cwd: '/work' });
-    if (r.exitCode !== 0) throw new StageError(`gold validation of PR #${pr.number} could not ${what}:\n${r.output}`);
+    if (r.exitCode !== 0) {
+      const reason = stageReason('invalid-inputs', `gold validation of PR #${pr.number} could not ${what}`, { command: lines.join('; '), exitCode: r.exitCode, output: r.output });
+      throw new StageError(`gold validation of PR #${pr.number} could not ${what}:\n${r.output}`, { reason });
+    }
     return r.output;
   };
   // The sandbox was opened with the carry a perfect agent would make (its tree is the gold tree, so the carried patch is empty).
   const carry = stage === 0 ? 'none' : sandbox.carry.conflicts.length ? 'conflicts' : 'clean';
-  /** `output`: the run after the change, where one ran (what tells of a service its tests needed). */
-  const record = (gold: GoldTests, output = ''): GoldTests => {
-    const service = gold.failToPass.length || gold.problem ? undefined : serviceNeeded(output);
+  /** `runs`: the PR's tests before and after the change, where they ran (the one after tells of a service its tests needed). */
+  const record = (gold: GoldTests, runs: { before?: TestSignal; after?: TestSignal } = {}): GoldTests => {
+    const service = gold.failToPass.length || gold.problem ? undefined : serviceNeeded(runs.after?.output ?? '');
     return {
       ...gold,
       runner: plan.runner,
@@ -117,6 +121,7 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
       prNumber: pr.number,
       status: gold.failToPass.length ? 'verified' : 'no-verifying-test',
       ...(service ? { problem: `its tests seem to need a service the sandbox does not run (their output says "${service}")` } : {}),
+      ...(gold.failToPass.length ? {} : { reason: withRun(gold.reason, runs.after) ?? unverifiedReason({ command, ...runs, gold, service, timeoutSeconds }) }),
       checks: { baseChecksOut: true, goldApplies: true, carry },
     };
   };
@@ -154,7 +159,7 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     await sh('return to its starting state', [`cd ${REPO_DIR}`, `git reset -q --hard ${CARRY_TAG}`, 'git clean -qfd']);
     emptyPatch = await sandbox.runPrTests(pr, timeoutSeconds);
   }
-  return record(stabilize(gold, runs.map(asCases), asCases(emptyPatch)), after.output);
+  return record(stabilize(gold, runs.map(asCases), asCases(emptyPatch)), { before, after });
 }
 
 /** Whether the sandbox's starting state (CARRY_TAG) has the base's tree: no carry changed it. */
@@ -162,6 +167,12 @@ async function startIsBase(sandbox: StageSandbox, baseSha: string): Promise<bool
   const r = await sandbox.exec(`git rev-parse ${CARRY_TAG}^{tree} ${baseSha}^{tree}`, { timeoutSeconds: 60, maxOutputChars: 1_000 });
   const [start, base] = r.output.trim().split('\n');
   return r.exitCode === 0 && !!start && start === base;
+}
+
+/** A reason stabilize() gave (flaky, passing with an empty patch), with the exit code and last lines of the run after the change. */
+function withRun(reason: StageReason | undefined, after: TestSignal | undefined): StageReason | undefined {
+  if (!reason || reason.tail || !after) return reason;
+  return stageReason(reason.kind, reason.summary, { command: reason.command ?? after.command, exitCode: after.exitCode, output: after.output });
 }
 
 /**
@@ -193,7 +204,7 @@ export interface GoldValidationDeps {
 export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
   const pr = chain.prs[stage];
   const problem = await stageInputProblem(chain.repo.path, pr);
-  if (problem) return invalidGold(chain, stage, '', problem);
+  if (problem) return invalidGold(chain, stage, '', problem, stageReason('invalid-inputs', problem));
   if (!prTestFiles(pr).length) return withoutTests(deps, chain, stage);
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
@@ -252,11 +263,15 @@ async function withoutTests(deps: GoldValidationDeps, chain: Chain, stage: numbe
  * Whether something can judge a validated stage: a FAIL_TO_PASS test, or (for a stage whose tests tell
  * nothing) a judge model. A stage nothing can judge is never rolled out: no rollout could be scored.
  */
-export function stageCheck(gold: GoldTests, judgeModel: boolean): { status: NonNullable<GoldTests['status']>; judgeable: boolean; reason?: string } {
+export function stageCheck(
+  gold: GoldTests,
+  judgeModel: boolean,
+): { status: NonNullable<GoldTests['status']>; judgeable: boolean; reason?: string; detail?: StageReason } {
   const status = gold.status ?? (gold.failToPass.length ? 'verified' : 'no-verifying-test');
   if (status === 'verified') return { status, judgeable: true };
-  if (status === 'invalid') return { status, judgeable: false, reason: gold.problem ?? 'the stage cannot be set up' };
-  if (judgeModel) return { status, judgeable: true };
-  const why = gold.problem ? `; ${gold.problem}` : '';
-  return { status, judgeable: false, reason: `no test of the PR fails before it and passes after it, and no judge model is configured${why}` };
+  const detail = gold.reason ? { detail: gold.reason } : {};
+  if (status === 'invalid') return { status, judgeable: false, reason: gold.reason ? `${gold.reason.kind}: ${gold.reason.summary}` : (gold.problem ?? 'the stage cannot be set up'), ...detail };
+  if (judgeModel) return { status, judgeable: true, ...detail };
+  const why = gold.reason && gold.reason.kind !== 'no-verifying-test' ? `; ${gold.reason.kind}: ${gold.reason.summary}` : gold.problem ? `; ${gold.problem}` : '';
+  return { status, judgeable: false, reason: `no test of the PR fails before it and passes after it, and no judge model is configured${why}`, ...detail };
 }

@@ -28,7 +28,7 @@ export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string
   // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
   const r = await sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 });
   const cases = runnerFor(plan.runner).parse(r.output);
-  return { command, ran: true, passed: r.exitCode === 0, exitCode: r.exitCode, output: r.output, ...(cases ? { cases } : {}) };
+  return { command, ran: true, passed: r.exitCode === 0, exitCode: r.exitCode, output: r.output, ...(r.timedOut ? { timedOut: true } : {}), ...(cases ? { cases } : {}) };
 }
 
 /**

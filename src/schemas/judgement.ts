@@ -14,6 +14,8 @@ export const TestSignalSchema = z.object({
   passed: z.boolean(),
   exitCode: z.number().int(),
   output: z.string(),
+  /** The run was stopped at its time limit. */
+  timedOut: z.boolean().optional(),
   /** Per-test outcomes where the runner reports them; absent means only the exit code is known. */
   cases: z.array(TestCaseSchema).optional(),
 });

@@ -51,6 +51,12 @@ export interface StageCheck {
   detail?: StageReason;
 }
 
+export interface Unjudgeable {
+  stage: number;
+  prNumber: number;
+  reason: StageReason;
+}
+
 /** 'skipped': not even the first stage could be judged, so nothing was rolled out. */
 export type ChainStatus = 'validating' | 'running' | 'paused' | 'accepted' | 'rejected' | 'failed' | 'cancelled' | 'skipped';
 
@@ -65,6 +71,8 @@ export interface ChainProgress {
    * as the chain stored at `chainRef`.
    */
   cut?: { before: number; reason: string; chainRef: ArtifactRef };
+  /** The first stage nothing can judge, with its typed reason: the chain was cut before it, or skipped where it is the first. */
+  unjudgeable?: Unjudgeable;
   /** The chain's queries, once written. */
   queriesRef?: ArtifactRef;
   results: StageResult[];

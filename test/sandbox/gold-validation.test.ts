@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
 import { goldTestsFor, type GoldValidationDeps } from '../../src/judge/gold-validation';
-import { formatGoldYield, goldYield, validateStages } from '../../src/judge/gold-yield';
+import { formatFunnel, funnel } from '../../src/judge/funnel';
+import { goldYield, validateStages } from '../../src/judge/gold-yield';
 import type { Chain } from '../../src/schemas';
 import { testEnvironments } from '../support/environments';
 import { pythonChain } from '../support/python-chain';
@@ -57,7 +58,8 @@ test('broken stages are recorded as invalid with the reason, and the yield per r
     repo: { ...chain.repo, name: 'gen/binary' },
     prs: [{ ...pr, patch: `${pr.patch}diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/logo.png differ\n` }],
   };
-  const records = await validateStages(deps, [chain, missingBase, notApplying, binary]);
+  const chains = [chain, missingBase, notApplying, binary];
+  const records = await validateStages(deps, chains);
   const rows = goldYield(records);
   const problems = records.filter((r) => r.status === 'invalid').map((r) => r.problem);
   expect(problems).toEqual([
@@ -71,7 +73,12 @@ test('broken stages are recorded as invalid with the reason, and the yield per r
     { repo: 'gen/missing-base', language: 'unknown', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
     { repo: 'gen/shapes', language: 'python', stages: 3, verified: 2, noVerifyingTest: 1, invalid: 0, yield: 2 / 3 },
   ]);
-  expect(formatGoldYield(rows)).toMatch(/^gen\/shapes\s+python\s+3\s+2\s+1\s+0\s+67%$/m);
+  // Broken inputs are their own kind of reason, and the funnel stops them before an environment.
+  expect(records.filter((r) => r.status === 'invalid').map((r) => r.reason?.kind)).toEqual(['invalid-inputs', 'invalid-inputs', 'invalid-inputs']);
+  const text = formatFunnel(funnel(chains, records));
+  expect(text).toMatch(/^gen\/shapes\s+python\s+3\s+3\s+3\s+2\s+2\s+67%$/m);
+  expect(text).toMatch(/^gen\/missing-base\s+unknown\s+1\s+0\s+0\s+0\s+0\s+0%$/m);
+  expect(text).toContain('gen/shapes (python):\n  chains: 1; every stage verified: 0; cut at stage 2: 1 (no-verifying-test 1)\n  stages not verified: 1 (no-verifying-test 1)');
   expect(goldYield([])).toEqual([]);
 });
 

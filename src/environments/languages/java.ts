@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { StageError } from '../../errors';
+import { stageReason } from '../../stage-reason';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
 import { hostRun, mustRun } from './host-command';
 import { unionDirectory } from '../merge-deps';
@@ -91,7 +92,7 @@ function gradleRefused(found: string[], wrapper: boolean): LanguageRecipe {
     toolchain: { image: 'java', version: DEBIAN_JDK, note: why },
     manifests: found,
     fetch: async () => {
-      throw new StageError(why);
+      throw new StageError(why, { reason: stageReason('unsupported', why) });
     },
     setup: [],
     env: {},
