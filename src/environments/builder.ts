@@ -61,6 +61,8 @@ interface Resolved {
   repoName: string;
   /** What the image key hashes besides the resolved packages: repository history, toolchain, recipe. */
   keyParts: unknown[];
+  /** The manifests' blob ids at the base: a failed build is not tried again for the same ones. */
+  manifests: string;
   /** Only for a recipe that fetches: what its dependencies are keyed on and resolved as of. */
   depsKey: string;
   asOf?: Date;
@@ -87,6 +89,12 @@ interface Resolved {
 export class Environments {
   /** Builds under way, and recipes that failed (they stay failed for this process). */
   private readonly builds = new Map<string, Promise<EnvironmentManifest>>();
+  /**
+   * Builds that failed, by image and manifests (their blob ids): setup runs on the stage's tree (a
+   * compile, an editable install), so a failure at one era's manifests says nothing of an era whose
+   * manifests differ, though both would hold the same packages. They stay failed for this process.
+   */
+  private readonly failed = new Map<string, Promise<EnvironmentManifest>>();
   /** Recipe and image per repository and base: every round of a stage asks again. */
   private readonly known = new Map<string, Promise<Resolved>>();
   readonly toolchains: Toolchains;
@@ -120,6 +128,11 @@ export class Environments {
         resolved = resolved.fallback;
       }
     }
+  }
+
+  /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */
+  async recipeFor(chain: Chain, stage: number): Promise<LanguageRecipe> {
+    return (await this.resolved(chain, stage)).recipe;
   }
 
   /** The stage's environment where its image is on this engine already, else undefined: nothing is fetched or built. */
@@ -157,13 +170,19 @@ export class Environments {
 
   /** The image's build, shared by concurrent callers; asked every time (one engine request): an image removed meanwhile is built again. */
   private build(image: string, resolved: Resolved, deps: FetchedDependencies | undefined): Promise<EnvironmentManifest> {
+    const era = `${image}\0${resolved.manifests}`;
+    const failed = this.failed.get(era);
+    if (failed) return failed;
     let build = this.builds.get(image);
     if (!build) {
       build = this.ensure(image, resolved, deps);
       this.builds.set(image, build);
       build.then(
         () => this.builds.delete(image),
-        (err) => err instanceof StageError || this.builds.delete(image),
+        (err) => {
+          this.builds.delete(image);
+          if (err instanceof StageError) this.failed.set(era, build!);
+        },
       );
     }
     return build;
@@ -232,7 +251,7 @@ export class Environments {
       const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' ? blobs : ''];
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {
-        recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, keyParts, depsKey, asOf, lineage,
+        recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, keyParts, manifests: blobs, depsKey, asOf, lineage,
         ...(withMerge ? { merged: withMerge } : {}),
         ...(recipe.fallback ? { fallback: await keyed(recipe.fallback) } : {}),
       };

@@ -4,7 +4,7 @@ import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
 import type { Environments } from '../environments/builder';
 import { checkoutLines } from '../sandbox/checkout';
-import type { SandboxSpec } from '../sandbox/docker-sandbox';
+import { REPO_DIR, type SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
@@ -126,32 +126,40 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
     };
   };
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
-  // With an empty patch, as an agent's is applied: the starting state (carry included), then the PR's tests.
-  // Where that state is the base's own tree, the run at the base below is the same run.
-  const emptyPatch = (await startIsBase(sandbox, pr.baseSha)) ? undefined : await sandbox.runPrTests(pr, timeoutSeconds);
+  // Before the checkouts below move the tree: whether the starting state (carry included) is the base's own.
+  const startsAtBase = await startIsBase(sandbox, pr.baseSha);
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
   const before = await runTests(sandbox, plan, command, timeoutSeconds);
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  const runs = [await runTests(sandbox, plan, command, timeoutSeconds)];
-  while (runs.length < Math.max(1, goldRuns)) runs.push(await runTests(sandbox, plan, command, timeoutSeconds));
-  const after = runs[0];
-  const stable = (gold: GoldTests, asRun: (run: TestSignal) => TestCase[]) => record(stabilize(gold, runs.map(asRun), asRun(emptyPatch ?? before)), { before, after });
-  if (!before.cases && !after.cases) {
-    // No per-test report either time: the command's exit status is the one test, and the stage says so.
-    const status = (run: TestSignal): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }];
-    return stable({ ...classifyTests(status(before), status(after), command), signal: 'exit-code' }, status);
-  }
-  const beforeComplete = !outputCut(before.output);
+  const after = await runTests(sandbox, plan, command, timeoutSeconds);
+  const perTest = !!(before.cases || after.cases);
+  // No per-test report either time: the command's exit status is the one test, and the stage says so.
+  const asCases = (run: TestSignal): TestCase[] => (perTest ? (run.cases ?? []) : [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }]);
+  const beforeComplete = !perTest || !outputCut(before.output);
+  // Stability is checked where something could verify the stage: with no candidate at all (the
+  // baseline run below only takes candidates away), more runs would change no verdict.
+  const candidates = classifyTests(asCases(before), asCases(after), command, { beforeComplete }).failToPass.length > 0;
+  const runs = [after];
+  while (candidates && runs.length < Math.max(1, goldRuns)) runs.push(await runTests(sandbox, plan, command, timeoutSeconds));
   let baseline: BaselineRun | undefined;
-  if (beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
+  if (perTest && beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
     // Which of those passed at the base, where its test files are the base's own.
     await sh('check out its base again', checkoutLines(pr.baseSha));
     const run = await runTests(sandbox, plan, command, timeoutSeconds);
     const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
-  const cases = (run: TestSignal) => run.cases ?? [];
-  return stable({ ...classifyTests(cases(before), cases(after), command, { beforeComplete, baseline }), signal: 'per-test' }, cases);
+  const gold = perTest
+    ? { ...classifyTests(asCases(before), asCases(after), command, { beforeComplete, baseline }), signal: 'per-test' as const }
+    : { ...classifyTests(asCases(before), asCases(after), command), signal: 'exit-code' as const };
+  // With an empty patch, as an agent's is applied: back to the starting state (carry included), then
+  // the PR's tests. Where that state is the base's own tree, the run at the base above is that run.
+  let emptyPatch = before;
+  if (gold.failToPass.length && !startsAtBase) {
+    await sh('return to its starting state', [`cd ${REPO_DIR}`, `git reset -q --hard ${CARRY_TAG}`, 'git clean -qfd']);
+    emptyPatch = await sandbox.runPrTests(pr, timeoutSeconds);
+  }
+  return record(stabilize(gold, runs.map(asCases), asCases(emptyPatch)), { before, after });
 }
 
 /** Whether the sandbox's starting state (CARRY_TAG) has the base's tree: no carry changed it. */
@@ -197,6 +205,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const pr = chain.prs[stage];
   const problem = await stageInputProblem(chain.repo.path, pr);
   if (problem) return invalidGold(chain, stage, '', problem, stageReason('invalid-inputs', problem));
+  if (!prTestFiles(pr).length) return withoutTests(deps, chain, stage);
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
   // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
@@ -225,6 +234,29 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   } finally {
     await sandbox.destroy();
   }
+}
+
+/**
+ * A stage whose PR changes no test file: no test of it can verify it, so no environment is built for
+ * it here (a rollout builds it when it needs it); its recipe is detected for the language it reports.
+ */
+async function withoutTests(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
+  const recipe = await deps.environments.recipeFor(chain, stage);
+  const why = 'the PR changes no test file';
+  return {
+    command: '',
+    failToPass: [],
+    passToPass: [],
+    brokenOnGold: [],
+    repo: chain.repo.name,
+    prNumber: chain.prs[stage].number,
+    runner: recipe.runner,
+    status: 'no-verifying-test',
+    problem: why,
+    reason: stageReason('no-verifying-test', why),
+    // Not built: the image is empty; the language is the detected recipe's.
+    environment: { image: '', language: recipe.language, origin: recipe.origin, toolchain: '' },
+  };
 }
 
 /**
