@@ -68,6 +68,9 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     .finally(() => log?.close());
   console.log(`\n${formatFunnel(funnel(chains, records))}`);
   console.log(`\n${formatFlakyRates(records)}`);
+  const built = deps.environments.built;
+  const mb = built.reduce((n, b) => n + b.layerBytes, 0) / 1e6;
+  console.log(`environments: ${built.length} built for ${total - resumed} stage(s) validated now${built.length ? `, adding ${mb.toFixed(0)} MB of image layers (${(mb / built.length).toFixed(0)} MB each)` : ''}`);
   const judgeModel = !!config.model.baseUrl;
   const unjudgeable = records.map((r) => ({ r, check: stageCheck(r, judgeModel) })).filter(({ check }) => !check.judgeable);
   if (unjudgeable.length) {
