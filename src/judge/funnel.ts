@@ -28,7 +28,8 @@ export function reasonKind(g: GoldTests): StageReasonKind | 'unknown' {
 /** Steps a stage reached, in order: an environment, tests that ran, a FAIL_TO_PASS test, one that held on reruns. */
 export function stageSteps(g: GoldTests): { environmentBuilt: boolean; testsRunnable: boolean; verifyingTest: boolean; stable: boolean } {
   const kind = g.failToPass.length ? undefined : reasonKind(g);
-  const environmentBuilt = !!g.environment;
+  // A stage whose PR changes no test names its language but builds no environment (its image is empty).
+  const environmentBuilt = !!g.environment?.image;
   const testsRunnable = environmentBuilt && kind !== 'tests-not-runnable' && kind !== 'timeout';
   // A stage whose FAIL_TO_PASS tests all flipped on a rerun had a verifying test, and lost it for being unstable.
   const verifyingTest = testsRunnable && (g.failToPass.length > 0 || kind === 'flaky');
