@@ -4,7 +4,8 @@ import { REASON_LIMITS, type StageReason, type StageReasonKind } from './schemas
 
 /** The worker's secrets by value (its environment's secret-named variables) and anything shaped like a token. */
 let redactor: Redactor | undefined;
-const redact = (text: string) => (redactor ??= Redactor.forWorker(process.env)).text(text);
+/** Text about a stage as it is saved or shown: the worker's secrets and token-shaped text removed. */
+export const redact = (text: string) => (redactor ??= Redactor.forWorker(process.env)).text(text);
 
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 

@@ -25,7 +25,11 @@ export function reasonKind(g: GoldTests): StageReasonKind | 'unknown' {
   return 'no-verifying-test';
 }
 
-/** Steps a stage reached, in order: an environment, tests that ran, a FAIL_TO_PASS test, one that held on reruns. */
+/**
+ * Steps a stage reached, in order: an environment, tests that ran, a FAIL_TO_PASS test, one that held
+ * on reruns. A PR that changes no test needs no environment (none is built for it): it passes the first
+ * two steps and falls off at the verifying test, where its reason puts it.
+ */
 export function stageSteps(g: GoldTests): { environmentBuilt: boolean; testsRunnable: boolean; verifyingTest: boolean; stable: boolean } {
   const kind = g.failToPass.length ? undefined : reasonKind(g);
   // A stage whose PR changes no test names its language but builds no environment (its image is empty).

@@ -8,7 +8,7 @@ import { REPO_DIR, type SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
 import { GoldTestsSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
-import { stageReason } from '../stage-reason';
+import { redact, stageReason } from '../stage-reason';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { unverifiedReason } from './unverified-reason';
@@ -81,7 +81,7 @@ export function unseenBefore(before: TestCase[], after: TestCase[]): boolean {
 /** A stage that cannot be used, with the reason; nothing ran. */
 export function invalidGold(chain: Chain, stage: number, command: string, problem: string, reason?: StageReason): GoldTests {
   const pr = chain.prs[stage];
-  return { command, failToPass: [], passToPass: [], brokenOnGold: [], repo: chain.repo.name, prNumber: pr.number, status: 'invalid', problem, ...(reason ? { reason } : {}) };
+  return { command, failToPass: [], passToPass: [], brokenOnGold: [], repo: chain.repo.name, prNumber: pr.number, status: 'invalid', problem: redact(problem), ...(reason ? { reason } : {}) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
+import { TransientError } from '../../src/errors';
 import { describeStage, validateStages } from '../../src/judge/gold-yield';
 import type { Chain } from '../../src/schemas';
 import { ChainRepo, type Files } from '../support/chain-repo';
@@ -75,4 +76,22 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
     ...failed!.tail!.split('\n').map((l) => `    | ${l}`),
   ]);
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
+});
+
+/**
+ * What is no stage's fault stops the run: with Docker gone, validation throws a retry-later error (the
+ * CLI exits 75) after handing on every stage done before it, instead of recording a reason for each
+ * stage that follows.
+ */
+test('a Docker engine that stops answering stops the run with a retryable error, after the stages done before it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-down-'));
+  const good = await oneStage(dir, 'gen/down', {});
+  const broken = { ...good, id: 'broken', repo: { ...good.repo, name: 'gen/broken' }, prs: [{ ...good.prs[0], baseSha: 'deadbeef'.repeat(5) }] };
+  const gone = new Docker({ socketPath: join(dir, 'no-docker.sock') });
+  const deps = { docker: gone, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments: testEnvironments(gone) };
+  const seen: string[] = [];
+  const run = validateStages(deps, [broken, good, broken], (r) => void seen.push(`${r.repo} ${r.reason?.kind}`));
+  await expect(run).rejects.toThrow(TransientError);
+  await expect(run).rejects.toThrow(/^the Docker engine no longer answers \(.*\); validation stopped at gen\/down PR #1 /);
+  expect(seen).toEqual(['gen/broken invalid-inputs']);
 });

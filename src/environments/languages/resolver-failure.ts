@@ -18,6 +18,8 @@ const UNREACHABLE = /error sending request|dns error|tcp connect error|Connectio
  */
 export function resolverFailure(what: string, shown: string, run: ToolRun, detail = ''): StageError | TransientError {
   const output = `${run.stdout}\n${run.stderr}`.trim();
+  // The tool did not run at all (not installed, or stopped): nothing about the stage is known.
+  if (run.code === -1) return new TransientError(`${what}: ${shown.split(' ')[0]} did not run: ${output.split('\n').pop()}`);
   const last = output.split('\n').slice(-25).join('\n');
   const failed = { command: shown, exitCode: run.code, output };
   if (UNSUPPORTED_SCHEME.test(output)) {
