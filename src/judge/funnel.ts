@@ -32,8 +32,7 @@ export function reasonKind(g: GoldTests): StageReasonKind | 'unknown' {
  */
 export function stageSteps(g: GoldTests): { environmentBuilt: boolean; testsRunnable: boolean; verifyingTest: boolean; stable: boolean } {
   const kind = g.failToPass.length ? undefined : reasonKind(g);
-  // A stage whose PR changes no test names its language but builds no environment (its image is empty).
-  const environmentBuilt = !!g.environment?.image;
+  const environmentBuilt = !!g.environment;
   const testsRunnable = environmentBuilt && kind !== 'tests-not-runnable' && kind !== 'timeout';
   // A stage whose FAIL_TO_PASS tests all flipped on a rerun had a verifying test, and lost it for being unstable.
   const verifyingTest = testsRunnable && (g.failToPass.length > 0 || kind === 'flaky');
@@ -42,7 +41,7 @@ export function stageSteps(g: GoldTests): { environmentBuilt: boolean; testsRunn
 
 /**
  * The funnel of a validation run. `records` are the stages of `chains` in order (validateStages'
- * result). A chain belongs to the language of its first stage with an environment.
+ * result). A chain belongs to the language of its first stage whose language is known.
  */
 export function funnel(chains: Chain[], records: GoldTests[]): FunnelRow[] {
   const rows = new Map<string, FunnelRow>();
@@ -56,9 +55,9 @@ export function funnel(chains: Chain[], records: GoldTests[]): FunnelRow[] {
   for (const chain of chains) {
     const stages = records.slice(i, i + chain.prs.length);
     i += chain.prs.length;
-    const language = stages.find((g) => g.environment)?.environment?.language ?? 'unknown';
+    const language = stages.map(languageOf).find((l) => l !== 'unknown') ?? 'unknown';
     for (const g of stages) {
-      const r = row(chain.repo.name, g.environment?.language ?? language);
+      const r = row(chain.repo.name, languageOf(g) === 'unknown' ? language : languageOf(g));
       const steps = stageSteps(g);
       r.stages += 1;
       r.environmentBuilt += +steps.environmentBuilt;
@@ -75,6 +74,9 @@ export function funnel(chains: Chain[], records: GoldTests[]): FunnelRow[] {
   }
   return [...rows.values()].sort((a, b) => a.repo.localeCompare(b.repo) || a.language.localeCompare(b.language));
 }
+
+/** The stage's language: its environment's, or where none was built the one detected for it. */
+const languageOf = (g: GoldTests): string => g.environment?.language ?? g.language ?? 'unknown';
 
 function bump<K extends string>(counts: Partial<Record<K, number>>, key: K): void {
   counts[key] = (counts[key] ?? 0) + 1;
