@@ -76,16 +76,22 @@ async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: numb
     try {
       return await goldTestsFor(deps, chain, stage);
     } catch (err) {
-      if (err instanceof StageError) return invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs'));
+      if (err instanceof StageError) return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs')));
       const down = await infrastructureDown(deps);
       if (down) throw new TransientError(`${down}; validation stopped at ${chain.repo.name} PR #${chain.prs[stage].number} (${(err as Error).message})`, { cause: err });
       if (attempt < 2) continue;
       // A retryable fault twice over (a registry that does not answer): a later run may do better, so it stops here.
       if (err instanceof ChainsmithError && !err.permanent) throw err;
       // Anything else (a report no parser expected, a tool's own error) is this stage's: it is recorded, the run goes on.
-      return invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err)));
+      return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err))));
     }
   }
+}
+
+/** A stage that got no environment, with the language its recipe is for, where one is detected (a missing base has none). */
+async function withLanguage(deps: GoldValidationDeps, chain: Chain, stage: number, record: GoldTests): Promise<GoldTests> {
+  const recipe = await deps.environments.recipeFor(chain, stage).catch(() => undefined);
+  return recipe ? { ...record, language: recipe.language } : record;
 }
 
 /** What the run cannot go on without, when it stopped answering: Docker, or the artifact store. */

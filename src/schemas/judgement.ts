@@ -51,6 +51,8 @@ export const GoldTestsSchema = z.object({
    * pseudo-test, EXIT_CODE_TEST, for the whole command's exit status.
    */
   signal: z.enum(['per-test', 'exit-code']).optional(),
+  /** The language detected at the stage's base, where no environment was built (its reason says why): the funnel's per-language rows. */
+  language: z.string().optional(),
   /** The environment the tests ran in, in short (its image's manifest label has the whole of it). */
   environment: z
     .object({

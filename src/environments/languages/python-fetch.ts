@@ -46,6 +46,16 @@ const toolingFloors = (python: string) => [...TOOLING_FLOORS].reverse().find((t)
 /** What pytest needs to run, lifted with it (their versions as of the manifests' date may predate what it requires, or ship only an sdist). */
 const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup'];
 
+/**
+ * uv reads a setup.py project's metadata by building it in an isolated environment that needs
+ * setuptools 40.8.0 (PEP 517's legacy backend, 2019) and runs on the host's Python (uv's venv): a
+ * resolution dated earlier has no such setuptools, and fails before the project's own requirements
+ * are looked at. Such a resolution takes setuptools alone as of `asOf`, a release that runs on the
+ * host's Pythons (setuptools 40.8 does not import on 3.11). What the image installs the project with
+ * (its build requirements, resolved apart below) keeps the era's.
+ */
+const LEGACY_BACKEND = { needs: /setuptools>=40\.8\.0/, asOf: '2024-01-01T00:00:00.000Z' };
+
 /** Compares dotted release versions numerically ('6.2.5' < '7.0.1'); pre-release suffixes count as their release. */
 export function compareVersions(a: string, b: string): number {
   const parts = (v: string) => v.split('.').map((p) => parseInt(p, 10) || 0);
@@ -116,6 +126,14 @@ export function pythonFetch(inputs: PythonInputs) {
       '--python-version', pyVersion, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
       '--exclude-newer', ctx.asOf.toISOString(), '--no-header', '--no-annotate', '--quiet', '-o', out,
     ];
+    let legacyBackend: string[] = [];
+    const compileRun = async (args: string[]) => {
+      const r = await runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
+      if (r.code === 0 || legacyBackend.length || !LEGACY_BACKEND.needs.test(r.stderr) || ctx.asOf.toISOString() >= LEGACY_BACKEND.asOf) return r;
+      legacyBackend = ['--exclude-newer-package', `setuptools=${LEGACY_BACKEND.asOf}`];
+      notes.push(`setuptools is resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`);
+      return runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
+    };
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
       const floor = toolingFloors(pyVersion);
@@ -161,16 +179,16 @@ export function pythonFetch(inputs: PythonInputs) {
       for (const { sources, tool, pr } of sourceSets) {
         const base = [...compile(sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
         for (const [i, extras] of attempts.entries()) {
-          const r = await runTool(tools.uv, [...base, ...extras], { cwd: ctx.srcDir, env, signal: ctx.signal });
+          const r = await compileRun([...base, ...extras]);
           if (r.code === 0) {
             if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
             if (toolDeps.length) notes.push(tool ? `test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): ${toolDeps.join(', ')}` : `the test requirements of the project's tool tables (${toolDeps.join(', ')}) do not resolve with its own and are not installed`);
             if (prAdds.length) notes.push(pr ? `test requirements the PR adds, which the base does not declare: ${prAdds.join(', ')}` : `the PR's added test requirements (${prAdds.join(', ')}) do not resolve with the base's and are not installed`);
             resolved = true;
-            await liftTooling([...base, ...extras]);
+            await liftTooling([...base, ...extras, ...legacyBackend]);
             break;
           }
-          failure = { args: [...base, ...extras], run: r };
+          failure = { args: [...base, ...extras, ...legacyBackend], run: r };
         }
         if (resolved) break;
       }
