@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import { InputError } from '../errors';
 import { formatFunnel, funnel } from '../judge/funnel';
+import { formatFlakyRates } from '../judge/gold-stability';
 import { stageCheck } from '../judge/gold-validation';
 import { describeStage, validateStages } from '../judge/gold-yield';
 import { baseImageTag } from '../environments/images';
@@ -66,6 +67,10 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     })
     .finally(() => log?.close());
   console.log(`\n${formatFunnel(funnel(chains, records))}`);
+  console.log(`\n${formatFlakyRates(records)}`);
+  const built = deps.environments.built;
+  const mb = built.reduce((n, b) => n + b.layerBytes, 0) / 1e6;
+  console.log(`environments: ${built.length} built for ${total - resumed} stage(s) validated now${built.length ? `, adding ${mb.toFixed(0)} MB of image layers (${(mb / built.length).toFixed(0)} MB each)` : ''}`);
   const judgeModel = !!config.model.baseUrl;
   const unjudgeable = records.map((r) => ({ r, check: stageCheck(r, judgeModel) })).filter(({ check }) => !check.judgeable);
   if (unjudgeable.length) {

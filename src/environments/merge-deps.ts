@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TransientError } from '../errors';
-import { runTool } from './host-tools';
 
 /**
  * How what a PR's merge needs joins what its base needs, in one fetched directory (LanguageRecipe.withMerged),
@@ -15,8 +14,10 @@ export function unionDirectory(sub: string) {
   return async (baseDir: string, mergedDir: string): Promise<void> => {
     const from = join(mergedDir, sub);
     if (!existsSync(from)) return;
-    const r = await runTool('cp', ['-R', '-n', `${from}/.`, join(baseDir, sub)]);
-    if (r.code !== 0) throw new TransientError(`cannot add the merge's ${sub} to the base's: ${r.stderr.trim()}`);
+    // force: false keeps every file the base's fetch wrote (cp -n's exit status differs between coreutils releases).
+    await cp(from, join(baseDir, sub), { recursive: true, force: false, errorOnExist: false }).catch((err) => {
+      throw new TransientError(`cannot add the merge's ${sub} to the base's: ${(err as Error).message}`, { cause: err });
+    });
   };
 }
 

@@ -79,10 +79,10 @@ export class Toolchains {
     return running;
   }
 
-  /** A host Python's image tag: the base image, the recipe script, the prefix and its interpreter's build. */
+  /** A host Python's image tag: the image it is built on (the Python toolchain's), the recipe script, the prefix and its interpreter's build. */
   private pythonTag(prefix: string, minor = 'host'): string {
     const script = readFileSync(join(imagesDir(), 'host-python', 'build.sh'));
-    const hash = createHash('sha256').update(JSON.stringify([this.opts.baseImage, prefix, prefixFingerprint(prefix)])).update(script);
+    const hash = createHash('sha256').update(JSON.stringify([this.image('python'), prefix, prefixFingerprint(prefix)])).update(script);
     return `chainsmith-toolchain:python${minor}-${hash.digest('hex').slice(0, 12)}`;
   }
 

@@ -42,3 +42,24 @@ export function stabilize(gold: GoldTests, runs: TestCase[][], emptyPatch: TestC
 function list(ids: string[]): string {
   return ids.slice(0, 5).join(', ') + (ids.length > 5 ? ` and ${ids.length - 5} more` : '');
 }
+
+/** Per repository: stages whose tests ran more than once after the gold change, and how many of them had a flaky test. */
+export function flakyRates(records: GoldTests[]): Array<{ repo: string; checked: number; flaky: number; tests: number }> {
+  const rows = new Map<string, { repo: string; checked: number; flaky: number; tests: number }>();
+  for (const g of records) {
+    if ((g.goldRuns ?? 0) < 2) continue;
+    const repo = g.repo ?? '(unknown)';
+    const row = rows.get(repo) ?? rows.set(repo, { repo, checked: 0, flaky: 0, tests: 0 }).get(repo)!;
+    row.checked += 1;
+    row.tests += g.flaky?.length ?? 0;
+    if (g.flaky?.length) row.flaky += 1;
+  }
+  return [...rows.values()].sort((a, b) => a.repo.localeCompare(b.repo));
+}
+
+/** The flaky rate per repository, as `validate` prints it after the funnel. */
+export function formatFlakyRates(records: GoldTests[]): string {
+  const rows = flakyRates(records);
+  if (!rows.length) return 'flaky tests: no stage had a test that could verify it, so none ran twice after the gold change';
+  return ['flaky tests (stages whose tests ran twice or more after the gold change):', ...rows.map((r) => `  ${r.repo}: ${r.flaky} of ${r.checked} stages had a flaky test (${((100 * r.flaky) / r.checked).toFixed(0)}%), ${r.tests} flaky tests`)].join('\n');
+}

@@ -115,7 +115,8 @@ function unexpectedKind(err: unknown): StageReasonKind {
  */
 export function describeStage(g: GoldTests): string {
   const where = `${g.repo ?? '?'} PR #${g.prNumber ?? '?'}`;
-  if (g.failToPass.length) return `${where}: verified (${g.failToPass.length} FAIL_TO_PASS, ${g.passToPass.length} PASS_TO_PASS)`;
+  const flaky = g.flaky?.length ? `, ${g.flaky.length} flaky` : '';
+  if (g.failToPass.length) return `${where}: verified (${g.failToPass.length} FAIL_TO_PASS, ${g.passToPass.length} PASS_TO_PASS${flaky})`;
   if (g.reason) return `${where}: ${formatReason(g.reason)}`;
   // Records written before reasons were typed.
   if (g.status === 'invalid') return `${where}: invalid: ${firstLine(g.problem ?? 'cannot be set up')}`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { git } from '../../src/git';
 import { goldTestsFor, type GoldValidationDeps } from '../../src/judge/gold-validation';
-import { flakyTests } from '../../src/judge/gold-stability';
+import { flakyRates, flakyTests, formatFlakyRates } from '../../src/judge/gold-stability';
 import { changedFiles } from '../../src/mining/changed-files';
 import { gitPatch } from '../../src/mining/patch';
 import type { Chain, PullRequest } from '../../src/schemas';
@@ -49,6 +49,14 @@ test('outcomes that differ between runs are flaky', () => {
   // A test one run does not name (its output cut) is not taken for flaky.
   expect(flakyTests([run('passed', 'failed'), [{ id: 'a', outcome: 'passed' }]])).toEqual([]);
   expect(flakyTests([run('passed', 'failed')])).toEqual([]);
+  // Per repository, among stages whose tests ran twice or more.
+  const record = (repo: string, flaky: string[], goldRuns = 2) => ({ command: '', failToPass: [], passToPass: [], brokenOnGold: [], repo, flaky, goldRuns });
+  const records = [record('a/x', ['t1', 't2']), record('a/x', []), record('a/x', [], 1), record('b/y', [])];
+  expect(flakyRates(records)).toEqual([
+    { repo: 'a/x', checked: 2, flaky: 1, tests: 2 },
+    { repo: 'b/y', checked: 1, flaky: 0, tests: 0 },
+  ]);
+  expect(formatFlakyRates(records)).toMatch(/a\/x: 1 of 2 stages had a flaky test \(50%\), 2 flaky tests/);
 });
 
 test('a test that passes on alternate runs after the gold change is flaky and in neither list; a stage only it verified has no verifying test', async () => {
