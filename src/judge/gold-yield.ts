@@ -3,35 +3,6 @@ import type { Chain, GoldTests, StageReasonKind } from '../schemas';
 import { formatReason, reasonOf } from '../stage-reason';
 import { goldTestsFor, invalidGold, type GoldValidationDeps } from './gold-validation';
 
-export interface YieldRow {
-  repo: string;
-  language: string;
-  stages: number;
-  verified: number;
-  noVerifyingTest: number;
-  invalid: number;
-  /** Share of stages with at least one FAIL_TO_PASS test. */
-  yield: number;
-}
-
-/** How many stages per repository and language gold validation found usable, with a test that checks them. */
-export function goldYield(records: GoldTests[]): YieldRow[] {
-  const rows = new Map<string, YieldRow>();
-  for (const g of records) {
-    const repo = g.repo ?? '(unknown)';
-    const language = g.environment?.language ?? 'unknown';
-    const key = `${repo}\0${language}`;
-    const row = rows.get(key) ?? { repo, language, stages: 0, verified: 0, noVerifyingTest: 0, invalid: 0, yield: 0 };
-    row.stages += 1;
-    if (g.status === 'invalid') row.invalid += 1;
-    else if (g.failToPass.length) row.verified += 1;
-    else row.noVerifyingTest += 1;
-    row.yield = row.verified / row.stages;
-    rows.set(key, row);
-  }
-  return [...rows.values()].sort((a, b) => a.repo.localeCompare(b.repo) || a.language.localeCompare(b.language));
-}
-
 /** Where a stage's record stands in the chains: a resumed `validate` finds it by these. */
 export interface StagePlace {
   chainId: string;
@@ -74,7 +45,8 @@ export async function validateStages(
 async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await goldTestsFor(deps, chain, stage);
+      const record = await goldTestsFor(deps, chain, stage);
+      return record.environment ? record : await withLanguage(deps, chain, stage, record);
     } catch (err) {
       if (err instanceof StageError) return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs')));
       const down = await infrastructureDown(deps);
