@@ -52,8 +52,9 @@ async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: numb
       const down = await infrastructureDown(deps);
       if (down) throw new TransientError(`${down}; validation stopped at ${chain.repo.name} PR #${chain.prs[stage].number} (${(err as Error).message})`, { cause: err });
       if (attempt < 2) continue;
-      // A retryable fault twice over (a registry that does not answer): a later run may do better, so it stops here.
-      if (err instanceof ChainsmithError && !err.permanent) throw err;
+      // A retryable fault twice over (a registry that does not answer): a later run may do better, so it
+      // stops here. A sandbox that hung or died under the stage's own commands (Docker answering) is the stage's.
+      if (err instanceof ChainsmithError && !err.permanent && !SANDBOX_FAULT.test(err.message)) throw err;
       // Anything else (a report no parser expected, a tool's own error) is this stage's: it is recorded, the run goes on.
       return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err))));
     }
@@ -72,6 +73,9 @@ async function infrastructureDown(deps: GoldValidationDeps): Promise<string | un
   if (docker) return docker;
   return deps.store.getPointer('validate/health').then(() => undefined, (err: Error) => `the artifact store no longer answers (${err.message})`);
 }
+
+/** What the sandbox session says when the stage's commands wedged or killed it (src/sandbox/shell-session.ts). */
+const SANDBOX_FAULT = /did not return \d+s after its timeout|the sandbox stopped while a command ran|sandbox shell (closed|ended)/;
 
 /** The kind of an error no stage code expected, from what it says. */
 function unexpectedKind(err: unknown): StageReasonKind {
