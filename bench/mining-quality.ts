@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -97,6 +97,12 @@ async function measure(clone: string, name: string, short: string, tuning: boole
   // Every link the miner asserts, weak ones too (labels count weak links as real); chains are built
   // with the default strength.
   const links = linkingEdges(result.edges, { minStrength: 'weak' });
+  // Pairs to label blind as stratum "predicted" (test/mining/labels/README.md): written, not printed.
+  const linksOut = process.env.CHAINSMITH_BENCH_LINKS_OUT;
+  if (linksOut) {
+    mkdirSync(linksOut, { recursive: true });
+    writeFileSync(join(linksOut, `${short}.jsonl`), links.map((edge) => JSON.stringify({ from: edge.from, to: edge.to })).join('\n') + '\n');
+  }
   const scores = scoreLinks({ labels, links: links.map((edge) => [edge.from, edge.to]), chains: result.chains.map((chain) => chain.prs.map((pr) => pr.number)) });
   if (tuning) {
     const byPair = new Map(labels.map((label) => [pairKey(label.from, label.to), label]));
