@@ -13,7 +13,7 @@ import { BASELINE_COMMIT, baselineDir, envImages, layerBytes, removeEnvImages, v
 /** The bundled real repositories (../shared/repos), one per language. */
 const REPOS: Record<string, string> = { 'pallets/jinja': 'python', 'serde-rs/json': 'rust', 'spf13/cobra': 'go', 'jhy/jsoup': 'java', 'DaveGamble/cJSON': 'c' };
 
-/** CHAINSMITH_BENCH_CHAINS=N validates only the first N chains of each chains file (a quick look; the figures' goals say so). */
+/** CHAINSMITH_BENCH_CHAINS=N validates only the last N chains of each chains file, the most recent history (a quick look; the figures' goals say so). */
 const CHAIN_LIMIT = Number(process.env.CHAINSMITH_BENCH_CHAINS ?? 0);
 
 const say = (line: string) => console.error(`[validation] ${line}`);
@@ -58,11 +58,11 @@ export async function run(): Promise<Figure[]> {
     const mined = join(work, `${bundle}.mined.jsonl`);
     await must('node', [newCli, 'mine', '--repo', clone, '--name', name, '--out', mined], work);
     let lines = (await readFile(mined, 'utf8')).split('\n').filter((l) => l.trim());
-    if (CHAIN_LIMIT > 0) lines = lines.slice(0, CHAIN_LIMIT);
+    if (CHAIN_LIMIT > 0) lines = lines.slice(-CHAIN_LIMIT);
     await writeFile(chainsFile, lines.join('\n') + '\n');
     const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: unknown[] });
     const stages = chains.reduce((n, c) => n + c.prs.length, 0);
-    say(`${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the first ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`);
+    say(`${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`);
 
     const kept = await removeEnvImages(docker, name);
     if (kept) say(`${name}: ${kept} environment image(s) in use could not be removed; a stage on one of them starts warm`);
@@ -112,7 +112,7 @@ function languageFigures(
   for (const r of ours.records) if (!verified(r)) kinds.set(kindOf(r), (kinds.get(kindOf(r)) ?? 0) + 1);
   const cpu = (r: ValidateRun) => `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers, ${round(r.wallSeconds, 0)} s wall`;
   return [
-    { measure: `stage_validation_yield${l}`, value: round(ours.records.filter(verified).length / stages, 3), unit: 'ratio', goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${CHAIN_LIMIT > 0 ? ` (first ${CHAIN_LIMIT} chains only)` : ''}` },
+    { measure: `stage_validation_yield${l}`, value: round(ours.records.filter(verified).length / stages, 3), unit: 'ratio', goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${CHAIN_LIMIT > 0 ? ` (last ${CHAIN_LIMIT} chains only)` : ''}` },
     { measure: `chain_full_yield${l}`, value: round(full / chains.length, 3), unit: 'ratio', goal: `context: chains whose every stage verified, of ${chains.length}` },
     { measure: `stages_per_cpu_hour${l}`, value: round(ourRate, 1), unit: 'stages/cpu-h', goal: `context: this code; ${ours.records.length} stages, ${cpu(ours)}` },
     { measure: `stages_per_cpu_hour_today${l}`, value: round(todayRate, 1), unit: 'stages/cpu-h', goal: `context: today's code (${BASELINE_COMMIT}); ${today.stagesDone} stages, ${cpu(today)}` },
