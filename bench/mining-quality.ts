@@ -9,6 +9,7 @@ import { DEFAULT_MIN_CONFIDENCE } from '../src/mining/chains';
 import type { Edge } from '../src/schemas';
 import { mergedPullNumbers } from '../test/mining/labels/merged-prs';
 import type { Figure } from './figure';
+import { pairKey, scoreLinks, type LabelRow, type Ratio } from '../test/mining/labels/scores';
 
 const REPOS = resolve(__dirname, '..', '..', '..', 'shared', 'repos');
 const SHARED = existsSync(REPOS) ? REPOS : resolve(process.cwd(), '..', 'shared', 'repos');
@@ -25,18 +26,13 @@ const BUNDLES: [string, string][] = [
 ];
 
 const say = (line: string) => console.error(`[mining-quality] ${line}`);
-const pairKey = (a: number, b: number) => (a < b ? `${a}-${b}` : `${b}-${a}`);
+const ratio = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 1000) / 1000);
+const describe = (r: Ratio, what: string) => `${r.hits} of ${r.of} ${what}${r.unlabelled ? `; ${r.unlabelled} not labelled, left out` : ''}`;
 
-interface Label {
-  from: number;
-  to: number;
-  link: boolean;
-}
-
-function readLabels(short: string): Label[] | undefined {
+function readLabels(short: string): LabelRow[] | undefined {
   const path = join(LABELS_SRC, `${short}.jsonl`);
   if (!existsSync(path)) return undefined;
-  return readFileSync(path, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as Label);
+  return readFileSync(path, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as LabelRow);
 }
 
 /**
@@ -88,25 +84,23 @@ async function measure(clone: string, name: string, short: string): Promise<Figu
 
   const labels = readLabels(short);
   if (!labels) return figures;
-  const real = new Set(labels.filter((label) => label.link).map((label) => pairKey(label.from, label.to)));
-  const labelled = new Set(labels.map((label) => pairKey(label.from, label.to)));
-  const links = new Set(result.edges.filter((edge: Edge) => edge.confidence >= DEFAULT_MIN_CONFIDENCE).map((edge) => pairKey(edge.from, edge.to)));
-  const unlabelled = [...links].filter((pair) => !labelled.has(pair));
-  // A predicted link nobody labelled counts as false: the labels' candidate scan should have proposed it.
-  if (unlabelled.length) say(`${short}: ${unlabelled.length} predicted links have no label, counted as false: ${unlabelled.join(' ')}`);
-  const hits = [...links].filter((pair) => real.has(pair)).length;
-  const missed = [...real].filter((pair) => !links.has(pair));
-  const wrong = [...links].filter((pair) => labelled.has(pair) && !real.has(pair));
+  const links = result.edges.filter((edge: Edge) => edge.confidence >= DEFAULT_MIN_CONFIDENCE);
+  const scores = scoreLinks({ labels, links: links.map((edge) => [edge.from, edge.to]), chains: result.chains.map((chain) => chain.prs.map((pr) => pr.number)) });
+  const byPair = new Map(labels.map((label) => [pairKey(label.from, label.to), label]));
+  // Labels are a sample: a predicted link outside it is unknown, not false (test/mining/labels/scores.ts).
+  const unlabelled = links.filter((edge) => !byPair.has(pairKey(edge.from, edge.to))).map((edge) => pairKey(edge.from, edge.to));
+  const missed = labels.filter((label) => label.link && label.stratum !== 'predicted' && !links.some((edge) => pairKey(edge.from, edge.to) === pairKey(label.from, label.to)));
+  const wrong = links.filter((edge) => byPair.get(pairKey(edge.from, edge.to))?.link === false).map((edge) => pairKey(edge.from, edge.to));
+  say(`${short}: ${unlabelled.length} predicted links have no label: ${unlabelled.join(' ')}`);
   say(`${short}: predicted links labelled not real: ${wrong.join(' ') || 'none'}`);
-  say(`${short}: ${hits} of ${links.size} links real; missed ${missed.length} of ${real.size}: ${missed.join(' ')}`);
-  const goodChains = result.chains.filter((chain) => chain.prs.slice(1).every((pr, i) => real.has(pairKey(chain.prs[i].number, pr.number))));
+  say(`${short}: missed labelled links: ${missed.map((label) => pairKey(label.from, label.to)).join(' ') || 'none'}`);
   const long = result.chains.filter((chain) => chain.prs.length >= 3).length;
-  const ratio = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 1000) / 1000);
   return [
     ...figures,
-    { measure: `link_precision_${short}`, value: ratio(hits, links.size), unit: 'ratio', goal: `>= 0.95 (${hits} of ${links.size})` },
-    { measure: `link_recall_${short}`, value: ratio(hits, real.size), unit: 'ratio', goal: `>= 0.8 (${hits} of ${real.size})` },
-    { measure: `chain_precision_${short}`, value: ratio(goodChains.length, result.chains.length), unit: 'ratio', goal: `>= 0.9 (${goodChains.length} of ${result.chains.length})` },
+    { measure: `link_precision_${short}`, value: scores.precision.value, unit: 'ratio', goal: `>= 0.95 (${describe(scores.precision, 'predicted links')})` },
+    { measure: `link_recall_${short}`, value: scores.recall.value, unit: 'ratio', goal: `>= 0.8 (${describe(scores.recall, 'real links, weighted by 1/p')})` },
+    { measure: `chain_precision_${short}`, value: scores.chainPrecision.value, unit: 'ratio', goal: `>= 0.9 (${describe(scores.chainPrecision, 'chains')}, weak links count as real)` },
+    { measure: `chain_precision_strong_${short}`, value: scores.chainPrecisionStrong.value, unit: 'ratio', goal: `>= 0.7 (${describe(scores.chainPrecisionStrong, 'chains')}, only strong links count)` },
     { measure: `chains_len3_per_1000_prs_${short}`, value: ratio(long * 1000, merged.size), unit: 'chains/1000 PRs', goal: `report (${long} chains of 3 or more)` },
     { measure: `prs_seen_ratio_${short}`, value: ratio(seenMerged, merged.size), unit: 'ratio', goal: `>= 0.98 (${seenMerged} of ${merged.size})` },
   ];

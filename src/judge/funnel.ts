@@ -1,10 +1,13 @@
 import { STAGE_REASON_KINDS, type Chain, type GoldTests, type StageReasonKind } from '../schemas';
+import { NO_TEST_FILES } from './unverified-reason';
 
-/** How far each stage got, per repository and language: environment built → tests runnable → verifying test → stable. */
+/** How far each stage got, per repository and language: with tests → environment built → tests runnable → verifying test → stable. */
 export interface FunnelRow {
   repo: string;
   language: string;
   stages: number;
+  /** Stages whose PR changes a test file: the others need no environment, and nothing of theirs can verify them. */
+  withTests: number;
   environmentBuilt: number;
   testsRunnable: number;
   verifyingTest: number;
@@ -25,18 +28,16 @@ export function reasonKind(g: GoldTests): StageReasonKind | 'unknown' {
   return 'no-verifying-test';
 }
 
-/**
- * Steps a stage reached, in order: an environment, tests that ran, a FAIL_TO_PASS test, one that held
- * on reruns. A PR that changes no test needs no environment (none is built for it): it passes the first
- * two steps and falls off at the verifying test, where its reason puts it.
- */
-export function stageSteps(g: GoldTests): { environmentBuilt: boolean; testsRunnable: boolean; verifyingTest: boolean; stable: boolean } {
+/** Steps a stage reached, in order: test files in its PR, an environment, tests that ran, a FAIL_TO_PASS test, one that held on reruns. */
+export function stageSteps(g: GoldTests): { withTests: boolean; environmentBuilt: boolean; testsRunnable: boolean; verifyingTest: boolean; stable: boolean } {
   const kind = g.failToPass.length ? undefined : reasonKind(g);
-  const environmentBuilt = !!g.environment;
+  const withTests = !(kind === 'no-verifying-test' && g.reason?.summary === NO_TEST_FILES);
+  // A stage whose PR changes no test gets no environment built: its record holds the detected language only.
+  const environmentBuilt = withTests && !!g.environment?.image;
   const testsRunnable = environmentBuilt && kind !== 'tests-not-runnable' && kind !== 'timeout';
   // A stage whose FAIL_TO_PASS tests all flipped on a rerun had a verifying test, and lost it for being unstable.
   const verifyingTest = testsRunnable && (g.failToPass.length > 0 || kind === 'flaky');
-  return { environmentBuilt, testsRunnable, verifyingTest, stable: verifyingTest && g.failToPass.length > 0 };
+  return { withTests, environmentBuilt, testsRunnable, verifyingTest, stable: verifyingTest && g.failToPass.length > 0 };
 }
 
 /**
@@ -48,7 +49,7 @@ export function funnel(chains: Chain[], records: GoldTests[]): FunnelRow[] {
   const row = (repo: string, language: string): FunnelRow => {
     const key = `${repo}\0${language}`;
     let r = rows.get(key);
-    if (!r) rows.set(key, (r = { repo, language, stages: 0, environmentBuilt: 0, testsRunnable: 0, verifyingTest: 0, stable: 0, reasons: {}, chains: 0, chainsWhole: 0, cutAt: {} }));
+    if (!r) rows.set(key, (r = { repo, language, stages: 0, withTests: 0, environmentBuilt: 0, testsRunnable: 0, verifyingTest: 0, stable: 0, reasons: {}, chains: 0, chainsWhole: 0, cutAt: {} }));
     return r;
   };
   let i = 0;
@@ -60,6 +61,7 @@ export function funnel(chains: Chain[], records: GoldTests[]): FunnelRow[] {
       const r = row(chain.repo.name, languageOf(g) === 'unknown' ? language : languageOf(g));
       const steps = stageSteps(g);
       r.stages += 1;
+      r.withTests += +steps.withTests;
       r.environmentBuilt += +steps.environmentBuilt;
       r.testsRunnable += +steps.testsRunnable;
       r.verifyingTest += +steps.verifyingTest;
@@ -93,9 +95,9 @@ export function byKind(counts: Partial<Record<StageReasonKind | 'unknown', numbe
 /** The funnel for a terminal: an aligned table of stages, then each repository's chains and its unverified stages' reasons by kind. */
 export function formatFunnel(rows: FunnelRow[]): string {
   const pct = (n: number, of: number) => (of ? `${Math.round((100 * n) / of)}%` : '-');
-  const table = [['repository', 'language', 'stages', 'environment built', 'tests runnable', 'verifying test', 'stable', 'yield']];
+  const table = [['repository', 'language', 'stages', 'with tests', 'environment built', 'tests runnable', 'verifying test', 'stable', 'yield']];
   for (const r of rows) {
-    table.push([r.repo, r.language, `${r.stages}`, `${r.environmentBuilt}`, `${r.testsRunnable}`, `${r.verifyingTest}`, `${r.stable}`, pct(r.stable, r.stages)]);
+    table.push([r.repo, r.language, `${r.stages}`, `${r.withTests}`, `${r.environmentBuilt}`, `${r.testsRunnable}`, `${r.verifyingTest}`, `${r.stable}`, pct(r.stable, r.stages)]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   const lines = table.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());

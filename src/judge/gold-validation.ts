@@ -11,7 +11,7 @@ import { GoldTestsSchema, type Chain, type GoldTests, type StageReason, type Tes
 import { redact, stageReason } from '../stage-reason';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
-import { unverifiedReason } from './unverified-reason';
+import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
 import { CARRY_TAG } from '../sandbox/carryover';
 
@@ -242,7 +242,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
  */
 async function withoutTests(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
   const recipe = await deps.environments.recipeFor(chain, stage);
-  const why = 'the PR changes no test file';
+  const why = NO_TEST_FILES;
   return {
     command: '',
     failToPass: [],

@@ -3,35 +3,6 @@ import type { Chain, GoldTests, StageReasonKind } from '../schemas';
 import { formatReason, reasonOf } from '../stage-reason';
 import { goldTestsFor, invalidGold, type GoldValidationDeps } from './gold-validation';
 
-export interface YieldRow {
-  repo: string;
-  language: string;
-  stages: number;
-  verified: number;
-  noVerifyingTest: number;
-  invalid: number;
-  /** Share of stages with at least one FAIL_TO_PASS test. */
-  yield: number;
-}
-
-/** How many stages per repository and language gold validation found usable, with a test that checks them. */
-export function goldYield(records: GoldTests[]): YieldRow[] {
-  const rows = new Map<string, YieldRow>();
-  for (const g of records) {
-    const repo = g.repo ?? '(unknown)';
-    const language = g.environment?.language ?? 'unknown';
-    const key = `${repo}\0${language}`;
-    const row = rows.get(key) ?? { repo, language, stages: 0, verified: 0, noVerifyingTest: 0, invalid: 0, yield: 0 };
-    row.stages += 1;
-    if (g.status === 'invalid') row.invalid += 1;
-    else if (g.failToPass.length) row.verified += 1;
-    else row.noVerifyingTest += 1;
-    row.yield = row.verified / row.stages;
-    rows.set(key, row);
-  }
-  return [...rows.values()].sort((a, b) => a.repo.localeCompare(b.repo) || a.language.localeCompare(b.language));
-}
-
 /** Where a stage's record stands in the chains: a resumed `validate` finds it by these. */
 export interface StagePlace {
   chainId: string;
@@ -74,14 +45,16 @@ export async function validateStages(
 async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await goldTestsFor(deps, chain, stage);
+      const record = await goldTestsFor(deps, chain, stage);
+      return record.environment ? record : await withLanguage(deps, chain, stage, record);
     } catch (err) {
       if (err instanceof StageError) return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs')));
       const down = await infrastructureDown(deps);
       if (down) throw new TransientError(`${down}; validation stopped at ${chain.repo.name} PR #${chain.prs[stage].number} (${(err as Error).message})`, { cause: err });
       if (attempt < 2) continue;
-      // A retryable fault twice over (a registry that does not answer): a later run may do better, so it stops here.
-      if (err instanceof ChainsmithError && !err.permanent) throw err;
+      // A retryable fault twice over (a registry that does not answer): a later run may do better, so it
+      // stops here. A sandbox that hung or died under the stage's own commands (Docker answering) is the stage's.
+      if (err instanceof ChainsmithError && !err.permanent && !SANDBOX_FAULT.test(err.message)) throw err;
       // Anything else (a report no parser expected, a tool's own error) is this stage's: it is recorded, the run goes on.
       return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err))));
     }
@@ -100,6 +73,9 @@ async function infrastructureDown(deps: GoldValidationDeps): Promise<string | un
   if (docker) return docker;
   return deps.store.getPointer('validate/health').then(() => undefined, (err: Error) => `the artifact store no longer answers (${err.message})`);
 }
+
+/** What the sandbox session says when the stage's commands wedged or killed it (src/sandbox/shell-session.ts). */
+const SANDBOX_FAULT = /did not return \d+s after its timeout|the sandbox stopped while a command ran|sandbox shell (closed|ended)/;
 
 /** The kind of an error no stage code expected, from what it says. */
 function unexpectedKind(err: unknown): StageReasonKind {

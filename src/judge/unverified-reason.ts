@@ -1,6 +1,9 @@
 import type { GoldTests, StageReason, TestSignal } from '../schemas';
 import { stageReason } from '../stage-reason';
 
+/** The summary of a stage whose PR changes no test file: the funnel counts those apart. */
+export const NO_TEST_FILES = 'the PR changes no test file';
+
 /** What gold validation saw of a stage it could not verify: the PR's test command and its runs before and after the change. */
 export interface UnverifiedRuns {
   command: string;
@@ -20,7 +23,7 @@ export interface UnverifiedRuns {
  * the run before is the one that timed out.
  */
 export function unverifiedReason(v: UnverifiedRuns): StageReason {
-  if (!v.after) return stageReason('no-verifying-test', 'the PR changes no test file');
+  if (!v.after) return stageReason('no-verifying-test', NO_TEST_FILES);
   const timedOut = [v.before, v.after].find((r) => r?.timedOut);
   if (timedOut) return stageReason('timeout', `the PR's tests ran past their limit of ${v.timeoutSeconds}s`, timedOut);
   if (v.service) return stageReason('tests-not-runnable', `the PR's tests seem to need a service the sandbox does not run ("${v.service}")`, v.after);

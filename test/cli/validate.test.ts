@@ -57,9 +57,9 @@ describe('chainsmith validate', () => {
       /^\[2\/4\] gen\/shapes PR #2: no-verifying-test: no test of the PR fails before it and passes after it \(1 PASS_TO_PASS, 0 failing after the gold change too\) · \d+[sm].*\n {4}\$ python3 -m pytest .*tests\/test_square\.py {2}\(exit 0\)\n {4}\| .*\n(?: {4}\| .*\n)*? {4}\| PASSED tests\/test_square\.py::test_square_of_zero\n/m,
     );
     expect(r.stdout).toMatch(/^\[4\/4\] gen\/broken PR #1: invalid-inputs: the base commit deadbeef/m);
-    expect(r.stdout).toMatch(/^repository\s+language\s+stages\s+environment built\s+tests runnable\s+verifying test\s+stable\s+yield$/m);
-    expect(r.stdout).toMatch(/^gen\/broken\s+unknown\s+1\s+0\s+0\s+0\s+0\s+0%$/m);
-    expect(r.stdout).toMatch(/^gen\/shapes\s+python\s+3\s+3\s+3\s+2\s+2\s+67%$/m);
+    expect(r.stdout).toMatch(/^repository\s+language\s+stages\s+with tests\s+environment built\s+tests runnable\s+verifying test\s+stable\s+yield$/m);
+    expect(r.stdout).toMatch(/^gen\/broken\s+unknown\s+1\s+1\s+0\s+0\s+0\s+0\s+0%$/m);
+    expect(r.stdout).toMatch(/^gen\/shapes\s+python\s+3\s+3\s+3\s+3\s+2\s+2\s+67%$/m);
     expect(r.stdout).toContain('gen/shapes (python):\n  chains: 1; every stage verified: 0; cut at stage 2: 1 (no-verifying-test 1)');
     expect(r.stdout).toContain('gen/broken (unknown):\n  chains: 1; every stage verified: 0; cut at stage 1: 1 (invalid-inputs 1)');
     expect(r.stdout).toContain('2 stage(s) nothing can judge (no judge model is configured)');

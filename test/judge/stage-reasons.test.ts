@@ -79,6 +79,21 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
 });
 
 /**
+ * Exit 137 is what a run stopped at its time limit gets, and also what a SIGKILL from anywhere else
+ * gives: tests that kill their own process group long before the limit did not time out.
+ */
+test('a test run killed before its time limit is not a timeout, and the next stage runs', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-kill-'));
+  const killer = await oneStage(dir, 'gen/killer', {}, 'import os\nimport signal\n\n\ndef test_kills_its_run():\n    os.killpg(os.getpgid(0), signal.SIGKILL)\n');
+  const good = await oneStage(dir, 'gen/after-killer', {});
+  const deps = { docker, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments: testEnvironments(docker), timeoutSeconds: 300 };
+  const [killed, next] = await validateStages(deps, [killer, good]);
+  expect(killed.reason).toMatchObject({ kind: 'tests-not-runnable', summary: "the PR's tests report no test after the change (exit code 137)", exitCode: 137 });
+  expect(killed.reason!.tail).toMatch(/Killed/);
+  expect(next.status).toBe('verified');
+});
+
+/**
  * What is no stage's fault stops the run: with Docker gone, validation throws a retry-later error (the
  * CLI exits 75) after handing on every stage done before it, instead of recording a reason for each
  * stage that follows.

@@ -50,8 +50,9 @@ const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup
  * uv reads a setup.py project's metadata by building it in an isolated environment that needs
  * setuptools 40.8.0 (PEP 517's legacy backend, 2019) and runs on the host's Python (uv's venv): a
  * resolution dated earlier has no such setuptools, and fails before the project's own requirements
- * are looked at. Such a resolution takes setuptools alone as of `asOf`, a release that runs on the
- * host's Pythons (setuptools 40.8 does not import on 3.11). What the image installs the project with
+ * are looked at. Such a resolution takes setuptools and wheel (which that setuptools asks for) as of
+ * `asOf`, releases that run on the host's Pythons (setuptools 40.8 does not import on 3.11, and a 2016
+ * wheel breaks a 2023 setuptools). What the image installs the project with
  * (its build requirements, resolved apart below) keeps the era's.
  */
 const LEGACY_BACKEND = { needs: /setuptools>=40\.8\.0/, asOf: '2024-01-01T00:00:00.000Z' };
@@ -130,8 +131,8 @@ export function pythonFetch(inputs: PythonInputs) {
     const compileRun = async (args: string[]) => {
       const r = await runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
       if (r.code === 0 || legacyBackend.length || !LEGACY_BACKEND.needs.test(r.stderr) || ctx.asOf.toISOString() >= LEGACY_BACKEND.asOf) return r;
-      legacyBackend = ['--exclude-newer-package', `setuptools=${LEGACY_BACKEND.asOf}`];
-      notes.push(`setuptools is resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`);
+      legacyBackend = ['setuptools', 'wheel'].flatMap((name) => ['--exclude-newer-package', `${name}=${LEGACY_BACKEND.asOf}`]);
+      notes.push(`setuptools and wheel are resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`);
       return runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
     };
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
