@@ -159,7 +159,10 @@ export class Environments {
 
   /** The tag the stage's environment image has or would have, nothing built: two stages with one tag share one environment. */
   async imageFor(chain: Chain, stage: number): Promise<string> {
-    return (await this.resolved(chain, stage)).image;
+    const r = await this.resolved(chain, stage);
+    const deps = await this.dependencies(r, false).catch(() => undefined);
+    // A fetch that never completed (it failed) has no packages to key on: what it would fetch stands for them.
+    return deps || !r.recipe.fetch ? imageKey(r, deps) : `${ENV_IMAGE}:deps-${r.depsKey}`;
   }
 
   private resolved(chain: Chain, stage: number): Promise<Resolved> {
