@@ -163,10 +163,10 @@ export class Environments {
    * are not fetched yet.
    */
   async imageFor(chain: Chain, stage: number): Promise<string> {
-    const resolved = await this.resolved(chain, stage);
-    const deps = await this.dependencies(resolved, false);
-    if (resolved.recipe.fetch && !deps) throw new Error(`the dependencies of ${resolved.repoName} at ${resolved.sha.slice(0, 12)} are not resolved yet`);
-    return imageKey(resolved, deps);
+    const r = await this.resolved(chain, stage);
+    const deps = await this.dependencies(r, false).catch(() => undefined);
+    // A fetch that never completed (it failed) has no packages to key on: what it would fetch stands for them.
+    return deps || !r.recipe.fetch ? imageKey(r, deps) : `${ENV_IMAGE}:deps-${r.depsKey}`;
   }
 
   private resolved(chain: Chain, stage: number): Promise<Resolved> {

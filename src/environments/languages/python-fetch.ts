@@ -49,13 +49,17 @@ const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup
 /**
  * uv reads a setup.py project's metadata by building it in an isolated environment that needs
  * setuptools 40.8.0 (PEP 517's legacy backend, 2019) and runs on the host's Python (uv's venv): a
- * resolution dated earlier has no such setuptools, and fails before the project's own requirements
- * are looked at. Such a resolution takes setuptools and wheel (which that setuptools asks for) as of
+ * resolution dated earlier has no such setuptools, or one that does not import on that Python, and
+ * fails before the project's own requirements are looked at. Such a resolution takes setuptools and wheel (which that setuptools asks for) as of
  * `asOf`, releases that run on the host's Pythons (setuptools 40.8 does not import on 3.11, and a 2016
  * wheel breaks a 2023 setuptools). What the image installs the project with
  * (its build requirements, resolved apart below) keeps the era's.
  */
-const LEGACY_BACKEND = { needs: /setuptools>=40\.8\.0/, asOf: '2024-01-01T00:00:00.000Z' };
+const LEGACY_BACKEND = {
+  /** No setuptools 40.8 as of the date, or one that fails inside its own modules on the host's Python (2019's does on 3.9+: HTMLParser.unescape). */
+  needs: /setuptools>=40\.8\.0|build_meta:__legacy__[\s\S]*site-packages\/setuptools\//,
+  asOf: '2024-01-01T00:00:00.000Z',
+};
 
 /** Compares dotted release versions numerically ('6.2.5' < '7.0.1'); pre-release suffixes count as their release. */
 export function compareVersions(a: string, b: string): number {
