@@ -151,7 +151,7 @@ function figures(results: PrResult[], reuse: Record<string, number[]>, builds: B
   const why = [...reasons].map(([r, n]) => `${n} x ${r}`).join('; ');
   const verified = results.filter((r) => (r.gold?.failToPass.length ?? 0) > 0).length;
   const goldFailed = results.filter((r) => r.goldFailure).length;
-  const where = suffix ? ` (${suffix.slice(1)})` : ' (all five languages)';
+  const where = suffix ? ` (${suffix.slice(1)})` : ` (all languages measured: ${[...new Set(results.map((r) => r.language))].join(', ')})`;
   const offline = builds.filter(isOffline).length;
   return [
     {
