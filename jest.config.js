@@ -8,9 +8,9 @@ const { join } = require('node:path');
 const ESM_ONLY = ['@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'content-type'];
 
 /**
- * Test files whose first line starts with this need no Docker engine: `npm test` runs them beside the
- * test that restarts dockerd, with DOCKER_HOST pointing nowhere, so one that does use Docker fails
- * there every time rather than now and then (scripts/test.sh).
+ * Test files whose first line starts with this need no Docker engine: `npm test` runs them first,
+ * beside the type check and the lint, with DOCKER_HOST pointing nowhere, so one that does use Docker
+ * fails there every time (scripts/test.sh).
  */
 const NO_DOCKER_MARK = '// no-docker:';
 const noDocker = readdirSync(join(__dirname, 'test'), { recursive: true })
@@ -27,14 +27,16 @@ if (only && only !== 'no-docker' && only !== 'docker') throw new Error(`CHAINSMI
  * Real engines, shared by the test files that run at once: each file scopes what it creates (task
  * queues, workflow ids, container labels, data directories) to itself, so four run side by side; most
  * of a file's time is spent waiting on the dev server, dockerd or a compiler in a container, not on
- * these 2 cores. Files named *.exclusive.test.ts stop or restart a shared engine (dockerd), so
- * they run before the rest, with no other test file (jest.exclusive.config.js, scripts/test.sh).
+ * these 2 cores. A test that stops an engine starts one of its own (restart-docker.test.ts,
+ * restart-temporal.test.ts); workflows run in a Temporal namespace of the suite's own (test/support/namespace.ts).
  */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  setupFiles: ['<rootDir>/test/support/test-env.ts'],
   testMatch: only === 'no-docker' ? noDocker.map(asGlob) : ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '\\.exclusive\\.test\\.ts$', ...(only === 'docker' ? noDocker.map(asRegex) : [])],
+  testPathIgnorePatterns: ['/node_modules/', ...(only === 'docker' ? noDocker.map(asRegex) : [])],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
     '^.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' } }],

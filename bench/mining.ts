@@ -5,6 +5,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildChains } from '../src/mining/chains';
+import { wholeMineFigures } from './support/whole-mine';
 import { filterPullRequests } from '../src/mining/filters';
 import { apiPatches } from '../src/mining/github/api-patches';
 import { Octokit } from '@octokit/rest';
@@ -40,8 +41,10 @@ const say = (line: string) => console.error(`[mining] ${line}`);
  *   next to a naive per-PR REST walk;
  * - how fast a local clone's history is read and the reader's peak memory, on the five real
  *   histories and on a synthetic one with 20,000 PR merges;
- * - how long linking and chain extraction take for 60k PRs.
- * CHAINSMITH_BENCH_ONLY=github,history,graph runs some of them.
+ * - how long linking and chain extraction take for 60k PRs;
+ * - a whole `chainsmith mine` of each bundled repository (history, patches, links, blame, chains, files
+ *   written), in a process of its own: its seconds per 1,000 PRs and its peak RSS.
+ * CHAINSMITH_BENCH_ONLY=github,history,graph,mine runs some of them.
  */
 export async function run(): Promise<Figure[]> {
   const only = process.env.CHAINSMITH_BENCH_ONLY?.split(',');
@@ -52,6 +55,7 @@ export async function run(): Promise<Figure[]> {
       ...(want('github') ? await requestFigures(root) : []),
       ...(want('history') ? await parsingFigures(root) : []),
       ...(want('graph') ? [graphFigure()] : []),
+      ...(want('mine') ? await wholeMineFigures(root) : []),
     ];
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -157,7 +161,12 @@ async function parsingFigures(root: string): Promise<Figure[]> {
   const big = await readInChild(path);
   say(`synthetic: read ${big.commits} commits, ${big.prs} PRs (${big.merges} merges) in ${round(big.seconds, 2)}s; reader's peak RSS ${round(big.peakMb, 1)} MiB`);
   return [
-    { measure: 'commits_per_second_real', value: Math.round(real.commits / real.seconds), unit: 'commits/s', goal: `>= 10000 (${real.commits} commits of the five bundled repositories, commits/s each: ${each.join(', ')})` },
+    {
+      measure: 'commits_per_second_real',
+      value: Math.round(real.commits / real.seconds),
+      unit: 'commits/s',
+      goal: `>= 10000 reading the history only: blame, patches and linking are not in it (mine_seconds_per_1000_prs_* are) (${real.commits} commits of the five bundled repositories, commits/s each: ${each.join(', ')})`,
+    },
     {
       measure: 'commits_per_cpu_second_real',
       value: Math.round(real.commits / real.cpuSeconds),

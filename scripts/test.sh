@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# `npm test`: provisioning, then the build (dist/, which the worker-process tests run), then four
-# things side by side: the type check of src, test and bench, the lint, the test files that restart
-# the machine's dockerd (*.exclusive.test.ts, jest.exclusive.config.js), which mostly wait for the
-# daemon, and the test files that need no Docker (first line `// no-docker:`, jest.config.js), run
-# with DOCKER_HOST pointing nowhere: one that uses Docker fails there, not now and then beside the
-# restart. Then the other test files, four at a time (jest.config.js). Arguments go to that last jest run.
+# `npm test`: provisioning, then the build (dist/, which the worker-process tests run), then three
+# things side by side: the type check of src, test and bench, the lint, and the test files that need
+# no Docker (first line `// no-docker:`, jest.config.js), run with DOCKER_HOST pointing nowhere: one
+# that does use Docker fails there every time. Then the other test files, four at a time
+# (jest.config.js). Arguments go to that last jest run. No test stops the machine's engines (the
+# restart tests start a dockerd and a dev server of their own), so this is safe beside real work.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,9 +13,9 @@ npm run -s build || { echo '[test] the build failed' >&2; exit 1; }
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-names=(typecheck lint exclusive no-docker)
-cmds=("npm run -s typecheck" "npm run -s lint" "npx jest -c jest.exclusive.config.js" "npx jest")
-envs=("" "" "" "CHAINSMITH_TESTS=no-docker DOCKER_HOST=unix:///nonexistent/docker.sock")
+names=(typecheck lint no-docker)
+cmds=("npm run -s typecheck" "npm run -s lint" "npx jest")
+envs=("" "" "CHAINSMITH_TESTS=no-docker DOCKER_HOST=unix:///nonexistent/docker.sock")
 pids=()
 for i in "${!names[@]}"; do
   env ${envs[$i]} ${cmds[$i]} >"$out/${names[$i]}" 2>&1 &
@@ -25,7 +25,7 @@ failed=0
 for i in "${!names[@]}"; do
   if wait "${pids[$i]}"; then
     echo "[test] ${names[$i]} passed: ${envs[$i]:+${envs[$i]} }${cmds[$i]}" >&2
-    case ${names[$i]} in exclusive | no-docker) grep -E '^(PASS|Tests:|Time:)' "$out/${names[$i]}" >&2 ;; esac
+    case ${names[$i]} in no-docker) grep -E '^(PASS|Tests:|Time:)' "$out/${names[$i]}" >&2 ;; esac
   else
     echo "[test] ${names[$i]} failed: ${envs[$i]:+${envs[$i]} }${cmds[$i]}" >&2
     cat "$out/${names[$i]}" >&2

@@ -120,6 +120,11 @@ export class Environments {
     return this.forStage(chain, stage);
   }
 
+  /** The tag the stage's environment image has or would have, nothing built: two stages with one tag share one environment. */
+  async imageFor(chain: Chain, stage: number): Promise<string> {
+    return (await this.resolved(chain, stage)).image;
+  }
+
   private resolved(chain: Chain, stage: number): Promise<Resolved> {
     const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}\0${chain.prs[stage].mergeSha}`;
     let known = this.known.get(key);

@@ -57,7 +57,8 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
     const r = await cli(['start', '--chains', chains], { OPENAI_BASE_URL: url, CHAINSMITH_HOME: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`the model endpoint ${url} is unreachable (ECONNREFUSED)`);
-    const client = new Client({ connection: await Connection.connect({ address: loadConfig().temporal.address }) });
+    const { temporal } = loadConfig();
+    const client = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });
     const id = `chain-${name.replace(/[^\w.-]+/g, '-')}-2-4-6-model`;
     await expect(client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
     await client.connection.close();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../support/ports';
+import { ensureNamespace } from '../support/register-namespace';
 import { restartDaemon, restartMidRollout } from '../support/restart-run';
 
 const run = promisify(execFile);
@@ -20,7 +21,9 @@ beforeAll(async () => {
   env = { CHAINSMITH_HOME: mkdtempSync(join(tmpdir(), 'chainsmith-temporal-')), CHAINSMITH_TEMPORAL_ADDRESS: `127.0.0.1:${port}`, CHAINSMITH_TEMPORAL_UI_PORT: String(uiPort) };
   pattern = `^temporal server start-dev .*--port ${port} `;
   await restartDaemon(pattern, 'temporal', env);
-}, 120_000);
+  // Provisioning registers the search attributes in `default`; the suite's workflows run in its own namespace.
+  await ensureNamespace(env.CHAINSMITH_TEMPORAL_ADDRESS);
+}, 180_000);
 
 afterAll(async () => {
   await run('pkill', ['-TERM', '-f', pattern]).catch(() => undefined);

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
 import { detectGo, toolchainFor } from '../../src/environments/languages/go';
 import { gitRepoFiles } from '../../src/environments/repo-files';
-import { checkoutAt, commitDate, fetchContext, hostHas, realRepo } from './real-repos';
+import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
+import { cloneBundle } from '../support/real-repos';
+import { checkoutAt, commitDate, fetchContext } from './real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 const offline = (cache: string) => ({ ...process.env, GOMODCACHE: cache, GOPROXY: 'off', GOFLAGS: '-mod=readonly', GOTOOLCHAIN: 'local' });
@@ -30,9 +32,8 @@ describe('Go recipe', () => {
 
   // cobra PR #2356 (completions must not mutate os.Args).
   const base = 'f2878bab8c96afd6e36968af96343b35dbb82a82';
-  it('fetches cobra at PR #2356 into a module cache that builds and lists every test import offline', async () => {
-    const repo = await realRepo('spf13+cobra', 'go');
-    if (!repo) return;
+  testIf(missingRealRepo('spf13+cobra', 'go'))('fetches cobra at PR #2356 into a module cache that builds and lists every test import offline', async () => {
+    const repo = await cloneBundle('spf13+cobra');
     const src = await checkoutAt(repo, base);
     const ctx = fetchContext(src, commitDate(repo, base));
     try {
@@ -48,8 +49,7 @@ describe('Go recipe', () => {
     }
   });
 
-  it('fetches the toolchain a go 1.22 module asks for, runnable offline from the cache', async () => {
-    if (!hostHas('go')) return console.warn('skipping: no go on this host');
+  testIf(missingTool('go'))('fetches the toolchain a go 1.22 module asks for, runnable offline from the cache', async () => {
     const src = mkdtempSync(join(tmpdir(), 'chainsmith-gomod-'));
     writeFileSync(join(src, 'go.mod'), 'module example.com/m\n\ngo 1.22\n');
     writeFileSync(join(src, 'm.go'), 'package m\n\nfunc F() int { return 1 }\n');

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
 import { detectJava, javaRelease } from '../../src/environments/languages/java';
 import { gitRepoFiles } from '../../src/environments/repo-files';
-import { fetchContext, hostHas, realRepo } from './real-repos';
+import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
+import { cloneBundle } from '../support/real-repos';
+import { fetchContext } from './real-repos';
 
 /** JUnit 5 and Surefire 3, as most Maven projects of the last years have them. */
 const MINI_POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -44,17 +46,15 @@ describe('Java recipe', () => {
 
   // jsoup PR #2570 (a default maximum depth for the XML parser).
   const base = 'f2ea9dfe8d99508ccf5ef082c35b9ad8f87eee37';
-  it("is detected from jsoup's own POM at PR #2570's base", async () => {
-    const repo = await realRepo('jhy+jsoup', 'git');
-    if (!repo) return;
+  testIf(missingRealRepo('jhy+jsoup', 'git'))("is detected from jsoup's own POM at PR #2570's base", async () => {
+    const repo = await cloneBundle('jhy+jsoup');
     expect(await detectJava(await gitRepoFiles(repo, base))).toMatchObject({ origin: 'java-maven', runner: 'maven', manifests: ['pom.xml'], toolchain: { image: 'java' } });
   });
 
-  it("fetches a project's plugins, test framework and Surefire's provider into a fresh local repository", async () => {
+  testIf(missingTool('mvn'))("fetches a project's plugins, test framework and Surefire's provider into a fresh local repository", async () => {
     // A small generated project: the fetch is real Maven against the registry, without compiling
     // jsoup again. That what it fetches suffices offline is java-real's check (jsoup #2570 gold-validated
     // in a container with network none).
-    if (!hostHas('mvn')) return console.warn('skipping: no mvn on this host');
     const src = mkdtempSync(join(tmpdir(), 'chainsmith-maven-'));
     mkdirSync(join(src, 'src/main/java/m'), { recursive: true });
     mkdirSync(join(src, 'src/test/java/m'), { recursive: true });

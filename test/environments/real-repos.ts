@@ -4,23 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FetchContext } from '../../src/environments/contract';
 import { hostCheckout } from '../../src/environments/dependencies';
-import { bundlePath, cloneBundle, SHARED_REPOS } from '../support/real-repos';
-
-/**
- * The shared clone of a real repository's bundle (made once per machine), or undefined with a message
- * where the bundle or the host's package manager is absent.
- */
-export async function realRepo(bundle: string, tool: string): Promise<string | undefined> {
-  if (!bundlePath(bundle)) {
-    console.warn(`skipping: no ${bundle}.bundle in ${SHARED_REPOS}`);
-    return undefined;
-  }
-  if (!hostHas(tool)) {
-    console.warn(`skipping: no ${tool} on this host`);
-    return undefined;
-  }
-  return cloneBundle(bundle);
-}
+import { missingTool } from '../support/preconditions';
 
 /** The tree at `sha` in a directory of its own, as the dependency cache gives a fetcher. */
 export async function checkoutAt(repo: string, sha: string): Promise<string> {
@@ -39,10 +23,5 @@ export function commitDate(repo: string, sha: string): Date {
 }
 
 export function hostHas(tool: string): boolean {
-  try {
-    execFileSync(tool, tool === 'go' ? ['version'] : ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return !missingTool(tool);
 }

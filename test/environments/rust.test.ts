@@ -6,7 +6,9 @@ import { DEPS_MOUNT, type RepoFiles } from '../../src/environments/contract';
 import { ToolchainTooOld } from '../../src/errors';
 import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../src/environments/languages/rust';
 import { gitRepoFiles } from '../../src/environments/repo-files';
-import { checkoutAt, commitDate, fetchContext, hostHas, realRepo } from './real-repos';
+import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
+import { cloneBundle } from '../support/real-repos';
+import { checkoutAt, commitDate, fetchContext } from './real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 
@@ -50,8 +52,7 @@ describe('Rust recipe', () => {
     expect(lockedPackages(lock)).toEqual([{ name: 'itoa', version: '1.0.5' }]);
   });
 
-  it('uses a committed Cargo.lock, updated minimally (and noted) where it is behind Cargo.toml', async () => {
-    if (!hostHas('cargo')) return console.warn('skipping: no cargo on this host');
+  testIf(missingTool('cargo'))('uses a committed Cargo.lock, updated minimally (and noted) where it is behind Cargo.toml', async () => {
     const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
     mkdirSync(join(src, 'src'));
     writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
@@ -69,9 +70,8 @@ describe('Rust recipe', () => {
     }
   });
 
-  it("says a 1.63 resolution is too old where cargo's MSRV resolver had to fall back, and offers rustc-web instead", async () => {
-    const repo = await realRepo('serde-rs+json', 'cargo');
-    if (!repo) return;
+  testIf(missingRealRepo('serde-rs+json', 'cargo'))("says a 1.63 resolution is too old where cargo's MSRV resolver had to fall back, and offers rustc-web instead", async () => {
+    const repo = await cloneBundle('serde-rs+json');
     // serde_json at PR #1165's base (July 2024): rust-version 1.56, but trybuild's toml needs serde_spanned for rustc 1.65.
     const sha = 'eca2658a22cb39952783cb6914eb18242659f66a';
     const src = await checkoutAt(repo, sha);
@@ -93,9 +93,8 @@ describe('Rust recipe', () => {
 
   // serde_json PR #982 (integer128 to Value): its base has no Cargo.lock and declares rust-version 1.36.
   const base = 'a9c984f13e6086c093c2f7a1014148c1922bac27';
-  it('fetches serde_json at PR #982: a lock for rustc 1.63 as of the base date, vendored, resolvable offline', async () => {
-    const repo = await realRepo('serde-rs+json', 'cargo');
-    if (!repo) return;
+  testIf(missingRealRepo('serde-rs+json', 'cargo'))('fetches serde_json at PR #982: a lock for rustc 1.63 as of the base date, vendored, resolvable offline', async () => {
+    const repo = await cloneBundle('serde-rs+json');
     const src = await checkoutAt(repo, base);
     const recipe = await detectRust(await gitRepoFiles(repo, base));
     const ctx = fetchContext(src, commitDate(repo, base));

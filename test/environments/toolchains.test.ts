@@ -2,6 +2,7 @@ import Docker from 'dockerode';
 import { baseImageTag, toolchainImageTag } from '../../src/environments/images';
 import { Toolchains } from '../../src/environments/toolchains';
 import { StageError } from '../../src/errors';
+import { PrivateDockerd } from '../support/private-dockerd';
 
 const docker = new Docker();
 
@@ -12,18 +13,23 @@ test('toolchain tags follow their recipe files; Python is the base image; a miss
   expect(toolchainImageTag('c')).toMatch(/^chainsmith-toolchain:c-[0-9a-f]{12}$/);
   expect(toolchainImageTag('node')).not.toBe(toolchainImageTag('c'));
 
-  // Without debootstrap on PATH (and, for other users, without root) the builder stops with the way out.
-  const java = toolchainImageTag('java');
-  const present = await docker.getImage(java).inspect().then(() => true, () => false);
-  if (present) return console.warn(`${java} exists on this engine: the cannot-build message is not exercised`);
-  const path = process.env.PATH;
-  process.env.PATH = '/nonexistent';
+  // An engine that has no toolchain image (a dockerd of the test's own, empty), and without debootstrap
+  // on PATH (and, for other users, without root): the builder stops with the way out.
+  const dockerd = new PrivateDockerd();
+  await dockerd.start();
   try {
-    const attempt = toolchains.ensure('java');
-    await expect(attempt).rejects.toThrow(StageError);
-    await expect(attempt).rejects.toThrow(/the toolchain image chainsmith-toolchain:java-[0-9a-f]{12} is missing and cannot be built here: (debootstrap|building it).*scripts\/provision\.sh toolchains/);
+    const empty = new Toolchains(new Docker({ socketPath: dockerd.host.replace(/^unix:\/\//, '') }), { baseImage: baseImageTag(), dataDir: '/nonexistent' });
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const attempt = empty.ensure('java');
+      await expect(attempt).rejects.toThrow(StageError);
+      await expect(attempt).rejects.toThrow(/the toolchain image chainsmith-toolchain:java-[0-9a-f]{12} is missing and cannot be built here: (debootstrap|building it).*scripts\/provision\.sh toolchains/);
+    } finally {
+      process.env.PATH = path;
+    }
   } finally {
-    process.env.PATH = path;
+    await dockerd.remove();
   }
   await expect(toolchains.ensure('python')).rejects.toThrow(/the base image chainsmith-base:configured is missing: run scripts\/provision\.sh image/);
 });

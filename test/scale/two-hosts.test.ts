@@ -72,7 +72,7 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
   const all = [orchestration, hostA, hostB];
   try {
     all.forEach((w) => w.start());
-    const started = await startChains(new Client({ connection }), config, chains, { policy: 'model', taskQueue });
+    const started = await startChains(new Client({ connection, namespace: config.temporal.namespace }), config, chains, { policy: 'model', taskQueue });
     const ids = new Set(started.map((s) => s.workflowId));
     /**
      * Rollout sandboxes of this batch (by their rounds' names: started for a round, taken from a

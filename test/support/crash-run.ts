@@ -14,6 +14,9 @@ export interface CrashRun {
   /** Agent model calls in all, and how many of them asked for a step that had been asked for before. */
   calls: number;
   redone: number;
+  /** Steps redone after each kill, in order (the repeats between it and the next kill, or the end); and before the first. */
+  redonePerKill: number[];
+  redoneBeforeKills: number;
   /** The worker processes the run had: what they own (warm pooled sandboxes, say) must be gone after it. */
   pids: number[];
 }
@@ -42,7 +45,7 @@ export async function crashRun(opts: {
   try {
     worker.start();
     pids.push(worker.pid!);
-    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', scaffold, taskQueue });
+    const [started] = await startChains(new Client({ connection, namespace: config.temporal.namespace }), config, [chain], { policy: 'model', scaffold, taskQueue });
     const done = started.handle.result();
     let finished = false;
     void done.finally(() => (finished = true)).catch(() => undefined);
@@ -56,10 +59,13 @@ export async function crashRun(opts: {
     const targets = new Set<number>();
     while (targets.size < Math.min(opts.kills, eligible.length)) targets.add(eligible[Math.floor(Math.random() * eligible.length)]);
     let kills = 0;
+    // Calls and distinct steps at each kill: the repeats between two kills are the first one's.
+    const marks: Array<[number, number]> = [];
     for (const target of [...targets].sort((a, b) => a - b)) {
       while (!finished && uniqueSteps() <= target) await new Promise((r) => setTimeout(r, 10));
       if (finished) break;
       await new Promise((r) => setTimeout(r, Math.random() * 150));
+      marks.push([agentCalls().length, uniqueSteps()]);
       await worker.kill();
       kills += 1;
       worker.start();
@@ -67,7 +73,9 @@ export async function crashRun(opts: {
     }
     const result = await done;
     const calls = agentCalls().length;
-    return { result, workflowId: started.workflowId, kills, calls, redone: calls - uniqueSteps(), pids };
+    const bounds: Array<[number, number]> = [[0, 0], ...marks, [calls, uniqueSteps()]];
+    const repeats = bounds.slice(1).map(([c, u], i) => c - bounds[i][0] - (u - bounds[i][1]));
+    return { result, workflowId: started.workflowId, kills, calls, redone: calls - uniqueSteps(), redonePerKill: repeats.slice(1), redoneBeforeKills: repeats[0], pids };
   } finally {
     await worker.stop();
     await connection.close();

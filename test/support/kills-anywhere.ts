@@ -46,7 +46,7 @@ export async function chainUnderKills(opts: { chain: Chain; config: Config; env:
   try {
     worker.start();
     pids.add(worker.pid!);
-    const [started] = await startChains(new Client({ connection }), config, [chain], { policy: 'model', taskQueue });
+    const [started] = await startChains(new Client({ connection, namespace: config.temporal.namespace }), config, [chain], { policy: 'model', taskQueue });
     let finished = false;
     const done = started.handle.result().finally(() => (finished = true));
     done.catch(() => undefined);

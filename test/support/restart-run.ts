@@ -19,7 +19,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Stops the daemon whose command line matches `pattern` the way a crash or an upgrade would (SIGTERM),
  * waits until it is gone, then lets provisioning start it again, with `env` naming which one.
  */
-export async function restartDaemon(pattern: string, step: 'temporal' | 'docker', env: Record<string, string> = {}): Promise<void> {
+export async function restartDaemon(pattern: string, step: 'temporal', env: Record<string, string> = {}): Promise<void> {
   const gone = async (ms: number) => {
     for (let i = 0; i < ms / 100; i++) {
       if (await run('pgrep', ['-f', pattern]).then(() => false, () => true)) return true;
@@ -55,7 +55,7 @@ export async function restartMidRollout(name: string, restart: () => Promise<voi
   let connection = await Connection.connect({ address: config.temporal.address });
   try {
     worker.start();
-    const client = new Client({ connection });
+    const client = new Client({ connection, namespace: config.temporal.namespace });
     const [started] = await startChains(client, config, [chain], { policy: 'model', taskQueue });
     const handle = client.workflow.getHandle(started.workflowId);
     // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count). A chain
@@ -69,7 +69,7 @@ export async function restartMidRollout(name: string, restart: () => Promise<voi
     restarting = false;
     await connection.close();
     connection = await Connection.connect({ address: config.temporal.address });
-    const result: ChainResult = await new Client({ connection }).workflow.getHandle(started.workflowId).result();
+    const result: ChainResult = await new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(started.workflowId).result();
     if (result.status !== 'accepted') return { result, notes: [], expected: expectedNotes(3, NOTES) };
     const store = new ArtifactStore(`${config.dataDir}/artifacts`);
     return { result, notes: notesIn(await store.getText(result.results[2].finalRound!.cumulativePatchRef)), expected: expectedNotes(3, NOTES) };

@@ -9,8 +9,9 @@ import { removeSandboxesOfClosedRuns } from '../../src/workers/sweep';
 const docker = new Docker();
 
 test('a starting worker removes its host’s sandboxes of closed chain runs, and leaves open runs, other hosts and other Temporal clusters alone', async () => {
-  const connection = await Connection.connect({ address: testConfig().temporal.address });
-  const client = new Client({ connection });
+  const { temporal } = testConfig();
+  const connection = await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection, namespace: temporal.namespace });
   // Runs on a queue no worker polls: they stay open until terminated.
   const queue = `sweep-${Date.now()}`;
   const start = (id: string) => client.workflow.start('chainWorkflow', { workflowId: `${queue}-${id}`, taskQueue: queue, args: [] });

@@ -1,0 +1,66 @@
+import type Docker from 'dockerode';
+import { BUILD_LABEL } from '../../src/environments/builder';
+
+/** One environment build container as Docker reported it while it ran. */
+export interface BuildContainer {
+  id: string;
+  /** The environment image it builds (its BUILD_LABEL). */
+  image: string;
+  /** HostConfig.NetworkMode and the networks it was attached to; 'unknown' where it was gone before it could be inspected. */
+  networkMode: string;
+  networks: string[];
+  /** What the caller was doing when it started (the bench's language, say). */
+  tag: string;
+}
+
+/** Offline: network mode none and attached to no network but none. */
+export const isOffline = (c: BuildContainer) => c.networkMode === 'none' && c.networks.every((n) => n === 'none');
+
+/**
+ * Every build container the engine starts while this watches, inspected as it starts (Docker's event
+ * stream, filtered on the builder's label): what it actually ran with, not what the config asked for.
+ */
+export class BuildContainerWatch {
+  readonly seen: BuildContainer[] = [];
+  private stream?: NodeJS.ReadableStream & { destroy?: () => void };
+  private pending: Promise<void>[] = [];
+  /** Set by the caller; recorded on each container that starts meanwhile. */
+  tag = '';
+
+  constructor(private readonly docker: Docker) {}
+
+  async start(): Promise<void> {
+    const filters = JSON.stringify({ type: ['container'], event: ['start'], label: [BUILD_LABEL] });
+    this.stream = (await this.docker.getEvents({ filters } as object)) as NodeJS.ReadableStream & { destroy?: () => void };
+    let buffered = '';
+    this.stream.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines.filter((l) => l.trim())) this.pending.push(this.record(JSON.parse(line) as { id: string; Actor?: { Attributes?: Record<string, string> } }));
+    });
+  }
+
+  /** Waits for the inspections of the containers started so far. */
+  async settle(): Promise<void> {
+    // Docker delivers an event a moment after the start; the builds here take seconds.
+    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all(this.pending);
+  }
+
+  async stop(): Promise<void> {
+    await this.settle();
+    this.stream?.destroy?.();
+  }
+
+  private async record(event: { id: string; Actor?: { Attributes?: Record<string, string> } }): Promise<void> {
+    const tag = this.tag;
+    const image = event.Actor?.Attributes?.[BUILD_LABEL] ?? '?';
+    try {
+      const info = await this.docker.getContainer(event.id).inspect();
+      this.seen.push({ id: event.id, image, tag, networkMode: info.HostConfig.NetworkMode ?? '', networks: Object.keys(info.NetworkSettings.Networks ?? {}) });
+    } catch {
+      this.seen.push({ id: event.id, image, tag, networkMode: 'unknown', networks: [] });
+    }
+  }
+}
