@@ -2,6 +2,7 @@ import type { RunnerName } from '../environments/contract';
 import { runnerFor } from '../environments/runners';
 import type { Sandbox } from './sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
+import { journaled } from '../work-journal';
 
 /** How a stage's tests run: its environment's runner, and a configured command where there is one. */
 export interface TestPlan {
@@ -26,7 +27,7 @@ export function prTestCommand(plan: TestPlan, files: string[]): string {
 /** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
 export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string, timeoutSeconds: number): Promise<TestSignal> {
   // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
-  const r = await sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 });
+  const r = await journaled('test', command, () => sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 }));
   const cases = runnerFor(plan.runner).parse(r.output);
   return { command, ran: true, passed: r.exitCode === 0, exitCode: r.exitCode, output: r.output, ...(cases ? { cases } : {}) };
 }
