@@ -9,7 +9,7 @@ import { DEFAULT_MIN_CONFIDENCE } from '../src/mining/chains';
 import type { Edge } from '../src/schemas';
 import { mergedPullNumbers } from '../test/mining/labels/merged-prs';
 import type { Figure } from './figure';
-import { pairKey, scoreLinks, type LabelRow, type Ratio } from './label-scores';
+import { pairKey, scoreLinks, type LabelRow, type Ratio } from '../test/mining/labels/scores';
 
 const REPOS = resolve(__dirname, '..', '..', '..', 'shared', 'repos');
 const SHARED = existsSync(REPOS) ? REPOS : resolve(process.cwd(), '..', 'shared', 'repos');
@@ -87,7 +87,7 @@ async function measure(clone: string, name: string, short: string): Promise<Figu
   const links = result.edges.filter((edge: Edge) => edge.confidence >= DEFAULT_MIN_CONFIDENCE);
   const scores = scoreLinks({ labels, links: links.map((edge) => [edge.from, edge.to]), chains: result.chains.map((chain) => chain.prs.map((pr) => pr.number)) });
   const byPair = new Map(labels.map((label) => [pairKey(label.from, label.to), label]));
-  // Labels are a sample: a predicted link outside it is unknown, not false (bench/label-scores.ts).
+  // Labels are a sample: a predicted link outside it is unknown, not false (test/mining/labels/scores.ts).
   const unlabelled = links.filter((edge) => !byPair.has(pairKey(edge.from, edge.to))).map((edge) => pairKey(edge.from, edge.to));
   const missed = labels.filter((label) => label.link && label.stratum !== 'predicted' && !links.some((edge) => pairKey(edge.from, edge.to) === pairKey(label.from, label.to)));
   const wrong = links.filter((edge) => byPair.get(pairKey(edge.from, edge.to))?.link === false).map((edge) => pairKey(edge.from, edge.to));

@@ -1,5 +1,5 @@
 // no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
-import { scoreLinks, type LabelRow } from '../../bench/label-scores';
+import { scoreLinks, type LabelRow } from './scores';
 
 /** Blame pairs drawn with p = 0.5 weigh 2; text pairs weigh 1; predicted-stratum rows never feed recall. */
 const labels: LabelRow[] = [
