@@ -243,7 +243,8 @@ async function level(concurrency: number, chain: Chain, env: Environment, testCp
   const engines = await startEngines(config, { maxSandboxes: concurrency });
   const docker = new Docker();
   let offset = 0;
-  const coldGold = () => rm(join(config.dataDir, 'artifacts', 'pointers', 'gold-tests'), { recursive: true, force: true });
+  // The validations and the test runs they keep (gold-validation.ts): nothing of an earlier run's gold validation is reused.
+  const coldGold = () => Promise.all(['gold-tests', 'gold-runs'].map((p) => rm(join(config.dataDir, 'artifacts', 'pointers', p), { recursive: true, force: true })));
   const runOf = async (chains: Chain[], n?: number): Promise<Run & { phases: Phases[] }> => {
     await coldGold();
     const runs = await orchestratedRuns(engines, config, chains, n);

@@ -7,7 +7,7 @@ import { checkoutLines } from '../sandbox/checkout';
 import type { SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
-import { GoldTestsSchema, type Chain, type GoldTests, type TestCase } from '../schemas';
+import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type TestCase, type TestSignal } from '../schemas';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
 
@@ -88,7 +88,14 @@ export function invalidGold(chain: Chain, stage: number, command: string, proble
  * test is marked 'no-verifying-test'. A test runner without a per-test report yields empty lists,
  * and the judge falls back to the exit code.
  */
-export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: number, timeoutSeconds: number): Promise<GoldTests> {
+export async function validateGold(
+  sandbox: StageSandbox,
+  chain: Chain,
+  stage: number,
+  timeoutSeconds: number,
+  /** Runs each test run in turn; goldTestsFor keeps each one's result, so a retry after a crash runs only those not done. */
+  testRun: (run: () => Promise<TestSignal>) => Promise<TestSignal> = (run) => run(),
+): Promise<GoldTests> {
   const pr = chain.prs[stage];
   const plan = sandbox.env;
   const files = prTestFiles(pr);
@@ -115,9 +122,9 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   };
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
-  const before = await runTests(sandbox, plan, command, timeoutSeconds);
+  const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  const after = await runTests(sandbox, plan, command, timeoutSeconds);
+  const after = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   if (!before.cases && !after.cases) {
     // No per-test report either time: the command's exit status is the one test, and the stage says so.
     const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
@@ -128,7 +135,7 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   if (beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
     // Which of those passed at the base, where its test files are the base's own.
     await sh('check out its base again', checkoutLines(pr.baseSha));
-    const run = await runTests(sandbox, plan, command, timeoutSeconds);
+    const run = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
     const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
@@ -176,7 +183,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
     const { manifest } = env;
     const r = manifest.resolution;
     const gold: GoldTests = {
-      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600)),
+      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, keptRuns(deps.store, key))),
       environment: {
         image: env.image,
         language: manifest.language,
@@ -190,6 +197,24 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   } finally {
     await sandbox.destroy();
   }
+}
+
+/**
+ * Each test run of one validation (`key`), kept in the store once done: a worker killed during the run
+ * after the gold change leaves the run before it kept, and the retry runs only the one under way. A
+ * run's result depends only on what the key holds (the commits, the image, the command), so a kept one
+ * is the one the retry would get.
+ */
+function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSignal>) => Promise<TestSignal> {
+  let n = 0;
+  return async (run) => {
+    const pointer = `gold-runs/${key}/${n++}`;
+    const known = await store.getPointer(pointer);
+    if (known) return store.getJson(known, TestSignalSchema);
+    const signal = await run();
+    await store.setPointer(pointer, await store.putJson(signal));
+    return signal;
+  };
 }
 
 /**
