@@ -24,9 +24,9 @@ interface Attempt {
 
 /**
  * From a chain's work journal and its kill times: per kill, what was started again after it that an
- * earlier attempt had started before it. A second start of an id goes to the last kill before it; one
- * with no kill before it is redone work no kill explains, returned apart (a unit id that is not
- * stable, or the product doing something twice by itself).
+ * earlier attempt had started before it. A second start of an id goes to the first kill after the
+ * attempt before it started; one with no kill between the two is redone work no kill explains,
+ * returned apart (a unit id that is not stable, or the product doing something twice by itself).
  */
 export function redoneByKill(journal: WorkRecord[], kills: number[]): { perKill: RedoneAfterKill[]; withoutKill: number } {
   const attempts = new Map<string, Attempt[]>();
@@ -47,15 +47,16 @@ export function redoneByKill(journal: WorkRecord[], kills: number[]): { perKill:
   let withoutKill = 0;
   for (const tries of attempts.values()) {
     for (let i = 1; i < tries.length; i++) {
-      const again = tries[i];
-      const k = lastIndexBefore(kills, again.start);
+      const [before, again] = [tries[i - 1], tries[i]];
+      // The kill that lost the earlier attempt: the first after it started (a kill that came while the
+      // new worker was still starting lost nothing more of it).
+      const k = kills.findIndex((t) => t > before.start && t < again.start);
       if (k < 0) {
         withoutKill += 1;
         continue;
       }
-      const before = tries[i - 1];
       const finished = before.end !== undefined && before.end <= kills[k];
-      const lost = Math.max(0, Math.min(before.end ?? kills[k], kills[k]) - before.start) / 1000;
+      const lost = (Math.min(before.end ?? kills[k], kills[k]) - before.start) / 1000;
       const r = perKill[k];
       r.seconds += lost;
       if (!UNIT_KINDS.includes(again.kind)) continue;
@@ -66,10 +67,4 @@ export function redoneByKill(journal: WorkRecord[], kills: number[]): { perKill:
     }
   }
   return { perKill, withoutKill };
-}
-
-function lastIndexBefore(times: number[], t: number): number {
-  let k = -1;
-  for (let i = 0; i < times.length; i++) if (times[i] < t) k = i;
-  return k;
 }
