@@ -40,7 +40,7 @@ test('the query activity keeps each written piece: a retry after the overview fa
     expect(before).toBe(chain.prs.length + 1);
 
     overviewUp = true;
-    const queries = await new MockActivityEnvironment({ ...info, attempt: 2 }).run(synthesizeQueries, input);
+    const queries = (await new MockActivityEnvironment({ ...info, attempt: 2 }).run(synthesizeQueries, input)) as Awaited<ReturnType<typeof synthesizeQueries>>;
     // The overview alone was asked again.
     expect(writerCalls()).toBe(before + 1);
     const written = await store.getText(queries.queriesRef);
