@@ -124,7 +124,7 @@ fi
 
 # --- toolchain images ----------------------------------------------------------------------------
 if want toolchains; then
-  # CHAINSMITH_TOOLCHAINS="c node" builds only those; Python's toolchain is the base image.
+  # CHAINSMITH_TOOLCHAINS="c node" builds only those.
   for dir in images/toolchains/*/; do
     name=$(basename "$dir")
     [[ " ${CHAINSMITH_TOOLCHAINS:-$name} " == *" $name "* ]] || continue
@@ -133,7 +133,7 @@ if want toolchains; then
       say "toolchain image $tag is cached"
       continue
     fi
-    say "building toolchain image $tag (debootstrap: $(tr '\n' ' ' <"$dir/packages"); first time only, a few minutes)"
+    say "building toolchain image $tag (debootstrap: $(sed 's/#.*//' "$dir/packages" | tr -s ' \n' ' '); first time only, a few minutes)"
     debootstrap_ready
     flock "$image_lock" bash -c 'docker image inspect "$1" >/dev/null 2>&1 || bash images/base/build.sh "$1" "$2"' build "$tag" "$dir/packages"
     say "toolchain image $tag is ready"

@@ -80,6 +80,8 @@ const ConfigSchema = z.strictObject({
     cpus: z.number().positive().max(64),
     /** CPython installation prefixes (absolute) a Python project may get, besides pyenv's versions and the base image's 3.11. */
     pythons: z.array(z.string().startsWith('/')),
+    /** Runs of a PR's tests after the gold change in gold validation; a test whose outcome differs between them is flaky and checks nothing. */
+    goldRuns: z.number().int().min(1).max(10),
   }),
   /**
    * What one chain's conversation may spend. Tokens and cost come from the API's usage, priced with
@@ -125,6 +127,7 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_SANDBOX_POOL: { path: ['sandbox', 'poolSize'], number: true },
   CHAINSMITH_SANDBOX_CPUS: { path: ['environments', 'cpus'], number: true },
   CHAINSMITH_BUILD_NETWORK: { path: ['environments', 'buildNetwork'] },
+  CHAINSMITH_GOLD_RUNS: { path: ['environments', 'goldRuns'], number: true },
   CHAINSMITH_MAX_TOKENS: { path: ['budget', 'maxTokens'], number: true },
   CHAINSMITH_MAX_COST_USD: { path: ['budget', 'maxCostUsd'], number: true },
   CHAINSMITH_MAX_WALL_SECONDS: { path: ['budget', 'maxWallSeconds'], number: true },
@@ -142,7 +145,7 @@ function defaults(env: Env): Config {
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 10 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
-    environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [] },
+    environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [], goldRuns: 2 },
     budget: { prices: DEFAULT_PRICES },
   };
 }

@@ -1,3 +1,5 @@
+import type { StageReason } from './schemas/stage-reason';
+
 /** Base of every error chainsmith raises on purpose; `permanent` ones must not be retried. */
 export class ChainsmithError extends Error {
   readonly permanent: boolean = true;
@@ -12,8 +14,18 @@ export class InputError extends ChainsmithError {}
 
 export class ConfigError extends InputError {}
 
-/** A patch or carry that cannot be applied to a stage: the stage fails, other stages and chains go on. */
-export class StageError extends ChainsmithError {}
+/**
+ * A patch or carry that cannot be applied to a stage, an environment that cannot be resolved or built:
+ * the stage fails, other stages and chains go on. `reason`, where the thrower knows it, is the stage's
+ * typed reason (its kind, the failing command, its exit code and last lines).
+ */
+export class StageError extends ChainsmithError {
+  readonly reason?: StageReason;
+  constructor(message: string, options?: { cause?: unknown; reason?: StageReason }) {
+    super(message, options);
+    if (options?.reason) this.reason = options.reason;
+  }
+}
 
 /** A stage's environment cannot build on its recipe's toolchain: what it resolved needs a newer one (the recipe's fallback may have it). */
 export class ToolchainTooOld extends StageError {}

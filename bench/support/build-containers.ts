@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import { BUILD_LABEL } from '../../src/environments/builder';
+import { ownerLabel } from '../../src/sandbox/orphans';
 
 /** One environment build container as Docker reported it while it ran. */
 export interface BuildContainer {
@@ -17,8 +18,10 @@ export interface BuildContainer {
 export const isOffline = (c: BuildContainer) => c.networkMode === 'none' && c.networks.every((n) => n === 'none');
 
 /**
- * Every build container the engine starts while this watches, inspected as it starts (Docker's event
- * stream, filtered on the builder's label): what it actually ran with, not what the config asked for.
+ * Every build container this process starts while this watches, inspected as it starts (Docker's event
+ * stream, filtered on the builder's label with an image in it, and on this process as its owner): what
+ * it actually ran with, not what the config asked for. Sandboxes started from an environment image
+ * carry the label too, empty (the image has it), and other processes' builds carry their own owner.
  */
 export class BuildContainerWatch {
   readonly seen: BuildContainer[] = [];
@@ -30,7 +33,8 @@ export class BuildContainerWatch {
   constructor(private readonly docker: Docker) {}
 
   async start(): Promise<void> {
-    const filters = JSON.stringify({ type: ['container'], event: ['start'], label: [BUILD_LABEL] });
+    const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
+    const filters = JSON.stringify({ type: ['container'], event: ['start'], label: [BUILD_LABEL, ...owner] });
     this.stream = (await this.docker.getEvents({ filters } as object)) as NodeJS.ReadableStream & { destroy?: () => void };
     let buffered = '';
     this.stream.on('data', (chunk: Buffer) => {
@@ -55,7 +59,8 @@ export class BuildContainerWatch {
 
   private async record(event: { id: string; Actor?: { Attributes?: Record<string, string> } }): Promise<void> {
     const tag = this.tag;
-    const image = event.Actor?.Attributes?.[BUILD_LABEL] ?? '?';
+    const image = event.Actor?.Attributes?.[BUILD_LABEL];
+    if (!image) return;
     try {
       const info = await this.docker.getContainer(event.id).inspect();
       this.seen.push({ id: event.id, image, tag, networkMode: info.HostConfig.NetworkMode ?? '', networks: Object.keys(info.NetworkSettings.Networks ?? {}) });

@@ -1,6 +1,7 @@
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { goldTestsFor, invalidGold, stageCheck } from '../judge/gold-validation';
 import { StageError } from '../errors';
+import { reasonOf } from '../stage-reason';
 import { ChainQueriesSchema, ChainSchema, GoldTestsSchema, TestSignalSchema, type ArtifactRef, type PolicyKind } from '../schemas';
 import type { StageCheck } from '../workflows/types';
 import type { ActivityContext } from './context';
@@ -29,8 +30,8 @@ export function judgeActivities(ctx: ActivityContext) {
     async validateGold(input: { chainRef: ArtifactRef; stage: number; policy: PolicyKind }): Promise<StageCheck> {
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
-        const gold = await goldTestsFor({ docker: ctx.docker, store, sandbox: ctx.sandboxSpec, environments: ctx.environments }, chain, input.stage).catch((err) => {
-          if (err instanceof StageError) return invalidGold(chain, input.stage, '', err.message);
+        const gold = await goldTestsFor({ docker: ctx.docker, store, sandbox: ctx.sandboxSpec, environments: ctx.environments, goldRuns: config.environments.goldRuns }, chain, input.stage).catch((err) => {
+          if (err instanceof StageError) return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
           throw err;
         });
         return { goldTestsRef: await store.putJson(gold), ...stageCheck(gold, !!ctx.judgeModel(input.policy)) };

@@ -63,9 +63,13 @@ program
 
 program
   .command('validate')
-  .description('gold-validate every stage of a chains file on this host (needs Docker) and print the yield per repository and language')
+  .description(
+    'gold-validate every stage of a chains file on this host (needs Docker): a stage that fails is recorded with its reason ' +
+      '(kind, command, exit code, last lines) and the run goes on; ends with the funnel per repository and language. ' +
+      'Exit 75 only when Docker, the artifact store or a package registry stops answering: run it again to resume',
+  )
   .requiredOption('--chains <file>', 'chains file written by `chainsmith mine`')
-  .option('--out <file>', 'also write one JSON record per stage (tests FAIL_TO_PASS / PASS_TO_PASS, status, reason)')
+  .option('--out <file>', 'append one JSON line per stage as it finishes (tests FAIL_TO_PASS / PASS_TO_PASS, status, reason); a rerun with the same file skips the stages in it')
   .action(async (opts) => (await import('./validate')).validateCommand(config(), opts));
 
 program

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { InputError } from '../errors';
+import { formatReason } from '../stage-reason';
 import type { RoundProgress } from '../rollout/round';
 import { batchProgressQuery, type BatchProgress } from '../workflows/batch-workflow';
 import { progressQuery } from '../workflows/messages';
@@ -23,6 +24,9 @@ async function showChain(client: Client, workflowId: string): Promise<void> {
   const progress = running ? await handle.query(progressQuery) : ((await handle.result()) as ChainProgress);
   console.log(`${workflowId}: chain ${progress.status}${progress.reason ? ` (${progress.reason})` : ''}`);
   if (progress.cut) console.log(`  cut to its first ${progress.cut.before} stage(s): ${progress.cut.reason}`);
+  // The stage's reason whole: the command that failed, its exit code and last lines.
+  const u = progress.unjudgeable;
+  if (u) console.log(`  stage ${u.stage + 1} (PR #${u.prNumber}): ${formatReason(u.reason, '    ')}`);
   for (const s of progress.results) {
     const scores = s.rounds.map((r) => r.score.toFixed(2)).join(', ');
     const conflicts = s.carry?.conflicts.length ? `, carry conflicts: ${s.carry.conflicts.join(' ')}` : '';

@@ -82,7 +82,8 @@ async function runOf(client: Client, store: ArtifactStore, info: WorkflowExecuti
   const lastRound = result.results.at(-1)?.finalRound;
   const trajectory = status === 'accepted' && lastRound ? await store.getJson(lastRound.trajectoryRef, TrajectorySchema) : undefined;
   // The pass mark the judge applied when it ran, where it recorded one, over today's config.
-  return { ...base, threshold: thresholds.length ? Math.max(...thresholds) : threshold, model: trajectory?.model, status, reason: result.reason, stages, trajectory };
+  const unjudgeable = result.unjudgeable ? { unjudgeable: result.unjudgeable } : {};
+  return { ...base, threshold: thresholds.length ? Math.max(...thresholds) : threshold, model: trajectory?.model, status, reason: result.reason, ...unjudgeable, stages, trajectory };
 }
 
 /**

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { journaled } from '../work-journal';
 import type Docker from 'dockerode';
 import { StageError, ToolchainTooOld, TransientError } from '../errors';
+import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
 import { checkoutLines } from '../sandbox/checkout';
 import { DockerSandbox } from '../sandbox/docker-sandbox';
 import { hasCommit } from '../sandbox/host-repo';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../sandbox/orphans';
-import { DEPS_MOUNT, type Language, type LanguageRecipe, type RunnerName } from './contract';
+import { DEPS_MOUNT, type Language, type LanguageRecipe, type RepoFiles, type RunnerName } from './contract';
 import { DependencyCache, type FetchedDependencies } from './dependencies';
 import { detectRecipe } from './detect';
 import { MANIFEST_LABEL, readManifest, type EnvironmentManifest } from './manifest';
@@ -22,7 +23,7 @@ export const ENV_IMAGE = 'chainsmith-env';
 export const BUILD_LABEL = 'chainsmith.build';
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Part of every image key: a change to how images are built must not reuse images built the old way. */
-const LAYOUT = 3;
+const LAYOUT = 4;
 
 export interface Environment {
   image: string;
@@ -55,14 +56,19 @@ export interface EnvironmentOptions {
 }
 
 interface Resolved {
-  image: string;
   recipe: LanguageRecipe;
   sha: string;
   repoPath: string;
   repoName: string;
+  /** What the image key hashes besides the resolved packages: repository history, toolchain, recipe. */
+  keyParts: unknown[];
+  /** The manifests' blob ids at the base: a failed build is not tried again for the same ones. */
+  manifests: string;
   /** Only for a recipe that fetches: what its dependencies are keyed on and resolved as of. */
   depsKey: string;
   asOf?: Date;
+  /** The PR's merge, where its manifests differ from the base's and the recipe takes them in (LanguageRecipe.withMerged). */
+  merged?: { sha: string; asOf: Date };
   /** Images of one lineage may seed each other's builds (LanguageRecipe.reuse). */
   lineage: string;
   /** The recipe's fallback, resolved the same way. */
@@ -72,17 +78,29 @@ interface Resolved {
 /**
  * Per-repository environments. A stage's recipe comes from the config or is detected from the
  * repository's files at the stage's base. Its dependencies are fetched on the host into a cache keyed
- * by (history, manifests, resolution date); the recipe's setup then runs once, without network, in a
- * container from its toolchain image with that cache mounted read-only, and the container is committed
- * as an image holding what setup installed outside the working tree, with a manifest label saying what
- * it holds. Every stage whose repository, recipe and manifests are the same starts from that image.
+ * by (history, the manifests' dependency declarations, resolution date where the recipe resolves by
+ * date); the recipe's setup then runs once, without network, in a container from its toolchain image
+ * with that cache mounted read-only, and the container is committed as an image holding what setup
+ * installed outside the working tree, with a manifest label saying what it holds. The image is keyed
+ * by what it contains: the repository, the toolchain, the recipe and the resolved packages with their
+ * versions, not the commit or the manifests' bytes. Every stage that resolves to the same set starts
+ * from the same image, however far apart in history. A stage whose PR changes a manifest gets an
+ * environment that holds what its merge needs as well (LanguageRecipe.withMerged).
  */
 export class Environments {
   /** Builds under way, and recipes that failed (they stay failed for this process). */
   private readonly builds = new Map<string, Promise<EnvironmentManifest>>();
+  /**
+   * Builds that failed, by image and manifests (their blob ids): setup runs on the stage's tree (a
+   * compile, an editable install), so a failure at one era's manifests says nothing of an era whose
+   * manifests differ, though both would hold the same packages. They stay failed for this process.
+   */
+  private readonly failed = new Map<string, Promise<EnvironmentManifest>>();
   /** Recipe and image per repository and base: every round of a stage asks again. */
   private readonly known = new Map<string, Promise<Resolved>>();
   readonly toolchains: Toolchains;
+  /** The images this process built, with the bytes each one's own layer adds (for `validate` and the benchmarks). */
+  readonly built: BuiltImage[] = [];
   private readonly deps: DependencyCache;
   private readonly log: (line: string) => void;
 
@@ -97,28 +115,47 @@ export class Environments {
 
   async forStage(chain: Chain, stage: number): Promise<Environment> {
     let resolved = await this.resolved(chain, stage);
-    // A fallback image exists only where the recipe's own could not be built (a rerun does not fetch again to learn it).
-    if (resolved.fallback && !(await this.exists(resolved.image)) && (await this.exists(resolved.fallback.image))) resolved = resolved.fallback;
-    let manifest: EnvironmentManifest;
     for (;;) {
       try {
-        manifest = await this.build(resolved);
-        break;
+        const deps = await this.dependencies(resolved, true);
+        const image = imageKey(resolved, deps);
+        const manifest = await this.build(image, resolved, deps);
+        const { recipe } = resolved;
+        return { image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
       } catch (err) {
-        if (!(err instanceof ToolchainTooOld) || !resolved.fallback) throw err;
+        if (!(err instanceof ToolchainTooOld)) throw err;
+        if (!resolved.fallback) throw err.reason ? err : new ToolchainTooOld(err.message, { cause: err, reason: stageReason('unsupported', `no toolchain here is new enough: ${err.message}`) });
         this.log(`${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`);
         resolved = resolved.fallback;
       }
     }
-    const { recipe } = resolved;
-    return { image: resolved.image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
   }
 
-  /** The stage's environment where its image is on this engine already, else undefined: nothing is built. */
+  /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */
+  async recipeFor(chain: Chain, stage: number): Promise<LanguageRecipe> {
+    return (await this.resolved(chain, stage)).recipe;
+  }
+
+  /** The stage's environment where its image is on this engine already, else undefined: nothing is fetched or built. */
   async builtForStage(chain: Chain, stage: number): Promise<Environment | undefined> {
-    const resolved = await this.resolved(chain, stage);
-    if (!(await this.exists(resolved.image)) && !(resolved.fallback && (await this.exists(resolved.fallback.image)))) return undefined;
-    return this.forStage(chain, stage);
+    let resolved: Resolved | undefined = await this.resolved(chain, stage);
+    while (resolved) {
+      const deps = await this.dependencies(resolved, false).catch((err) => {
+        if (err instanceof ToolchainTooOld) return null;
+        throw err;
+      });
+      if (deps === null) resolved = resolved.fallback;
+      else if (resolved.recipe.fetch && !deps) return undefined;
+      else return (await this.exists(imageKey(resolved, deps))) ? this.forStage(chain, stage) : undefined;
+    }
+    return undefined;
+  }
+
+  /** The recipe's fetched dependencies (fetched now where `fetch`, else only where on disk already); undefined for a recipe that fetches nothing. */
+  private async dependencies(r: Resolved, fetch: boolean): Promise<FetchedDependencies | undefined> {
+    if (!r.recipe.fetch || !r.asOf) return undefined;
+    if (!fetch) return this.deps.cached(r.depsKey);
+    return this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe: r.recipe, key: r.depsKey, asOf: r.asOf, ...(r.merged ? { merged: r.merged } : {}), log: this.log });
   }
 
   /** The tag the stage's environment image has or would have, nothing built: two stages with one tag share one environment. */
@@ -138,14 +175,20 @@ export class Environments {
   }
 
   /** The image's build, shared by concurrent callers; asked every time (one engine request): an image removed meanwhile is built again. */
-  private build(resolved: Resolved): Promise<EnvironmentManifest> {
-    let build = this.builds.get(resolved.image);
+  private build(image: string, resolved: Resolved, deps: FetchedDependencies | undefined): Promise<EnvironmentManifest> {
+    const era = `${image}\0${resolved.manifests}`;
+    const failed = this.failed.get(era);
+    if (failed) return failed;
+    let build = this.builds.get(image);
     if (!build) {
-      build = this.ensure(resolved);
-      this.builds.set(resolved.image, build);
+      build = this.ensure(image, resolved, deps);
+      this.builds.set(image, build);
       build.then(
-        () => this.builds.delete(resolved.image),
-        (err) => err instanceof StageError || this.builds.delete(resolved.image),
+        () => this.builds.delete(image),
+        (err) => {
+          this.builds.delete(image);
+          if (err instanceof StageError) this.failed.set(era, build!);
+        },
       );
     }
     return build;
@@ -160,73 +203,86 @@ export class Environments {
     const pr = chain.prs[stage];
     const files = await gitRepoFiles(repoPath, pr.baseSha).catch(async (err) => {
       if (await hasCommit(repoPath, pr.baseSha)) throw err;
-      throw new StageError(`the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`);
+      const why = `the base commit ${pr.baseSha} of PR #${pr.number} does not exist in ${repoPath}`;
+      throw new StageError(why, { reason: stageReason('invalid-inputs', why) });
     });
+    // A merge this clone lacks adds nothing: the base's manifests alone decide.
+    const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
     const override = this.opts.overrides[chain.repo.name];
     const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha) };
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
       : await detectRecipe(files, {
           defaultTestCommand: this.opts.defaultTestCommand,
-          // A merge this clone lacks adds nothing: the base's manifests alone decide.
-          merged: await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined),
+          ...(merged ? { merged } : {}),
           python,
           testFiles: pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path),
         });
-    // Clones of one history share its root commit; the manifests' blob ids change exactly when the dependencies may.
+    // Clones of one history share its root commit.
     const history = await rootCommit(repoPath, pr.baseSha);
     const blobs = await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, files.entries);
-    // Walking back to the manifests' last change can take most of a second on a long history: only a fetch needs it.
-    const fetches = (r?: LanguageRecipe): boolean => !!r && (!!r.fetch || fetches(r.fallback));
-    const asOf = fetches(recipe) ? await manifestsDate(repoPath, pr.baseSha, recipe.manifests) : undefined;
-    const keyed = (recipe: LanguageRecipe): Resolved => {
+    const keyed = async (recipe: LanguageRecipe): Promise<Resolved> => {
       const toolchain = this.toolchains.image(recipe.toolchain);
       const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+      // The dependency declarations (a version bump of the project itself left out) decide the fetch, not the manifests' bytes.
+      const declared = recipe.dependencyText ? await dependencyDeclarations(recipe, files) : blobs;
+      const mergedDeclared =
+        recipe.fetch && recipe.withMerged && merged
+          ? recipe.dependencyText
+            ? await dependencyDeclarations(recipe, merged)
+            : await manifestBlobs(repoPath, pr.mergeSha, recipe.manifests, merged.entries)
+          : declared;
+      // Walking back to the manifests' last change can take most of a second on a long history: only a fetch that resolves by date needs it.
+      const dateOf = (sha: string) => (recipe.pinned ? commitDate(repoPath, sha) : manifestsDate(repoPath, sha, recipe.manifests));
+      const asOf = recipe.fetch ? await dateOf(pr.baseSha) : undefined;
+      const withMerge = recipe.fetch && mergedDeclared !== declared ? { sha: pr.mergeSha, asOf: await dateOf(pr.mergeSha) } : undefined;
       const depsKey =
         recipe.fetch && asOf
           ? hash([
               recipe.origin,
               history,
-              blobs,
-              asOf.toISOString(),
+              declared,
+              recipe.pinned ? 'pinned' : asOf.toISOString(),
               ...(recipe.fetchRevision ? [recipe.fetchRevision] : []),
               ...(recipe.prAdds ? [recipe.prAdds] : []),
               ...(recipe.toolchain.prefix ? [recipe.toolchain.version] : []),
+              ...(withMerge ? [{ merged: mergedDeclared, asOf: recipe.pinned ? 'pinned' : withMerge.asOf.toISOString(), how: typeof recipe.withMerged }] : []),
             ]).slice(0, 24)
           : '';
-      // The fallback and how a build says it needs it are not part of what this recipe builds.
-      const key = hash([LAYOUT, toolchain, this.opts.network, { ...recipe, fallback: undefined, tooOld: undefined }, history, blobs, recipe.fetch ? depsKey : '']).slice(0, 16);
+      // What the image holds besides its packages. The fallback, how a build says it needs it, and what
+      // decides the fetch (manifests, what the PR adds) are not part of it: the resolved packages are.
+      // A configured recipe installs from files only the user knows: its manifests' contents stay in.
+      const { fallback, tooOld, manifests, prAdds, fetchRevision, ...holds } = recipe;
+      void [fallback, tooOld, manifests, prAdds, fetchRevision];
+      const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' ? blobs : ''];
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {
-        image: `${ENV_IMAGE}:${key}`, recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, depsKey, asOf, lineage,
-        ...(recipe.fallback ? { fallback: keyed(recipe.fallback) } : {}),
+        recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, keyParts, manifests: blobs, depsKey, asOf, lineage,
+        ...(withMerge ? { merged: withMerge } : {}),
+        ...(recipe.fallback ? { fallback: await keyed(recipe.fallback) } : {}),
       };
     };
     return keyed(recipe);
   }
 
-  private async ensure(r: Resolved): Promise<EnvironmentManifest> {
-    const existing = await readManifest(this.docker, r.image);
+  private async ensure(image: string, r: Resolved, deps: FetchedDependencies | undefined): Promise<EnvironmentManifest> {
+    const existing = await readManifest(this.docker, image);
     if (existing) return existing;
     // One build of an image, whoever asks: the durability bench counts a second one as work redone.
-    return journaled('build', r.image, () => this.buildImage(r), { global: true });
+    return journaled('build', image, () => this.buildImage(image, r, deps), { global: true });
   }
 
-  private async buildImage(r: Resolved): Promise<EnvironmentManifest> {
+  private async buildImage(image: string, r: Resolved, deps: FetchedDependencies | undefined): Promise<EnvironmentManifest> {
     const start = Date.now();
     const { recipe } = r;
     const toolchain = await this.toolchains.ensure(recipe.toolchain, this.log);
-    const deps: FetchedDependencies | undefined =
-      recipe.fetch && r.asOf
-        ? await this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe, key: r.depsKey, asOf: r.asOf, log: this.log })
-      : undefined;
     await sweepOrphansOnce(this.docker);
     const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;
-    this.log(`building the environment ${r.image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
+    this.log(`building the environment ${image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
     const sandbox = await DockerSandbox.create(this.docker, {
       image: seed?.image ?? toolchain,
       mirrorPath: r.repoPath,
-      labels: { [BUILD_LABEL]: r.image, ...ownerLabel() },
+      labels: { [BUILD_LABEL]: image, ...ownerLabel() },
       memoryMb: this.opts.memoryMb,
       pidsLimit: this.opts.pidsLimit,
       cpus: this.opts.cpus,
@@ -250,12 +306,17 @@ export class Environments {
         cwd: '/work',
       });
       if (run.exitCode !== 0) {
+        // The script echoes each setup command before it runs: the last one echoed is the one that failed.
+        const failed = { command: failedSetupCommand(run.output), exitCode: run.exitCode, output: run.output };
         const tooOld = recipe.tooOld?.exec(run.output);
-        if (tooOld) throw new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`);
+        if (tooOld) {
+          const err = new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`, { reason: stageReason('unsupported', `the toolchain is too old for what the build needs: ${tooOld[0]}`, failed) });
+          if (r.depsKey) await this.deps.markTooOld(r.depsKey, err.message);
+          throw err;
+        }
         const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
-        throw new StageError(
-          `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why}):\n${run.output.trim().slice(-4_000)}`,
-        );
+        const summary = `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why})`;
+        throw new StageError(`${summary}:\n${run.output.trim().slice(-4_000)}`, { reason: stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed) });
       }
       // Probed as the sandboxes will run it: with the recipe's variables and PATH (a Go toolchain module first on it, say).
       const probe = await sandbox.exec([...exportLines, TOOLCHAIN_PROBES[recipe.toolchain.image]].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
@@ -281,7 +342,7 @@ export class Environments {
       const env = Object.entries({ ...recipe.env, PATH: [...recipe.path, SYSTEM_PATH].join(':') }).map(([k, v]) => `ENV ${k}=${JSON.stringify(v)}`);
       await sandbox.container.commit({
         repo: ENV_IMAGE,
-        tag: r.image.slice(ENV_IMAGE.length + 1),
+        tag: image.slice(ENV_IMAGE.length + 1),
         changes: [
           // The build container's PID 1 ran as root (docker-sandbox.ts); the image keeps the base's user and command.
           'USER agent',
@@ -291,15 +352,44 @@ export class Environments {
           ...(recipe.reuse ? [`LABEL ${LINEAGE_LABEL}=${r.lineage}`] : []),
         ],
       });
-      this.log(`built ${r.image} in ${manifest.buildSeconds}s (${manifest.toolchain.version})`);
+      const layerBytes = (await this.docker.getImage(image).history())[0]?.Size ?? 0;
+      this.built.push({ image, repo: r.repoName, language: recipe.language, seconds: manifest.buildSeconds, layerBytes });
+      this.log(`built ${image} in ${manifest.buildSeconds}s (${manifest.toolchain.version}; its own layer ${(layerBytes / 1e6).toFixed(1)} MB)`);
       return manifest;
     } catch (err) {
       if (err instanceof StageError) throw err;
-      throw new TransientError(`cannot build the environment image ${r.image}: ${(err as Error).message}`, { cause: err });
+      throw new TransientError(`cannot build the environment image ${image}: ${(err as Error).message}`, { cause: err });
     } finally {
       await sandbox.destroy();
     }
   }
+}
+
+/** The setup command a failed build script ran last (each is echoed as `$ command` before it runs); the checkout where none was. */
+export function failedSetupCommand(output: string): string {
+  const echoed = output.split('\n').filter((l) => l.startsWith('$ ')).pop()?.slice(2);
+  return echoed ?? 'git checkout (the stage\'s base, before any setup command)';
+}
+
+/** An image this process built: `layerBytes` is what its own (top) layer adds to the image it was built on (Docker's image history). */
+export interface BuiltImage {
+  image: string;
+  repo: string;
+  language: Language;
+  seconds: number;
+  layerBytes: number;
+}
+
+/** The image of a resolved recipe: what it holds, the resolved packages with their versions included. */
+function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
+  const packages = deps ? { ecosystem: deps.resolution.ecosystem, packages: deps.resolution.packages.map((p) => `${p.name}@${p.version}`).sort() } : null;
+  return `${ENV_IMAGE}:${createHash('sha256').update(JSON.stringify([...r.keyParts, packages])).digest('hex').slice(0, 16)}`;
+}
+
+/** The recipe's manifests at a commit as `dependencyText` reads them: what its fetch is keyed on. */
+async function dependencyDeclarations(recipe: LanguageRecipe, files: RepoFiles): Promise<string> {
+  const texts = await Promise.all(recipe.manifests.map(async (m) => `${m}\n${recipe.dependencyText!(m, (await files.read(m)) ?? '(missing)')}`));
+  return createHash('sha256').update(texts.join('\0')).digest('hex');
 }
 
 function quote(s: string): string {

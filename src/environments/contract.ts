@@ -61,6 +61,20 @@ export interface LanguageRecipe {
   manifests: string[];
   /** Runs on the host before the build, with network through the host's configured clients. */
   fetch?(ctx: FetchContext): Promise<Resolution>;
+  /**
+   * The fetch resolves the same whatever the date (a committed lock, exact pins): manifests whose
+   * dependency declarations are unchanged share one fetch however far apart their commits are.
+   */
+  pinned?: boolean;
+  /**
+   * Where the stage's PR changes a manifest, what its environment holds so that the base and the
+   * merge both run (builder.ts): 'merged' resolves the merge's manifests alone (ranges: the merge's
+   * floors satisfy the base's too); a function adds what the merge's fetch holds into the base's
+   * (exact pins: both sets must be there offline). Absent: the base's alone.
+   */
+  withMerged?: 'merged' | ((baseDir: string, mergedDir: string) => Promise<void>);
+  /** A manifest's text with what does not decide dependencies taken out (the project's own version): what the fetch is keyed on. */
+  dependencyText?(path: string, text: string): string;
   /** Bumped when the fetcher resolves differently: cached fetches (and the images built from them) keyed on an older one are not reused. */
   fetchRevision?: number;
   /** Built instead where this recipe's toolchain is too old for what it resolved (ToolchainTooOld, from the fetch or `tooOld`). */

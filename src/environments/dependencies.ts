@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ChainsmithError, StageError, ToolchainTooOld, TransientError } from '../errors';
 import type { LanguageRecipe, Resolution } from './contract';
 import { runTool } from './host-tools';
+import { stageReason } from '../stage-reason';
 
 export interface FetchedDependencies {
   /** Mounted read-only at DEPS_MOUNT in the build. */
@@ -24,6 +25,8 @@ export interface FetchRequest {
   /** The cache key: the same repository history, manifests and resolution date fetch the same things. */
   key: string;
   asOf: Date;
+  /** The stage PR's merge, where it changes a manifest and the recipe takes the merge's dependencies in (LanguageRecipe.withMerged). */
+  merged?: { sha: string; asOf: Date };
   log(line: string): void;
   signal?: AbortSignal;
 }
@@ -39,6 +42,29 @@ export class DependencyCache {
 
   constructor(private readonly dataDir: string) {}
 
+  /** What an earlier fetch with this key left on disk, without fetching; undefined where none did. */
+  async cached(key: string): Promise<FetchedDependencies | undefined> {
+    const done = join(this.dataDir, 'deps', key);
+    await this.tooOld(key);
+    if (!existsSync(join(done, 'resolution.json'))) return undefined;
+    const resolution = JSON.parse(await readFile(join(done, 'resolution.json'), 'utf8')) as Resolution & { fetchSeconds?: number };
+    return { dir: join(done, 'files'), key, resolution, fetchSeconds: resolution.fetchSeconds ?? 0 };
+  }
+
+  /**
+   * Remembers that what this key fetches needs a newer toolchain (from the fetch or the build), so
+   * that a later process goes to the recipe's fallback without fetching or building again.
+   */
+  async markTooOld(key: string, message: string): Promise<void> {
+    await mkdir(join(this.dataDir, 'deps'), { recursive: true });
+    await writeFile(join(this.dataDir, 'deps', `${key}.too-old`), message);
+  }
+
+  private async tooOld(key: string): Promise<void> {
+    const marker = join(this.dataDir, 'deps', `${key}.too-old`);
+    if (existsSync(marker)) throw new ToolchainTooOld(await readFile(marker, 'utf8'));
+  }
+
   get(req: FetchRequest): Promise<FetchedDependencies> {
     let fetch = this.fetches.get(req.key);
     if (!fetch) {
@@ -52,30 +78,52 @@ export class DependencyCache {
   private async fetch(req: FetchRequest): Promise<FetchedDependencies> {
     const root = join(this.dataDir, 'deps');
     const done = join(root, req.key);
-    if (existsSync(join(done, 'resolution.json'))) {
-      const resolution = JSON.parse(await readFile(join(done, 'resolution.json'), 'utf8')) as Resolution & { fetchSeconds?: number };
-      return { dir: join(done, 'files'), key: req.key, resolution, fetchSeconds: resolution.fetchSeconds ?? 0 };
-    }
+    const cached = await this.cached(req.key);
+    if (cached) return cached;
     await mkdir(root, { recursive: true });
     await sweepPartials(root);
     const partial = join(root, `.partial-${req.key}-${randomBytes(4).toString('hex')}`);
     const src = await mkdtemp(join(tmpdir(), 'chainsmith-src-'));
     const start = Date.now();
     try {
-      await mkdir(join(partial, 'files'), { recursive: true });
-      await hostCheckout(req.repoPath, req.sha, src);
-      req.log(`fetching the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} on the host (${req.recipe.origin})`);
-      const resolution = await req.recipe.fetch!({
-        srcDir: src,
-        depsDir: join(partial, 'files'),
-        asOf: req.asOf,
-        log: req.log,
-        signal: req.signal ?? new AbortController().signal,
-        toolsDir: join(this.dataDir, 'tools'),
-      }).catch((err) => {
-        if (err instanceof ChainsmithError) throw err;
-        throw new TransientError(`fetching the dependencies of ${req.repoName} failed: ${(err as Error).message}`, { cause: err });
-      });
+      const fetchAt = async (sha: string, asOf: Date, depsDir: string) => {
+        await mkdir(depsDir, { recursive: true });
+        await rm(src, { recursive: true, force: true });
+        await mkdir(src, { recursive: true });
+        await hostCheckout(req.repoPath, sha, src);
+        req.log(`fetching the dependencies of ${req.repoName} at ${sha.slice(0, 12)} on the host (${req.recipe.origin})`);
+        return req.recipe.fetch!({
+          srcDir: src,
+          depsDir,
+          asOf,
+          log: req.log,
+          signal: req.signal ?? new AbortController().signal,
+          toolsDir: join(this.dataDir, 'tools'),
+        }).catch((err) => {
+          if (err instanceof ChainsmithError) throw err;
+          throw new TransientError(`fetching the dependencies of ${req.repoName} failed: ${(err as Error).message}`, { cause: err });
+        });
+      };
+      const files = join(partial, 'files');
+      const { merged } = req;
+      const how = req.recipe.withMerged;
+      let resolution: Resolution;
+      if (merged && how === 'merged') {
+        resolution = await fetchAt(merged.sha, merged.asOf, files);
+        resolution.notes.push(`resolved from the manifests of the PR's merge ${merged.sha.slice(0, 12)}, which change the base's`);
+      } else if (merged && typeof how === 'function') {
+        resolution = await fetchAt(req.sha, req.asOf, files);
+        const mergedDir = join(partial, 'merged');
+        const atMerge = await fetchAt(merged.sha, merged.asOf, mergedDir);
+        await how(files, mergedDir);
+        await rm(mergedDir, { recursive: true, force: true });
+        const have = new Set(resolution.packages.map((p) => `${p.name}@${p.version}`));
+        const added = atMerge.packages.filter((p) => !have.has(`${p.name}@${p.version}`));
+        resolution = { ...resolution, packages: [...resolution.packages, ...added].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version)) };
+        resolution.notes.push(`with what the manifests of the PR's merge ${merged.sha.slice(0, 12)} need (${added.length} more packages)`);
+      } else {
+        resolution = await fetchAt(req.sha, req.asOf, files);
+      }
       const fetchSeconds = Math.round((Date.now() - start) / 100) / 10;
       await writeFile(join(partial, 'resolution.json'), JSON.stringify({ ...resolution, fetchSeconds }, null, 2));
       // The build reads it as the unprivileged agent user, whatever the worker's umask was.
@@ -89,8 +137,14 @@ export class DependencyCache {
       return { dir: join(done, 'files'), key: req.key, resolution, fetchSeconds };
     } catch (err) {
       await rm(partial, { recursive: true, force: true });
-      if (err instanceof ToolchainTooOld) throw err;
-      if (err instanceof StageError) throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err });
+      if (err instanceof ToolchainTooOld) {
+        await this.markTooOld(req.key, err.message);
+        throw err;
+      }
+      if (err instanceof StageError) {
+        const reason = err.reason ?? stageReason('dependencies-unresolvable', err.message);
+        throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err, reason });
+      }
       throw err;
     } finally {
       await rm(src, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import { StageError } from '../errors';
+import { stageReason } from '../stage-reason';
 import type { LanguageRecipe, RepoFiles } from './contract';
 import type { PythonEra } from './languages/python-versions';
 import { detectC } from './languages/c';
@@ -42,10 +43,10 @@ export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promi
   const tests = opts.testFiles ?? [];
   if (tests.length && /\bpytest\b/.test(opts.defaultTestCommand) && !pytestFiles(tests).length) {
     const named = tests.slice(0, 3).join(', ') + (tests.length > 3 ? ', …' : '');
-    throw new StageError(
+    const why =
       `no build system chainsmith knows is at the repository's root (it looks for ${KNOWN_LAYOUTS}), and the PR's tests (${named}) are not Python ` +
-        'files pytest could run: configure a recipe for this repository (environments.repos in the config)',
-    );
+        'files pytest could run: configure a recipe for this repository (environments.repos in the config)';
+    throw new StageError(why, { reason: stageReason('unsupported', why) });
   }
   return fallbackRecipe(opts.defaultTestCommand);
 }

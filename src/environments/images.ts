@@ -23,7 +23,7 @@ export function baseImageTag(): string {
   return `chainsmith-base:${hashFiles(createHash('sha256'), join(imagesDir(), 'base')).digest('hex').slice(0, 12)}`;
 }
 
-/** The toolchain recipe's package list; undefined for Python, whose toolchain is the base image itself. */
+/** The toolchain recipe's package list; undefined where a toolchain has none (its image is the base image). */
 export function toolchainPackages(name: ToolchainName): string | undefined {
   const file = join(imagesDir(), 'toolchains', name, 'packages');
   return existsSync(file) ? file : undefined;

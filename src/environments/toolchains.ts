@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { StageError, TransientError } from '../errors';
+import { stageReason } from '../stage-reason';
 import type { LanguageRecipe, ToolchainName } from './contract';
 import { hostPythons, prefixFingerprint, type HostPython } from './host-pythons';
 import { imagesDir, toolchainImageTag, toolchainPackages } from './images';
@@ -63,7 +64,7 @@ export class Toolchains {
     if (typeof spec !== 'string' && spec.prefix) return this.once(tag, () => this.buildPython(tag, spec.prefix!, log));
     const name = typeof spec === 'string' ? spec : spec.image;
     const packages = toolchainPackages(name);
-    if (!packages) throw new StageError(`the base image ${tag} is missing: run scripts/provision.sh image`);
+    if (!packages) throw new StageError(`the base image ${tag} is missing: run scripts/provision.sh image`, { reason: stageReason('unsupported', `the base image ${tag} is missing: run scripts/provision.sh image`) });
     return this.once(tag, () => this.build(tag, packages, log));
   }
 
@@ -78,10 +79,10 @@ export class Toolchains {
     return running;
   }
 
-  /** A host Python's image tag: the base image, the recipe script, the prefix and its interpreter's build. */
+  /** A host Python's image tag: the image it is built on (the Python toolchain's), the recipe script, the prefix and its interpreter's build. */
   private pythonTag(prefix: string, minor = 'host'): string {
     const script = readFileSync(join(imagesDir(), 'host-python', 'build.sh'));
-    const hash = createHash('sha256').update(JSON.stringify([this.opts.baseImage, prefix, prefixFingerprint(prefix)])).update(script);
+    const hash = createHash('sha256').update(JSON.stringify([this.image('python'), prefix, prefixFingerprint(prefix)])).update(script);
     return `chainsmith-toolchain:python${minor}-${hash.digest('hex').slice(0, 12)}`;
   }
 
@@ -96,13 +97,18 @@ export class Toolchains {
     if (out.code === 0) return tag;
     const why = out.output.trim().slice(-3000);
     // A missing library or an interpreter that does not run will not build on a retry either.
-    if (/lacks libraries|does not run in the image/.test(why)) throw new StageError(`the toolchain image ${tag} cannot be built:\n${why}`);
+    if (/lacks libraries|does not run in the image/.test(why)) {
+      const reason = stageReason('unsupported', `the toolchain image ${tag} cannot be built: the host's Python does not run in it`, { command: `bash images/host-python/build.sh ${base} ${tag} ${prefix}`, exitCode: out.code, output: why });
+      throw new StageError(`the toolchain image ${tag} cannot be built:\n${why}`, { reason });
+    }
     throw new TransientError(`building the toolchain image ${tag} failed:\n${why}`);
   }
 
   private async build(tag: string, packages: string, log: (line: string) => void): Promise<string> {
-    const cannot = (why: string) =>
-      new StageError(`the toolchain image ${tag} is missing and cannot be built here: ${why}; build it with \`scripts/provision.sh toolchains\` as root`);
+    const cannot = (why: string) => {
+      const message = `the toolchain image ${tag} is missing and cannot be built here: ${why}; build it with \`scripts/provision.sh toolchains\` as root`;
+      return new StageError(message, { reason: stageReason('unsupported', message) });
+    };
     if (process.getuid?.() !== 0) throw cannot('building it (debootstrap, chroot) needs root');
     if (!(await succeeds('sh', ['-c', 'command -v debootstrap && command -v flock && command -v docker']))) {
       throw cannot('debootstrap, flock or the docker CLI is not installed (apt-get install debootstrap util-linux docker.io)');

@@ -4,17 +4,21 @@ import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
 import type { Environments } from '../environments/builder';
 import { checkoutLines } from '../sandbox/checkout';
-import type { SandboxSpec } from '../sandbox/docker-sandbox';
+import { REPO_DIR, type SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
-import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type TestCase, type TestSignal } from '../schemas';
+import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
+import { redact, stageReason } from '../stage-reason';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
+import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
+import { stabilize } from './gold-stability';
+import { CARRY_TAG } from '../sandbox/carryover';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
 /** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
-const RULES = 'rules-4';
+const RULES = 'rules-6';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
@@ -75,9 +79,9 @@ export function unseenBefore(before: TestCase[], after: TestCase[]): boolean {
 }
 
 /** A stage that cannot be used, with the reason; nothing ran. */
-export function invalidGold(chain: Chain, stage: number, command: string, problem: string): GoldTests {
+export function invalidGold(chain: Chain, stage: number, command: string, problem: string, reason?: StageReason): GoldTests {
   const pr = chain.prs[stage];
-  return { command, failToPass: [], passToPass: [], brokenOnGold: [], repo: chain.repo.name, prNumber: pr.number, status: 'invalid', problem };
+  return { command, failToPass: [], passToPass: [], brokenOnGold: [], repo: chain.repo.name, prNumber: pr.number, status: 'invalid', problem: redact(problem), ...(reason ? { reason } : {}) };
 }
 
 /**
@@ -87,12 +91,17 @@ export function invalidGold(chain: Chain, stage: number, command: string, proble
  * the base with its own test files) and are sorted into FAIL_TO_PASS and PASS_TO_PASS. A stage with no FAIL_TO_PASS
  * test is marked 'no-verifying-test'. A test runner without a per-test report yields empty lists,
  * and the judge falls back to the exit code.
+ *
+ * Stability (gold-stability.ts): the run at the merge is repeated `goldRuns` times, and a test whose
+ * outcome differs between them is flaky and leaves both lists; a FAIL_TO_PASS test must fail with an
+ * empty patch applied as an agent's is (the stage's starting state, carry included, then runPrTests).
  */
 export async function validateGold(
   sandbox: StageSandbox,
   chain: Chain,
   stage: number,
   timeoutSeconds: number,
+  goldRuns = 2,
   /** Runs each test run in turn; goldTestsFor keeps each one's result, so a retry after a crash runs only those not done. */
   testRun: (run: () => Promise<TestSignal>) => Promise<TestSignal> = (run) => run(),
 ): Promise<GoldTests> {
@@ -102,14 +111,17 @@ export async function validateGold(
   const command = prTestCommand(plan, files);
   const sh = async (what: string, lines: string[]) => {
     const r = await sandbox.exec(`set -euo pipefail\n${lines.join('\n')}`, { timeoutSeconds: 600, maxOutputChars: 8_000, cwd: '/work' });
-    if (r.exitCode !== 0) throw new StageError(`gold validation of PR #${pr.number} could not ${what}:\n${r.output}`);
+    if (r.exitCode !== 0) {
+      const reason = stageReason('invalid-inputs', `gold validation of PR #${pr.number} could not ${what}`, { command: lines.join('; '), exitCode: r.exitCode, output: r.output });
+      throw new StageError(`gold validation of PR #${pr.number} could not ${what}:\n${r.output}`, { reason });
+    }
     return r.output;
   };
   // The sandbox was opened with the carry a perfect agent would make (its tree is the gold tree, so the carried patch is empty).
   const carry = stage === 0 ? 'none' : sandbox.carry.conflicts.length ? 'conflicts' : 'clean';
-  /** `output`: the run after the change, where one ran (what tells of a service its tests needed). */
-  const record = (gold: GoldTests, output = ''): GoldTests => {
-    const service = gold.failToPass.length ? undefined : serviceNeeded(output);
+  /** `runs`: the PR's tests before and after the change, where they ran (the one after tells of a service its tests needed). */
+  const record = (gold: GoldTests, runs: { before?: TestSignal; after?: TestSignal } = {}): GoldTests => {
+    const service = gold.failToPass.length || gold.problem ? undefined : serviceNeeded(runs.after?.output ?? '');
     return {
       ...gold,
       runner: plan.runner,
@@ -117,29 +129,58 @@ export async function validateGold(
       prNumber: pr.number,
       status: gold.failToPass.length ? 'verified' : 'no-verifying-test',
       ...(service ? { problem: `its tests seem to need a service the sandbox does not run (their output says "${service}")` } : {}),
+      ...(gold.failToPass.length ? {} : { reason: withRun(gold.reason, runs.after) ?? unverifiedReason({ command, ...runs, gold, service, timeoutSeconds }) }),
       checks: { baseChecksOut: true, goldApplies: true, carry },
     };
   };
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
+  // Before the checkouts below move the tree: whether the starting state (carry included) is the base's own.
+  const startsAtBase = await startIsBase(sandbox, pr.baseSha);
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   await sh('check out its merge', checkoutLines(pr.mergeSha));
   const after = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
-  if (!before.cases && !after.cases) {
-    // No per-test report either time: the command's exit status is the one test, and the stage says so.
-    const status = (passed: boolean): TestCase[] => [{ id: EXIT_CODE_TEST, outcome: passed ? 'passed' : 'failed' }];
-    return record({ ...classifyTests(status(before.passed), status(after.passed), command), signal: 'exit-code' }, after.output);
-  }
-  const beforeComplete = !outputCut(before.output);
+  const perTest = !!(before.cases || after.cases);
+  // No per-test report either time: the command's exit status is the one test, and the stage says so.
+  const asCases = (run: TestSignal): TestCase[] => (perTest ? (run.cases ?? []) : [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }]);
+  const beforeComplete = !perTest || !outputCut(before.output);
+  // Stability is checked where something could verify the stage: with no candidate at all (the
+  // baseline run below only takes candidates away), more runs would change no verdict.
+  const candidates = classifyTests(asCases(before), asCases(after), command, { beforeComplete }).failToPass.length > 0;
+  const runs = [after];
+  while (candidates && runs.length < Math.max(1, goldRuns)) runs.push(await testRun(() => runTests(sandbox, plan, command, timeoutSeconds)));
   let baseline: BaselineRun | undefined;
-  if (beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
+  if (perTest && beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
     // Which of those passed at the base, where its test files are the base's own.
     await sh('check out its base again', checkoutLines(pr.baseSha));
     const run = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
     const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
-  return record({ ...classifyTests(before.cases ?? [], after.cases ?? [], command, { beforeComplete, baseline }), signal: 'per-test' }, after.output);
+  const gold = perTest
+    ? { ...classifyTests(asCases(before), asCases(after), command, { beforeComplete, baseline }), signal: 'per-test' as const }
+    : { ...classifyTests(asCases(before), asCases(after), command), signal: 'exit-code' as const };
+  // With an empty patch, as an agent's is applied: back to the starting state (carry included), then
+  // the PR's tests. Where that state is the base's own tree, the run at the base above is that run.
+  let emptyPatch = before;
+  if (gold.failToPass.length && !startsAtBase) {
+    await sh('return to its starting state', [`cd ${REPO_DIR}`, `git reset -q --hard ${CARRY_TAG}`, 'git clean -qfd']);
+    emptyPatch = await testRun(() => sandbox.runPrTests(pr, timeoutSeconds));
+  }
+  return record(stabilize(gold, runs.map(asCases), asCases(emptyPatch)), { before, after });
+}
+
+/** Whether the sandbox's starting state (CARRY_TAG) has the base's tree: no carry changed it. */
+async function startIsBase(sandbox: StageSandbox, baseSha: string): Promise<boolean> {
+  const r = await sandbox.exec(`git rev-parse ${CARRY_TAG}^{tree} ${baseSha}^{tree}`, { timeoutSeconds: 60, maxOutputChars: 1_000 });
+  const [start, base] = r.output.trim().split('\n');
+  return r.exitCode === 0 && !!start && start === base;
+}
+
+/** A reason stabilize() gave (flaky, passing with an empty patch), with the exit code and last lines of the run after the change. */
+function withRun(reason: StageReason | undefined, after: TestSignal | undefined): StageReason | undefined {
+  if (!reason || reason.tail || !after) return reason;
+  return stageReason(reason.kind, reason.summary, { command: reason.command ?? after.command, exitCode: after.exitCode, output: after.output });
 }
 
 /**
@@ -158,6 +199,8 @@ export interface GoldValidationDeps {
   sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
   environments: Environments;
   timeoutSeconds?: number;
+  /** Runs of the PR's tests after the gold change (environments.goldRuns): a test whose outcome differs between them is flaky. */
+  goldRuns?: number;
 }
 
 /**
@@ -169,12 +212,14 @@ export interface GoldValidationDeps {
 export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
   const pr = chain.prs[stage];
   const problem = await stageInputProblem(chain.repo.path, pr);
-  if (problem) return invalidGold(chain, stage, '', problem);
+  if (problem) return invalidGold(chain, stage, '', problem, stageReason('invalid-inputs', problem));
+  if (!prTestFiles(pr).length) return withoutTests(deps, chain, stage);
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
   // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
   const command = prTestCommand(env, prTestFiles(pr));
-  const key = createHash('sha256').update(`${RULES} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
+  const runs = deps.goldRuns ?? 2;
+  const key = createHash('sha256').update(`${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
@@ -183,7 +228,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
     const { manifest } = env;
     const r = manifest.resolution;
     const gold: GoldTests = {
-      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, keptRuns(deps.store, key))),
+      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs, keptRuns(deps.store, key))),
       environment: {
         image: env.image,
         language: manifest.language,
@@ -202,8 +247,8 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
 /**
  * Each test run of one validation (`key`), kept in the store once done: a worker killed during the run
  * after the gold change leaves the run before it kept, and the retry runs only the one under way. A
- * run's result depends only on what the key holds (the commits, the image, the command), so a kept one
- * is the one the retry would get.
+ * run's result depends only on what the key holds (the commits, the image, the command, the number of
+ * runs), and the runs go in the same order, so a kept one is the one the retry would get.
  */
 function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSignal>) => Promise<TestSignal> {
   let n = 0;
@@ -218,14 +263,41 @@ function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSi
 }
 
 /**
+ * A stage whose PR changes no test file: no test of it can verify it, so no environment is built for
+ * it here (a rollout builds it when it needs it); its recipe is detected for the language it reports.
+ */
+async function withoutTests(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
+  const recipe = await deps.environments.recipeFor(chain, stage);
+  const why = NO_TEST_FILES;
+  return {
+    command: '',
+    failToPass: [],
+    passToPass: [],
+    brokenOnGold: [],
+    repo: chain.repo.name,
+    prNumber: chain.prs[stage].number,
+    runner: recipe.runner,
+    status: 'no-verifying-test',
+    problem: why,
+    reason: stageReason('no-verifying-test', why),
+    // Not built: the image is empty; the language is the detected recipe's.
+    environment: { image: '', language: recipe.language, origin: recipe.origin, toolchain: '' },
+  };
+}
+
+/**
  * Whether something can judge a validated stage: a FAIL_TO_PASS test, or (for a stage whose tests tell
  * nothing) a judge model. A stage nothing can judge is never rolled out: no rollout could be scored.
  */
-export function stageCheck(gold: GoldTests, judgeModel: boolean): { status: NonNullable<GoldTests['status']>; judgeable: boolean; reason?: string } {
+export function stageCheck(
+  gold: GoldTests,
+  judgeModel: boolean,
+): { status: NonNullable<GoldTests['status']>; judgeable: boolean; reason?: string; detail?: StageReason } {
   const status = gold.status ?? (gold.failToPass.length ? 'verified' : 'no-verifying-test');
   if (status === 'verified') return { status, judgeable: true };
-  if (status === 'invalid') return { status, judgeable: false, reason: gold.problem ?? 'the stage cannot be set up' };
-  if (judgeModel) return { status, judgeable: true };
-  const why = gold.problem ? `; ${gold.problem}` : '';
-  return { status, judgeable: false, reason: `no test of the PR fails before it and passes after it, and no judge model is configured${why}` };
+  const detail = gold.reason ? { detail: gold.reason } : {};
+  if (status === 'invalid') return { status, judgeable: false, reason: gold.reason ? `${gold.reason.kind}: ${gold.reason.summary}` : (gold.problem ?? 'the stage cannot be set up'), ...detail };
+  if (judgeModel) return { status, judgeable: true, ...detail };
+  const why = gold.reason && gold.reason.kind !== 'no-verifying-test' ? `; ${gold.reason.kind}: ${gold.reason.summary}` : gold.problem ? `; ${gold.problem}` : '';
+  return { status, judgeable: false, reason: `no test of the PR fails before it and passes after it, and no judge model is configured${why}`, ...detail };
 }

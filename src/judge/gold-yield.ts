@@ -1,74 +1,101 @@
-import { StageError } from '../errors';
-import type { Chain, GoldTests } from '../schemas';
+import { ChainsmithError, StageError, TransientError } from '../errors';
+import type { Chain, GoldTests, StageReasonKind } from '../schemas';
+import { formatReason, reasonOf } from '../stage-reason';
 import { goldTestsFor, invalidGold, type GoldValidationDeps } from './gold-validation';
 
-export interface YieldRow {
-  repo: string;
-  language: string;
-  stages: number;
-  verified: number;
-  noVerifyingTest: number;
-  invalid: number;
-  /** Share of stages with at least one FAIL_TO_PASS test. */
-  yield: number;
+/** Where a stage's record stands in the chains: a resumed `validate` finds it by these. */
+export interface StagePlace {
+  chainId: string;
+  stage: number;
 }
 
-/** How many stages per repository and language gold validation found usable, with a test that checks them. */
-export function goldYield(records: GoldTests[]): YieldRow[] {
-  const rows = new Map<string, YieldRow>();
-  for (const g of records) {
-    const repo = g.repo ?? '(unknown)';
-    const language = g.environment?.language ?? 'unknown';
-    const key = `${repo}\0${language}`;
-    const row = rows.get(key) ?? { repo, language, stages: 0, verified: 0, noVerifyingTest: 0, invalid: 0, yield: 0 };
-    row.stages += 1;
-    if (g.status === 'invalid') row.invalid += 1;
-    else if (g.failToPass.length) row.verified += 1;
-    else row.noVerifyingTest += 1;
-    row.yield = row.verified / row.stages;
-    rows.set(key, row);
-  }
-  return [...rows.values()].sort((a, b) => a.repo.localeCompare(b.repo) || a.language.localeCompare(b.language));
+export interface ValidateStagesOptions {
+  /** The record of a stage validated before (a resumed run's --out), which is then not validated again. */
+  known?: (place: StagePlace, chain: Chain) => GoldTests | undefined;
 }
 
 /**
  * Validates every stage of the chains (cached per stage), one after another, and says how each went.
- * A stage that cannot be set up (its environment does not build, its base is missing) is recorded as
- * invalid with the reason; the others go on.
+ * A stage that fails in any way of its own (its dependencies, its build, its tests, a broken input)
+ * is recorded with its typed reason and the others go on. An error that is no stage's own (Docker or
+ * the artifact store stopped answering, a registry that did not answer twice) stops the run: thrown,
+ * with every record made so far already handed to onStage.
  */
 export async function validateStages(
   deps: GoldValidationDeps,
   chains: Chain[],
-  onStage: (record: GoldTests, done: number, total: number) => void = () => {},
+  onStage: (record: GoldTests, done: number, total: number, place: StagePlace & { known: boolean }) => void | Promise<void> = () => {},
+  opts: ValidateStagesOptions = {},
 ): Promise<GoldTests[]> {
   const total = chains.reduce((n, c) => n + c.prs.length, 0);
   const records: GoldTests[] = [];
   for (const chain of chains) {
     for (let stage = 0; stage < chain.prs.length; stage++) {
-      const record = await goldTestsFor(deps, chain, stage).catch((err) => {
-        if (!(err instanceof StageError)) throw err;
-        return invalidGold(chain, stage, '', err.message);
-      });
+      const place = { chainId: chain.id, stage };
+      const known = opts.known?.(place, chain);
+      const record = known ?? (await validateStage(deps, chain, stage));
       records.push(record);
-      onStage(record, records.length, total);
+      await onStage(record, records.length, total, { ...place, known: !!known });
     }
   }
   return records;
 }
 
-/** The yield as an aligned table for a terminal. */
-export function formatGoldYield(rows: YieldRow[]): string {
-  const table = [['repository', 'language', 'stages', 'verified', 'no-verifying-test', 'invalid', 'yield']];
-  for (const r of rows) table.push([r.repo, r.language, `${r.stages}`, `${r.verified}`, `${r.noVerifyingTest}`, `${r.invalid}`, `${(100 * r.yield).toFixed(0)}%`]);
-  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  return table.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+/** One stage, its failures its own reason; tried twice where what failed may not be the stage's (see validateStages). */
+async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const record = await goldTestsFor(deps, chain, stage);
+      return record.environment ? record : await withLanguage(deps, chain, stage, record);
+    } catch (err) {
+      if (err instanceof StageError) return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs')));
+      const down = await infrastructureDown(deps);
+      if (down) throw new TransientError(`${down}; validation stopped at ${chain.repo.name} PR #${chain.prs[stage].number} (${(err as Error).message})`, { cause: err });
+      if (attempt < 2) continue;
+      // A retryable fault twice over (a registry that does not answer): a later run may do better, so it
+      // stops here. A sandbox that hung or died under the stage's own commands (Docker answering) is the stage's.
+      if (err instanceof ChainsmithError && !err.permanent && !SANDBOX_FAULT.test(err.message)) throw err;
+      // Anything else (a report no parser expected, a tool's own error) is this stage's: it is recorded, the run goes on.
+      return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err))));
+    }
+  }
 }
 
-/** One line per stage, as `validate` prints it while it runs. */
+/** A stage that got no environment, with the language its recipe is for, where one is detected (a missing base has none). */
+async function withLanguage(deps: GoldValidationDeps, chain: Chain, stage: number, record: GoldTests): Promise<GoldTests> {
+  const recipe = await deps.environments.recipeFor(chain, stage).catch(() => undefined);
+  return recipe ? { ...record, language: recipe.language } : record;
+}
+
+/** What the run cannot go on without, when it stopped answering: Docker, or the artifact store. */
+async function infrastructureDown(deps: GoldValidationDeps): Promise<string | undefined> {
+  const docker = await deps.docker.ping().then(() => undefined, (err: Error) => `the Docker engine no longer answers (${err.message})`);
+  if (docker) return docker;
+  return deps.store.getPointer('validate/health').then(() => undefined, (err: Error) => `the artifact store no longer answers (${err.message})`);
+}
+
+/** What the sandbox session says when the stage's commands wedged or killed it (src/sandbox/shell-session.ts). */
+const SANDBOX_FAULT = /did not return \d+s after its timeout|the sandbox stopped while a command ran|sandbox shell (closed|ended)/;
+
+/** The kind of an error no stage code expected, from what it says. */
+function unexpectedKind(err: unknown): StageReasonKind {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/timed? ?out|did not return/i.test(message)) return 'timeout';
+  if (/environment|image|build/i.test(message)) return 'build-failed';
+  return 'tests-not-runnable';
+}
+
+/**
+ * A stage as `validate` prints it when it is done: one line, and under a stage not verified its
+ * reason whole (the command that failed, its exit code, its last lines).
+ */
 export function describeStage(g: GoldTests): string {
   const where = `${g.repo ?? '?'} PR #${g.prNumber ?? '?'}`;
+  const flaky = g.flaky?.length ? `, ${g.flaky.length} flaky` : '';
+  if (g.failToPass.length) return `${where}: verified (${g.failToPass.length} FAIL_TO_PASS, ${g.passToPass.length} PASS_TO_PASS${flaky})`;
+  if (g.reason) return `${where}: ${formatReason(g.reason)}`;
+  // Records written before reasons were typed.
   if (g.status === 'invalid') return `${where}: invalid: ${firstLine(g.problem ?? 'cannot be set up')}`;
-  if (g.failToPass.length) return `${where}: verified (${g.failToPass.length} FAIL_TO_PASS, ${g.passToPass.length} PASS_TO_PASS)`;
   return `${where}: no verifying test (${g.passToPass.length} PASS_TO_PASS, ${g.brokenOnGold.length} broken on the gold change)`;
 }
 

@@ -5,6 +5,7 @@ import { page } from './page';
 import { plots, type Prices } from './plots';
 import { summaryHtml } from './summary';
 import { trajectoryView } from './trajectory-view';
+import { unjudgeableHtml } from './unjudgeable';
 
 export interface ReportOptions {
   /** Where to write the page (default: report.html in the export directory). */
@@ -24,7 +25,7 @@ export async function writeReport(exportDir: string, opts: ReportOptions = {}): 
   const html = page({
     title: 'chainsmith dataset report',
     subtitle: `${exportDir} · ${repos.join(', ') || 'no runs'} · compared with daVinci-Agency (239 samples, 85k tokens and 116 tool calls on average)`,
-    summary: summaryHtml(contents.manifest),
+    summary: summaryHtml(contents.manifest) + unjudgeableHtml(contents.runs),
     plots: plots(contents, opts.prices),
     trajectories: trajectoryView(samples, opts.sample),
   });

@@ -27,9 +27,12 @@ export function prTestCommand(plan: TestPlan, files: string[]): string {
 /** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
 export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string, timeoutSeconds: number): Promise<TestSignal> {
   // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
+  const started = Date.now();
   const r = await journaled('test', command, () => sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 }));
   const cases = runnerFor(plan.runner).parse(r.output);
-  return { command, ran: true, passed: r.exitCode === 0, exitCode: r.exitCode, output: r.output, ...(cases ? { cases } : {}) };
+  // Exit 137 is also a SIGKILL from elsewhere (the tests, the kernel's OOM killer): a timeout only once the limit has passed.
+  const timedOut = r.timedOut && Date.now() - started >= timeoutSeconds * 1000;
+  return { command, ran: true, passed: r.exitCode === 0, exitCode: r.exitCode, output: r.output, ...(timedOut ? { timedOut: true } : {}), ...(cases ? { cases } : {}) };
 }
 
 /**

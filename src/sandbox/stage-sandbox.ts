@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { journaled } from '../work-journal';
 import type { Environment, Environments } from '../environments/builder';
+import { stageReason } from '../stage-reason';
 import { StageError } from '../errors';
 import { runPrTests } from './pr-tests';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
@@ -66,7 +67,7 @@ export class StageSandbox implements Sandbox {
   static async environment(deps: Pick<StageSandboxDeps, 'environments'>, chain: Chain, stage: number): Promise<Environment> {
     const pr = chain.prs[stage];
     const problem = await stageInputProblem(chain.repo.path, pr);
-    if (problem) throw new StageError(`stage ${stage + 1} (PR #${pr.number}) cannot be set up: ${problem}`);
+    if (problem) throw new StageError(`stage ${stage + 1} (PR #${pr.number}) cannot be set up: ${problem}`, { reason: stageReason('invalid-inputs', problem) });
     return deps.environments.forStage(chain, stage);
   }
 

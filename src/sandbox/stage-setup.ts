@@ -1,4 +1,5 @@
 import { StageError } from '../errors';
+import { stageReason } from '../stage-reason';
 import type { Carry, Chain } from '../schemas';
 import { CARRY_PATCH, CARRY_TAG, carryScript, parseCarry, prepareScript, PROGRESS_PATCH } from './carryover';
 import type { DockerSandbox } from './docker-sandbox';
@@ -30,7 +31,9 @@ export async function setUpStage(
     carried ? Buffer.from(opts.carryPatch!) : undefined,
   );
   if (setup.exitCode !== 0) {
-    throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up:\n${setup.output.trim()}`);
+    const why = `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up (its base checked out, the earlier stages carried onto it)`;
+    const reason = stageReason('invalid-inputs', why, { command: 'the stage setup script (checkout and carry)', exitCode: setup.exitCode, output: setup.output });
+    throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up:\n${setup.output.trim()}`, { reason });
   }
   return parseCarry(setup.output, chain, stage, carried);
 }
@@ -38,7 +41,10 @@ export async function setUpStage(
 /** Sets a new sandbox up for stage `stage` as far as it goes without the carry (setUpStage with `prepared` finishes it). */
 export async function prepareStage(sandbox: DockerSandbox, chain: Chain, stage: number): Promise<void> {
   const r = await sandbox.exec(`mkdir -p /work/.chainsmith && (\n${prepareScript(chain, stage)}\n)`, { timeoutSeconds: 600, maxOutputChars: 20_000, cwd: '/work' });
-  if (r.exitCode !== 0) throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared:\n${r.output.trim()}`);
+  if (r.exitCode !== 0) {
+    const reason = stageReason('invalid-inputs', `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared`, { command: 'the stage prepare script (checkout)', exitCode: r.exitCode, output: r.output });
+    throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared:\n${r.output.trim()}`, { reason });
+  }
 }
 
 /** In a surviving sandbox: back to the stage's starting state plus the progress patch. Undefined if it never got ready. */

@@ -6,3 +6,4 @@ export * from './query';
 export * from './sample';
 export * from './stage';
 export * from './trajectory';
+export * from './stage-reason';

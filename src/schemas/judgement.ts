@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StageReasonSchema } from './stage-reason';
 
 /** One test's outcome, as the test runner reported it (pytest's short summary). */
 export const TestCaseSchema = z.object({
@@ -13,6 +14,8 @@ export const TestSignalSchema = z.object({
   passed: z.boolean(),
   exitCode: z.number().int(),
   output: z.string(),
+  /** The run was stopped at its time limit. */
+  timedOut: z.boolean().optional(),
   /** Per-test outcomes where the runner reports them; absent means only the exit code is known. */
   cases: z.array(TestCaseSchema).optional(),
 });
@@ -39,6 +42,8 @@ export const GoldTestsSchema = z.object({
   status: z.enum(['verified', 'no-verifying-test', 'invalid']).optional(),
   /** Why an invalid stage cannot be used (a missing base commit, a gold patch that does not apply, …), or what kept a stage's tests from verifying it (a service they need). */
   problem: z.string().optional(),
+  /** Why the stage is not verified, typed and whole (absent on a verified stage and on records written before it). */
+  reason: StageReasonSchema.optional(),
   /** The environment's test runner (src/environments/runners). */
   runner: z.string().optional(),
   /**
@@ -46,6 +51,8 @@ export const GoldTestsSchema = z.object({
    * pseudo-test, EXIT_CODE_TEST, for the whole command's exit status.
    */
   signal: z.enum(['per-test', 'exit-code']).optional(),
+  /** The language detected at the stage's base, where no environment was built (its reason says why): the funnel's per-language rows. */
+  language: z.string().optional(),
   /** The environment the tests ran in, in short (its image's manifest label has the whole of it). */
   environment: z
     .object({
@@ -66,6 +73,10 @@ export const GoldTestsSchema = z.object({
       carry: z.enum(['none', 'clean', 'conflicts']),
     })
     .optional(),
+  /** Tests whose outcome after the gold change differed between its runs (environments.goldRuns): in neither list. */
+  flaky: z.array(z.string()).optional(),
+  /** How many times the PR's tests ran after the gold change. */
+  goldRuns: z.number().int().positive().optional(),
 });
 export type GoldTests = z.infer<typeof GoldTestsSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StageReasonSchema } from './stage-reason';
 import { ChainQueriesSchema } from './query';
 import { MessageSchema, PolicyKind, ScaffoldKind, TrajectorySchema, UsageSchema } from './trajectory';
 
@@ -97,6 +98,8 @@ export const ChainRunSchema = z.object({
   model: z.string().optional(),
   status: RunStatus,
   reason: z.string().optional(),
+  /** The first stage gold validation found nothing could judge (the chain was cut before it, or skipped), with its typed reason. */
+  unjudgeable: z.object({ stage: z.number().int().nonnegative(), prNumber: z.number().int().positive(), reason: StageReasonSchema }).optional(),
   /** The pass mark the verdicts were held to. */
   threshold: z.number().min(0).max(1),
   stages: z.array(RunStageSchema),

@@ -175,6 +175,8 @@ class ChainRun {
     const first = checks.findIndex((c) => !c.judgeable);
     if (first < 0) return undefined;
     const why = `stage ${first + 1} (PR #${this.input.prNumbers[first]}) cannot be judged: ${checks[first].reason}`;
+    const detail = checks[first].detail;
+    if (detail) this.state.progress.unjudgeable = { stage: first, prNumber: this.input.prNumbers[first], reason: detail };
     if (first === 0) return new ChainEnd('skipped', why);
     const cut = await step('the chain could not be cut to its judgeable stages', () =>
       this.activity('cutChain', `cut the chain before stage ${first + 1}`)({ chainRef: this.input.chainRef, stages: first }),

@@ -1,4 +1,4 @@
-import type { ArtifactRef, PolicyKind, ScaffoldKind, StageResult } from '../schemas';
+import type { ArtifactRef, PolicyKind, ScaffoldKind, StageReason, StageResult } from '../schemas';
 
 /**
  * The records workflows and activities exchange: types only, so activities, the CLI and the dataset
@@ -47,6 +47,14 @@ export interface StageCheck {
   judgeable: boolean;
   /** Why it cannot be judged, when it cannot. */
   reason?: string;
+  /** Why it is not verified, typed and whole (the kind, the failing command, its exit code and last lines). */
+  detail?: StageReason;
+}
+
+export interface Unjudgeable {
+  stage: number;
+  prNumber: number;
+  reason: StageReason;
 }
 
 /** 'skipped': not even the first stage could be judged, so nothing was rolled out. */
@@ -63,6 +71,8 @@ export interface ChainProgress {
    * as the chain stored at `chainRef`.
    */
   cut?: { before: number; reason: string; chainRef: ArtifactRef };
+  /** The first stage nothing can judge, with its typed reason: the chain was cut before it, or skipped where it is the first. */
+  unjudgeable?: Unjudgeable;
   /** The chain's queries, once written. */
   queriesRef?: ArtifactRef;
   results: StageResult[];

@@ -17,7 +17,13 @@ let ids: string[];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chainsmith-report-'));
   const gold = acceptedRun({ workflowId: 'gold', policy: 'gold-replay', model: undefined, trajectory: { ...trajectory('gold'), policy: 'gold-replay', model: undefined, usage: { promptTokens: 0, completionTokens: 0 } } });
-  const third = acceptedRun({ workflowId: 'w3', chainId: 'example/cache#30-31', prs: [30, 31], trajectory: trajectory('third') });
+  // Cut before its third stage, whose requirements do not parse: the report shows why, whole.
+  const unjudgeable = {
+    stage: 2,
+    prNumber: 32,
+    reason: { kind: 'dependencies-unresolvable' as const, summary: 'uv cannot resolve the Python requirements: a requirement line does not parse', command: 'uv pip compile requirements.txt', exitCode: 2, tail: "error: Couldn't parse requirement in `requirements.txt` at position 0\n  cause: Trailing `==2` is not allowed" },
+  };
+  const third = acceptedRun({ workflowId: 'w3', chainId: 'example/cache#30-31', prs: [30, 31], trajectory: trajectory('third'), unjudgeable });
   const manifest = await exportDataset([acceptedRun(), rejectedRun(), third, gold], join(dir, 'export'));
   expect(manifest.samples.total).toBe(3);
   report = await writeReport(join(dir, 'export'), { prices: { input: 2.5, output: 10 } });
@@ -30,7 +36,10 @@ test('the report is one self-contained file: no reference to anything outside it
   expect(html).not.toMatch(/@import|url\(\s*["']?(https?:)?\/\//i);
   expect(html.match(/<svg class="plot"/g)).toHaveLength(6);
   expect(html).toContain('stage 1 (PR #20) was rejected after 4 rounds (last score 0.40)');
-  expect(html).toContain('≈ $0.08'); // (2 × 12,000 × 2.5 + 2 × 800 × 10) / 1e6 = 0.076 for the two model rollouts
+  expect(html).toContain('≈ $0.08');
+  expect(html).toContain('<h3>Stages nothing could judge (dependencies-unresolvable 1)</h3>');
+  expect(html).toContain('<b>example/cache#30-31 (model), stage 3, PR #32</b>: dependencies-unresolvable: uv cannot resolve the Python requirements: a requirement line does not parse');
+  expect(html).toContain('<code>$ uv pip compile requirements.txt</code> (exit 2)<pre>error: Couldn&#39;t parse requirement in `requirements.txt` at position 0\n  cause: Trailing `==2` is not allowed</pre>'); // (2 × 12,000 × 2.5 + 2 × 800 × 10) / 1e6 = 0.076 for the two model rollouts
 });
 
 test('headless Chromium opens it without console errors or network, the plots render and the trajectory view browses', async () => {

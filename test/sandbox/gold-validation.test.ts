@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
 import { goldTestsFor, type GoldValidationDeps } from '../../src/judge/gold-validation';
-import { formatGoldYield, goldYield, validateStages } from '../../src/judge/gold-yield';
+import { formatFunnel, funnel } from '../../src/judge/funnel';
+import { validateStages } from '../../src/judge/gold-yield';
 import type { Chain } from '../../src/schemas';
 import { testEnvironments } from '../support/environments';
 import { pythonChain } from '../support/python-chain';
@@ -48,7 +49,7 @@ test('a generated package: FAIL_TO_PASS, PASS_TO_PASS and broken tests per stage
   });
 });
 
-test('broken stages are recorded as invalid with the reason, and the yield per repository counts them', async () => {
+test('broken stages are recorded as invalid with the reason, and the funnel per repository counts them', async () => {
   const pr = chain.prs[1];
   const missingBase = { ...chain, repo: { ...chain.repo, name: 'gen/missing-base' }, prs: [{ ...pr, baseSha: 'deadbeef'.repeat(5) }] };
   const notApplying = { ...chain, repo: { ...chain.repo, name: 'gen/bad-patch' }, prs: [{ ...pr, patch: pr.patch.replace('-    return side * side', '-    return side * side * 1') }] };
@@ -57,22 +58,28 @@ test('broken stages are recorded as invalid with the reason, and the yield per r
     repo: { ...chain.repo, name: 'gen/binary' },
     prs: [{ ...pr, patch: `${pr.patch}diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/logo.png differ\n` }],
   };
-  const records = await validateStages(deps, [chain, missingBase, notApplying, binary]);
-  const rows = goldYield(records);
+  const chains = [chain, missingBase, notApplying, binary];
+  const records = await validateStages(deps, chains);
   const problems = records.filter((r) => r.status === 'invalid').map((r) => r.problem);
   expect(problems).toEqual([
     expect.stringMatching(/^the base commit deadbeef(deadbeef){4} of PR #2 does not exist in /),
     expect.stringMatching(/^the gold patch of PR #2 does not apply to its base [0-9a-f]{12}:\n.*shapes\/area\.py/s),
     expect.stringMatching(/^the gold patch of PR #2 changes the binary file logo\.png without its content/),
   ]);
-  expect(rows).toEqual([
-    { repo: 'gen/bad-patch', language: 'unknown', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
-    { repo: 'gen/binary', language: 'unknown', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
-    { repo: 'gen/missing-base', language: 'unknown', stages: 1, verified: 0, noVerifyingTest: 0, invalid: 1, yield: 0 },
-    { repo: 'gen/shapes', language: 'python', stages: 3, verified: 2, noVerifyingTest: 1, invalid: 0, yield: 2 / 3 },
+  // A stage that got no environment counts under the language detected at its base, where it has one.
+  expect(funnel(chains, records).map((r) => [r.repo, r.language, r.stages, r.environmentBuilt, r.stable])).toEqual([
+    ['gen/bad-patch', 'python', 1, 0, 0],
+    ['gen/binary', 'python', 1, 0, 0],
+    ['gen/missing-base', 'unknown', 1, 0, 0],
+    ['gen/shapes', 'python', 3, 3, 2],
   ]);
-  expect(formatGoldYield(rows)).toMatch(/^gen\/shapes\s+python\s+3\s+2\s+1\s+0\s+67%$/m);
-  expect(goldYield([])).toEqual([]);
+  // Broken inputs are their own kind of reason, and the funnel stops them before an environment.
+  expect(records.filter((r) => r.status === 'invalid').map((r) => r.reason?.kind)).toEqual(['invalid-inputs', 'invalid-inputs', 'invalid-inputs']);
+  const text = formatFunnel(funnel(chains, records));
+  expect(text).toMatch(/^gen\/shapes\s+python\s+3\s+3\s+3\s+3\s+2\s+2\s+67%$/m);
+  expect(text).toMatch(/^gen\/missing-base\s+unknown\s+1\s+1\s+0\s+0\s+0\s+0\s+0%$/m);
+  expect(text).toContain('gen/shapes (python):\n  chains: 1; every stage verified: 0; cut at stage 2: 1 (no-verifying-test 1)\n  stages not verified: 1 (no-verifying-test 1)');
+  expect(funnel([], [])).toEqual([]);
 });
 
 test('an environment recipe that fails to build is a clear error on the stage', async () => {

@@ -6,6 +6,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { startChains } from '../../src/batches/start';
 import { collectRuns } from '../../src/dataset/collect-runs';
 import type { Chain, ChainRun } from '../../src/schemas';
+import { ChainRepo } from '../support/chain-repo';
 import { pythonChain } from '../support/python-chain';
 import type { ChainResult } from '../../src/workflows/types';
 import { startEngines, testConfig } from '../support/engines';
@@ -67,10 +68,54 @@ describe('gold validation gates every stage before a rollout', () => {
     const broken = { ...chain, id: `${chain.id}-broken`, prs: [{ ...chain.prs[0], baseSha: 'deadbeef'.repeat(5) }, chain.prs[2]] };
     const { result, activities, run: record } = await run(broken);
     expect(result.status).toBe('skipped');
-    expect(result.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /);
+    expect(result.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: invalid-inputs: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /);
+    expect(result.unjudgeable).toMatchObject({ stage: 0, prNumber: 1, reason: { kind: 'invalid-inputs' } });
+    expect(record.unjudgeable).toEqual(result.unjudgeable);
     expect(activities).toEqual(['validateGold', 'validateGold']);
     expect(record.status).toBe('skipped');
   });
+});
+
+/**
+ * Issue 25: a requirement line no resolver parses (here one PR #1 adds, at PR #2's base) fails the same
+ * way on every try. The stage is cut with its reason, whole, at the first attempt: not retried, and the
+ * chain not failed.
+ */
+test('a chain is cut, not failed, before a stage whose dependencies cannot be resolved, at the first attempt', async () => {
+  const config = testConfig();
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gate-deps-'));
+  const calc = 'def add(a, b):\n    return a + b\n';
+  const repo = await ChainRepo.create(join(dir, 'calc'), { 'calc.py': calc, 'tests/test_add.py': 'from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n' });
+  const sub = `${calc}\n\ndef sub(a, b):\n    return a - b\n`;
+  const pr1 = await repo.pr(1, 'Add sub', {
+    'calc.py': sub,
+    'tests/test_sub.py': 'from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n',
+    'requirements.txt': 'pluggy>=1 ==2\n',
+  });
+  const pr2 = await repo.pr(2, 'Add mul', {
+    'calc.py': `${sub}\n\ndef mul(a, b):\n    return a * b\n`,
+    'tests/test_mul.py': 'from calc import mul\n\n\ndef test_mul():\n    assert mul(3, 2) == 6\n',
+  });
+  const chain = repo.chain(`gate-deps-${Date.now()}/calc`, [pr1, pr2]);
+  const engines = await startEngines(config);
+  try {
+    const [started] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+    await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
+    const result = await started.handle.result();
+    expect(result.status).toBe('accepted');
+    expect(result.cut).toMatchObject({ before: 1, reason: expect.stringMatching(/^stage 2 \(PR #2\) cannot be judged: dependencies-unresolvable: /) });
+    expect(result.results.map((s) => [s.prNumber, s.status])).toEqual([[1, 'accepted']]);
+    expect(result.unjudgeable).toMatchObject({ stage: 1, prNumber: 2, reason: { kind: 'dependencies-unresolvable', exitCode: 2 } });
+    expect(result.unjudgeable!.reason.command).toMatch(/^uv pip compile requirements\.txt /);
+    expect(result.unjudgeable!.reason.tail).toContain("Couldn't parse requirement");
+    // Each stage's validation ran once: nothing was retried.
+    const history = await engines.client.workflow.getHandle(started.workflowId).fetchHistory();
+    const attempts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt).filter((a) => a !== undefined && a !== null);
+    expect(attempts.length).toBeGreaterThan(2);
+    expect(new Set(attempts)).toEqual(new Set([1]));
+  } finally {
+    await engines.close();
+  }
 });
 
 async function scheduled(client: Client, workflowId: string): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
 import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
 import { join } from 'node:path';
+import { unionDirectory } from '../merge-deps';
 
 /** Debian bookworm's Go. */
 export const DEBIAN_GO = '1.19';
@@ -39,10 +40,13 @@ export function toolchainFor(gomod: string): { version?: string; note?: string }
  * module of a newer Go where go.mod needs one, and copied into the image; builds there run with
  * GOPROXY=off. Debian's go 1.19 predates GOTOOLCHAIN, so a newer toolchain is put first on PATH.
  */
-export async function detectGo(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<LanguageRecipe | undefined> {
   if (!files.rootFiles.has('go.mod')) return undefined;
   const gomod = (await files.read('go.mod')) ?? '';
-  const { version, note } = toolchainFor(gomod);
+  // The newer of the base's and the merge's Go: a PR that raises its go line is tested at the merge on the Go it asks for, and Go runs older code.
+  const atMerge = toolchainFor((await merged?.read('go.mod')) ?? '');
+  const atBase = toolchainFor(gomod);
+  const { version, note } = atMerge.version && (!atBase.version || compareVersions(atMerge.version, atBase.version) > 0) ? atMerge : atBase;
   const toolchainModule = version ? `golang.org/toolchain@v0.0.1-go${version}.linux-${GOARCH[process.arch] ?? process.arch}` : undefined;
   return {
     language: 'go',
@@ -50,6 +54,9 @@ export async function detectGo(files: RepoFiles): Promise<LanguageRecipe | undef
     toolchain: { image: 'go', version: version ?? DEBIAN_GO, ...(note ? { note } : {}) },
     manifests: ['go.mod', ...(files.rootFiles.has('go.sum') ? ['go.sum'] : [])],
     fetch: (ctx) => fetchModules(ctx, toolchainModule, files.rootFiles.has('go.sum')),
+    // Minimal version selection from go.mod (and go.sum) decides every version: no date enters.
+    pinned: true,
+    withMerged: unionDirectory('mod'),
     setup: [
       `mkdir -p ${GOPATH}/pkg`,
       `cp -R ${DEPS_MOUNT}/mod ${GOMODCACHE}`,

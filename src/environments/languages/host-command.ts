@@ -1,4 +1,5 @@
 import { StageError } from '../../errors';
+import { stageReason } from '../../stage-reason';
 import { runTool, type ToolRun } from '../host-tools';
 
 export type HostRun = ToolRun;
@@ -13,7 +14,8 @@ export async function mustRun(what: string, cmd: string, args: string[], opts: P
   const run = await hostRun(cmd, args, opts);
   if (run.code !== 0) {
     const tail = `${run.stdout}\n${run.stderr}`.trim().split('\n').slice(-30).join('\n');
-    throw new StageError(`${what} failed (${cmd} ${args.join(' ')}, exit ${run.code}):\n${tail}`);
+    const reason = stageReason('dependencies-unresolvable', `${what} failed`, { command: [cmd, ...args].join(' '), exitCode: run.code, output: `${run.stdout}\n${run.stderr}` });
+    throw new StageError(`${what} failed (${cmd} ${args.join(' ')}, exit ${run.code}):\n${tail}`, { reason });
   }
   return run;
 }

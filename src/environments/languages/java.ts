@@ -1,8 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { StageError } from '../../errors';
+import { stageReason } from '../../stage-reason';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
 import { hostRun, mustRun } from './host-command';
+import { unionDirectory } from '../merge-deps';
 
 /** Debian bookworm's JDK (with its Maven 3.8). */
 export const DEBIAN_JDK = '17';
@@ -47,6 +49,9 @@ async function maven(files: RepoFiles): Promise<LanguageRecipe> {
     toolchain: { image: 'java', version: DEBIAN_JDK, ...(notes.length ? { note: notes.join('; ') } : {}) },
     manifests: ['pom.xml', ...modules],
     fetch: (ctx) => fetchMaven(ctx),
+    pinned: true,
+    withMerged: unionDirectory('m2'),
+    dependencyText: withoutOwnVersion,
     setup: [
       `mkdir -p ${M2}`,
       `cp -R ${DEPS_MOUNT}/m2 ${M2}/repository`,
@@ -62,6 +67,20 @@ async function maven(files: RepoFiles): Promise<LanguageRecipe> {
   };
 }
 
+/**
+ * A POM without the project's own version (the one beside its artifactId, outside <parent>) and its
+ * SCM tag: a release bumps them, and nothing Maven fetches depends on them (the reactor's modules are built, not fetched).
+ */
+export function withoutOwnVersion(_path: string, pom: string): string {
+  const parent = /<parent>[\s\S]*?<\/parent>/.exec(pom)?.[0] ?? '';
+  const body = pom.replace(parent, '<parent/>').replace(/<scm>[\s\S]*?<\/scm>/, '');
+  // Only right after the project's own artifactId (leaf elements such as <packaging> between): a POM without a version of its own keeps every other.
+  const own = /<artifactId>[^<]*<\/artifactId>\s*(?:<[^>/]+>[^<]*<\/[^>]+>\s*)*?(<version>[^<]*<\/version>)/y;
+  own.lastIndex = Math.max(0, body.indexOf('<artifactId>'));
+  const m = own.exec(body);
+  return parent + (m ? body.slice(0, m.index + m[0].length - m[1].length) + body.slice(m.index + m[0].length) : body);
+}
+
 function gradleRefused(found: string[], wrapper: boolean): LanguageRecipe {
   const why =
     `a Gradle build (${found.join(', ')}${wrapper ? ', gradlew' : ''}) cannot be set up offline: ` +
@@ -73,7 +92,7 @@ function gradleRefused(found: string[], wrapper: boolean): LanguageRecipe {
     toolchain: { image: 'java', version: DEBIAN_JDK, note: why },
     manifests: found,
     fetch: async () => {
-      throw new StageError(why);
+      throw new StageError(why, { reason: stageReason('unsupported', why) });
     },
     setup: [],
     env: {},

@@ -1,6 +1,7 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StageError, TransientError } from '../../errors';
+import { stageReason } from '../../stage-reason';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
 import { runTool, tail } from '../host-tools';
 
@@ -100,7 +101,10 @@ async function fetchNpm(ctx: FetchContext, lock: string | undefined, other: stri
   }
   if (r.code !== 0) {
     const why = tail(r.stderr || r.stdout);
-    if (/E404|ETARGET|ENOVERSIONS|ERESOLVE|EUSAGE|not in this registry|No matching version/i.test(why)) throw new StageError(`npm cannot resolve the packages:\n${why}`);
+    if (/E404|ETARGET|ENOVERSIONS|ERESOLVE|EUSAGE|not in this registry|No matching version/i.test(why)) {
+      const reason = stageReason('dependencies-unresolvable', 'npm cannot resolve the packages', { command: `npm ${args.join(' ')}`, exitCode: r.code, output: r.stderr || r.stdout });
+      throw new StageError(`npm cannot resolve the packages:\n${why}`, { reason });
+    }
     throw new TransientError(`npm ${args[0]} failed on the host:\n${why}`);
   }
   await copyFile(join(ctx.srcDir, lock ?? 'package-lock.json'), join(ctx.depsDir, 'package-lock.json'));

@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StageError, TransientError } from '../../errors';
+import { TransientError } from '../../errors';
 import type { FetchContext, Resolution } from '../contract';
-import { runTool, tail } from '../host-tools';
+import { runTool, tail, type ToolRun } from '../host-tools';
+import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
 
 /** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
@@ -44,6 +45,17 @@ const TOOLING_FLOORS: Array<{ from: string; floors: Record<string, string>; asOf
 const toolingFloors = (python: string) => [...TOOLING_FLOORS].reverse().find((t) => compareVersions(python, t.from) >= 0);
 /** What pytest needs to run, lifted with it (their versions as of the manifests' date may predate what it requires, or ship only an sdist). */
 const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup'];
+
+/**
+ * uv reads a setup.py project's metadata by building it in an isolated environment that needs
+ * setuptools 40.8.0 (PEP 517's legacy backend, 2019) and runs on the host's Python (uv's venv): a
+ * resolution dated earlier has no such setuptools, and fails before the project's own requirements
+ * are looked at. Such a resolution takes setuptools and wheel (which that setuptools asks for) as of
+ * `asOf`, releases that run on the host's Pythons (setuptools 40.8 does not import on 3.11, and a 2016
+ * wheel breaks a 2023 setuptools). What the image installs the project with
+ * (its build requirements, resolved apart below) keeps the era's.
+ */
+const LEGACY_BACKEND = { needs: /setuptools>=40\.8\.0/, asOf: '2024-01-01T00:00:00.000Z' };
 
 /** Compares dotted release versions numerically ('6.2.5' < '7.0.1'); pre-release suffixes count as their release. */
 export function compareVersions(a: string, b: string): number {
@@ -115,6 +127,14 @@ export function pythonFetch(inputs: PythonInputs) {
       '--python-version', pyVersion, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
       '--exclude-newer', ctx.asOf.toISOString(), '--no-header', '--no-annotate', '--quiet', '-o', out,
     ];
+    let legacyBackend: string[] = [];
+    const compileRun = async (args: string[]) => {
+      const r = await runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
+      if (r.code === 0 || legacyBackend.length || !LEGACY_BACKEND.needs.test(r.stderr) || ctx.asOf.toISOString() >= LEGACY_BACKEND.asOf) return r;
+      legacyBackend = ['setuptools', 'wheel'].flatMap((name) => ['--exclude-newer-package', `${name}=${LEGACY_BACKEND.asOf}`]);
+      notes.push(`setuptools and wheel are resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`);
+      return runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
+    };
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
       const floor = toolingFloors(pyVersion);
@@ -156,37 +176,31 @@ export function pythonFetch(inputs: PythonInputs) {
       sourceSets.push({ sources: inputs.sources, tool: false, pr: false });
       const attempts: string[][] = [inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e])];
       if (inputs.extras === 'all' || inputs.extras.length > inputs.testExtras.length) attempts.push(inputs.testExtras.flatMap((e) => ['--extra', e]));
-      let failure = '';
+      let failure: { args: string[]; run: ToolRun } | undefined;
       for (const { sources, tool, pr } of sourceSets) {
         const base = [...compile(sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
         for (const [i, extras] of attempts.entries()) {
-          const r = await runTool(tools.uv, [...base, ...extras], { cwd: ctx.srcDir, env, signal: ctx.signal });
+          const r = await compileRun([...base, ...extras]);
           if (r.code === 0) {
             if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
             if (toolDeps.length) notes.push(tool ? `test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): ${toolDeps.join(', ')}` : `the test requirements of the project's tool tables (${toolDeps.join(', ')}) do not resolve with its own and are not installed`);
             if (prAdds.length) notes.push(pr ? `test requirements the PR adds, which the base does not declare: ${prAdds.join(', ')}` : `the PR's added test requirements (${prAdds.join(', ')}) do not resolve with the base's and are not installed`);
             resolved = true;
-            await liftTooling([...base, ...extras]);
+            await liftTooling([...base, ...extras, ...legacyBackend]);
             break;
           }
-          failure = r.stderr;
+          failure = { args: [...base, ...extras, ...legacyBackend], run: r };
         }
         if (resolved) break;
       }
-      if (!resolved) {
-        const why = tail(failure);
-        if (/No solution found|not found in the package registry|no versions of|Because .* depends on|Failed to (parse|read)|Distribution not found/i.test(why)) {
-          throw new StageError(`uv cannot resolve the Python requirements as of ${ctx.asOf.toISOString().slice(0, 10)}:\n${why}`);
-        }
-        throw new TransientError(`uv pip compile failed:\n${why}`);
-      }
+      if (!resolved && failure) throw resolverFailure('uv cannot resolve the Python requirements', shown(tools.uv, failure.args), failure.run, ` as of ${ctx.asOf.toISOString().slice(0, 10)}`);
     }
     // The build backend, resolved apart: a lock file need not hold it, and the project installs without build isolation.
     const build = join(ctx.srcDir, '.chainsmith-build-requirements.in');
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
     await writeFile(build, [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling].join('\n') + '\n');
     const b = await runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal });
-    if (b.code !== 0) throw new StageError(`uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')}):\n${tail(b.stderr)}`);
+    if (b.code !== 0) throw resolverFailure(`uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')})`, shown(tools.uv, compile([build], buildPinned)), b);
     // The project itself (editable, a local path) is installed from the working tree, not from here.
     const lines = await readPinned(pinned);
     const names = new Set(lines.map(requirementName));
@@ -194,18 +208,11 @@ export function pythonFetch(inputs: PythonInputs) {
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
     ctx.log(`downloading ${lines.length} Python packages for CPython ${pyVersion}`);
     if (lines.length) {
-      const r = await runTool(
-        tools.python,
-        ['-m', 'pip', 'download', '--no-deps', '--prefer-binary', '--disable-pip-version-check', '--dest', ctx.depsDir,
+      const download = ['-m', 'pip', 'download', '--no-deps', '--prefer-binary', '--disable-pip-version-check', '--dest', ctx.depsDir,
           '--python-version', pyVersion, '--implementation', 'cp', '--abi', `cp${pyVersion.replace('.', '')}`, '--abi', 'abi3', '--abi', 'none',
-          ...PLATFORMS.flatMap((p) => ['--platform', p]), '-r', join(ctx.depsDir, 'requirements.txt')],
-        { cwd: ctx.srcDir, signal: ctx.signal },
-      );
-      if (r.code !== 0) {
-        const why = tail(r.stderr || r.stdout);
-        if (/No matching distribution|Could not find a version/i.test(why)) throw new StageError(`pip cannot download a resolved package:\n${why}`);
-        throw new TransientError(`pip download failed:\n${why}`);
-      }
+          ...PLATFORMS.flatMap((p) => ['--platform', p]), '-r', join(ctx.depsDir, 'requirements.txt')];
+      const r = await runTool(tools.python, download, { cwd: ctx.srcDir, signal: ctx.signal });
+      if (r.code !== 0) throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
     }
     await wheelsFromSdists(tools.python, ctx, notes);
     const packages = lines.map((l) => /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s;]+)/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => ({ name: m[1], version: m[2] }));
@@ -235,6 +242,12 @@ async function wheelsFromSdists(python: string, ctx: FetchContext, notes: string
     }
   }
   if (built.length) notes.push(`built on the host from sdists (pure Python): ${built.join(', ')}`);
+}
+
+/** A host command as a stage's reason shows it: the tool's name, and paths relative to the checkout (the host's temporary folders mean nothing to a reader). */
+function shown(tool: string, args: string[]): string {
+  const name = tool.split('/').pop();
+  return [name, ...args.map((a) => a.replace(/^\/.*\/chainsmith-src-[^/]+\//, '').replace(/^\/.*\/(\.partial-[^/]+|deps\/[^/]+)\/files/, '$DEPS'))].join(' ');
 }
 
 /** The requirement lines of a pinned file, without comments, options and the project itself (editable, a local path). */

@@ -99,6 +99,9 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
           }),
           ...(prAdds.length ? { prAdds } : {}),
           fetchRevision: pythonFetchRevision(python.version),
+          // Ranges: the merge's resolution meets its raised floors and, being newer, the base's too.
+          withMerged: 'merged' as const,
+          dependencyText: withoutOwnVersion,
         }
       : {}),
     setup,
@@ -106,6 +109,12 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
     path: [`${VENV}/bin`],
     runner: 'pytest',
   };
+}
+
+/** A manifest without the project's own version (`version = "2.7.dev"` in pyproject.toml, setup.py or setup.cfg): a release bumps it, and it decides no dependency. */
+export function withoutOwnVersion(path: string, text: string): string {
+  if (!/(^|\/)(pyproject\.toml|setup\.py|setup\.cfg)$/.test(path)) return text;
+  return text.replace(/^\s*(__version__|version)\s*[=:]\s*['"]?[\w.+!-]+['"]?\s*,?\s*$/gm, '');
 }
 
 /**

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { ToolchainTooOld } from '../../errors';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
 import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
+import { unionVendor } from '../merge-deps';
 
 /** Debian bookworm's rustc (its cargo 0.66 calls itself 1.65). */
 export const RUSTC_VERSION = '1.63';
@@ -43,6 +44,9 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
       toolchain: { image: rustc === RUSTC_VERSION ? 'rust' : 'rust-web', version: rustc, ...(notes.length ? { note: notes.join('; ') } : {}) },
       manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
       fetch: (ctx) => fetchCrates(ctx, locked, rustc),
+      // A committed lock decides every version; without one they are resolved as of a date.
+      ...(locked ? { pinned: true } : {}),
+      withMerged: unionVendor,
       // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed on).
       ...(rustc === RUSTC_VERSION ? {} : { fetchRevision: 2 }),
       setup: [

@@ -1,0 +1,34 @@
+import { StageError, TransientError } from '../../errors';
+import { stageReason } from '../../stage-reason';
+import type { ToolRun } from '../host-tools';
+
+/** A requirement from a version-control URL no resolver here can fetch: pip's old `git://` and `svn+`, `hg+`, `bzr+` forms. */
+const UNSUPPORTED_SCHEME = /Unsupported URL prefix|Unsupported Git URL scheme|(^|[\s=@])(git|svn|hg|bzr)(\+[a-z]+)?:\/\/|(^|[\s=@])(svn|hg|bzr)\+/im;
+/** The project asks for a Python none of the provided ones is (uv names the requested version). */
+const NO_PYTHON = /requested Python version|requires-python|no interpreter found|Python >=? ?[0-9.]+ .*(is not|not) (available|installed)/i;
+/** The resolver could not reach a registry: another try may work. */
+const UNREACHABLE = /error sending request|dns error|tcp connect error|Connection (refused|reset)|connection closed|timed out|Temporary failure in name resolution|Network is unreachable|\b50[234]\b|Service Unavailable|Bad Gateway|Max retries exceeded|NewConnectionError|ReadTimeoutError|ConnectTimeoutError|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN/i;
+
+/**
+ * What a resolver's failure means for the stage. A requirement line that does not parse, a URL scheme
+ * it does not support or a Python that cannot be had fails the same way on every try: a permanent
+ * StageError with the stage's reason (`unsupported` or `dependencies-unresolvable`). Only a registry
+ * that did not answer is worth a retry (TransientError); anything else the resolver refused is the
+ * stage's too. `shown` is the command as the reason shows it (without the host's temporary paths).
+ */
+export function resolverFailure(what: string, shown: string, run: ToolRun, detail = ''): StageError | TransientError {
+  const output = `${run.stdout}\n${run.stderr}`.trim();
+  // The tool did not run at all (not installed, or stopped): nothing about the stage is known.
+  if (run.code === -1) return new TransientError(`${what}: ${shown.split(' ')[0]} did not run: ${output.split('\n').pop()}`);
+  const last = output.split('\n').slice(-25).join('\n');
+  const failed = { command: shown, exitCode: run.code, output };
+  if (UNSUPPORTED_SCHEME.test(output)) {
+    return new StageError(`${what}: a requirement names a URL scheme it cannot fetch:\n${last}`, { reason: stageReason('unsupported', `${what}: a requirement names a version-control URL scheme that cannot be fetched (git://, svn+, hg+, bzr+)`, failed) });
+  }
+  if (NO_PYTHON.test(output)) {
+    return new StageError(`${what}: the Python it needs cannot be had:\n${last}`, { reason: stageReason('unsupported', `${what}: the project needs a Python that cannot be had here`, failed) });
+  }
+  if (UNREACHABLE.test(output) && !/Couldn't parse|No solution found/i.test(output)) return new TransientError(`${what} could not reach a package registry:\n${last}`);
+  const summary = /Couldn't parse requirement/i.test(output) ? `${what}: a requirement line does not parse` : `${what}${detail}`;
+  return new StageError(`${summary}:\n${last}`, { reason: stageReason('dependencies-unresolvable', summary, failed) });
+}

@@ -1,0 +1,36 @@
+import type { GoldTests, StageReason, TestSignal } from '../schemas';
+import { stageReason } from '../stage-reason';
+
+/** The summary of a stage whose PR changes no test file: the funnel counts those apart. */
+export const NO_TEST_FILES = 'the PR changes no test file';
+
+/** What gold validation saw of a stage it could not verify: the PR's test command and its runs before and after the change. */
+export interface UnverifiedRuns {
+  command: string;
+  /** Absent where the PR changes no test file (nothing ran). */
+  before?: TestSignal;
+  after?: TestSignal;
+  gold: Pick<GoldTests, 'passToPass' | 'brokenOnGold'>;
+  /** The line of the run's output that says a service was needed (serviceNeeded). */
+  service?: string;
+  timeoutSeconds: number;
+}
+
+/**
+ * Why the PR's tests verify nothing, most telling first: a run that hit its time limit, tests that
+ * could not run (a service they need, no test reported at all), or tests that ran and of which none
+ * fails before the change and passes after it. The run after the change is the one shown, unless
+ * the run before is the one that timed out.
+ */
+export function unverifiedReason(v: UnverifiedRuns): StageReason {
+  if (!v.after) return stageReason('no-verifying-test', NO_TEST_FILES);
+  const timedOut = [v.before, v.after].find((r) => r?.timedOut);
+  if (timedOut) return stageReason('timeout', `the PR's tests ran past their limit of ${v.timeoutSeconds}s`, timedOut);
+  if (v.service) return stageReason('tests-not-runnable', `the PR's tests seem to need a service the sandbox does not run ("${v.service}")`, v.after);
+  if (!v.after.passed && !v.after.cases?.length && !v.gold.passToPass.length) {
+    return stageReason('tests-not-runnable', `the PR's tests report no test after the change (exit code ${v.after.exitCode})`, v.after);
+  }
+  const { passToPass, brokenOnGold } = v.gold;
+  const counts = `${passToPass.length} PASS_TO_PASS, ${brokenOnGold.length} failing after the gold change too`;
+  return stageReason('no-verifying-test', `no test of the PR fails before it and passes after it (${counts})`, v.after);
+}
