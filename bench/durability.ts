@@ -176,7 +176,7 @@ async function stepsRedonePerKill(): Promise<Figure[]> {
   const env = { OPENAI_API_KEY: 'sk-bench', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
   const run = await crashRun({ chain, config: testConfig(env), env, kills: 20, notesPerStage: 10 });
   log(`crash run: ${run.result.status}, ${run.kills} SIGKILLs, ${run.redone} of ${run.calls} agent calls were repeats`);
-  // Named apart from the kills-anywhere mean (`steps_redone_per_kill`): these kills all land 0-150 ms after an agent step's model request.
+  // Agent model calls only, and a mean: these kills all land 0-150 ms after an agent step's model request (the anywhere section counts every unit per kill).
   return [{ measure: 'steps_redone_per_kill_mid_step', value: round(run.redone / run.kills, 3), unit: 'steps/kill', goal: `<= 1 (${run.kills} SIGKILLs of the worker mid-rollout)` }];
 }
 
