@@ -158,9 +158,16 @@ export class Environments {
     return this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe: r.recipe, key: r.depsKey, asOf: r.asOf, ...(r.merged ? { merged: r.merged } : {}), log: this.log });
   }
 
-  /** The tag the stage's environment image has or would have, nothing built: two stages with one tag share one environment. */
+  /**
+   * The tag of the stage's environment image from what is resolved and fetched already, nothing
+   * fetched or built: two stages with one tag share one environment. Throws where the dependencies
+   * are not fetched yet.
+   */
   async imageFor(chain: Chain, stage: number): Promise<string> {
-    return (await this.resolved(chain, stage)).image;
+    const resolved = await this.resolved(chain, stage);
+    const deps = await this.dependencies(resolved, false);
+    if (resolved.recipe.fetch && !deps) throw new Error(`the dependencies of ${resolved.repoName} at ${resolved.sha.slice(0, 12)} are not resolved yet`);
+    return imageKey(resolved, deps);
   }
 
   private resolved(chain: Chain, stage: number): Promise<Resolved> {
