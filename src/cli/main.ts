@@ -4,7 +4,7 @@ import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
 import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
-import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel } from './option-parsers';
+import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel, parseStrength } from './option-parsers';
 
 // Each command loads its modules when it runs: `--help`, a bad flag or `mine` need neither the Temporal
 // worker's native runtime nor Docker's or S3's clients, which take most of a second to load.
@@ -48,6 +48,8 @@ program
   .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), 5)
   .option('--max-chains-per-pr <n>', 'how many chains one PR may join (default 3)', (v) => parsePositive('--max-chains-per-pr', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6; plain mentions are 0.5)', (v) => parseFraction('--min-confidence', v))
+  .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)', parseStrength)
+  .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
   .option('--blame-days <n>', `code-history links: lines a PR rewrites that another wrote within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))
   .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), 2000)
   .option('--keep-bots', 'keep PRs opened by bots')
@@ -56,9 +58,15 @@ program
   .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE (inclusive)${DATE_FORMS}`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE (exclusive)${DATE_FORMS}; PRs outside the window still link the others`, (v) => parseDateOption('--merged-before', v))
   .option('--fresh', 'ignore the cursor of an earlier mine into --out and mine everything again (needed to change the options of a mine)')
+  .option(
+    '--judge-links',
+    'ask the configured model about each code-history or weak link that could join a chain: strong or weak sets its strength, none drops it (verdicts cached under <dataDir>/cache/link-judge). With no model configured the mine goes on unjudged, with a note: the same command serves hosts with and without a model',
+  )
   .action(async (opts) => {
     const { mineToFiles } = await import('../mining/output/mine-to-files');
-    await mineToFiles(opts, { dataDir: config().dataDir });
+    const loaded = config();
+    const judge = opts.judgeLinks ? (await import('../mining/link-judge/from-config')).linkJudgeFromConfig(loaded) : undefined;
+    await mineToFiles(opts, { dataDir: loaded.dataDir, judge });
   });
 
 program
@@ -178,6 +186,8 @@ schedule
   .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), 3)
   .option('--max-length <n>', 'longest chain', (v) => parsePositive('--max-length', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6)', (v) => parseFraction('--min-confidence', v))
+  .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)', parseStrength)
+  .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
   .option('--blame-days <n>', `code-history links within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))
   .option('--merged-after <date>', `only chains whose every PR was merged at or after DATE${DATE_FORMS}: a model's training cutoff`, (v) => parseDateOption('--merged-after', v))
   .option('--merged-before <date>', `only chains whose every PR was merged before DATE${DATE_FORMS}`, (v) => parseDateOption('--merged-before', v))

@@ -34,3 +34,9 @@ export function parseRepoLabel(value: string): string {
   if (!/^[^\s/#]+(\/[^\s/#]+)?$/.test(value)) throw new InputError(`--name wants owner/name (or a name) without spaces or '#', got "${value}"`);
   return value;
 }
+
+/** Option parser for --min-strength. */
+export function parseStrength(value: string): 'strong' | 'weak' {
+  if (value !== 'strong' && value !== 'weak') throw new InputError(`--min-strength wants strong or weak, got "${value}"`);
+  return value;
+}

@@ -28,10 +28,10 @@ export interface ScheduleCreateOptions extends ScheduleMineOptions {
  */
 export async function createSchedule(connect: () => Promise<Client>, config: Config, scheduleId: string, opts: ScheduleCreateOptions): Promise<void> {
   const repos = await readReposFile(opts.repos);
-  const { mergedAfter, mergedBefore, maxLength, minConfidence, blameDays } = opts;
+  const { mergedAfter, mergedBefore, maxLength, minConfidence, blameDays, minStrength, requireTests } = opts;
   dateWindow(mergedAfter, mergedBefore);
   const client = await connect();
-  const mine = Object.fromEntries(Object.entries({ mergedAfter, mergedBefore, maxLength, minConfidence, blameDays }).filter(([, v]) => v !== undefined));
+  const mine = Object.fromEntries(Object.entries({ mergedAfter, mergedBefore, maxLength, minConfidence, blameDays, minStrength, requireTests }).filter(([, v]) => v !== undefined));
   const input: ScheduledRunInput = { scheduleId, repos, mine, start: { policy: opts.policy, scaffold: opts.scaffold, concurrency: opts.concurrency } };
   try {
     await client.schedule.create({

@@ -1,4 +1,5 @@
-import type { Edge, PullRequestRecord, RepoSource } from '../schemas';
+import type { Edge, PullRequestRecord, RepoSource, Strength } from '../schemas';
+import { atLeast, weaker } from './strength';
 
 /** The paper caps chains at about five PRs. */
 export const DEFAULT_MAX_LENGTH = 5;
@@ -6,6 +7,13 @@ export const DEFAULT_MAX_LENGTH = 5;
 export const DEFAULT_CHAINS_PER_PR = 3;
 /** Below this an edge is a hint (a plain mention, weak code history), not a link chains are built on. */
 export const DEFAULT_MIN_CONFIDENCE = 0.6;
+/**
+ * Chains are built on strong links by default: a weak link (deprecate → remove, a typo, test or
+ * one-line follow-up) is real but gives the later stage little of the earlier one as context.
+ * Measured on the tuning repositories' blind labels, chains of weak links were the ones whose links
+ * the labellers called weak. `--min-strength weak` lets them join chains too.
+ */
+export const DEFAULT_MIN_STRENGTH: Strength = 'strong';
 
 export interface ChainOptions {
   /** Longest chain; longer dependency runs are cut into several chains. */
@@ -14,6 +22,24 @@ export interface ChainOptions {
   maxChainsPerPr?: number;
   /** Edges below this confidence do not link PRs. */
   minConfidence?: number;
+  /** Edges weaker than this do not link PRs. */
+  minStrength?: Strength;
+}
+
+/** The edges chains are built on: sure enough and strong enough. */
+export function linkingEdges(edges: readonly Edge[], opts: ChainOptions = {}): Edge[] {
+  const min = opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
+  return edges.filter((edge) => edge.from !== edge.to && edge.confidence >= min && atLeast(edge, opts.minStrength ?? DEFAULT_MIN_STRENGTH));
+}
+
+/** A chain's strength: its weakest consecutive link, each pair by its strongest edge. */
+export function chainStrength(path: readonly number[], edges: readonly Edge[]): Strength {
+  let strength: Strength = 'strong';
+  for (let i = 1; i < path.length; i++) {
+    const pair = edges.filter((edge) => (edge.from === path[i] && edge.to === path[i - 1]) || (edge.from === path[i - 1] && edge.to === path[i]));
+    strength = weaker(strength, pair.some((edge) => atLeast(edge, 'strong')) ? 'strong' : 'weak');
+  }
+  return strength;
 }
 
 /** A chain over whatever PR type the caller has: records while planning, full PRs once patched. */
@@ -23,6 +49,7 @@ export interface ChainOf<P> {
   prs: P[];
   edges: Edge[];
   score: number;
+  strength: Strength;
 }
 
 type Dated = Pick<PullRequestRecord, 'number' | 'mergedAt'>;
@@ -60,9 +87,7 @@ export function buildChains<P extends Dated>(repo: RepoSource, prs: P[], edges: 
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
   const limit = opts.maxChainsPerPr ?? DEFAULT_CHAINS_PER_PR;
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
-  const known = edges.filter(
-    (edge) => edge.from !== edge.to && byNumber.has(edge.from) && byNumber.has(edge.to) && edge.confidence >= (opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE),
-  );
+  const known = linkingEdges(edges, opts).filter((edge) => byNumber.has(edge.from) && byNumber.has(edge.to));
   const links = linkMap(known);
   const uses = new Map<number, number>();
   const free = (n: number) => (uses.get(n) ?? 0) < limit;
@@ -104,6 +129,7 @@ export function buildChains<P extends Dated>(repo: RepoSource, prs: P[], edges: 
       prs: path.map((n) => byNumber.get(n) as P),
       edges: known.filter((edge) => members.has(edge.from) && members.has(edge.to)),
       score: Math.round((strengths.reduce((sum, x) => sum + x, 0) / strengths.length) * 1000) / 1000,
+      strength: chainStrength(path, known),
     });
   }
   return chains.sort((a, b) => earliest(byNumber, a.prs[0].number, b.prs[0].number));

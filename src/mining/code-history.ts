@@ -1,11 +1,17 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Edge, FileKind, PullRequestRecord } from '../schemas';
-import { corroboration, introduced } from './corroboration';
-import { addsDeprecations, deprecationEdge, deprecationLines, speaksOfDeprecation } from './deprecations';
-import { diffLines } from './diff-lines';
+import type { Edge, FileKind, PullRequestRecord, Strength } from '../schemas';
 import { git } from '../git';
+import { blamedLines } from './blame-lines';
+import { writtenBy, type BlameContext } from './blame-context';
+import { commentLines } from './comment-lines';
+import type { Copies } from './copies';
+import { corroboration, introduced, REGRESSION_BONUS, saysFix } from './corroboration';
+import { deprecationEdges } from './deprecations';
+import { diffLines } from './diff-lines';
+import { DiffText, isTrivial, squeeze } from './line-text';
+import { thinFollowUp } from './strength';
 import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
 
 export interface CodeHistoryOptions {
@@ -16,6 +22,8 @@ export interface CodeHistoryOptions {
    * any age.
    */
   named?: ReadonlySet<string>;
+  /** Backports and branch syncs (copies.ts): a copy's lines are its original's, a sync's nobody's. */
+  copies?: Copies;
   /** git processes at once. */
   concurrency?: number;
   onProgress?: (done: number, total: number) => void;
@@ -42,6 +50,22 @@ const MAX_CONFIDENCE = 0.9;
 /** B names the topic of the sweep whose lines it changes: as telling as naming the same identifier. */
 const SAME_SWEEP_BONUS = 0.15;
 /**
+ * The share of B's change that is A's is taken over at least this many meaningful lines, so a
+ * one-line PR does not score as if all of it were about A (URLs, imports, spacing and comments are
+ * not counted at all). Measured on the tuning repositories, a floor of four lines lost four real
+ * one-line fixes of the line an earlier PR wrote and kept out no false link: at three, such a
+ * one-liner links, below a PR rewriting more of A.
+ */
+const MIN_CHANGED_LINES = 3;
+/** Comment and docstring lines say what code does, not how: they count this much of a code line. */
+const DOC_WEIGHT = 0.25;
+/**
+ * An overlap in comments or docstrings alone stays below a link unless B's words back it: B says an
+ * earlier change broke something, or calls itself a fix and names what A's code names (B naming A
+ * is a mention, which the pipeline joins to the code history).
+ */
+const DOCS_ONLY_CAP = 0.45;
+/**
  * B rewrites much of what A added: B revisits A's work itself, not a line of it in passing. Counted
  * only from this many lines (one line of a one-line PR is any edit's) and this share of A's added
  * code, and only where B was opened after A (PR numbers follow creation), so that B's author could
@@ -52,51 +76,16 @@ const REWORK_MIN_LINES = 5;
 const REWORK_MIN_SHARE = 0.25;
 /** Diffs beyond this many old-side lines are reformatting or moves: their blame says little. */
 const MAX_OLD_LINES = 400;
-
+/**
+ * A PR that puts back elsewhere most of what it removes moves code (a file split, helpers moved to
+ * their own module): a sweep, unless it says it fixes something (a check moved before the use).
+ */
+const MOVED_SHARE = 0.8;
+const MOVED_MIN_LINES = 3;
 /** A version release's bump lines: whoever wrote the old version string is no cause of the release. */
 const VERSION_LINE = /version|\b\d+\.\d+\.\d+\b/i;
 
-/**
- * Old-side line ranges a diff deletes or modifies, by path (from `git diff -U0`), leaving out the
- * deleted lines that match `skip`.
- */
-function oldRanges(diff: string, skip?: RegExp): { ranges: Map<string, [number, number][]>; added: number; removed: number } {
-  const ranges = new Map<string, [number, number][]>();
-  let added = 0;
-  let removed = 0;
-  for (const { path, sign, text, oldLine } of diffLines(diff)) {
-    if (sign === '+') added += 1;
-    else if (path !== undefined) {
-      removed += 1;
-      if (skip?.test(text)) continue;
-      const spans = ranges.get(path) ?? [];
-      const last = spans[spans.length - 1];
-      if (last && last[0] + last[1] === oldLine) last[1] += 1;
-      else spans.push([oldLine, 1]);
-      ranges.set(path, spans);
-    }
-  }
-  return { ranges, added, removed };
-}
-
-/** Lines of `git blame --porcelain` per commit, leaving out lines older than --since (boundary). */
-export function blameCounts(porcelain: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  const boundary = new Set<string>();
-  let current: string | undefined;
-  for (const line of porcelain.split('\n')) {
-    const header = /^([0-9a-f]{40}) \d+ \d+(?: (\d+))?$/.exec(line);
-    if (header) {
-      current = header[1];
-      counts.set(current, (counts.get(current) ?? 0) + 1);
-    } else if (line === 'boundary' && current) boundary.add(current);
-  }
-  for (const sha of boundary) counts.delete(sha);
-  return counts;
-}
-
 const pathsOf = (pr: PullRequestRecord, kind: FileKind) => pr.files.filter((file) => file.kind === kind && !file.binary).map((file) => file.path);
-const codePaths = (pr: PullRequestRecord) => pathsOf(pr, 'code');
 
 /**
  * What B is blamed over: its code, the tests rewritten by a PR that changes behaviour being only
@@ -104,7 +93,7 @@ const codePaths = (pr: PullRequestRecord) => pathsOf(pr, 'code');
  * one is working on whoever's test that is.
  */
 function blamedKind(pr: PullRequestRecord): FileKind {
-  return codePaths(pr).length > 0 ? 'code' : 'test';
+  return pathsOf(pr, 'code').length > 0 ? 'code' : 'test';
 }
 
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -117,9 +106,10 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
 /**
  * Code-history links: PR B changes lines that PR A wrote within `windowDays` before B merged
  * (`git blame` of B's base over the lines B deletes or modifies in code, or in tests for a PR that
- * changes no code). The
- * confidence grows with the share of B's changed lines that A wrote, and with the share of A's added
- * lines that B rewrites.
+ * changes no code). A blamed line counts only if A's own diff added it (whitespace ignored) and did
+ * not take the same text out elsewhere: blame that passes a move, re-wrap or catch-up merge lands on
+ * a PR that never wrote the line. The confidence grows with the share of B's changed lines that A
+ * wrote, and with the share of A's added lines that B rewrites; comments and docstrings count little.
  */
 export async function codeHistoryEdges(
   clone: string,
@@ -127,26 +117,42 @@ export async function codeHistoryEdges(
   examined: readonly PullRequestRecord[],
   opts: CodeHistoryOptions = {},
 ): Promise<Edge[]> {
+  const copyOf = opts.copies?.copyOf ?? new Map<number, number>();
+  const syncs = opts.copies?.syncs ?? new Set<number>();
   const owner = new Map<string, number>();
-  for (const pr of all) for (const sha of [pr.mergeSha, ...(pr.commitShas ?? [])]) if (!owner.has(sha)) owner.set(sha, pr.number);
+  for (const pr of all) {
+    for (const sha of [pr.mergeSha, ...(pr.commitShas ?? [])]) if (!owner.has(sha)) owner.set(sha, copyOf.get(pr.number) ?? pr.number);
+  }
   const byNumber = new Map(all.map((pr) => [pr.number, pr]));
   const windowMs = (opts.windowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000;
-  // Blame sees through sweeps (reformatting, renames, typing, releases) to whoever wrote the lines,
-  // as `git blame --ignore-revs-file` does for formatting commits.
+  // Blame sees through sweeps (reformatting, renames, typing, releases) and branch syncs to whoever
+  // wrote the lines, as `git blame --ignore-revs-file` does for formatting commits.
   const folder = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
   const ignoreFile = join(folder, 'ignore-revs');
-  const ignored = new Set(all.flatMap(sweepCommits));
+  const ignored = new Set([...all.flatMap(sweepCommits), ...all.filter((pr) => syncs.has(pr.number)).map((pr) => pr.mergeSha)]);
   await writeFile(ignoreFile, [...ignored].join('\n') + '\n');
+  const diffs = new Map<number, Promise<DiffText>>();
+  const wrote = (number: number) => {
+    let text = diffs.get(number);
+    if (!text) {
+      const pr = byNumber.get(number) as PullRequestRecord;
+      text = git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha]).catch(() => '').then((diff) => new DiffText(diff));
+      diffs.set(number, text);
+    }
+    return text;
+  };
   const edges: Edge[] = [];
   let done = 0;
   try {
-    const context = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all, named: opts.named ?? new Set<string>() };
-    await pool(examined.filter((pr) => !isSweep(pr) || isVersionRelease(pr)), opts.concurrency ?? 2, async (pr) => {
-      // A version release is blamed too: its bump lines are a release commit's, which blame passes
-      // by, and what else it changes is a fix landed with the release.
+    const context: BlameContext = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all, named: opts.named ?? new Set<string>(), wrote };
+    // Sweeps are no endpoint: their lines are nobody's, and what they change is theirs. A version
+    // release is blamed all the same, its bump lines left out: what else it changes is a fix landed
+    // with the release.
+    const blamed = examined.filter((pr) => (!isSweep(pr) || isVersionRelease(pr)) && !copyOf.has(pr.number) && !syncs.has(pr.number));
+    await pool(blamed, opts.concurrency ?? 2, async (pr) => {
       const paths = pathsOf(pr, blamedKind(pr)).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
       if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
-      opts.onProgress?.(++done, examined.length);
+      opts.onProgress?.(++done, blamed.length);
     });
   } finally {
     await rm(folder, { recursive: true, force: true });
@@ -154,27 +160,59 @@ export async function codeHistoryEdges(
   return edges.sort((a, b) => a.from - b.from || a.to - b.to);
 }
 
-interface BlameContext {
-  clone: string;
-  owner: Map<string, number>;
-  byNumber: Map<number, PullRequestRecord>;
-  windowMs: number;
-  ignoreFile: string;
-  /** Lines blame cannot pass through a sweep stay the sweep's: they are nobody's. */
-  ignored: ReadonlySet<string>;
-  all: readonly PullRequestRecord[];
-  named: ReadonlySet<string>;
+/** B's diff read for blame: the old-side ranges it really changes, and how many meaningful lines it changes. */
+interface Change {
+  ranges: Map<string, [number, number][]>;
+  /** Meaningful lines added or removed in the blamed files, moves left out. */
+  changed: number;
+  /** Meaningful lines removed, and of those put back elsewhere. */
+  removed: number;
+  moved: number;
+  text: DiffText;
+  diff: string;
+}
+
+function readChange(diff: string, paths: ReadonlySet<string>, skip?: RegExp): Change {
+  const text = new DiffText(diff);
+  const ranges = new Map<string, [number, number][]>();
+  let [changed, removed, moved] = [0, 0, 0];
+  for (const { path, newPath, sign, text: line, oldLine, hunk } of diffLines(diff)) {
+    if (isTrivial(line) || skip?.test(line)) continue;
+    if (sign === '+') {
+      if (newPath !== undefined && paths.has(newPath) && !text.removed.has(squeeze(line))) changed += 1;
+      continue;
+    }
+    if (path === undefined || !paths.has(path)) continue;
+    removed += 1;
+    // Put back re-indented or re-wrapped: B did not change it. Put back elsewhere, B moved it: a
+    // move as part of a change (a check moved before the use) is a change, many moves are a sweep.
+    if (text.keepsInPlace(hunk, line)) continue;
+    if (text.keeps(line)) moved += 1;
+    changed += 1;
+    const spans = ranges.get(path) ?? [];
+    const last = spans[spans.length - 1];
+    if (last && last[0] + last[1] === oldLine) last[1] += 1;
+    else spans.push([oldLine, 1]);
+    ranges.set(path, spans);
+  }
+  return { ranges, changed, removed, moved, text, diff };
+}
+
+/** A's lines among those B changes, code and comments apart. */
+interface Overlap {
+  code: number;
+  doc: number;
 }
 
 async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]): Promise<Edge[]> {
   const { clone, owner, byNumber, windowMs } = ctx;
-  const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha, '--', ...paths]).catch(() => '');
-  const { ranges, removed } = oldRanges(diff, isVersionRelease(pr) ? VERSION_LINE : undefined);
-  const deprecations = await deprecationEdges(ctx, pr, diff);
-  // Everything B changed of the blamed kind counts, new files included: one line of A among a new module is little.
   const kind = blamedKind(pr);
-  const changed = pr.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions + file.deletions, 0);
-  if (removed === 0 || removed > MAX_OLD_LINES) return deprecations;
+  const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha]).catch(() => '');
+  const change = readChange(diff, new Set(paths.concat(pathsOf(pr, kind))), isVersionRelease(pr) ? VERSION_LINE : undefined);
+  if (change.removed >= MOVED_MIN_LINES && change.moved >= MOVED_SHARE * change.removed && !saysFix(pr)) return [];
+  const deprecations = await deprecationEdges(ctx, pr, change.text, diff, (path) => fileComments(ctx, pr, path));
+  const oldLines = [...change.ranges.values()].flat().reduce((sum, [, count]) => sum + count, 0);
+  if (oldLines === 0 || oldLines > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
   const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
   const since = namesOld ? [] : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
@@ -190,46 +228,77 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const ignored = new Set([...ctx.ignored].filter((sha) => !repairable.has(sha)));
   const ignoreFile = repairable.size > 0 ? `${ctx.ignoreFile}-${pr.number}` : ctx.ignoreFile;
   if (repairable.size > 0) await writeFile(ignoreFile, [...ignored].join('\n') + '\n');
-  const lines = new Map<number, number>();
+  const overlaps = new Map<number, Overlap>();
   const repaired = new Set<number>();
-  for (const [path, spans] of ranges) {
+  for (const [path, spans] of change.ranges) {
     const args = ['blame', '--porcelain', '-w', ...since, `--ignore-revs-file=${ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
-    for (const [sha, n] of blameCounts(await git(clone, args).catch(() => ''))) {
-      const number = owner.get(sha);
-      if (number === undefined || number === pr.number || !recent(number) || ignored.has(sha)) continue;
+    const blamed = blamedLines(await git(clone, args).catch(() => ''));
+    const comments = blamed.length > 0 ? await fileComments(ctx, pr, path) : [];
+    for (const line of blamed) {
+      const number = owner.get(line.sha);
+      if (number === undefined || number === pr.number || !recent(number) || ignored.has(line.sha)) continue;
       // Tests are everyone's: only a PR opened after A (numbers follow creation) works on A's tests.
       if (kind === 'test' && number > pr.number) continue;
-      lines.set(number, (lines.get(number) ?? 0) + n);
-      if (repairable.has(sha)) repaired.add(number);
+      if (!(await writtenBy(ctx, number, line))) continue;
+      const overlap = overlaps.get(number) ?? { code: 0, doc: 0 };
+      overlap[comments[line.line] ? 'doc' : 'code'] += 1;
+      overlaps.set(number, overlap);
+      if (repairable.has(line.sha)) repaired.add(number);
     }
   }
-  const added = new Map<number, Set<string>>();
-  for (const number of lines.keys()) {
-    const a = byNumber.get(number) as PullRequestRecord;
-    const diffOfA = await git(clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha, '--', ...paths]).catch(() => '');
-    added.set(number, introduced(diffOfA));
-  }
-  const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
-  const history = [...lines].map(([number, n]) => {
-    // A modified line is one removal and one addition; the share is of everything B changed.
-    const share = Math.min(1, (2 * n) / Math.max(1, changed));
-    const words = corroboration(pr, byNumber.get(number) as PullRequestRecord, ctx.all, added.get(number));
-    const bonus = words.bonus + (repaired.has(number) ? SAME_SWEEP_BONUS : 0);
-    const rework = reworkShare(pr, byNumber.get(number) as PullRequestRecord, n, kind);
-    const why = `${words.why}${repaired.has(number) ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
-    return {
-      from: pr.number,
-      to: number,
-      kind: 'code-history' as const,
-      evidence: `#${pr.number} changes ${n} line${n === 1 ? '' : 's'} that #${number} wrote (${Math.round(share * 100)}% of its ${changed} changed lines of ${kindWord(kind)})${why}`,
-      // Words lift a link only as far as the code history carries it: one shared line stays weak.
-      confidence: Math.round(Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE)) * 100) / 100,
-      source: { field: 'files' as const, start: 0, end: 0 },
-    };
-  });
+  const history = await Promise.all([...overlaps].map(([number, overlap]) => scoreEdge(ctx, pr, number, overlap, change.changed, kind, paths, repaired.has(number))));
   // One edge per pair: the deprecation link where it is the stronger.
-  const kept = history.map((edge) => (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge);
-  return [...kept, ...deprecations.filter((edge) => !lines.has(edge.to) && !repaired.has(edge.to))];
+  const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
+  const kept = history.map((edge) => ((deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge));
+  return [...kept, ...deprecations.filter((edge) => !overlaps.has(edge.to))];
+}
+
+/** Comment and docstring lines of a file at B's base. */
+async function fileComments(ctx: BlameContext, pr: PullRequestRecord, path: string): Promise<boolean[]> {
+  const content = await git(ctx.clone, ['show', `${pr.baseSha}:${path}`]).catch(() => '');
+  return commentLines(path, content);
+}
+
+async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: number, overlap: Overlap, changed: number, kind: FileKind, paths: string[], repaired: boolean): Promise<Edge> {
+  const a = ctx.byNumber.get(number) as PullRequestRecord;
+  const diffOfA = await git(ctx.clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha, '--', ...paths]).catch(() => '');
+  const words = corroboration(pr, a, ctx.all, introduced(diffOfA));
+  // Comments and docstrings beside code B changes are part of that change; alone, they count little.
+  const n = overlap.code + (overlap.code > 0 ? 1 : DOC_WEIGHT) * overlap.doc;
+  // A modified line is one removal and one addition; the share is of everything B changed, and of no less than a few lines.
+  const share = Math.min(1, (2 * n) / Math.max(MIN_CHANGED_LINES, changed));
+  const bonus = words.bonus + (repaired ? SAME_SWEEP_BONUS : 0);
+  const rework = reworkShare(pr, a, overlap.code + overlap.doc, kind);
+  const docsOnly = overlap.code === 0;
+  const lines = overlap.code + overlap.doc;
+  const why = `${words.why}${repaired ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
+  const raw = Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE));
+  // Words lift a link only as far as the code history carries it: one shared line stays weak.
+  const backed = words.bonus >= REGRESSION_BONUS;
+  const confidence = Math.round((docsOnly && !backed ? Math.min(DOCS_ONLY_CAP, raw) : raw) * 100) / 100;
+  const [strength, strengthWhy] = historyStrength(pr, number, kind, docsOnly, overlap.code);
+  return {
+    from: pr.number,
+    to: number,
+    kind: 'code-history',
+    evidence: `#${pr.number} changes ${lines} line${lines === 1 ? '' : 's'} that #${number} wrote${overlap.doc > 0 ? ` (${overlap.doc} of them comments or docstrings)` : ''} (${Math.round(share * 100)}% of its ${changed} changed lines of ${kindWord(kind)})${why}`,
+    confidence,
+    strength,
+    strengthWhy,
+    source: { field: 'files', start: 0, end: 0 },
+  };
+}
+
+/** Strong where B fixes or changes code A wrote; weak where it is only A's comments, A's tests, text, or one line without a fix. */
+function historyStrength(pr: PullRequestRecord, number: number, kind: FileKind, docsOnly: boolean, codeLines: number): [Strength, string] {
+  if (docsOnly) return ['weak', `#${pr.number} changes only comments or docstrings #${number} wrote`];
+  if (kind === 'test') return ['weak', `#${pr.number} changes only tests, #${number}'s among them`];
+  const thin = thinFollowUp(pr);
+  if (thin) return ['weak', `#${pr.number} ${thin}`];
+  if (saysFix(pr)) return ['strong', `#${pr.number} fixes code #${number} wrote`];
+  // One line of A's code changed, and no word of a fix: a small follow-up, real but thin.
+  if (codeLines < 2) return ['weak', `#${pr.number} changes one line of code #${number} wrote`];
+  return ['strong', `#${pr.number} changes code #${number} wrote`];
 }
 
 const kindWord = (kind: FileKind) => (kind === 'code' ? 'code' : 'tests');
@@ -241,28 +310,4 @@ function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number, kind
   const share = n <= added ? n / added : 0;
   if (n < REWORK_MIN_LINES || b.number < a.number || share < REWORK_MIN_SHARE) return { share: 0, why: '' };
   return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of ${kindWord(kind)} #${a.number} added` };
-}
-
-/**
- * Deprecation lines B deletes or rewrites, blamed with no window: what a PR deprecates is removed a
- * major version later, which no recency window would reach.
- */
-async function deprecationEdges(ctx: BlameContext, pr: PullRequestRecord, diff: string): Promise<Edge[]> {
-  const counts = new Map<number, number>();
-  if (!speaksOfDeprecation(pr)) return [];
-  for (const [path, numbers] of deprecationLines(diff)) {
-    const args = ['blame', '--porcelain', '-w', `--ignore-revs-file=${ctx.ignoreFile}`, ...numbers.flatMap((line) => ['-L', `${line},+1`]), pr.baseSha, '--', path];
-    for (const [sha, n] of blameCounts(await git(ctx.clone, args).catch(() => ''))) {
-      const number = ctx.owner.get(sha);
-      const earlier = (ctx.byNumber.get(number ?? -1)?.mergedAt ?? '') <= pr.mergedAt;
-      if (number !== undefined && number !== pr.number && earlier && !ctx.ignored.has(sha)) counts.set(number, (counts.get(number) ?? 0) + n);
-    }
-  }
-  const edges: Edge[] = [];
-  for (const [number, n] of counts) {
-    const a = ctx.byNumber.get(number) as PullRequestRecord;
-    const diffOfA = await git(ctx.clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha, '--', ...codePaths(a)]).catch(() => '');
-    if (addsDeprecations(diffOfA)) edges.push(deprecationEdge(pr.number, number, n));
-  }
-  return edges;
 }

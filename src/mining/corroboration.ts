@@ -4,9 +4,12 @@ import { splitMessage } from './commit-log';
 /** B says it repairs something: rewriting A's lines is then most likely repairing A. */
 const FIX_WORDS = /\b(fix(es|ed|ing)?|bug|crash(es)?|regression|broken|breaks?|breaking|typo|incorrect|wrong|leak|overflow|use-after-free|infinite loop)\b/i;
 const FIX_BONUS = 0.1;
+
+/** B's title or description calls it a fix. */
+export const saysFix = (b: PullRequestRecord) => FIX_WORDS.test(`${b.title}\n${b.body}`);
 /** B says an earlier change broke something: whoever wrote the lines it rewrites is the likeliest culprit. */
 const REGRESSION_WORDS = /\b(regress(ion|ions|ed)?|introduced (in|by|with)|broken (by|in|since)|broke in|caused by)\b/i;
-const REGRESSION_BONUS = 0.2;
+export const REGRESSION_BONUS = 0.2;
 /** B and A name the same code identifier: both are about the same thing. */
 const NAME_BONUS = 0.15;
 /** Identifiers in more than this share of PRs are the project's vocabulary, not a topic. */
@@ -31,7 +34,7 @@ function identifiers(pr: PullRequestRecord): Set<string> {
 }
 
 /** A title's long plain words: the frequency limit leaves only the rare ones ("OSS-Fuzz", "whitespace"). */
-const titleWords = (pr: PullRequestRecord) => new Set(pr.title.toLowerCase().match(/[a-z][a-z-]{5,}/g) ?? []);
+const titleWords = (pr: PullRequestRecord) => new Set(pr.title.replace(COMPONENT_TAG, '').toLowerCase().match(/[a-z][a-z-]{5,}/g) ?? []);
 
 /** Identifiers a PR's subjects name other than as a component tag: what the PR is about. */
 function topics(pr: PullRequestRecord): Set<string> {
@@ -56,7 +59,7 @@ function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
  * so), and both naming the
  * same identifier that few other PRs name (A in its words, or among the names its code brought in, `introducedByA`). Returns the confidence to add and why, for the evidence.
  */
-export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[], introducedByA: ReadonlySet<string> = new Set()): { bonus: number; why: string } {
+export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[], introducedByA: ReadonlySet<string> = new Set()): { bonus: number; why: string; shared?: string } {
   let bonus = 0;
   const why: string[] = [];
   // The title and description say what the PR is for; one "fix comment" commit among many does not.
@@ -82,7 +85,7 @@ export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: r
     bonus += NAME_BONUS;
     why.push(`both name ${shared[0]}`);
   }
-  return { bonus, why: why.length ? `; ${why.join('; ')}` : '' };
+  return { bonus, why: why.length ? `; ${why.join('; ')}` : '', ...(shared.length > 0 ? { shared: shared[0] } : {}) };
 }
 
 /** Names a diff's added lines hold that none of its deleted lines held: what the change brought in. */

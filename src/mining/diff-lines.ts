@@ -2,11 +2,15 @@
 export interface DiffLine {
   /** The file as it was before (undefined for a file the diff creates). */
   path?: string;
+  /** The file as it is after (undefined for a file the diff deletes). */
+  newPath?: string;
   sign: '+' | '-';
   /** The line without its sign. */
   text: string;
   /** For a deleted line, its number in the old file; for an added line, where the old side stands. */
   oldLine: number;
+  /** Which hunk of the diff the line is in, counted from 0. */
+  hunk: number;
 }
 
 /**
@@ -15,14 +19,17 @@ export interface DiffLine {
  */
 export function* diffLines(diff: string): Generator<DiffLine> {
   let path: string | undefined;
+  let newPath: string | undefined;
   let oldLine = 0;
   let header = false;
+  let hunk = -1;
   for (const text of diff.split('\n')) {
     if (text.startsWith('diff --git ')) header = true;
     else if (header && text.startsWith('--- ')) path = text === '--- /dev/null' ? undefined : text.slice(6);
-    else if (text.startsWith('@@')) [header, oldLine] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0)];
+    else if (header && text.startsWith('+++ ')) newPath = text === '+++ /dev/null' ? undefined : text.slice(6);
+    else if (text.startsWith('@@')) [header, oldLine, hunk] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0), hunk + 1];
     else if (header) continue;
-    else if (text.startsWith('+')) yield { path, sign: '+', text: text.slice(1), oldLine };
-    else if (text.startsWith('-')) yield { path, sign: '-', text: text.slice(1), oldLine: oldLine++ };
+    else if (text.startsWith('+')) yield { path, newPath, sign: '+', text: text.slice(1), oldLine, hunk };
+    else if (text.startsWith('-')) yield { path, newPath, sign: '-', text: text.slice(1), oldLine: oldLine++, hunk };
   }
 }

@@ -1,5 +1,5 @@
 import type { Chain, Edge, PullRequest } from '../schemas';
-import { DEFAULT_MAX_LENGTH, DEFAULT_MIN_CONFIDENCE, type ChainOptions } from './chains';
+import { chainStrength, DEFAULT_MAX_LENGTH, linkingEdges, type ChainOptions } from './chains';
 
 type Numbered = { prs: readonly { number: number }[] };
 
@@ -15,10 +15,10 @@ function strength(edges: readonly Edge[], a: number, b: number): number {
  */
 export function extensionPaths<C extends Numbered>(previous: readonly C[], edges: readonly Edge[], fresh: ReadonlySet<number>, opts: ChainOptions = {}): { chain: C; path: number[] }[] {
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
-  const minConfidence = opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
+  const linking = linkingEdges(edges, opts);
   const builtOn = (at: number, path: number[]) =>
-    edges
-      .filter((e) => e.to === at && fresh.has(e.from) && !path.includes(e.from) && e.confidence >= minConfidence)
+    linking
+      .filter((e) => e.to === at && fresh.has(e.from) && !path.includes(e.from))
       .sort((a, b) => b.confidence - a.confidence || a.from - b.from)[0]?.from;
   const paths: { chain: C; path: number[] }[] = [];
   for (const chain of previous) {
@@ -31,15 +31,16 @@ export function extensionPaths<C extends Numbered>(previous: readonly C[], edges
 
 /** An earlier chain grown by new PRs (already patched): a new id, its links and score as chains.ts makes them. */
 export function extendChain(chain: Chain, path: number[], patched: ReadonlyMap<number, PullRequest>, edges: readonly Edge[], opts: ChainOptions = {}): Chain {
-  const minConfidence = opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
+  const linking = linkingEdges(edges, opts);
   const members = new Set(path);
-  const strengths = path.slice(1).map((n, i) => strength(edges, path[i], n));
+  const strengths = path.slice(1).map((n, i) => strength(linking, path[i], n));
   return {
     id: `${chain.repo.name}#${path.join('-')}`,
     repo: chain.repo,
     prs: [...chain.prs, ...path.slice(chain.prs.length).map((n) => patched.get(n) as PullRequest)],
-    edges: edges.filter((e) => members.has(e.from) && members.has(e.to) && e.from !== e.to && e.confidence >= minConfidence),
+    edges: linking.filter((e) => members.has(e.from) && members.has(e.to)),
     score: Math.round((strengths.reduce((sum, x) => sum + x, 0) / strengths.length) * 1000) / 1000,
+    strength: chainStrength(path, linking),
   };
 }
 

@@ -41,3 +41,8 @@ export function fileKind(path: string): FileKind {
   const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
   return CODE_EXTENSIONS.has(extension) ? 'code' : 'other';
 }
+
+/** Whether a PR's files hold a test file: what `PullRequestRecord.changesTests` says. */
+export function changesTests(files: readonly { kind: FileKind }[]): boolean {
+  return files.some((file) => file.kind === 'test');
+}

@@ -2,6 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { PullRequestRecordSchema, type PullRequest, type PullRequestRecord } from '../schemas';
 import { changedFilesOf } from './changed-files';
+import { changesTests } from './file-kind';
 import { logCommits, splitMessage, type LoggedCommit } from './commit-log';
 import { MiningError, NotAGitRepositoryError } from './errors';
 import { git, GitError } from '../git';
@@ -276,6 +277,7 @@ function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestReco
     files,
     headSha: pr.head,
     commitShas: pr.own.map((c) => c.sha),
+    changesTests: changesTests(files),
   };
   const parsed = PullRequestRecordSchema.safeParse(candidate);
   if (!parsed.success) {

@@ -1,13 +1,16 @@
 import { inWindow, type DateWindow } from '../date-window';
 import { ChainSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord, type RepoSource } from '../schemas';
-import { buildChains, DEFAULT_MIN_CONFIDENCE, type ChainOptions } from './chains';
+import { buildChains, DEFAULT_MIN_CONFIDENCE, linkingEdges, type ChainOptions } from './chains';
+import { findCopies, redirect } from './copies';
 import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './code-history';
 import { dateCut } from './date-cut';
 import { filterPullRequests, type PrFilterOptions } from './filters';
 import { linkPullRequests, type LinkOptions } from './references';
 import { restoreEdges } from './restores';
 import { sharedFileEdges } from './shared-files';
-import { countByLength, countEdgesByKind, type MiningSummary } from './summary';
+import { chainCounts, countEdgesByKind, countLinksByKind, type MiningSummary } from './summary';
+import { withStrength } from './strength';
+import type { LinkJudge } from './link-judge/judge-links';
 
 export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOptions {
   /** Add the weak 'shares-files' edges between PRs that no text links. */
@@ -24,6 +27,13 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
    * new since then, the only ones whose code history is read (against the whole history).
    */
   since?: { edges: Edge[]; newPrs: ReadonlySet<number> };
+  /**
+   * Only PRs that change a test may be stages. This cuts chains rather than dropping them: links
+   * between the tested PRs still hold, so a chain is built from them alone.
+   */
+  requireTests?: boolean;
+  /** mine --judge-links: the model's verdict on candidate links (src/mining/link-judge/). */
+  judge?: LinkJudge;
 }
 
 /** A mention backed by code history: more than either, less than words that say what the link is. */
@@ -62,16 +72,23 @@ export async function recordsToChains(
   opts: PipelineOptions = {},
 ): Promise<PipelineResult> {
   const { edges: textEdges, tally } = linkPullRequests(prs, opts);
-  const { kept: eligible, dropped } = filterPullRequests(prs, opts);
+  // Backports, cherry-picks, the same patch twice and branch syncs are nobody's work of their own.
+  const copies = await findCopies(prs, textEdges, opts.clone);
+  const { kept: filtered, dropped } = filterPullRequests(prs, opts);
+  const eligible = filtered.filter((pr) => !copies.copyOf.has(pr.number) && !copies.syncs.has(pr.number));
+  const syncs = filtered.filter((pr) => copies.syncs.has(pr.number)).length;
+  // Only where there are some: most repositories land neither.
+  const extraDrops = Object.fromEntries(Object.entries({ 'branch-sync': syncs, copy: filtered.length - eligible.length - syncs }).filter(([, n]) => n > 0));
   // The graph (edges.jsonl, and so the chains left out by date) is the one a mine without the window builds.
   const { window } = opts;
-  const kept = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
+  const inWindowed = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
+  const kept = opts.requireTests ? inWindowed.filter((pr) => pr.changesTests ?? pr.files.some((file) => file.kind === 'test')) : inWindowed;
   const { since } = opts;
   const examined = since ? eligible.filter((pr) => since.newPrs.has(pr.number)) : eligible;
   const mentioned = new Set(textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`));
   const blame =
     opts.clone && opts.blameWindowDays !== 0
-      ? await codeHistoryEdges(opts.clone, prs, examined, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress, named: mentioned })
+      ? await codeHistoryEdges(opts.clone, prs, examined, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress, named: mentioned, copies })
       : [];
   // Words outrank code history for one pair: blame only adds pairs no text links. A PR that names
   // another and rewrites its lines builds on it, though either alone is only a hint.
@@ -79,19 +96,31 @@ export async function recordsToChains(
   const worded = textEdges.map((edge) => {
     const history = blamed.get(`${edge.from}->${edge.to}`);
     if (edge.kind !== 'mentions' || !history) return edge;
-    return { ...edge, kind: 'follow-up' as const, confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence), evidence: `${edge.evidence} (and ${history.evidence})` };
+    return { ...edge, kind: 'follow-up' as const, confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence), evidence: `${edge.evidence} (and ${history.evidence})`, strength: history.strength, strengthWhy: history.strengthWhy };
   });
   const wordedPairs = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
   // A later PR that adds back what a revert took out re-applies the reverted work, whatever it says.
   const reverts = textEdges.filter((edge) => edge.kind === 'reverts' && edge.confidence >= (opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE));
   const restores = opts.clone && opts.blameWindowDays !== 0 ? await restoreEdges(opts.clone, prs, reverts, (opts.blameWindowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000) : [];
-  const edges = strongestPerPair([
-    ...(since?.edges ?? []),
-    ...worded,
-    ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)),
-    ...restores,
-    ...(opts.sharedFiles ? sharedFileEdges(eligible) : []),
-  ]);
+  const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
+  const mined = withStrength(
+    strongestPerPair(
+      redirect(
+        [
+          ...(since?.edges ?? []),
+          ...worded,
+          ...blame.filter((edge) => !wordedPairs.has(`${edge.from}->${edge.to}`)),
+          ...restores,
+          ...(opts.sharedFiles ? sharedFileEdges(eligible) : []),
+        ],
+        copies,
+      ),
+    ),
+    byNumber,
+  );
+  const eligibleNumbers = new Set(eligible.map((pr) => pr.number));
+  const judged = await opts.judge?.(mined, { repo: opts.repo ?? repo.name, records: byNumber, eligible: eligibleNumbers, patches, minConfidence: opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE });
+  const edges = judged?.edges ?? mined;
   // A chain that straddles the window is not emitted; its inside part is, where two or more linked PRs remain.
   const planned = buildChains(repo, kept, edges, opts);
 
@@ -100,6 +129,9 @@ export async function recordsToChains(
   const patched = new Map((await patches([...members.values()])).map((pr) => [pr.number, pr]));
   const chains = planned.map((chain) => ChainSchema.parse({ ...chain, prs: chain.prs.map((pr) => patched.get(pr.number)) }));
 
+  const stageable = new Set(kept.map((pr) => pr.number));
+  const linked = new Set(linkingEdges(edges, opts).filter((edge) => stageable.has(edge.from) && stageable.has(edge.to)).flatMap((edge) => [edge.from, edge.to]));
+  const { inChains, ...counted } = chainCounts(chains);
   return {
     chains,
     edges,
@@ -107,11 +139,18 @@ export async function recordsToChains(
     summary: {
       prsSeen: prs.length,
       prsEligible: kept.length,
-      dropped: window ? { ...dropped, 'outside-window': eligible.length - kept.length } : dropped,
+      dropped: {
+        ...dropped,
+        ...extraDrops,
+        ...(window ? { 'outside-window': eligible.length - inWindowed.length } : {}),
+        ...(opts.requireTests ? { 'no-tests': inWindowed.length - kept.length } : {}),
+      },
       references: tally,
       edgesByKind: countEdgesByKind(edges),
-      chains: chains.length,
-      chainsByLength: countByLength(chains),
+      linksByKind: countLinksByKind(edges),
+      funnel: { merged: prs.length, eligible: kept.length, linked: linked.size, inChains },
+      ...counted,
+      ...(judged ? { linkJudge: judged.tally } : {}),
       ...(window ? { dates: { ...window, ...dateCut(window, buildChains(repo, eligible, edges, opts), planned) } } : {}),
     },
   };

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { DateWindowSchema } from '../date-window';
-import { EdgeKind, type Edge } from '../schemas';
+import { LinkJudgeTallySchema } from './link-judge/tally';
+import { EdgeKind, type Edge, type PullRequestRecord, type Strength } from '../schemas';
 
 const Count = z.number().int().nonnegative();
+const ByStrength = z.object({ strong: Count, weak: Count });
 
 /** What a mine found, written next to the chains file and printed at the end. */
 export const MiningSummarySchema = z.object({
@@ -20,6 +22,16 @@ export const MiningSummarySchema = z.object({
   chains: Count,
   /** Keys are chain lengths. */
   chainsByLength: z.record(z.string(), Count),
+  // The fields down to chainsWithTests came with link strengths; summaries written before lack them.
+  /** How many PRs each step keeps: merged (read), eligible (may be a stage), linked (a link chains use joins it to another eligible PR), in chains. */
+  funnel: z.object({ merged: Count, eligible: Count, linked: Count, inChains: Count }).optional(),
+  /** Edges of the edges file by kind and strength. */
+  linksByKind: z.record(EdgeKind, ByStrength).optional(),
+  chainsByStrength: ByStrength.optional(),
+  /** Keys are chain lengths. */
+  chainsByLengthAndStrength: z.record(z.string(), ByStrength).optional(),
+  /** Chains whose every stage changes a test (all of them under --require-tests). */
+  chainsWithTests: Count.optional(),
   /** GitHub only: requests sent, and answers taken from the cache instead. */
   requests: Count.optional(),
   cacheHits: Count.optional(),
@@ -35,6 +47,8 @@ export const MiningSummarySchema = z.object({
    * (PRs, edges, chains, of which grown from an earlier chain).
    */
   incremental: z.object({ since: z.string().optional(), newPrs: Count, newEdges: Count, chainsAdded: Count, chainsExtended: Count }).optional(),
+  /** With --judge-links and a model: candidates judged, dropped and not judged, tokens and cost. */
+  linkJudge: LinkJudgeTallySchema.optional(),
   /** Local only: commits read from the history. */
   commits: Count.optional(),
 });
@@ -50,4 +64,34 @@ export function countByLength(chains: readonly { prs: readonly unknown[] }[]): R
   const counts: Record<string, number> = {};
   for (const chain of chains) counts[chain.prs.length] = (counts[chain.prs.length] ?? 0) + 1;
   return counts;
+}
+
+type ChainShape = { prs: readonly Pick<PullRequestRecord, 'number' | 'files' | 'changesTests'>[]; strength?: Strength };
+
+const changesTests = (pr: ChainShape['prs'][number]) => pr.changesTests ?? pr.files.some((file) => file.kind === 'test');
+
+export function countLinksByKind(edges: readonly Edge[]): Record<EdgeKind, { strong: number; weak: number }> {
+  const counts = Object.fromEntries(EdgeKind.options.map((kind) => [kind, { strong: 0, weak: 0 }])) as Record<EdgeKind, { strong: number; weak: number }>;
+  for (const edge of edges) counts[edge.kind][edge.strength ?? 'strong'] += 1;
+  return counts;
+}
+
+/** What the summary says of a set of chains: lengths, strengths, tested ones, and the PRs they hold. */
+export function chainCounts(chains: readonly ChainShape[]) {
+  const chainsByStrength = { strong: 0, weak: 0 };
+  const chainsByLengthAndStrength: Record<string, { strong: number; weak: number }> = {};
+  for (const chain of chains) {
+    const strength = chain.strength ?? 'strong';
+    chainsByStrength[strength] += 1;
+    const row = (chainsByLengthAndStrength[chain.prs.length] ??= { strong: 0, weak: 0 });
+    row[strength] += 1;
+  }
+  return {
+    chains: chains.length,
+    chainsByLength: countByLength(chains),
+    chainsByStrength,
+    chainsByLengthAndStrength,
+    chainsWithTests: chains.filter((chain) => chain.prs.every(changesTests)).length,
+    inChains: new Set(chains.flatMap((chain) => chain.prs.map((pr) => pr.number))).size,
+  };
 }

@@ -16,6 +16,14 @@ const SWEEP_TOPICS = [
   String.raw`\bcompiler (flags?|warnings?|checks?)\b|\b(fix|remove) (all )?(compiler )?warnings\b`,
   String.raw`\bcode ?style\b`,
   String.raw`\bwhitespace\b.*\b(cleanup|remove|trailing)\b|\btrailing (white)?space\b`,
+  String.raw`\bunused (imports?|variables?|code)\b|\b(sort|organi[sz]e) imports\b`,
+  // Tool and docs-theme migrations: the project moves to another build, test, docs or CI tool.
+  String.raw`\b(migrate|switch|move|port|convert)\b.*\b(to|from)\b.*\b(pyproject(\.toml)?|setup\.cfg|flit|hatch|poetry|tox|nox|pytest|cmake|meson|gradle|maven|go modules|github actions|gh actions|sphinx|mkdocs|theme)\b`,
+  String.raw`\b(docs?|documentation|sphinx) theme\b|\btheme\b.*\bdocs\b`,
+  String.raw`^(ci|build)(\(.*\))?:|\b(ci|travis|appveyor|circleci|azure pipelines|github actions|gh actions|workflows?)\b.*\b(update|upgrade|config|configuration|setup|fix|migrat\w*|bump)\b`,
+  // i18n wrapping: every user-facing string passed through the translation call at once.
+  String.raw`\b(mark|wrap)\b.*\b(strings?|messages?)\b.*\b(translat\w*|i18n|gettext)\b|\b(translatable|localizable) strings\b`,
+  String.raw`\b(mass|bulk) (move|rename|replace)\b|\bmove (all|every)\b|\bsplit\b.*\binto (separate|several|multiple) (files|modules)\b`,
 ].map((pattern) => new RegExp(pattern, 'i'));
 const SWEEP = { test: (text: string) => SWEEP_TOPICS.some((topic) => topic.test(text)) };
 
@@ -45,7 +53,10 @@ export function isRelease(pr: PullRequestRecord): boolean {
   return RELEASE.test(pr.title.trim());
 }
 
-/** Formatting, renames, typing, lint, compiler-flag and port sweeps, and releases. */
+/**
+ * Formatting, renames, typing, lint, compiler-flag, port, tool, docs-theme, CI, i18n and move sweeps,
+ * and releases and version bumps: whatever else a release carries rides along with the bump.
+ */
 export function isSweep(pr: PullRequestRecord): boolean {
   if (isRelease(pr)) return true;
   if (pr.files.filter((file) => file.kind === 'code').length >= SWEEP_FILES) return true;

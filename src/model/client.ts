@@ -20,11 +20,11 @@ export interface ModelClientOptions {
   redactor?: Redactor;
 }
 
-const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: 'the judge', 'query-writer': 'the query writer' };
+const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: 'the judge', 'query-writer': 'the query writer', 'link-judge': 'the link judge' };
 
 /**
- * The one way chainsmith talks to an OpenAI-compatible endpoint, for the agent, the judge and the
- * query writer: every call carries its marker (markers.ts), is retried by the one retry policy
+ * The one way chainsmith talks to an OpenAI-compatible endpoint, for the agent, the judge, the query
+ * writer and the miner's link judge: every call carries its marker (markers.ts), is retried by the one retry policy
  * (retry.ts; the SDK itself never retries) and fails with the error tree of errors.ts, its text free
  * of the API key. The key stays in this object: it is never part of an error, a marker or a prompt.
  */

@@ -6,6 +6,8 @@ export interface ScheduleMineOptions {
   maxLength?: number;
   minConfidence?: number;
   blameDays?: number;
+  minStrength?: 'strong' | 'weak';
+  requireTests?: boolean;
   mergedAfter?: string;
   mergedBefore?: string;
 }

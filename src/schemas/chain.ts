@@ -16,6 +16,21 @@ export const EdgeSourceSchema = z.object({
 });
 export type EdgeSource = z.infer<typeof EdgeSourceSchema>;
 
+/**
+ * How much the later PR needs the earlier one (shared/DESIGN.md, "What counts as a link"). 'strong': it
+ * fixes a defect the earlier one introduced, reverts or restores it, or changes or extends behaviour it
+ * added; 'weak': real but thin (deprecate → remove, a typo in its text, a small test or message follow-up).
+ */
+export const Strength = z.enum(['strong', 'weak']);
+export type Strength = z.infer<typeof Strength>;
+
+/** What the link judge (`mine --judge-links`) said of an edge, or why it could not say. */
+export const EdgeJudgementSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('judged'), verdict: Strength, reason: z.string(), model: z.string() }),
+  z.object({ status: z.literal('not judged'), reason: z.string() }),
+]);
+export type EdgeJudgement = z.infer<typeof EdgeJudgementSchema>;
+
 /** `from` depends on `to`: `to` must come earlier in a chain. */
 export const EdgeSchema = z.object({
   from: z.number().int().positive(),
@@ -24,6 +39,12 @@ export const EdgeSchema = z.object({
   evidence: z.string(),
   confidence: z.number().min(0).max(1),
   source: EdgeSourceSchema.optional(),
+  // Edges mined before strength was known lack these two.
+  strength: Strength.optional(),
+  /** Why the edge has its strength. */
+  strengthWhy: z.string().optional(),
+  /** Only on the candidates the link judge was asked about (a verdict of none drops the edge). */
+  judgement: EdgeJudgementSchema.optional(),
 });
 export type Edge = z.infer<typeof EdgeSchema>;
 
@@ -43,5 +64,7 @@ export const ChainSchema = z.object({
   edges: z.array(EdgeSchema),
   /** Mean confidence of the links that hold the chain together, in [0, 1]. */
   score: z.number().min(0).max(1).optional(),
+  /** The weakest of the links that hold the chain together. */
+  strength: Strength.optional(),
 });
 export type Chain = z.infer<typeof ChainSchema>;

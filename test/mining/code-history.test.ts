@@ -53,7 +53,7 @@ test('a version release that lands a fix links to whose lines the fix changes, n
   await repo.quickPr(3, 'Release 1.7.4', '', { 'src/printer.c': rewrite(printer, 2, 2, 'fixed'), 'src/version.h': '#define VERSION_PATCH 4\n' });
   const { prs } = await readLocalPullRequests(repo.path);
   const edges = await codeHistoryEdges(repo.path, prs, prs);
-  expect(edges.map(({ from, to, evidence }) => `${from}->${to}: ${evidence}`)).toEqual(['3->1: #3 changes 2 lines that #1 wrote (67% of its 6 changed lines of code)']);
+  expect(edges.map(({ from, to, evidence }) => `${from}->${to}: ${evidence}`)).toEqual(['3->1: #3 changes 2 lines that #1 wrote (100% of its 4 changed lines of code)']);
 });
 
 test('a title naming what an earlier PR\'s code brought in corroborates the code history; a name it only used does not', async () => {
@@ -96,7 +96,7 @@ test('a name both PRs use only to tag their commits\' component corroborates not
   const booleans = makePr(2, { title: 'Return booleans', messages: ['print_array: return boolean', 'tests: print_string: expect false'] });
   const speedUp = makePr(3, { title: 'Speed up print_array', messages: ['print_array: fewer copies'] });
   expect(corroboration(booleans, simplify, [simplify, booleans])).toEqual({ bonus: 0, why: '' });
-  expect(corroboration(speedUp, simplify, [simplify, speedUp])).toEqual({ bonus: 0.15, why: '; both name print_array' });
+  expect(corroboration(speedUp, simplify, [simplify, speedUp])).toEqual({ bonus: 0.15, why: '; both name print_array', shared: 'print_array' });
 });
 
 test('a rare long word both titles say corroborates the code history; a common one does not', () => {
@@ -104,7 +104,7 @@ test('a rare long word both titles say corroborates the code history; a common o
   const build = makePr(2, { title: 'Build OSS-Fuzz targets with CXX' });
   const docs = makePr(3, { title: 'Document the integration' });
   const all = [fuzz, build, docs, ...Array.from({ length: 120 }, (_, i) => makePr(10 + i, { title: `Tidy integration ${i}` }))];
-  expect(corroboration(build, fuzz, all)).toEqual({ bonus: 0.15, why: '; both name oss-fuzz' });
+  expect(corroboration(build, fuzz, all)).toEqual({ bonus: 0.15, why: '; both name oss-fuzz', shared: 'oss-fuzz' });
   expect(corroboration(docs, fuzz, all)).toEqual({ bonus: 0, why: '' });
 });
 
@@ -179,7 +179,7 @@ test('removing what a PR deprecated links to it at any age; rewording a deprecat
   // No recency window at all: only the deprecation rule can link.
   const edges = await codeHistoryEdges(repo.path, prs, prs, { windowDays: 0 });
   expect(edges.map(({ from, to, kind, confidence, evidence }) => `${from}->${to} ${kind} ${confidence}: ${evidence}`)).toEqual([
-    '5->2 follow-up 0.8: #5 removes or changes 1 deprecation line that #2 wrote',
+    '5->2 follow-up 0.8: #5 removes 1 deprecation line that #2 wrote',
   ]);
 });
 
@@ -189,7 +189,7 @@ test('a PR that speaks of a sweep\'s topic and changes lines the sweep wrote rep
   await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
   const typed = parser.replace(/parser line (\d+)\n/g, 'parser line $1: int\n');
   await repo.quickPr(2, 'Add type annotations', '', { 'src/parser.py': typed });
-  await repo.quickPr(3, 'Install the docs theme', '', { 'src/parser.py': typed.replace('parser line 3: int', 'parser line 3') });
+  await repo.quickPr(3, 'Count lines from zero', '', { 'src/parser.py': typed.replace('parser line 3: int', 'parser line 3') });
   // #4's title is no sweep's; one of its commits speaks of typing.
   await repo.run('checkout', '-q', '-b', 'py36', 'main');
   await repo.commit('Fix typing that Python 3.6 lacks', { 'src/parser.py': typed.replace('parser line 3: int', 'parser line 3').replace('parser line 9: int', 'parser line 9: "int"') });
@@ -197,8 +197,9 @@ test('a PR that speaks of a sweep\'s topic and changes lines the sweep wrote rep
   const { prs } = await readLocalPullRequests(repo.path);
   const edges = await codeHistoryEdges(repo.path, prs, prs);
   expect(edges.map(({ from, to, confidence, evidence }) => `${from}->${to} ${confidence}: ${evidence}`)).toEqual([
-    '3->1 0.8: #3 changes 1 line that #1 wrote (100% of its 2 changed lines of code)',
-    '4->2 0.9: #4 changes 1 line that #2 wrote (100% of its 2 changed lines of code); #4 speaks of the same sweep',
+    // One line of a one-line change is not all about #1 (a full share scores 0.8).
+    '3->1 0.63: #3 changes 1 line that #1 wrote (67% of its 2 changed lines of code)',
+    '4->2 0.78: #4 changes 1 line that #2 wrote (67% of its 2 changed lines of code); #4 speaks of the same sweep',
   ]);
 });
 

@@ -66,15 +66,22 @@ describe.each(['merge', 'squash'])('a %s history', (style) => {
     expect(chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([
       [2, 4, 5, 6],
       [2, 4, 5, 7],
-      [10, 11],
       [40, 41, 42],
       PLUGIN_STEPS.slice(0, 5),
       PLUGIN_STEPS.slice(4, 9),
       PLUGIN_STEPS.slice(7),
     ]);
     expect(summary.dropped).toEqual({ bot: 1, 'no-code': 1, oversized: 0 });
-    expect(summary.chainsByLength).toEqual({ 2: 1, 3: 1, 4: 2, 5: 3 });
+    expect(summary.chainsByLength).toEqual({ 3: 1, 4: 2, 5: 3 });
     expect(chains[0].score).toBeCloseTo((0.95 + 0.9 + 0.95) / 3, 3);
+  });
+
+  test('a weak link (#11 only fixes the test of #10) joins chains only with --min-strength weak, and makes the chain weak', async () => {
+    const { edges } = await chainsOf(style);
+    expect(edges.find((edge) => edge.from === 11)).toMatchObject({ to: 10, kind: 'fixes', strength: 'weak', strengthWhy: '#11 changes only tests or docs' });
+    const { chains, summary } = await chainsOf(style, { minStrength: 'weak' });
+    expect(chains.filter((chain) => chain.strength === 'weak').map((chain) => chain.id)).toEqual(['acme/widgets#10-11']);
+    expect(summary.chainsByStrength).toEqual({ strong: 6, weak: 1 });
   });
 
   test('a cap of 10 keeps ten stages in one chain', async () => {

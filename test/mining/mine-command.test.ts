@@ -9,6 +9,7 @@ import { companionPaths, mineToFiles } from '../../src/mining/output/mine-to-fil
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { PullRequestRecordSchema } from '../../src/schemas';
 import { FakeGitHub, rateLimited, serverError } from '../support/fake-github';
+import { HistoryBuilder } from './history-builder';
 import { widgetsStory } from './story';
 
 const run = promisify(execFile);
@@ -44,7 +45,8 @@ test('a mine writes chains start can read, every PR record, and a summary', asyn
   const r = await cli(['mine', '--repo', clone, '--name', 'acme/widgets', '--out', out, '--max-length', '3']);
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/^mined 24 PRs \(22 eligible; left out 1 bot, 1 no-code\)$/m);
-  expect(r.stdout).toMatch(/acme\/widgets#2-4-5: #2 → #4 → #5 {2}score 0\.925$/m);
+  expect(r.stdout).toMatch(/^funnel: 24 merged → 22 eligible → \d+ linked → \d+ in chains$/m);
+  expect(r.stdout).toMatch(/acme\/widgets#2-4-5: #2 → #4 → #5 {2}score 0\.925, strong$/m);
 
   const chains = await readChains(out);
   expect(chains.every((chain) => chain.prs.length >= 2 && chain.prs.length <= 3)).toBe(true);
@@ -57,6 +59,45 @@ test('a mine writes chains start can read, every PR record, and a summary', asyn
   expect(Object.values(summary.chainsByLength).reduce((a, b) => a + b, 0)).toBe(chains.length);
 });
 
+test('--min-strength strong and --require-tests keep strong, tested chains; the summary counts the funnel, strengths and tested chains', async () => {
+  // #1 → #2 → #3 → #4 → #5 by their words; #3 changes no test, #5 only fixes a typo (a weak link).
+  const tests = (name: string) => ({ [`tests/test_${name}.py`]: `def test_${name}():\n    assert ${name}()\n` });
+  const history = new HistoryBuilder({ 'pkg/__init__.py': '' });
+  const steps: [number, string, Record<string, string>][] = [
+    [1, 'Add the cache', { 'pkg/cache.py': 'def get(key):\n    return store[key]\n', ...tests('get') }],
+    [2, 'Follow-up to #1: expire entries', { 'pkg/expire.py': 'def expire(key):\n    del store[key]\n', ...tests('expire') }],
+    [3, 'Follow-up to #2: log expiries', { 'pkg/log.py': 'def log(key):\n    print(key)\n' }],
+    [4, 'Follow-up to #3: count expiries', { 'pkg/count.py': 'def count():\n    return len(store)\n', ...tests('count') }],
+    [5, 'Follow-up to #4: fix a typo in the count message', { 'pkg/count.py': 'def count():\n    return len(store)  # entries\n', ...tests('count_message') }],
+  ];
+  for (const [number, title, files] of steps) history.pr({ number, title, landing: 'squash', commits: [{ message: title, files }] });
+  const repo = join(root, 'tested');
+  await history.write(repo);
+  await run('mkdir', ['-p', join(root, 'strict')]);
+  const read = async (out: string) => ({
+    chains: await readChains(out).catch(() => []),
+    summary: MiningSummarySchema.parse(JSON.parse(await readFile(companionPaths(out).summary, 'utf8'))),
+    records: (await readFile(companionPaths(out).prs, 'utf8')).trim().split('\n').map((line) => PullRequestRecordSchema.parse(JSON.parse(line))),
+  });
+  const ids = (chains: { id: string; strength?: string }[]) => chains.map((chain) => `${chain.id} ${chain.strength}`);
+  const loose = join(root, 'strict', 'loose.jsonl');
+  expect((await cli(['mine', '--repo', repo, '--name', 'acme/cache', '--out', loose, '--min-strength', 'weak'])).code).toBe(0);
+  const strict = join(root, 'strict', 'strict.jsonl');
+  const r = await cli(['mine', '--repo', repo, '--name', 'acme/cache', '--out', strict, '--min-strength', 'strong', '--require-tests']);
+  expect(r.code).toBe(0);
+  const [before, after] = [await read(loose), await read(strict)];
+  expect(before.records.map((pr) => [pr.number, pr.changesTests])).toEqual([[1, true], [2, true], [3, false], [4, true], [5, true]]);
+  expect(ids(before.chains)).toEqual(['acme/cache#1-2-3-4-5 weak']);
+  expect(before.summary).toMatchObject({ chainsWithTests: 0, chainsByStrength: { strong: 0, weak: 1 }, funnel: { merged: 5, eligible: 5, linked: 5, inChains: 5 } });
+  // Cut, not dropped: without #3 the tested PRs still hold a chain; without the weak typo link, #5 is left out.
+  expect(ids(after.chains)).toEqual(['acme/cache#1-2 strong']);
+  expect(after.summary).toMatchObject({ chainsWithTests: 1, chainsByStrength: { strong: 1, weak: 0 }, funnel: { merged: 5, eligible: 4, linked: 2, inChains: 2 } });
+  expect(after.summary.dropped['no-tests']).toBe(1);
+  expect(after.summary.linksByKind?.['follow-up']).toEqual({ strong: 3, weak: 1 });
+  expect(r.stdout).toContain('funnel: 5 merged → 4 eligible → 2 linked → 2 in chains');
+  expect(r.stdout).toContain('4 follow-up (3 strong, 1 weak)');
+});
+
 test('bad input exits 2 with one clear line and writes nothing', async () => {
   const out = join(root, 'bad.jsonl');
   const notRepo = await mkdtemp(join(root, 'plain-'));
@@ -65,6 +106,9 @@ test('bad input exits 2 with one clear line and writes nothing', async () => {
     [['mine', '--repo', notRepo, '--out', out], /^error: not a git repository: /],
     [['mine', '--repo', clone, '--github', 'a/b', '--out', out], /^error: say what to mine/],
     [['mine', '--repo', clone, '--out', out, '--min-confidence', '2'], /^error: --min-confidence must be a number from 0 to 1, got "2"$/],
+    [['mine', '--repo', clone, '--out', out, '--min-strength', 'medium'], /^error: --min-strength wants strong or weak, got "medium"$/],
+    [['mine', '--repo', clone, '--out', out, '--min-strength', ''], /^error: --min-strength wants strong or weak, got ""$/],
+    [['mine', '--repo', clone, '--out', out, '--require-tests', 'yes'], /^error: too many arguments for 'mine'/],
   ];
   for (const [args, message] of cases) {
     const r = await cli(args);

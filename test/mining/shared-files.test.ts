@@ -30,8 +30,8 @@ test('shared-file edges are off by default and never outrank what a PR says', as
   const patches = async (records: PullRequestRecord[]) => records.map((pr) => ({ ...pr, patch: '' }));
   const plain = await recordsToChains({ name: 'r', path: '/r' }, prs, patches);
   expect(plain.chains.map((c) => c.id)).toEqual(['r#1-2']);
-  // Shared files (0.2) are below the default link confidence (0.6): only a caller who lowers it chains on them.
-  const weak = await recordsToChains({ name: 'r', path: '/r' }, prs, patches, { sharedFiles: true, minConfidence: 0 });
+  // Shared files (0.2, weak) are below the default link confidence (0.6) and strength: only a caller who lowers both chains on them.
+  const weak = await recordsToChains({ name: 'r', path: '/r' }, prs, patches, { sharedFiles: true, minConfidence: 0, minStrength: 'weak' });
   expect(weak.chains.map((c) => c.id)).toEqual(['r#1-2-3']);
   expect(weak.edges.find((e) => e.from === 2)).toMatchObject({ to: 1, kind: 'follow-up' });
   expect(weak.summary.edgesByKind['shares-files']).toBe(1);

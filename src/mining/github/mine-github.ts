@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InputError } from '../../errors';
 import { PullRequestRecordSchema, type PullRequestRecord } from '../../schemas';
 import { GitHubUnavailableError } from '../errors';
-import { fileKind } from '../file-kind';
+import { changesTests, fileKind } from '../file-kind';
 import type { ProgressListener } from '../progress';
 import type { GitHubClient } from './client';
 import type { GitHubContext } from './context';
@@ -229,6 +229,7 @@ function toRecord(item: PullListItem, detail: PullDetail): unknown {
     baseSha: rebased ? detail.rebaseBase : merge.parents[0],
     mergeSha: merge.oid,
     files: detail.files.map((file) => ({ ...file, kind: fileKind(file.path), binary: false })),
+    changesTests: changesTests(detail.files.map((file) => ({ kind: fileKind(file.path) }))),
     headSha: item.head.sha,
     commitShas: detail.commits.map((commit) => commit.oid),
     labels: item.labels.map((label) => label.name),

@@ -33,7 +33,7 @@ export interface PreviousMine {
 
 /** The options that shape the graph and the chains, with their CLI names, for the cursor. */
 export function mineFingerprint(opts: Record<string, unknown>): Record<string, unknown> {
-  const keys = ['repo', 'github', 'name', 'branch', 'clone', 'maxLength', 'maxChainsPerPr', 'minConfidence', 'blameDays', 'maxChangedLines', 'keepBots', 'keepNoCode', 'sharedFiles', 'mergedAfter', 'mergedBefore'];
+  const keys = ['repo', 'github', 'name', 'branch', 'clone', 'maxLength', 'maxChainsPerPr', 'minConfidence', 'blameDays', 'maxChangedLines', 'keepBots', 'keepNoCode', 'sharedFiles', 'mergedAfter', 'mergedBefore', 'minStrength', 'requireTests', 'judgeLinks'];
   return Object.fromEntries(keys.filter((key) => opts[key] !== undefined && opts[key] !== false).map((key) => [key, opts[key]]));
 }
 

@@ -1,7 +1,7 @@
 import { addedChains, extendChain, extensionPaths } from '../extend-chains';
 import type { ChainOptions } from '../chains';
 import { git, GitError } from '../../git';
-import { countByLength } from '../summary';
+import { chainCounts } from '../summary';
 import { InputError } from '../../errors';
 import type { Chain, Edge, PullRequest, PullRequestRecord } from '../../schemas';
 import type { PreviousMine } from './cursor';
@@ -59,10 +59,11 @@ export async function growPrevious(previous: PreviousMine, result: MineResult, o
   const added = addedChains(previous.chains, extensions, result.chains, newNumbers);
   const chains: Chain[] = [...previous.chains, ...added];
   const earlierPairs = new Set(previous.edges.map((edge) => `${edge.from}->${edge.to}`));
+  const { inChains, ...counted } = chainCounts(chains);
   const summary = {
     ...result.summary,
-    chains: chains.length,
-    chainsByLength: countByLength(chains),
+    ...counted,
+    ...(result.summary.funnel ? { funnel: { ...result.summary.funnel, inChains } } : {}),
     incremental: {
       since: previous.cursor.lastMergedAt,
       newPrs: newRecords.length,

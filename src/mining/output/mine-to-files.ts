@@ -15,6 +15,8 @@ import { progressBar } from '../progress-bar';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
 import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../../schemas';
 import { writeChains } from './chains-file';
+import { describeJudging } from '../link-judge/report';
+import type { JudgeInput, LinkJudge } from '../link-judge/judge-links';
 import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
 import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './incremental';
 
@@ -94,6 +96,8 @@ export interface MineEnvironment {
   warn?: (message: string) => void;
   /** Only tests change this (see createGitHubClient). */
   secondMs?: number;
+  /** mine --judge-links with a model configured (src/mining/link-judge/from-config.ts). */
+  judge?: LinkJudge;
 }
 
 /** The API base URL, checked before a request: an http(s) URL. */
@@ -227,7 +231,7 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   const window = dateWindow(opts.mergedAfter, opts.mergedBefore);
   await checkOutputLocation(opts.out);
   const paths = companionPaths(opts.out);
-  const fingerprint = mineFingerprint({ ...opts, repo: opts.repo && resolve(opts.repo), clone: opts.clone && resolve(opts.clone) });
+  const fingerprint = mineFingerprint({ ...opts, judgeLinks: environment.judge?.model, repo: opts.repo && resolve(opts.repo), clone: opts.clone && resolve(opts.clone) });
   const previous = opts.fresh ? undefined : await readPreviousMine({ chains: opts.out, ...paths }, fingerprint);
   const tip = await localTip(opts, previous);
   if (previous && tip && tip === previous.cursor.head) {
@@ -238,7 +242,8 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   let result: MineResult;
   try {
     const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
-    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous) };
+    const { judge } = environment;
+    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous), judge: judge && Object.assign((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress: bar?.listener }), { model: judge.model }) };
     result = opts.github
       ? await mineFromGitHub({ ...source, github: opts.github }, environment)
       : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
@@ -266,7 +271,11 @@ function unchanged(previous: PreviousMine): MineResult {
 
 function report(summary: MiningSummary, chains: Chain[], out: string, paths: ReturnType<typeof companionPaths>): void {
   const dropped = Object.entries(summary.dropped).filter(([, n]) => n > 0).map(([why, n]) => `${n} ${why}`);
-  const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
+  const strengths = (kind: string) => {
+    const counts = summary.linksByKind?.[kind as keyof typeof summary.edgesByKind];
+    return counts ? ` (${counts.strong} strong, ${counts.weak} weak)` : '';
+  };
+  const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}${strengths(kind)}`);
   const lengths = Object.entries(summary.chainsByLength).map(([length, n]) => `${n}×${length}`);
   const requests = summary.requests === undefined ? '' : `; ${summary.requests} GitHub requests, ${summary.cacheHits} answers from the cache`;
   console.log(`mined ${summary.prsSeen} PRs (${summary.prsEligible} eligible${dropped.length ? `; left out ${dropped.join(', ')}` : ''})${requests}`);
@@ -275,11 +284,16 @@ function report(summary: MiningSummary, chains: Chain[], out: string, paths: Ret
     const { chainsLeftOut, chainsShortened } = summary.dates;
     console.log(`dates: ${describeWindow(summary.dates)}; ${chainsLeftOut} chain(s) reaching outside left out, ${chainsShortened} kept as their inside part`);
   }
-  console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs)` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
+  const { funnel, chainsByStrength } = summary;
+  if (funnel) console.log(`funnel: ${funnel.merged} merged → ${funnel.eligible} eligible → ${funnel.linked} linked → ${funnel.inChains} in chains`);
+  const tested = summary.chainsWithTests === undefined ? '' : `; ${summary.chainsWithTests} with a test change in every stage`;
+  const strong = chainsByStrength ? `; ${chainsByStrength.strong} strong, ${chainsByStrength.weak} weak` : '';
+  console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs${strong}${tested})` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
+  if (summary.linkJudge) console.log(describeJudging(summary.linkJudge));
   const grown = summary.incremental;
   if (grown) {
     console.log(`since the last mine (last merge ${grown.since ?? 'none'}): ${grown.newPrs} new PRs, ${grown.newEdges} new edges, ${grown.chainsAdded} new chains (${grown.chainsExtended} grown from an earlier one); cursor → ${paths.cursor}`);
   }
   // After a rerun only the chains it added are listed; the earlier ones are in the file as they were.
-  for (const c of grown ? chains.slice(chains.length - grown.chainsAdded) : chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}`);
+  for (const c of grown ? chains.slice(chains.length - grown.chainsAdded) : chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}${c.strength ? `, ${c.strength}` : ''}`);
 }
