@@ -15,6 +15,8 @@ import type { Chain, Trajectory } from '../src/schemas';
 import { countTokens } from '../src/dataset/tokens';
 import { crashRun } from '../test/support/crash-run';
 import { chainUnderKills, type ChainUnderKills } from '../test/support/kills-anywhere';
+import { seededRandom } from '../test/support/seeded-random';
+import { redoneByKill, type RedoneAfterKill } from './support/redone-work';
 import { startEngines, testConfig, type Engines } from '../test/support/engines';
 import { FakeOpenAI } from '../test/support/fake-openai';
 import { demoChain } from '../test/support/demo-chain';
@@ -174,46 +176,81 @@ async function stepsRedonePerKill(): Promise<Figure[]> {
   const env = { OPENAI_API_KEY: 'sk-bench', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
   const run = await crashRun({ chain, config: testConfig(env), env, kills: 20, notesPerStage: 10 });
   log(`crash run: ${run.result.status}, ${run.kills} SIGKILLs, ${run.redone} of ${run.calls} agent calls were repeats`);
-  // Named apart from the kills-anywhere mean (`steps_redone_per_kill`): these kills all land 0-150 ms after an agent step's model request.
+  // Agent model calls only, and a mean: these kills all land 0-150 ms after an agent step's model request (the anywhere section counts every unit per kill).
   return [{ measure: 'steps_redone_per_kill_mid_step', value: round(run.redone / run.kills, 3), unit: 'steps/kill', goal: `<= 1 (${run.kills} SIGKILLs of the worker mid-rollout)` }];
 }
 
 /**
- * SIGKILLs at uniformly random moments across whole chains (kills-anywhere.ts), each chain in a data
- * directory of its own so gold validation really runs (it is cached per store), until `KILLS` kills.
+ * SIGKILLs at moments drawn (seeded) uniformly over a chain's whole life, gold validation to export,
+ * each chain in a data directory of its own so gold validation really runs (it is cached per store),
+ * until KILLS kills. Every call of the model takes LATENCY_MS, the judge's and the query writer's too,
+ * so kills land in them as often as their share of the chain's time. What each kill made chainsmith do
+ * again comes from the workers' work journal (src/work-journal.ts, bench/support/redone-work.ts).
  */
 async function killsAnywhere(): Promise<Figure[]> {
-  const KILLS = 30;
+  const KILLS = Number(process.env.CHAINSMITH_BENCH_KILLS ?? 30);
+  const PER_CHAIN = 3;
   const NOTES = 6;
+  const LATENCY_MS = 300;
+  const random = seededRandom(Number(process.env.CHAINSMITH_BENCH_SEED ?? 26));
   const base = await demoChain('bench-anywhere');
   const env = { OPENAI_API_KEY: 'sk-bench', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
-  const calm = await chainUnderKills({ chain: renamed(base, 'calm'), config: testConfig(env), env, notesPerStage: NOTES });
-  log(`one chain without kills: ${calm.result.status} in ${calm.wallSeconds.toFixed(1)} s`);
+  const calm = await chainUnderKills({ chain: renamed(base, 'calm'), config: testConfig(env), env, notesPerStage: NOTES, latencyMs: LATENCY_MS });
+  const calmRedone = redoneByKill(calm.journal, []).withoutKill;
+  log(`one chain without kills: ${calm.result.status}, ${calm.lifeSeconds.toFixed(1)} s of life; ${calm.journal.length / 2} pieces of work journaled, ${calmRedone} started twice`);
   const runs: ChainUnderKills[] = [];
-  // Kills are drawn over a chain's length: the calm run's, shortened by any chain that ran through
-  // without one (the calm run may have met more load than the machine has now, and a window longer
-  // than the chain lets most kills fall after its end).
-  let window = calm.wallSeconds;
-  // Bounded: 40 chains at most (about 2.5 kills land in each).
-  for (let i = 0; runs.flatMap((r) => r.phases).length < KILLS && i < 40; i++) {
-    const run = await chainUnderKills({ chain: renamed(base, `k${i}`), config: testConfig(env), env, notesPerStage: NOTES, killWithinSeconds: window });
-    log(`chain ${i + 1}: ${run.result.status} in ${run.wallSeconds.toFixed(1)} s, kills within ${window.toFixed(1)} s during ${run.phases.join(', ') || 'nothing'}; steps redone ${run.redone.join(', ')}`);
-    if (run.phases.length === 0) window = Math.min(window, run.wallSeconds);
+  const perKill: RedoneAfterKill[] = [];
+  let withoutKill = calmRedone;
+  // Bounded: twice the chains the kills need (a chain that ran faster than the calm one leaves its late kills undone).
+  for (let i = 0; perKill.length < KILLS && i < (2 * KILLS) / PER_CHAIN; i++) {
+    const killAt = [...Array(PER_CHAIN)].map(() => random() * calm.lifeSeconds);
+    const run = await chainUnderKills({ chain: renamed(base, `k${i}`), config: testConfig(env), env, notesPerStage: NOTES, latencyMs: LATENCY_MS, killAt });
+    const redone = redoneByKill(run.journal, run.killTimes);
+    withoutKill += redone.withoutKill;
+    perKill.push(...redone.perKill);
+    log(
+      `chain ${i + 1}: ${run.result.status} in ${run.lifeSeconds.toFixed(1)} s, kills at ${[...killAt].sort((a, b) => a - b).map((x) => x.toFixed(1)).join(', ')} s of life during ${run.phases.join(', ') || 'nothing'}; ` +
+        `redone per kill: ${redone.perKill.map((r) => `${r.units} units ${r.seconds.toFixed(1)} s [${[...r.what].map(([w, n]) => `${w} ${n}`).join(', ')}]`).join('; ')}`,
+    );
     for (const left of run.containersLeft) log(`  left behind: ${left}`);
     runs.push(run);
   }
-  const redone = runs.flatMap((r) => r.redone);
   const phases = new Map<string, number>();
   for (const p of runs.flatMap((r) => r.phases)) phases.set(p, (phases.get(p) ?? 0) + 1);
   const where = [...phases].map(([p, n]) => `${p} ${n}`).join(', ');
+  const what = new Map<string, number>();
+  for (const r of perKill) for (const [w, n] of r.what) what.set(w, (what.get(w) ?? 0) + n);
+  const from = [...what].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w} ${n}`).join(', ') || 'nothing';
+  const worst = perKill.reduce((a, r) => (r.units > a.units ? r : a), perKill[0]);
   const notAccepted = runs.filter((r) => r.result.status !== 'accepted').length;
-  const context = `${redone.length} SIGKILLs at uniformly random moments over ${runs.length} chains of 3 stages (${where}); ${notAccepted} chain(s) not accepted`;
+  const context = `${perKill.length} SIGKILLs at seeded uniform moments over ${runs.length} chains of 3 stages, ${LATENCY_MS} ms a model call (${where}); ${notAccepted} chain(s) not accepted`;
+  const units = perKill.map((r) => r.units);
   return [
-    { measure: 'steps_redone_per_kill_max', value: Math.max(0, ...redone), unit: 'steps', goal: `<= 1 (${context})` },
-    { measure: 'steps_redone_per_kill', value: round(redone.reduce((a, b) => a + b, 0) / Math.max(1, redone.length), 3), unit: 'steps/kill', goal: `<= 1, the mean (${context})` },
+    {
+      measure: 'redone_units_per_kill_max',
+      value: Math.max(0, ...units),
+      unit: 'units',
+      goal: `<= 1 (${context}; units a kill made run again, model calls, test commands and environment builds, in all: ${from}; the worst kill: ${[...(worst?.what ?? [])].map(([w, n]) => `${w} ${n}`).join(', ')})`,
+    },
+    { measure: 'redone_units_per_kill', value: round(units.reduce((a, b) => a + b, 0) / Math.max(1, units.length), 3), unit: 'units/kill', goal: `context: the mean (${context})` },
+    {
+      measure: 'redone_completed_units_per_kill_max',
+      value: Math.max(0, ...perKill.map((r) => r.completed)),
+      unit: 'units',
+      goal: `0: units that had finished before the kill and ran again, their result lost (${context})`,
+    },
+    { measure: 'redone_seconds_per_kill_p95', value: round(quantile(perKill.map((r) => r.seconds), 0.95), 2), unit: 's', goal: `context: seconds the runs a kill made run again had spent before it, units, sandbox opens and agent actions (${context}; max ${round(Math.max(0, ...perKill.map((r) => r.seconds)), 2)})` },
+    { measure: 'redone_units_without_kill', value: withoutKill, unit: 'units', goal: `0: work started twice with no kill between (an unstable id, or the product repeating itself), the calm chain included (${context})` },
     { measure: 'dataset_duplicates_under_kills', value: runs.reduce((a, r) => a + r.duplicates, 0), unit: 'rows', goal: `0 (${context})` },
     { measure: 'containers_left_under_kills', value: runs.reduce((a, r) => a + r.containersLeft.length, 0), unit: 'containers', goal: `0 (${context})` },
   ];
+}
+
+/** The q-quantile by nearest rank. */
+function quantile(xs: number[], q: number): number {
+  if (!xs.length) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
 function round(x: number, digits: number): number {

@@ -23,10 +23,10 @@ import { environmentsFrom, sandboxSpecFrom } from '../src/environments/from-conf
 import { AGENT_NOTES, carryChains } from '../test/support/carry-chains';
 import { testEnvironments } from '../test/support/environments';
 import { bundlePath, cloneBundle } from '../test/support/real-repos';
-import { FakeOpenAI, type ChatRequest, type Reply } from '../test/support/fake-openai';
-import { scriptedModel } from '../test/support/scripted-model';
+import { FakeOpenAI, type ChatRequest } from '../test/support/fake-openai';
+import { testConfig } from '../test/support/engines';
+import { JINJA_PR, jinjaAgent, jinjaStage } from './support/real-workload';
 import { writeLargeHistory } from '../test/support/large-history';
-import { pythonChain } from '../test/support/python-chain';
 import { tokenIds } from '../src/dataset/tokens';
 import type { Figure } from './figure';
 
@@ -57,9 +57,9 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
  *   no pool, more chains at once than the pool prepares for, and a `git clone --shared` and checkout
  *   in a container from the same image (started off the clock);
  * - one `docker exec` round trip;
- * - how much of each model request repeats the previous one, over a scripted 150-step rollout with
+ * - how much of each model request repeats the previous one, over a real rollout of Jinja #1465 with
  *   one refinement round through the real round code, without a context budget and with one small
- *   enough that the context limit cuts, and what a cut costs.
+ *   enough that the context limit cuts at least twice, and what a cut costs.
  * CHAINSMITH_BENCH_ONLY=ready,carry,prefix runs some of them.
  */
 export async function run(): Promise<Figure[]> {
@@ -402,49 +402,36 @@ async function sharedClone(docker: Docker, image: string, path: string, sha: str
   }
 }
 
-const ROUND0_STEPS = 100;
-const ROUND1_STEPS = 50;
-
-/** The agent's next call: reading, searching and running tests, as agents do, then submit. */
-const benchAgent = scriptedModel({ agent: ({ round, step }) => benchStep(round > 0, step) });
-
-// The step comes from the call's markers, so a context cut's note (a user message) does not restart the count.
-function benchStep(feedback: boolean, step: number): Reply {
-  const steps = feedback ? ROUND1_STEPS : ROUND0_STEPS;
-  if (step >= steps - 1) return { toolCalls: [{ name: 'submit', args: { summary: `done after ${steps} steps` } }] };
-  const tools: Reply[] = [
-    { toolCalls: [{ name: 'view_file', args: { path: 'shapes/area.py' } }] },
-    { toolCalls: [{ name: 'search', args: { pattern: 'def ' } }] },
-    { toolCalls: [{ name: 'bash', args: { command: 'python3 -m pytest -v -p no:cacheprovider 2>&1' } }] },
-    { toolCalls: [{ name: 'bash', args: { command: 'git log -p -3 --stat' } }] },
-    { toolCalls: [{ name: 'bash', args: { command: `echo "note ${feedback ? 'r1' : 'r0'} step ${step}" >> NOTES.md && git status --short` } }] },
-  ];
-  return tools[step % tools.length];
-}
-
 interface Rollout {
   steps: number;
   requests: ChatRequest[];
 }
 
-/** The scripted 150-step rollout (two rounds, one refinement) through the real round code, with or without a context budget. */
-async function scriptedRollout(docker: Docker, root: string, name: string, contextTokens?: number): Promise<Rollout> {
-  const { chain } = await pythonChain(join(root, name), `bench/${name}`);
+/**
+ * The real workload of the concurrency bench (Jinja #1465: reads, the PR's edit, its tests; then a
+ * refinement round that reads and tests again, bench/support/real-workload.ts) through the real round
+ * code, in the stage's environment, with or without a context budget.
+ */
+async function realRollout(docker: Docker, root: string, name: string, contextTokens?: number): Promise<Rollout> {
+  const chain = await jinjaStage();
+  const config = testConfig();
+  const environments = environmentsFrom(config, docker, baseImageTag());
+  const { script } = jinjaAgent(chain, await environments.forStage(chain, 0));
   const store = new ArtifactStore(join(root, `${name}-artifacts`));
-  const fake = new FakeOpenAI(benchAgent);
+  const fake = new FakeOpenAI(script);
   const client = new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } });
   try {
     const deps: RoundDeps = {
       docker,
       store,
-      sandbox: { memoryMb: 1024, pidsLimit: 256 },
-      environments: testEnvironments(docker),
-      limits: { maxSteps: 200, commandTimeoutSeconds: 60, maxOutputChars: 8_000, contextTokens },
+      sandbox: { memoryMb: 2048, pidsLimit: 512 },
+      environments,
+      limits: { maxSteps: 60, commandTimeoutSeconds: 600, maxOutputChars: config.agent.maxOutputChars, contextTokens },
       policyFor: () => new ModelPolicy(client, 'scripted'),
       host: hostname(),
       heartbeat: () => undefined,
     };
-    const base = { runKey: `bench-prefix-${name}-${Date.now()}/1`, chainRef: await store.putJson(chain), queriesRef: await store.putJson(templateQueries(chain as Chain)), stage: 0 };
+    const base = { runKey: `bench-prefix-${name}-${Date.now()}/1`, chainRef: await store.putJson(chain), queriesRef: await store.putJson(templateQueries(chain)), stage: 0 };
     const first = await runRound({ ...base, round: 0 }, deps);
     const verdict: Judgement = { score: 0.4, passed: false, feedback: 'The change is incomplete: cover the remaining case and keep the notes short.' };
     const second = await runRound(
@@ -459,29 +446,31 @@ async function scriptedRollout(docker: Docker, root: string, name: string, conte
 }
 
 /**
- * How much of each model request repeats the previous one, over the same scripted rollout twice:
- * without a context budget (append-only), then with `budget.contextTokens` set to three quarters of
- * the first run's largest prompt, so the context limit cuts more than once. A cut shortens earlier
- * outputs, so the request after it re-sends everything from the first shortened message on.
+ * How much of each model request repeats the previous one, over the same real rollout twice: without
+ * a context budget (append-only), then with `budget.contextTokens` at half the first run's largest
+ * prompt, so the context limit must cut; fewer than two cuts fails the bench (the figure would not
+ * measure cuts). A cut shortens earlier outputs, so the request after it re-sends everything from the
+ * first shortened message on.
  */
 async function prefixReuse(docker: Docker, root: string): Promise<Figure[]> {
-  const plain = await scriptedRollout(docker, root, 'plain');
+  const plain = await realRollout(docker, root, 'plain');
   const largest = Math.max(...plain.requests.map(promptTokens));
-  // Cuts at 90 % of it: first near step 100, then again as the conversation grows back.
-  const contextTokens = Math.max(1000, Math.round(largest * 0.75));
-  const cut = await scriptedRollout(docker, root, 'cut', contextTokens);
+  const contextTokens = Math.max(1000, Math.round(largest / 2));
+  const cut = await realRollout(docker, root, 'cut', contextTokens);
   const before = sharedPrefix(plain.requests);
   const after = sharedPrefix(cut.requests);
   const notes = (r: ChatRequest) => r.messages.filter((m) => m.role === 'user' && m.content?.startsWith('Context note:')).length;
   const atCut = cut.requests.slice(1).map((r, i) => notes(r) > notes(cut.requests[i]));
   const cutResent = after.resent.filter((_, i) => atCut[i]);
+  if (cutResent.length < 2) throw new Error(`the context budget ${contextTokens} cut the real rollout ${cutResent.length} time(s): prefix_reuse_ratio_with_cuts needs at least 2`);
   const usual = median(after.resent.filter((_, i) => !atCut[i]));
-  const perCut = cutResent.length ? cutResent.reduce((a, b) => a + b, 0) / cutResent.length - usual : 0;
+  const perCut = cutResent.reduce((a, b) => a + b, 0) / cutResent.length - usual;
   say(`largest prompt without a budget ${largest} tokens (the fake's count); budget ${contextTokens}: ${cutResent.length} cuts, re-sent at each ${cutResent.join(', ')} tokens against a usual ${usual}`);
   const ratio = (x: { reused: number; total: number }) => round(x.reused / x.total, 4);
+  const what = `Jinja #${JINJA_PR} rolled out for real, ${plain.steps} steps in two rounds`;
   return [
-    { measure: 'prefix_reuse_ratio', value: ratio(before), unit: 'ratio', goal: `>= 0.95 (${plain.requests.length} requests over ${plain.steps} steps, one refinement round, no context budget)` },
-    { measure: 'prefix_reuse_ratio_with_cuts', value: ratio(after), unit: 'ratio', goal: `>= 0.9 (the same rollout with budget.contextTokens ${contextTokens}: ${cutResent.length} cuts; needs >= 2)` },
+    { measure: 'prefix_reuse_ratio', value: ratio(before), unit: 'ratio', goal: `>= 0.95 (${plain.requests.length} requests, ${what}, no context budget)` },
+    { measure: 'prefix_reuse_ratio_with_cuts', value: ratio(after), unit: 'ratio', goal: `>= 0.9 (${cut.requests.length} requests, ${what}, budget.contextTokens ${contextTokens}, half the largest prompt: ${cutResent.length} cuts)` },
     { measure: 'context_cut_resent_tokens', value: Math.round(perCut), unit: 'tokens', goal: `context: what one cut costs, the tokens its next request re-sends beyond a usual step's ${usual} (o200k_base; mean over ${cutResent.length} cuts)` },
   ];
 }

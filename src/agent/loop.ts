@@ -6,6 +6,7 @@ import type { Policy } from './policy';
 import { costOf } from './pricing';
 import { NO_REDACTION, type Redactor } from '../redact';
 import { scaffoldFor } from './scaffolds';
+import { journaled } from '../work-journal';
 import type { ToolLimits } from './tools';
 
 export interface AgentLimits extends ToolLimits, Budget {
@@ -60,7 +61,9 @@ export async function runAgent(opts: {
     const { message, usage } = await policy.next(view, { signal, step: steps, scaffold, ...opts.at });
     t.messages.push(redact.message(message));
     addUsage(t, usage, limits);
-    const { messages, actions, submitted, formatError } = await scaffold.act(message, await sandbox, limits, redact);
+    // The same reply at the same point of the conversation is the same action: run again after a kill, it is time redone.
+    const box = await sandbox;
+    const { messages, actions, submitted, formatError } = await journaled('action', JSON.stringify([view.length, message]), () => scaffold.act(message, box, limits, redact));
     t.messages.push(...messages.map((m) => redact.message(m)));
     t.toolCalls += actions;
     steps += 1;

@@ -7,7 +7,7 @@ import { checkoutLines } from '../sandbox/checkout';
 import { REPO_DIR, type SandboxSpec } from '../sandbox/docker-sandbox';
 import { StageSandbox } from '../sandbox/stage-sandbox';
 import { stageInputProblem } from '../sandbox/stage-inputs';
-import { GoldTestsSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
+import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
 import { redact, stageReason } from '../stage-reason';
 import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
 import { touchedFunctions, touchedTest } from './touched-tests';
@@ -96,7 +96,15 @@ export function invalidGold(chain: Chain, stage: number, command: string, proble
  * outcome differs between them is flaky and leaves both lists; a FAIL_TO_PASS test must fail with an
  * empty patch applied as an agent's is (the stage's starting state, carry included, then runPrTests).
  */
-export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: number, timeoutSeconds: number, goldRuns = 2): Promise<GoldTests> {
+export async function validateGold(
+  sandbox: StageSandbox,
+  chain: Chain,
+  stage: number,
+  timeoutSeconds: number,
+  goldRuns = 2,
+  /** Runs each test run in turn; goldTestsFor keeps each one's result, so a retry after a crash runs only those not done. */
+  testRun: (run: () => Promise<TestSignal>) => Promise<TestSignal> = (run) => run(),
+): Promise<GoldTests> {
   const pr = chain.prs[stage];
   const plan = sandbox.env;
   const files = prTestFiles(pr);
@@ -129,9 +137,9 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   // Before the checkouts below move the tree: whether the starting state (carry included) is the base's own.
   const startsAtBase = await startIsBase(sandbox, pr.baseSha);
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
-  const before = await runTests(sandbox, plan, command, timeoutSeconds);
+  const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  const after = await runTests(sandbox, plan, command, timeoutSeconds);
+  const after = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   const perTest = !!(before.cases || after.cases);
   // No per-test report either time: the command's exit status is the one test, and the stage says so.
   const asCases = (run: TestSignal): TestCase[] => (perTest ? (run.cases ?? []) : [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }]);
@@ -140,12 +148,12 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   // baseline run below only takes candidates away), more runs would change no verdict.
   const candidates = classifyTests(asCases(before), asCases(after), command, { beforeComplete }).failToPass.length > 0;
   const runs = [after];
-  while (candidates && runs.length < Math.max(1, goldRuns)) runs.push(await runTests(sandbox, plan, command, timeoutSeconds));
+  while (candidates && runs.length < Math.max(1, goldRuns)) runs.push(await testRun(() => runTests(sandbox, plan, command, timeoutSeconds)));
   let baseline: BaselineRun | undefined;
   if (perTest && beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
     // Which of those passed at the base, where its test files are the base's own.
     await sh('check out its base again', checkoutLines(pr.baseSha));
-    const run = await runTests(sandbox, plan, command, timeoutSeconds);
+    const run = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
     const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
@@ -157,7 +165,7 @@ export async function validateGold(sandbox: StageSandbox, chain: Chain, stage: n
   let emptyPatch = before;
   if (gold.failToPass.length && !startsAtBase) {
     await sh('return to its starting state', [`cd ${REPO_DIR}`, `git reset -q --hard ${CARRY_TAG}`, 'git clean -qfd']);
-    emptyPatch = await sandbox.runPrTests(pr, timeoutSeconds);
+    emptyPatch = await testRun(() => sandbox.runPrTests(pr, timeoutSeconds));
   }
   return record(stabilize(gold, runs.map(asCases), asCases(emptyPatch)), { before, after });
 }
@@ -220,7 +228,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
     const { manifest } = env;
     const r = manifest.resolution;
     const gold: GoldTests = {
-      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs)),
+      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs, keptRuns(deps.store, key))),
       environment: {
         image: env.image,
         language: manifest.language,
@@ -234,6 +242,24 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   } finally {
     await sandbox.destroy();
   }
+}
+
+/**
+ * Each test run of one validation (`key`), kept in the store once done: a worker killed during the run
+ * after the gold change leaves the run before it kept, and the retry runs only the one under way. A
+ * run's result depends only on what the key holds (the commits, the image, the command, the number of
+ * runs), and the runs go in the same order, so a kept one is the one the retry would get.
+ */
+function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSignal>) => Promise<TestSignal> {
+  let n = 0;
+  return async (run) => {
+    const pointer = `gold-runs/${key}/${n++}`;
+    const known = await store.getPointer(pointer);
+    if (known) return store.getJson(known, TestSignalSchema);
+    const signal = await run();
+    await store.setPointer(pointer, await store.putJson(signal));
+    return signal;
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { classifyModelFailure } from './errors';
 import { jsonFormat } from './json-reply';
 import { markerHeaders, type CallMarker } from './markers';
 import { withRetries, type RetryPolicy } from './retry';
+import { journaled } from '../work-journal';
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 export type ChatRequest = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
@@ -47,7 +48,8 @@ export class ModelClient {
    * secrets from error texts (they end up in workflow history).
    */
   async complete(request: ChatRequest, call: { marker: CallMarker; signal?: AbortSignal; redactor?: Redactor }): Promise<OpenAI.Chat.Completions.ChatCompletion> {
-    return withRetries(() => this.once(request, call), this.retry, call.signal);
+    // The same request asked again (a retried activity) is work redone: the durability bench counts it.
+    return journaled('model', JSON.stringify([call.marker.caller, request.model, request.messages]), () => withRetries(() => this.once(request, call), this.retry, call.signal));
   }
 
   /**

@@ -4,7 +4,7 @@ import { ChainQueriesSchema, QueryPartsSchema, type Chain, type ChainQueries, ty
 import { DEFAULT_LEAK_LIMIT } from './leak-check';
 import { mergeSecrets, patchSecrets } from './patch-secrets';
 import { prompt } from '../model/prompt-files';
-import { writeWithoutLeaks } from './write-without-leaks';
+import { writeWithoutLeaks, type Written } from './write-without-leaks';
 
 export interface SynthesisOptions {
   /** Replies asked for per query, malformed and leaking ones included (default 4). */
@@ -15,6 +15,12 @@ export interface SynthesisOptions {
   maxPatchChars?: number;
   /** Stops the writer's calls (an activity's cancellation). */
   signal?: AbortSignal;
+  /**
+   * Writes one piece (`stage-<i>`, `overview`) or returns it as an earlier attempt kept it: the
+   * activity keeps each piece as it is written, so a worker killed during the overview does not ask
+   * for every stage's query again.
+   */
+  keep?: <T>(piece: string, write: () => Promise<Written<T>>) => Promise<Written<T>>;
 }
 
 const OverviewSchema = z.object({ overview: z.string().min(1) });
@@ -69,10 +75,11 @@ export async function synthesizeQueries(
   const leakLimit = opts.leakLimit ?? DEFAULT_LEAK_LIMIT;
   const system = { role: 'system' as const, content: prompt('queries', 'system') };
   const secrets = chain.prs.map((pr) => patchSecrets(pr.patch));
+  const keep = opts.keep ?? ((_piece, write) => write());
 
   const stages = await Promise.all(
     chain.prs.map((pr, i) =>
-      writeWithoutLeaks({
+      keep(`stage-${i}`, () => writeWithoutLeaks({
         client,
         model,
         stage: i,
@@ -84,10 +91,10 @@ export async function synthesizeQueries(
         maxAttempts,
         signal: opts.signal,
         label: `the query for stage ${i + 1} (PR #${pr.number})`,
-      }),
+      })),
     ),
   );
-  const overview = await writeWithoutLeaks({
+  const overview = await keep('overview', () => writeWithoutLeaks({
     client,
     model,
     messages: [system, { role: 'user', content: overviewMessage(chain, stages.map((s) => s.text)) }],
@@ -98,7 +105,7 @@ export async function synthesizeQueries(
     maxAttempts,
     signal: opts.signal,
     label: 'the chain overview',
-  });
+  }));
   return ChainQueriesSchema.parse({
     overview: overview.text,
     overviewLeak: overview.leak,

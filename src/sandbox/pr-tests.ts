@@ -2,6 +2,7 @@ import type { RunnerName } from '../environments/contract';
 import { runnerFor } from '../environments/runners';
 import type { Sandbox } from './sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
+import { journaled } from '../work-journal';
 
 /** How a stage's tests run: its environment's runner, and a configured command where there is one. */
 export interface TestPlan {
@@ -27,7 +28,7 @@ export function prTestCommand(plan: TestPlan, files: string[]): string {
 export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string, timeoutSeconds: number): Promise<TestSignal> {
   // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
   const started = Date.now();
-  const r = await sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 });
+  const r = await journaled('test', command, () => sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 }));
   const cases = runnerFor(plan.runner).parse(r.output);
   // Exit 137 is also a SIGKILL from elsewhere (the tests, the kernel's OOM killer): a timeout only once the limit has passed.
   const timedOut = r.timedOut && Date.now() - started >= timeoutSeconds * 1000;

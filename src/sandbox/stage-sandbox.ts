@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { journaled } from '../work-journal';
 import type { Environment, Environments } from '../environments/builder';
 import { stageReason } from '../stage-reason';
 import { StageError } from '../errors';
@@ -72,6 +73,11 @@ export class StageSandbox implements Sandbox {
 
   /** `env`: the stage's environment() where the caller has it already. */
   static async open(deps: StageSandboxDeps, chain: Chain, stage: number, opts: OpenStage, env?: Environment): Promise<StageSandbox> {
+    // Opened again by a retry is time redone (the durability bench counts it beside the units).
+    return journaled('open', `${opts.role.kind} ${chain.repo.name} ${stage}`, () => StageSandbox.openNow(deps, chain, stage, opts, env));
+  }
+
+  private static async openNow(deps: StageSandboxDeps, chain: Chain, stage: number, opts: OpenStage, env?: Environment): Promise<StageSandbox> {
     env ??= await StageSandbox.environment(deps, chain, stage);
     const spec = { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
     const role = opts.role;

@@ -13,8 +13,8 @@ const NOTES = 6;
 /**
  * A smoke test per scaffold: three kills of the tools scaffold's worker, one of the bash scaffold's
  * (its steps resume through the same checkpoints; what differs is how its conversation is rebuilt).
- * The durability bench kills 20 times mid-step (steps_redone_per_kill) and 30 or more times anywhere
- * in a chain (steps_redone_per_kill_max).
+ * The durability bench kills 20 times mid-step (steps_redone_per_kill_mid_step) and 30 or more times
+ * anywhere in a chain, counting every unit of work each kill redid (redone_units_per_kill_max).
  */
 const KILLS: Record<ScaffoldKind, number> = { tools: 3, bash: 1 };
 
