@@ -4,20 +4,18 @@ import { Toolchains } from '../../src/environments/toolchains';
 import { StageError } from '../../src/errors';
 import { PrivateDockerd } from '../support/private-dockerd';
 
-const docker = new Docker();
-
-test('toolchain tags follow their recipe files; Python is the base image; a missing image that cannot be built here says how to get it', async () => {
-  const toolchains = new Toolchains(docker, { baseImage: 'chainsmith-base:configured', dataDir: '/nonexistent' });
-  expect(toolchains.image('python')).toBe('chainsmith-base:configured');
-  expect(toolchainImageTag('python')).toBe(baseImageTag());
+test('toolchain tags follow their recipe files; Python has its own image, with a compiler; a missing image that cannot be built here says how to get it', async () => {
+  const toolchains = new Toolchains(new Docker(), { baseImage: 'chainsmith-base:configured', dataDir: '/nonexistent' });
+  expect(toolchains.image('python')).toMatch(/^chainsmith-toolchain:python-[0-9a-f]{12}$/);
+  expect(toolchainImageTag('python')).not.toBe(baseImageTag());
   expect(toolchainImageTag('c')).toMatch(/^chainsmith-toolchain:c-[0-9a-f]{12}$/);
   expect(toolchainImageTag('node')).not.toBe(toolchainImageTag('c'));
 
   // An engine that has no toolchain image (a dockerd of the test's own, empty), and without debootstrap
   // on PATH (and, for other users, without root): the builder stops with the way out.
   const dockerd = new PrivateDockerd();
-  await dockerd.start();
   try {
+    await dockerd.start();
     const empty = new Toolchains(new Docker({ socketPath: dockerd.host.replace(/^unix:\/\//, '') }), { baseImage: baseImageTag(), dataDir: '/nonexistent' });
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
@@ -31,5 +29,4 @@ test('toolchain tags follow their recipe files; Python is the base image; a miss
   } finally {
     await dockerd.remove();
   }
-  await expect(toolchains.ensure('python')).rejects.toThrow(/the base image chainsmith-base:configured is missing: run scripts\/provision\.sh image/);
 });

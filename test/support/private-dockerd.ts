@@ -44,7 +44,9 @@ export class PrivateDockerd {
       if (await this.docker(['info']).then(() => true, () => false)) return;
       if (await Promise.race([exited.then(() => true), sleep(100).then(() => false)])) break;
     }
-    throw new Error(`the test's own dockerd did not start:\n${this.tail()}`);
+    const tail = this.tail();
+    await this.stop(); // one that never answered must not outlive the test
+    throw new Error(`the test's own dockerd did not start:\n${tail}`);
   }
 
   /** SIGTERM, as a crash or an upgrade would stop it, and waits until it is gone (SIGKILL after 20 s). */
