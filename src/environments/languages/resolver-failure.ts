@@ -7,7 +7,7 @@ const UNSUPPORTED_SCHEME = /Unsupported URL prefix|Unsupported Git URL scheme|(^
 /** The project asks for a Python none of the provided ones is (uv names the requested version). */
 const NO_PYTHON = /requested Python version|requires-python|no interpreter found|Python >=? ?[0-9.]+ .*(is not|not) (available|installed)/i;
 /** The resolver could not reach a registry: another try may work. */
-const UNREACHABLE = /error sending request|dns error|tcp connect error|Connection (refused|reset)|connection closed|timed out|Temporary failure in name resolution|Network is unreachable|\b50[234]\b|Service Unavailable|Bad Gateway|Max retries exceeded|NewConnectionError|ReadTimeoutError|ConnectTimeoutError|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN/i;
+const UNREACHABLE = /error sending request|dns error|tcp connect error|Connection (refused|reset)|connection closed|timed out|Temporary failure in name resolution|Network is unreachable|\b(HTTP|status)( code)?:? ?(429|50[0-4])\b|Too Many Requests|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Max retries exceeded|NewConnectionError|ReadTimeoutError|ConnectTimeoutError|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN/i;
 
 /**
  * What a resolver's failure means for the stage. A requirement line that does not parse, a URL scheme
