@@ -34,13 +34,14 @@ const occurrences = new Map<string, number>();
  * right after the start must not lose its line. A piece's id is its activity (workflow, run, activity
  * id: a retry keeps them), its kind, a hash of `what` and its occurrence in the attempt, so the same
  * work run again by a retry gets the same id; `global` ids leave the activity out (an environment
- * image is the same build whoever asks for it).
+ * image is the same build whoever asks for it). `what` may be a function, so that a costly identity
+ * (a whole conversation) is computed only where a journal is kept.
  */
-export async function journaled<T>(kind: WorkKind, what: string, fn: () => Promise<T>, opts: { global?: boolean } = {}): Promise<T> {
+export async function journaled<T>(kind: WorkKind, what: string | (() => string), fn: () => Promise<T>, opts: { global?: boolean } = {}): Promise<T> {
   const file = process.env.CHAINSMITH_WORK_JOURNAL;
   if (!file) return fn();
   const where = currentActivity();
-  const hash = createHash('sha256').update(what).digest('hex').slice(0, 16);
+  const hash = createHash('sha256').update(typeof what === 'string' ? what : what()).digest('hex').slice(0, 16);
   const scope = opts.global ? 'global' : where.scope;
   const counter = `${where.scope}#${where.attempt}|${kind}|${hash}`;
   const n = occurrences.get(counter) ?? 0;

@@ -49,7 +49,7 @@ export class ModelClient {
    */
   async complete(request: ChatRequest, call: { marker: CallMarker; signal?: AbortSignal; redactor?: Redactor }): Promise<OpenAI.Chat.Completions.ChatCompletion> {
     // The same request asked again (a retried activity) is work redone: the durability bench counts it.
-    return journaled('model', JSON.stringify([call.marker.caller, request.model, request.messages]), () => withRetries(() => this.once(request, call), this.retry, call.signal));
+    return journaled('model', () => JSON.stringify([call.marker.caller, request.model, request.messages]), () => withRetries(() => this.once(request, call), this.retry, call.signal));
   }
 
   /**
