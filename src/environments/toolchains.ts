@@ -35,9 +35,9 @@ export interface ToolchainOptions {
 
 /**
  * Toolchain images, built on demand from images/toolchains/NAME (debootstrap + docker import, as the
- * base image is) when a stage needs one the engine lacks; a Python other than the base image's is the
- * base image plus a CPython prefix the host provides (images/host-python), tagged by that prefix's build. Builds are serialised on the host with a
- * lock file, so two workers never build at once and the second finds the first's image.
+ * base image is) when a stage needs one the engine lacks; a Python other than the image's is the
+ * Python toolchain image plus a CPython prefix the host provides (images/host-python), tagged by that
+ * prefix's build. Builds are serialised on the host with a lock file, so two workers never build at once and the second finds the first's image.
  */
 export class Toolchains {
   private readonly builds = new Map<string, Promise<string>>();
@@ -86,7 +86,7 @@ export class Toolchains {
     return `chainsmith-toolchain:python${minor}-${hash.digest('hex').slice(0, 12)}`;
   }
 
-  /** The base image with a host Python's prefix copied in (images/host-python/build.sh), serialised with the other image builds. */
+  /** The Python toolchain image with a host Python's prefix copied in (images/host-python/build.sh), serialised with the other image builds. */
   private async buildPython(tag: string, prefix: string, log: (line: string) => void): Promise<string> {
     const base = await this.ensure('python', log);
     const locks = join(this.opts.dataDir, 'locks');

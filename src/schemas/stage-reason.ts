@@ -33,7 +33,7 @@ export const REASON_LIMITS = { summary: 300, command: 400, tailLines: 20, tailCh
 
 /**
  * One stage's reason, whole: what happened in a line, and where a command failed, that command, its
- * exit code and the last lines of its output. Built only through stageReason (src/judge/stage-reason.ts),
+ * exit code and the last lines of its output. Built only through stageReason (src/stage-reason.ts),
  * which redacts and bounds every part.
  */
 export const StageReasonSchema = z.object({

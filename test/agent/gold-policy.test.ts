@@ -1,4 +1,4 @@
-// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { BASH_SCAFFOLD, bashBlock, SUBMIT_MARKER } from '../../src/agent/bash-scaffold';
 import { GoldReplayPolicy } from '../../src/agent/gold-policy';
 import type { Scaffold } from '../../src/agent/scaffold';

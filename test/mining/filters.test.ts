@@ -1,4 +1,4 @@
-// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { dropReason, filterPullRequests, isBot } from '../../src/mining/filters';
 import type { ChangedFile } from '../../src/schemas';
 import { makePr } from './make-pr';

@@ -1,4 +1,4 @@
-// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { blankNoise } from '../../src/mining/text-noise';
 
 const kept = (text: string) => blankNoise(text).split('\n').map((line) => line.trim()).filter(Boolean);

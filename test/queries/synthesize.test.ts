@@ -1,4 +1,4 @@
-// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { ModelClient } from '../../src/model/client';
 import { MalformedReplyError } from '../../src/model/errors';
 import { chainQueries } from '../../src/queries/chain-queries';

@@ -1,4 +1,4 @@
-// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

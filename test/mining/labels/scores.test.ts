@@ -1,4 +1,4 @@
-// no-docker: needs no Docker engine, so npm test runs it beside the dockerd restart (jest.config.js)
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { scoreLinks, type LabelRow } from './scores';
 
 /** Blame pairs drawn with p = 0.5 weigh 2; text pairs weigh 1; predicted-stratum rows never feed recall. */
