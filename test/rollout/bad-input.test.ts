@@ -35,12 +35,14 @@ test('bad input stops its chain before the broken stage with a clear reason; ear
     expect(good.results.map((s) => s.status)).toEqual(['accepted']);
 
     expect(recipe.status).toBe('skipped');
-    expect(recipe.reason).toMatch(new RegExp(`^stage 1 \\(PR #1\\) cannot be judged: the environment recipe of ${run}/recipe \\(config\\) failed to build at [0-9a-f]{12} \\(exit code 1\\):\\n.*definitely-not-installed`, 's'));
+    expect(recipe.reason).toMatch(new RegExp(`^stage 1 \\(PR #1\\) cannot be judged: build-failed: the environment recipe of ${run}/recipe \\(config\\) failed to build at [0-9a-f]{12} \\(exit code 1\\)`));
+    // The whole reason, typed: the failing command, its exit code and the end of its output.
+    expect(recipe.unjudgeable).toMatchObject({ stage: 0, prNumber: 1, reason: { kind: 'build-failed', exitCode: 1, command: expect.stringContaining('definitely-not-installed'), tail: expect.stringContaining('definitely-not-installed') } });
     expect(recipe.results).toEqual([]);
 
     for (const [result, why] of [
-      [missingBase, /^stage 2 \(PR #2\) cannot be judged: the base commit deadbeef(deadbeef){4} of PR #2 does not exist in /],
-      [badPatch, /^stage 2 \(PR #2\) cannot be judged: the gold patch of PR #2 does not apply to its base [0-9a-f]{12}:\n.*shapes\/area\.py/s],
+      [missingBase, /^stage 2 \(PR #2\) cannot be judged: invalid-inputs: the base commit deadbeef(deadbeef){4} of PR #2 does not exist in /],
+      [badPatch, /^stage 2 \(PR #2\) cannot be judged: invalid-inputs: the gold patch of PR #2 does not apply to its base [0-9a-f]{12}/],
     ] as const) {
       // The stage before the broken one still runs and is accepted on its own.
       expect(result.status).toBe('accepted');
@@ -48,7 +50,7 @@ test('bad input stops its chain before the broken stage with a clear reason; ear
       expect(result.results.map((s) => s.status)).toEqual(['accepted']);
     }
     expect(binary.status).toBe('skipped');
-    expect(binary.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: the gold patch of PR #1 changes the binary file logo\.png without its content/);
+    expect(binary.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: invalid-inputs: the gold patch of PR #1 changes the binary file logo\.png without its content/);
     expect(await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } }).then((cs) => cs.filter((c) => (c.Labels['chainsmith.run'] ?? '').includes(run)))).toHaveLength(0);
   } finally {
     await engines.close();
