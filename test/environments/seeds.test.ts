@@ -19,14 +19,14 @@ function mtimeIn(image: string, pattern: string): string {
 (cargo ? test : test.skip)(
   "a later era of a crate is built from the earlier era's image: crates of unchanged versions are not compiled again, and the manifest says so",
   async () => {
-    // Two eras of one crate (rust-version keeps the host cargo's lock file readable by the image's 1.65): PR #1 on the first Cargo.toml, PR #2 after a release changed it (its description).
+    // Two eras of one crate (rust-version keeps the host cargo's lock file readable by the image's 1.65): PR #1 on the first Cargo.toml, PR #2 after a release changed it (its description, and one more crate).
     const repo = await mkdtemp(join(tmpdir(), 'chainsmith-eras-'));
     let day = 1;
     const git = (...args: string[]) => {
       const date = `2024-01-0${day++}T00:00:00Z`;
       return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
     };
-    const manifest = (description: string) => `[package]\nname = "eras"\nversion = "0.1.0"\nedition = "2018"\nrust-version = "1.63"\ndescription = "${description}"\n\n[dependencies]\nitoa = "=1.0.5"\n`;
+    const manifest = (description: string, more = '') => `[package]\nname = "eras"\nversion = "0.1.0"\nedition = "2018"\nrust-version = "1.63"\ndescription = "${description}"\n\n[dependencies]\nitoa = "=1.0.5"\n${more}`;
     const pr = async (n: number, value: number) => {
       git('checkout', '-q', '-b', `pr${n}`);
       await writeFile(join(repo, 'src/lib.rs'), `pub fn f() -> String { itoa::Buffer::new().format(${value}).to_string() }\n\n#[test]\nfn f_${n}() { assert_eq!(f(), "${value}"); }\n`);
@@ -42,8 +42,10 @@ function mtimeIn(image: string, pattern: string): string {
     git('add', '.');
     git('commit', '-q', '-m', 'first');
     await pr(1, 1);
-    await writeFile(join(repo, 'Cargo.toml'), manifest('second'));
-    execFileSync('cargo', ['generate-lockfile', '--offline'], { cwd: repo, stdio: 'pipe' });
+    // The release also adds a crate: environments are keyed by what they hold, so an era whose packages
+    // are the same would share the first era's image rather than seed from it.
+    await writeFile(join(repo, 'Cargo.toml'), manifest('second', 'ryu = "=1.0.15"\n'));
+    execFileSync('cargo', ['generate-lockfile'], { cwd: repo, stdio: 'pipe' });
     git('commit', '-q', '-am', 'second release');
     await pr(2, 2);
 
