@@ -8,7 +8,7 @@ import { recordsToChains } from '../../src/mining/pipeline';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { isSweep } from '../../src/mining/sweeps';
 import { makePr } from './make-pr';
-import { lines, ReleaseRepo } from './release-branch';
+import { lines, ReleaseRepo, rewrite } from './release-branch';
 
 let root: string;
 beforeAll(async () => {
@@ -17,12 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
-
-const rewrite = (text: string, from: number, count: number, tag: string) => {
-  const all = text.split('\n');
-  all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag} ${from + i + 1}`));
-  return all.join('\n');
-};
 
 test('blame looks through a reformatting PR to the PR that wrote the lines, and a release PR links nothing', async () => {
   const repo = await new ReleaseRepo(join(root, 'app')).init();

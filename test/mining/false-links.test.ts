@@ -6,7 +6,7 @@ import { linkingEdges } from '../../src/mining/chains';
 import { readLocalPullRequests } from '../../src/mining/local-git';
 import { recordsToChains } from '../../src/mining/pipeline';
 import type { Edge } from '../../src/schemas';
-import { lines, ReleaseRepo } from './release-branch';
+import { lines, ReleaseRepo, rewrite } from './release-branch';
 
 /**
  * One generated history per cause of false code-history links on real repositories (issue 24): each
@@ -19,12 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
-
-const rewrite = (text: string, from: number, count: number, tag: string) => {
-  const all = text.split('\n');
-  all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag} ${from + i + 1}`));
-  return all.join('\n');
-};
 
 async function mined(repo: ReleaseRepo) {
   const { prs, pullNumbers } = await readLocalPullRequests(repo.path);

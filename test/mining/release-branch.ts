@@ -68,3 +68,10 @@ export class ReleaseRepo extends ScratchRepo {
 export function lines(tag: string, count: number): string {
   return Array.from({ length: count }, (_, i) => `${tag} line ${i + 1}\n`).join('');
 }
+
+/** `text` with lines `from`..`from + count - 1` (0-based) rewritten as `${tag} <line number>`. */
+export function rewrite(text: string, from: number, count: number, tag: string): string {
+  const all = text.split('\n');
+  all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag} ${from + i + 1}`));
+  return all.join('\n');
+}
