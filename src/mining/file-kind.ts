@@ -46,3 +46,8 @@ export function fileKind(path: string): FileKind {
 export function changesTests(files: readonly { kind: FileKind }[]): boolean {
   return files.some((file) => file.kind === 'test');
 }
+
+/** Whether a PR changes a test: its record's word, or its files where an older record has none. */
+export function prChangesTests(pr: { changesTests?: boolean; files: readonly { kind: FileKind }[] }): boolean {
+  return pr.changesTests ?? changesTests(pr.files);
+}

@@ -4,6 +4,7 @@ import { buildChains, DEFAULT_MIN_CONFIDENCE, linkingEdges, type ChainOptions } 
 import { findCopies, redirect } from './copies';
 import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './code-history';
 import { dateCut } from './date-cut';
+import { prChangesTests } from './file-kind';
 import { filterPullRequests, type PrFilterOptions } from './filters';
 import { linkPullRequests, type LinkOptions } from './references';
 import { restoreEdges } from './restores';
@@ -82,7 +83,7 @@ export async function recordsToChains(
   // The graph (edges.jsonl, and so the chains left out by date) is the one a mine without the window builds.
   const { window } = opts;
   const inWindowed = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
-  const kept = opts.requireTests ? inWindowed.filter((pr) => pr.changesTests ?? pr.files.some((file) => file.kind === 'test')) : inWindowed;
+  const kept = opts.requireTests ? inWindowed.filter(prChangesTests) : inWindowed;
   const { since } = opts;
   const examined = since ? eligible.filter((pr) => since.newPrs.has(pr.number)) : eligible;
   const mentioned = new Set(textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateWindowSchema } from '../date-window';
+import { prChangesTests } from './file-kind';
 import { LinkJudgeTallySchema } from './link-judge/tally';
 import { EdgeKind, type Edge, type PullRequestRecord, type Strength } from '../schemas';
 
@@ -68,7 +69,6 @@ export function countByLength(chains: readonly { prs: readonly unknown[] }[]): R
 
 type ChainShape = { prs: readonly Pick<PullRequestRecord, 'number' | 'files' | 'changesTests'>[]; strength?: Strength };
 
-const changesTests = (pr: ChainShape['prs'][number]) => pr.changesTests ?? pr.files.some((file) => file.kind === 'test');
 
 export function countLinksByKind(edges: readonly Edge[]): Record<EdgeKind, { strong: number; weak: number }> {
   const counts = Object.fromEntries(EdgeKind.options.map((kind) => [kind, { strong: 0, weak: 0 }])) as Record<EdgeKind, { strong: number; weak: number }>;
@@ -91,7 +91,7 @@ export function chainCounts(chains: readonly ChainShape[]) {
     chainsByLength: countByLength(chains),
     chainsByStrength,
     chainsByLengthAndStrength,
-    chainsWithTests: chains.filter((chain) => chain.prs.every(changesTests)).length,
+    chainsWithTests: chains.filter((chain) => chain.prs.every(prChangesTests)).length,
     inChains: new Set(chains.flatMap((chain) => chain.prs.map((pr) => pr.number))).size,
   };
 }
