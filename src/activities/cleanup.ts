@@ -1,4 +1,4 @@
-import { removeRoundSandboxes } from '../sandbox/round-sandbox';
+import { removeRoundSandboxes } from '../stage/round-container';
 import type { ActivityContext } from './context';
 import { guard } from './guard';
 

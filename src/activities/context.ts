@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import type { ModelClient } from '../model/client';
 import { Redactor } from '../redact';
-import type { SandboxPool } from '../sandbox/pool';
+import type { SandboxPool } from '../stage/pool';
 import type { PolicyKind } from '../schemas';
 
 export interface ActivityDeps {

@@ -1,4 +1,4 @@
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
+import type { DockerSandbox } from '../container/docker-container';
 import type { ExitReason, Message, Trajectory, Usage } from '../schemas';
 import { limitExit, type Budget } from './budget';
 import { cutNote, cutPoint, modelView, needsCut } from './context-window';

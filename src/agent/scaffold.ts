@@ -1,4 +1,4 @@
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
+import type { DockerSandbox } from '../container/docker-container';
 import type { Message, ScaffoldKind } from '../schemas';
 import type { AssistantMessage } from './policy';
 import type { Redactor } from '../redact';

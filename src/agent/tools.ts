@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
-import { REPO_DIR } from '../sandbox/docker-sandbox';
+import type { DockerSandbox } from '../container/docker-container';
+import { REPO_DIR } from '../container/docker-container';
 import type { ToolCall } from '../schemas';
 import { TOOL_ARGS, type ToolName } from './tool-specs';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Config } from '../config';
 import { generateDemoRepo } from '../demo/generate-repo';
 import { InputError } from '../errors';
-import { roundSandboxes } from '../sandbox/round-sandbox';
+import { roundSandboxes } from '../stage/round-container';
 import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { writeChains } from '../mining/output/chains-file';

@@ -6,12 +6,12 @@ import { NO_REDACTION, type Redactor } from '../redact';
 import { scaffoldFor } from '../agent/scaffolds';
 import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
-import { prTestCommand, prTestFiles } from '../sandbox/pr-tests';
-import type { SandboxSpec } from '../sandbox/docker-sandbox';
-import type { SandboxPool } from '../sandbox/pool';
-import { roundKey } from '../sandbox/round-sandbox';
-import { StageSandbox } from '../sandbox/stage-sandbox';
-import { parseCarry } from '../sandbox/carryover';
+import { prTestCommand, prTestFiles } from '../environments/pr-tests';
+import type { SandboxSpec } from '../container/docker-container';
+import type { SandboxPool } from '../stage/pool';
+import { roundKey } from '../stage/round-container';
+import { StageSandbox } from '../stage/stage-sandbox';
+import { parseCarry } from '../stage/carryover';
 import type { Environments } from '../environments/builder';
 import {
   ChainQueriesSchema,

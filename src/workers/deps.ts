@@ -5,7 +5,7 @@ import { baseImageTag } from '../environments/images';
 import { ModelClient } from '../model/client';
 import { retryPolicyFrom } from '../model/retry';
 import { Redactor } from '../redact';
-import { SandboxPool } from '../sandbox/pool';
+import { SandboxPool } from '../stage/pool';
 
 /** Real clients from config; the model client only where an endpoint is configured. */
 export function buildDeps(config: Config): ActivityDeps {

@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type Docker from 'dockerode';
 import type { ActivityDeps } from '../activities';
-import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, removeContainers, RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
-import { removeOrphans } from '../sandbox/orphans';
+import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, removeContainers, RUN_KEY_LABEL, SANDBOX_LABEL } from '../container/docker-container';
+import { removeOrphans } from '../container/orphans';
 
 /**
  * Removes the rollout sandboxes of `host` (this worker's host identity) and `cluster` (clusterOf: the

@@ -1,8 +1,8 @@
 import Docker from 'dockerode';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
-import { OWNER_LABEL } from '../../src/sandbox/orphans';
+import { SANDBOX_LABEL } from '../../src/container/docker-container';
+import { roundSandboxes } from '../../src/stage/round-container';
+import { OWNER_LABEL } from '../../src/container/orphans';
 import { TrajectorySchema, type ScaffoldKind } from '../../src/schemas';
 import { crashRun } from '../support/crash-run';
 import { expectedNotes, notesIn } from '../support/scripted-model';

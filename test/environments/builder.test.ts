@@ -7,9 +7,9 @@ import { readManifest } from '../../src/environments/manifest';
 import { recipeFromConfig } from '../../src/environments/recipe';
 import { detectRecipe } from '../../src/environments/detect';
 import { VENV } from '../../src/environments/languages/python';
-import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { DockerSandbox, SANDBOX_LABEL } from '../../src/container/docker-container';
 import { BUILD_LABEL, ENV_IMAGE } from '../../src/environments/builder';
-import { setUpStage } from '../../src/sandbox/stage-setup';
+import { setUpStage } from '../../src/stage/setup';
 import { testEnvironments } from '../support/environments';
 import { pythonChain } from '../support/python-chain';
 

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChains } from '../../src/batches/start';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { SANDBOX_LABEL } from '../../src/container/docker-container';
 import type { Chain } from '../../src/schemas';
 import { startEngines, testConfig } from '../support/engines';
 import { pythonChain } from '../support/python-chain';

@@ -7,7 +7,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
 import { templateQueries } from '../../src/queries/template';
 import { runRound, type RoundDeps } from '../../src/rollout/round';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
+import { roundSandboxes } from '../../src/stage/round-container';
 import { TrajectorySchema, type Chain } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';

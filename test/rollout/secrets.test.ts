@@ -11,7 +11,7 @@ import { ChainRepo } from '../support/chain-repo';
 import { testConfig } from '../support/engines';
 import { FakeOpenAI, type Reply } from '../support/fake-openai';
 import { scriptedModel } from '../support/scripted-model';
-import type { SandboxPool } from '../../src/sandbox/pool';
+import type { SandboxPool } from '../../src/stage/pool';
 import { buildDeps } from '../../src/workers/deps';
 
 const API_KEY = 'sk-worker-secret-4b1d9e7f2c6a8035';

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { ownerLabel } from '../../src/sandbox/orphans';
+import { SANDBOX_LABEL } from '../../src/container/docker-container';
+import { ownerLabel } from '../../src/container/orphans';
 
 /**
  * The one-off sandboxes (gold validation, environment builds) this test process still owns, with the

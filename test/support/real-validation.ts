@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
+import { SANDBOX_LABEL } from '../../src/container/docker-container';
+import { OWNER_LABEL, ownerLabel } from '../../src/container/orphans';
 import { testEnvironments } from './environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from './real-repos';
 

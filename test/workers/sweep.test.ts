@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import Docker from 'dockerode';
 import { hostname } from 'node:os';
-import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/container/docker-container';
 import { baseImageTag } from '../../src/environments/images';
 import { testConfig } from '../support/engines';
 import { removeSandboxesOfClosedRuns } from '../../src/workers/sweep';

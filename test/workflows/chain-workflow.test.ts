@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startChains } from '../../src/batches/start';
 import { datasetPath } from '../../src/dataset/export';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
+import { roundSandboxes } from '../../src/stage/round-container';
 import type { Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';

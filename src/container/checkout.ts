@@ -1,4 +1,4 @@
-import { MIRROR_OBJECTS, REPO_DIR } from './docker-sandbox';
+import { MIRROR_OBJECTS, REPO_DIR } from './docker-container';
 
 /**
  * Shell lines that put the sandbox's repository at `sha` without cloning: a repository whose object

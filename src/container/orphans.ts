@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { hostname } from 'node:os';
-import { HOST_LABEL, KEY_LABEL, removeContainers, SANDBOX_LABEL } from './docker-sandbox';
+import { HOST_LABEL, KEY_LABEL, removeContainers, SANDBOX_LABEL } from './docker-container';
 
 /**
  * On one-off containers (gold validation, environment builds) and pooled ones (warm, prepared, or

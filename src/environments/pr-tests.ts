@@ -1,6 +1,6 @@
-import type { RunnerName } from '../environments/contract';
-import { runnerFor } from '../environments/runners';
-import type { Sandbox } from './sandbox';
+import type { RunnerName } from './contract';
+import { runnerFor } from './runners';
+import type { Sandbox } from '../container/sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
 import { journaled } from '../work-journal';
 

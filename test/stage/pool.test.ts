@@ -4,12 +4,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths';
-import { CARRY_TAG } from '../../src/sandbox/carryover';
-import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
-import { POOL_LABEL, PREPARED_LABEL, SandboxPool } from '../../src/sandbox/pool';
-import { removeRoundSandboxes, roundKey, roundName } from '../../src/sandbox/round-sandbox';
-import { StageSandbox } from '../../src/sandbox/stage-sandbox';
+import { CARRY_TAG } from '../../src/stage/carryover';
+import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/container/docker-container';
+import { OWNER_LABEL, removeOrphans } from '../../src/container/orphans';
+import { POOL_LABEL, PREPARED_LABEL, SandboxPool } from '../../src/stage/pool';
+import { removeRoundSandboxes, roundKey, roundName } from '../../src/stage/round-container';
+import { StageSandbox } from '../../src/stage/stage-sandbox';
 import type { Chain } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';
@@ -217,7 +217,7 @@ setInterval(() => undefined, 1000);
 
 test("a SIGKILLed worker's warm containers are left running, and the sweep of dead workers' containers removes them", async () => {
   const host = testHost();
-  const child = spawn('node', ['-e', WORKER, join(packageRoot(), 'dist/src/sandbox/pool.js')], {
+  const child = spawn('node', ['-e', WORKER, join(packageRoot(), 'dist/src/stage/pool.js')], {
     cwd: packageRoot(),
     env: { ...process.env, POOL_HOST: host, POOL_SPEC: JSON.stringify(spec()) },
     stdio: ['ignore', 'pipe', 'inherit'],

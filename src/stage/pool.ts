@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
-import { DockerSandbox, HOST_LABEL, removeContainers, type SandboxSpec } from './docker-sandbox';
-import { ownerLabel } from './orphans';
-import { nameHeld, type RoundSource } from './round-sandbox';
+import { DockerSandbox, HOST_LABEL, removeContainers, type SandboxSpec } from '../container/docker-container';
+import { ownerLabel } from '../container/orphans';
+import { nameHeld, type RoundSource } from './round-container';
 
 /** On a warm container: the pool it waits in. Like a one-off container, it belongs to its worker process. */
 export const POOL_LABEL = 'chainsmith.pool';

@@ -3,16 +3,16 @@ import { journaled } from '../work-journal';
 import type { Environment, Environments } from '../environments/builder';
 import { stageReason } from '../stage-reason';
 import { StageError } from '../errors';
-import { runPrTests } from './pr-tests';
+import { runPrTests } from '../environments/pr-tests';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
-import { CLUSTER_LABEL, DockerSandbox, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type SandboxSpec } from './docker-sandbox';
-import { ownerLabel, sweepOrphansOnce } from './orphans';
+import { CLUSTER_LABEL, DockerSandbox, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type SandboxSpec } from '../container/docker-container';
+import { ownerLabel, sweepOrphansOnce } from '../container/orphans';
 import type { SandboxPool } from './pool';
-import type { ExecOptions, ExecResult, Sandbox } from './sandbox';
-import { claimRoundSandbox, roundKey, roundName, type SandboxSource } from './round-sandbox';
-import { prepareStage, resetStage, setUpStage } from './stage-setup';
-import { stageInputProblem } from './stage-inputs';
+import type { ExecOptions, ExecResult, Sandbox } from '../container/sandbox';
+import { claimRoundSandbox, roundKey, roundName, type SandboxSource } from './round-container';
+import { prepareStage, resetStage, setUpStage } from './setup';
+import { stageInputProblem } from './inputs';
 
 export interface StageSandboxDeps {
   docker: Docker;

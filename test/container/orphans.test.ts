@@ -1,9 +1,9 @@
 import Docker from 'dockerode';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { KEY_LABEL, SANDBOX_LABEL } from '../../src/container/docker-container';
 import { baseImageTag } from '../../src/environments/images';
-import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
+import { OWNER_LABEL, removeOrphans } from '../../src/container/orphans';
 
 const docker = new Docker();
 

@@ -2,7 +2,7 @@ import { StageError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Carry, Chain } from '../schemas';
 import { CARRY_PATCH, CARRY_TAG, carryScript, parseCarry, prepareScript, PROGRESS_PATCH } from './carryover';
-import type { DockerSandbox } from './docker-sandbox';
+import type { DockerSandbox } from '../container/docker-container';
 
 /** Marks a sandbox whose stage state is complete; a retried round may reuse it from there. */
 const READY = '/work/.chainsmith/ready';

@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { mkdtemp, readlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { DockerSandbox, SANDBOX_LABEL } from '../../src/container/docker-container';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import { TransientError } from '../errors';
-import { DockerSandbox, removeContainers, SANDBOX_LABEL, type SandboxSpec } from './docker-sandbox';
-import { ownerGone } from './orphans';
+import { DockerSandbox, removeContainers, SANDBOX_LABEL, type SandboxSpec } from '../container/docker-container';
+import { ownerGone } from '../container/orphans';
 
 /**
  * A rollout round's container is found by its name: Docker cannot relabel a running container, but it
