@@ -5,7 +5,7 @@ import { StageError, ToolchainTooOld, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
 import { checkoutLines } from '../container/checkout';
-import { DockerSandbox } from '../container/docker-container';
+import { DockerContainer } from '../container/docker-container';
 import { hasCommit } from '../container/host-repo';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
 import { DEPS_MOUNT, type Language, type LanguageRecipe, type RepoFiles, type RunnerName } from './contract';
@@ -286,7 +286,7 @@ export class Environments {
     await sweepOrphansOnce(this.docker);
     const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;
     this.log(`building the environment ${image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
-    const sandbox = await DockerSandbox.create(this.docker, {
+    const sandbox = await DockerContainer.create(this.docker, {
       image: seed?.image ?? toolchain,
       mirrorPath: r.repoPath,
       labels: { [BUILD_LABEL]: image, ...ownerLabel() },

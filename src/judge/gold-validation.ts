@@ -4,7 +4,8 @@ import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
 import type { Environments } from '../environments/builder';
 import { checkoutLines } from '../container/checkout';
-import { REPO_DIR, type SandboxSpec } from '../container/docker-container';
+import type { ContainerSpec } from '../container/docker-container';
+import { REPO_DIR } from '../container/sandbox';
 import { StageSandbox } from '../stage/stage-sandbox';
 import { stageInputProblem } from '../stage/inputs';
 import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
@@ -196,7 +197,7 @@ export function serviceNeeded(output: string): string | undefined {
 export interface GoldValidationDeps {
   docker: Docker;
   store: ArtifactStore;
-  sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
+  sandbox: Omit<ContainerSpec, 'mirrorPath' | 'labels' | 'image'>;
   environments: Environments;
   timeoutSeconds?: number;
   /** Runs of the PR's tests after the gold change (environments.goldRuns): a test whose outcome differs between them is flaky. */

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { SANDBOX_LABEL } from '../../src/container/docker-container';
+import { CONTAINER_LABEL } from '../../src/container/docker-container';
 import { ownerLabel } from '../../src/container/orphans';
 
 /**
@@ -8,5 +8,5 @@ import { ownerLabel } from '../../src/container/orphans';
  */
 export async function ownSandboxes(docker: Docker, ...labels: string[]): Promise<Docker.ContainerInfo[]> {
   const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
-  return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, ...owner, ...labels] } });
+  return docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, ...owner, ...labels] } });
 }
