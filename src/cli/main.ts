@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
-import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
+import { DEFAULT_WINDOW_DAYS } from '../mining/links/code-history';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
 import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel, parseStrength } from './option-parsers';
 
@@ -65,7 +65,7 @@ program
   .action(async (opts) => {
     const { mineToFiles } = await import('../mining/output/mine-to-files');
     const loaded = config();
-    const judge = opts.judgeLinks ? (await import('../mining/link-judge/from-config')).linkJudgeFromConfig(loaded) : undefined;
+    const judge = opts.judgeLinks ? (await import('../mining/links/link-judge/from-config')).linkJudgeFromConfig(loaded) : undefined;
     await mineToFiles(opts, { dataDir: loaded.dataDir, judge });
   });
 

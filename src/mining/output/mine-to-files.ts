@@ -3,20 +3,20 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { writeAtomic } from '../../atomic-file';
 import { dateWindow, describeWindow } from '../../date-window';
 import { InputError } from '../../errors';
-import { apiPatches } from '../github/api-patches';
-import { createGitHubClient, PUBLIC_API } from '../github/client';
-import { mineGitHub, parseRepoName } from '../github/mine-github';
-import { readLocalPullRequests } from '../local-git';
-import { repositoryName } from '../repo-name';
-import { withLocalPatches } from '../local-patches';
+import { apiPatches } from '../landings/github/api-patches';
+import { createGitHubClient, PUBLIC_API } from '../landings/github/client';
+import { mineGitHub, parseRepoName } from '../landings/github/mine-github';
+import { readLocalPullRequests } from '../landings/local-git';
+import { repositoryName } from '../landings/repo-name';
+import { withLocalPatches } from '../landings/local-patches';
 import { recordsToChains, type PatchSource, type PipelineOptions } from '../pipeline';
 import type { ProgressListener } from '../progress';
 import { progressBar } from '../progress-bar';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
 import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../../schemas';
 import { writeChains } from './chains-file';
-import { describeJudging } from '../link-judge/report';
-import type { JudgeInput, LinkJudge } from '../link-judge/judge-links';
+import { describeJudging } from '../links/link-judge/report';
+import type { JudgeInput, LinkJudge } from '../links/link-judge/judge-links';
 import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
 import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './incremental';
 
@@ -96,7 +96,7 @@ export interface MineEnvironment {
   warn?: (message: string) => void;
   /** Only tests change this (see createGitHubClient). */
   secondMs?: number;
-  /** mine --judge-links with a model configured (src/mining/link-judge/from-config.ts). */
+  /** mine --judge-links with a model configured (src/mining/links/link-judge/from-config.ts). */
   judge?: LinkJudge;
 }
 
