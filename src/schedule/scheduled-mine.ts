@@ -38,7 +38,7 @@ export async function mineForSchedule(config: Config, run: ScheduledRunInput, in
     result = await asBatch(config, run, repo.source, mined.added);
     await writeAtomic(record, JSON.stringify(result));
   };
-  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), quiet: true, beforeWrite }, { dataDir: config.dataDir, warn });
+  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), beforeWrite }, { dataDir: config.dataDir, warn });
   return result;
 }
 

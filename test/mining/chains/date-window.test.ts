@@ -92,7 +92,6 @@ test('one side of the window alone, given as a time with its zone', async () => 
 test('the GitHub source keeps the same window, by the merge times the API gives', async () => {
   const fake = new FakeGitHub([await fakeRepoFromClone('acme', 'dated', clone)], { token: 'secret' });
   const baseUrl = await fake.start();
-  const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
   try {
     const result = await mineToFiles(
       { github: 'acme/dated', clone, out: join(root, 'github.jsonl'), mergedAfter: '2024-06-01T00:00:00.000Z', mergedBefore: '2024-07-01T00:00:00.000Z' },
@@ -101,7 +100,6 @@ test('the GitHub source keeps the same window, by the merge times the API gives'
     expect(result.chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([[5, 7], [6, 8]]);
     expect(result.summary.dates).toMatchObject({ chainsLeftOut: 3, chainsShortened: 1 });
   } finally {
-    log.mockRestore();
     await fake.stop();
   }
 });

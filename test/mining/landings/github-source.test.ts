@@ -38,13 +38,11 @@ beforeAll(async () => {
   ];
   fake = new FakeGitHub([repo], { token: 'secret' });
   baseUrl = await fake.start();
-  jest.spyOn(console, 'log').mockImplementation(() => undefined);
 });
 
 afterAll(async () => {
   await fake.stop();
   await rm(root, { recursive: true, force: true });
-  jest.restoreAllMocks();
 });
 
 beforeEach(() => {

@@ -8,6 +8,7 @@ import { lines, ReleaseRepo } from '../release-branch';
 let root: string;
 let repo: ReleaseRepo;
 let result: MineResult;
+let printed: jest.SpyInstance;
 const warnings: string[] = [];
 
 /**
@@ -43,7 +44,7 @@ beforeAll(async () => {
   await repo.branch('odd', 'main', ['Odd work']);
   await repo.run('update-ref', 'refs/pull/0/head', 'odd');
   await repo.syncMerge('main', 'odd');
-  jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  printed = jest.spyOn(console, 'log').mockImplementation(() => undefined);
   result = await mineToFiles({ repo: repo.path, out: join(root, 'chains.jsonl') }, { dataDir: root, warn: (m) => warnings.push(m) });
 });
 
@@ -73,6 +74,10 @@ test('every way of naming a PR becomes exactly one typed edge, and edges.jsonl h
   ]);
   expect(written.find((edge) => edge.from === 17)?.evidence).toBe('#17 refers to issue #100, which #7 closed: Follow-up to #100: surrogates were still mangled.');
   expect(written.find((edge) => edge.from === 19)?.evidence).toBe('#19 changes 4 lines that #8 wrote (100% of its 8 changed lines of code); #19 says it fixes; both name formatter');
+});
+
+test('mining into files prints nothing: a scheduled mine inside a worker stays silent, and `chainsmith mine` does the printing', () => {
+  expect(printed).not.toHaveBeenCalled();
 });
 
 test('a PR that cannot be recorded is skipped with a warning and counted; the rest is mined', () => {

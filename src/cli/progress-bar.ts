@@ -1,5 +1,5 @@
 import { SingleBar } from 'cli-progress';
-import type { Progress, ProgressListener } from './progress';
+import type { Progress, ProgressListener } from '../mining/progress';
 
 /**
  * A progress bar on stderr, one per phase. Only on a terminal: in logs and pipes a bar is noise,
