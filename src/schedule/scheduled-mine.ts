@@ -5,10 +5,10 @@ import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import { mineToFiles, type MineResult } from '../mining/output/mine-to-files';
 import type { Chain } from '../schemas';
-import { batchEntry, batchWorkflowId } from '../batches/start';
+import { batchEntry, batchWorkflowId } from '../batches/entries';
 import { fetchClone } from './fetch-clone';
 import { repoSlug } from './repos-file';
-import type { MinedForSchedule, ScheduledRunInput } from './types';
+import type { MinedForSchedule, ScheduledRunInput } from '../workflows/types';
 
 /** Where a schedule keeps one repository's chains, PR records, edges, summary and cursor. */
 export function scheduleFolder(config: Config, scheduleId: string, slug: string): string {
