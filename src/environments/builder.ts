@@ -16,6 +16,7 @@ import { recipeFromConfig, type RecipeOverride } from './recipe';
 import { commitDate, gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
 import { findSeed, LINEAGE_LABEL } from './seeds';
 import { TOOLCHAIN_PROBES, Toolchains } from './toolchains';
+import { testedPythons } from './languages/python/tested-pythons';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
 export const ENV_IMAGE = 'chainsmith-env';
@@ -216,7 +217,7 @@ export class Environments {
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
     const override = this.opts.overrides[chain.repo.name];
-    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha) };
+    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha), tested: () => testedPythons(repoPath, pr.baseSha) };
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
       : await detectRecipe(files, {

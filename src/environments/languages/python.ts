@@ -60,7 +60,7 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
     /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
     poetryPython(/^\s*python\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1]);
   const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0 || toolDeps.some((r) => !IN_IMAGE.has(requirementName(r)));
-  const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages);
+  const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages, (await era?.tested?.()) ?? []);
   // A host Python has no Debian pytest to see: pytest is fetched with the rest.
   const testTooling = python.prefix ? ['pytest'] : [];
   const needsFetch = needsPackages || testTooling.length > 0;
