@@ -4,10 +4,10 @@ import type Docker from 'dockerode';
 import { StageError, ToolchainTooOld, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
-import { checkoutLines } from '../sandbox/checkout';
-import { DockerSandbox } from '../sandbox/docker-sandbox';
-import { hasCommit } from '../sandbox/host-repo';
-import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../sandbox/orphans';
+import { checkoutLines } from '../container/checkout';
+import { DockerContainer } from '../container/docker-container';
+import { hasCommit } from '../container/host-repo';
+import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
 import { DEPS_MOUNT, type Language, type LanguageRecipe, type RepoFiles, type RunnerName } from './contract';
 import { DependencyCache, type FetchedDependencies } from './dependencies';
 import { detectRecipe } from './detect';
@@ -287,7 +287,7 @@ export class Environments {
     await sweepOrphansOnce(this.docker);
     const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;
     this.log(`building the environment ${image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
-    const sandbox = await DockerSandbox.create(this.docker, {
+    const sandbox = await DockerContainer.create(this.docker, {
       image: seed?.image ?? toolchain,
       mirrorPath: r.repoPath,
       labels: { [BUILD_LABEL]: image, ...ownerLabel() },
