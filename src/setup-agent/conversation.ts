@@ -1,7 +1,7 @@
 import type { ChatMessage, ModelClient } from '../model/client';
 import { MalformedReplyError } from '../model/errors';
 import { fillTemplate, promptTemplate } from '../model/prompt-files';
-import { addUsage } from '../mining/link-judge/ask-model';
+import { addUsage } from '../mining/links/link-judge/ask-model';
 import { NO_REDACTION, type Redactor } from '../redact';
 import type { Usage } from '../schemas';
 import { ProposalSchema, type Proposal } from './proposal';

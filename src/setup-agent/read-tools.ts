@@ -1,9 +1,10 @@
 import type Docker from 'dockerode';
 import { z } from 'zod';
-import { shellQuote } from '../environments/runners/shell';
-import { checkoutLines } from '../sandbox/checkout';
-import { DockerSandbox, REPO_DIR } from '../sandbox/docker-sandbox';
-import { ownerLabel } from '../sandbox/orphans';
+import { checkoutLines } from '../container/checkout';
+import { DockerContainer } from '../container/docker-container';
+import { ownerLabel } from '../container/orphans';
+import { REPO_DIR } from '../container/sandbox';
+import { shellQuote } from '../process/shell-quote';
 import { ProposalSchema } from './proposal';
 
 /** Labels the agent's reading container: a sweep finds one a crash left. */
@@ -38,10 +39,10 @@ export const SETUP_TOOL_SPECS = [...(Object.keys(READ_TOOLS) as ReadTool[]).map(
  * tracked files, nothing it can run. Every answer is bounded (MAX_LINES, MAX_OUTPUT).
  */
 export class RepoReader {
-  private constructor(private readonly sandbox: DockerSandbox) {}
+  private constructor(private readonly sandbox: DockerContainer) {}
 
   static async open(docker: Docker, image: string, repoPath: string, sha: string): Promise<RepoReader> {
-    const sandbox = await DockerSandbox.create(docker, { image, mirrorPath: repoPath, labels: { [SETUP_LABEL]: '', ...ownerLabel() }, memoryMb: 512, pidsLimit: 128, network: 'none' });
+    const sandbox = await DockerContainer.create(docker, { image, mirrorPath: repoPath, labels: { [SETUP_LABEL]: '', ...ownerLabel() }, memoryMb: 512, pidsLimit: 128, network: 'none' });
     const reader = new RepoReader(sandbox);
     const r = await sandbox.exec(`set -e\n${checkoutLines(sha).join('\n')}`, { timeoutSeconds: 120, maxOutputChars: 2_000, cwd: '/work' });
     if (r.exitCode !== 0) {

@@ -9,7 +9,7 @@ import type { ModelClient } from '../model/client';
 import { ModelError } from '../model/errors';
 import { fillTemplate, promptTemplate } from '../model/prompt-files';
 import { NO_REDACTION, type Redactor } from '../redact';
-import { prTestFiles } from '../sandbox/pr-tests';
+import { prTestFiles } from '../environments/pr-tests';
 import type { Chain, GoldTests, SetupOutcome, StageReason, StageReasonKind } from '../schemas';
 import { reasonOf, stageReason } from '../stage-reason';
 import { Conversation, NoRecipeError } from './conversation';

@@ -1,5 +1,5 @@
-import { addedChains, extendChain, extensionPaths } from '../extend-chains';
-import type { ChainOptions } from '../chains';
+import { addedChains, extendChain, extensionPaths } from '../chains/extend-chains';
+import type { ChainOptions } from '../chains/chains';
 import { git, GitError } from '../../git';
 import { chainCounts } from '../summary';
 import { InputError } from '../../errors';
