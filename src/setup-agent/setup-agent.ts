@@ -130,11 +130,11 @@ export class SetupAgent {
           }),
         );
       }
-      return this.failed(chain, last, reasons, this.opts.attempts, spent());
+      return this.failed(chain, first, last, reasons, this.opts.attempts, spent());
     } catch (err) {
       if (err instanceof NoRecipeError) {
         reasons.push(err.message);
-        return this.failed(chain, first, reasons, reasons.filter((r) => r.startsWith('recipe ')).length, spent());
+        return this.failed(chain, first, first, reasons, reasons.filter((r) => r.startsWith('recipe ')).length, spent());
       }
       if (!(err instanceof ModelError)) throw err;
       // Down, or refusing the key: asked again for no other stage of this run, which goes on.
@@ -164,11 +164,15 @@ export class SetupAgent {
     return this.record(chain, { ...gold }, { requests: 0, promptTokens: 0, completionTokens: 0, ...setup, recipeFile: file });
   }
 
-  private failed(chain: Chain, last: GoldTests, reasons: string[], attempts: number, spent: Spent): GoldTests {
+  /**
+   * Every recipe failed: the stage keeps detection's record (no environment of a recipe that does not
+   * work is passed on to a rollout), its reason listing every try, the last one's command and output.
+   */
+  private failed(chain: Chain, first: GoldTests, last: GoldTests, reasons: string[], attempts: number, spent: Spent): GoldTests {
     const r = last.reason;
     const summary = `the setup agent found no recipe that validates in ${attempts} attempt(s): ${reasons.join('; ')}`;
-    const reason = stageReason(r?.kind ?? 'build-failed', summary, r ? { command: r.command, exitCode: r.exitCode, output: r.tail } : undefined);
-    return this.record(chain, { ...last, reason }, { outcome: 'failed', attempts, reasons, recipeFile: this.opts.recipes.path(chain.repo.name), ...this.cost(spent) });
+    const reason = stageReason(first.reason?.kind ?? 'build-failed', summary, r ? { command: r.command, exitCode: r.exitCode, output: r.tail } : undefined);
+    return this.record(chain, { ...first, reason }, { outcome: 'failed', attempts, reasons, recipeFile: this.opts.recipes.path(chain.repo.name), ...this.cost(spent) });
   }
 
   private unavailable(chain: Chain, first: GoldTests, reasons: string[], why: string, spent: Spent): GoldTests {
