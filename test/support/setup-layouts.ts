@@ -112,20 +112,26 @@ function ciRuns(request: ChatRequest): { toolchain: string; runs: string[] } {
   return { toolchain, runs };
 }
 
-const NEEDS_NETWORK = /\b(apt-get|pip install|npm install|bundle install|curl|wget)\b/;
+/** The commands the feedback so far named as failing (src/model/prompts/setup-agent/failed.md). */
+function failedCommands(request: ChatRequest): Set<string> {
+  const text = request.messages.map((m) => m.content ?? '').join('\n');
+  return new Set([...text.matchAll(/^The failing command: (.*)$/gm)].map((m) => m[1].trim()));
+}
 
 /**
- * A scripted setup agent that reads the CI file and proposes what it says: first every `run:` line (the
- * last one the test command, the others setup, the network-needing install included, as a naive reader
- * would), then, once told that failed, the same without the lines that need the network. It knows
- * nothing of the layouts: its recipe comes from what the read tool returned. Other callers are not expected.
+ * A scripted setup agent that reads the CI file and proposes what it says: every `run:` line, the last
+ * one the test command and the others setup, less the setup lines the feedback so far named as the
+ * failing command. So the first recipe of a CI file with an install step that needs the network fails,
+ * and the second works only if the failing command reached the model. It knows nothing of the layouts:
+ * its recipe comes from what the read tool returned. Other callers are not expected.
  */
 export function ciReadingModel(): Script {
   return (request, marker) => {
     if (marker?.caller !== 'setup-agent') throw new Error(`unexpected caller ${marker?.caller}`);
     if ((marker.step ?? 0) === 0) return { toolCalls: [{ name: 'read_file', args: { path: '.ci.yml', start_line: 1 } }] };
     const { toolchain, runs } = ciRuns(request);
-    const setup = runs.slice(0, -1).filter((r) => (marker.round ?? 0) === 0 || !NEEDS_NETWORK.test(r));
+    const failed = failedCommands(request);
+    const setup = runs.slice(0, -1).filter((r) => !failed.has(r));
     return proposal({ toolchain, language: 'unknown', manifests: ['.ci.yml'], setup, test: runs[runs.length - 1] ?? 'true', runner: 'exit-code' });
   };
 }
