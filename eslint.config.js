@@ -4,10 +4,22 @@
 const tseslint = require('typescript-eslint');
 const { builtinModules } = require('node:module');
 
-/** Relative imports of the given top-level folders of src/, from any depth. */
-const into = (...folders) => `^\\.{1,2}/(\\.\\./)*(${folders.join('|')})(/.*)?$`;
+/** Relative imports of the given top-level folders of src/, from a file in a folder of src/ at any depth. */
+const into = (...folders) => `^(\\.\\./)+(${folders.join('|')})(/.*)?$`;
+/** The same from a file directly in src/ (from a folder, `./stage` is a sibling such as schemas/stage.ts). */
+const fromRoot = (...folders) => `^\\./(${folders.join('|')})(/.*)?$`;
 const ORCHESTRATION = ['activities', 'workers', 'cli', 'schedule', 'batches'];
-const STAGES = ['mining', 'queries', 'environments', 'sandbox', 'agent', 'rollout', 'judge', 'dataset', 'report', 'demo'];
+const STAGES = ['mining', 'queries', 'container', 'environments', 'stage', 'agent', 'rollout', 'judge', 'dataset', 'report', 'demo'];
+/** A pipeline stage does not reach up into the orchestration layer (workflow types, such as a chain's result, may be read). */
+const STAGE_PATTERNS = [
+  { regex: into(...ORCHESTRATION), message: 'a pipeline stage does not reach up into activities, workers, the CLI, schedules or batch starts' },
+  { regex: into('workflows'), allowTypeImports: true, message: 'only types from src/workflows below the orchestration layer' },
+];
+
+const enginePatterns = (reach) => [
+  { regex: reach(...ORCHESTRATION, 'workflows'), message: 'the engines do not reach up into the orchestration layer' },
+  { regex: reach(...STAGES), message: 'the engines and root modules do not depend on a pipeline stage' },
+];
 
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js'] },
@@ -54,15 +66,27 @@ module.exports = tseslint.config(
     // The pipeline's stages and the engines under them know nothing of Temporal's wiring or the CLI
     // (workflow types, such as a chain's result, may be read).
     files: [`src/{${STAGES.join(',')}}/**/*.ts`],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: STAGE_PATTERNS }] },
+  },
+  {
+    // A stage's sandbox is assembled from an environment and a container: environments build on
+    // containers and know nothing of stages (these rules replace the block above for these files, so
+    // they repeat its patterns).
+    files: ['src/environments/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        {
-          patterns: [
-            { regex: into(...ORCHESTRATION), message: 'a pipeline stage does not reach up into activities, workers, the CLI, schedules or batch starts' },
-            { regex: into('workflows'), allowTypeImports: true, message: 'only types from src/workflows below the orchestration layer' },
-          ],
-        },
+        { patterns: [...STAGE_PATTERNS, { regex: into('stage'), message: 'environments sit below src/stage: a stage is built from an environment, not the other way' }] },
+      ],
+    },
+  },
+  {
+    // The container is the floor of the sandbox side: a Docker container and its shell, nothing of what runs in it.
+    files: ['src/container/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [...STAGE_PATTERNS, { regex: into('environments', 'stage', 'agent', 'rollout', 'judge'), message: 'src/container sits below environments, stages and what uses them' }] },
       ],
     },
   },
@@ -76,18 +100,12 @@ module.exports = tseslint.config(
   {
     // The engines (model client, artifact store, schemas) and the root modules serve every stage and use
     // none; config.ts is the exception, as it gathers each stage's settings into one schema.
-    files: ['src/{model,artifacts,schemas}/**/*.ts', 'src/*.ts'],
+    files: ['src/{model,artifacts,schemas}/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: enginePatterns(into) }] },
+  },
+  {
+    files: ['src/*.ts'],
     ignores: ['src/config.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: into(...ORCHESTRATION, 'workflows'), message: 'the engines do not reach up into the orchestration layer' },
-            { regex: into(...STAGES), message: 'the engines and root modules do not depend on a pipeline stage' },
-          ],
-        },
-      ],
-    },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: enginePatterns(fromRoot) }] },
   },
 );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from '../git';
 import type { PullRequest } from '../schemas';
-import { hasCommit } from './host-repo';
+import { hasCommit } from '../container/host-repo';
 
 /** `Binary files a/x and b/x differ`: a diff that names a binary change without carrying it (GitHub's API sends these). */
 const BINARY_WITHOUT_CONTENT = /^Binary files (?:a\/)?(.+?) and (?:b\/)?(.+?) differ$/m;

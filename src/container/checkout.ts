@@ -1,4 +1,5 @@
-import { MIRROR_OBJECTS, REPO_DIR } from './docker-sandbox';
+import { MIRROR_OBJECTS } from './docker-container';
+import { REPO_DIR } from './sandbox';
 
 /**
  * Shell lines that put the sandbox's repository at `sha` without cloning: a repository whose object

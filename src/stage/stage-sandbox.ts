@@ -3,30 +3,30 @@ import { journaled } from '../work-journal';
 import type { Environment, Environments } from '../environments/builder';
 import { stageReason } from '../stage-reason';
 import { StageError } from '../errors';
-import { runPrTests } from './pr-tests';
+import { runPrTests } from '../environments/pr-tests';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
-import { CLUSTER_LABEL, DockerSandbox, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type SandboxSpec } from './docker-sandbox';
-import { ownerLabel, sweepOrphansOnce } from './orphans';
-import type { SandboxPool } from './pool';
-import type { ExecOptions, ExecResult, Sandbox } from './sandbox';
-import { claimRoundSandbox, roundKey, roundName, type SandboxSource } from './round-sandbox';
-import { prepareStage, resetStage, setUpStage } from './stage-setup';
-import { stageInputProblem } from './stage-inputs';
+import { CLUSTER_LABEL, DockerContainer, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type ContainerSpec } from '../container/docker-container';
+import { ownerLabel, sweepOrphansOnce } from '../container/orphans';
+import type { ContainerPool } from './pool';
+import type { ExecOptions, ExecResult, Sandbox } from '../container/sandbox';
+import { claimRoundContainer, roundKey, roundName, type ContainerSource } from './round-container';
+import { prepareStage, resetStage, setUpStage } from './setup';
+import { stageInputProblem } from './inputs';
 
 export interface StageSandboxDeps {
   docker: Docker;
   environments: Environments;
   /** The sandbox's limits; its image is the stage's environment image. */
-  sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
+  sandbox: Omit<ContainerSpec, 'mirrorPath' | 'labels' | 'image'>;
   /** Warm containers a rollout takes instead of starting one (absent or empty: a new one is started). */
-  pool?: SandboxPool;
+  pool?: ContainerPool;
 }
 
 /**
  * Who a sandbox is for, which decides its labels and who removes it: a one-off gold validation is
  * owned by its worker process (removed if that dies); a rollout round's sandbox is named for its run,
- * `host` (the worker's host identity) and round `key` (round-sandbox.ts): a retried round finds it
+ * `host` (the worker's host identity) and round `key` (round-container.ts): a retried round finds it
  * there by that name, and the chain's cleanup removes what is left. `cluster` (CLUSTER_LABEL) is the
  * Temporal cluster of the run: without it, no worker's sweep of closed runs removes the sandbox.
  */
@@ -47,10 +47,10 @@ export interface OpenStage {
  */
 export class StageSandbox implements Sandbox {
   private constructor(
-    readonly sandbox: DockerSandbox,
+    readonly sandbox: DockerContainer,
     readonly env: Environment,
     readonly carry: Carry,
-    readonly source: SandboxSource,
+    readonly source: ContainerSource,
     /** The round whose container is being prepared in the pool (the next stage's first), by name. */
     readonly next?: string,
   ) {}
@@ -81,11 +81,11 @@ export class StageSandbox implements Sandbox {
     env ??= await StageSandbox.environment(deps, chain, stage);
     const spec = { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
     const role = opts.role;
-    let sandbox: DockerSandbox;
-    let source: SandboxSource = 'new';
+    let sandbox: DockerContainer;
+    let source: ContainerSource = 'new';
     if (role.kind === 'gold') {
       await sweepOrphansOnce(deps.docker);
-      sandbox = await DockerSandbox.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
+      sandbox = await DockerContainer.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
     } else {
       const labels = {
         [RUN_KEY_LABEL]: role.runKey,
@@ -95,7 +95,7 @@ export class StageSandbox implements Sandbox {
         'chainsmith.stage': String(stage),
       };
       // A retried round's surviving sandbox first; else one from its worker's pool (pool.ts); else a new one.
-      ({ sandbox, source } = await claimRoundSandbox(deps.docker, { ...spec, labels }, roundName(role.runKey, role.host, role.key), deps.pool));
+      ({ sandbox, source } = await claimRoundContainer(deps.docker, { ...spec, labels }, roundName(role.runKey, role.host, role.key), deps.pool));
     }
     try {
       const progress = opts.progressPatch !== undefined;

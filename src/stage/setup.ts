@@ -2,7 +2,7 @@ import { StageError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Carry, Chain } from '../schemas';
 import { CARRY_PATCH, CARRY_TAG, carryScript, parseCarry, prepareScript, PROGRESS_PATCH } from './carryover';
-import type { DockerSandbox } from './docker-sandbox';
+import type { DockerContainer } from '../container/docker-container';
 
 /** Marks a sandbox whose stage state is complete; a retried round may reuse it from there. */
 const READY = '/work/.chainsmith/ready';
@@ -14,7 +14,7 @@ const SETUP_OUT = '/work/.chainsmith/setup.out';
  * PROGRESS_PATCH) on top. Returns what the carry did; a stage that cannot be built throws StageError.
  */
 export async function setUpStage(
-  sandbox: DockerSandbox,
+  sandbox: DockerContainer,
   chain: Chain,
   stage: number,
   opts: { carryPatch?: string | Buffer; progress: boolean; prepared?: boolean },
@@ -39,7 +39,7 @@ export async function setUpStage(
 }
 
 /** Sets a new sandbox up for stage `stage` as far as it goes without the carry (setUpStage with `prepared` finishes it). */
-export async function prepareStage(sandbox: DockerSandbox, chain: Chain, stage: number): Promise<void> {
+export async function prepareStage(sandbox: DockerContainer, chain: Chain, stage: number): Promise<void> {
   const r = await sandbox.exec(`mkdir -p /work/.chainsmith && (\n${prepareScript(chain, stage)}\n)`, { timeoutSeconds: 600, maxOutputChars: 20_000, cwd: '/work' });
   if (r.exitCode !== 0) {
     const reason = stageReason('invalid-inputs', `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared`, { command: 'the stage prepare script (checkout)', exitCode: r.exitCode, output: r.output });
@@ -48,7 +48,7 @@ export async function prepareStage(sandbox: DockerSandbox, chain: Chain, stage: 
 }
 
 /** In a surviving sandbox: back to the stage's starting state plus the progress patch. Undefined if it never got ready. */
-export async function resetStage(sandbox: DockerSandbox, chain: Chain, stage: number, carried: boolean, progress: boolean): Promise<Carry | undefined> {
+export async function resetStage(sandbox: DockerContainer, chain: Chain, stage: number, carried: boolean, progress: boolean): Promise<Carry | undefined> {
   const apply = progress ? ` && git apply --allow-empty --binary ${PROGRESS_PATCH}` : '';
   const r = await sandbox.exec(`test -f ${READY} && git reset -q --hard ${CARRY_TAG} && git clean -qfd${apply} && cat ${SETUP_OUT}`, {
     timeoutSeconds: 600,

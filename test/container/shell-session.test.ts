@@ -2,16 +2,16 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { DockerContainer, CONTAINER_LABEL } from '../../src/container/docker-container';
 import { baseImageTag } from '../../src/environments/images';
 import { ChainRepo } from '../support/chain-repo';
 
 const docker = new Docker();
-let sandbox: DockerSandbox;
+let sandbox: DockerContainer;
 
 beforeAll(async () => {
   const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-shell-')), 'shell'), { 'README.md': '# shell\n' });
-  sandbox = await DockerSandbox.create(docker, {
+  sandbox = await DockerContainer.create(docker, {
     image: baseImageTag(),
     mirrorPath: repo.path,
     labels: { 'chainsmith.test': 'shell-session' },
@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.test=shell-session'] } })).toHaveLength(0);
+  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=shell-session'] } })).toHaveLength(0);
 });
 
 const run = (cmd: string, timeoutSeconds = 20) => sandbox.exec(cmd, { timeoutSeconds, maxOutputChars: 20_000, cwd: '/work' });

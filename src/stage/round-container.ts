@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import { TransientError } from '../errors';
-import { DockerSandbox, removeContainers, SANDBOX_LABEL, type SandboxSpec } from './docker-sandbox';
-import { ownerGone } from './orphans';
+import { DockerContainer, removeContainers, CONTAINER_LABEL, type ContainerSpec } from '../container/docker-container';
+import { ownerGone } from '../container/orphans';
 
 /**
  * A rollout round's container is found by its name: Docker cannot relabel a running container, but it
@@ -38,8 +38,8 @@ export function roundNamePattern(of: { workflowId?: string; runKey?: string; hos
 }
 
 /** Round containers (running or not) whose names match. */
-export function roundSandboxes(docker: Docker, of: Parameters<typeof roundNamePattern>[0]): Promise<Docker.ContainerInfo[]> {
-  return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL], name: [roundNamePattern(of)] } });
+export function roundContainers(docker: Docker, of: Parameters<typeof roundNamePattern>[0]): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL], name: [roundNamePattern(of)] } });
 }
 
 /** Whether a round name (as Docker reports it, or without its leading '/') matches. */
@@ -52,26 +52,26 @@ export function matchesRound(of: Parameters<typeof roundNamePattern>[0]): (name:
  * Removes the round containers whose names match (a run's on a host, at its cleanup), after `pool`
  * (this worker's) has dropped those it is preparing, so that none starts after; returns how many.
  */
-export async function removeRoundSandboxes(
+export async function removeRoundContainers(
   docker: Docker,
   of: Parameters<typeof roundNamePattern>[0],
   pool?: { dropPreparedWhere(match: (name: string) => boolean): Promise<number> },
 ): Promise<number> {
   const dropped = (await pool?.dropPreparedWhere(matchesRound(of))) ?? 0;
-  const found = await roundSandboxes(docker, of);
+  const found = await roundContainers(docker, of);
   await removeContainers(docker, found.map((c) => c.Id));
   return dropped + found.length;
 }
 
 /** Where a round's container came from: started for it, a warm one, one prepared for it, or a retried round's survivor. */
-export type SandboxSource = 'new' | 'warm' | 'prepared' | 'reused';
+export type ContainerSource = 'new' | 'warm' | 'prepared' | 'reused';
 
 /** Where the pool keeps containers: a prepared one already carries its round's name; a warm one is renamed to it. */
 export interface RoundSource {
-  take(spec: SandboxSpec, name: string): Promise<{ sandbox: DockerSandbox; prepared: boolean } | undefined>;
+  take(spec: ContainerSpec, name: string): Promise<{ sandbox: DockerContainer; prepared: boolean } | undefined>;
 }
 
-/** Whether the engine refused because the name is taken (409), on its own error or one we wrapped (DockerSandbox.create). */
+/** Whether the engine refused because the name is taken (409), on its own error or one we wrapped (DockerContainer.create). */
 export const nameHeld = (err: unknown) => {
   const e = err as { statusCode?: number; cause?: { statusCode?: number } };
   return e?.statusCode === 409 || e?.cause?.statusCode === 409;
@@ -84,24 +84,24 @@ export const nameHeld = (err: unknown) => {
  * workers' containers would remove it under the round), is removed and replaced. No list call: the
  * engine's name uniqueness says whether there is a survivor.
  */
-export async function claimRoundSandbox(
+export async function claimRoundContainer(
   docker: Docker,
-  spec: SandboxSpec,
+  spec: ContainerSpec,
   name: string,
   pool?: RoundSource,
-): Promise<{ sandbox: DockerSandbox; source: SandboxSource }> {
+): Promise<{ sandbox: DockerContainer; source: ContainerSource }> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const taken = await pool?.take(spec, name);
       if (taken) return { sandbox: taken.sandbox, source: taken.prepared ? 'prepared' : 'warm' };
-      return { sandbox: await DockerSandbox.create(docker, { ...spec, name }), source: 'new' };
+      return { sandbox: await DockerContainer.create(docker, { ...spec, name }), source: 'new' };
     } catch (err) {
       if (!nameHeld(err)) throw err;
     }
     const found = await docker.getContainer(name).inspect().catch(() => undefined);
     if (!found) continue;
     const holder = docker.getContainer(found.Id);
-    if (found.State.Running && !ownerGone(found.Config.Labels ?? {})) return { sandbox: DockerSandbox.attach(docker, holder), source: 'reused' };
+    if (found.State.Running && !ownerGone(found.Config.Labels ?? {})) return { sandbox: DockerContainer.attach(docker, holder), source: 'reused' };
     await holder.remove({ force: true }).catch(() => undefined);
   }
   throw new TransientError(`cannot claim the sandbox ${name}: another container keeps taking its name`);

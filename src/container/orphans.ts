@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { hostname } from 'node:os';
-import { HOST_LABEL, KEY_LABEL, removeContainers, SANDBOX_LABEL } from './docker-sandbox';
+import { HOST_LABEL, KEY_LABEL, removeContainers, CONTAINER_LABEL } from './docker-container';
 
 /**
  * On one-off containers (gold validation, environment builds) and pooled ones (warm, prepared, or
@@ -34,7 +34,7 @@ export function ownerGone(labels: Record<string, string>): boolean {
  * another's pooled containers are its own worker's to sweep when it comes back.
  */
 export async function removeOrphans(docker: Docker, host?: string): Promise<number> {
-  const found = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, OWNER_LABEL] } });
+  const found = await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, OWNER_LABEL] } });
   const ours = (labels: Record<string, string>) => labels[HOST_LABEL] === undefined || labels[HOST_LABEL] === host;
   const orphans = found.filter((c) => ownerGone(c.Labels) && !c.Labels[KEY_LABEL] && ours(c.Labels));
   await removeContainers(docker, orphans.map((c) => c.Id));

@@ -4,12 +4,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths';
-import { CARRY_TAG } from '../../src/sandbox/carryover';
-import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, removeOrphans } from '../../src/sandbox/orphans';
-import { POOL_LABEL, PREPARED_LABEL, SandboxPool } from '../../src/sandbox/pool';
-import { removeRoundSandboxes, roundKey, roundName } from '../../src/sandbox/round-sandbox';
-import { StageSandbox } from '../../src/sandbox/stage-sandbox';
+import { CARRY_TAG } from '../../src/stage/carryover';
+import { HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, CONTAINER_LABEL } from '../../src/container/docker-container';
+import { OWNER_LABEL, removeOrphans } from '../../src/container/orphans';
+import { POOL_LABEL, PREPARED_LABEL, ContainerPool } from '../../src/stage/pool';
+import { removeRoundContainers, roundKey, roundName } from '../../src/stage/round-container';
+import { StageSandbox } from '../../src/stage/stage-sandbox';
 import type { Chain } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';
@@ -30,17 +30,17 @@ beforeAll(async () => {
 
 /** A host identity of its own per test: the containers it labels are this test's alone. */
 const testHost = () => `pool-test-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
-const onHost = (host: string, ...labels: string[]) => docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, `${HOST_LABEL}=${host}`, ...labels] } });
+const onHost = (host: string, ...labels: string[]) => docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `${HOST_LABEL}=${host}`, ...labels] } });
 const spec = () => ({ ...limits, image, mirrorPath: chain.repo.path });
 
 /** A stage of the chain for a rollout round, with the gold carry: the checkout and carry a round does. */
-const openRound = (pool: SandboxPool | undefined, host: string, runKey: string, stage: number, key = roundKey(runKey, stage, 0)) =>
+const openRound = (pool: ContainerPool | undefined, host: string, runKey: string, stage: number, key = roundKey(runKey, stage, 0)) =>
   StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, stage, { role: { kind: 'rollout', runKey, key, host }, carryPatch: '' });
-const openStage = (pool: SandboxPool, host: string, key: string) => openRound(pool, host, `pool-${key}/run`, 1, key);
+const openStage = (pool: ContainerPool, host: string, key: string) => openRound(pool, host, `pool-${key}/run`, 1, key);
 
 test('the pool keeps a kind warm by demand (none for its first round, then one more a round up to its size); a warm container is limited and network-less as a new one and set up at its stage; drain removes them', async () => {
   const host = testHost();
-  const pool = new SandboxPool(docker, { size: 2, host });
+  const pool = new ContainerPool(docker, { size: 2, host });
   try {
     // Nothing warm yet: the first stage of this kind starts its own container, labelled for its round.
     const cold = await openStage(pool, host, `cold-${host}`);
@@ -95,7 +95,7 @@ test('the pool keeps a kind warm by demand (none for its first round, then one m
 
 test('size 0 keeps nothing warm: every stage starts its own container', async () => {
   const host = testHost();
-  const pool = new SandboxPool(docker, { size: 0, host });
+  const pool = new ContainerPool(docker, { size: 0, host });
   const stage = await openStage(pool, host, `off-${host}`);
   try {
     await pool.filled(spec());
@@ -109,7 +109,7 @@ test('size 0 keeps nothing warm: every stage starts its own container', async ()
 
 test("opening stage 1 prepares stage 2's round in the background; stage 2 then takes it and only applies the carry", async () => {
   const host = testHost();
-  const pool = new SandboxPool(docker, { size: 1, host });
+  const pool = new ContainerPool(docker, { size: 1, host });
   const runKey = `pool-prepared-${host}/run`;
   const next = roundName(runKey, host, roundKey(runKey, 1, 0));
   try {
@@ -173,7 +173,7 @@ test("a round's container is found again by its name: a second open of the round
 
 test("a run's cleanup (cleanupRun) finds by name the pooled container its round took and the one prepared for its next stage, and leaves another run's", async () => {
   const host = testHost();
-  const pool = new SandboxPool(docker, { size: 2, host });
+  const pool = new ContainerPool(docker, { size: 2, host });
   const runKey = `pool-cleanup-${host}/run`;
   try {
     const other = await openRound(pool, host, `pool-other-${host}/run`, 1);
@@ -187,8 +187,8 @@ test("a run's cleanup (cleanupRun) finds by name the pooled container its round 
     const labels = (await round.sandbox.container.inspect()).Config.Labels;
     expect([labels[POOL_LABEL], labels[RUN_KEY_LABEL], labels[KEY_LABEL]]).toEqual(['1', undefined, undefined]);
 
-    expect(await removeRoundSandboxes(docker, { runKey, host: `${host}-elsewhere` }, pool)).toBe(0);
-    expect(await removeRoundSandboxes(docker, { runKey, host }, pool)).toBe(2);
+    expect(await removeRoundContainers(docker, { runKey, host: `${host}-elsewhere` }, pool)).toBe(0);
+    expect(await removeRoundContainers(docker, { runKey, host }, pool)).toBe(2);
     // The pool let go of the prepared one too: it neither hands it out nor counts it against its bound.
     expect(await pool.preparedFor(round.next!)).toBe(false);
     expect(await round.sandbox.container.inspect().catch((err) => err.statusCode)).toBe(404);
@@ -206,8 +206,8 @@ test("a run's cleanup (cleanupRun) finds by name the pooled container its round 
  */
 const WORKER = `
 const Docker = require('dockerode');
-const { SandboxPool } = require(process.argv[1]);
-const pool = new SandboxPool(new Docker(), { size: 2, host: process.env.POOL_HOST });
+const { ContainerPool } = require(process.argv[1]);
+const pool = new ContainerPool(new Docker(), { size: 2, host: process.env.POOL_HOST });
 const spec = JSON.parse(process.env.POOL_SPEC);
 Promise.all([1, 2, 3].map((i) => pool.take(spec, 'unused-' + i)))
   .then(() => (pool.refill(spec), pool.filled(spec)))
@@ -217,7 +217,7 @@ setInterval(() => undefined, 1000);
 
 test("a SIGKILLed worker's warm containers are left running, and the sweep of dead workers' containers removes them", async () => {
   const host = testHost();
-  const child = spawn('node', ['-e', WORKER, join(packageRoot(), 'dist/src/sandbox/pool.js')], {
+  const child = spawn('node', ['-e', WORKER, join(packageRoot(), 'dist/src/stage/pool.js')], {
     cwd: packageRoot(),
     env: { ...process.env, POOL_HOST: host, POOL_SPEC: JSON.stringify(spec()) },
     stdio: ['ignore', 'pipe', 'inherit'],

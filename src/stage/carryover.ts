@@ -1,6 +1,6 @@
 import type { Carry, Chain } from '../schemas';
-import { checkoutLines } from './checkout';
-import { REPO_DIR } from './docker-sandbox';
+import { checkoutLines } from '../container/checkout';
+import { REPO_DIR } from '../container/sandbox';
 
 /** Where the harness drops patches inside a sandbox before the setup script reads them. */
 export const CARRY_PATCH = '/work/.chainsmith/carry.patch';

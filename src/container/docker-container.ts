@@ -1,13 +1,14 @@
 import Docker from 'dockerode';
 import { TransientError } from '../errors';
 import { objectsDir } from './host-repo';
+import { REPO_DIR, type Sandbox } from './sandbox';
 import { ShellSession, type ExecOptions, type ExecResult } from './shell-session';
+import { shellQuote } from '../process/shell-quote';
 
-export const REPO_DIR = '/work/repo';
 /** Where a sandbox sees the host clone's object store (read-only): the only part of the clone it sees. */
 export const MIRROR_OBJECTS = '/mirror/objects';
-export const SANDBOX_LABEL = 'chainsmith.sandbox';
-/** On a rollout round's sandbox started for it (its name, round-sandbox.ts, is how it is found). */
+export const CONTAINER_LABEL = 'chainsmith.sandbox';
+/** On a rollout round's sandbox started for it (its name, round-container.ts, is how it is found). */
 export const KEY_LABEL = 'chainsmith.key';
 export const HOST_LABEL = 'chainsmith.host';
 /** The run a rollout sandbox belongs to, `workflowId/runId` as given: a worker asks Temporal whether it is still open. */
@@ -38,9 +39,9 @@ const WRITE_HOSTS = `printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localho
 /** How an offline container is started (for a sandbox, and for a benchmark's baseline started the same way). */
 export const OFFLINE_START = { NetworkDisabled: true, User: '0:0', Cmd: ['sh', '-c', `${WRITE_HOSTS} && exec sleep infinity`] };
 
-export interface SandboxSpec {
+export interface ContainerSpec {
   image: string;
-  /** The container's name (a rollout round's, see round-sandbox.ts); none: the engine picks one. */
+  /** The container's name (a rollout round's, see round-container.ts); none: the engine picks one. */
   name?: string;
   /**
    * Host path of the repository. Only its object store is mounted (read-only): the repository inside
@@ -72,7 +73,7 @@ function repoTmpfs(memoryMb: number): string {
  * limits; the agent runs as `agent`. Its environment is a fixed list: nothing of the worker's
  * environment (API keys, tokens) is passed in.
  */
-export class DockerSandbox {
+export class DockerContainer implements Sandbox {
   /** Every command goes through one shell (see shell-session.ts), opened at the first command. */
   private shell?: Promise<ShellSession>;
 
@@ -81,7 +82,7 @@ export class DockerSandbox {
     readonly container: Docker.Container,
   ) {}
 
-  static async create(docker: Docker, spec: SandboxSpec): Promise<DockerSandbox> {
+  static async create(docker: Docker, spec: ContainerSpec): Promise<DockerContainer> {
     const objects = await objectsDir(spec.mirrorPath);
     const network = spec.network ?? 'none';
     try {
@@ -92,7 +93,7 @@ export class DockerSandbox {
         // Nothing in a sandbox needs a graceful stop, and `sleep` as PID 1 ignores SIGTERM: a stop (or
         // dockerd shutting down) would wait out Docker's 10 s for each sandbox before killing it.
         StopSignal: 'SIGKILL',
-        Labels: { [SANDBOX_LABEL]: '1', ...spec.labels },
+        Labels: { [CONTAINER_LABEL]: '1', ...spec.labels },
         WorkingDir: '/work',
         Env: ['PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8', 'HOME=/home/agent'],
         HostConfig: {
@@ -108,15 +109,15 @@ export class DockerSandbox {
         },
       });
       await container.start();
-      return new DockerSandbox(docker, container);
+      return new DockerContainer(docker, container);
     } catch (cause) {
       throw new TransientError(`cannot start a sandbox from ${spec.image}: ${(cause as Error).message}`, { cause });
     }
   }
 
   /** Runs commands in a container started elsewhere (a retried round's survivor, a benchmark's baseline). */
-  static attach(docker: Docker, container: Docker.Container): DockerSandbox {
-    return new DockerSandbox(docker, container);
+  static attach(docker: Docker, container: Docker.Container): DockerContainer {
+    return new DockerContainer(docker, container);
   }
 
   /** Runs `bash -c command` (with `input` as its standard input); a non-zero exit is a result, only a broken engine throws. */
@@ -129,8 +130,8 @@ export class DockerSandbox {
    * write beneath the repository's tmpfs, where nothing sees it); the parent directory is created first.
    */
   async tryWriteFile(path: string, content: string | Buffer, mode?: number): Promise<ExecResult> {
-    const q = quote(path);
-    const dir = quote(path.slice(0, path.lastIndexOf('/')) || '/');
+    const q = shellQuote(path);
+    const dir = shellQuote(path.slice(0, path.lastIndexOf('/')) || '/');
     const chmod = mode === undefined ? '' : ` && chmod ${mode.toString(8)} -- ${q}`;
     return this.run(`mkdir -p -- ${dir} && cat > ${q}${chmod}`, { timeoutSeconds: 60, maxOutputChars: 2000, cwd: '/' }, Buffer.from(content));
   }
@@ -165,8 +166,8 @@ export class DockerSandbox {
 }
 
 /** Removes sandboxes matching the labels, e.g. those a crashed worker left behind. */
-export async function removeSandboxes(docker: Docker, labels: Record<string, string> = {}): Promise<number> {
-  const filters = { label: [SANDBOX_LABEL, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
+export async function removeLabelledContainers(docker: Docker, labels: Record<string, string> = {}): Promise<number> {
+  const filters = { label: [CONTAINER_LABEL, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
   const found = await docker.listContainers({ all: true, filters });
   await removeContainers(docker, found.map((c) => c.Id));
   return found.length;
@@ -175,8 +176,4 @@ export async function removeSandboxes(docker: Docker, labels: Record<string, str
 /** Force-removes containers; one already gone is not an error. */
 export async function removeContainers(docker: Docker, ids: string[]): Promise<void> {
   await Promise.all(ids.map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
-}
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -2,13 +2,13 @@ import Docker from 'dockerode';
 import { mkdtemp, readlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { DockerContainer, CONTAINER_LABEL } from '../../src/container/docker-container';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';
 
 const docker = new Docker();
 const SECRET = 'ghp_isolationTestTokenThatMustStayOutside0001';
-let sandbox: DockerSandbox;
+let sandbox: DockerContainer;
 let repo: ChainRepo;
 
 beforeAll(async () => {
@@ -18,7 +18,7 @@ beforeAll(async () => {
   process.env.CHAINSMITH_ISOLATION_TEST_TOKEN = SECRET;
   const chain = repo.chain('iso/iso', [await repo.pr(1, 'Say more', { 'README.md': '# iso\n\nmore\n' })]);
   const env = await testEnvironments(docker).forStage(chain, 0);
-  sandbox = await DockerSandbox.create(docker, {
+  sandbox = await DockerContainer.create(docker, {
     image: env.image,
     mirrorPath: repo.path,
     labels: { 'chainsmith.test': 'isolation' },
@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.CHAINSMITH_ISOLATION_TEST_TOKEN;
   await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.test=isolation'] } })).toHaveLength(0);
+  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=isolation'] } })).toHaveLength(0);
 });
 
 /** Forks sleeping children until the kernel refuses (or 500 are running), then waits for them all. */

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
-import { DockerSandbox, HOST_LABEL, removeContainers, type SandboxSpec } from './docker-sandbox';
-import { ownerLabel } from './orphans';
-import { nameHeld, type RoundSource } from './round-sandbox';
+import { DockerContainer, HOST_LABEL, removeContainers, type ContainerSpec } from '../container/docker-container';
+import { ownerLabel } from '../container/orphans';
+import { nameHeld, type RoundSource } from './round-container';
 
 /** On a warm container: the pool it waits in. Like a one-off container, it belongs to its worker process. */
 export const POOL_LABEL = 'chainsmith.pool';
@@ -16,11 +16,11 @@ const MAX_KINDS = 4;
 const PREPARED_STALE_MS = 15 * 60_000;
 
 /** A sandbox as its pool knows it: the pool sets the labels, a round the name. */
-export type WarmSpec = Omit<SandboxSpec, 'labels' | 'name'>;
+export type WarmSpec = Omit<ContainerSpec, 'labels' | 'name'>;
 
 interface Kind {
   spec: WarmSpec;
-  idle: DockerSandbox[];
+  idle: DockerContainer[];
   /** Rounds of this kind that asked for a warm container (a prepared one aside): the demand that sizes it. */
   asked: number;
   filling?: Promise<void>;
@@ -29,7 +29,7 @@ interface Kind {
 interface Prepared {
   at: number;
   /** The container, set up, and its kind; undefined when its preparation failed or was not wanted. */
-  ready: Promise<{ sandbox: DockerSandbox; spec: WarmSpec } | undefined>;
+  ready: Promise<{ sandbox: DockerContainer; spec: WarmSpec } | undefined>;
 }
 
 /**
@@ -41,7 +41,7 @@ interface Prepared {
  * later stages get prepared containers) keeps nothing warm: a container per kind started for nobody
  * was most of what a pool cost a worker that rolls out a chain or two.
  *
- * A round that takes a warm container renames it to the round's name (round-sandbox.ts): the chain's
+ * A round that takes a warm container renames it to the round's name (round-container.ts): the chain's
  * cleanup finds it by that name, as it finds a container started for the round.
  *
  * Besides, a container can be prepared for a known round (prepare(): the next stage of a chain being
@@ -53,7 +53,7 @@ interface Prepared {
  * crash, in the sweep of dead workers' containers (removeOrphans). A round that loses its pooled
  * container with its worker is rebuilt from its checkpoint.
  */
-export class SandboxPool implements RoundSource {
+export class ContainerPool implements RoundSource {
   private readonly kinds = new Map<string, Kind>();
   private readonly prepared = new Map<string, Prepared>();
   /** Prepared containers being removed, by round name: their round waits for that before it starts its own. */
@@ -77,7 +77,7 @@ export class SandboxPool implements RoundSource {
    * the name already (409) throws, and the warm one stays in the pool. The taker calls refill() once
    * its stage is set up.
    */
-  async take(spec: WarmSpec, name: string): Promise<{ sandbox: DockerSandbox; prepared: boolean } | undefined> {
+  async take(spec: WarmSpec, name: string): Promise<{ sandbox: DockerContainer; prepared: boolean } | undefined> {
     if (!this.enabled) return undefined;
     await this.dropping.get(name);
     const ahead = this.prepared.get(name);
@@ -110,7 +110,7 @@ export class SandboxPool implements RoundSource {
    * or holds `size` prepared containers none of which is stale. Registered at once, so that a
    * dropPrepared() from now on also stops a preparation that has not started.
    */
-  prepare(name: string, kind: () => Promise<WarmSpec | undefined>, setup: (sandbox: DockerSandbox) => Promise<void>): void {
+  prepare(name: string, kind: () => Promise<WarmSpec | undefined>, setup: (sandbox: DockerContainer) => Promise<void>): void {
     if (!this.enabled || this.prepared.has(name)) return;
     const now = Date.now();
     for (const [old, { at }] of this.prepared) if (this.prepared.size >= this.opts.size && now - at > PREPARED_STALE_MS) void this.dropPrepared(old);
@@ -121,7 +121,7 @@ export class SandboxPool implements RoundSource {
       const spec = wanted() ? await kind() : undefined;
       if (!spec || !wanted()) return undefined;
       const labels = { [POOL_LABEL]: '1', [PREPARED_LABEL]: '1', [HOST_LABEL]: this.opts.host, ...ownerLabel() };
-      const sandbox = await DockerSandbox.create(this.docker, { ...spec, name, labels });
+      const sandbox = await DockerContainer.create(this.docker, { ...spec, name, labels });
       try {
         await setup(sandbox);
         return { sandbox, spec };
@@ -224,9 +224,9 @@ export class SandboxPool implements RoundSource {
     })();
   }
 
-  private async warm(spec: WarmSpec): Promise<DockerSandbox> {
+  private async warm(spec: WarmSpec): Promise<DockerContainer> {
     const labels = { [POOL_LABEL]: '1', [HOST_LABEL]: this.opts.host, ...ownerLabel() };
-    const sandbox = await DockerSandbox.create(this.docker, { ...spec, labels });
+    const sandbox = await DockerContainer.create(this.docker, { ...spec, labels });
     try {
       await sandbox.exec('true', { timeoutSeconds: 30, maxOutputChars: 100 });
       return sandbox;

@@ -8,10 +8,10 @@ import { StageError } from '../../src/errors';
 import { ModelClient } from '../../src/model/client';
 import { templateQueries } from '../../src/queries/template';
 import { runRound } from '../../src/rollout/round';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
-import { CARRY_TAG } from '../../src/sandbox/carryover';
-import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { setUpStage } from '../../src/sandbox/stage-setup';
+import { roundContainers } from '../../src/stage/round-container';
+import { CARRY_TAG } from '../../src/stage/carryover';
+import { DockerContainer, CONTAINER_LABEL } from '../../src/container/docker-container';
+import { setUpStage } from '../../src/stage/setup';
 import { TrajectorySchema, type Chain, type Message } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';
@@ -56,13 +56,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const left = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.test=carryover'] } });
+  const left = await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=carryover'] } });
   expect(left).toHaveLength(0);
 });
 
-async function withSandbox<T>(c: Chain, stage: number, fn: (s: DockerSandbox) => Promise<T>): Promise<T> {
+async function withSandbox<T>(c: Chain, stage: number, fn: (s: DockerContainer) => Promise<T>): Promise<T> {
   const env = await environments.forStage(c, stage);
-  const sandbox = await DockerSandbox.create(docker, { image: env.image, mirrorPath: c.repo.path, labels: LABEL, memoryMb: 512, pidsLimit: 128 });
+  const sandbox = await DockerContainer.create(docker, { image: env.image, mirrorPath: c.repo.path, labels: LABEL, memoryMb: 512, pidsLimit: 128 });
   try {
     return await fn(sandbox);
   } finally {
@@ -70,7 +70,7 @@ async function withSandbox<T>(c: Chain, stage: number, fn: (s: DockerSandbox) =>
   }
 }
 
-const cat = async (s: DockerSandbox, file: string) => (await s.exec(`cat ${file}`, { timeoutSeconds: 10, maxOutputChars: 10_000 })).output;
+const cat = async (s: DockerContainer, file: string) => (await s.exec(`cat ${file}`, { timeoutSeconds: 10, maxOutputChars: 10_000 })).output;
 
 test('clean carry: stage 2 starts from its base with the agent’s stage-1 work instead of the gold one, upstream changes kept', async () => {
   await withSandbox(chain, 1, async (s) => {
@@ -135,7 +135,7 @@ test('conflicting carry: both sides kept between markers, the policy recorded on
   // The rest of the agent's work came along untouched.
   const carried = await store.getText(result.cumulativePatchRef);
   expect(carried).toContain('+multiplication by repeated addition');
-  expect(await roundSandboxes(docker, { runKey })).toHaveLength(0);
+  expect(await roundContainers(docker, { runKey })).toHaveLength(0);
 });
 
 test('a carried patch that does not apply is a clear error on that stage', async () => {

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from '../../src/git';
-import { stageInputProblem } from '../../src/sandbox/stage-inputs';
+import { stageInputProblem } from '../../src/stage/inputs';
 import { ChainRepo } from '../support/chain-repo';
 
 test('a stage found broken is asked again (fetching the missing commit mends it); a different patch is checked on its own', async () => {
