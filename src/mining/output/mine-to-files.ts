@@ -236,7 +236,7 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   await writeAtomic(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
   // Last: a mine cut short before here is redone whole by the next one, never half-counted as seen.
-  const cursor: MineCursor = { version: 1, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
+  const cursor: MineCursor = { version: 2, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
   await writeAtomic(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
   return result;
 }
