@@ -1,5 +1,5 @@
 // no-docker: needs no Docker engine (jest.config.js)
-import { resolverFailure } from '../../src/environments/languages/resolver-failure';
+import { resolverFailure } from '../../src/environments/languages/python/resolver-failure';
 import { StageError, TransientError } from '../../src/errors';
 
 const failed = (stderr: string) => resolverFailure('uv pip compile', 'uv pip compile requirements.txt', { code: 1, stdout: '', stderr });
