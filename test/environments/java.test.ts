@@ -40,7 +40,7 @@ describe('Java recipe', () => {
 
   it('refuses a Gradle build at fetch time, saying why', async () => {
     const recipe = await detectJava(files({ 'build.gradle.kts': '', gradlew: '' }));
-    expect(recipe).toMatchObject({ origin: 'java-gradle', runner: 'gradle' });
+    expect(recipe).toMatchObject({ origin: 'java-gradle', runner: 'exit-code' });
     await expect(recipe!.fetch!(fetchContext('/tmp', new Date()))).rejects.toThrow(/Gradle distribution .* no package registry/);
   });
 
