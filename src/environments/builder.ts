@@ -17,6 +17,7 @@ import { commitDate, gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } fr
 import { findSeed, LINEAGE_LABEL } from './seeds';
 import { toolchainProbe, type Language, type LanguageSettings, type Recipe, type RunnerName } from './languages';
 import { Toolchains } from './toolchains';
+import { shellQuote } from '../process/shell-quote';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
 export const ENV_IMAGE = 'chainsmith-env';
@@ -223,6 +224,7 @@ export class Environments {
           defaultTestCommand: this.opts.defaultTestCommand,
           ...(merged ? { merged } : {}),
           baseDate: () => commitDate(repoPath, pr.baseSha),
+          repo: { path: repoPath, sha: pr.baseSha },
           ...(this.opts.settings ? { settings: this.opts.settings } : {}),
           testFiles: pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path),
         });
@@ -299,14 +301,14 @@ export class Environments {
     });
     try {
       const exportLines = [
-        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${quote(v)}`),
+        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
         ...(recipe.path.length ? [`export PATH=${recipe.path.join(':')}:$PATH`] : []),
       ];
       const script = [
         ...checkoutLines(r.sha),
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
-        ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
+        ...recipe.setup.flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
         timeoutSeconds: this.opts.timeoutSeconds,
@@ -398,8 +400,4 @@ function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
 async function dependencyDeclarations(recipe: Recipe, files: RepoFiles): Promise<string> {
   const texts = await Promise.all(recipe.manifests.map(async (m) => `${m}\n${recipe.dependencyText!(m, (await files.read(m)) ?? '(missing)')}`));
   return createHash('sha256').update(texts.join('\0')).digest('hex');
-}
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

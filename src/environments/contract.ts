@@ -123,6 +123,8 @@ export interface DetectContext<S = unknown> {
   merged?: RepoFiles;
   /** The stage's base commit date; a git call, so read only by a detector that needs it. */
   baseDate(): Promise<Date>;
+  /** The clone and the base commit the files are read from, for a detector that reads beyond the root (Python's CI files); absent on files without a clone. */
+  repo?: { path: string; sha: string };
   /** The config's environments section, where a language reads its own settings. */
   settings: S;
 }

@@ -11,6 +11,8 @@ export interface DetectOptions {
   merged?: RepoFiles;
   /** The stage's base commit date, for a language that chooses its toolchain by era (Python). */
   baseDate?: () => Promise<Date>;
+  /** The clone and the base commit the files are read from. */
+  repo?: { path: string; sha: string };
   /** The config's environments section, where each language reads its own settings. */
   settings?: LanguageSettings;
   /** The stage PR's test files: where nothing is detected and the fallback runner can run none of them, it is no fallback. */
@@ -22,7 +24,12 @@ const KNOWN_LAYOUTS = LANGUAGES.flatMap((l) => l.layouts).join(', ');
 
 /** The first language (in the registry's order) that recognises the repository decides its recipe. */
 export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promise<Recipe> {
-  const ctx = { ...(opts.merged ? { merged: opts.merged } : {}), baseDate: opts.baseDate ?? (async () => new Date()), settings: opts.settings ?? {} };
+  const ctx = {
+    ...(opts.merged ? { merged: opts.merged } : {}),
+    ...(opts.repo ? { repo: opts.repo } : {}),
+    baseDate: opts.baseDate ?? (async () => new Date()),
+    settings: opts.settings ?? {},
+  };
   for (const language of LANGUAGES) {
     const recipe: Recipe | undefined = await language.detect(files, ctx);
     // A configured command the runner runs (pytest with extra flags, a plugin switched off) keeps applying to detected projects.

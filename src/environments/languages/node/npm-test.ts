@@ -1,7 +1,8 @@
 import type { TestCase } from '../../../schemas';
 import type { TestRunner } from '../../contract';
 import { parseCaseLines } from '../../runners/case-lines';
-import { shellQuote, worse } from '../../runners/shell';
+import { shellQuote } from '../../../process/shell-quote';
+import { worse } from '../../runners/shell';
 
 /**
  * The package's test script. Per-test outcomes come from TAP (node --test, tap, mocha -R tap) or from

@@ -2,6 +2,7 @@ import type { LanguageSupport } from '../../contract';
 import { detectPython } from './detect';
 import { hostPythons, prefixFingerprint } from './host-pythons';
 import { PYTEST, pytestRunner } from './pytest';
+import { testedPythons } from './tested-pythons';
 
 /** What Python reads from the config's environments section. */
 export interface PythonSettings {
@@ -18,8 +19,13 @@ export const python: LanguageSupport<'python', 'pytest', 'python', PythonSetting
   name: 'python',
   title: 'Python',
   layouts: ['pyproject.toml', 'setup.py', 'setup.cfg', 'requirements*.txt'],
-  // The host's Pythons are looked up once per process (host-pythons.ts).
-  detect: async (files, ctx) => detectPython(files, ctx.merged, { provided: await hostPythons(ctx.settings.pythons), baseDate: ctx.baseDate }),
+  // The host's Pythons are looked up once per process (host-pythons.ts); the base's CI files only for a Python project.
+  detect: async (files, ctx) =>
+    detectPython(files, ctx.merged, {
+      provided: await hostPythons(ctx.settings.pythons),
+      baseDate: ctx.baseDate,
+      ...(ctx.repo ? { tested: () => testedPythons(ctx.repo!.path, ctx.repo!.sha) } : {}),
+    }),
   runners: { pytest: pytestRunner },
   toolchains: { python: 'python3 --version' },
   files: { tests: [/^test_.*\.py$/, /_test\.py$/], code: ['py', 'pyx', 'pyi'] },

@@ -1,6 +1,6 @@
 import type { TestCase } from '../../../schemas';
 import type { TestRunner } from '../../contract';
-import { shellQuote } from '../../runners/shell';
+import { shellQuote } from '../../../process/shell-quote';
 
 /**
  * pytest's short test summary ("PASSED tests/a.py::test_x", "FAILED tests/a.py::test_y - assert …"),
