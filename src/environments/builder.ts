@@ -17,6 +17,7 @@ import { commitDate, gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } fr
 import { findSeed, LINEAGE_LABEL } from './seeds';
 import { TOOLCHAIN_PROBES, Toolchains } from './toolchains';
 import { shellQuote } from '../process/shell-quote';
+import { testedPythons } from './languages/python/tested-pythons';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
 export const ENV_IMAGE = 'chainsmith-env';
@@ -217,7 +218,7 @@ export class Environments {
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
     const override = this.opts.overrides[chain.repo.name];
-    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha) };
+    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha), tested: () => testedPythons(repoPath, pr.baseSha) };
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
       : await detectRecipe(files, {

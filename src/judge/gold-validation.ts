@@ -226,11 +226,12 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
   const sandbox = await StageSandbox.open(deps, chain, stage, { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined }, env);
+  const kept = keptRuns(deps.store, key);
   try {
     const { manifest } = env;
     const r = manifest.resolution;
     const gold: GoldTests = {
-      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs, keptRuns(deps.store, key))),
+      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs, kept)),
       environment: {
         image: env.image,
         language: manifest.language,
@@ -240,6 +241,8 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
       },
     };
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
+    // The whole validation is kept now: its runs' pointers would only pile up (one set per stage and environment).
+    await kept.forget();
     return gold;
   } finally {
     await sandbox.destroy();
@@ -252,9 +255,9 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
  * run's result depends only on what the key holds (the commits, the image, the command, the number of
  * runs), and the runs go in the same order, so a kept one is the one the retry would get.
  */
-function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSignal>) => Promise<TestSignal> {
+function keptRuns(store: ArtifactStore, key: string): ((run: () => Promise<TestSignal>) => Promise<TestSignal>) & { forget(): Promise<void> } {
   let n = 0;
-  return async (run) => {
+  const kept = async (run: () => Promise<TestSignal>) => {
     const pointer = `gold-runs/${key}/${n++}`;
     const known = await store.getPointer(pointer);
     if (known) return store.getJson(known, TestSignalSchema);
@@ -262,6 +265,11 @@ function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSi
     await store.setPointer(pointer, await store.putJson(signal));
     return signal;
   };
+  /** Removes the pointers of every run this validation made or read. */
+  const forget = async () => {
+    for (let i = 0; i < n; i++) await store.removePointer(`gold-runs/${key}/${i}`);
+  };
+  return Object.assign(kept, { forget });
 }
 
 /**
