@@ -78,7 +78,7 @@ interface Found {
   body: string;
 }
 
-export interface LocalMineOptions {
+interface LocalMineOptions {
   /** The branch whose first-parent line is read; HEAD by default. */
   branch?: string;
   onProgress?: ProgressListener;
@@ -97,7 +97,7 @@ export interface LocalMineResult {
   skipped: SkippedPr[];
 }
 
-export interface SkippedPr {
+interface SkippedPr {
   number: number;
   reason: string;
 }
