@@ -63,7 +63,7 @@ const ConfigSchema = z.strictObject({
     image: z.string().min(1).optional(),
     memoryMb: z.number().int().min(64),
     pidsLimit: z.number().int().min(16),
-    /** Warm sandboxes a worker keeps started per environment image, and at most as many prepared for next stages (src/sandbox/pool.ts); 0: each on demand. */
+    /** Warm sandboxes a worker keeps started per environment image, and at most as many prepared for next stages (src/stage/pool.ts); 0: each on demand. */
     poolSize: z.number().int().min(0).max(16),
     /** The test command of a repository whose language is not recognised, and pytest's command for Python projects. */
     testCommand: z.string().min(1),

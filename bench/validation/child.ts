@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { GoldTestsSchema, type GoldTests } from '../../src/schemas';
-import { OWNER_LABEL } from '../../src/sandbox/orphans';
+import { OWNER_LABEL } from '../../src/container/orphans';
 import { run } from '../../src/process/run';
 
 /** Where cgroup v1 (cgroupfs driver) keeps a container's CPU time, in nanoseconds; under v2, where the unified hierarchy does. */

@@ -1,4 +1,4 @@
-import type { ExecResult } from '../sandbox/shell-session';
+import type { ExecResult } from '../container/sandbox';
 import type { Message } from '../schemas';
 import { shorten } from './context-window';
 import { bashSystemPrompt } from './prompts';

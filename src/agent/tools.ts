@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
-import { REPO_DIR } from '../sandbox/docker-sandbox';
+import type { Sandbox } from '../container/sandbox';
+import { REPO_DIR } from '../container/sandbox';
 import type { ToolCall } from '../schemas';
 import { TOOL_ARGS, type ToolName } from './tool-specs';
 import { shellQuote } from '../process/shell-quote';
@@ -18,7 +18,7 @@ export type ToolOutcome = { output: string; submitted: boolean; formatError: boo
 const MAX_EDIT_BYTES = 4_000_000;
 
 /** Runs one tool call. Bad arguments and failing commands are answers for the model, not exceptions. */
-export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits: ToolLimits): Promise<ToolOutcome> {
+export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: ToolLimits): Promise<ToolOutcome> {
   const name = call.function.name as ToolName;
   const schema = TOOL_ARGS[name];
   if (!schema) return fail(`unknown tool "${call.function.name}"; use one of ${Object.keys(TOOL_ARGS).join(', ')}`);
@@ -96,7 +96,7 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
  * Resolves a path inside the repository, following symlinks; anything outside it, or inside its .git
  * directory, is refused.
  */
-async function confined(sandbox: DockerSandbox, path: string): Promise<string | ToolOutcome> {
+async function confined(sandbox: Sandbox, path: string): Promise<string | ToolOutcome> {
   const abs = posix.resolve(REPO_DIR, path);
   const inside = (p: string) => (p === REPO_DIR || p.startsWith(`${REPO_DIR}/`)) && !/^\/work\/repo\/\.git(\/|$)/.test(p);
   if (!inside(abs)) return ok(`refused: ${path} is outside the repository`);
@@ -107,7 +107,7 @@ async function confined(sandbox: DockerSandbox, path: string): Promise<string | 
 }
 
 /** A file's text for an edit, or why not (missing, a directory, too large to rewrite whole). */
-async function readText(sandbox: DockerSandbox, path: string, limits: ToolLimits): Promise<string | { why: string }> {
+async function readText(sandbox: Sandbox, path: string, limits: ToolLimits): Promise<string | { why: string }> {
   const q = shellQuote(path);
   const size = await sandbox.exec(`stat -c %s -- ${q} && test -f ${q}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
   if (size.exitCode !== 0) return { why: size.output.trim() || 'not a regular file' };

@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
-import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
+import { DEFAULT_WINDOW_DAYS } from '../mining/links/code-history';
 import { SCHEDULE_RUN_ATTEMPTS } from '../retry-budget';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
 import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel, parseStrength } from './option-parsers';
@@ -64,10 +64,8 @@ program
     'ask the configured model about each code-history or weak link that could join a chain: strong or weak sets its strength, none drops it (verdicts cached under <dataDir>/cache/link-judge). With no model configured the mine goes on unjudged, with a note: the same command serves hosts with and without a model',
   )
   .action(async (opts) => {
-    const { mineToFiles } = await import('../mining/output/mine-to-files');
-    const loaded = config();
-    const judge = opts.judgeLinks ? (await import('../mining/link-judge/from-config')).linkJudgeFromConfig(loaded) : undefined;
-    await mineToFiles(opts, { dataDir: loaded.dataDir, judge });
+    const { mineCommand } = await import('./mine');
+    await mineCommand(config(), opts);
   });
 
 program

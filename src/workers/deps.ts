@@ -5,7 +5,7 @@ import { baseImageTag } from '../environments/images';
 import { ModelClient } from '../model/client';
 import { Redactor } from '../redact';
 import { MODEL_TRIES_IN_ACTIVITY } from '../retry-budget';
-import { SandboxPool } from '../sandbox/pool';
+import { ContainerPool } from '../stage/pool';
 
 /** Real clients from config; the model client only where an endpoint is configured. */
 export function buildDeps(config: Config): ActivityDeps {
@@ -18,7 +18,7 @@ export function buildDeps(config: Config): ActivityDeps {
     ? new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry, redactor })
     : undefined;
   const docker = new Docker();
-  const pool = new SandboxPool(docker, {
+  const pool = new ContainerPool(docker, {
     size: config.sandbox.poolSize,
     host: config.worker.host,
     onError: (err) => console.error(`not keeping sandboxes warm for now: ${err.message}`),
