@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import { StageError, ToolchainTooOld, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
-import { checkoutLines } from '../container/checkout';
+import { BUILT_AT_FILE, checkoutLines } from '../container/checkout';
 import { DockerContainer } from '../container/docker-container';
 import { hasCommit } from '../container/host-repo';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
@@ -304,6 +304,8 @@ export class Environments {
       ];
       const script = [
         ...checkoutLines(r.sha),
+        // What the products the setup leaves outside the tree were built from: sandboxes date back the files that have not changed since (checkoutLines).
+        `echo ${r.sha} > ${BUILT_AT_FILE}`,
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
         ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
