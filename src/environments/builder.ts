@@ -34,6 +34,8 @@ export interface Environment {
   runner: RunnerName;
   /** A configured test command that replaces the runner's own. */
   test?: string;
+  /** Put first on PATH for a test run after a change, where the image holds the merge's own resolution apart (LanguageRecipe.mergedPath). */
+  afterChangePath?: string[];
   manifest: EnvironmentManifest;
 }
 
@@ -122,7 +124,8 @@ export class Environments {
         const image = imageKey(resolved, deps);
         const manifest = await this.build(image, resolved, deps);
         const { recipe } = resolved;
-        return { image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
+        const afterChange = manifest.resolution?.merged && recipe.mergedPath ? { afterChangePath: recipe.mergedPath } : {};
+        return { image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), ...afterChange, manifest };
       } catch (err) {
         if (!(err instanceof ToolchainTooOld)) throw err;
         if (!resolved.fallback) throw err.reason ? err : new ToolchainTooOld(err.message, { cause: err, reason: stageReason('unsupported', `no toolchain here is new enough: ${err.message}`) });
@@ -254,14 +257,15 @@ export class Environments {
               ...(recipe.fetchRevision ? [recipe.fetchRevision] : []),
               ...(recipe.prAdds ? [recipe.prAdds] : []),
               ...(recipe.toolchain.prefix ? [recipe.toolchain.version] : []),
-              ...(withMerge ? [{ merged: mergedDeclared, asOf: recipe.pinned ? 'pinned' : withMerge.asOf.toISOString(), how: typeof recipe.withMerged }] : []),
+              ...(withMerge ? [{ merged: mergedDeclared, asOf: recipe.pinned ? 'pinned' : withMerge.asOf.toISOString(), how: typeof recipe.withMerged === 'function' ? 'function' : recipe.withMerged }] : []),
             ]).slice(0, 24)
           : '';
       // What the image holds besides its packages. The fallback, how a build says it needs it, and what
       // decides the fetch (manifests, what the PR adds) are not part of it: the resolved packages are.
       // A configured recipe installs from files only the user knows: its manifests' contents stay in.
-      const { fallback, tooOld, manifests, prAdds, fetchRevision, ...holds } = recipe;
-      void [fallback, tooOld, manifests, prAdds, fetchRevision];
+      // Nor how the merge's resolution joins (its packages are in the key where it is installed apart).
+      const { fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, ...holds } = recipe;
+      void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath];
       const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' ? blobs : ''];
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {
@@ -309,6 +313,7 @@ export class Environments {
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
         ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
+        ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : []).flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
         timeoutSeconds: this.opts.timeoutSeconds,
@@ -392,7 +397,9 @@ export interface BuiltImage {
 
 /** The image of a resolved recipe: what it holds, the resolved packages with their versions included. */
 function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
-  const packages = deps ? { ecosystem: deps.resolution.ecosystem, packages: deps.resolution.packages.map((p) => `${p.name}@${p.version}`).sort() } : null;
+  const names = (list: Array<{ name: string; version: string }>) => list.map((p) => `${p.name}@${p.version}`).sort();
+  const merged = deps?.resolution.merged ? { merged: names(deps.resolution.merged.packages) } : {};
+  const packages = deps ? { ecosystem: deps.resolution.ecosystem, packages: names(deps.resolution.packages), ...merged } : null;
   return `${ENV_IMAGE}:${createHash('sha256').update(JSON.stringify([...r.keyParts, packages])).digest('hex').slice(0, 16)}`;
 }
 
