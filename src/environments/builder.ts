@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { journaled } from '../work-journal';
 import type Docker from 'dockerode';
 import { StageError, ToolchainTooOld, TransientError } from '../errors';
@@ -135,6 +137,21 @@ export class Environments {
     }
   }
 
+  /**
+   * Where gold validation's sandboxes of this environment share its recipe's build cache
+   * (LanguageRecipe.sharedCache): a host directory per language under the data directory, writable by
+   * the sandbox's user; undefined for a recipe without one.
+   */
+  async sharedCache(env: Environment): Promise<{ cacheMounts: Record<string, string>; env: string[] } | undefined> {
+    const cache = env.recipe.sharedCache;
+    if (!cache) return undefined;
+    const host = join(this.opts.dataDir, 'build-cache', env.language);
+    await mkdir(host, { recursive: true });
+    // The sandbox's user (uid 1000) writes it, whoever the worker runs as.
+    await chmod(host, 0o777);
+    return { cacheMounts: { [host]: cache.dir }, env: Object.entries(cache.env).map(([k, v]) => `${k}=${v}`) };
+  }
+
   /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */
   async recipeFor(chain: Chain, stage: number): Promise<LanguageRecipe> {
     return (await this.resolved(chain, stage)).recipe;
@@ -263,9 +280,9 @@ export class Environments {
       // What the image holds besides its packages. The fallback, how a build says it needs it, and what
       // decides the fetch (manifests, what the PR adds) are not part of it: the resolved packages are.
       // A configured recipe installs from files only the user knows: its manifests' contents stay in.
-      // Nor how the merge's resolution joins (its packages are in the key where it is installed apart).
-      const { fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, ...holds } = recipe;
-      void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath];
+      // Nor how the merge's resolution joins (its packages are in the key where it is installed apart), nor a build cache shared at run time.
+      const { fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache, ...holds } = recipe;
+      void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache];
       const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' ? blobs : ''];
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {

@@ -80,6 +80,14 @@ export interface LanguageRecipe {
    * sets must be there offline). Absent: the base's alone.
    */
   withMerged?: 'separate' | ((baseDir: string, mergedDir: string) => Promise<void>);
+  /**
+   * A content-addressed build cache (Go's GOCACHE) that gold validation's sandboxes share across stages
+   * and chains: mounted read-write at `dir` and selected by `env`, so what one stage compiled another
+   * with the same sources finds (a stage's base is mostly the previous stage's merge). Only a cache
+   * whose entries are keyed by the hash of their inputs and safe for concurrent writers qualifies. Never
+   * given to an agent's sandbox, whose code could write entries the gold runs would then trust.
+   */
+  sharedCache?: { dir: string; env: Record<string, string> };
   /** With withMerged 'separate': setup lines that install the merge's resolution (DEPS_MOUNT/merged) beside the base's. */
   mergedSetup?: string[];
   /** With withMerged 'separate': directories put first on PATH for a test run after a change, where the merge's resolution is installed. */
