@@ -1,8 +1,10 @@
 // Lint rules that keep mistakes out which the compiler lets through: promises nobody awaits, workflow
 // code that reaches for Node or for modules that do I/O (workflows must replay deterministically), and
-// imports against the layering of docs/architecture.md.
+// imports against the layering of docs/architecture.md, and circles of imports.
 const tseslint = require('typescript-eslint');
+const importX = require('eslint-plugin-import-x');
 const { builtinModules } = require('node:module');
+const noTypeCycle = require('./eslint/no-type-cycle');
 
 /** Relative imports of the given top-level folders of src/, from a file in a folder of src/ at any depth. */
 const into = (...folders) => `^(\\.\\./)+(${folders.join('|')})(/.*)?$`;
@@ -41,6 +43,19 @@ module.exports = tseslint.config(
     },
   },
   {
+    // No circles in src: each module can be read, tested and moved with only what it imports. Circles of
+    // value imports are import-x's to find (any depth); those closed by a type-only import, which it
+    // skips, the local rule's.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX, chainsmith: { rules: { 'no-type-cycle': noTypeCycle } } },
+    settings: {
+      'import-x/extensions': ['.ts'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.js', '.json'] })],
+    },
+    rules: { 'import-x/no-cycle': 'error', 'chainsmith/no-type-cycle': 'error' },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -52,8 +67,9 @@ module.exports = tseslint.config(
               message: 'workflow code runs in a deterministic sandbox: no Node built-ins',
             },
             {
-              // Types from anywhere are fine; values only from the SDK and the workflows folder itself.
-              regex: '^(?!@temporalio/(workflow|common)$|\\./).*',
+              // Types from anywhere are fine; values only from the SDK, the workflows folder itself and
+              // src/retry-budget.ts (plain numbers: the activities' attempts are counted there with the other layers).
+              regex: '^(?!@temporalio/(workflow|common)$|\\./|\\.\\./retry-budget$).*',
               allowTypeImports: true,
               message: 'workflow code imports values only from @temporalio/workflow, @temporalio/common and src/workflows (use `import type` for the rest)',
             },

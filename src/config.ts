@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { DEFAULT_PRICES, PriceSchema } from './agent/pricing';
+import { BASE } from './environments/languages';
 import { RecipeOverrideSchema } from './environments/recipe';
 import { ScaffoldKind } from './schemas/trajectory';
 
@@ -21,7 +22,10 @@ const ConfigSchema = z.strictObject({
     name: z.string().min(1),
     judgeName: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive(),
-    /** Tries per model call of the agent, the judge and the query writer (429, 5xx, timeouts; src/model/retry.ts); backoff doubles from retryBaseMs. */
+    /**
+     * Tries per model call outside Temporal activities (`mine --judge-links`: 429, 5xx, timeouts; src/model/retry.ts); backoff doubles
+     * from retryBaseMs. Inside activities (agent, judge, query writer) a call is tried once and Temporal retries the activity (src/retry-budget.ts).
+     */
     retries: z.number().int().min(1).max(10),
     retryBaseMs: z.number().int().nonnegative(),
   }),
@@ -62,7 +66,7 @@ const ConfigSchema = z.strictObject({
     pidsLimit: z.number().int().min(16),
     /** Warm sandboxes a worker keeps started per environment image, and at most as many prepared for next stages (src/stage/pool.ts); 0: each on demand. */
     poolSize: z.number().int().min(0).max(16),
-    /** The test command of a repository whose language is not recognised, and pytest's command for Python projects. */
+    /** The test command of a repository whose language is not recognised (default: the base language's, pytest), and the command of a detected project whose runner runs it. */
     testCommand: z.string().min(1),
   }),
   /**
@@ -144,7 +148,7 @@ function defaults(env: Env): Config {
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 10 },
-    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
+    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: BASE.testCommand },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [], goldRuns: 2 },
     budget: { prices: DEFAULT_PRICES },
   };

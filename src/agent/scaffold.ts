@@ -1,6 +1,6 @@
 import type { Sandbox } from '../container/sandbox';
 import type { Message, ScaffoldKind } from '../schemas';
-import type { AssistantMessage } from './policy';
+import type { AssistantMessage } from '../schemas';
 import type { Redactor } from '../redact';
 import type { TOOL_SPECS, ToolLimits } from './tools';
 

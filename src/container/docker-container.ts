@@ -3,6 +3,7 @@ import { TransientError } from '../errors';
 import { objectsDir } from './host-repo';
 import { REPO_DIR, type Sandbox } from './sandbox';
 import { ShellSession, type ExecOptions, type ExecResult } from './shell-session';
+import { shellQuote } from '../process/shell-quote';
 
 /** Where a sandbox sees the host clone's object store (read-only): the only part of the clone it sees. */
 export const MIRROR_OBJECTS = '/mirror/objects';
@@ -133,8 +134,8 @@ export class DockerContainer implements Sandbox {
    * write beneath the repository's tmpfs, where nothing sees it); the parent directory is created first.
    */
   async tryWriteFile(path: string, content: string | Buffer, mode?: number): Promise<ExecResult> {
-    const q = quote(path);
-    const dir = quote(path.slice(0, path.lastIndexOf('/')) || '/');
+    const q = shellQuote(path);
+    const dir = shellQuote(path.slice(0, path.lastIndexOf('/')) || '/');
     const chmod = mode === undefined ? '' : ` && chmod ${mode.toString(8)} -- ${q}`;
     return this.run(`mkdir -p -- ${dir} && cat > ${q}${chmod}`, { timeoutSeconds: 60, maxOutputChars: 2000, cwd: '/' }, Buffer.from(content));
   }
@@ -179,8 +180,4 @@ export async function removeLabelledContainers(docker: Docker, labels: Record<st
 /** Force-removes containers; one already gone is not an error. */
 export async function removeContainers(docker: Docker, ids: string[]): Promise<void> {
   await Promise.all(ids.map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
-}
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -10,15 +10,16 @@ import { BUILT_AT_FILE, checkoutLines } from '../container/checkout';
 import { DockerContainer } from '../container/docker-container';
 import { hasCommit } from '../container/host-repo';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
-import { DEPS_MOUNT, type Language, type LanguageRecipe, type RepoFiles, type RunnerName } from './contract';
+import { DEPS_MOUNT, type RepoFiles } from './contract';
 import { DependencyCache, type FetchedDependencies } from './dependencies';
 import { detectRecipe } from './detect';
 import { MANIFEST_LABEL, readManifest, type EnvironmentManifest } from './manifest';
 import { recipeFromConfig, type RecipeOverride } from './recipe';
 import { commitDate, gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
 import { findSeed, LINEAGE_LABEL } from './seeds';
-import { TOOLCHAIN_PROBES, Toolchains } from './toolchains';
-import { testedPythons } from './languages/python/tested-pythons';
+import { toolchainProbe, type Language, type LanguageSettings, type Recipe, type RunnerName } from './languages';
+import { Toolchains } from './toolchains';
+import { shellQuote } from '../process/shell-quote';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
 export const ENV_IMAGE = 'chainsmith-env';
@@ -30,9 +31,9 @@ const LAYOUT = 4;
 
 export interface Environment {
   image: string;
-  recipe: LanguageRecipe;
+  recipe: Recipe;
   language: Language;
-  /** How the stage's tests run and report per-test outcomes (src/environments/runners). */
+  /** How the stage's tests run and report per-test outcomes (a language's runners, src/environments/languages/<lang>/). */
   runner: RunnerName;
   /** A configured test command that replaces the runner's own. */
   test?: string;
@@ -54,14 +55,14 @@ export interface EnvironmentOptions {
   cpus: number;
   /** The test command where no language is recognised (sandbox.testCommand). */
   defaultTestCommand: string;
-  /** CPython prefixes added to those pyenv provides (environments.pythons). */
-  pythons?: string[];
+  /** The config's environments section, where each language reads its own settings (Python's host prefixes). */
+  settings?: LanguageSettings;
   /** Progress of builds and fetches (stderr of the worker by default). */
   log?: (line: string) => void;
 }
 
 interface Resolved {
-  recipe: LanguageRecipe;
+  recipe: Recipe;
   sha: string;
   repoPath: string;
   repoName: string;
@@ -113,7 +114,7 @@ export class Environments {
     private readonly docker: Docker,
     private readonly opts: EnvironmentOptions,
   ) {
-    this.toolchains = new Toolchains(docker, { baseImage: opts.baseImage, dataDir: opts.dataDir, ...(opts.pythons ? { pythons: opts.pythons } : {}) });
+    this.toolchains = new Toolchains(docker, { baseImage: opts.baseImage, dataDir: opts.dataDir });
     this.deps = new DependencyCache(opts.dataDir);
     this.log = opts.log ?? ((line) => process.stderr.write(`[environments] ${line}\n`));
   }
@@ -153,7 +154,7 @@ export class Environments {
   }
 
   /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */
-  async recipeFor(chain: Chain, stage: number): Promise<LanguageRecipe> {
+  async recipeFor(chain: Chain, stage: number): Promise<Recipe> {
     return (await this.resolved(chain, stage)).recipe;
   }
 
@@ -237,19 +238,20 @@ export class Environments {
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
     const override = this.opts.overrides[chain.repo.name];
-    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha), tested: () => testedPythons(repoPath, pr.baseSha) };
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
       : await detectRecipe(files, {
           defaultTestCommand: this.opts.defaultTestCommand,
           ...(merged ? { merged } : {}),
-          python,
+          baseDate: () => commitDate(repoPath, pr.baseSha),
+          repo: { path: repoPath, sha: pr.baseSha },
+          ...(this.opts.settings ? { settings: this.opts.settings } : {}),
           testFiles: pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path),
         });
     // Clones of one history share its root commit.
     const history = await rootCommit(repoPath, pr.baseSha);
     const blobs = await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, files.entries);
-    const keyed = async (recipe: LanguageRecipe): Promise<Resolved> => {
+    const keyed = async (recipe: Recipe): Promise<Resolved> => {
       const toolchain = this.toolchains.image(recipe.toolchain);
       const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
       // The dependency declarations (a version bump of the project itself left out) decide the fetch, not the manifests' bytes.
@@ -320,7 +322,7 @@ export class Environments {
     });
     try {
       const exportLines = [
-        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${quote(v)}`),
+        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
         ...(recipe.path.length ? [`export PATH=${recipe.path.join(':')}:$PATH`] : []),
       ];
       const script = [
@@ -329,8 +331,8 @@ export class Environments {
         `echo ${r.sha} > ${BUILT_AT_FILE}`,
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
-        ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
-        ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : []).flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
+        ...recipe.setup.flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
+        ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : []).flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
         timeoutSeconds: this.opts.timeoutSeconds,
@@ -351,7 +353,7 @@ export class Environments {
         throw new StageError(`${summary}:\n${run.output.trim().slice(-4_000)}`, { reason: stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed) });
       }
       // Probed as the sandboxes will run it: with the recipe's variables and PATH (a Go toolchain module first on it, say).
-      const probe = await sandbox.exec([...exportLines, TOOLCHAIN_PROBES[recipe.toolchain.image]].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
+      const probe = await sandbox.exec([...exportLines, toolchainProbe(recipe.toolchain.image)].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
       const manifest: EnvironmentManifest = {
         repo: r.repoName,
         language: recipe.language,
@@ -421,11 +423,7 @@ function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
 }
 
 /** The recipe's manifests at a commit as `dependencyText` reads them: what its fetch is keyed on. */
-async function dependencyDeclarations(recipe: LanguageRecipe, files: RepoFiles): Promise<string> {
+async function dependencyDeclarations(recipe: Recipe, files: RepoFiles): Promise<string> {
   const texts = await Promise.all(recipe.manifests.map(async (m) => `${m}\n${recipe.dependencyText!(m, (await files.read(m)) ?? '(missing)')}`));
   return createHash('sha256').update(texts.join('\0')).digest('hex');
-}
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

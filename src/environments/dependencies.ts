@@ -1,12 +1,13 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainsmithError, StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../errors';
-import type { LanguageRecipe, Resolution } from './contract';
+import type { Resolution } from './contract';
+import type { Recipe } from './languages';
 import { runTool } from './host-tools';
+import { run } from '../process/run';
 import { stageReason } from '../stage-reason';
 
 export interface FetchedDependencies {
@@ -21,7 +22,7 @@ export interface FetchRequest {
   repoName: string;
   repoPath: string;
   sha: string;
-  recipe: LanguageRecipe;
+  recipe: Recipe;
   /** The cache key: the same repository history, manifests and resolution date fetch the same things. */
   key: string;
   asOf: Date;
@@ -188,12 +189,7 @@ async function sweepPartials(root: string): Promise<void> {
 }
 
 /** The tree at `sha` in a directory of its own (git archive): the user's clone and its work tree are not touched. */
-export function hostCheckout(repoPath: string, sha: string, dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-o', 'pipefail', '-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'checkout', repoPath, sha, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new TransientError(`cannot check out ${sha} of ${repoPath} on the host: ${err.trim()}`))));
-  });
+export async function hostCheckout(repoPath: string, sha: string, dir: string): Promise<void> {
+  const r = await run('bash', ['-o', 'pipefail', '-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'checkout', repoPath, sha, dir]);
+  if (r.exitCode !== 0) throw new TransientError(`cannot check out ${sha} of ${repoPath} on the host: ${(r.startError?.message ?? r.stderr).trim()}`);
 }

@@ -17,7 +17,7 @@ export function environmentsFrom(config: Config, docker: Docker, baseImage: stri
     network: config.environments.buildNetwork,
     timeoutSeconds: config.environments.buildTimeoutSeconds,
     defaultTestCommand: config.sandbox.testCommand,
-    pythons: config.environments.pythons,
+    settings: config.environments,
     ...(log ? { log } : {}),
   });
 }

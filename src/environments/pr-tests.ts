@@ -1,8 +1,8 @@
-import type { RunnerName } from './contract';
-import { runnerFor } from './runners';
+import { runnerFor, type RunnerName } from './languages';
 import type { Sandbox } from '../container/sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
 import { journaled } from '../work-journal';
+import { shellQuote } from '../process/shell-quote';
 
 /** How a stage's tests run: its environment's runner, and a configured command where there is one. */
 export interface TestPlan {
@@ -17,10 +17,6 @@ export function prTestFiles(pr: PullRequest): string[] {
   return pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path);
 }
 
-export function quotePaths(files: string[]): string {
-  return files.map((f) => `'${f.replace(/'/g, `'\\''`)}'`).join(' ');
-}
-
 /**
  * The command that runs the PR's tests (all tests, where the runner cannot narrow to files) with a
  * per-test report. `afterChange`: a run after a change (the gold change, an agent's patch, an empty
@@ -28,7 +24,8 @@ export function quotePaths(files: string[]): string {
  */
 export function prTestCommand(plan: TestPlan, files: string[], afterChange = false): string {
   const command = runnerFor(plan.runner).command(files, plan.test);
-  return afterChange && plan.afterChangePath?.length ? `export PATH=${plan.afterChangePath.join(':')}:$PATH\n${command}` : command;
+  return afterChange && plan.afterChangePath?.length ? `export PATH=${plan.afterChangePath.join(':')}:$PATH
+${command}` : command;
 }
 
 /** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
@@ -51,7 +48,7 @@ export async function runPrTests(sandbox: Sandbox, pr: PullRequest, plan: TestPl
   const files = prTestFiles(pr);
   const command = prTestCommand(plan, files, true);
   if (!files.length) return { command, ran: false, passed: false, exitCode: -1, output: 'the PR changes no test file' };
-  const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${quotePaths(files)}`, { timeoutSeconds: 60, maxOutputChars: 4_000 });
+  const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`, { timeoutSeconds: 60, maxOutputChars: 4_000 });
   if (overlay.exitCode !== 0) return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };
   return runTests(sandbox, plan, command, timeoutSeconds);
 }

@@ -10,7 +10,8 @@ import { StageSandbox } from '../stage/stage-sandbox';
 import { stageInputProblem } from '../stage/inputs';
 import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
 import { redact, stageReason } from '../stage-reason';
-import { prTestCommand, prTestFiles, quotePaths, runTests } from '../environments/pr-tests';
+import { prTestCommand, prTestFiles, runTests } from '../environments/pr-tests';
+import { shellQuote } from '../process/shell-quote';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
@@ -139,7 +140,7 @@ export async function validateGold(
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
   // Before the checkouts below move the tree: whether the starting state (carry included) is the base's own.
   const startsAtBase = await startIsBase(sandbox, pr.baseSha);
-  await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
+  await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`]);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   await sh('check out its merge', checkoutLines(pr.mergeSha));
   const after = await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds));

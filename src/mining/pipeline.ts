@@ -1,5 +1,5 @@
 import { inWindow, type DateWindow } from '../date-window';
-import { ChainSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord, type RepoSource } from '../schemas';
+import { ChainSchema, type Chain, type Edge, type PullRequestRecord, type RepoSource } from '../schemas';
 import { buildChains, DEFAULT_MIN_CONFIDENCE, linkingEdges, type ChainOptions } from './chains/chains';
 import { findCopies, redirect } from './links/copies';
 import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './links/code-history';
@@ -12,6 +12,7 @@ import { sharedFileEdges } from './links/shared-files';
 import { chainCounts, countEdgesByKind, countLinksByKind, type MiningSummary } from './summary';
 import { withStrength } from './links/strength';
 import type { LinkJudge } from './links/link-judge/judge-links';
+import type { PatchSource } from './landings/patch-source';
 
 export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOptions {
   /** Add the weak 'shares-files' edges between PRs that no text links. */
@@ -39,9 +40,6 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
 
 /** A mention backed by code history: more than either, less than words that say what the link is. */
 const NAMED_AND_REWRITTEN = 0.7;
-
-/** Gives records their patches; only chain members are ever asked for. */
-export type PatchSource = (prs: PullRequestRecord[]) => Promise<PullRequest[]>;
 
 export interface PipelineResult {
   chains: Chain[];

@@ -44,7 +44,7 @@ export const GoldTestsSchema = z.object({
   problem: z.string().optional(),
   /** Why the stage is not verified, typed and whole (absent on a verified stage and on records written before it). */
   reason: StageReasonSchema.optional(),
-  /** The environment's test runner (src/environments/runners). */
+  /** The environment's test runner (a language's runners, src/environments/languages/<lang>/). */
   runner: z.string().optional(),
   /**
    * 'per-test': the runner reported each test; 'exit-code': it reported none, so the lists hold one

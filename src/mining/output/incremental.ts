@@ -5,7 +5,7 @@ import { chainCounts } from '../summary';
 import { InputError } from '../../errors';
 import type { Chain, Edge, PullRequest, PullRequestRecord } from '../../schemas';
 import type { PreviousMine } from './cursor';
-import type { MineResult } from './mine-to-files';
+import type { MineResult } from './mine-result';
 
 /** What a source needs of the earlier mine: its PRs, its edges, and the patches it already made. */
 export interface Prior {

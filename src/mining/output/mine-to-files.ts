@@ -9,30 +9,16 @@ import { mineGitHub, parseRepoName } from '../landings/github/mine-github';
 import { readLocalPullRequests } from '../landings/local-git';
 import { repositoryName } from '../landings/repo-name';
 import { withLocalPatches } from '../landings/local-patches';
-import { recordsToChains, type PatchSource, type PipelineOptions } from '../pipeline';
+import { recordsToChains, type PipelineOptions } from '../pipeline';
+import type { PatchSource } from '../landings/patch-source';
 import type { ProgressListener } from '../progress';
-import { MiningSummarySchema, type MiningSummary } from '../summary';
-import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../../schemas';
+import { MiningSummarySchema } from '../summary';
+import { EdgeSchema, PullRequestRecordSchema, type Edge, type PullRequest } from '../../schemas';
 import { writeChains } from './chains-file';
 import type { JudgeInput, LinkJudge } from '../links/link-judge/judge-links';
 import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
 import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './incremental';
-
-export interface MineResult {
-  chains: Chain[];
-  edges: Edge[];
-  records: PullRequestRecord[];
-  summary: MiningSummary;
-  /** Kept for callers that only print counts. */
-  prs: number;
-  /** Chains this mine added: all of them, or with a cursor those new since the last mine. */
-  added: Chain[];
-  /** PRs a stage may be made of, and how to patch them. */
-  stageable: number[];
-  patches: PatchSource;
-  /** Set when nothing was read or written: the clone's branch has not moved since the last mine into --out. */
-  unchangedSince?: MineCursor;
-}
+import type { MineResult } from './mine-result';
 
 /** Mines a local clone into chains; what the demo calls. */
 export async function mineChains(repoPath: string, name: string, maxLength?: number): Promise<MineResult> {
@@ -250,7 +236,7 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   await writeAtomic(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
   // Last: a mine cut short before here is redone whole by the next one, never half-counted as seen.
-  const cursor: MineCursor = { version: 1, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
+  const cursor: MineCursor = { version: 2, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
   await writeAtomic(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
   return result;
 }

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { companionPaths, mineToFiles, type MineResult } from '../../../src/mining/output/mine-to-files';
+import type { MineResult } from '../../../src/mining/output/mine-result';
+import { companionPaths, mineToFiles } from '../../../src/mining/output/mine-to-files';
 import { EdgeSchema } from '../../../src/schemas';
 import { lines, ReleaseRepo } from '../release-branch';
 

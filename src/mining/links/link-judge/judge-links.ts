@@ -3,7 +3,7 @@ import type { ModelClient } from '../../../model/client';
 import type { Redactor } from '../../../redact';
 import { MalformedReplyError, ModelError, ModelRefusedError } from '../../../model/errors';
 import type { Edge, EdgeJudgement, PullRequest, PullRequestRecord, Usage } from '../../../schemas';
-import type { PatchSource } from '../../pipeline';
+import type { PatchSource } from '../../landings/patch-source';
 import type { ProgressListener } from '../../progress';
 import { addUsage, askVerdict, NoVerdictError, promptVersion, type LinkVerdict } from './ask-model';
 import type { LinkJudgeTally } from './tally';

@@ -1,10 +1,13 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { ToolchainTooOld } from '../../errors';
-import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
-import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
-import { unionVendor } from '../merge-deps';
+import { ToolchainTooOld } from '../../../errors';
+import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import { compareVersions, hostRun, mustRun, toolVersion } from '../host-command';
+import { unionVendor } from '../../merge-deps';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type RustRecipe = LanguageRecipe<'rust', 'cargo', 'rust' | 'rust-web'>;
 
 /** Debian bookworm's rustc (its cargo 0.66 calls itself 1.65). */
 export const RUSTC_VERSION = '1.63';
@@ -22,7 +25,7 @@ const VENDOR_MTIME = 946684800;
  * resolved for the image's rustc as of the stage's date; the image's cargo then builds from the
  * vendored directory alone.
  */
-export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefined> {
   if (!files.rootFiles.has('Cargo.toml')) return undefined;
   const manifest = (await files.read('Cargo.toml')) ?? '';
   const locked = files.rootFiles.has('Cargo.lock');
@@ -35,7 +38,7 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
     ...(edition && Number(edition) > 2021 ? [`edition ${edition}`] : []),
     ...(lockVersion > 3 ? [`a Cargo.lock of format ${lockVersion}`] : []),
   ];
-  const recipe = (rustc: string, why: string[]): LanguageRecipe => {
+  const recipe = (rustc: string, why: string[]): RustRecipe => {
     const notes = why.length ? [`${why.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`] : [];
     if (wants && compareVersions(wants, rustc) > 0 && why.length) notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
     return {

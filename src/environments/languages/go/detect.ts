@@ -1,8 +1,11 @@
-import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
-import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
+import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import { compareVersions, hostRun, mustRun, toolVersion } from '../host-command';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { unionDirectory } from '../merge-deps';
+import { unionDirectory } from '../../merge-deps';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type GoRecipe = LanguageRecipe<'go', 'go', 'go'>;
 
 /** Debian bookworm's Go. */
 export const DEBIAN_GO = '1.19';
@@ -41,7 +44,7 @@ export function toolchainFor(gomod: string): { version?: string; note?: string }
  * module of a newer Go where go.mod needs one, and copied into the image; builds there run with
  * GOPROXY=off. Debian's go 1.19 predates GOTOOLCHAIN, so a newer toolchain is put first on PATH.
  */
-export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<GoRecipe | undefined> {
   if (!files.rootFiles.has('go.mod')) return undefined;
   const gomod = (await files.read('go.mod')) ?? '';
   // The newer of the base's and the merge's Go: a PR that raises its go line is tested at the merge on the Go it asks for, and Go runs older code.
