@@ -122,6 +122,16 @@ async function measure(clone: string, name: string, short: string, tuning: boole
       const pair = pairKey(row.from, row.to);
       say(`${short}: missed ${pair} ${label(pair)}${evidence.has(pair) ? ` (below the bar: ${evidence.get(pair)})` : ''}`);
     }
+    // Which evidence makes the links that hold: labelled predicted links per kind and strength (tuning only).
+    const byKind = new Map<string, [number, number]>();
+    for (const edge of links) {
+      const row = byPair.get(pairKey(edge.from, edge.to));
+      if (!row) continue;
+      const key = `${edge.kind}_${edge.strength ?? 'strong'}`;
+      const [hits, of] = byKind.get(key) ?? [0, 0];
+      byKind.set(key, [hits + (row.link ? 1 : 0), of + 1]);
+    }
+    for (const [key, [hits, of]] of byKind) figures.push({ measure: `link_precision_by_kind_${key}_${short}`, value: ratio(hits, of), unit: 'ratio', goal: `report (${hits} of ${of} labelled predicted links)` });
     for (const chain of result.chains) {
       const verdicts = chain.prs.slice(1).map((pr, i) => label(pairKey(chain.prs[i].number, pr.number)));
       say(`${short}: chain ${chain.prs.map((pr) => pr.number).join('-')} ${chain.strength} ${verdicts.join(' ')}`);
