@@ -98,8 +98,6 @@ async function measure(clone: string, name: string, short: string, tuning: boole
   // with the default strength.
   const links = linkingEdges(result.edges, { minStrength: 'weak' });
   // Pairs to label blind as stratum "predicted" (test/mining/labels/README.md): written, not printed.
-  // How many links rest on lines older than the blame window (links/line-age.ts): a count, no pairs.
-  figures.push({ measure: `links_old_lines_${short}`, value: links.filter((edge) => edge.evidence.includes('older than the window')).length, unit: 'edges', goal: 'report' });
   const linksOut = process.env.CHAINSMITH_BENCH_LINKS_OUT;
   if (linksOut) {
     mkdirSync(linksOut, { recursive: true });
