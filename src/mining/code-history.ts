@@ -13,10 +13,9 @@ import { diffLines } from './diff-lines';
 import { DiffText, isTrivial, squeeze } from './line-text';
 import { thinFollowUp } from './strength';
 import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
-import { lineAge, oldLinesHold } from './links/line-age';
 
 export interface CodeHistoryOptions {
-  /** How long before B's merge a PR's lines count as recent; older lines link only where both PRs name the same thing (links/line-age.ts). */
+  /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
   windowDays?: number;
   /**
    * Pairs ("B->A") where B's text names A: no coincidence to guard against, so A's lines count at
@@ -36,6 +35,11 @@ export interface CodeHistoryOptions {
  * sweeps were read right.
  */
 export const DEFAULT_WINDOW_DAYS = 365;
+/**
+ * Commit dates of a PR's own commits can be far older than its merge: blame looks back this much
+ * further, and the window is then applied to merge dates.
+ */
+const COMMIT_AGE_MARGIN_DAYS = 365;
 /** Rewriting every line a PR touched is strong evidence, but code alone never says why: below the words. */
 const BASE_CONFIDENCE = 0.3;
 const SHARE_WEIGHT = 0.5;
@@ -100,9 +104,9 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
 }
 
 /**
- * Code-history links: PR B changes lines that PR A wrote within `windowDays` before B merged, or
- * earlier where both name the same thing (`git blame` of B's base over the lines B deletes or
- * modifies in code, or in tests for a PR that changes no code). A blamed line counts only if A's own diff added it (whitespace ignored) and did
+ * Code-history links: PR B changes lines that PR A wrote within `windowDays` before B merged
+ * (`git blame` of B's base over the lines B deletes or modifies in code, or in tests for a PR that
+ * changes no code). A blamed line counts only if A's own diff added it (whitespace ignored) and did
  * not take the same text out elsewhere: blame that passes a move, re-wrap or catch-up merge lands on
  * a PR that never wrote the line. The confidence grows with the share of B's changed lines that A
  * wrote, and with the share of A's added lines that B rewrites; comments and docstrings count little.
@@ -209,7 +213,13 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const deprecations = await deprecationEdges(ctx, pr, change.text, diff, (path) => fileComments(ctx, pr, path));
   const oldLines = [...change.ranges.values()].flat().reduce((sum, [, count]) => sum + count, 0);
   if (oldLines === 0 || oldLines > MAX_OLD_LINES) return deprecations;
-  const age = (number: number) => lineAge(pr.mergedAt, byNumber.get(number)?.mergedAt ?? '', windowMs, ctx.named.has(`${pr.number}->${number}`));
+  const merged = Date.parse(pr.mergedAt);
+  const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
+  const since = namesOld ? [] : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
+  const recent = (number: number) => {
+    const at = Date.parse(byNumber.get(number)?.mergedAt ?? '');
+    return at <= merged && (at >= merged - windowMs || ctx.named.has(`${pr.number}->${number}`));
+  };
   // A PR that speaks of a sweep's topic ("fix typing") and changes lines that sweep wrote repairs the
   // sweep's own work: for it, blame stops at sweeps of that topic instead of looking through them.
   const topics = new Set(subjects(pr).map(sweepTopic).filter((topic): topic is number => topic !== undefined));
@@ -221,12 +231,12 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const overlaps = new Map<number, Overlap>();
   const repaired = new Set<number>();
   for (const [path, spans] of change.ranges) {
-    const args = ['blame', '--porcelain', '-w', `--ignore-revs-file=${ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
+    const args = ['blame', '--porcelain', '-w', ...since, `--ignore-revs-file=${ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
     const blamed = blamedLines(await git(clone, args).catch(() => ''));
     const comments = blamed.length > 0 ? await fileComments(ctx, pr, path) : [];
     for (const line of blamed) {
       const number = owner.get(line.sha);
-      if (number === undefined || number === pr.number || age(number) === 'later' || ignored.has(line.sha)) continue;
+      if (number === undefined || number === pr.number || !recent(number) || ignored.has(line.sha)) continue;
       // Tests are everyone's: only a PR opened after A (numbers follow creation) works on A's tests.
       if (kind === 'test' && number > pr.number) continue;
       if (!(await writtenBy(ctx, number, line))) continue;
@@ -236,13 +246,11 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       if (repairable.has(line.sha)) repaired.add(number);
     }
   }
-  const scored = await Promise.all([...overlaps].map(([number, overlap]) => scoreEdge(ctx, pr, number, overlap, change.changed, kind, paths, repaired.has(number), age(number) === 'old')));
-  const history = scored.filter((edge): edge is Edge => edge !== undefined);
-  // One edge per pair: removing what A deprecated is what B does with A's work (deprecate → remove,
-  // weak), however many more of A's lines it rewrites, and now at any age.
+  const history = await Promise.all([...overlaps].map(([number, overlap]) => scoreEdge(ctx, pr, number, overlap, change.changed, kind, paths, repaired.has(number))));
+  // One edge per pair: the deprecation link where it is the stronger.
   const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
-  const kept = history.map((edge) => deprecated.get(edge.to) ?? edge);
-  return [...kept, ...deprecations.filter((edge) => !history.some((other) => other.to === edge.to))];
+  const kept = history.map((edge) => ((deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge));
+  return [...kept, ...deprecations.filter((edge) => !overlaps.has(edge.to))];
 }
 
 /** Comment and docstring lines of a file at B's base. */
@@ -251,11 +259,10 @@ async function fileComments(ctx: BlameContext, pr: PullRequestRecord, path: stri
   return commentLines(path, content);
 }
 
-async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: number, overlap: Overlap, changed: number, kind: FileKind, paths: string[], repaired: boolean, old: boolean): Promise<Edge | undefined> {
+async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: number, overlap: Overlap, changed: number, kind: FileKind, paths: string[], repaired: boolean): Promise<Edge> {
   const a = ctx.byNumber.get(number) as PullRequestRecord;
   const diffOfA = await git(ctx.clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha, '--', ...paths]).catch(() => '');
   const words = corroboration(pr, a, ctx.all, introduced(diffOfA));
-  if (old && !oldLinesHold(words.shared)) return undefined;
   // Comments and docstrings beside code B changes are part of that change; alone, they count little.
   const n = overlap.code + (overlap.code > 0 ? 1 : DOC_WEIGHT) * overlap.doc;
   // A modified line is one removal and one addition; the share is of everything B changed, and of no less than a few lines.
@@ -264,7 +271,7 @@ async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: numbe
   const rework = reworkShare(pr, a, overlap.code + overlap.doc, kind);
   const docsOnly = overlap.code === 0;
   const lines = overlap.code + overlap.doc;
-  const why = `${old ? `; the lines are older than the window` : ''}${words.why}${repaired ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
+  const why = `${words.why}${repaired ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
   const raw = Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE));
   // Words lift a link only as far as the code history carries it: one shared line stays weak.
   const backed = words.bonus >= REGRESSION_BONUS;

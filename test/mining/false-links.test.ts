@@ -148,9 +148,7 @@ test('a deprecation removal links, weakly, to the PR that deprecated; not when i
     'src/writer.py': `def write():\n    """Write it."""\n${lines('writer', 6)}`,
   });
   const { edges } = await mined(repo);
-  // Years later, #8's words name #6's reader, but removing what #6 deprecated is still all it does
-  // with #6's work; #7's docstring note is a comment overlap below a link.
-  expect(described(edges)).toEqual(['8->6 follow-up weak 0.8', '8->7 code-history weak 0.45']);
+  expect(described(edges)).toEqual(['8->6 follow-up weak 0.8']);
   expect(edges[0].strengthWhy).toBe('deprecate → remove: #8 removes what #6 deprecated');
 });
 
