@@ -16,7 +16,7 @@ COPY package.json package-lock.json ./
 # npm install follows the lock file; npm ci rejects lock files without other platforms' optional packages.
 RUN npm install --no-audit --no-fund --loglevel=error
 
-# Everything else: src/ to compile, and images/base/, whose hash names the sandbox image (src/sandbox/image.ts).
+# Everything else: src/ to compile, and images/base/, whose hash names the sandbox image (src/environments/images.ts).
 COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund --loglevel=error
 

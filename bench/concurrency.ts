@@ -2,16 +2,16 @@ import Docker from 'dockerode';
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
-import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, ownerLabel } from '../src/sandbox/orphans';
+import { RUN_KEY_LABEL, CONTAINER_LABEL } from '../src/container/docker-container';
+import { OWNER_LABEL, ownerLabel } from '../src/container/orphans';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Environment } from '../src/environments/builder';
 import { environmentsFrom } from '../src/environments/from-config';
 import { baseImageTag } from '../src/environments/images';
-import { checkoutLines } from '../src/sandbox/checkout';
-import { DockerSandbox } from '../src/sandbox/docker-sandbox';
-import { prTestCommand, prTestFiles } from '../src/sandbox/pr-tests';
+import { checkoutLines } from '../src/container/checkout';
+import { DockerContainer } from '../src/container/docker-container';
+import { prTestCommand, prTestFiles } from '../src/environments/pr-tests';
 import type { Chain } from '../src/schemas';
 import type { WorkRecord } from '../src/work-journal';
 import { startEngines, testConfig } from '../test/support/engines';
@@ -94,8 +94,8 @@ const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
  * CPU time (`cpuacct.usage`) of every sandbox of this run, read every second while it runs: both only
  * rise, so a late read loses at most the last second of a sandbox's life. A round that took a
  * container from the (in-process) workers' pool has no run label: the pool's containers count by
- * their owner, this process, their CPU as the sandboxes'; peaks are only of round sandboxes (named
- * for their rounds, round-sandbox.ts), so that idle warm ones do not lower the figure.
+ * their owner, this process, their CPU as the sandboxes'; peaks are only of round containers (named
+ * for their rounds, round-container.ts), so that idle warm ones do not lower the figure.
  */
 function sandboxUsage(docker: Docker, runKeyPart: string) {
   const owner = ownerLabel()[OWNER_LABEL];
@@ -104,7 +104,7 @@ function sandboxUsage(docker: Docker, runKeyPart: string) {
   let stopped = false;
   const poll = async () => {
     while (!stopped) {
-      const all = await docker.listContainers({ filters: { label: [SANDBOX_LABEL] } }).catch(() => []);
+      const all = await docker.listContainers({ filters: { label: [CONTAINER_LABEL] } }).catch(() => []);
       const mine = all.filter((c) => c.Labels[RUN_KEY_LABEL]?.includes(runKeyPart) || c.Labels[OWNER_LABEL] === owner);
       for (const c of mine) {
         try {
@@ -179,7 +179,7 @@ interface Level {
  * once, alone, before anything is timed.
  */
 async function testCpuSeconds(docker: Docker, chain: Chain, image: string, command: string): Promise<number> {
-  const sandbox = await DockerSandbox.create(docker, { image, mirrorPath: chain.repo.path, labels: { 'chainsmith.bench': 'concurrency' }, memoryMb: 2048, pidsLimit: 512 });
+  const sandbox = await DockerContainer.create(docker, { image, mirrorPath: chain.repo.path, labels: { 'chainsmith.bench': 'concurrency' }, memoryMb: 2048, pidsLimit: 512 });
   try {
     const out = await sandbox.exec(`set -e\n${checkoutLines(chain.prs[0].mergeSha).join('\n')}`, { timeoutSeconds: 300, maxOutputChars: 4000, cwd: '/work' });
     if (out.exitCode !== 0) throw new Error(`checkout failed: ${out.output}`);

@@ -6,9 +6,9 @@ import { ModelPolicy } from '../src/agent/model-policy';
 import { ArtifactStore } from '../src/artifacts/store';
 import { startBatch, startChains } from '../src/batches/start';
 import type { Config } from '../src/config';
-import { runPrTests } from '../src/sandbox/pr-tests';
-import { CARRY_PATCH, carryScript } from '../src/sandbox/carryover';
-import { DockerSandbox } from '../src/sandbox/docker-sandbox';
+import { runPrTests } from '../src/environments/pr-tests';
+import { CARRY_PATCH, carryScript } from '../src/stage/carryover';
+import { DockerContainer } from '../src/container/docker-container';
 import { baseImageTag } from '../src/environments/images';
 import { systemPrompt } from '../src/agent/prompts';
 import type { Chain, Trajectory } from '../src/schemas';
@@ -87,7 +87,7 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
   let carry: string | undefined;
   let messages: Trajectory['messages'] = [{ role: 'system', content: systemPrompt('The project is installed.') }];
   for (let stage = 0; stage < chain.prs.length; stage++) {
-    const sandbox = await DockerSandbox.create(docker, {
+    const sandbox = await DockerContainer.create(docker, {
       image: baseImageTag(),
       mirrorPath: chain.repo.path,
       labels: { 'chainsmith.bench': 'bare' },

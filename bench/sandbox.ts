@@ -9,14 +9,14 @@ import { TOOL_SPECS } from '../src/agent/tools';
 import { ArtifactStore } from '../src/artifacts/store';
 import { templateQueries } from '../src/queries/template';
 import { runRound, type RoundDeps } from '../src/rollout/round';
-import { DockerSandbox, HOST_LABEL, OFFLINE_START, removeSandboxes, SANDBOX_LABEL } from '../src/sandbox/docker-sandbox';
-import { SandboxPool } from '../src/sandbox/pool';
-import { prTestCommand, runTests } from '../src/sandbox/pr-tests';
-import { claimRoundSandbox, roundKey, type SandboxSource } from '../src/sandbox/round-sandbox';
-import { StageSandbox } from '../src/sandbox/stage-sandbox';
-import { stageInputProblem } from '../src/sandbox/stage-inputs';
+import { DockerContainer, HOST_LABEL, OFFLINE_START, removeLabelledContainers, CONTAINER_LABEL } from '../src/container/docker-container';
+import { ContainerPool } from '../src/stage/pool';
+import { prTestCommand, runTests } from '../src/environments/pr-tests';
+import { claimRoundContainer, roundKey, type ContainerSource } from '../src/stage/round-container';
+import { StageSandbox } from '../src/stage/stage-sandbox';
+import { stageInputProblem } from '../src/stage/inputs';
 import { baseImageTag } from '../src/environments/images';
-import { setUpStage } from '../src/sandbox/stage-setup';
+import { setUpStage } from '../src/stage/setup';
 import type { Chain, Judgement, PullRequest } from '../src/schemas';
 import { loadConfig } from '../src/config';
 import { environmentsFrom, sandboxSpecFrom } from '../src/environments/from-config';
@@ -74,7 +74,7 @@ export async function run(): Promise<Figure[]> {
       ...(want('prefix') ? await prefixReuse(docker, root) : []),
     ];
   } finally {
-    const left = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.bench=sandbox'] } });
+    const left = await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.bench=sandbox'] } });
     await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
     await rm(root, { recursive: true, force: true });
   }
@@ -93,13 +93,13 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
   say(`environment image built once in ${round((performance.now() - t0) / 1000, 1)} s`);
 
   const spec = { image: (await environments.forStage(chain, 0)).image, mirrorPath: history.path, memoryMb: 2048, pidsLimit: 512 };
-  const pool = new SandboxPool(docker, { size: POOL_SIZE, host: `bench-ready-${process.pid}`, onError: (err) => say(`pool: ${err.message}`) });
+  const pool = new ContainerPool(docker, { size: POOL_SIZE, host: `bench-ready-${process.pid}`, onError: (err) => say(`pool: ${err.message}`) });
   const ready: number[] = [];
-  const sources: SandboxSource[] = [];
+  const sources: ContainerSource[] = [];
   const unpooled: number[] = [];
   const clones: number[] = [];
   let execs: number[] = [];
-  const check = async (sandbox: DockerSandbox, stage: number) => {
+  const check = async (sandbox: DockerContainer, stage: number) => {
     const head = (await sandbox.exec('git rev-parse HEAD', { timeoutSeconds: 10, maxOutputChars: 100 })).output.trim();
     if (head !== stages[stage]) throw new Error(`sandbox is at ${head}, not at ${stages[stage]}`);
   };
@@ -110,7 +110,7 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
       await pool.filled(spec);
       let started = performance.now();
       let env = await environments.forStage(chain, stage);
-      const claimed = await claimRoundSandbox(docker, { ...spec, image: env.image, labels: BENCH_LABEL }, `chainsmith-bench-${process.pid}-${stage}`, pool);
+      const claimed = await claimRoundContainer(docker, { ...spec, image: env.image, labels: BENCH_LABEL }, `chainsmith-bench-${process.pid}-${stage}`, pool);
       try {
         await setUpStage(claimed.sandbox, chain, stage, { progress: false });
         ready.push((performance.now() - started) / 1000);
@@ -124,7 +124,7 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
       await pool.filled(spec);
       started = performance.now();
       env = await environments.forStage(chain, stage);
-      const sandbox = await DockerSandbox.create(docker, { ...spec, image: env.image, labels: BENCH_LABEL });
+      const sandbox = await DockerContainer.create(docker, { ...spec, image: env.image, labels: BENCH_LABEL });
       try {
         await setUpStage(sandbox, chain, stage, { progress: false });
         unpooled.push((performance.now() - started) / 1000);
@@ -188,7 +188,7 @@ function largeChain(path: string, bases: string[]): Chain {
   return { id: 'bench/large', repo: { name: 'bench/large', path }, prs, edges: [] };
 }
 
-async function roundTrips(sandbox: DockerSandbox): Promise<number[]> {
+async function roundTrips(sandbox: DockerContainer): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < EXECS; i++) {
     const t0 = performance.now();
@@ -204,13 +204,13 @@ async function freshClone(docker: Docker, path: string, sha: string): Promise<nu
     Image: baseImageTag(),
     // Started as a sandbox is (docker-sandbox.ts): the ratio is not the engine's network setup, nor a shell waiting for /etc/hosts.
     ...OFFLINE_START,
-    Labels: { [SANDBOX_LABEL]: '1', ...BENCH_LABEL },
+    Labels: { [CONTAINER_LABEL]: '1', ...BENCH_LABEL },
     HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`] },
   });
   try {
     // Started before the clock, as the pooled container the ready time is compared with was.
     await container.start();
-    const sandbox = DockerSandbox.attach(docker, container);
+    const sandbox = DockerContainer.attach(docker, container);
     const started = performance.now();
     // --no-local: the objects travel as a pack, as from a remote, not as a copy of the files.
     const r = await sandbox.exec(`git clone -q --no-local --no-checkout /src /work/clone && git -C /work/clone checkout -q ${sha}`, { timeoutSeconds: 600, maxOutputChars: 4000, cwd: '/work' });
@@ -247,20 +247,20 @@ async function carryReadiness(docker: Docker): Promise<Figure[]> {
   const config = loadConfig();
   const environments = environmentsFrom(config, docker, baseImageTag(), (line) => say(line));
   const host = `bench-sandbox-${process.pid}`;
-  const pool = new SandboxPool(docker, { size: POOL_SIZE, host, onError: (err) => say(`pool: ${err.message}`) });
-  const noPool = new SandboxPool(docker, { size: 0, host });
+  const pool = new ContainerPool(docker, { size: POOL_SIZE, host, onError: (err) => say(`pool: ${err.message}`) });
+  const noPool = new ContainerPool(docker, { size: 0, host });
   const limits = sandboxSpecFrom(config);
   const ready: number[] = [];
-  const sources: SandboxSource[] = [];
+  const sources: ContainerSource[] = [];
   const refinement: number[] = [];
-  const refinementSources: SandboxSource[] = [];
+  const refinementSources: ContainerSource[] = [];
   const cold: number[] = [];
   const shared: number[] = [];
   const conflicts: number[] = [];
   const stageOne: number[] = [];
   const busy: number[] = [];
-  const busySources: SandboxSource[] = [];
-  const open = (chain: Chain, stage: number, round: number, carry: string | undefined, from: SandboxPool, runKey: string) =>
+  const busySources: ContainerSource[] = [];
+  const open = (chain: Chain, stage: number, round: number, carry: string | undefined, from: ContainerPool, runKey: string) =>
     StageSandbox.open({ docker, environments, sandbox: limits, pool: from }, chain, stage, {
       role: { kind: 'rollout', runKey, key: roundKey(runKey, stage, round), host },
       carryPatch: carry,
@@ -330,17 +330,17 @@ async function carryReadiness(docker: Docker): Promise<Figure[]> {
     }
   } finally {
     await pool.drain();
-    await removeSandboxes(docker, { [HOST_LABEL]: host });
+    await removeLabelledContainers(docker, { [HOST_LABEL]: host });
   }
   const readyMedian = median(ready);
   const sharedMedian = median(shared);
-  const count = (source: SandboxSource) => sources.filter((s) => s === source).length;
+  const count = (source: ContainerSource) => sources.filter((s) => s === source).length;
   const hits = `${count('prepared')} of ${ready.length} took the container prepared for them, ${count('warm')} a warm one, ${count('new')} started their own`;
   const list = (xs: number[]) => xs.map((s) => round(s, 3)).join(', ');
   say(`stage 2 with a carry: median ${round(readyMedian, 3)} s of ${list(ready)} (${hits}; ${conflicts.filter((c) => c > 0).length} with conflicts)`);
   const warmRefinements = `${refinementSources.filter((x) => x === 'warm').length} of ${refinement.length} from a warm container, the others started their own`;
   say(`its refinement round: median ${round(median(refinement), 3)} s of ${list(refinement)} (${warmRefinements})`);
-  const busyCount = (source: SandboxSource) => busySources.filter((s) => s === source).length;
+  const busyCount = (source: ContainerSource) => busySources.filter((s) => s === source).length;
   const busyHits = `${busyCount('prepared')} of ${busy.length} took a prepared container, ${busyCount('warm')} a warm one, ${busyCount('new')} started their own`;
   say(`stage 1 ran the test suite for a median ${round(median(stageOne), 1)} s (${list(stageOne)}) before stage 2 opened`);
   say(`${BUSY} chains at once per repository: median ${round(median(busy), 3)} s of ${list(busy)} (${busyHits})`);
@@ -386,13 +386,13 @@ async function sharedClone(docker: Docker, image: string, path: string, sha: str
     Image: image,
     // Started as a sandbox is (docker-sandbox.ts): the ratio is not the engine's network setup, nor a shell waiting for /etc/hosts.
     ...OFFLINE_START,
-    Labels: { [SANDBOX_LABEL]: '1', ...BENCH_LABEL },
+    Labels: { [CONTAINER_LABEL]: '1', ...BENCH_LABEL },
     HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`], Tmpfs: { '/clone': 'rw,exec,mode=1777' } },
   });
   try {
     // Started before the clock: the stage it is compared with got its container started while stage 1 ran.
     await container.start();
-    const sandbox = DockerSandbox.attach(docker, container);
+    const sandbox = DockerContainer.attach(docker, container);
     const started = performance.now();
     const r = await sandbox.exec(`git -c safe.directory='*' clone -q --shared --no-checkout /src /clone/repo && git -c safe.directory='*' -C /clone/repo checkout -q ${sha}`, { timeoutSeconds: 600, maxOutputChars: 4000, cwd: '/clone' });
     if (r.exitCode !== 0) throw new Error(`shared clone failed: ${r.output}`);

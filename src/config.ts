@@ -21,7 +21,10 @@ const ConfigSchema = z.strictObject({
     name: z.string().min(1),
     judgeName: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive(),
-    /** Tries per model call of the agent, the judge and the query writer (429, 5xx, timeouts; src/model/retry.ts); backoff doubles from retryBaseMs. */
+    /**
+     * Tries per model call outside Temporal activities (`mine --judge-links`: 429, 5xx, timeouts; src/model/retry.ts); backoff doubles
+     * from retryBaseMs. Inside activities (agent, judge, query writer) a call is tried once and Temporal retries the activity (src/retry-budget.ts).
+     */
     retries: z.number().int().min(1).max(10),
     retryBaseMs: z.number().int().nonnegative(),
   }),
@@ -60,7 +63,7 @@ const ConfigSchema = z.strictObject({
     image: z.string().min(1).optional(),
     memoryMb: z.number().int().min(64),
     pidsLimit: z.number().int().min(16),
-    /** Warm sandboxes a worker keeps started per environment image, and at most as many prepared for next stages (src/sandbox/pool.ts); 0: each on demand. */
+    /** Warm sandboxes a worker keeps started per environment image, and at most as many prepared for next stages (src/stage/pool.ts); 0: each on demand. */
     poolSize: z.number().int().min(0).max(16),
     /** The test command of a repository whose language is not recognised, and pytest's command for Python projects. */
     testCommand: z.string().min(1),

@@ -34,3 +34,18 @@ export class ToolchainTooOld extends StageError {}
 export class TransientError extends ChainsmithError {
   override readonly permanent = false;
 }
+
+/**
+ * A tool failed and its output shows no cause we know to be deterministic (nor a registry that did
+ * not answer): retried once where it is caught (DependencyCache), and a second such failure is the
+ * stage's permanent `reason`. Where nobody retries it, it is a TransientError like any other.
+ */
+export class UnexplainedFailure extends TransientError {
+  constructor(
+    message: string,
+    readonly reason: StageReason,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,8 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
 import { ChainsmithError } from './errors';
-
-const execFileAsync = promisify(execFile);
+import { run } from './process/run';
 
 /** Patches of large PRs and logs of long histories run to tens of megabytes; the default 1 MB would cut them off. */
 const MAX_BUFFER = 512 * 1024 * 1024;
@@ -45,35 +42,9 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 /** Runs `git <args>` in `cwd` and returns stdout; a non-zero exit throws GitError. */
 export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
-  if (options.input !== undefined) return gitWithInput(cwd, args, options.input, options.env);
-  try {
-    const { stdout } = await execFileAsync('git', [...args], {
-      cwd,
-      env: cleanEnv(options.env),
-      maxBuffer: MAX_BUFFER,
-      encoding: 'utf8',
-    });
-    return stdout;
-  } catch (error) {
-    const failure = error as { code?: number | string; stderr?: string };
-    throw new GitError(args, failure.code, failure.stderr ?? '', { cause: error });
-  }
-}
-
-function gitWithInput(cwd: string, args: readonly string[], input: string, env?: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...args], { cwd, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    // git may exit before reading all input (a bad argument); that EPIPE is reported through the exit code.
-    child.stdin.on('error', () => undefined);
-    child.on('error', (error) => reject(new GitError(args, undefined, error.message, { cause: error })));
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new GitError(args, code ?? undefined, Buffer.concat(err).toString('utf8')));
-    });
-    child.stdin.end(input);
-  });
+  const r = await run('git', args, { cwd, baseEnv: cleanEnv(), env: options.env, input: options.input, maxOutputBytes: MAX_BUFFER });
+  if (r.startError) throw new GitError(args, undefined, r.startError.message, { cause: r.startError });
+  if (r.exitCode !== 0) throw new GitError(args, r.exitCode ?? r.signal ?? undefined, r.stderr);
+  if (r.truncated) throw new GitError(args, 0, `its output is over ${MAX_BUFFER} bytes`);
+  return r.stdout;
 }

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { BUILD_LABEL } from '../../src/environments/builder';
-import { ownerLabel } from '../../src/sandbox/orphans';
+import { ownerLabel } from '../../src/container/orphans';
 
 /** One environment build container as Docker reported it while it ran. */
 export interface BuildContainer {

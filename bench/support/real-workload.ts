@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { prTestCommand, prTestFiles } from '../../src/sandbox/pr-tests';
+import { prTestCommand, prTestFiles } from '../../src/environments/pr-tests';
 import type { Environment } from '../../src/environments/builder';
 import type { Chain } from '../../src/schemas';
 import { cloneBundle, pullRequestChain } from '../../test/support/real-repos';

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { GoldTestsSchema, type GoldTests } from '../../src/schemas';
-import { OWNER_LABEL } from '../../src/sandbox/orphans';
+import { OWNER_LABEL } from '../../src/container/orphans';
 
 /** Where cgroup v1 (cgroupfs driver) keeps a container's CPU time, in nanoseconds; under v2, where the unified hierarchy does. */
 const CGROUP_USAGE = [(id: string) => `/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, (id: string) => `/sys/fs/cgroup/docker/${id}/cpu.stat`];

@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import type { ModelClient } from '../model/client';
 import { Redactor } from '../redact';
-import type { SandboxPool } from '../sandbox/pool';
+import type { ContainerPool } from '../stage/pool';
 import type { PolicyKind } from '../schemas';
 
 export interface ActivityDeps {
@@ -15,7 +15,7 @@ export interface ActivityDeps {
   model?: ModelClient;
   image: string;
   /** Warm sandboxes of this worker process; absent, every sandbox is started on demand. */
-  pool?: SandboxPool;
+  pool?: ContainerPool;
 }
 
 /** What the activities share, built once per worker process from its dependencies. */

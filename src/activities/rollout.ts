@@ -3,7 +3,7 @@ import { GoldReplayPolicy } from '../agent/gold-policy';
 import { ModelPolicy } from '../agent/model-policy';
 import { ConfigError } from '../errors';
 import { runRound, type RoundInput, type RoundProgress } from '../rollout/round';
-import { clusterOf } from '../sandbox/docker-sandbox';
+import { clusterOf } from '../container/docker-container';
 import type { PolicyKind } from '../schemas';
 import type { ActivityContext } from './context';
 import { guard } from './guard';

@@ -1,6 +1,6 @@
 import { activityInfo } from '@temporalio/activity';
 import { mineForSchedule } from '../schedule/scheduled-mine';
-import type { ScheduledRunInput } from '../schedule/types';
+import type { ScheduledRunInput } from '../workflows/types';
 import type { ActivityContext } from './context';
 import { guard } from './guard';
 

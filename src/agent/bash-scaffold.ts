@@ -1,8 +1,9 @@
-import type { ExecResult } from '../sandbox/shell-session';
+import type { ExecResult } from '../container/sandbox';
 import type { Message } from '../schemas';
 import { shorten } from './context-window';
 import { bashSystemPrompt } from './prompts';
 import type { Scaffold } from './scaffold';
+import { shellQuote } from '../process/shell-quote';
 
 /** The first line of a command's output that ends the task; the system prompt teaches it. */
 export const SUBMIT_MARKER = 'CHAINSMITH_SUBMIT';
@@ -91,12 +92,8 @@ export const BASH_SCAFFOLD: Scaffold = {
   },
 
   reply(action) {
-    const command = 'run' in action ? action.run : `echo ${SUBMIT_MARKER} && echo ${quote(action.submit)}`;
+    const command = 'run' in action ? action.run : `echo ${SUBMIT_MARKER} && echo ${shellQuote(action.submit)}`;
     const why = 'run' in action ? action.why : 'The task is done; submitting.';
     return { role: 'assistant', content: `${why}\n\n\`\`\`bash\n${command}\n\`\`\`` };
   },
 };
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}

@@ -1,4 +1,4 @@
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
+import type { Sandbox } from '../container/sandbox';
 import type { ExitReason, Message, Trajectory, Usage } from '../schemas';
 import { limitExit, type Budget } from './budget';
 import { cutNote, cutPoint, modelView, needsCut } from './context-window';
@@ -32,7 +32,7 @@ const MAX_FORMAT_ERRORS = 3;
 export async function runAgent(opts: {
   policy: Policy;
   /** Awaited only once the first reply is in: a sandbox still opening opens while the first model call is in flight. */
-  sandbox: DockerSandbox | Promise<DockerSandbox>;
+  sandbox: Sandbox | Promise<Sandbox>;
   trajectory: Trajectory;
   limits: AgentLimits;
   /** Steps this round already took (a resumed round). */

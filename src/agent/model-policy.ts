@@ -1,8 +1,8 @@
 import type OpenAI from 'openai';
 import type { ModelClient } from '../model/client';
 import { NO_REDACTION, type Redactor } from '../redact';
-import { ToolCallSchema, type Message } from '../schemas';
-import type { AssistantMessage, Policy, Turn } from './policy';
+import { ToolCallSchema, type AssistantMessage, type Message } from '../schemas';
+import type { Policy, Turn } from './policy';
 
 /** The agent's model through any OpenAI-compatible endpoint (src/model/client.ts retries and explains failures). */
 export class ModelPolicy implements Policy {

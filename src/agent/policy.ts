@@ -1,7 +1,5 @@
-import type { Message, PolicyKind, ToolCall, Usage } from '../schemas';
+import type { AssistantMessage, Message, PolicyKind, ToolCall, Usage } from '../schemas';
 import type { Scaffold } from './scaffold';
-
-export type AssistantMessage = Extract<Message, { role: 'assistant' }>;
 
 /** What a policy is told besides the conversation. */
 export interface Turn {

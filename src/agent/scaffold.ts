@@ -1,6 +1,6 @@
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
+import type { Sandbox } from '../container/sandbox';
 import type { Message, ScaffoldKind } from '../schemas';
-import type { AssistantMessage } from './policy';
+import type { AssistantMessage } from '../schemas';
 import type { Redactor } from '../redact';
 import type { TOOL_SPECS, ToolLimits } from './tools';
 
@@ -30,7 +30,7 @@ export interface Scaffold {
   /** Declared in every request; absent when the protocol lives in the text. */
   readonly tools?: typeof TOOL_SPECS;
   /** Runs what the reply asks for. Commands lose the worker's secrets (`redactor.secretsIn`) before they run. */
-  act(reply: AssistantMessage, sandbox: DockerSandbox, limits: ToolLimits, redactor: Redactor): Promise<StepOutcome>;
+  act(reply: AssistantMessage, sandbox: Sandbox, limits: ToolLimits, redactor: Redactor): Promise<StepOutcome>;
   /** A message before a context cut, as the model is shown it from then on. */
   shortened(m: Message): Message;
   /** The reply that asks for `action` in this protocol; `id` makes tool-call ids unique. */

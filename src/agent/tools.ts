@@ -1,8 +1,9 @@
 import { posix } from 'node:path';
-import type { DockerSandbox } from '../sandbox/docker-sandbox';
-import { REPO_DIR } from '../sandbox/docker-sandbox';
+import type { Sandbox } from '../container/sandbox';
+import { REPO_DIR } from '../container/sandbox';
 import type { ToolCall } from '../schemas';
 import { TOOL_ARGS, type ToolName } from './tool-specs';
+import { shellQuote } from '../process/shell-quote';
 
 export { TOOL_ARGS, TOOL_SPECS, type ToolName } from './tool-specs';
 
@@ -17,7 +18,7 @@ export type ToolOutcome = { output: string; submitted: boolean; formatError: boo
 const MAX_EDIT_BYTES = 4_000_000;
 
 /** Runs one tool call. Bad arguments and failing commands are answers for the model, not exceptions. */
-export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits: ToolLimits): Promise<ToolOutcome> {
+export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: ToolLimits): Promise<ToolOutcome> {
   const name = call.function.name as ToolName;
   const schema = TOOL_ARGS[name];
   if (!schema) return fail(`unknown tool "${call.function.name}"; use one of ${Object.keys(TOOL_ARGS).join(', ')}`);
@@ -43,7 +44,7 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
       if (typeof path !== 'string') return path;
       const from = args.start_line ?? 1;
       const to = args.end_line ? `${args.end_line}p` : '$p';
-      const q = quote(path);
+      const q = shellQuote(path);
       const r = await run(`if [ -d ${q} ]; then ls -la -- ${q}; else sed -n '${from},${to}' -- ${q} | nl -ba -v ${from}; fi`);
       return r.exitCode === 0 ? ok(r.output) : ok(`cannot read ${args.path}: ${r.output}`);
     }
@@ -82,7 +83,7 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
       const path = await confined(sandbox, args.path ?? '.');
       if (typeof path !== 'string') return path;
       const flags = [args.regex ? '-E' : '-F', ...(args.ignore_case ? ['-i'] : [])].join(' ');
-      const r = await run(`git grep -n -I --untracked --no-color ${flags} -e ${quote(args.pattern)} -- ${quote(path)}`);
+      const r = await run(`git grep -n -I --untracked --no-color ${flags} -e ${shellQuote(args.pattern)} -- ${shellQuote(path)}`);
       if (r.exitCode === 1 && !r.output.trim()) return ok(`no matches for ${JSON.stringify(args.pattern)}`);
       return ok(r.exitCode <= 1 ? r.output : `search failed: ${r.output}`);
     }
@@ -95,28 +96,24 @@ export async function executeTool(sandbox: DockerSandbox, call: ToolCall, limits
  * Resolves a path inside the repository, following symlinks; anything outside it, or inside its .git
  * directory, is refused.
  */
-async function confined(sandbox: DockerSandbox, path: string): Promise<string | ToolOutcome> {
+async function confined(sandbox: Sandbox, path: string): Promise<string | ToolOutcome> {
   const abs = posix.resolve(REPO_DIR, path);
   const inside = (p: string) => (p === REPO_DIR || p.startsWith(`${REPO_DIR}/`)) && !/^\/work\/repo\/\.git(\/|$)/.test(p);
   if (!inside(abs)) return ok(`refused: ${path} is outside the repository`);
-  const real = await sandbox.exec(`realpath -m -- ${quote(abs)}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
+  const real = await sandbox.exec(`realpath -m -- ${shellQuote(abs)}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
   const resolved = real.output.trim();
   if (real.exitCode !== 0 || !inside(resolved)) return ok(`refused: ${path} resolves outside the repository`);
   return resolved;
 }
 
 /** A file's text for an edit, or why not (missing, a directory, too large to rewrite whole). */
-async function readText(sandbox: DockerSandbox, path: string, limits: ToolLimits): Promise<string | { why: string }> {
-  const q = quote(path);
+async function readText(sandbox: Sandbox, path: string, limits: ToolLimits): Promise<string | { why: string }> {
+  const q = shellQuote(path);
   const size = await sandbox.exec(`stat -c %s -- ${q} && test -f ${q}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
   if (size.exitCode !== 0) return { why: size.output.trim() || 'not a regular file' };
   if (Number(size.output.trim()) > MAX_EDIT_BYTES) return { why: `the file is larger than ${MAX_EDIT_BYTES} bytes; edit it with bash` };
   const r = await sandbox.exec(`cat -- ${q}`, { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: 2 * MAX_EDIT_BYTES });
   return r.exitCode === 0 ? r.output : { why: r.output.trim() };
-}
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function ok(output: string): ToolOutcome {

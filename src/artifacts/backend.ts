@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeAtomic } from '../atomic-file';
 
@@ -7,6 +7,8 @@ export interface BlobBackend {
   /** Undefined when the key does not exist. */
   read(key: string): Promise<Buffer | undefined>;
   write(key: string, bytes: Buffer): Promise<void>;
+  /** Removes the key; one that does not exist is no error. */
+  remove(key: string): Promise<void>;
   describe(): string;
 }
 
@@ -25,6 +27,10 @@ export class DirectoryBackend implements BlobBackend {
   /** Temp file then rename, so a crash never leaves a half-written blob or pointer. */
   async write(key: string, bytes: Buffer): Promise<void> {
     await writeAtomic(join(this.root, key), bytes);
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(join(this.root, key), { force: true });
   }
 
   describe(): string {

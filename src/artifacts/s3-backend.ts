@@ -1,4 +1,4 @@
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { BlobBackend } from './backend';
 
 export interface S3Settings {
@@ -33,6 +33,11 @@ export class S3Backend implements BlobBackend {
 
   async write(key: string, bytes: Buffer): Promise<void> {
     await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key), Body: bytes }));
+  }
+
+  /** S3 answers a delete of a missing key with success too. */
+  async remove(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }));
   }
 
   describe(): string {

@@ -59,6 +59,11 @@ export class ArtifactStore {
   async getPointer(name: string): Promise<ArtifactRef | undefined> {
     return (await this.backend.read(pointerKey(name)))?.toString('utf8') as ArtifactRef | undefined;
   }
+
+  /** Removes a pointer (its blob stays: another pointer may share it); a missing one is no error. */
+  async removePointer(name: string): Promise<void> {
+    await this.backend.remove(pointerKey(name));
+  }
 }
 
 function blobKey(hex: string): string {

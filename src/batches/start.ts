@@ -1,13 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { createHash } from 'node:crypto';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import type { Chain, PolicyKind, ScaffoldKind } from '../schemas';
 import { batchWorkflow, chainWorkflow } from '../workflows';
-import { chainWorkflowId } from '../workflows/messages';
 import { ORCHESTRATION_QUEUE, WORKFLOW_TASK_TIMEOUT } from '../workflows/task-queues';
-import type { BatchEntry, ChainWorkflowInput } from '../workflows/types';
+import type { BatchEntry } from '../workflows/types';
+import { batchEntry, batchWorkflowId } from './entries';
 
 export interface Started {
   workflowId: string;
@@ -25,29 +24,6 @@ export interface StartOptions {
 /** The policy a run uses: the configured model, or gold replay when there is none. */
 export function defaultPolicy(config: Config): PolicyKind {
   return config.model.baseUrl ? 'model' : 'gold-replay';
-}
-
-/** Stores a chain and its queries; the workflow input holds only their references. */
-export async function batchEntry(store: ArtifactStore, config: Config, chain: Chain, policy: PolicyKind, scaffold: ScaffoldKind): Promise<BatchEntry> {
-  const prNumbers = chain.prs.map((pr) => pr.number);
-  const input: ChainWorkflowInput = {
-    chainId: chain.id,
-    repo: chain.repo.name,
-    prNumbers,
-    chainRef: await store.putJson(chain),
-    policy,
-    scaffold,
-    // A gold replay that fails its tests shows a broken environment; feedback rounds cannot fix that.
-    maxRefinements: policy === 'gold-replay' ? 0 : config.judge.maxRefinements,
-    heartbeatTimeoutSeconds: config.durability.heartbeatTimeoutSeconds,
-  };
-  return { workflowId: chainWorkflowId(chain.repo.name, prNumbers, policy, scaffold), input };
-}
-
-/** A batch's id derives from its chains' workflow ids: the same chains under the same policy are one batch. */
-export function batchWorkflowId(entries: readonly BatchEntry[]): string {
-  const ids = entries.map((e) => e.workflowId);
-  return `batch-${createHash('sha256').update(JSON.stringify(ids)).digest('hex').slice(0, 16)}`;
 }
 
 /**

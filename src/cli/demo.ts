@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Config } from '../config';
 import { generateDemoRepo } from '../demo/generate-repo';
 import { InputError } from '../errors';
-import { roundSandboxes } from '../sandbox/round-sandbox';
+import { roundContainers } from '../stage/round-container';
 import { buildDeps } from '../workers/deps';
 import { createWorkers, runWorkers } from '../workers/worker';
 import { writeChains } from '../mining/output/chains-file';
@@ -59,7 +59,7 @@ export async function demoCommand(config: Config): Promise<number> {
   await deps.pool?.drain();
   const results = await watching;
 
-  const leftovers = (await Promise.all(started.map((s) => roundSandboxes(deps.docker, { workflowId: s.workflowId })))).flat();
+  const leftovers = (await Promise.all(started.map((s) => roundContainers(deps.docker, { workflowId: s.workflowId })))).flat();
   const accepted = results.filter((r) => r.status === 'accepted');
   say('');
   say(`accepted ${accepted.length} of ${results.length} chain(s); sandbox containers left behind: ${leftovers.length}`);

@@ -2,7 +2,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
-import { DEFAULT_WINDOW_DAYS } from '../mining/code-history';
+import { DEFAULT_WINDOW_DAYS } from '../mining/links/code-history';
+import { SCHEDULE_RUN_ATTEMPTS } from '../retry-budget';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
 import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel, parseStrength } from './option-parsers';
 
@@ -63,10 +64,8 @@ program
     'ask the configured model about each code-history or weak link that could join a chain: strong or weak sets its strength, none drops it (verdicts cached under <dataDir>/cache/link-judge). With no model configured the mine goes on unjudged, with a note: the same command serves hosts with and without a model',
   )
   .action(async (opts) => {
-    const { mineToFiles } = await import('../mining/output/mine-to-files');
-    const loaded = config();
-    const judge = opts.judgeLinks ? (await import('../mining/link-judge/from-config')).linkJudgeFromConfig(loaded) : undefined;
-    await mineToFiles(opts, { dataDir: loaded.dataDir, judge });
+    const { mineCommand } = await import('./mine');
+    await mineCommand(config(), opts);
   });
 
 program
@@ -183,7 +182,7 @@ schedule
   .addOption(new Option('--policy <policy>', 'agent policy of the batches (default: model if an endpoint is configured, else gold-replay)').choices(['model', 'gold-replay']))
   .addOption(new Option('--scaffold <scaffold>', "agent protocol (default: the config's agent.scaffold)").choices(['tools', 'bash']))
   .option('--concurrency <n>', 'chains of a batch running at once', (v) => parsePositive('--concurrency', v), 4)
-  .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), 3)
+  .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), SCHEDULE_RUN_ATTEMPTS)
   .option('--max-length <n>', 'longest chain', (v) => parsePositive('--max-length', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6)', (v) => parseFraction('--min-confidence', v))
   .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)', parseStrength)

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { dateWindow } from '../date-window';
 import { InputError } from '../errors';
 import { readReposFile } from '../schedule/repos-file';
-import type { ScheduledRunInput, ScheduledRunReport, ScheduleMineOptions } from '../schedule/types';
+import type { ScheduledRunInput, ScheduledRunReport, ScheduleMineOptions } from '../workflows/types';
 import type { PolicyKind, ScaffoldKind } from '../schemas';
 import { scheduledRunWorkflow } from '../workflows';
 import { ORCHESTRATION_QUEUE } from '../workflows/task-queues';

@@ -4,10 +4,10 @@ import type Docker from 'dockerode';
 import { StageError, ToolchainTooOld, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
-import { checkoutLines } from '../sandbox/checkout';
-import { DockerSandbox } from '../sandbox/docker-sandbox';
-import { hasCommit } from '../sandbox/host-repo';
-import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../sandbox/orphans';
+import { checkoutLines } from '../container/checkout';
+import { DockerContainer } from '../container/docker-container';
+import { hasCommit } from '../container/host-repo';
+import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
 import { DEPS_MOUNT, type Language, type LanguageRecipe, type RepoFiles, type RunnerName } from './contract';
 import { DependencyCache, type FetchedDependencies } from './dependencies';
 import { detectRecipe } from './detect';
@@ -16,6 +16,8 @@ import { recipeFromConfig, type RecipeOverride } from './recipe';
 import { commitDate, gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
 import { findSeed, LINEAGE_LABEL } from './seeds';
 import { TOOLCHAIN_PROBES, Toolchains } from './toolchains';
+import { shellQuote } from '../process/shell-quote';
+import { testedPythons } from './languages/python/tested-pythons';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
 export const ENV_IMAGE = 'chainsmith-env';
@@ -216,7 +218,7 @@ export class Environments {
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
     const override = this.opts.overrides[chain.repo.name];
-    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha) };
+    const python = { provided: await this.toolchains.pythons(), baseDate: () => commitDate(repoPath, pr.baseSha), tested: () => testedPythons(repoPath, pr.baseSha) };
     const recipe = override
       ? recipeFromConfig(override, this.opts.defaultTestCommand)
       : await detectRecipe(files, {
@@ -286,7 +288,7 @@ export class Environments {
     await sweepOrphansOnce(this.docker);
     const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;
     this.log(`building the environment ${image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
-    const sandbox = await DockerSandbox.create(this.docker, {
+    const sandbox = await DockerContainer.create(this.docker, {
       image: seed?.image ?? toolchain,
       mirrorPath: r.repoPath,
       labels: { [BUILD_LABEL]: image, ...ownerLabel() },
@@ -298,14 +300,14 @@ export class Environments {
     });
     try {
       const exportLines = [
-        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${quote(v)}`),
+        ...Object.entries(recipe.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
         ...(recipe.path.length ? [`export PATH=${recipe.path.join(':')}:$PATH`] : []),
       ];
       const script = [
         ...checkoutLines(r.sha),
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
-        ...recipe.setup.flatMap((cmd) => [`echo ${quote(`$ ${cmd}`)}`, cmd]),
+        ...recipe.setup.flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
         timeoutSeconds: this.opts.timeoutSeconds,
@@ -397,8 +399,4 @@ function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
 async function dependencyDeclarations(recipe: LanguageRecipe, files: RepoFiles): Promise<string> {
   const texts = await Promise.all(recipe.manifests.map(async (m) => `${m}\n${recipe.dependencyText!(m, (await files.read(m)) ?? '(missing)')}`));
   return createHash('sha256').update(texts.join('\0')).digest('hex');
-}
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChainsmithError, StageError, ToolchainTooOld, TransientError } from '../errors';
+import { ChainsmithError, StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../errors';
 import type { LanguageRecipe, Resolution } from './contract';
 import { runTool } from './host-tools';
+import { run } from '../process/run';
 import { stageReason } from '../stage-reason';
 
 export interface FetchedDependencies {
@@ -68,11 +68,26 @@ export class DependencyCache {
   get(req: FetchRequest): Promise<FetchedDependencies> {
     let fetch = this.fetches.get(req.key);
     if (!fetch) {
-      fetch = this.fetch(req);
+      fetch = this.fetch(req).catch((first) => (first instanceof UnexplainedFailure ? this.fetchAgain(req, first) : Promise.reject(first)));
       this.fetches.set(req.key, fetch);
       fetch.finally(() => this.fetches.delete(req.key)).catch(() => undefined);
     }
     return fetch;
+  }
+
+  /**
+   * A fetch whose failure showed no known cause, tried once more: a second unexplained failure is the
+   * stage's permanent reason (a retry would most likely meet it again), anything else goes as it is.
+   */
+  private async fetchAgain(req: FetchRequest, first: UnexplainedFailure): Promise<FetchedDependencies> {
+    req.log(`fetching the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} failed with no known cause; trying once more: ${first.message.split('\n')[0]}`);
+    try {
+      return await this.fetch(req);
+    } catch (err) {
+      if (!(err instanceof UnexplainedFailure)) throw err;
+      const reason = { ...err.reason, summary: `${err.reason.summary} (failed twice, with no known cause in its output)` };
+      throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err, reason });
+    }
   }
 
   private async fetch(req: FetchRequest): Promise<FetchedDependencies> {
@@ -164,12 +179,7 @@ async function sweepPartials(root: string): Promise<void> {
 }
 
 /** The tree at `sha` in a directory of its own (git archive): the user's clone and its work tree are not touched. */
-export function hostCheckout(repoPath: string, sha: string, dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-o', 'pipefail', '-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'checkout', repoPath, sha, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new TransientError(`cannot check out ${sha} of ${repoPath} on the host: ${err.trim()}`))));
-  });
+export async function hostCheckout(repoPath: string, sha: string, dir: string): Promise<void> {
+  const r = await run('bash', ['-o', 'pipefail', '-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'checkout', repoPath, sha, dir]);
+  if (r.exitCode !== 0) throw new TransientError(`cannot check out ${sha} of ${repoPath} on the host: ${(r.startError?.message ?? r.stderr).trim()}`);
 }

@@ -1,5 +1,5 @@
 import type { Environment } from './builder';
-import { prTestCommand } from '../sandbox/pr-tests';
+import { prTestCommand } from './pr-tests';
 
 const LANGUAGE: Record<string, string> = { python: 'Python', rust: 'Rust', go: 'Go', java: 'Java', c: 'C/C++', node: 'Node.js' };
 

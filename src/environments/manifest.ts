@@ -1,10 +1,20 @@
 import type Docker from 'dockerode';
 import { TransientError } from '../errors';
 import type { Language, Resolution, RunnerName, ToolchainName } from './contract';
-import type { Seed } from './seeds';
 
 /** The image label that holds an environment's manifest (JSON). */
 export const MANIFEST_LABEL = 'chainsmith.env.manifest';
+
+/** What a build started from an earlier era's image reused, recorded on the manifest (seeds.ts finds it). */
+export interface Seed {
+  image: string;
+  /** The commit the seed image was built at. */
+  builtAt: string;
+  /** What the recipe reuses from it (LanguageRecipe.reuse). */
+  reused: string;
+  /** 1 for a seed built from its toolchain, one more per seeded build before it. */
+  depth: number;
+}
 
 /** What an environment image holds and how it was made: recorded on the image, read by whoever uses it. */
 export interface EnvironmentManifest {

@@ -1,22 +1,11 @@
 import type Docker from 'dockerode';
 import { git } from '../git';
-import { MANIFEST_LABEL, type EnvironmentManifest } from './manifest';
+import { MANIFEST_LABEL, type EnvironmentManifest, type Seed } from './manifest';
 
 /** On an environment image whose recipe reuses earlier eras' state: the lineage it can seed (see `lineageKey`). */
 export const LINEAGE_LABEL = 'chainsmith.env.lineage';
 /** Each seeded build adds a layer on its seed's; past this depth a build starts again from the toolchain (Docker allows ~125 layers). */
 export const MAX_SEED_DEPTH = 40;
-
-/** What a build started from an earlier era's image reused, recorded on the manifest. */
-export interface Seed {
-  image: string;
-  /** The commit the seed image was built at. */
-  builtAt: string;
-  /** What the recipe reuses from it (LanguageRecipe.reuse). */
-  reused: string;
-  /** 1 for a seed built from its toolchain, one more per seeded build before it. */
-  depth: number;
-}
 
 /**
  * The environment image of the same lineage (repository history, recipe kind, toolchain image) whose

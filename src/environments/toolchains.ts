@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import type { LanguageRecipe, ToolchainName } from './contract';
 import { hostPythons, prefixFingerprint, type HostPython } from './host-pythons';
 import { imagesDir, toolchainImageTag, toolchainPackages } from './images';
 import { inspectImage } from './manifest';
+import { run } from '../process/run';
 
 /** A toolchain as a recipe names it: by name, or with a host Python prefix (LanguageRecipe['toolchain']). */
 type ToolchainSpec = ToolchainName | LanguageRecipe['toolchain'];
@@ -93,7 +93,7 @@ export class Toolchains {
     mkdirSync(locks, { recursive: true });
     log(`building the toolchain image ${tag}: ${base} with the host's Python from ${prefix} (first time only)`);
     const script = `docker image inspect "$1" >/dev/null 2>&1 || bash "$2" "$3" "$1" "$4"`;
-    const out = await run('flock', [join(locks, 'images.lock'), 'bash', '-c', script, 'build', tag, join(imagesDir(), 'host-python', 'build.sh'), base, prefix]);
+    const out = await buildUnderLock(join(locks, 'images.lock'), script, ['build', tag, join(imagesDir(), 'host-python', 'build.sh'), base, prefix]);
     if (out.code === 0) return tag;
     const why = out.output.trim().slice(-3000);
     // A missing library or an interpreter that does not run will not build on a retry either.
@@ -118,7 +118,7 @@ export class Toolchains {
     log(`building the toolchain image ${tag} from ${packages} (debootstrap; first time only, a few minutes)`);
     // Under the lock, another process may have built it meanwhile.
     const script = `docker image inspect "$1" >/dev/null 2>&1 || bash "$2" "$1" "$3"`;
-    const out = await run('flock', [join(locks, 'images.lock'), 'bash', '-c', script, 'build', tag, join(imagesDir(), 'base', 'build.sh'), packages], {
+    const out = await buildUnderLock(join(locks, 'images.lock'), script, ['build', tag, join(imagesDir(), 'base', 'build.sh'), packages], {
       CHAINSMITH_DEBOOTSTRAP_CACHE: join(this.opts.dataDir, 'cache', 'debootstrap'),
     });
     if (out.code !== 0) throw new TransientError(`building the toolchain image ${tag} failed:\n${out.output.trim().slice(-3000)}`);
@@ -130,15 +130,11 @@ export class Toolchains {
   }
 }
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d) => (output = (output + d).slice(-20_000)));
-    child.stderr.on('data', (d) => (output = (output + d).slice(-20_000)));
-    child.on('error', (err) => resolve({ code: -1, output: err.message }));
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
-  });
+/** A build script's run under the host's image lock: its exit code (-1 where it did not start) and the end of what it printed, both streams in order. */
+async function buildUnderLock(lock: string, script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+  // One stream, so the lines of a failed build read in the order they were written.
+  const r = await run('flock', [lock, 'bash', '-c', `exec 2>&1; ${script}`, ...args], { env, maxOutputBytes: 20_000 });
+  return { code: r.exitCode ?? -1, output: `${r.stdout}${r.stderr}${r.startError?.message ?? ''}` };
 }
 
-const succeeds = (cmd: string, args: string[]) => run(cmd, args).then((r) => r.code === 0);
+const succeeds = (cmd: string, args: string[]) => run(cmd, args).then((r) => r.exitCode === 0);

@@ -3,17 +3,19 @@ import type Docker from 'dockerode';
 import type { ArtifactStore } from '../artifacts/store';
 import { StageError } from '../errors';
 import type { Environments } from '../environments/builder';
-import { checkoutLines } from '../sandbox/checkout';
-import { REPO_DIR, type SandboxSpec } from '../sandbox/docker-sandbox';
-import { StageSandbox } from '../sandbox/stage-sandbox';
-import { stageInputProblem } from '../sandbox/stage-inputs';
+import { checkoutLines } from '../container/checkout';
+import type { ContainerSpec } from '../container/docker-container';
+import { REPO_DIR } from '../container/sandbox';
+import { StageSandbox } from '../stage/stage-sandbox';
+import { stageInputProblem } from '../stage/inputs';
 import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
 import { redact, stageReason } from '../stage-reason';
-import { prTestCommand, prTestFiles, quotePaths, runTests } from '../sandbox/pr-tests';
+import { prTestCommand, prTestFiles, runTests } from '../environments/pr-tests';
+import { shellQuote } from '../process/shell-quote';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
-import { CARRY_TAG } from '../sandbox/carryover';
+import { CARRY_TAG } from '../stage/carryover';
 
 const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
@@ -23,7 +25,7 @@ const RULES = 'rules-6';
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
 
-/** The mark CappedOutput leaves where it cut the middle of a long output (src/sandbox/output.ts). */
+/** The mark CappedOutput leaves where it cut the middle of a long output (src/container/output.ts). */
 const CUT_MARK = /\n\[\.\.\. \d+ characters cut from the middle of this output \.\.\.\]\n/;
 
 /** Whether a run's output was cut, so a test missing from its report may have run either way. */
@@ -136,7 +138,7 @@ export async function validateGold(
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
   // Before the checkouts below move the tree: whether the starting state (carry included) is the base's own.
   const startsAtBase = await startIsBase(sandbox, pr.baseSha);
-  await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${quotePaths(files)}`]);
+  await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`]);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   await sh('check out its merge', checkoutLines(pr.mergeSha));
   const after = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
@@ -196,7 +198,7 @@ export function serviceNeeded(output: string): string | undefined {
 export interface GoldValidationDeps {
   docker: Docker;
   store: ArtifactStore;
-  sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
+  sandbox: Omit<ContainerSpec, 'mirrorPath' | 'labels' | 'image'>;
   environments: Environments;
   timeoutSeconds?: number;
   /** Runs of the PR's tests after the gold change (environments.goldRuns): a test whose outcome differs between them is flaky. */
@@ -224,11 +226,12 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const known = await deps.store.getPointer(pointer);
   if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
   const sandbox = await StageSandbox.open(deps, chain, stage, { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined }, env);
+  const kept = keptRuns(deps.store, key);
   try {
     const { manifest } = env;
     const r = manifest.resolution;
     const gold: GoldTests = {
-      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs, keptRuns(deps.store, key))),
+      ...(await validateGold(sandbox, chain, stage, deps.timeoutSeconds ?? 600, runs, kept)),
       environment: {
         image: env.image,
         language: manifest.language,
@@ -238,6 +241,8 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
       },
     };
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
+    // The whole validation is kept now: its runs' pointers would only pile up (one set per stage and environment).
+    await kept.forget();
     return gold;
   } finally {
     await sandbox.destroy();
@@ -250,9 +255,9 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
  * run's result depends only on what the key holds (the commits, the image, the command, the number of
  * runs), and the runs go in the same order, so a kept one is the one the retry would get.
  */
-function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSignal>) => Promise<TestSignal> {
+function keptRuns(store: ArtifactStore, key: string): ((run: () => Promise<TestSignal>) => Promise<TestSignal>) & { forget(): Promise<void> } {
   let n = 0;
-  return async (run) => {
+  const kept = async (run: () => Promise<TestSignal>) => {
     const pointer = `gold-runs/${key}/${n++}`;
     const known = await store.getPointer(pointer);
     if (known) return store.getJson(known, TestSignalSchema);
@@ -260,6 +265,11 @@ function keptRuns(store: ArtifactStore, key: string): (run: () => Promise<TestSi
     await store.setPointer(pointer, await store.putJson(signal));
     return signal;
   };
+  /** Removes the pointers of every run this validation made or read. */
+  const forget = async () => {
+    for (let i = 0; i < n; i++) await store.removePointer(`gold-runs/${key}/${i}`);
+  };
+  return Object.assign(kept, { forget });
 }
 
 /**

@@ -74,7 +74,7 @@ async function infrastructureDown(deps: GoldValidationDeps): Promise<string | un
   return deps.store.getPointer('validate/health').then(() => undefined, (err: Error) => `the artifact store no longer answers (${err.message})`);
 }
 
-/** What the sandbox session says when the stage's commands wedged or killed it (src/sandbox/shell-session.ts). */
+/** What the sandbox session says when the stage's commands wedged or killed it (src/container/shell-session.ts). */
 const SANDBOX_FAULT = /did not return \d+s after its timeout|the sandbox stopped while a command ran|sandbox shell (closed|ended)/;
 
 /** The kind of an error no stage code expected, from what it says. */

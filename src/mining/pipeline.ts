@@ -1,17 +1,18 @@
 import { inWindow, type DateWindow } from '../date-window';
-import { ChainSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord, type RepoSource } from '../schemas';
-import { buildChains, DEFAULT_MIN_CONFIDENCE, linkingEdges, type ChainOptions } from './chains';
-import { findCopies, redirect } from './copies';
-import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './code-history';
-import { dateCut } from './date-cut';
+import { ChainSchema, type Chain, type Edge, type PullRequestRecord, type RepoSource } from '../schemas';
+import { buildChains, DEFAULT_MIN_CONFIDENCE, linkingEdges, type ChainOptions } from './chains/chains';
+import { findCopies, redirect } from './links/copies';
+import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './links/code-history';
+import { dateCut } from './chains/date-cut';
 import { prChangesTests } from './file-kind';
-import { filterPullRequests, type PrFilterOptions } from './filters';
-import { linkPullRequests, type LinkOptions } from './references';
-import { restoreEdges } from './restores';
-import { sharedFileEdges } from './shared-files';
+import { filterPullRequests, type PrFilterOptions } from './chains/filters';
+import { linkPullRequests, type LinkOptions } from './links/references';
+import { restoreEdges } from './links/restores';
+import { sharedFileEdges } from './links/shared-files';
 import { chainCounts, countEdgesByKind, countLinksByKind, type MiningSummary } from './summary';
-import { withStrength } from './strength';
-import type { LinkJudge } from './link-judge/judge-links';
+import { withStrength } from './links/strength';
+import type { LinkJudge } from './links/link-judge/judge-links';
+import type { PatchSource } from './landings/patch-source';
 
 export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOptions {
   /** Add the weak 'shares-files' edges between PRs that no text links. */
@@ -33,15 +34,12 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
    * between the tested PRs still hold, so a chain is built from them alone.
    */
   requireTests?: boolean;
-  /** mine --judge-links: the model's verdict on candidate links (src/mining/link-judge/). */
+  /** mine --judge-links: the model's verdict on candidate links (src/mining/links/link-judge/). */
   judge?: LinkJudge;
 }
 
 /** A mention backed by code history: more than either, less than words that say what the link is. */
 const NAMED_AND_REWRITTEN = 0.7;
-
-/** Gives records their patches; only chain members are ever asked for. */
-export type PatchSource = (prs: PullRequestRecord[]) => Promise<PullRequest[]>;
 
 export interface PipelineResult {
   chains: Chain[];

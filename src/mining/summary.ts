@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DateWindowSchema } from '../date-window';
 import { prChangesTests } from './file-kind';
-import { LinkJudgeTallySchema } from './link-judge/tally';
+import { LinkJudgeTallySchema } from './links/link-judge/tally';
 import { EdgeKind, type Edge, type PullRequestRecord, type Strength } from '../schemas';
 
 const Count = z.number().int().nonnegative();

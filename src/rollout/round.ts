@@ -6,12 +6,12 @@ import { NO_REDACTION, type Redactor } from '../redact';
 import { scaffoldFor } from '../agent/scaffolds';
 import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
-import { prTestCommand, prTestFiles } from '../sandbox/pr-tests';
-import type { SandboxSpec } from '../sandbox/docker-sandbox';
-import type { SandboxPool } from '../sandbox/pool';
-import { roundKey } from '../sandbox/round-sandbox';
-import { StageSandbox } from '../sandbox/stage-sandbox';
-import { parseCarry } from '../sandbox/carryover';
+import { prTestCommand, prTestFiles } from '../environments/pr-tests';
+import type { ContainerSpec } from '../container/docker-container';
+import type { ContainerPool } from '../stage/pool';
+import { roundKey } from '../stage/round-container';
+import { StageSandbox } from '../stage/stage-sandbox';
+import { parseCarry } from '../stage/carryover';
 import type { Environments } from '../environments/builder';
 import {
   ChainQueriesSchema,
@@ -51,10 +51,10 @@ export interface RoundDeps {
   docker: Docker;
   store: ArtifactStore;
   /** The sandbox's limits; its image is the stage's environment image. */
-  sandbox: Omit<SandboxSpec, 'mirrorPath' | 'labels' | 'image'>;
+  sandbox: Omit<ContainerSpec, 'mirrorPath' | 'labels' | 'image'>;
   environments: Environments;
   /** Warm sandboxes to take before starting one. */
-  pool?: SandboxPool;
+  pool?: ContainerPool;
   limits: AgentLimits;
   /** `testCommand` runs the PR's test files with the stage environment's runner. */
   policyFor: (chain: Chain, stage: number, testCommand: string) => Policy;

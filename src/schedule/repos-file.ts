@@ -1,19 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { InputError } from '../errors';
-
-/** One repository a schedule mines: a clone fetched before each run, or a GitHub name (with a clone to run in). */
-export interface ScheduledRepo {
-  /** A clone's absolute path, or "github:owner/name": what the run's report names. */
-  source: string;
-  clone?: string;
-  github?: string;
-  /** Recorded on the chains (and so in workflow ids); default the folder name, or the GitHub name. */
-  name?: string;
-  branch?: string;
-  /** The clone's remote to fetch (default origin). */
-  remote?: string;
-}
+import type { ScheduledRepo } from '../workflows/types';
 
 const KEYS = new Set(['name', 'branch', 'clone', 'remote']);
 

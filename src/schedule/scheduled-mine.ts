@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { writeAtomic } from '../atomic-file';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
-import { mineToFiles, type MineResult } from '../mining/output/mine-to-files';
+import type { MineResult } from '../mining/output/mine-result';
+import { mineToFiles } from '../mining/output/mine-to-files';
 import type { Chain } from '../schemas';
-import { batchEntry, batchWorkflowId } from '../batches/start';
+import { batchEntry, batchWorkflowId } from '../batches/entries';
 import { fetchClone } from './fetch-clone';
 import { repoSlug } from './repos-file';
-import type { MinedForSchedule, ScheduledRunInput } from './types';
+import type { MinedForSchedule, ScheduledRunInput } from '../workflows/types';
 
 /** Where a schedule keeps one repository's chains, PR records, edges, summary and cursor. */
 export function scheduleFolder(config: Config, scheduleId: string, slug: string): string {
@@ -38,7 +39,7 @@ export async function mineForSchedule(config: Config, run: ScheduledRunInput, in
     result = await asBatch(config, run, repo.source, mined.added);
     await writeAtomic(record, JSON.stringify(result));
   };
-  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), quiet: true, beforeWrite }, { dataDir: config.dataDir, warn });
+  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), beforeWrite }, { dataDir: config.dataDir, warn });
   return result;
 }
 

@@ -19,6 +19,7 @@ export const MessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
 ]);
 export type Message = z.infer<typeof MessageSchema>;
+export type AssistantMessage = Extract<Message, { role: 'assistant' }>;
 
 export const UsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),

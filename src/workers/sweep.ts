@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type Docker from 'dockerode';
 import type { ActivityDeps } from '../activities';
-import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, removeContainers, RUN_KEY_LABEL, SANDBOX_LABEL } from '../sandbox/docker-sandbox';
-import { removeOrphans } from '../sandbox/orphans';
+import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, removeContainers, RUN_KEY_LABEL, CONTAINER_LABEL } from '../container/docker-container';
+import { removeOrphans } from '../container/orphans';
 
 /**
  * Removes the rollout sandboxes of `host` (this worker's host identity) and `cluster` (clusterOf: the
@@ -13,7 +13,7 @@ import { removeOrphans } from '../sandbox/orphans';
  */
 export async function removeSandboxesOfClosedRuns(docker: Docker, client: Client, host: string, cluster: string): Promise<number> {
   // Only this cluster's: a run another cluster (or namespace) holds is not found here, and is not closed.
-  const labels = [SANDBOX_LABEL, KEY_LABEL, `${HOST_LABEL}=${host}`, `${CLUSTER_LABEL}=${cluster}`];
+  const labels = [CONTAINER_LABEL, KEY_LABEL, `${HOST_LABEL}=${host}`, `${CLUSTER_LABEL}=${cluster}`];
   const found = await docker.listContainers({ all: true, filters: { label: labels } });
   const byRun = new Map<string, string[]>();
   for (const c of found) {

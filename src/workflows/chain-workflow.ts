@@ -162,13 +162,20 @@ class ChainRun {
    */
   private async validateStages(): Promise<ChainEnd | undefined> {
     this.mark('validating');
-    const checks = await step('the stages could not be validated', () =>
-      Promise.all(
-        this.input.prNumbers.map((_, stage) =>
-          this.activity('validateGold', `validate gold tests of ${this.label(stage)}`)({ chainRef: this.input.chainRef, stage, policy: this.input.policy }),
-        ),
-      ),
-    );
+    const validate = (stage: number) => this.activity('validateGold', `validate gold tests of ${this.label(stage)}`)({ chainRef: this.input.chainRef, stage, policy: this.input.policy });
+    const checks = await step('the stages could not be validated', async () => {
+      // Histories started before this ran every stage's validation side by side.
+      if (!patched('gold-validation-stage-by-stage')) return Promise.all(this.input.prNumbers.map((_, stage) => validate(stage)));
+      // One stage at a time, up to the first that nothing can judge (the chain is cut there, so later
+      // stages need no validation): a killed worker redoes only the one unit under way in this chain,
+      // and the CPU a worker has is as busy with other chains' stages as it was with this chain's.
+      const done: Awaited<ReturnType<typeof validate>>[] = [];
+      for (let stage = 0; stage < this.input.prNumbers.length; stage++) {
+        done.push(await validate(stage));
+        if (!done[stage].judgeable) break;
+      }
+      return done;
+    });
     if (checks instanceof ChainEnd) return checks;
     this.state.goldTestsRefs = checks.map((c) => c.goldTestsRef);
     this.mark('running');

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, ParentClosePolicy, startChild, upsertMemo, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { MinedForSchedule, ScheduledRunInput, ScheduledRunReport } from '../schedule/types';
+import type { MinedForSchedule, ScheduledRunInput, ScheduledRunReport } from './types';
 import { batchWorkflow } from './batch-workflow';
 import { activity } from './activity-table';
 import { WORKFLOW_TASK_TIMEOUT } from './task-queues';

@@ -88,3 +88,50 @@ export interface BatchEntry {
   workflowId: string;
   input: ChainWorkflowInput;
 }
+
+// A schedule's runs (src/schedule/): the schedule workflow's input and report, and what its activity hands back.
+
+/** One repository a schedule mines: a clone fetched before each run, or a GitHub name (with a clone to run in). */
+export interface ScheduledRepo {
+  /** A clone's absolute path, or "github:owner/name": what the run's report names. */
+  source: string;
+  clone?: string;
+  github?: string;
+  /** Recorded on the chains (and so in workflow ids); default the folder name, or the GitHub name. */
+  name?: string;
+  branch?: string;
+  /** The clone's remote to fetch (default origin). */
+  remote?: string;
+}
+
+/** The mine options a schedule keeps for every run (a rerun with others would be refused by the cursor). */
+export interface ScheduleMineOptions {
+  maxLength?: number;
+  minConfidence?: number;
+  blameDays?: number;
+  minStrength?: 'strong' | 'weak';
+  requireTests?: boolean;
+  mergedAfter?: string;
+  mergedBefore?: string;
+}
+
+/** What each scheduled run is started with: the same input every time; the cursors hold the progress. */
+export interface ScheduledRunInput {
+  scheduleId: string;
+  repos: ScheduledRepo[];
+  mine: ScheduleMineOptions;
+  start: { policy: PolicyKind; scaffold: ScaffoldKind; concurrency: number };
+}
+
+/** One repository of one run: the chains new since the last run, and the batch that runs them. */
+export interface MinedForSchedule {
+  source: string;
+  newChains: string[];
+  batch?: { workflowId: string; batchRef: ArtifactRef; total: number };
+}
+
+/** What a run did, kept in its memo under `report` (so the UI and `status` show it, failed runs included). */
+export interface ScheduledRunReport {
+  started: { source: string; newChains: number; chains: string[]; batchWorkflowId?: string }[];
+  failed: { source: string; reason: string }[];
+}

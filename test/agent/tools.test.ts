@@ -4,8 +4,8 @@ import { runAgent, type AgentLimits } from '../../src/agent/loop';
 import { ModelPolicy } from '../../src/agent/model-policy';
 import { systemPrompt } from '../../src/agent/prompts';
 import { executeTool } from '../../src/agent/tools';
-import type { DockerSandbox } from '../../src/sandbox/docker-sandbox';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import type { DockerContainer } from '../../src/container/docker-container';
+import { CONTAINER_LABEL } from '../../src/container/docker-container';
 import type { Message, Trajectory } from '../../src/schemas';
 import { FakeOpenAI, type Reply } from '../support/fake-openai';
 import { scriptedModel } from '../support/scripted-model';
@@ -14,7 +14,7 @@ import { stageSandbox } from '../support/stage-sandbox';
 const docker = new Docker();
 const LABELS = { 'chainsmith.test': 'agent-tools' };
 const LIMITS: AgentLimits = { maxSteps: 30, commandTimeoutSeconds: 2, maxOutputChars: 8_000 };
-let sandbox: DockerSandbox;
+let sandbox: DockerContainer;
 
 beforeAll(async () => {
   ({ sandbox } = await stageSandbox(docker, { 'README.md': '# demo\nfirst line\n', 'src/app.py': 'def main():\n    return "hello"\n' }, LABELS));
@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.test=agent-tools'] } })).toHaveLength(0);
+  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=agent-tools'] } })).toHaveLength(0);
 });
 
 const call = (name: string, args: Record<string, unknown>): Reply => ({ toolCalls: [{ name, args }] });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { git } from '../../src/git';
-import { mineLocalRepo } from '../../src/mining/local-git';
+import { mineLocalRepo } from '../../src/mining/landings/local-git';
 import type { PullRequest } from '../../src/schemas';
 import { runPytest } from './pytest';
 

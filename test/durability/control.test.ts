@@ -3,8 +3,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { controlCommand } from '../../src/cli/control';
 import { startChains } from '../../src/batches/start';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { POOL_LABEL, PREPARED_LABEL } from '../../src/sandbox/pool';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
+import { POOL_LABEL, PREPARED_LABEL } from '../../src/stage/pool';
+import { roundContainers } from '../../src/stage/round-container';
 import type { Chain } from '../../src/schemas';
 import type { Caller } from '../../src/model/markers';
 import { FakeOpenAI } from '../support/fake-openai';
@@ -24,8 +24,8 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
   }
 }
 
-/** The chain's round sandboxes, found as its cleanup finds them (by name): started for a round, or taken from the pool. */
-const sandboxesOf = (workflowId: string) => roundSandboxes(new Docker(), { workflowId });
+/** The chain's round containers, found as its cleanup finds them (by name): started for a round, or taken from the pool. */
+const sandboxesOf = (workflowId: string) => roundContainers(new Docker(), { workflowId });
 
 describe('controlling a running chain', () => {
   let chain: Chain;

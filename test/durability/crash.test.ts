@@ -1,8 +1,8 @@
 import Docker from 'dockerode';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
-import { OWNER_LABEL } from '../../src/sandbox/orphans';
+import { CONTAINER_LABEL } from '../../src/container/docker-container';
+import { roundContainers } from '../../src/stage/round-container';
+import { OWNER_LABEL } from '../../src/container/orphans';
 import { TrajectorySchema, type ScaffoldKind } from '../../src/schemas';
 import { crashRun } from '../support/crash-run';
 import { expectedNotes, notesIn } from '../support/scripted-model';
@@ -52,10 +52,10 @@ test.concurrent.each<ScaffoldKind>(['tools', 'bash'])('%s scaffold: a worker SIG
     expect([t.steps, t.toolCalls]).toEqual([3 * (NOTES + 2), 3 * (NOTES + 2)]);
   }
 
-  expect(await roundSandboxes(new Docker(), { workflowId: run.workflowId })).toHaveLength(0);
+  expect(await roundContainers(new Docker(), { workflowId: run.workflowId })).toHaveLength(0);
   // Nor anything its worker processes owned: a killed one's warm and taken pooled sandboxes went in the
   // next one's start sweep, the last one's warm ones when it shut down.
-  const owned = (await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL, OWNER_LABEL] } })).filter((c) =>
+  const owned = (await new Docker().listContainers({ all: true, filters: { label: [CONTAINER_LABEL, OWNER_LABEL] } })).filter((c) =>
     run.pids.includes(Number(c.Labels[OWNER_LABEL].split(':')[1])),
   );
   expect(owned).toHaveLength(0);

@@ -7,9 +7,9 @@ import { readManifest } from '../../src/environments/manifest';
 import { recipeFromConfig } from '../../src/environments/recipe';
 import { detectRecipe } from '../../src/environments/detect';
 import { VENV } from '../../src/environments/languages/python';
-import { DockerSandbox, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { DockerContainer, CONTAINER_LABEL } from '../../src/container/docker-container';
 import { BUILD_LABEL, ENV_IMAGE } from '../../src/environments/builder';
-import { setUpStage } from '../../src/sandbox/stage-setup';
+import { setUpStage } from '../../src/stage/setup';
 import { testEnvironments } from '../support/environments';
 import { pythonChain } from '../support/python-chain';
 
@@ -100,7 +100,7 @@ test('one image per repository and resolved set, built once and reused by every 
   expect(at5.image).toBe(envs[0].image);
 
   // In a stage's sandbox the package imports from anywhere, from the stage's own tree, and leaves no trace in git.
-  const sandbox = await DockerSandbox.create(docker, { image: at5.image, mirrorPath: repo.path, labels: { 'chainsmith.test': 'environment' }, memoryMb: 512, pidsLimit: 128 });
+  const sandbox = await DockerContainer.create(docker, { image: at5.image, mirrorPath: repo.path, labels: { 'chainsmith.test': 'environment' }, memoryMb: 512, pidsLimit: 128 });
   try {
     await setUpStage(sandbox, chain, 2, { progress: false });
     const r = await sandbox.exec('cd /tmp && python3 -c "import shapes.area as a, inspect; print(a.__file__); print(\'negative\' in inspect.getsource(a.square))" && cd /work/repo && git status --short', {
@@ -112,5 +112,5 @@ test('one image per repository and resolved set, built once and reused by every 
     await sandbox.destroy();
   }
   const mine = [envs[0].image, at5.image];
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, BUILD_LABEL] } }).then((cs) => cs.filter((c) => mine.includes(c.Labels[BUILD_LABEL])))).toHaveLength(0);
+  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, BUILD_LABEL] } }).then((cs) => cs.filter((c) => mine.includes(c.Labels[BUILD_LABEL])))).toHaveLength(0);
 });

@@ -1,6 +1,13 @@
 // no-docker: needs no Docker engine (jest.config.js)
 import { resolverFailure } from '../../src/environments/languages/resolver-failure';
-import { StageError, TransientError } from '../../src/errors';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FetchContext, LanguageRecipe, Resolution } from '../../src/environments/contract';
+import { DependencyCache } from '../../src/environments/dependencies';
+import { runTool } from '../../src/environments/host-tools';
+import { StageError, TransientError, UnexplainedFailure } from '../../src/errors';
+import { ChainRepo } from '../support/chain-repo';
 
 const failed = (stderr: string) => resolverFailure('uv pip compile', 'uv pip compile requirements.txt', { code: 1, stdout: '', stderr });
 
@@ -23,5 +30,44 @@ describe('resolverFailure', () => {
     expect((parse as StageError).reason).toMatchObject({ kind: 'dependencies-unresolvable', summary: 'uv pip compile: a requirement line does not parse' });
     const scheme = failed('error: Unsupported URL prefix `git://` in URL: `git://github.com/x/y.git#egg=y`');
     expect((scheme as StageError).reason?.kind).toBe('unsupported');
+  });
+});
+
+describe('an unexplained resolver failure', () => {
+  it('is retryable where the output shows no deterministic cause, and permanent where it does', () => {
+    const unknown = failed('error: the resolver panicked: thread main overflowed its stack');
+    expect(unknown).toBeInstanceOf(UnexplainedFailure);
+    expect(unknown.permanent).toBe(false);
+    expect((unknown as UnexplainedFailure).reason).toMatchObject({ kind: 'dependencies-unresolvable', command: 'uv pip compile requirements.txt', exitCode: 1 });
+    for (const cause of ['  × No solution found when resolving dependencies:', 'ERROR: No matching distribution found for nosuchpkg', 'error: Failed to build `cffi==1.0`']) {
+      expect(failed(cause)).toBeInstanceOf(StageError);
+    }
+  });
+
+  it('is fetched once more by the dependency cache, and a second one is the stage\'s permanent reason', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-unexplained-'));
+    const repo = await ChainRepo.create(join(dir, 'repo'), { 'requirements.txt': 'idna\n' });
+    const sha = await repo.head();
+    // A recipe whose fetch runs a real failing command each time, and fails without a known cause the first `failures` times.
+    const recipe = (failures: number) => {
+      let calls = 0;
+      const fetch = async (ctx: FetchContext): Promise<Resolution> => {
+        calls += 1;
+        const run = await runTool('bash', ['-c', 'echo "resolver: unexpected state 0x2a" >&2; exit 3'], { cwd: ctx.srcDir });
+        if (calls <= failures) throw resolverFailure('the resolver', 'resolver requirements.txt', run);
+        return { ecosystem: 'pypi', tool: 'test', lock: 'resolved', packages: [{ name: 'idna', version: '3.6' }], notes: [] };
+      };
+      return { recipe: { language: 'python', origin: 'python-plain', toolchain: { image: 'python' }, manifests: ['requirements.txt'], fetch, setup: [], env: {}, path: [], runner: 'pytest' } as LanguageRecipe, calls: () => calls };
+    };
+    const request = (r: LanguageRecipe, key: string) => ({ repoName: 'x/y', repoPath: repo.path, sha, recipe: r, key, asOf: new Date(), log: () => undefined });
+    const cache = new DependencyCache(join(dir, 'data'));
+    const once = recipe(1);
+    expect((await cache.get(request(once.recipe, 'once'))).resolution.packages).toEqual([{ name: 'idna', version: '3.6' }]);
+    expect(once.calls()).toBe(2);
+    const twice = recipe(2);
+    const err = await cache.get(request(twice.recipe, 'twice')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StageError);
+    expect((err as StageError).reason).toMatchObject({ kind: 'dependencies-unresolvable', summary: expect.stringMatching(/failed twice, with no known cause/), exitCode: 3, tail: expect.stringContaining('unexpected state 0x2a') });
+    expect(twice.calls()).toBe(2);
   });
 });

@@ -35,6 +35,11 @@ test("a project's own version is not one of its dependencies", () => {
   expect(pythonWithoutVersion('pyproject.toml', pyproject('0.1'))).toBe(pythonWithoutVersion('pyproject.toml', pyproject('0.2')));
   expect(pythonWithoutVersion('setup.py', "setup(\n    name='x',\n    version='2.7-dev',\n)")).toBe(pythonWithoutVersion('setup.py', "setup(\n    name='x',\n    version='2.8',\n)"));
   expect(pythonWithoutVersion('requirements.txt', 'version==1\n')).toBe('version==1\n');
+  // Only the project's own version: a Poetry dependency's `version =` decides what is installed.
+  const poetry = (own: string, dep: string) => `[tool.poetry]\nname = "x"\nversion = "${own}"\n\n[tool.poetry.dependencies.requests]\nversion = "${dep}"\noptional = true\n`;
+  expect(pythonWithoutVersion('pyproject.toml', poetry('1.0', '2.28.1'))).toBe(pythonWithoutVersion('pyproject.toml', poetry('1.1', '2.28.1')));
+  expect(pythonWithoutVersion('pyproject.toml', poetry('1.0', '2.28.1'))).not.toBe(pythonWithoutVersion('pyproject.toml', poetry('1.0', '2.31.0')));
+  expect(pythonWithoutVersion('setup.cfg', '[metadata]\nversion = 1.0\n[options.extras_require]\nversion = 2\n')).toBe('[metadata]\n[options.extras_require]\nversion = 2\n');
 });
 
 /**

@@ -2,8 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLocalPullRequests, type LocalMineResult } from '../../src/mining/local-git';
-import { withLocalPatches } from '../../src/mining/local-patches';
+import { readLocalPullRequests, type LocalMineResult } from '../../src/mining/landings/local-git';
+import { withLocalPatches } from '../../src/mining/landings/local-patches';
 import { recordsToChains, type PipelineOptions } from '../../src/mining/pipeline';
 import { PLUGIN_STEPS, widgetsStory } from './story';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { logCommits } from '../../src/mining/commit-log';
+import { logCommits } from '../../src/mining/landings/commit-log';
 import { git } from '../../src/git';
-import { readLocalPullRequests } from '../../src/mining/local-git';
+import { readLocalPullRequests } from '../../src/mining/landings/local-git';
 import type { FakeCommit, FakePull, FakeRepo } from '../support/fake-github';
 
 const login = (author: string) => (author.endsWith('[bot]') ? author : author.toLowerCase().replace(/[^a-z0-9]+/g, '-'));

@@ -20,13 +20,11 @@ beforeAll(async () => {
   repo = await fakeRepoFromClone('acme', 'parser', clone);
   fake = new FakeGitHub([repo], { token: 'secret' });
   baseUrl = await fake.start();
-  jest.spyOn(console, 'log').mockImplementation(() => undefined);
 });
 
 afterAll(async () => {
   await fake.stop();
   await rm(root, { recursive: true, force: true });
-  jest.restoreAllMocks();
 });
 
 const mine = () =>

@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readChains } from '../../src/mining/output/chains-file';
 import { companionPaths } from '../../src/mining/output/mine-to-files';
+import { DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_STRENGTH } from '../../src/mining/chains/chains';
+import { DEFAULT_WINDOW_DAYS } from '../../src/mining/links/code-history';
 import { MineCursorSchema } from '../../src/mining/output/cursor';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { EdgeSchema, PullRequestRecordSchema } from '../../src/schemas';
@@ -79,4 +81,31 @@ test('a rerun with other options is refused and names them; --fresh mines from s
   expect(fresh.code).toBe(0);
   expect(fresh.summary?.incremental).toBeUndefined();
   expect(fresh.cursor?.options).toMatchObject({ maxLength: 3 });
+});
+
+test('the cursor records the defaults a mine ran under: naming a default is the same mine, and a cursor made under another default is refused', async () => {
+  const first = await mine('defaults.jsonl');
+  expect(first.code).toBe(0);
+  expect(first.cursor?.options).toMatchObject({ minStrength: DEFAULT_MIN_STRENGTH, minConfidence: DEFAULT_MIN_CONFIDENCE, blameDays: DEFAULT_WINDOW_DAYS });
+
+  const named = await mine('defaults.jsonl', '--min-strength', DEFAULT_MIN_STRENGTH);
+  expect({ code: named.code, stderr: named.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(named.stdout).toMatch(/^nothing new since the last mine/);
+
+  // As a release whose default was the other strength would have left it.
+  const cursorPath = companionPaths(join(root, 'defaults.jsonl')).cursor;
+  const other = DEFAULT_MIN_STRENGTH === 'strong' ? 'weak' : 'strong';
+  const cursor = MineCursorSchema.parse(JSON.parse(await readFile(cursorPath, 'utf8')));
+  await writeFile(cursorPath, JSON.stringify({ ...cursor, options: { ...cursor.options, minStrength: other } }));
+  const refused = await mine('defaults.jsonl');
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain(`(--min-strength ${other} then, ${DEFAULT_MIN_STRENGTH} now)`);
+
+  // A version-1 cursor recorded only the options given: it is read as made under today's defaults.
+  const defaulted = ['minStrength', 'minConfidence', 'blameDays', 'maxChainsPerPr'];
+  const given = Object.fromEntries(Object.entries(cursor.options).filter(([key]) => !defaulted.includes(key)));
+  await writeFile(cursorPath, JSON.stringify({ ...cursor, version: 1, options: given }));
+  const old = await mine('defaults.jsonl');
+  expect({ code: old.code, stderr: old.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(old.stdout).toMatch(/^nothing new since the last mine/);
 });

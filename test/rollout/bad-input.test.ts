@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChains } from '../../src/batches/start';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { CONTAINER_LABEL } from '../../src/container/docker-container';
 import type { Chain } from '../../src/schemas';
 import { startEngines, testConfig } from '../support/engines';
 import { pythonChain } from '../support/python-chain';
@@ -51,7 +51,7 @@ test('bad input stops its chain before the broken stage with a clear reason; ear
     }
     expect(binary.status).toBe('skipped');
     expect(binary.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: invalid-inputs: the gold patch of PR #1 changes the binary file logo\.png without its content/);
-    expect(await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } }).then((cs) => cs.filter((c) => (c.Labels['chainsmith.run'] ?? '').includes(run)))).toHaveLength(0);
+    expect(await new Docker().listContainers({ all: true, filters: { label: [CONTAINER_LABEL] } }).then((cs) => cs.filter((c) => (c.Labels['chainsmith.run'] ?? '').includes(run)))).toHaveLength(0);
   } finally {
     await engines.close();
   }

@@ -7,7 +7,7 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { StageError } from '../../src/errors';
 import { templateQueries } from '../../src/queries/template';
 import { runRound, type RoundDeps } from '../../src/rollout/round';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
+import { roundContainers } from '../../src/stage/round-container';
 import { TrajectorySchema, type Chain } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';
@@ -39,7 +39,7 @@ function deps(policy: Policy): RoundDeps {
 /** Resolves once the run has a round container, or after `ms` with false. */
 async function containerAppears(runKey: string, ms: number): Promise<boolean> {
   for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-    if ((await roundSandboxes(docker, { runKey })).length) return true;
+    if ((await roundContainers(docker, { runKey })).length) return true;
   }
   return false;
 }
@@ -53,7 +53,7 @@ test("a stage without a carry asks for the agent's first step while its sandbox 
     kind: 'model',
     async next(messages, { step, scaffold }) {
       // The call comes before the container is even created; the container then appears while it is in flight.
-      if (step === 0) atFirstCall = { before: (await roundSandboxes(docker, { runKey })).length, appeared: await containerAppears(runKey, 20_000) };
+      if (step === 0) atFirstCall = { before: (await roundContainers(docker, { runKey })).length, appeared: await containerAppears(runKey, 20_000) };
       const action = step === 0 ? { run: 'cat README.md', why: 'Look.' } : { submit: 'looked' };
       return { message: scaffold.reply(action, `call-${messages.length}`), usage: { promptTokens: 1, completionTokens: 1 } };
     },
@@ -63,7 +63,7 @@ test("a stage without a carry asks for the agent's first step while its sandbox 
   expect(result.carry).toEqual({ fromStages: [], goldInBase: false, conflicts: [] });
   const t = await store.getJson(result.trajectoryRef, TrajectorySchema);
   expect(JSON.stringify(t.messages)).toContain('# app');
-  expect(await roundSandboxes(docker, { runKey })).toHaveLength(0);
+  expect(await roundContainers(docker, { runKey })).toHaveLength(0);
 });
 
 test('a sandbox that cannot be set up fails the round after the first call in flight, and leaves no container', async () => {
@@ -81,5 +81,5 @@ test('a sandbox that cannot be set up fails the round after the first call in fl
   const progressPatchRef = await store.put('diff --git a/nothing.txt b/nothing.txt\n--- a/nothing.txt\n+++ b/nothing.txt\n@@ -1 +1 @@\n-x\n+y\n');
   await expect(runRound({ ...(await input(runKey)), progressPatchRef }, deps(policy))).rejects.toThrow(StageError);
   expect(calls).toEqual([0]);
-  expect(await roundSandboxes(docker, { runKey })).toHaveLength(0);
+  expect(await roundContainers(docker, { runKey })).toHaveLength(0);
 });

@@ -11,7 +11,7 @@ import { ChainRepo } from '../support/chain-repo';
 import { testConfig } from '../support/engines';
 import { FakeOpenAI, type Reply } from '../support/fake-openai';
 import { scriptedModel } from '../support/scripted-model';
-import type { SandboxPool } from '../../src/sandbox/pool';
+import type { ContainerPool } from '../../src/stage/pool';
 import { buildDeps } from '../../src/workers/deps';
 
 const API_KEY = 'sk-worker-secret-4b1d9e7f2c6a8035';
@@ -42,7 +42,7 @@ test('an API key and a token in the worker’s environment appear nowhere in the
   process.env.OPENAI_API_KEY = API_KEY;
   process.env.GITHUB_TOKEN = GITHUB_TOKEN;
   const fake = new FakeOpenAI(leakyModel);
-  let pool: SandboxPool | undefined;
+  let pool: ContainerPool | undefined;
   try {
     const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: API_KEY, CHAINSMITH_MODEL: 'scripted' });
     const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-secrets-')), 'app'), { 'fixture.txt': `token = "${FIXTURE_TOKEN}"\n` });

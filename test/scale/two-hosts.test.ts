@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { startChains } from '../../src/batches/start';
 import { datasetPath } from '../../src/dataset/export';
-import { HOST_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL } from '../../src/sandbox/orphans';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
+import { HOST_LABEL } from '../../src/container/docker-container';
+import { OWNER_LABEL } from '../../src/container/orphans';
+import { roundContainers } from '../../src/stage/round-container';
 import { TrainingSampleSchema, type Chain } from '../../src/schemas';
 import type { RoundProgress } from '../../src/rollout/round';
 import { FakeOpenAI } from '../support/fake-openai';
@@ -79,7 +79,7 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
      * worker's pool, or prepared for a next stage), optionally on one host, with their workflow ids.
      */
     const sandboxes = async (onHost?: string) =>
-      (await Promise.all([...ids].map(async (workflowId) => (await roundSandboxes(docker, { workflowId, host: onHost })).map((c) => ({ ...c, workflowId }))))).flat();
+      (await Promise.all([...ids].map(async (workflowId) => (await roundContainers(docker, { workflowId, host: onHost })).map((c) => ({ ...c, workflowId }))))).flat();
 
     /** Whether some chain's rollout on `onHost` has saved a step (its heartbeat says so; it is sent after the checkpoint). */
     const savedStepOn = async (onHost: string) => {

@@ -7,7 +7,7 @@ import { mineChains } from '../../src/mining/output/mine-to-files';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { git } from '../../src/git';
 import { scheduleFolder } from '../../src/schedule/scheduled-mine';
-import type { ScheduledRunReport } from '../../src/schedule/types';
+import type { ScheduledRunReport } from '../../src/workflows/types';
 import type { BatchCounts } from '../../src/workflows/batch-workflow';
 import { cli } from '../dataset/cli';
 import { startEngines, testConfig, type Engines } from '../support/engines';

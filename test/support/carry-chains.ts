@@ -1,6 +1,6 @@
 import { git } from '../../src/git';
-import { readLocalPullRequests } from '../../src/mining/local-git';
-import { withLocalPatches } from '../../src/mining/local-patches';
+import { readLocalPullRequests } from '../../src/mining/landings/local-git';
+import { withLocalPatches } from '../../src/mining/landings/local-patches';
 import type { Chain } from '../../src/schemas';
 
 export interface CarryChain {

@@ -1,8 +1,8 @@
 import { mkdir, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { changedFiles } from '../../src/mining/changed-files';
+import { changedFiles } from '../../src/mining/landings/changed-files';
 import { git } from '../../src/git';
-import { gitPatch } from '../../src/mining/patch';
+import { gitPatch } from '../../src/mining/landings/patch';
 import type { Chain, PullRequest } from '../../src/schemas';
 
 /** File contents by path; null deletes. */

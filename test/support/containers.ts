@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { ownerLabel } from '../../src/sandbox/orphans';
+import { CONTAINER_LABEL } from '../../src/container/docker-container';
+import { ownerLabel } from '../../src/container/orphans';
 
 /**
  * The one-off sandboxes (gold validation, environment builds) this test process still owns, with the
@@ -8,5 +8,5 @@ import { ownerLabel } from '../../src/sandbox/orphans';
  */
 export async function ownSandboxes(docker: Docker, ...labels: string[]): Promise<Docker.ContainerInfo[]> {
   const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
-  return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, ...owner, ...labels] } });
+  return docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, ...owner, ...labels] } });
 }

@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { startChains } from '../../src/batches/start';
 import type { Config } from '../../src/config';
 import { datasetPath } from '../../src/dataset/export';
-import { RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL } from '../../src/sandbox/orphans';
+import { RUN_KEY_LABEL, CONTAINER_LABEL } from '../../src/container/docker-container';
+import { OWNER_LABEL } from '../../src/container/orphans';
 import { TrainingSampleSchema, type Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/types';
 import { FakeOpenAI } from './fake-openai';
@@ -115,7 +115,7 @@ async function runningNow(handle: WorkflowHandle): Promise<string> {
 
 /** Rollout sandboxes of the run, and one-off containers (gold validation) of the worker processes it had. */
 async function containersOf(workflowId: string, pids: Set<number>): Promise<string[]> {
-  const all = await new Docker().listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
+  const all = await new Docker().listContainers({ all: true, filters: { label: [CONTAINER_LABEL] } });
   return all
     .filter((c) => {
       const runKey = c.Labels[RUN_KEY_LABEL] ?? '';

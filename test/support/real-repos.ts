@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { changedFiles } from '../../src/mining/changed-files';
+import { changedFiles } from '../../src/mining/landings/changed-files';
 import { git } from '../../src/git';
-import { gitPatch } from '../../src/mining/patch';
+import { gitPatch } from '../../src/mining/landings/patch';
 import { packageRoot } from '../../src/paths';
 import type { Chain, PullRequest } from '../../src/schemas';
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { goldTestsFor } from '../../src/judge/gold-validation';
-import { SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
-import { OWNER_LABEL, ownerLabel } from '../../src/sandbox/orphans';
+import { CONTAINER_LABEL } from '../../src/container/docker-container';
+import { OWNER_LABEL, ownerLabel } from '../../src/container/orphans';
 import { testEnvironments } from './environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from './real-repos';
 
@@ -31,6 +31,6 @@ export async function validateReal(bundle: string, repoName: string, pr: number,
   const env = await environments.forStage(chain, 0);
   const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-real-')), 'artifacts'));
   const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 2048, pidsLimit: 512 }, environments, timeoutSeconds: 900 }, chain, 0);
-  expect(await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
+  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
   return { env, gold };
 }

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import Docker from 'dockerode';
 import { hostname } from 'node:os';
-import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, SANDBOX_LABEL } from '../../src/sandbox/docker-sandbox';
+import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, CONTAINER_LABEL } from '../../src/container/docker-container';
 import { baseImageTag } from '../../src/environments/images';
 import { testConfig } from '../support/engines';
 import { removeSandboxesOfClosedRuns } from '../../src/workers/sweep';
@@ -20,7 +20,7 @@ test('a starting worker removes its host’s sandboxes of closed chain runs, and
   await closed.terminate('the chain ended');
   const runKey = (h: typeof open) => `${h.workflowId}/${h.firstExecutionRunId}`;
   const make = (labels: Record<string, string>) =>
-    docker.createContainer({ Image: baseImageTag(), Cmd: ['true'], Labels: { [SANDBOX_LABEL]: '1', [KEY_LABEL]: 'k', 'chainsmith.test': queue, ...labels }, HostConfig: { NetworkMode: 'none' } });
+    docker.createContainer({ Image: baseImageTag(), Cmd: ['true'], Labels: { [CONTAINER_LABEL]: '1', [KEY_LABEL]: 'k', 'chainsmith.test': queue, ...labels }, HostConfig: { NetworkMode: 'none' } });
   const cluster = clusterOf(testConfig().temporal);
   const here = { [HOST_LABEL]: hostname(), [CLUSTER_LABEL]: cluster };
   const ofClosed = await make({ ...here, [RUN_KEY_LABEL]: runKey(closed) });

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startChains } from '../../src/batches/start';
 import { datasetPath } from '../../src/dataset/export';
-import { roundSandboxes } from '../../src/sandbox/round-sandbox';
+import { roundContainers } from '../../src/stage/round-container';
 import type { Chain } from '../../src/schemas';
 import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
@@ -163,7 +163,7 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
       expect(JSON.parse(line).metadata.policy).toBe('gold-replay');
       expect(() => readFileSync(datasetPath(config.dataDir, 'model'))).toThrow();
       // Only this run's sandboxes: other runs on the same engine (a bench, another suite) are not ours to judge.
-      expect(await roundSandboxes(docker, { workflowId: started.workflowId })).toHaveLength(0);
+      expect(await roundContainers(docker, { workflowId: started.workflowId })).toHaveLength(0);
     } finally {
       await engines.close();
     }

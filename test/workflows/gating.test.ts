@@ -56,8 +56,8 @@ describe('gold validation gates every stage before a rollout', () => {
       reason: 'stage 2 (PR #2) cannot be judged: no test of the PR fails before it and passes after it, and no judge model is configured',
     });
     expect(result.results.map((s) => [s.prNumber, s.status])).toEqual([[1, 'accepted']]);
-    // Every stage is validated first, and only then is anything written or rolled out.
-    expect(activities.slice(0, 3)).toEqual(['validateGold', 'validateGold', 'validateGold']);
+    // The stages are validated first, one at a time, up to the first that nothing can judge (#3, past the cut, is not), and only then is anything written or rolled out.
+    expect(activities.slice(0, 3)).toEqual(['validateGold', 'validateGold', 'cutChain']);
     expect(activities.filter((a) => a === 'rolloutRound')).toHaveLength(1);
     // Export selects by merge date: the run carries the dates of the stages it ran.
     expect(record).toMatchObject({ status: 'accepted', prs: [1], mergedAt: [chain.prs[0].mergedAt] });
@@ -71,7 +71,8 @@ describe('gold validation gates every stage before a rollout', () => {
     expect(result.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: invalid-inputs: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /);
     expect(result.unjudgeable).toMatchObject({ stage: 0, prNumber: 1, reason: { kind: 'invalid-inputs' } });
     expect(record.unjudgeable).toEqual(result.unjudgeable);
-    expect(activities).toEqual(['validateGold', 'validateGold']);
+    // Stage 1 cannot be judged: stage 2 is never validated.
+    expect(activities).toEqual(['validateGold']);
     expect(record.status).toBe('skipped');
   });
 });

@@ -35,6 +35,8 @@ export interface ProvidedPython {
 export interface PythonEra {
   provided: ProvidedPython[];
   baseDate(): Promise<Date>;
+  /** The minors the project says it tests on at the base (python/tested-pythons.ts); none where it says nothing. */
+  tested?(): Promise<string[]>;
 }
 
 export interface PythonChoice {
@@ -51,12 +53,14 @@ const minorKey = (v: string) => v.split('.').map(Number).reduce((acc, n) => acc 
 
 /**
  * The Python for a stage: the newest minor (the base image's or a provided one) that the project's
- * requires-python allows and that was out (first beta) by the stage's base commit date; where none was,
- * the oldest allowed (the nearest to the era); where none is allowed, the base image's with a note.
+ * requires-python allows, that was out (first beta) by the stage's base commit date and, where the
+ * project names the minors it tests on (`tested`: CI, tox, classifiers), no newer than the newest of
+ * them; where none is, the same without that cap; where none was out, the oldest allowed (the nearest
+ * to the era); where none is allowed, the base image's with a note. Only the base decides: a PR's merge never raises it.
  * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
  * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
  */
-export function choosePython(provided: ProvidedPython[], requiresPython: string | undefined, baseDate: Date, needsNoFetch = false): PythonChoice {
+export function choosePython(provided: ProvidedPython[], requiresPython: string | undefined, baseDate: Date, needsNoFetch = false, tested: string[] = []): PythonChoice {
   const spec = requiresPython?.trim();
   if (needsNoFetch && (!spec || specifierAllows(spec, BASE_PYTHON))) {
     return { version: BASE_PYTHON, note: `the project needs no package beyond the image's own (pytest): the image's Python ${BASE_PYTHON}, which needs no registry` };
@@ -72,6 +76,12 @@ export function choosePython(provided: ProvidedPython[], requiresPython: string 
   const out = allowed.filter((c) => firstBeta(c.version) <= day);
   const asks = spec ? `the project asks for Python ${spec}` : 'the project names no Python version';
   const offered = unique.map((c) => c.version).join(', ');
+  const newestTested = tested.length ? tested.reduce((a, b) => (minorKey(a) >= minorKey(b) ? a : b)) : undefined;
+  const testedOut = newestTested ? out.filter((c) => minorKey(c.version) <= minorKey(newestTested)) : [];
+  if (testedOut.length) {
+    const pick = testedOut[testedOut.length - 1];
+    return { ...pick, note: `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers); Python ${pick.version} is the newest of those provided (${offered}) it allows, no newer than it tests on, that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}` };
+  }
   if (out.length) {
     const pick = out[out.length - 1];
     return { ...pick, note: `${asks}; Python ${pick.version} is the newest of those provided (${offered}) it allows that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}` };

@@ -60,7 +60,7 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
     /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
     poetryPython(/^\s*python\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1]);
   const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0 || toolDeps.some((r) => !IN_IMAGE.has(requirementName(r)));
-  const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages);
+  const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages, (await era?.tested?.()) ?? []);
   // A host Python has no Debian pytest to see: pytest is fetched with the rest.
   const testTooling = python.prefix ? ['pytest'] : [];
   const needsFetch = needsPackages || testTooling.length > 0;
@@ -111,10 +111,26 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
   };
 }
 
-/** A manifest without the project's own version (`version = "2.7.dev"` in pyproject.toml, setup.py or setup.cfg): a release bumps it, and it decides no dependency. */
+/**
+ * A manifest without the project's own version: a release bumps it, and it decides no dependency. In
+ * pyproject.toml only the `version` key of [project] and [tool.poetry] (a Poetry dependency table's
+ * `version = "2.28.1"` is a dependency's and stays), in setup.cfg only [metadata]'s; in setup.py the
+ * `version=` and `__version__` lines.
+ */
 export function withoutOwnVersion(path: string, text: string): string {
-  if (!/(^|\/)(pyproject\.toml|setup\.py|setup\.cfg)$/.test(path)) return text;
-  return text.replace(/^\s*(__version__|version)\s*[=:]\s*['"]?[\w.+!-]+['"]?\s*,?\s*$/gm, '');
+  const line = /^\s*(__version__|version)\s*[=:]\s*['"]?[\w.+!-]+['"]?\s*,?\s*$/;
+  if (/(^|\/)setup\.py$/.test(path)) return text.split('\n').filter((l) => !line.test(l)).join('\n');
+  const own = /(^|\/)pyproject\.toml$/.test(path) ? /^(project|tool\.poetry)$/ : /(^|\/)setup\.cfg$/.test(path) ? /^metadata$/ : undefined;
+  if (!own) return text;
+  let table = '';
+  return text
+    .split('\n')
+    .filter((l) => {
+      const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(l);
+      if (header) table = header[1].replace(/\s+/g, '');
+      return !(own.test(table) && line.test(l));
+    })
+    .join('\n');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { StageError, TransientError } from '../../errors';
+import { StageError, TransientError, UnexplainedFailure } from '../../errors';
 import { stageReason } from '../../stage-reason';
 import type { ToolRun } from '../host-tools';
 
@@ -10,11 +10,21 @@ const NO_PYTHON = /requested Python version|requires-python|no interpreter found
 const UNREACHABLE = /error sending request|dns error|tcp connect error|Connection (refused|reset)|connection closed|timed out|Temporary failure in name resolution|Network is unreachable|\b(HTTP|status)( code)?:? ?(429|50[0-4])\b|Too Many Requests|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Max retries exceeded|NewConnectionError|ReadTimeoutError|ConnectTimeoutError|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN/i;
 
 /**
+ * Output that names a cause the same inputs meet on every try: no version satisfies the requirements,
+ * a requirement or version that does not parse, a package the registry does not have, a source
+ * distribution whose build fails, a Python the package does not support.
+ */
+const DETERMINISTIC =
+  /No solution found|we can conclude|cannot be used|Couldn't parse|Failed to parse|Expected (package name|version|one of)|not found in the (package )?registry|No matching distribution|Could not find a version that satisfies|ResolutionImpossible|conflicting dependencies|Failed to (build|prepare distributions|download and build)|invalid (requirement|version|specifier|marker)|is not a valid|requires a different Python/i;
+
+/**
  * What a resolver's failure means for the stage. A requirement line that does not parse, a URL scheme
  * it does not support or a Python that cannot be had fails the same way on every try: a permanent
  * StageError with the stage's reason (`unsupported` or `dependencies-unresolvable`). Only a registry
- * that did not answer is worth a retry (TransientError); anything else the resolver refused is the
- * stage's too. `shown` is the command as the reason shows it (without the host's temporary paths).
+ * that did not answer is worth a retry (TransientError). Anything else is the stage's permanent reason
+ * (`dependencies-unresolvable`) only where the output shows a deterministic cause (DETERMINISTIC);
+ * an unexplained failure is an UnexplainedFailure, which the dependency cache retries once and makes
+ * permanent on the second. `shown` is the command as the reason shows it (without the host's temporary paths).
  */
 export function resolverFailure(what: string, shown: string, run: ToolRun, detail = ''): StageError | TransientError {
   const output = `${run.stdout}\n${run.stderr}`.trim();
@@ -30,5 +40,7 @@ export function resolverFailure(what: string, shown: string, run: ToolRun, detai
   }
   if (UNREACHABLE.test(output) && !/Couldn't parse|No solution found/i.test(output)) return new TransientError(`${what} could not reach a package registry:\n${last}`);
   const summary = /Couldn't parse requirement/i.test(output) ? `${what}: a requirement line does not parse` : `${what}${detail}`;
-  return new StageError(`${summary}:\n${last}`, { reason: stageReason('dependencies-unresolvable', summary, failed) });
+  const reason = stageReason('dependencies-unresolvable', summary, failed);
+  if (!DETERMINISTIC.test(output)) return new UnexplainedFailure(`${summary} (no known cause in its output; worth one more try):\n${last}`, reason);
+  return new StageError(`${summary}:\n${last}`, { reason });
 }

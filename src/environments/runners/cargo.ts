@@ -1,6 +1,7 @@
 import type { TestCase } from '../../schemas';
 import type { TestRunner } from '../contract';
-import { shellQuote, worse } from './shell';
+import { worse } from './shell';
+import { shellQuote } from '../../process/shell-quote';
 
 const CARGO_TEST = 'cargo test --offline --no-fail-fast';
 

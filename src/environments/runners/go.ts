@@ -1,6 +1,7 @@
 import type { TestCase } from '../../schemas';
 import type { TestRunner } from '../contract';
-import { REPORT_END, reportStart, RUN_DIR, shellQuote, worse } from './shell';
+import { REPORT_END, reportStart, RUN_DIR, worse } from './shell';
+import { shellQuote } from '../../process/shell-quote';
 
 const GO_TEST = 'go test -json -count=1';
 const REPORT = reportStart('go test outcomes');

@@ -1,6 +1,7 @@
 import type { TestCase } from '../../schemas';
 import type { TestRunner } from '../contract';
-import { REPORT_END, reportStart, RUN_DIR, shellQuote, worse } from './shell';
+import { REPORT_END, reportStart, RUN_DIR, worse } from './shell';
+import { shellQuote } from '../../process/shell-quote';
 
 /** Offline (the image's settings say so too); -fae runs every module's tests despite an earlier module's failures. */
 const MVN_TEST = 'mvn -o -B -fae test -Dsurefire.failIfNoSpecifiedTests=false -DfailIfNoTests=false';

@@ -1,7 +1,7 @@
 import type { TestCase } from '../../schemas';
 import type { TestRunner } from '../contract';
 import { parseCaseLines } from './case-lines';
-import { quoteAll } from './pytest';
+import { shellQuote } from '../../process/shell-quote';
 import { worse } from './shell';
 
 /**
@@ -26,6 +26,6 @@ export function parseNodeOutput(output: string): TestCase[] | undefined {
 export const nodeRunner: TestRunner = {
   name: 'node',
   // Arguments after `--` reach the test script's runner (jest, mocha, node --test take file paths).
-  command: (files, override) => (override ? override : ['npm test --silent --', ...quoteAll(files)].join(' ')),
+  command: (files, override) => (override ? override : ['npm test --silent --', ...files.map(shellQuote)].join(' ')),
   parse: parseNodeOutput,
 };

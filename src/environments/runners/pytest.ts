@@ -1,5 +1,6 @@
 import type { TestCase } from '../../schemas';
 import type { TestRunner } from '../contract';
+import { shellQuote } from '../../process/shell-quote';
 
 /**
  * pytest's short test summary ("PASSED tests/a.py::test_x", "FAILED tests/a.py::test_y - assert …"),
@@ -43,11 +44,6 @@ export function pytestFiles(files: string[]): string[] {
 export const pytestRunner: TestRunner = {
   name: 'pytest',
   // A configured command (python3 -m pytest -x, tox -e py -- …) still gets the summary flag and the files.
-  command: (files, override) => [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...quoteAll(pytestFiles(files))].join(' '),
+  command: (files, override) => [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...pytestFiles(files).map(shellQuote)].join(' '),
   parse: parsePytestSummary,
 };
-
-/** Paths as shell words, quoted only where they need it (commands stay readable in transcripts). */
-export function quoteAll(files: string[]): string[] {
-  return files.map((f) => (/^[\w@%+=:,./-]+$/.test(f) ? f : `'${f.replace(/'/g, `'\\''`)}'`));
-}

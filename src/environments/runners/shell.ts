@@ -1,9 +1,5 @@
 /** Small shell helpers shared by the runners that wrap a tool's run with a report of its outcomes. */
 
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /** Where a runner keeps a tool's raw output while it prints a compact report (outside the repository). */
 export const RUN_DIR = '"${TMPDIR:-/tmp}"';
 

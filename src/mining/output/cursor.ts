@@ -1,6 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputError } from '../../errors';
+import { DEFAULT_CHAINS_PER_PR, DEFAULT_MAX_LENGTH, DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_STRENGTH } from '../chains/chains';
+import { DEFAULT_MAX_CHANGED_LINES } from '../chains/filters';
+import { DEFAULT_WINDOW_DAYS } from '../links/code-history';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
 import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../../schemas';
 import { readChains } from './chains-file';
@@ -10,8 +13,9 @@ import { readChains } from './chains-file';
  * one, which then links, blames and patches only the PRs merged since (and grows earlier chains).
  */
 export const MineCursorSchema = z.object({
-  version: z.literal(1),
-  /** The options the files were mined with: a rerun with others would mix two graphs. */
+  /** 2 records the defaults in force with the options given; 1 recorded only the options given. */
+  version: z.union([z.literal(1), z.literal(2)]),
+  /** The options the files were mined with, defaults included: a rerun with others would mix two graphs. */
   options: z.record(z.string(), z.unknown()),
   /** A clone's branch tip at the last mine. */
   head: z.string().optional(),
@@ -31,10 +35,32 @@ export interface PreviousMine {
   summary: MiningSummary;
 }
 
-/** The options that shape the graph and the chains, with their CLI names, for the cursor. */
+/**
+ * What the mine does where an option is not given. The cursor records them with the options given: a
+ * release with another default then finds its rerun refused, not grown from a graph built otherwise.
+ */
+const DEFAULTS: Record<string, unknown> = {
+  maxLength: DEFAULT_MAX_LENGTH,
+  maxChainsPerPr: DEFAULT_CHAINS_PER_PR,
+  minConfidence: DEFAULT_MIN_CONFIDENCE,
+  minStrength: DEFAULT_MIN_STRENGTH,
+  blameDays: DEFAULT_WINDOW_DAYS,
+  maxChangedLines: DEFAULT_MAX_CHANGED_LINES,
+};
+
+/** The options that shape the graph and the chains, defaults filled in, with their CLI names, for the cursor. */
 export function mineFingerprint(opts: Record<string, unknown>): Record<string, unknown> {
   const keys = ['repo', 'github', 'name', 'branch', 'clone', 'maxLength', 'maxChainsPerPr', 'minConfidence', 'blameDays', 'maxChangedLines', 'keepBots', 'keepNoCode', 'sharedFiles', 'mergedAfter', 'mergedBefore', 'minStrength', 'requireTests', 'judgeLinks'];
-  return Object.fromEntries(keys.filter((key) => opts[key] !== undefined && opts[key] !== false).map((key) => [key, opts[key]]));
+  const value = (key: string) => opts[key] ?? DEFAULTS[key];
+  return Object.fromEntries(keys.filter((key) => value(key) !== undefined && value(key) !== false).map((key) => [key, value(key)]));
+}
+
+/**
+ * A version-1 cursor's options, as version 2 records them. Which defaults it was made under is not
+ * known; it is taken as made under today's, as it always was read before version 2.
+ */
+function recordedOptions(cursor: MineCursor): Record<string, unknown> {
+  return cursor.version === 1 ? mineFingerprint(cursor.options) : cursor.options;
 }
 
 const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -65,11 +91,12 @@ export async function readPreviousMine(
   } catch (cause) {
     throw new InputError(`${paths.cursor} is not a mining cursor (${(cause as Error).message.split('\n')[0]}): remove it or mine again with --fresh`, { cause });
   }
-  const keys = [...new Set([...Object.keys(cursor.options), ...Object.keys(options)])].sort();
-  const differ = keys.filter((key) => JSON.stringify(cursor.options[key]) !== JSON.stringify(options[key]));
+  const recorded = recordedOptions(cursor);
+  const keys = [...new Set([...Object.keys(recorded), ...Object.keys(options)])].sort();
+  const differ = keys.filter((key) => JSON.stringify(recorded[key]) !== JSON.stringify(options[key]));
   if (differ.length > 0) {
     const was = (key: string, from: Record<string, unknown>) => (from[key] === undefined ? 'unset' : String(from[key]));
-    const list = differ.map((key) => `${flag(key)} ${was(key, cursor.options)} then, ${was(key, options)} now`).join('; ');
+    const list = differ.map((key) => `${flag(key)} ${was(key, recorded)} then, ${was(key, options)} now`).join('; ');
     throw new InputError(`${paths.chains} was mined with other options (${list}): rerun with the same options to add what is new, or add --fresh to mine it again from scratch`);
   }
   const records = await readJsonLines(paths.prs, PullRequestRecordSchema);

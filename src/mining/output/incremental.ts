@@ -1,11 +1,11 @@
-import { addedChains, extendChain, extensionPaths } from '../extend-chains';
-import type { ChainOptions } from '../chains';
+import { addedChains, extendChain, extensionPaths } from '../chains/extend-chains';
+import type { ChainOptions } from '../chains/chains';
 import { git, GitError } from '../../git';
 import { chainCounts } from '../summary';
 import { InputError } from '../../errors';
 import type { Chain, Edge, PullRequest, PullRequestRecord } from '../../schemas';
 import type { PreviousMine } from './cursor';
-import type { MineResult } from './mine-to-files';
+import type { MineResult } from './mine-result';
 
 /** What a source needs of the earlier mine: its PRs, its edges, and the patches it already made. */
 export interface Prior {

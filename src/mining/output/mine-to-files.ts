@@ -1,38 +1,24 @@
 import { stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeAtomic } from '../../atomic-file';
-import { dateWindow, describeWindow } from '../../date-window';
+import { dateWindow } from '../../date-window';
 import { InputError } from '../../errors';
-import { apiPatches } from '../github/api-patches';
-import { createGitHubClient, PUBLIC_API } from '../github/client';
-import { mineGitHub, parseRepoName } from '../github/mine-github';
-import { readLocalPullRequests } from '../local-git';
-import { repositoryName } from '../repo-name';
-import { withLocalPatches } from '../local-patches';
-import { recordsToChains, type PatchSource, type PipelineOptions } from '../pipeline';
+import { apiPatches } from '../landings/github/api-patches';
+import { createGitHubClient, PUBLIC_API } from '../landings/github/client';
+import { mineGitHub, parseRepoName } from '../landings/github/mine-github';
+import { readLocalPullRequests } from '../landings/local-git';
+import { repositoryName } from '../landings/repo-name';
+import { withLocalPatches } from '../landings/local-patches';
+import { recordsToChains, type PipelineOptions } from '../pipeline';
+import type { PatchSource } from '../landings/patch-source';
 import type { ProgressListener } from '../progress';
-import { progressBar } from '../progress-bar';
-import { MiningSummarySchema, type MiningSummary } from '../summary';
-import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequest, type PullRequestRecord } from '../../schemas';
+import { MiningSummarySchema } from '../summary';
+import { EdgeSchema, PullRequestRecordSchema, type Edge, type PullRequest } from '../../schemas';
 import { writeChains } from './chains-file';
-import { describeJudging } from '../link-judge/report';
-import type { JudgeInput, LinkJudge } from '../link-judge/judge-links';
+import type { JudgeInput, LinkJudge } from '../links/link-judge/judge-links';
 import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
 import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './incremental';
-
-export interface MineResult {
-  chains: Chain[];
-  edges: Edge[];
-  records: PullRequestRecord[];
-  summary: MiningSummary;
-  /** Kept for callers that only print counts. */
-  prs: number;
-  /** Chains this mine added: all of them, or with a cursor those new since the last mine. */
-  added: Chain[];
-  /** PRs a stage may be made of, and how to patch them. */
-  stageable: number[];
-  patches: PatchSource;
-}
+import type { MineResult } from './mine-result';
 
 /** Mines a local clone into chains; what the demo calls. */
 export async function mineChains(repoPath: string, name: string, maxLength?: number): Promise<MineResult> {
@@ -96,7 +82,7 @@ export interface MineEnvironment {
   warn?: (message: string) => void;
   /** Only tests change this (see createGitHubClient). */
   secondMs?: number;
-  /** mine --judge-links with a model configured (src/mining/link-judge/from-config.ts). */
+  /** mine --judge-links with a model configured (src/mining/links/link-judge/from-config.ts). */
   judge?: LinkJudge;
 }
 
@@ -181,8 +167,6 @@ export interface MineToFilesOptions extends Omit<GitHubSourceOptions, 'github'> 
   mergedBefore?: string;
   /** Ignore the cursor of an earlier mine into --out and mine everything again. */
   fresh?: boolean;
-  /** Print nothing (the scheduled mine runs inside a worker). */
-  quiet?: boolean;
   /** Called with the result before any file is written (a scheduled run records what it will start). */
   beforeWrite?: (result: MineResult) => Promise<void>;
 }
@@ -222,8 +206,9 @@ async function localTip(opts: MineToFilesOptions, previous: PreviousMine | undef
 }
 
 /**
- * `chainsmith mine`: one source, five files (chains, PR records, edges, summary, cursor), and a
- * report. With a cursor from an earlier mine into --out (same options), only what is new is added.
+ * One source, five files (chains, PR records, edges, summary, cursor); `chainsmith mine` (src/cli/mine.ts)
+ * and scheduled runs call it, and it prints nothing. With a cursor from an earlier mine into --out
+ * (same options), only what is new is added.
  */
 export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnvironment): Promise<MineResult> {
   if (!opts.repo === !opts.github) throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
@@ -234,22 +219,16 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   const fingerprint = mineFingerprint({ ...opts, judgeLinks: environment.judge?.model, repo: opts.repo && resolve(opts.repo), clone: opts.clone && resolve(opts.clone) });
   const previous = opts.fresh ? undefined : await readPreviousMine({ chains: opts.out, ...paths }, fingerprint);
   const tip = await localTip(opts, previous);
-  if (previous && tip && tip === previous.cursor.head) {
-    if (!opts.quiet) console.log(`nothing new since the last mine into ${opts.out} (${tip.slice(0, 12)}, last merge ${previous.cursor.lastMergedAt ?? 'none'})`);
-    return unchanged(previous);
-  }
-  const bar = opts.quiet ? undefined : progressBar();
-  let result: MineResult;
-  try {
-    const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
-    const { judge } = environment;
-    const source = { ...opts, window, onProgress: bar?.listener, warn, prior: previous && toPrior(previous), judge: judge && Object.assign((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress: bar?.listener }), { model: judge.model }) };
-    result = opts.github
-      ? await mineFromGitHub({ ...source, github: opts.github }, environment)
-      : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
-  } finally {
-    bar?.stop();
-  }
+  if (previous && tip && tip === previous.cursor.head) return unchanged(previous);
+  const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
+  const { judge } = environment;
+  const { onProgress } = opts;
+  // The judge reports its progress where the miners do.
+  const judgeWithProgress = judge && Object.assign((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress }), { model: judge.model });
+  const source = { ...opts, window, warn, prior: previous && toPrior(previous), judge: judgeWithProgress };
+  let result = opts.github
+    ? await mineFromGitHub({ ...source, github: opts.github }, environment)
+    : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
   if (previous) result = await growPrevious(previous, result, opts);
   await opts.beforeWrite?.(result);
   await writeAtomic(paths.prs, result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''));
@@ -257,43 +236,13 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   await writeAtomic(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
   // Last: a mine cut short before here is redone whole by the next one, never half-counted as seen.
-  const cursor: MineCursor = { version: 1, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
+  const cursor: MineCursor = { version: 2, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
   await writeAtomic(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
-  if (!opts.quiet) report(result.summary, result.chains, opts.out, paths);
   return result;
 }
 
 /** A rerun over a clone whose branch has not moved: nothing is read, nothing is written. */
 function unchanged(previous: PreviousMine): MineResult {
   const none: PatchSource = async () => [];
-  return { chains: previous.chains, edges: previous.edges, records: previous.records, summary: previous.summary, prs: previous.records.length, added: [], stageable: [], patches: none };
-}
-
-function report(summary: MiningSummary, chains: Chain[], out: string, paths: ReturnType<typeof companionPaths>): void {
-  const dropped = Object.entries(summary.dropped).filter(([, n]) => n > 0).map(([why, n]) => `${n} ${why}`);
-  const strengths = (kind: string) => {
-    const counts = summary.linksByKind?.[kind as keyof typeof summary.edgesByKind];
-    return counts ? ` (${counts.strong} strong, ${counts.weak} weak)` : '';
-  };
-  const kinds = Object.entries(summary.edgesByKind).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}${strengths(kind)}`);
-  const lengths = Object.entries(summary.chainsByLength).map(([length, n]) => `${n}×${length}`);
-  const requests = summary.requests === undefined ? '' : `; ${summary.requests} GitHub requests, ${summary.cacheHits} answers from the cache`;
-  console.log(`mined ${summary.prsSeen} PRs (${summary.prsEligible} eligible${dropped.length ? `; left out ${dropped.join(', ')}` : ''})${requests}`);
-  console.log(`edges: ${kinds.join(', ') || 'none'}; references to issues ${summary.references.issue}, unmerged PRs ${summary.references.unmergedPr}, other repositories ${summary.references.otherRepo} (not linked)`);
-  if (summary.dates) {
-    const { chainsLeftOut, chainsShortened } = summary.dates;
-    console.log(`dates: ${describeWindow(summary.dates)}; ${chainsLeftOut} chain(s) reaching outside left out, ${chainsShortened} kept as their inside part`);
-  }
-  const { funnel, chainsByStrength } = summary;
-  if (funnel) console.log(`funnel: ${funnel.merged} merged → ${funnel.eligible} eligible → ${funnel.linked} linked → ${funnel.inChains} in chains`);
-  const tested = summary.chainsWithTests === undefined ? '' : `; ${summary.chainsWithTests} with a test change in every stage`;
-  const strong = chainsByStrength ? `; ${chainsByStrength.strong} strong, ${chainsByStrength.weak} weak` : '';
-  console.log(`${chains.length} chains${lengths.length ? ` (${lengths.join(', ')} PRs${strong}${tested})` : ''} → ${out}; PR records → ${paths.prs}; edges → ${paths.edges}; summary → ${paths.summary}`);
-  if (summary.linkJudge) console.log(describeJudging(summary.linkJudge));
-  const grown = summary.incremental;
-  if (grown) {
-    console.log(`since the last mine (last merge ${grown.since ?? 'none'}): ${grown.newPrs} new PRs, ${grown.newEdges} new edges, ${grown.chainsAdded} new chains (${grown.chainsExtended} grown from an earlier one); cursor → ${paths.cursor}`);
-  }
-  // After a rerun only the chains it added are listed; the earlier ones are in the file as they were.
-  for (const c of grown ? chains.slice(chains.length - grown.chainsAdded) : chains) console.log(`  ${c.id}: ${c.prs.map((p) => `#${p.number}`).join(' → ')}  score ${c.score}${c.strength ? `, ${c.strength}` : ''}`);
+  return { chains: previous.chains, edges: previous.edges, records: previous.records, summary: previous.summary, prs: previous.records.length, added: [], stageable: [], patches: none, unchangedSince: previous.cursor };
 }

@@ -1,0 +1,46 @@
+import type { RunnerName } from './contract';
+import { runnerFor } from './runners';
+import type { Sandbox } from '../container/sandbox';
+import type { PullRequest, TestSignal } from '../schemas';
+import { journaled } from '../work-journal';
+import { shellQuote } from '../process/shell-quote';
+
+/** How a stage's tests run: its environment's runner, and a configured command where there is one. */
+export interface TestPlan {
+  runner: RunnerName;
+  test?: string;
+}
+
+/** The PR's own test files; their PR versions are what checks a stage. */
+export function prTestFiles(pr: PullRequest): string[] {
+  return pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path);
+}
+
+/** The command that runs the PR's tests (all tests, where the runner cannot narrow to files) with a per-test report. */
+export function prTestCommand(plan: TestPlan, files: string[]): string {
+  return runnerFor(plan.runner).command(files, plan.test);
+}
+
+/** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
+export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string, timeoutSeconds: number): Promise<TestSignal> {
+  // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
+  const started = Date.now();
+  const r = await journaled('test', command, () => sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 }));
+  const cases = runnerFor(plan.runner).parse(r.output);
+  // Exit 137 is also a SIGKILL from elsewhere (the tests, the kernel's OOM killer): a timeout only once the limit has passed.
+  const timedOut = r.timedOut && Date.now() - started >= timeoutSeconds * 1000;
+  return { command, ran: true, passed: r.exitCode === 0, exitCode: r.exitCode, output: r.output, ...(timedOut ? { timedOut: true } : {}), ...(cases ? { cases } : {}) };
+}
+
+/**
+ * Overlays the PR's versions of its test files on the working tree and runs them. The caller decides
+ * what happens to the tree afterwards (the sandbox is thrown away, or reset for the agent).
+ */
+export async function runPrTests(sandbox: Sandbox, pr: PullRequest, plan: TestPlan, timeoutSeconds: number): Promise<TestSignal> {
+  const files = prTestFiles(pr);
+  const command = prTestCommand(plan, files);
+  if (!files.length) return { command, ran: false, passed: false, exitCode: -1, output: 'the PR changes no test file' };
+  const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`, { timeoutSeconds: 60, maxOutputChars: 4_000 });
+  if (overlay.exitCode !== 0) return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };
+  return runTests(sandbox, plan, command, timeoutSeconds);
+}

@@ -1,0 +1,75 @@
+import type { PullRequestRecord } from '../../schemas';
+import { splitMessage } from '../landings/commit-log';
+
+/**
+ * Work that touches many lines for its own sake: whoever wrote those lines before is not its cause.
+ * One pattern per topic, so that a later fix of a sweep's own work can be told by its topic.
+ */
+const SWEEP_TOPICS = [
+  String.raw`\b(re)?format(ting|ted)?\b`,
+  String.raw`\b(black|isort|flake8|ruff|pyupgrade|prettier|eslint|clang-format|clang-tidy|gofmt|goimports|golint|golangci-lint|go vet|rustfmt|clippy|checkstyle|spotless|codespell|pre-commit|lint(s|er|ers|ing)?)\b`,
+  String.raw`\btype (annotations?|hints?)\b|\b(add|update|fix) (typing|types|type annotations)\b|\bmypy\b`,
+  String.raw`\brename\b.*\b(to|directory|package|module|imports)\b`,
+  String.raw`\bdrop(ping)? (support for )?(python|py|node|java|go|rust)\s*\d`,
+  String.raw`\bmove (to|into) (a )?src\b`,
+  String.raw`\b(modernize|python 3 port|port to python 3)\b`,
+  String.raw`\bcompiler (flags?|warnings?|checks?)\b|\b(fix|remove) (all )?(compiler )?warnings\b`,
+  String.raw`\bcode ?style\b`,
+  String.raw`\bwhitespace\b.*\b(cleanup|remove|trailing)\b|\btrailing (white)?space\b`,
+  String.raw`\bunused (imports?|variables?|code)\b|\b(sort|organi[sz]e) imports\b`,
+  // Tool and docs-theme migrations: the project moves to another build, test, docs or CI tool.
+  String.raw`\b(migrate|switch|move|port|convert)\b.*\b(to|from)\b.*\b(pyproject(\.toml)?|setup\.cfg|flit|hatch|poetry|tox|nox|pytest|cmake|meson|gradle|maven|go modules|github actions|gh actions|sphinx|mkdocs|theme)\b`,
+  String.raw`\b(docs?|documentation|sphinx) theme\b|\btheme\b.*\bdocs\b`,
+  String.raw`^(ci|build)(\(.*\))?:|\b(ci|travis|appveyor|circleci|azure pipelines|github actions|gh actions|workflows?)\b.*\b(update|upgrade|config|configuration|setup|fix|migrat\w*|bump)\b`,
+  // i18n wrapping: every user-facing string passed through the translation call at once.
+  String.raw`\b(mark|wrap)\b.*\b(strings?|messages?)\b.*\b(translat\w*|i18n|gettext)\b|\b(translatable|localizable) strings\b`,
+  String.raw`\b(mass|bulk) (move|rename|replace)\b|\bmove (all|every)\b|\bsplit\b.*\binto (separate|several|multiple) (files|modules)\b`,
+].map((pattern) => new RegExp(pattern, 'i'));
+const SWEEP = { test: (text: string) => SWEEP_TOPICS.some((topic) => topic.test(text)) };
+
+/** Which kind of sweep a subject speaks of (formatting, lint, typing, …), if any. */
+export function sweepTopic(subject: string): number | undefined {
+  const index = SWEEP_TOPICS.findIndex((topic) => topic.test(subject));
+  return index < 0 ? undefined : index;
+}
+
+/** Release and dependency bookkeeping: version strings change every time, and mean nothing. */
+const RELEASE = /^(release|bump|prepare)\b|\brelease (version )?v?\d|\bversion (to )?v?\d+\.\d+|^(update|upgrade) (version|changelog|requirements|dependencies|deps)\b|^\[pre-commit\.ci\]|^(chore|build)(\(deps\))?:/i;
+
+/** A PR changing this many code files at once is a sweep whatever it says. */
+const SWEEP_FILES = 20;
+
+/** A PR's title and its commits' subjects. */
+export const subjects = (pr: PullRequestRecord): string[] => [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)];
+
+/** A release of a version (not a dependency or changelog update): it may carry a last fix beside the bump. */
+const VERSION_RELEASE = /^release\b|\brelease (version )?v?\d/i;
+
+export function isVersionRelease(pr: PullRequestRecord): boolean {
+  return VERSION_RELEASE.test(pr.title.trim());
+}
+
+export function isRelease(pr: PullRequestRecord): boolean {
+  return RELEASE.test(pr.title.trim());
+}
+
+/**
+ * Formatting, renames, typing, lint, compiler-flag, port, tool, docs-theme, CI, i18n and move sweeps,
+ * and releases and version bumps: whatever else a release carries rides along with the bump.
+ */
+export function isSweep(pr: PullRequestRecord): boolean {
+  if (isRelease(pr)) return true;
+  if (pr.files.filter((file) => file.kind === 'code').length >= SWEEP_FILES) return true;
+  return SWEEP.test(pr.title) || subjects(pr).filter((subject) => SWEEP.test(subject)).length * 2 > subjects(pr).length;
+}
+
+/**
+ * The commits blame should look through: all of a sweep PR's, and a sweep commit inside any other
+ * PR ("apply black" among real changes). A PR's own commits are the last of its messages.
+ */
+export function sweepCommits(pr: PullRequestRecord): string[] {
+  const own = pr.commitShas ?? [];
+  if (isSweep(pr)) return [pr.mergeSha, ...own];
+  const messages = pr.messages.slice(-own.length);
+  return own.filter((_, index) => own.length === messages.length && SWEEP.test(splitMessage(messages[index]).subject));
+}

@@ -1,0 +1,167 @@
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateDemoRepo } from '../../../src/demo/generate-repo';
+import { DEMO_PULL_REQUESTS } from '../../../src/demo/tally-history';
+import { MiningError, NotAGitRepositoryError } from '../../../src/mining/errors';
+import { git } from '../../../src/git';
+import { mineLocalRepo } from '../../../src/mining/landings/local-git';
+import type { PullRequest } from '../../../src/schemas';
+import { ScratchRepo } from '../scratch-repo';
+
+let root: string;
+let demo: string;
+let prs: PullRequest[];
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'chainsmith-mining-'));
+  demo = (await generateDemoRepo(join(root, 'tally'))).path;
+  prs = await mineLocalRepo(demo);
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const byNumber = (number: number): PullRequest => prs.find((pr) => pr.number === number) as PullRequest;
+const revParse = async (revision: string): Promise<string> => (await git(demo, ['rev-parse', revision])).trim();
+
+describe('the demo repository', () => {
+  test('yields PRs #2 to #6, oldest first, with their titles and landing styles', () => {
+    expect(prs.map(({ number, title, landing }) => ({ number, title, landing }))).toEqual(DEMO_PULL_REQUESTS);
+    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([
+      [2, 'merge'],
+      [3, 'squash'],
+      [4, 'squash'],
+      [5, 'merge'],
+      [6, 'merge'],
+    ]);
+  });
+
+  test('each PR is based on the first parent of the commit that landed it', async () => {
+    for (const pr of prs) {
+      expect(pr.baseSha).toBe(await revParse(`${pr.mergeSha}^1`));
+    }
+    expect(byNumber(6).mergeSha).toBe(await revParse('HEAD'));
+    expect(byNumber(2).baseSha).toBe(await revParse('HEAD~5'));
+  });
+
+  test('titles come from the merge body, the squash subject or the branch commit', () => {
+    expect(byNumber(2).title).toBe('Add median() to tally.stats');
+    expect(byNumber(3).title).toBe('Docs: describe installation in README');
+    expect(byNumber(4).title).toBe('Fix regression from #2: median of even-length lists');
+    // #6's merge has no body, so its title is its branch commit's subject.
+    expect(byNumber(6).title).toBe('Follow-up to #4: let median() take a key function');
+    expect(byNumber(4).body).toMatch(/^median\(\) introduced in #2 returned the upper middle element/);
+  });
+
+  test("messages hold the landing commit and, for merges, the branch's own commits", () => {
+    expect(byNumber(2).messages).toHaveLength(3);
+    expect(byNumber(2).messages[0]).toBe('Merge pull request #2 from demo/median\n\nAdd median() to tally.stats');
+    expect(byNumber(2).messages[2]).toBe('Test median() on odd-length and single-value lists');
+    expect(byNumber(6).messages[0]).toBe('Merge pull request #6 from demo/median-key');
+    expect(byNumber(6).messages[1]).toMatch(/^Follow-up to #4: let median\(\) take a key function\n\n/);
+    expect(byNumber(4).messages).toHaveLength(1);
+    expect(byNumber(2).author).toBe('Ben Okafor');
+  });
+
+  test('files carry status, line counts and a kind', () => {
+    expect(byNumber(2).files).toEqual([
+      { path: 'tally/__init__.py', kind: 'code', status: 'modified', additions: 2, deletions: 2, binary: false },
+      { path: 'tally/stats.py', kind: 'code', status: 'modified', additions: 8, deletions: 0, binary: false },
+      { path: 'tests/test_median.py', kind: 'test', status: 'added', additions: 16, deletions: 0, binary: false },
+    ]);
+    expect(byNumber(3).files.map((file) => [file.path, file.kind])).toEqual([['README.md', 'other']]);
+  });
+
+  test('the patch turns the base tree into the merge tree', async () => {
+    const pr = byNumber(2);
+    expect(pr.patch).toMatch(/^diff --git a\/tally\/__init__.py b\/tally\/__init__.py\nindex [0-9a-f]{40}\.\.[0-9a-f]{40} /);
+    const clone = join(root, 'apply-check');
+    await git(root, ['clone', '-q', demo, clone]);
+    await git(clone, ['checkout', '-q', '--detach', pr.baseSha]);
+    await writeFile(join(root, 'pr2.patch'), pr.patch);
+    await git(clone, ['apply', '--index', join(root, 'pr2.patch')]);
+    expect((await git(clone, ['write-tree'])).trim()).toBe((await git(clone, ['rev-parse', `${pr.mergeSha}^{tree}`])).trim());
+  });
+});
+
+describe('other landing styles', () => {
+  let scratch: ScratchRepo;
+  let mined: PullRequest[];
+
+  beforeAll(async () => {
+    scratch = new ScratchRepo(join(root, 'scratch'));
+    await mkdir(scratch.path);
+    await scratch.run('init', '-q');
+    await scratch.commit('Initial import', {
+      'src/app.py': 'def greet():\n    return "hi"\n',
+      'src/old_name.py': 'VALUE = 1\n',
+      'docs/guide.md': '# Guide\n',
+    });
+    await scratch.run('checkout', '-q', '-b', 'pr/7');
+    await scratch.commit('Teach app to greet by name', {
+      'src/app.py': 'def greet(name):\n    return "hi " + name\n',
+      'src/old_name.py': null,
+      'src/new_name.py': 'VALUE = 1\n',
+      'docs/guide.md': null,
+      'assets/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0x00, 0xff]),
+      'tests/test_app.py': 'from src.app import greet\n',
+    });
+    await scratch.run('checkout', '-q', 'main');
+    await scratch.run('merge', '-q', '--no-ff', '--no-edit', 'pr/7');
+    await scratch.run('checkout', '-q', '-b', 'farewell');
+    await scratch.commit('Add farewell', { 'src/bye.py': 'def bye():\n    return "bye"\n' });
+    await scratch.run('checkout', '-q', 'main');
+    await scratch.run('merge', '-q', '--no-ff', '-m', 'Say goodbye too (#8)', 'farewell');
+    await scratch.commit('Tidy whitespace', { 'src/bye.py': 'def bye():\n    return "bye!"\n' });
+    await scratch.run('branch', 'release');
+    await scratch.commit('Speed up greeting (#9)\n\nFixes #100', { 'src/app.py': 'def greet(name):\n    return f"hi {name}"\n' });
+    mined = await mineLocalRepo(scratch.path);
+  });
+
+  test("\"Merge branch 'pr/N'\" and merges titled \"… (#N)\" are merges, a titled commit is a squash", () => {
+    expect(mined.map((pr) => [pr.number, pr.landing, pr.title])).toEqual([
+      [7, 'merge', 'Teach app to greet by name'],
+      [8, 'merge', 'Say goodbye too'],
+      [9, 'squash', 'Speed up greeting'],
+    ]);
+    expect(mined[2].body).toBe('Fixes #100');
+    expect(mined[1].messages).toEqual(['Say goodbye too (#8)', 'Add farewell']);
+  });
+
+  test('renames, deletions and binary files are reported as such', () => {
+    const files = Object.fromEntries(mined[0].files.map((file) => [file.path, file]));
+    expect(files['src/new_name.py']).toMatchObject({ status: 'renamed', kind: 'code' });
+    expect(files['docs/guide.md']).toMatchObject({ status: 'deleted', kind: 'other', deletions: 1 });
+    expect(files['assets/logo.png']).toMatchObject({ status: 'added', kind: 'other', binary: true, additions: 0 });
+    expect(files['tests/test_app.py']).toMatchObject({ status: 'added', kind: 'test' });
+    expect(files['src/app.py']).toMatchObject({ status: 'modified', additions: 2, deletions: 2 });
+    expect(mined[0].patch).toContain('GIT binary patch');
+  });
+
+  test('another branch can be mined', async () => {
+    const release = await mineLocalRepo(scratch.path, { branch: 'release' });
+    expect(release.map((pr) => pr.number)).toEqual([7, 8]);
+    await expect(mineLocalRepo(scratch.path, { branch: 'no-such-branch' })).rejects.toThrow(
+      /no commit named no-such-branch/,
+    );
+  });
+});
+
+describe('paths that are not repositories', () => {
+  test('a plain directory gives NotAGitRepositoryError with a clear message', async () => {
+    const plain = join(root, 'plain');
+    await mkdir(plain);
+    const failure = mineLocalRepo(plain);
+    await expect(failure).rejects.toBeInstanceOf(NotAGitRepositoryError);
+    await expect(failure).rejects.toBeInstanceOf(MiningError);
+    await expect(failure).rejects.toThrow(`not a git repository: ${plain}`);
+  });
+
+  test('a missing path and a folder inside a repository are not repositories either', async () => {
+    await expect(mineLocalRepo(join(root, 'missing'))).rejects.toThrow(/^not a git repository: /);
+    await expect(mineLocalRepo(join(demo, 'tally'))).rejects.toBeInstanceOf(NotAGitRepositoryError);
+  });
+});
