@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainsmithError, StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../errors';
-import type { LanguageRecipe, Resolution } from './contract';
+import type { Resolution } from './contract';
+import type { Recipe } from './languages';
 import { runTool } from './host-tools';
 import { run } from '../process/run';
 import { stageReason } from '../stage-reason';
@@ -21,7 +22,7 @@ export interface FetchRequest {
   repoName: string;
   repoPath: string;
   sha: string;
-  recipe: LanguageRecipe;
+  recipe: Recipe;
   /** The cache key: the same repository history, manifests and resolution date fetch the same things. */
   key: string;
   asOf: Date;

@@ -1,5 +1,4 @@
-import type { RunnerName } from './contract';
-import { runnerFor } from './runners';
+import { runnerFor, type RunnerName } from './languages';
 import type { Sandbox } from '../container/sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
 import { journaled } from '../work-journal';

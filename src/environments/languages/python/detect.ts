@@ -1,8 +1,11 @@
-import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
+import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { pythonFetch, pythonFetchRevision } from './python-fetch';
-import { toolTestRequirements } from './python-tool-deps';
-import { choosePython, type PythonEra } from './python-versions';
+import { pythonFetch, pythonFetchRevision } from './fetch';
+import { toolTestRequirements } from './tool-deps';
+import { choosePython, type PythonEra } from './versions';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
 
 /** The virtualenv a Python recipe makes; on the base image's Python it sees Debian's packages (pytest) through system site-packages. */
 export const VENV = '/work/.venv';
@@ -20,13 +23,13 @@ const DOCS = /^docs?$|documentation|sphinx/i;
 const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
 
 /**
- * Python projects: a venv on the Python of the stage's era (python-versions.ts: the base image's 3.11
+ * Python projects: a venv on the Python of the stage's era (versions.ts: the base image's 3.11
  * or one the host provides), with the project's dependencies (runtime, extras, test groups and test
  * requirement files) resolved on the host for that Python as of the manifests' date and installed
  * offline from the fetched wheels, then the project itself, editable and without its deps. A project
  * on the base image's Python that declares nothing to install (beyond setuptools) needs no registry at all.
  */
-export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: PythonEra): Promise<LanguageRecipe | undefined> {
+export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: PythonEra): Promise<PythonRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
