@@ -22,7 +22,10 @@ const ConfigSchema = z.strictObject({
     name: z.string().min(1),
     judgeName: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive(),
-    /** Tries per model call of the agent, the judge and the query writer (429, 5xx, timeouts; src/model/retry.ts); backoff doubles from retryBaseMs. */
+    /**
+     * Tries per model call outside Temporal activities (`mine --judge-links`: 429, 5xx, timeouts; src/model/retry.ts); backoff doubles
+     * from retryBaseMs. Inside activities (agent, judge, query writer) a call is tried once and Temporal retries the activity (src/retry-budget.ts).
+     */
     retries: z.number().int().min(1).max(10),
     retryBaseMs: z.number().int().nonnegative(),
   }),

@@ -2,6 +2,7 @@ import { activityInfo } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { RecentMap } from './recent-map';
 
 /**
  * What a kill can make chainsmith do twice: model calls, test commands, environment builds (the units
@@ -25,8 +26,12 @@ export interface WorkRecord {
   ok?: boolean;
 }
 
-/** Which occurrence of the same work this is within one activity attempt (the same test command run before and after the gold patch). */
-const occurrences = new Map<string, number>();
+/**
+ * Which occurrence of the same work this is within one activity attempt (the same test command run
+ * before and after the gold patch), per attempt. Only attempts under way need theirs, so a long-lived
+ * worker keeps those of its most recent attempts, far more than it runs at once, not of every attempt it ever ran.
+ */
+const occurrences = new RecentMap<string, Map<string, number>>(1024);
 
 /**
  * Runs `fn` as one piece of work, and where CHAINSMITH_WORK_JOURNAL names a file appends a line to it
@@ -43,9 +48,12 @@ export async function journaled<T>(kind: WorkKind, what: string | (() => string)
   const where = currentActivity();
   const hash = createHash('sha256').update(typeof what === 'string' ? what : what()).digest('hex').slice(0, 16);
   const scope = opts.global ? 'global' : where.scope;
-  const counter = `${where.scope}#${where.attempt}|${kind}|${hash}`;
-  const n = occurrences.get(counter) ?? 0;
-  occurrences.set(counter, n + 1);
+  const attempt = `${where.scope}#${where.attempt}`;
+  const counts = occurrences.get(attempt) ?? new Map<string, number>();
+  occurrences.set(attempt, counts);
+  const counter = `${kind}|${hash}`;
+  const n = counts.get(counter) ?? 0;
+  counts.set(counter, n + 1);
   const base = { id: `${scope}|${kind}|${hash}|${n}`, kind, activity: where.type, attempt: where.attempt, pid: process.pid };
   mkdirSync(dirname(file), { recursive: true });
   const write = (r: WorkRecord) => appendFileSync(file, `${JSON.stringify(r)}\n`);

@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
 import { DEFAULT_WINDOW_DAYS } from '../mining/links/code-history';
+import { SCHEDULE_RUN_ATTEMPTS } from '../retry-budget';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
 import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel, parseStrength } from './option-parsers';
 
@@ -181,7 +182,7 @@ schedule
   .addOption(new Option('--policy <policy>', 'agent policy of the batches (default: model if an endpoint is configured, else gold-replay)').choices(['model', 'gold-replay']))
   .addOption(new Option('--scaffold <scaffold>', "agent protocol (default: the config's agent.scaffold)").choices(['tools', 'bash']))
   .option('--concurrency <n>', 'chains of a batch running at once', (v) => parsePositive('--concurrency', v), 4)
-  .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), 3)
+  .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), SCHEDULE_RUN_ATTEMPTS)
   .option('--max-length <n>', 'longest chain', (v) => parsePositive('--max-length', v))
   .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6)', (v) => parseFraction('--min-confidence', v))
   .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)', parseStrength)

@@ -2,9 +2,9 @@ import type { ChatMessage, ModelClient } from '../model/client';
 import { MalformedReplyError } from '../model/errors';
 import { parseJsonReply } from '../model/json-reply';
 import { prompt } from '../model/prompt-files';
+import { JUDGE_ASKS } from '../retry-budget';
 import { ModelVerdictSchema, type ModelVerdict, type TestOutcome, type TestSignal } from '../schemas';
 
-const ATTEMPTS = 3;
 /** Patches longer than this are cut for the judge: a verdict on most of a huge patch beats no verdict. */
 const MAX_PATCH_CHARS = 60_000;
 /** The schema the model is asked for: per-aspect notes are required there, if optional when read back. */
@@ -39,7 +39,7 @@ function describeTests(input: VerdictInput): string {
 
 /**
  * Asks the judge model for a structured verdict (score, per-aspect notes, feedback). A reply that is
- * not a valid verdict is pointed out in the same conversation and asked for again, three times in all;
+ * not a valid verdict is pointed out in the same conversation and asked for again, JUDGE_ASKS times in all;
  * then the stage fails with the reason (MalformedReplyError). An endpoint that fails is a ModelError.
  */
 export async function modelVerdict(client: ModelClient, model: string, input: VerdictInput, signal?: AbortSignal): Promise<ModelVerdict> {
@@ -56,12 +56,12 @@ export async function modelVerdict(client: ModelClient, model: string, input: Ve
     },
   ];
   const problems: string[] = [];
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= JUDGE_ASKS; attempt++) {
     const content = await client.completeJson(model, messages, { name: 'verdict', schema: RequestedVerdict }, { caller: 'judge', stage: input.stage }, signal);
     const reply = parseJsonReply(content, ModelVerdictSchema);
     if ('value' in reply) return reply.value;
     problems.push(`attempt ${attempt}: ${reply.problem}`);
     messages.push({ role: 'assistant', content }, { role: 'user', content: prompt('judge', 'malformed', { problem: reply.problem }) });
   }
-  throw new MalformedReplyError(`the judge returned no valid verdict in ${ATTEMPTS} attempts (${problems.join('; ')})`);
+  throw new MalformedReplyError(`the judge returned no valid verdict in ${JUDGE_ASKS} attempts (${problems.join('; ')})`);
 }

@@ -2,13 +2,12 @@ import { ChainsmithError } from '../errors';
 import { ModelRateLimitedError } from './errors';
 
 /**
- * The one retry policy of model calls (agent, judge and query writer alike; config `model.retries` and
- * `model.retryBaseMs`): a call that failed for a reason another try can help (timeout, unreachable,
- * 5xx, 429) is tried again, `attempts` times in all, backing off exponentially from `baseDelayMs` or
- * waiting what the endpoint's Retry-After asks, at most MAX_DELAY_MS. It sits inside one agent step,
- * one verdict or one query, so a flaky endpoint costs a repeated call, not a rebuilt sandbox. What still
- * fails after that reaches Temporal, whose activity retry policy (workflows/activity-table.ts) is the outer
- * bound; a permanent failure (a refusal) is retried by neither.
+ * The retry policy of a model client: a call that failed for a reason another try can help (timeout,
+ * unreachable, 5xx, 429) is tried again, `attempts` times in all, backing off exponentially from
+ * `baseDelayMs` or waiting what the endpoint's Retry-After asks, at most MAX_DELAY_MS. Workers' clients
+ * try once (MODEL_TRIES_IN_ACTIVITY in src/retry-budget.ts): Temporal retries the activity, and two
+ * layers would multiply. The CLI's link judge, which no activity retries, tries config `model.retries`
+ * times. A permanent failure (a refusal) is retried by neither.
  */
 export interface RetryPolicy {
   attempts: number;

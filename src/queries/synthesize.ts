@@ -4,10 +4,11 @@ import { ChainQueriesSchema, QueryPartsSchema, type Chain, type ChainQueries, ty
 import { DEFAULT_LEAK_LIMIT } from './leak-check';
 import { mergeSecrets, patchSecrets } from './patch-secrets';
 import { prompt } from '../model/prompt-files';
+import { QUERY_WRITER_TRIES } from '../retry-budget';
 import { writeWithoutLeaks, type Written } from './write-without-leaks';
 
 export interface SynthesisOptions {
-  /** Replies asked for per query, malformed and leaking ones included (default 4). */
+  /** Replies asked for per query, malformed and leaking ones included (default QUERY_WRITER_TRIES). */
   maxAttempts?: number;
   /** Highest leak score a query may keep (default DEFAULT_LEAK_LIMIT). */
   leakLimit?: number;
@@ -71,7 +72,7 @@ export async function synthesizeQueries(
   chain: Chain,
   opts: SynthesisOptions = {},
 ): Promise<ChainQueries> {
-  const maxAttempts = opts.maxAttempts ?? 4;
+  const maxAttempts = opts.maxAttempts ?? QUERY_WRITER_TRIES;
   const leakLimit = opts.leakLimit ?? DEFAULT_LEAK_LIMIT;
   const system = { role: 'system' as const, content: prompt('queries', 'system') };
   const secrets = chain.prs.map((pr) => patchSecrets(pr.patch));

@@ -1,6 +1,7 @@
 import { ActivityCancellationType, type RetryPolicy } from '@temporalio/common';
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { ACTIVITY_ATTEMPTS } from '../retry-budget';
 import { taskQueueFor, type QueueKind } from './task-queues';
 
 export type ActivityName = keyof Activities;
@@ -16,13 +17,13 @@ interface ActivityPlan extends Omit<ActivityOptions, 'taskQueue' | 'heartbeatTim
 }
 
 /** Model calls and sandbox work: retried with backoff, boundedly. */
-const BACKOFF: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 };
+const BACKOFF: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: ACTIVITY_ATTEMPTS.backoff };
 /** Reading and writing files: retried soon, a few times. */
-const QUICK: RetryPolicy = { initialInterval: '1s', maximumAttempts: 5 };
+const QUICK: RetryPolicy = { initialInterval: '1s', maximumAttempts: ACTIVITY_ATTEMPTS.quick };
 
 /**
  * Every activity: the queue whose workers serve it (workers/worker.ts registers from this table) and
- * its timeouts and retry policy (the workflows' proxies read it). Permanent errors
+ * its timeouts and retry policy (the workflows' proxies read it; the counts are in src/retry-budget.ts). Permanent errors
  * (ApplicationFailure.nonRetryable) are never retried.
  */
 export const ACTIVITY_TABLE = {
@@ -32,15 +33,16 @@ export const ACTIVITY_TABLE = {
    * durability.heartbeatTimeoutSeconds, default 10 s) and the retry resumes from the last step's
    * checkpoint, so a crash costs one step, not the round. Attempts add up over a long round, so the
    * backoff stays short (a tenth crash should not wait minutes); the bound is for failures that keep
-   * repeating (an engine that stays down). Model-call faults (429, 5xx, timeouts) are retried inside
-   * the step (config model.retries), so a flaky endpoint does not use up these attempts. A pause
+   * repeating (an engine that stays down). A failed model request (429, 5xx, timeout) fails the attempt
+   * too: it is not retried inside the step as well, so one request is tried at most this many times
+   * (src/retry-budget.ts). A pause
    * cancels the round and waits until its last step is saved.
    */
   rolloutRound: {
     queue: 'sandbox',
     heartbeat: true,
     startToCloseTimeout: '6 hours',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 30 },
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: ACTIVITY_ATTEMPTS.rolloutRound },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   },
   /** Gold validation runs the PR's tests twice in a sandbox (each bounded at 10 minutes). */
@@ -57,11 +59,11 @@ export const ACTIVITY_TABLE = {
     scheduleToStartTimeout: '30 seconds',
     startToCloseTimeout: '2 minutes',
     scheduleToCloseTimeout: '3 minutes',
-    retry: { initialInterval: '2s', maximumAttempts: 3 },
+    retry: { initialInterval: '2s', maximumAttempts: ACTIVITY_ATTEMPTS.cleanupRun },
   },
   /** Writing a chain's queries: up to four model calls per query with leak-check regenerations. */
   synthesizeQueries: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '30 minutes', retry: BACKOFF },
-  /** One model request, or none for a gold replay. */
+  /** One verdict (up to JUDGE_ASKS model requests), or none for a gold replay. */
   judgeStage: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '10 minutes', retry: BACKOFF },
   cutChain: { queue: 'orchestration', heartbeat: true, startToCloseTimeout: '10 minutes', retry: QUICK },
   /** Token counting of a multi-million-token trajectory takes a while. */
@@ -77,11 +79,11 @@ export const ACTIVITY_TABLE = {
     queue: 'orchestration',
     heartbeat: true,
     startToCloseTimeout: '3 hours',
-    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: ACTIVITY_ATTEMPTS.mineForSchedule },
   },
 } as const satisfies Record<ActivityName, ActivityPlan>;
 
-export interface Call {
+interface Call {
   /** The workflow's own task queue, which the activity's queue pairs with. */
   queue: string;
   /** Names the call in the Temporal UI. */

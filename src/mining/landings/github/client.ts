@@ -2,13 +2,14 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import Bottleneck from 'bottleneck';
+import { GITHUB_ERROR_RETRIES, GITHUB_RATE_LIMIT_RETRIES } from '../../../retry-budget';
 
 const ThrottledOctokit = Octokit.plugin(throttling, retry);
 export type GitHubClient = InstanceType<typeof ThrottledOctokit>;
 
 export const PUBLIC_API = 'https://api.github.com';
 
-export interface GitHubClientOptions {
+interface GitHubClientOptions {
   baseUrl?: string;
   token?: string;
   /**
@@ -18,15 +19,12 @@ export interface GitHubClientOptions {
   secondMs?: number;
   /** A reset further away than this stops the mine instead of waiting (the cache keeps what was fetched). */
   maxWaitSeconds?: number;
-  /** Retries of a request that failed with 5xx or a network error. */
+  /** Retries of a request that failed with 5xx or a network error (default GITHUB_ERROR_RETRIES). */
   retries?: number;
   warn?: (message: string) => void;
   /** Called for every HTTP request that goes out, retries included. */
   onRequest?: (method: string, url: string) => void;
 }
-
-/** Three rate-limit retries of one request, then it fails and the mine stops with a clear message. */
-const MAX_LIMIT_RETRIES = 3;
 
 /**
  * An Octokit that is polite to GitHub: it waits out primary and secondary rate limits (within
@@ -37,7 +35,8 @@ export function createGitHubClient(opts: GitHubClientOptions = {}): GitHubClient
   const maxWait = opts.maxWaitSeconds ?? 15 * 60;
   const warn = opts.warn ?? (() => undefined);
   const onLimit = (what: string) => (retryAfter: number, options: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-    if (retryCount >= MAX_LIMIT_RETRIES || retryAfter > maxWait) return false;
+    // After GITHUB_RATE_LIMIT_RETRIES the request fails and the mine stops with a clear message.
+    if (retryCount >= GITHUB_RATE_LIMIT_RETRIES || retryAfter > maxWait) return false;
     // Octokit hands over the route template ("/repos/{owner}/{repo}/pulls"); name the real path.
     const path = options.url.replace(/\{(\w+)\}/g, (_, key: string) => String((options as unknown as Record<string, unknown>)[key] ?? key));
     warn(`GitHub ${what} on ${options.method} ${path}: waiting ${retryAfter}s before retrying`);
@@ -62,7 +61,7 @@ export function createGitHubClient(opts: GitHubClientOptions = {}): GitHubClient
       ...(second !== 1000 ? { write: new Bottleneck.Group({ maxConcurrent: 1, minTime: second }) } : {}),
     },
     retry: {
-      retries: opts.retries ?? 3,
+      retries: opts.retries ?? GITHUB_ERROR_RETRIES,
       retryAfterBaseValue: second,
       // 403 and 429 belong to the throttling plugin, which reads the rate-limit headers.
       doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ChatMessage, ModelClient } from '../../../model/client';
 import { MalformedReplyError } from '../../../model/errors';
+import { LINK_JUDGE_ASKS } from '../../../retry-budget';
 import { jsonFormat, parseJsonReply } from '../../../model/json-reply';
 import { fillTemplate, promptTemplate } from '../../../model/prompt-files';
 import { NO_REDACTION, type Redactor } from '../../../redact';
@@ -15,8 +16,6 @@ const RequestedVerdict = z.object({
 /** What a reply must be. The schema sent leaves out minLength: strict structured output does not take it. */
 export const LinkVerdictSchema = RequestedVerdict.extend({ reason: z.string().trim().min(1) });
 export type LinkVerdict = z.infer<typeof LinkVerdictSchema>;
-
-const ATTEMPTS = 3;
 
 /**
  * Names what the model is shown: the three templates, the reply schema and how PRs are trimmed. A
@@ -65,7 +64,7 @@ export async function askVerdict(client: ModelClient, model: string, edge: Edge,
   ];
   let usage: Usage = { promptTokens: 0, completionTokens: 0 };
   const problems: string[] = [];
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= LINK_JUDGE_ASKS; attempt++) {
     const response = await client.complete({ model, messages, response_format: jsonFormat({ name: 'link_verdict', schema: RequestedVerdict }) }, { marker: { caller: 'link-judge' } });
     usage = addUsage(usage, usageOf(response));
     const content = response.choices?.[0]?.message?.content ?? '';
@@ -74,5 +73,5 @@ export async function askVerdict(client: ModelClient, model: string, edge: Edge,
     problems.push(`attempt ${attempt}: ${reply.problem}`);
     messages.push({ role: 'assistant', content }, { role: 'user', content: fillTemplate(promptTemplate('link-judge', 'malformed'), { problem: reply.problem }) });
   }
-  throw new NoVerdictError(`the link judge returned no valid verdict in ${ATTEMPTS} attempts (${problems.join('; ')})`, usage, ATTEMPTS);
+  throw new NoVerdictError(`the link judge returned no valid verdict in ${LINK_JUDGE_ASKS} attempts (${problems.join('; ')})`, usage, LINK_JUDGE_ASKS);
 }

@@ -1,0 +1,51 @@
+/**
+ * Every retry layer's count in one place, and the worst cases they multiply to (docs/retries.md says
+ * why each layer is there). Each layer reads its count from here; test/retry-budget.test.ts counts the
+ * requests a judge activity really makes against the worst case below. Pure constants: workflow code
+ * (workflows/activity-table.ts) imports this file too.
+ */
+
+/**
+ * Tries of one model request inside a Temporal activity: one. A failed request (timeout, 5xx, 429)
+ * fails the activity, and Temporal's retry of the activity is the only retry, so the layers do not
+ * multiply. Outside activities (`mine --judge-links`) the client retries instead, config model.retries.
+ */
+export const MODEL_TRIES_IN_ACTIVITY = 1;
+
+/** Asks of the judge for a valid verdict in one conversation: a malformed reply is pointed out and asked again. */
+export const JUDGE_ASKS = 3;
+/** Asks of the link judge (mine --judge-links) for a valid verdict on one pair. */
+export const LINK_JUDGE_ASKS = 3;
+/** Tries of the query writer for one query: a malformed or leaking reply is pointed out and asked again. */
+export const QUERY_WRITER_TRIES = 4;
+
+/** Temporal attempts of an activity (workflows/activity-table.ts). */
+export const ACTIVITY_ATTEMPTS = {
+  /** Model calls and sandbox work (judgeStage, synthesizeQueries, validateGold). */
+  backoff: 5,
+  /** Reading and writing files (cutChain, exportSample, batchPage). */
+  quick: 5,
+  /** A rollout round, which resumes from its last step: attempts add up over a long round. */
+  rolloutRound: 30,
+  cleanupRun: 3,
+  mineForSchedule: 3,
+} as const;
+
+/** Octokit's retries of one GitHub request that failed with 5xx or a network error (plugin-retry). */
+export const GITHUB_ERROR_RETRIES = 3;
+/** Octokit's retries of one GitHub request that hit a rate limit, each after waiting it out (plugin-throttling). */
+export const GITHUB_RATE_LIMIT_RETRIES = 3;
+
+/** Attempts of a failed scheduled run (the schedule's workflow retry policy; `schedule create --attempts`). */
+export const SCHEDULE_RUN_ATTEMPTS = 3;
+
+/** Model requests one judgeStage activity can make: every ask, every Temporal attempt. */
+export const JUDGE_STAGE_WORST_REQUESTS = JUDGE_ASKS * MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTEMPTS.backoff;
+/** Model requests for one query (or the overview) of a synthesizeQueries activity: written queries are kept, a retry asks only for the rest. */
+export const QUERY_WORST_REQUESTS = QUERY_WRITER_TRIES * MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTEMPTS.backoff;
+/** Model requests for one agent step of a rollout round: a retry resumes at the step that failed. */
+export const AGENT_STEP_WORST_REQUESTS = MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTEMPTS.rolloutRound;
+/** Model requests for one pair under `mine --judge-links` with `modelRetries` (config model.retries) tries per request. */
+export const linkJudgeWorstRequests = (modelRetries: number) => LINK_JUDGE_ASKS * modelRetries;
+/** Tries of one GitHub request in a scheduled run's mine: Octokit's, every attempt of the activity, every attempt of the run. */
+export const GITHUB_REQUEST_WORST_TRIES = (1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES) * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;
