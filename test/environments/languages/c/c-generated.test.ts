@@ -2,10 +2,10 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../src/artifacts/store';
-import { goldTestsFor } from '../../src/judge/gold-validation';
-import { ChainRepo, type Files } from '../support/chain-repo';
-import { testEnvironments } from '../support/environments';
+import { ArtifactStore } from '../../../../src/artifacts/store';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { ChainRepo, type Files } from '../../../support/chain-repo';
+import { testEnvironments } from '../../../support/environments';
 
 const docker = new Docker();
 
