@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { DEFAULT_PRICES, PriceSchema } from './agent/pricing';
+import { BASE } from './environments/languages';
 import { RecipeOverrideSchema } from './environments/recipe';
 import { ScaffoldKind } from './schemas/trajectory';
 
@@ -65,7 +66,7 @@ const ConfigSchema = z.strictObject({
     pidsLimit: z.number().int().min(16),
     /** Warm sandboxes a worker keeps started per environment image, and at most as many prepared for next stages (src/stage/pool.ts); 0: each on demand. */
     poolSize: z.number().int().min(0).max(16),
-    /** The test command of a repository whose language is not recognised, and pytest's command for Python projects. */
+    /** The test command of a repository whose language is not recognised (default: the base language's, pytest), and the command of a detected project whose runner runs it. */
     testCommand: z.string().min(1),
   }),
   /**
@@ -85,6 +86,10 @@ const ConfigSchema = z.strictObject({
     pythons: z.array(z.string().startsWith('/')),
     /** Runs of a PR's tests after the gold change in gold validation; a test whose outcome differs between them is flaky and checks nothing. */
     goldRuns: z.number().int().min(1).max(10),
+    /** Recipes the setup agent (src/setup-agent) may propose for one stage detection cannot set up; default 3. */
+    setupAttempts: z.number().int().min(1).max(10).optional(),
+    /** Where accepted setup-agent recipes are saved, one file per repository; default <dataDir>/recipes. */
+    recipesDir: z.string().min(1).optional(),
   }),
   /**
    * What one chain's conversation may spend. Tokens and cost come from the API's usage, priced with
@@ -131,6 +136,7 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_SANDBOX_CPUS: { path: ['environments', 'cpus'], number: true },
   CHAINSMITH_BUILD_NETWORK: { path: ['environments', 'buildNetwork'] },
   CHAINSMITH_GOLD_RUNS: { path: ['environments', 'goldRuns'], number: true },
+  CHAINSMITH_SETUP_ATTEMPTS: { path: ['environments', 'setupAttempts'], number: true },
   CHAINSMITH_MAX_TOKENS: { path: ['budget', 'maxTokens'], number: true },
   CHAINSMITH_MAX_COST_USD: { path: ['budget', 'maxCostUsd'], number: true },
   CHAINSMITH_MAX_WALL_SECONDS: { path: ['budget', 'maxWallSeconds'], number: true },
@@ -147,7 +153,7 @@ function defaults(env: Env): Config {
     artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 10 },
-    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: 'python3 -m pytest -q -p no:cacheprovider' },
+    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: BASE.testCommand },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [], goldRuns: 2 },
     budget: { prices: DEFAULT_PRICES },
   };

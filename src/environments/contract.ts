@@ -2,16 +2,15 @@ import type { TestCase } from '../schemas';
 
 /**
  * The shapes every language's environment support is written against (a contract between the
- * environment builder and the per-language modules). Pure types: safe to import anywhere.
+ * environment builder and the folders under languages/). The names of languages, runners and
+ * toolchains are not listed here: each language's folder declares its own, and the registry
+ * (languages/index.ts) derives the unions from them. Pure types: safe to import anywhere.
  */
 
-export type Language = 'python' | 'rust' | 'go' | 'java' | 'c' | 'node' | 'unknown';
-
-/** How a test run reports per-test outcomes; 'exit-code' knows only pass or fail. */
-export type RunnerName = 'pytest' | 'cargo' | 'go' | 'maven' | 'gradle' | 'ctest' | 'make' | 'node' | 'exit-code';
-
-/** A Debian-packaged toolchain image (images/toolchains/NAME/packages on top of images/base). */
-export type ToolchainName = 'python' | 'rust' | 'rust-web' | 'go' | 'java' | 'c' | 'node';
+/** The language of a recipe nothing was detected for (or configured without one). */
+export type NoLanguage = 'unknown';
+/** The runner that knows only pass or fail, for any language (runners/exit-code.ts). */
+export type ExitCode = 'exit-code';
 
 /** A repository's files at one commit, read on the host with git (no checkout). */
 export interface RepoFiles {
@@ -46,17 +45,22 @@ export interface Resolution {
   asOf?: string;
   packages: Array<{ name: string; version: string }>;
   notes: string[];
+  /**
+   * What the PR's merge resolves to where it differs from the base's (LanguageRecipe.withMerged
+   * 'separate'): fetched into `merged/` below the dependency directory, installed by `mergedSetup`.
+   */
+  merged?: { asOf?: string; packages: Array<{ name: string; version: string }> };
 }
 
 /** Where the fetched dependencies are mounted, read-only, during the environment build. */
 export const DEPS_MOUNT = '/deps';
 
-export interface LanguageRecipe {
-  language: Language;
+export interface LanguageRecipe<L extends string = string, R extends string = string, T extends string = string> {
+  language: L;
   /** 'python-pip', 'rust-cargo', 'go-modules', 'java-maven', 'java-gradle', 'c-cmake', 'c-make', 'c-meson', 'node-npm', …, or 'config'. */
   origin: string;
   /** `prefix`: a host CPython copied into a toolchain image built on the base (images/host-python), `version` its minor. */
-  toolchain: { image: ToolchainName; version?: string; note?: string; prefix?: string };
+  toolchain: { image: T; version?: string; note?: string; prefix?: string };
   /** Root-relative files whose content decides the environment (a change builds a new image). */
   manifests: string[];
   /** Runs on the host before the build, with network through the host's configured clients. */
@@ -68,17 +72,31 @@ export interface LanguageRecipe {
   pinned?: boolean;
   /**
    * Where the stage's PR changes a manifest, what its environment holds so that the base and the
-   * merge both run (builder.ts): 'merged' resolves the merge's manifests alone (ranges: the merge's
-   * floors satisfy the base's too); a function adds what the merge's fetch holds into the base's
-   * (exact pins: both sets must be there offline). Absent: the base's alone.
+   * merge both run (builder.ts): 'separate' resolves the base's and the merge's manifests each on
+   * their own (ranges: one resolution cannot serve both where the PR removes or caps a dependency),
+   * the merge's installed apart by `mergedSetup` where it differs, and used by runs after a change
+   * (`mergedPath`); a function adds what the merge's fetch holds into the base's (exact pins: both
+   * sets must be there offline). Absent: the base's alone.
    */
-  withMerged?: 'merged' | ((baseDir: string, mergedDir: string) => Promise<void>);
+  withMerged?: 'separate' | ((baseDir: string, mergedDir: string) => Promise<void>);
+  /**
+   * A content-addressed build cache (Go's GOCACHE) that gold validation's sandboxes share across stages
+   * and chains: mounted read-write at `dir` and selected by `env`, so what one stage compiled another
+   * with the same sources finds (a stage's base is mostly the previous stage's merge). Only a cache
+   * whose entries are keyed by the hash of their inputs and safe for concurrent writers qualifies. Never
+   * given to an agent's sandbox, whose code could write entries the gold runs would then trust.
+   */
+  sharedCache?: { dir: string; env: Record<string, string> };
+  /** With withMerged 'separate': setup lines that install the merge's resolution (DEPS_MOUNT/merged) beside the base's. */
+  mergedSetup?: string[];
+  /** With withMerged 'separate': directories put first on PATH for a test run after a change, where the merge's resolution is installed. */
+  mergedPath?: string[];
   /** A manifest's text with what does not decide dependencies taken out (the project's own version): what the fetch is keyed on. */
   dependencyText?(path: string, text: string): string;
   /** Bumped when the fetcher resolves differently: cached fetches (and the images built from them) keyed on an older one are not reused. */
   fetchRevision?: number;
   /** Built instead where this recipe's toolchain is too old for what it resolved (ToolchainTooOld, from the fetch or `tooOld`). */
-  fallback?: LanguageRecipe;
+  fallback?: LanguageRecipe<L, R, T>;
   /** Build output that says the toolchain is too old (a fetch cached before its own check could not tell). */
   tooOld?: RegExp;
   /** Test requirements the stage's PR adds that its base does not declare, installed too (its tests need them); part of the image key. */
@@ -95,14 +113,14 @@ export interface LanguageRecipe {
   env: Record<string, string>;
   /** Directories put in front of PATH in the image. */
   path: string[];
-  runner: RunnerName;
+  runner: R;
   /** A configured test command that replaces the runner's own. */
   test?: string;
 }
 
 /** Runs the tests that check a PR and reads per-test outcomes from what the command printed. */
-export interface TestRunner {
-  name: RunnerName;
+export interface TestRunner<R extends string = string> {
+  name: R;
   /**
    * The shell command, run at /work, for the PR's test files (all tests where the runner cannot narrow
    * to them); it prints everything `parse` needs to stdout (e.g. cats Surefire XML reports at its end).
@@ -110,4 +128,53 @@ export interface TestRunner {
   command(testFiles: string[], override?: string): string;
   /** Per-test outcomes with ids stable across runs of the same tests; undefined when none were reported. */
   parse(output: string): TestCase[] | undefined;
+  /** Whether a configured test command runs this runner's tool (then its report is read, and the command is kept for detected projects). */
+  runs?(command: string): boolean;
+  /** Which of a PR's test files the runner can be given, and what those are ('Python files pytest could run'); absent: any. */
+  selects?: { files(files: string[]): string[]; described: string };
+  /** The tool's one-line reason for a failing test, where it prints one, for the feedback on a failed stage. */
+  failureLine?(output: string, id: string): string | undefined;
+}
+
+/** What a detector is given besides the base's files. */
+export interface DetectContext<S = unknown> {
+  /** The files at the stage's PR merge, where the detector may read what the PR adds. */
+  merged?: RepoFiles;
+  /** The stage's base commit date; a git call, so read only by a detector that needs it. */
+  baseDate(): Promise<Date>;
+  /** The clone and the base commit the files are read from, for a detector that reads beyond the root (Python's CI files); absent on files without a clone. */
+  repo?: { path: string; sha: string };
+  /** The config's environments section, where a language reads its own settings. */
+  settings: S;
+}
+
+/**
+ * Everything chainsmith knows of one language: one object per folder under languages/, listed once in
+ * languages/index.ts. `L` is its name on recipes and manifests, `R` its runners' names, `T` its toolchain
+ * images' names (images/toolchains/T), `S` the settings it reads from the config.
+ */
+export interface LanguageSupport<L extends string = string, R extends string = string, T extends string = string, S = unknown> {
+  name: L;
+  /** How the agent's system prompt names the language ('C/C++'). */
+  title: string;
+  /** The root files the detector looks for, for the message of a repository no language recognises. */
+  layouts: readonly string[];
+  /** The recipe for a repository at one commit, or undefined where the layout is not this language's. */
+  detect(files: RepoFiles, ctx: DetectContext<S>): Promise<LanguageRecipe<L, R | ExitCode, T> | undefined>;
+  runners: { readonly [K in R]: TestRunner<K> };
+  /** Each toolchain image the language builds on, with the command that reports its version there (recorded on the manifest). */
+  toolchains: { readonly [K in T]: string };
+  /** How the miner tells the language's files apart: test files by name, code by extension. */
+  files: { tests: readonly RegExp[]; testDirectories?: readonly string[]; code: readonly string[] };
+  /**
+   * A toolchain built from an installation on the host (a CPython prefix): its recipe under images/
+   * (build.sh BASE TAG PREFIX), what identifies a prefix's build, and the build output that says the
+   * installation cannot run in the image (not worth a retry).
+   */
+  hostToolchain?: { recipe: string; fingerprint(prefix: string): string; unrunnable: RegExp };
+  /**
+   * On the one language whose toolchain is the base image: where nothing is detected (or a configured
+   * recipe names no toolchain) the stage builds on it, and runs this test command unless one is configured.
+   */
+  base?: { toolchain: T; testCommand: string };
 }

@@ -1,12 +1,11 @@
 import type { Environment } from './builder';
+import { languageTitle } from './languages';
 import { prTestCommand } from './pr-tests';
-
-const LANGUAGE: Record<string, string> = { python: 'Python', rust: 'Rust', go: 'Go', java: 'Java', c: 'C/C++', node: 'Node.js' };
 
 /** A few true sentences about a stage's environment, from its manifest, for the agent's system prompt. */
 export function describeEnvironment(env: Environment): string {
   const m = env.manifest;
-  const language = LANGUAGE[m.language];
+  const language = languageTitle(m.language);
   const toolchain = m.toolchain.version ? ` (${m.toolchain.version.split('\n')[0]})` : '';
   const what = language ? `a ${language} toolchain${toolchain}` : `only the base system${toolchain}`;
   const deps = m.resolution?.packages.length

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths';
-import type { ToolchainName } from './contract';
+import type { ToolchainName } from './languages';
 
 /**
  * Sandbox images are built from recipes under images/: the base (images/base) and one toolchain image

@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { TransientError } from '../errors';
-import type { Language, Resolution, RunnerName, ToolchainName } from './contract';
+import type { Resolution } from './contract';
+import type { Language, RunnerName, ToolchainName } from './languages';
 
 /** The image label that holds an environment's manifest (JSON). */
 export const MANIFEST_LABEL = 'chainsmith.env.manifest';

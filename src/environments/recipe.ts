@@ -1,9 +1,5 @@
 import { z } from 'zod';
-import type { Language, LanguageRecipe, RunnerName, ToolchainName } from './contract';
-
-const LANGUAGES = ['python', 'rust', 'go', 'java', 'c', 'node', 'unknown'] as const satisfies readonly Language[];
-const RUNNERS = ['pytest', 'cargo', 'go', 'maven', 'gradle', 'ctest', 'node', 'exit-code'] as const satisfies readonly RunnerName[];
-const TOOLCHAINS = ['python', 'rust', 'rust-web', 'go', 'java', 'c', 'node'] as const satisfies readonly ToolchainName[];
+import { BASE, LANGUAGE_NAMES, RUNNER_NAMES, runnerOfCommand, TOOLCHAIN_NAMES, type Recipe } from './languages';
 
 /**
  * A recipe as the config file names it for one repository; it replaces detection. Setup lines run in
@@ -18,22 +14,22 @@ export const RecipeOverrideSchema = z.strictObject({
   path: z.array(z.string().startsWith('/')).optional(),
   /** Files whose content decides the environment: a change to one of them builds a new image. */
   manifests: z.array(z.string().min(1)).optional(),
-  language: z.enum(LANGUAGES).optional(),
-  /** How per-test outcomes are read; absent: pytest where the test command runs pytest, else the exit code. */
-  runner: z.enum(RUNNERS).optional(),
-  /** The toolchain image to build on (images/toolchains/NAME); absent: the base image (Python). */
-  toolchain: z.enum(TOOLCHAINS).optional(),
+  language: z.enum(LANGUAGE_NAMES).optional(),
+  /** How per-test outcomes are read; absent: the runner whose tool the test command runs (pytest), else the exit code. */
+  runner: z.enum(RUNNER_NAMES).optional(),
+  /** The toolchain image to build on (images/toolchains/NAME); absent: the base image (the base language's, Python's). */
+  toolchain: z.enum(TOOLCHAIN_NAMES).optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
 });
 export type RecipeOverride = z.infer<typeof RecipeOverrideSchema>;
 
 /** The recipe a config names; `defaultTestCommand` (sandbox.testCommand) runs where it names no test. */
-export function recipeFromConfig(override: RecipeOverride, defaultTestCommand: string): LanguageRecipe {
+export function recipeFromConfig(override: RecipeOverride, defaultTestCommand: string): Recipe {
   const test = override.test ?? (override.runner ? undefined : defaultTestCommand);
   return {
     language: override.language ?? 'unknown',
     origin: 'config',
-    toolchain: { image: override.toolchain ?? 'python' },
+    toolchain: { image: override.toolchain ?? BASE.toolchain },
     manifests: override.manifests ?? [],
     setup: override.setup,
     env: override.env ?? {},
@@ -44,11 +40,11 @@ export function recipeFromConfig(override: RecipeOverride, defaultTestCommand: s
 }
 
 /** A repository nothing was detected in: no setup, the configured test command. */
-export function fallbackRecipe(defaultTestCommand: string): LanguageRecipe {
+export function fallbackRecipe(defaultTestCommand: string): Recipe {
   return {
     language: 'unknown',
     origin: 'plain',
-    toolchain: { image: 'python' },
+    toolchain: { image: BASE.toolchain },
     manifests: [],
     setup: [],
     env: {},
@@ -56,8 +52,4 @@ export function fallbackRecipe(defaultTestCommand: string): LanguageRecipe {
     runner: runnerOfCommand(defaultTestCommand),
     test: defaultTestCommand,
   };
-}
-
-function runnerOfCommand(command: string | undefined): RunnerName {
-  return command && /\bpytest\b/.test(command) ? 'pytest' : 'exit-code';
 }

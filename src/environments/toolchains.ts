@@ -4,40 +4,26 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { StageError, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
-import type { LanguageRecipe, ToolchainName } from './contract';
-import { hostPythons, prefixFingerprint, type HostPython } from './host-pythons';
 import { imagesDir, toolchainImageTag, toolchainPackages } from './images';
+import { toolchainLanguage, type Recipe, type ToolchainName } from './languages';
 import { inspectImage } from './manifest';
 import { run } from '../process/run';
 
-/** A toolchain as a recipe names it: by name, or with a host Python prefix (LanguageRecipe['toolchain']). */
-type ToolchainSpec = ToolchainName | LanguageRecipe['toolchain'];
-
-/** What each toolchain reports as its version, run in the image after a build (recorded on the manifest). */
-export const TOOLCHAIN_PROBES: Record<ToolchainName, string> = {
-  python: 'python3 --version',
-  c: 'gcc --version | head -n 1; cmake --version | head -n 1; meson --version | sed "s/^/meson /"',
-  node: 'echo "node $(node --version) npm $(npm --version)"',
-  rust: 'rustc --version; cargo --version',
-  'rust-web': 'rustc --version; cargo --version',
-  go: 'go version',
-  java: 'java -version 2>&1 | head -n 1; mvn -v 2>/dev/null | head -n 1',
-};
+/** A toolchain as a recipe names it: by name, or with a host installation's prefix (Recipe['toolchain']). */
+type ToolchainSpec = ToolchainName | Recipe['toolchain'];
 
 export interface ToolchainOptions {
-  /** The base image (the Python toolchain); a configured sandbox.image replaces the built one. */
+  /** The base image (the base language's toolchain, Python's); a configured sandbox.image replaces the built one. */
   baseImage: string;
   /** Holds the debootstrap package cache and the lock that serialises builds on this host. */
   dataDir: string;
-  /** CPython prefixes the user adds to those pyenv provides (environments.pythons). */
-  pythons?: string[];
 }
 
 /**
  * Toolchain images, built on demand from images/toolchains/NAME (debootstrap + docker import, as the
- * base image is) when a stage needs one the engine lacks; a Python other than the image's is the
- * Python toolchain image plus a CPython prefix the host provides (images/host-python), tagged by that
- * prefix's build. Builds are serialised on the host with a lock file, so two workers never build at once and the second finds the first's image.
+ * base image is) when a stage needs one the engine lacks; a recipe with a host prefix (a Python other
+ * than the image's) gets the toolchain image plus that installation, built by its language's
+ * `hostToolchain` recipe (images/host-python) and tagged by the prefix's build. Builds are serialised on the host with a lock file, so two workers never build at once and the second finds the first's image.
  */
 export class Toolchains {
   private readonly builds = new Map<string, Promise<string>>();
@@ -47,21 +33,16 @@ export class Toolchains {
     private readonly opts: ToolchainOptions,
   ) {}
 
-  /** The CPythons this host can put in a toolchain image (pyenv's and the configured prefixes). */
-  pythons(): Promise<HostPython[]> {
-    return hostPythons(this.opts.pythons);
-  }
-
   image(spec: ToolchainSpec): string {
     const name = typeof spec === 'string' ? spec : spec.image;
-    if (typeof spec !== 'string' && spec.prefix) return this.pythonTag(spec.prefix, spec.version);
+    if (typeof spec !== 'string' && spec.prefix) return this.hostTag(spec.image, spec.prefix, spec.version);
     return toolchainPackages(name) ? toolchainImageTag(name) : this.opts.baseImage;
   }
 
   async ensure(spec: ToolchainSpec, log: (line: string) => void = () => undefined): Promise<string> {
     const tag = this.image(spec);
     if (await this.exists(tag)) return tag;
-    if (typeof spec !== 'string' && spec.prefix) return this.once(tag, () => this.buildPython(tag, spec.prefix!, log));
+    if (typeof spec !== 'string' && spec.prefix) return this.once(tag, () => this.buildOnHost(tag, spec.image, spec.prefix!, log));
     const name = typeof spec === 'string' ? spec : spec.image;
     const packages = toolchainPackages(name);
     if (!packages) throw new StageError(`the base image ${tag} is missing: run scripts/provision.sh image`, { reason: stageReason('unsupported', `the base image ${tag} is missing: run scripts/provision.sh image`) });
@@ -79,26 +60,36 @@ export class Toolchains {
     return running;
   }
 
-  /** A host Python's image tag: the image it is built on (the Python toolchain's), the recipe script, the prefix and its interpreter's build. */
-  private pythonTag(prefix: string, minor = 'host'): string {
-    const script = readFileSync(join(imagesDir(), 'host-python', 'build.sh'));
-    const hash = createHash('sha256').update(JSON.stringify([this.image('python'), prefix, prefixFingerprint(prefix)])).update(script);
-    return `chainsmith-toolchain:python${minor}-${hash.digest('hex').slice(0, 12)}`;
+  /** The language's recipe for images with a host installation in them. */
+  private hostRecipe(name: ToolchainName): NonNullable<ReturnType<typeof toolchainLanguage>['hostToolchain']> {
+    const recipe = toolchainLanguage(name).hostToolchain;
+    if (!recipe) throw new Error(`the ${name} toolchain takes no installation from the host`);
+    return recipe;
   }
 
-  /** The Python toolchain image with a host Python's prefix copied in (images/host-python/build.sh), serialised with the other image builds. */
-  private async buildPython(tag: string, prefix: string, log: (line: string) => void): Promise<string> {
-    const base = await this.ensure('python', log);
+  /** A host installation's image tag: the image it is built on (its toolchain's), the recipe script, the prefix and its build. */
+  private hostTag(name: ToolchainName, prefix: string, minor = 'host'): string {
+    const recipe = this.hostRecipe(name);
+    const script = readFileSync(join(imagesDir(), recipe.recipe, 'build.sh'));
+    const hash = createHash('sha256').update(JSON.stringify([this.image(name), prefix, recipe.fingerprint(prefix)])).update(script);
+    return `chainsmith-toolchain:${name}${minor}-${hash.digest('hex').slice(0, 12)}`;
+  }
+
+  /** The toolchain image with a host installation's prefix copied in (images/RECIPE/build.sh), serialised with the other image builds. */
+  private async buildOnHost(tag: string, name: ToolchainName, prefix: string, log: (line: string) => void): Promise<string> {
+    const recipe = this.hostRecipe(name);
+    const title = toolchainLanguage(name).title;
+    const base = await this.ensure(name, log);
     const locks = join(this.opts.dataDir, 'locks');
     mkdirSync(locks, { recursive: true });
-    log(`building the toolchain image ${tag}: ${base} with the host's Python from ${prefix} (first time only)`);
+    log(`building the toolchain image ${tag}: ${base} with the host's ${title} from ${prefix} (first time only)`);
     const script = `docker image inspect "$1" >/dev/null 2>&1 || bash "$2" "$3" "$1" "$4"`;
-    const out = await buildUnderLock(join(locks, 'images.lock'), script, ['build', tag, join(imagesDir(), 'host-python', 'build.sh'), base, prefix]);
+    const out = await buildUnderLock(join(locks, 'images.lock'), script, ['build', tag, join(imagesDir(), recipe.recipe, 'build.sh'), base, prefix]);
     if (out.code === 0) return tag;
     const why = out.output.trim().slice(-3000);
-    // A missing library or an interpreter that does not run will not build on a retry either.
-    if (/lacks libraries|does not run in the image/.test(why)) {
-      const reason = stageReason('unsupported', `the toolchain image ${tag} cannot be built: the host's Python does not run in it`, { command: `bash images/host-python/build.sh ${base} ${tag} ${prefix}`, exitCode: out.code, output: why });
+    // A missing library or an installation that does not run will not build on a retry either.
+    if (recipe.unrunnable.test(why)) {
+      const reason = stageReason('unsupported', `the toolchain image ${tag} cannot be built: the host's ${title} does not run in it`, { command: `bash images/${recipe.recipe}/build.sh ${base} ${tag} ${prefix}`, exitCode: out.code, output: why });
       throw new StageError(`the toolchain image ${tag} cannot be built:\n${why}`, { reason });
     }
     throw new TransientError(`building the toolchain image ${tag} failed:\n${why}`);

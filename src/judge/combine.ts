@@ -1,4 +1,5 @@
 import type { GoldTests, Judgement, ModelVerdict, TestSignal } from '../schemas';
+import { failureLine } from '../environments/languages';
 import { testOutcome } from './test-outcome';
 
 /** Failing tests keep a score below this, whatever the model says: half of the passing share. */
@@ -23,18 +24,12 @@ export function combine(tests: TestSignal | undefined, model: ModelVerdict | und
   if (outcome && !outcome.passed) {
     notes.push(
       outcome.checked === 'per-test'
-        ? `These tests of the task do not pass yet:\n${outcome.failing.map((id) => `- ${summaryLine(tests!.output, id) ?? id}`).join('\n')}`
+        ? `These tests of the task do not pass yet:\n${outcome.failing.map((id) => `- ${failureLine(tests!.output, id) ?? id}`).join('\n')}`
         : `The tests that check this task fail:\n${tests!.output.slice(-3000)}`,
     );
   }
   if (basis === 'none') notes.push('Nothing verifies this stage: the PR changes no test and no judge model is configured.');
   return { score, passed: score >= threshold, feedback: notes.join('\n\n'), tests, model, basis, outcome, threshold };
-}
-
-/** pytest's one-line reason for a failing test ("FAILED tests/a.py::t - assert 3 == 2.5"), if it printed one. */
-function summaryLine(output: string, id: string): string | undefined {
-  const line = output.split('\n').find((l) => /^(FAILED|ERROR) /.test(l) && l.split(' ')[1] === id);
-  return line?.replace(/^(FAILED|ERROR) /, '').slice(0, 500);
 }
 
 function round(x: number): number {

@@ -1,12 +1,16 @@
+import { LANGUAGES } from '../environments/languages';
 import type { FileKind } from '../schemas';
 
-const TEST_DIRECTORIES = new Set(['test', 'tests', '__tests__']);
+/** Test directories in any language; each language adds its own (languages/<lang>/index.ts). */
+const TEST_DIRECTORIES = new Set(['test', 'tests', ...LANGUAGES.flatMap((l) => l.files.testDirectories ?? [])]);
 
-const TEST_FILE_NAMES = [/^test_.*\.py$/, /_test\.(py|go)$/, /\.(test|spec)\.[cm]?[jt]sx?$/];
+/** Test files by name, as each language writes them. */
+const TEST_FILE_NAMES = LANGUAGES.flatMap((l) => l.files.tests);
 
+/** Code of the languages chainsmith builds, and of others it mines but builds no environment for. */
 const CODE_EXTENSIONS = new Set([
-  'py', 'pyx', 'pyi', 'ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'go', 'rs', 'java', 'kt', 'scala',
-  'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'cs', 'rb', 'php', 'swift', 'm', 'sh', 'lua', 'r', 'jl',
+  ...LANGUAGES.flatMap((l) => l.files.code),
+  'kt', 'scala', 'cs', 'rb', 'php', 'swift', 'm', 'sh', 'lua', 'r', 'jl',
 ]);
 
 /** Directories of code someone else wrote (vendored, bundled, installed), by their usual names. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { StageReasonSchema } from './stage-reason';
+import { SetupOutcomeSchema } from './setup-outcome';
 
 /** One test's outcome, as the test runner reported it (pytest's short summary). */
 export const TestCaseSchema = z.object({
@@ -44,7 +45,7 @@ export const GoldTestsSchema = z.object({
   problem: z.string().optional(),
   /** Why the stage is not verified, typed and whole (absent on a verified stage and on records written before it). */
   reason: StageReasonSchema.optional(),
-  /** The environment's test runner (src/environments/runners). */
+  /** The environment's test runner (a language's runners, src/environments/languages/<lang>/). */
   runner: z.string().optional(),
   /**
    * 'per-test': the runner reported each test; 'exit-code': it reported none, so the lists hold one
@@ -77,6 +78,8 @@ export const GoldTestsSchema = z.object({
   flaky: z.array(z.string()).optional(),
   /** How many times the PR's tests ran after the gold change. */
   goldRuns: z.number().int().positive().optional(),
+  /** Where detection's recipe failed and the setup agent stepped in, what it did. */
+  setup: SetupOutcomeSchema.optional(),
 });
 export type GoldTests = z.infer<typeof GoldTestsSchema>;
 

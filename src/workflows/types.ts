@@ -51,7 +51,7 @@ export interface StageCheck {
   detail?: StageReason;
 }
 
-export interface Unjudgeable {
+interface Unjudgeable {
   stage: number;
   prNumber: number;
   reason: StageReason;

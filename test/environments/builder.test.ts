@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config';
 import { readManifest } from '../../src/environments/manifest';
 import { recipeFromConfig } from '../../src/environments/recipe';
 import { detectRecipe } from '../../src/environments/detect';
-import { VENV } from '../../src/environments/languages/python';
+import { VENV } from '../../src/environments/languages/python/detect';
 import { DockerContainer, CONTAINER_LABEL } from '../../src/container/docker-container';
 import { BUILD_LABEL, ENV_IMAGE } from '../../src/environments/builder';
 import { setUpStage } from '../../src/stage/setup';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
-import { detectGo, toolchainFor } from '../../src/environments/languages/go';
+import { detectGo, toolchainFor } from '../../src/environments/languages/go/detect';
 import { gitRepoFiles } from '../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
 import { cloneBundle } from '../support/real-repos';

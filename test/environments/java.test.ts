@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RepoFiles } from '../../src/environments/contract';
-import { detectJava, javaRelease } from '../../src/environments/languages/java';
+import { detectJava, javaRelease } from '../../src/environments/languages/java/detect';
 import { gitRepoFiles } from '../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
 import { cloneBundle } from '../support/real-repos';
@@ -40,7 +40,7 @@ describe('Java recipe', () => {
 
   it('refuses a Gradle build at fetch time, saying why', async () => {
     const recipe = await detectJava(files({ 'build.gradle.kts': '', gradlew: '' }));
-    expect(recipe).toMatchObject({ origin: 'java-gradle', runner: 'gradle' });
+    expect(recipe).toMatchObject({ origin: 'java-gradle', runner: 'exit-code' });
     await expect(recipe!.fetch!(fetchContext('/tmp', new Date()))).rejects.toThrow(/Gradle distribution .* no package registry/);
   });
 

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cargoRunner, cargoTestTargets } from '../../src/environments/runners/cargo';
-import { goRunner, goTestPackages } from '../../src/environments/runners/go';
-import { mavenRunner, mavenTestClasses } from '../../src/environments/runners/maven';
+import { cargoRunner, cargoTestTargets } from '../../src/environments/languages/rust/cargo';
+import { goRunner, goTestPackages } from '../../src/environments/languages/go/go-test';
+import { mavenRunner, mavenTestClasses } from '../../src/environments/languages/java/maven';
 import type { TestCase } from '../../src/schemas';
 
 /** Fixtures are trimmed real output: serde_json PR #982, cobra PR #2356 and jsoup PR #2570 at their bases. */

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { hostPythons } from '../../src/environments/host-pythons';
+import { hostPythons } from '../../src/environments/languages/python/host-pythons';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { ChainRepo } from '../support/chain-repo';
 import { ownSandboxes } from '../support/containers';

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { hostPythons } from '../../src/environments/host-pythons';
+import { hostPythons } from '../../src/environments/languages/python/host-pythons';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { testEnvironments } from '../support/environments';
 import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../support/real-repos';

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hostPythons } from '../../src/environments/host-pythons';
-import { choosePython } from '../../src/environments/languages/python-versions';
+import { hostPythons } from '../../src/environments/languages/python/host-pythons';
+import { choosePython } from '../../src/environments/languages/python/versions';
 import { testedPythons, toxMinors, yamlMinors } from '../../src/environments/languages/python/tested-pythons';
 import { ChainRepo } from '../support/chain-repo';
 import { missingPython, testIf } from '../support/preconditions';

@@ -1,9 +1,10 @@
 // no-docker: needs no Docker engine (jest.config.js)
-import { resolverFailure } from '../../src/environments/languages/resolver-failure';
+import { resolverFailure } from '../../src/environments/languages/python/resolver-failure';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FetchContext, LanguageRecipe, Resolution } from '../../src/environments/contract';
+import type { FetchContext, Resolution } from '../../src/environments/contract';
+import type { Recipe } from '../../src/environments/languages';
 import { DependencyCache } from '../../src/environments/dependencies';
 import { runTool } from '../../src/environments/host-tools';
 import { StageError, TransientError, UnexplainedFailure } from '../../src/errors';
@@ -57,9 +58,9 @@ describe('an unexplained resolver failure', () => {
         if (calls <= failures) throw resolverFailure('the resolver', 'resolver requirements.txt', run);
         return { ecosystem: 'pypi', tool: 'test', lock: 'resolved', packages: [{ name: 'idna', version: '3.6' }], notes: [] };
       };
-      return { recipe: { language: 'python', origin: 'python-plain', toolchain: { image: 'python' }, manifests: ['requirements.txt'], fetch, setup: [], env: {}, path: [], runner: 'pytest' } as LanguageRecipe, calls: () => calls };
+      return { recipe: { language: 'python', origin: 'python-plain', toolchain: { image: 'python' }, manifests: ['requirements.txt'], fetch, setup: [], env: {}, path: [], runner: 'pytest' } as Recipe, calls: () => calls };
     };
-    const request = (r: LanguageRecipe, key: string) => ({ repoName: 'x/y', repoPath: repo.path, sha, recipe: r, key, asOf: new Date(), log: () => undefined });
+    const request = (r: Recipe, key: string) => ({ repoName: 'x/y', repoPath: repo.path, sha, recipe: r, key, asOf: new Date(), log: () => undefined });
     const cache = new DependencyCache(join(dir, 'data'));
     const once = recipe(1);
     expect((await cache.get(request(once.recipe, 'once'))).resolution.packages).toEqual([{ name: 'idna', version: '3.6' }]);

@@ -1,5 +1,5 @@
-import { runnerFor } from '../../src/environments/runners';
-import { nodeRangeAllows } from '../../src/environments/languages/node';
+import { runnerFor } from '../../src/environments/languages';
+import { nodeRangeAllows } from '../../src/environments/languages/node/detect';
 import { parseCaseLines } from '../../src/environments/runners/case-lines';
 
 test('CTest reports each test and the Unity or GoogleTest cases it printed, so FAIL_TO_PASS can name a case', () => {

@@ -45,7 +45,7 @@ function pyenvRoot(): string | undefined {
 
 /**
  * What the host lacks to provide a CPython 3.`minMinor` or later, or undefined: a glance at pyenv's
- * versions directory (src/environments/host-pythons.ts probes each interpreter; a test that finds none
+ * versions directory (src/environments/languages/python/host-pythons.ts probes each interpreter; a test that finds none
  * there after this said yes fails, as it should).
  */
 export function missingPython(minMinor = 0): string | undefined {

@@ -158,6 +158,48 @@ describe('other landing styles', () => {
   });
 });
 
+describe('a PR stacked on another PR', () => {
+  // #7's branch starts from #6's. #6 lands first by squash, so its own commit never reaches main and
+  // #7's head still reaches it: it is #6's, not #7's, whether #7 lands by merge or by squash.
+  async function stacked(name: string, landSeven: (repo: ScratchRepo) => Promise<void>): Promise<{ repo: ScratchRepo; prs: PullRequest[] }> {
+    const repo = new ScratchRepo(join(root, name));
+    await mkdir(repo.path);
+    await repo.run('init', '-q');
+    await repo.commit('Initial import', { 'src/app.py': 'def main():\n    pass\n' });
+    await repo.run('checkout', '-q', '-b', 'parser');
+    await repo.commit('Add a parser', { 'src/parser.py': 'def parse(text):\n    return text.split()\n' });
+    await repo.run('update-ref', 'refs/pull/6/head', 'HEAD');
+    await repo.run('checkout', '-q', '-b', 'cli');
+    await repo.commit('Parse the command line', { 'src/app.py': 'from src.parser import parse\n\ndef main(argv):\n    return parse(argv)\n' });
+    await repo.run('update-ref', 'refs/pull/7/head', 'HEAD');
+    await repo.run('checkout', '-q', 'main');
+    await repo.run('merge', '-q', '--squash', 'parser');
+    await repo.run('commit', '-q', '-m', 'Add a parser (#6)');
+    await landSeven(repo);
+    return { repo, prs: await mineLocalRepo(repo.path) };
+  }
+
+  const ownSubjects = async (repo: ScratchRepo, pr: PullRequest) =>
+    Promise.all((pr.commitShas ?? []).map(async (sha) => (await repo.run('log', '-1', '--format=%s', sha)).trim()));
+
+  test('landed by merge, #7 keeps only its own commit', async () => {
+    const { repo, prs } = await stacked('stacked-merge', (r) => r.run('merge', '-q', '--no-ff', '-m', 'Merge pull request #7 from dev/cli', 'cli').then(() => undefined));
+    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([[6, 'squash'], [7, 'merge']]);
+    expect(await ownSubjects(repo, prs[0])).toEqual(['Add a parser']);
+    expect(await ownSubjects(repo, prs[1])).toEqual(['Parse the command line']);
+    expect(prs[1].messages).toEqual(['Merge pull request #7 from dev/cli', 'Parse the command line']);
+  });
+
+  test('landed by squash, #7 keeps only its own commit', async () => {
+    const { repo, prs } = await stacked('stacked-squash', async (r) => {
+      await r.run('merge', '-q', '--squash', 'cli');
+      await r.run('commit', '-q', '-m', 'Parse the command line (#7)');
+    });
+    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([[6, 'squash'], [7, 'squash']]);
+    expect(await ownSubjects(repo, prs[1])).toEqual(['Parse the command line']);
+  });
+});
+
 describe('paths that are not repositories', () => {
   test('a plain directory gives NotAGitRepositoryError with a clear message', async () => {
     const plain = join(root, 'plain');

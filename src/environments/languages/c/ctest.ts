@@ -1,6 +1,6 @@
-import type { TestCase } from '../../schemas';
-import type { TestRunner } from '../contract';
-import { parseCaseLines } from './case-lines';
+import type { TestCase } from '../../../schemas';
+import type { TestRunner } from '../../contract';
+import { parseCaseLines } from '../../runners/case-lines';
 
 /** The CMake build directory an environment configured (outside the working tree, so the image keeps it). */
 export const CMAKE_BUILD_DIR = '/work/build';
@@ -56,4 +56,4 @@ export function parseCtest(output: string): TestCase[] | undefined {
   return cases;
 }
 
-export const ctestRunner: TestRunner = { name: 'ctest', command, parse: parseCtest };
+export const ctestRunner: TestRunner<'ctest'> = { name: 'ctest', command, parse: parseCtest };

@@ -1,11 +1,16 @@
-import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../contract';
+import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { pythonFetch, pythonFetchRevision } from './python-fetch';
-import { toolTestRequirements } from './python-tool-deps';
-import { choosePython, type PythonEra } from './python-versions';
+import { pythonFetch, pythonFetchRevision } from './fetch';
+import { toolTestRequirements } from './tool-deps';
+import { choosePython, type PythonEra } from './versions';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
 
 /** The virtualenv a Python recipe makes; on the base image's Python it sees Debian's packages (pytest) through system site-packages. */
 export const VENV = '/work/.venv';
+/** The venv of what the PR's merge resolves to, where it differs from the base's: test runs after a change use it. */
+export const MERGED_VENV = '/work/.venv-merge';
 
 const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.ini', 'conftest.py', 'uv.lock'];
 /** Requirement files a test run usually needs, below the root. */
@@ -20,13 +25,13 @@ const DOCS = /^docs?$|documentation|sphinx/i;
 const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
 
 /**
- * Python projects: a venv on the Python of the stage's era (python-versions.ts: the base image's 3.11
+ * Python projects: a venv on the Python of the stage's era (versions.ts: the base image's 3.11
  * or one the host provides), with the project's dependencies (runtime, extras, test groups and test
  * requirement files) resolved on the host for that Python as of the manifests' date and installed
  * offline from the fetched wheels, then the project itself, editable and without its deps. A project
  * on the base image's Python that declares nothing to install (beyond setuptools) needs no registry at all.
  */
-export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: PythonEra): Promise<LanguageRecipe | undefined> {
+export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: PythonEra): Promise<PythonRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
@@ -73,10 +78,14 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
   const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
 
-  const pip = `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
-  const setup = [`${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${VENV}`];
-  if (needsFetch) setup.push(`${pip} --find-links ${DEPS_MOUNT} -r ${DEPS_MOUNT}/requirements.txt`);
-  if (installable) setup.push(`${pip} --no-build-isolation --no-deps -e .`);
+  const venvSetup = (venv: string, deps: string) => {
+    const pip = `${venv}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
+    const lines = [`${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${venv}`];
+    if (needsFetch) lines.push(`${pip} --find-links ${deps} -r ${deps}/requirements.txt`);
+    if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
+    return lines;
+  };
+  const setup = venvSetup(VENV, DEPS_MOUNT);
   return {
     language: 'python',
     origin: installable ? 'python-package' : 'python-plain',
@@ -99,8 +108,10 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
           }),
           ...(prAdds.length ? { prAdds } : {}),
           fetchRevision: pythonFetchRevision(python.version),
-          // Ranges: the merge's resolution meets its raised floors and, being newer, the base's too.
-          withMerged: 'merged' as const,
+          // Ranges: the base runs on its own resolution, runs after a change on the merge's (a PR may remove or cap a dependency).
+          withMerged: 'separate' as const,
+          mergedSetup: venvSetup(MERGED_VENV, `${DEPS_MOUNT}/merged`),
+          mergedPath: [`${MERGED_VENV}/bin`],
           dependencyText: withoutOwnVersion,
         }
       : {}),

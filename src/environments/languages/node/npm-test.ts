@@ -1,8 +1,8 @@
-import type { TestCase } from '../../schemas';
-import type { TestRunner } from '../contract';
-import { parseCaseLines } from './case-lines';
-import { shellQuote } from '../../process/shell-quote';
-import { worse } from './shell';
+import type { TestCase } from '../../../schemas';
+import type { TestRunner } from '../../contract';
+import { parseCaseLines } from '../../runners/case-lines';
+import { shellQuote } from '../../../process/shell-quote';
+import { worse } from '../../runners/shell';
 
 /**
  * The package's test script. Per-test outcomes come from TAP (node --test, tap, mocha -R tap) or from
@@ -23,7 +23,7 @@ export function parseNodeOutput(output: string): TestCase[] | undefined {
   return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
 }
 
-export const nodeRunner: TestRunner = {
+export const nodeRunner: TestRunner<'node'> = {
   name: 'node',
   // Arguments after `--` reach the test script's runner (jest, mocha, node --test take file paths).
   command: (files, override) => (override ? override : ['npm test --silent --', ...files.map(shellQuote)].join(' ')),

@@ -1,10 +1,14 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { ToolchainTooOld } from '../../errors';
-import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
-import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
-import { unionVendor } from '../merge-deps';
+import { ToolchainTooOld } from '../../../errors';
+import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import { compareVersions, mustRun, toolVersion } from '../host-command';
+import { runTool } from '../../host-tools';
+import { unionVendor } from '../../merge-deps';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type RustRecipe = LanguageRecipe<'rust', 'cargo', 'rust' | 'rust-web'>;
 
 /** Debian bookworm's rustc (its cargo 0.66 calls itself 1.65). */
 export const RUSTC_VERSION = '1.63';
@@ -22,7 +26,7 @@ const VENDOR_MTIME = 946684800;
  * resolved for the image's rustc as of the stage's date; the image's cargo then builds from the
  * vendored directory alone.
  */
-export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefined> {
   if (!files.rootFiles.has('Cargo.toml')) return undefined;
   const manifest = (await files.read('Cargo.toml')) ?? '';
   const locked = files.rootFiles.has('Cargo.lock');
@@ -35,7 +39,7 @@ export async function detectRust(files: RepoFiles): Promise<LanguageRecipe | und
     ...(edition && Number(edition) > 2021 ? [`edition ${edition}`] : []),
     ...(lockVersion > 3 ? [`a Cargo.lock of format ${lockVersion}`] : []),
   ];
-  const recipe = (rustc: string, why: string[]): LanguageRecipe => {
+  const recipe = (rustc: string, why: string[]): RustRecipe => {
     const notes = why.length ? [`${why.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`] : [];
     if (wants && compareVersions(wants, rustc) > 0 && why.length) notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
     return {
@@ -97,7 +101,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
       // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
       const env = { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
       ctx.log(`cargo: resolving for rustc ${rustc} with crates published by ${asOf}`);
-      const dated = await hostRun('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], { ...run, env });
+      const dated = await runTool('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], { ...run, env });
       if (dated.code === 0) {
         notes.push(`Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${rustc}`);
       } else {
@@ -108,7 +112,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
     ctx.log('cargo: vendoring the locked crates');
     const vendorDir = join(ctx.depsDir, 'vendor');
     // --respect-source-config: a crates.io mirror the host is configured for is the one used.
-    let vendor = await hostRun('cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+    let vendor = await runTool('cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
     if (vendor.code !== 0 && locked && /lock file .* needs to be updated|--locked/.test(vendor.stderr)) {
       // A committed lock behind its Cargo.toml: cargo would update it on any build; the image's cargo does the same offline.
       vendor = await mustRun('cargo vendor', 'cargo', ['vendor', '--respect-source-config', vendorDir], run);

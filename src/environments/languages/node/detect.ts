@@ -1,9 +1,12 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StageError, TransientError } from '../../errors';
-import { stageReason } from '../../stage-reason';
-import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
-import { runTool, tail } from '../host-tools';
+import { StageError, TransientError } from '../../../errors';
+import { stageReason } from '../../../stage-reason';
+import { DEPS_MOUNT, type FetchContext, type ExitCode, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import { runTool, tail } from '../../host-tools';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type NodeRecipe = LanguageRecipe<'node', 'node' | ExitCode, 'node'>;
 
 /** Where the image keeps node_modules: the working tree is not part of the image, and Node looks in parent directories. */
 const MODULES = '/work/node_modules';
@@ -14,7 +17,7 @@ const MODULES = '/work/node_modules';
  * cache with `npm ci --offline` on Debian's Node. yarn and pnpm lock files are not read (the package
  * is resolved with npm, noted on the manifest).
  */
-export async function detectNode(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectNode(files: RepoFiles): Promise<NodeRecipe | undefined> {
   if (!files.rootFiles.has('package.json')) return undefined;
   const lock = files.rootFiles.has('package-lock.json') ? 'package-lock.json' : files.rootFiles.has('npm-shrinkwrap.json') ? 'npm-shrinkwrap.json' : undefined;
   const other = ['yarn.lock', 'pnpm-lock.yaml'].filter((f) => files.rootFiles.has(f));

@@ -1,7 +1,7 @@
-import type { TestCase } from '../../schemas';
-import type { TestRunner } from '../contract';
-import { REPORT_END, reportStart, RUN_DIR, worse } from './shell';
-import { shellQuote } from '../../process/shell-quote';
+import type { TestCase } from '../../../schemas';
+import type { TestRunner } from '../../contract';
+import { REPORT_END, reportStart, RUN_DIR, worse } from '../../runners/shell';
+import { shellQuote } from '../../../process/shell-quote';
 
 /** Offline (the image's settings say so too); -fae runs every module's tests despite an earlier module's failures. */
 const MVN_TEST = 'mvn -o -B -fae test -Dsurefire.failIfNoSpecifiedTests=false -DfailIfNoTests=false';
@@ -84,7 +84,7 @@ function unescapeXml(s: string): string {
  * then the outcome tags of every Surefire report, one per line under the report's name. Reports of
  * an earlier run are removed first: `git clean` keeps the ignored target/ directories.
  */
-export const mavenRunner: TestRunner = {
+export const mavenRunner: TestRunner<'maven'> = {
   name: 'maven',
   command(files, override) {
     const classes = mavenTestClasses(files);

@@ -1,10 +1,14 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { StageError } from '../../errors';
-import { stageReason } from '../../stage-reason';
-import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
-import { hostRun, mustRun } from './host-command';
-import { unionDirectory } from '../merge-deps';
+import { StageError } from '../../../errors';
+import { stageReason } from '../../../stage-reason';
+import { DEPS_MOUNT, type FetchContext, type ExitCode, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import { mustRun } from '../host-command';
+import { runTool } from '../../host-tools';
+import { unionDirectory } from '../../merge-deps';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
 
 /** Debian bookworm's JDK (with its Maven 3.8). */
 export const DEBIAN_JDK = '17';
@@ -29,14 +33,14 @@ export function javaRelease(pom: string): string | undefined {
  * Gradle builds are detected and refused with the reason: the Gradle distribution a wrapper downloads
  * is on no package registry this host reaches, and Debian's Gradle (4.4) is too old for them.
  */
-export async function detectJava(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectJava(files: RepoFiles): Promise<JavaRecipe | undefined> {
   if (files.rootFiles.has('pom.xml')) return maven(files);
   const gradle = GRADLE_FILES.filter((f) => files.rootFiles.has(f));
   if (gradle.length) return gradleRefused(gradle, files.rootFiles.has('gradlew'));
   return undefined;
 }
 
-async function maven(files: RepoFiles): Promise<LanguageRecipe> {
+async function maven(files: RepoFiles): Promise<JavaRecipe> {
   const pom = (await files.read('pom.xml')) ?? '';
   const modules = [...pom.matchAll(/<module>\s*([^<\s]+)\s*<\/module>/g)].map((m) => `${m[1].replace(/\/$/, '')}/pom.xml`);
   const release = javaRelease(pom);
@@ -81,7 +85,7 @@ export function withoutOwnVersion(_path: string, pom: string): string {
   return parent + (m ? body.slice(0, m.index + m[0].length - m[1].length) + body.slice(m.index + m[0].length) : body);
 }
 
-function gradleRefused(found: string[], wrapper: boolean): LanguageRecipe {
+function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
   const why =
     `a Gradle build (${found.join(', ')}${wrapper ? ', gradlew' : ''}) cannot be set up offline: ` +
     'the Gradle distribution the wrapper downloads is on no package registry this host reaches, and Debian bookworm packages only Gradle 4.4; ' +
@@ -97,7 +101,8 @@ function gradleRefused(found: string[], wrapper: boolean): LanguageRecipe {
     setup: [],
     env: {},
     path: [],
-    runner: 'gradle',
+    // Never run: its fetch refuses the build.
+    runner: 'exit-code',
   };
 }
 
@@ -117,7 +122,7 @@ export async function fetchMaven(ctx: FetchContext): Promise<Resolution> {
   const packages = await artifacts(repo);
   const notes = ['versions as the POMs declare them'];
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
-  const version = (await hostRun('mvn', ['-v'], { cwd: ctx.srcDir })).stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n')[0].trim();
+  const version = (await runTool('mvn', ['-v'], { cwd: ctx.srcDir })).stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n')[0].trim();
   return { ecosystem: 'maven', tool: version || 'mvn', lock: 'none', packages, notes };
 }
 

@@ -1,5 +1,8 @@
-import type { LanguageRecipe, RepoFiles } from '../contract';
-import { CMAKE_BUILD_DIR } from '../runners/ctest';
+import type { LanguageRecipe, RepoFiles } from '../../contract';
+import { CMAKE_BUILD_DIR } from './ctest';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type CRecipe = LanguageRecipe<'c', 'ctest' | 'make', 'c'>;
 
 const MESON_BUILD_DIR = '/work/build';
 
@@ -9,7 +12,7 @@ const MESON_BUILD_DIR = '/work/build';
  * changed. Libraries a project needs must come from the toolchain image (images/toolchains/c/packages)
  * or a configured recipe: nothing is fetched (FetchContent and wraps that download fail offline).
  */
-export async function detectC(files: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
   const base = { language: 'c' as const, toolchain: { image: 'c' as const }, env: { CHAINSMITH_BUILD_DIR: CMAKE_BUILD_DIR }, path: [] };
   if (has('CMakeLists.txt')) {

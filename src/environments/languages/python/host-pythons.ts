@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runTool } from './host-tools';
-import type { ProvidedPython } from './languages/python-versions';
+import { runTool } from '../../host-tools';
+import type { ProvidedPython } from './versions';
 
 /** A CPython the host provides. */
 export interface HostPython extends ProvidedPython {

@@ -1,6 +1,6 @@
-import { StageError, TransientError, UnexplainedFailure } from '../../errors';
-import { stageReason } from '../../stage-reason';
-import type { ToolRun } from '../host-tools';
+import { StageError, TransientError, UnexplainedFailure } from '../../../errors';
+import { stageReason } from '../../../stage-reason';
+import type { ToolRun } from '../../host-tools';
 
 /** A requirement from a version-control URL no resolver here can fetch: pip's old `git://` and `svn+`, `hg+`, `bzr+` forms. */
 const UNSUPPORTED_SCHEME = /Unsupported URL prefix|Unsupported Git URL scheme|(^|[\s=@])(git|svn|hg|bzr)(\+[a-z]+)?:\/\/|(^|[\s=@])(svn|hg|bzr)\+/im;

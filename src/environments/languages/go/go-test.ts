@@ -1,7 +1,7 @@
-import type { TestCase } from '../../schemas';
-import type { TestRunner } from '../contract';
-import { REPORT_END, reportStart, RUN_DIR, worse } from './shell';
-import { shellQuote } from '../../process/shell-quote';
+import type { TestCase } from '../../../schemas';
+import type { TestRunner } from '../../contract';
+import { REPORT_END, reportStart, RUN_DIR, worse } from '../../runners/shell';
+import { shellQuote } from '../../../process/shell-quote';
 
 const GO_TEST = 'go test -json -count=1';
 const REPORT = reportStart('go test outcomes');
@@ -78,7 +78,7 @@ function unescapeJson(s: string): string | undefined {
  * events go to a file; the command prints the build errors and the failing tests' output, then one
  * compact line per outcome, and exits with go test's status.
  */
-export const goRunner: TestRunner = {
+export const goRunner: TestRunner<'go'> = {
   name: 'go',
   command(files, override) {
     const base = override ?? `${GO_TEST} ${(goTestPackages(files) ?? ['./...']).map(shellQuote).join(' ')}`;

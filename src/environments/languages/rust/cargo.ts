@@ -1,7 +1,7 @@
-import type { TestCase } from '../../schemas';
-import type { TestRunner } from '../contract';
-import { worse } from './shell';
-import { shellQuote } from '../../process/shell-quote';
+import type { TestCase } from '../../../schemas';
+import type { TestRunner } from '../../contract';
+import { worse } from '../../runners/shell';
+import { shellQuote } from '../../../process/shell-quote';
 
 const CARGO_TEST = 'cargo test --offline --no-fail-fast';
 
@@ -101,7 +101,7 @@ const WORKSPACE = "ws=; grep -q '^\\[workspace\\]' Cargo.toml 2>/dev/null && ws=
 /** Where the root package's own tests live: a Rust test file elsewhere is a member crate's. */
 const ROOT_PACKAGE = /^(src|tests|benches|examples)\//;
 
-export const cargoRunner: TestRunner = {
+export const cargoRunner: TestRunner<'cargo'> = {
   name: 'cargo',
   command(files, override) {
     const plain = override ?? CARGO_TEST;

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TransientError } from '../../errors';
-import type { FetchContext, Resolution } from '../contract';
-import { runTool, tail, type ToolRun } from '../host-tools';
+import { TransientError } from '../../../errors';
+import type { FetchContext, Resolution } from '../../contract';
+import { runTool, tail, type ToolRun } from '../../host-tools';
 import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
 
@@ -25,7 +25,7 @@ const PLATFORMS = [
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (python-tool-deps.ts) joined the resolution.
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution.
   return compareVersions(python, '3.12') >= 0 ? 5 : 4;
 }
 
@@ -99,7 +99,7 @@ export interface PythonInputs {
   uvLock: boolean;
   /** Packages the PR's tests need that the base does not declare (python.ts addedTestRequirements), resolved with the rest. */
   prAdds: string[];
-  /** Test requirements in Poetry's, PDM's, Hatch's or tox's own tables (python-tool-deps.ts), resolved with the rest. */
+  /** Test requirements in Poetry's, PDM's, Hatch's or tox's own tables (tool-deps.ts), resolved with the rest. */
   toolDeps: string[];
 }
 

@@ -1,6 +1,6 @@
-import type { TestCase } from '../../schemas';
-import type { TestRunner } from '../contract';
-import { shellQuote } from '../../process/shell-quote';
+import type { TestCase } from '../../../schemas';
+import type { TestRunner } from '../../contract';
+import { shellQuote } from '../../../process/shell-quote';
 
 /**
  * pytest's short test summary ("PASSED tests/a.py::test_x", "FAILED tests/a.py::test_y - assert …"),
@@ -19,7 +19,8 @@ const OUTCOME: Record<string, TestCase['outcome']> = {
 
 /** The pytest flag that prints one summary line per test (passes included, without their output). */
 export const PYTEST_SUMMARY_FLAG = '-rfEsxXp';
-const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
+/** The test command of a Python project, and of a repository nothing was detected in (sandbox.testCommand's default). */
+export const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
 
 export function parsePytestSummary(output: string): TestCase[] | undefined {
   const cases = new Map<string, TestCase['outcome']>();
@@ -41,9 +42,18 @@ export function pytestFiles(files: string[]): string[] {
   return files.filter((f) => /\.py$/.test(f) || /(^|\/)test[^/]*\.txt$/.test(f));
 }
 
-export const pytestRunner: TestRunner = {
+export const pytestRunner: TestRunner<'pytest'> = {
   name: 'pytest',
   // A configured command (python3 -m pytest -x, tox -e py -- …) still gets the summary flag and the files.
   command: (files, override) => [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...pytestFiles(files).map(shellQuote)].join(' '),
   parse: parsePytestSummary,
+  runs: (command) => /\bpytest\b/.test(command),
+  selects: { files: pytestFiles, described: 'Python files pytest could run' },
+  failureLine: failureSummary,
 };
+
+/** pytest's one-line reason for a failing test ("FAILED tests/a.py::t - assert 3 == 2.5"), if it printed one. */
+function failureSummary(output: string, id: string): string | undefined {
+  const line = output.split('\n').find((l) => /^(FAILED|ERROR) /.test(l) && l.split(' ')[1] === id);
+  return line?.replace(/^(FAILED|ERROR) /, '').slice(0, 500);
+}

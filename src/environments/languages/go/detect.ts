@@ -1,7 +1,12 @@
-import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../contract';
-import { compareVersions, hostRun, mustRun, toolVersion } from './host-command';
+import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import { compareVersions, mustRun, toolVersion } from '../host-command';
+import { runTool } from '../../host-tools';
 import { join } from 'node:path';
-import { unionDirectory } from '../merge-deps';
+import { mkdir } from 'node:fs/promises';
+import { unionDirectory } from '../../merge-deps';
+
+/** A recipe of this language: its name, its runners' and its toolchains'. */
+export type GoRecipe = LanguageRecipe<'go', 'go', 'go'>;
 
 /** Debian bookworm's Go. */
 export const DEBIAN_GO = '1.19';
@@ -40,7 +45,7 @@ export function toolchainFor(gomod: string): { version?: string; note?: string }
  * module of a newer Go where go.mod needs one, and copied into the image; builds there run with
  * GOPROXY=off. Debian's go 1.19 predates GOTOOLCHAIN, so a newer toolchain is put first on PATH.
  */
-export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<LanguageRecipe | undefined> {
+export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<GoRecipe | undefined> {
   if (!files.rootFiles.has('go.mod')) return undefined;
   const gomod = (await files.read('go.mod')) ?? '';
   // The newer of the base's and the merge's Go: a PR that raises its go line is tested at the merge on the Go it asks for, and Go runs older code.
@@ -69,6 +74,8 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<La
     ],
     // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
     env: { GOPATH, GOMODCACHE, GOCACHE: '/home/agent/.cache/go-build', GOPROXY: 'off', GOSUMDB: 'off', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
+    // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
+    sharedCache: { dir: '/cache/go-build', env: { GOCACHE: '/cache/go-build' } },
     path: toolchainModule ? [`${GOMODCACHE}/${toolchainModule}/bin`] : [],
     runner: 'go',
   };
@@ -80,17 +87,17 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<La
  * go command then marks its binaries executable).
  */
 export async function fetchModules(ctx: FetchContext, toolchainModule?: string, hasSum = true): Promise<Resolution> {
-  const hostFlags = (await hostRun('go', ['env', 'GOFLAGS'], { cwd: ctx.srcDir })).stdout.trim();
+  const hostFlags = (await runTool('go', ['env', 'GOFLAGS'], { cwd: ctx.srcDir })).stdout.trim();
   const env = { GOMODCACHE: join(ctx.depsDir, 'mod'), GOFLAGS: [hostFlags, '-modcacherw'].filter(Boolean).join(' ') };
   const run = { cwd: ctx.srcDir, env, signal: ctx.signal };
   const notes = [hasSum ? 'versions as go.mod and go.sum pin them' : 'versions as go.mod pins them (no go.sum)'];
   ctx.log('go: downloading the modules go.mod requires');
   await mustRun('go mod download', 'go', ['mod', 'download'], run);
   // Modules only tests import (or a pruned graph leaves out) come in as the packages load.
-  const list = await hostRun('go', ['list', '-e', '-deps', '-test', './...'], run);
+  const list = await runTool('go', ['list', '-e', '-deps', '-test', './...'], run);
   if (list.code !== 0) notes.push(`go list -deps -test ./... on the host: ${list.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   const packages: Array<{ name: string; version: string }> = [];
-  const modules = await hostRun('go', ['list', '-m', '-e', '-f', '{{if not .Main}}{{.Path}} {{.Version}}{{end}}', 'all'], run);
+  const modules = await runTool('go', ['list', '-m', '-e', '-f', '{{if not .Main}}{{.Path}} {{.Version}}{{end}}', 'all'], run);
   for (const line of modules.stdout.split('\n')) {
     const [name, version] = line.trim().split(' ');
     if (name && version) packages.push({ name, version });
@@ -102,7 +109,9 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
     packages.push({ name: 'golang.org/toolchain', version: toolchainModule.split('@')[1] });
     notes.push(`toolchain go${version} from ${toolchainModule}`);
   }
+  // A module that requires nothing leaves no cache at all; the build copies one, empty or not.
+  await mkdir(env.GOMODCACHE, { recursive: true });
   // The go command leaves toolchain directories read-only, which would stop the cache from being deleted.
-  await hostRun('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
+  await runTool('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
   return { ecosystem: 'go-modules', tool: await toolVersion('go', ['version']), lock: hasSum ? 'committed' : 'none', packages, notes };
 }

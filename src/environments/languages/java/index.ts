@@ -1,0 +1,14 @@
+import type { LanguageSupport } from '../../contract';
+import { detectJava } from './detect';
+import { mavenRunner } from './maven';
+
+/** Java: a Maven repository filled on the host (detect.ts), tested with mvn test; Gradle builds are refused with the reason. */
+export const java: LanguageSupport<'java', 'maven', 'java'> = {
+  name: 'java',
+  title: 'Java',
+  layouts: ['pom.xml', 'build.gradle'],
+  detect: (files) => detectJava(files),
+  runners: { maven: mavenRunner },
+  toolchains: { java: 'java -version 2>&1 | head -n 1; mvn -v 2>/dev/null | head -n 1' },
+  files: { tests: [], code: ['java'] },
+};

@@ -1,0 +1,16 @@
+import type { LanguageSupport } from '../../contract';
+import { cargoRunner } from './cargo';
+import { detectRust } from './detect';
+
+const CARGO_PROBE = 'rustc --version; cargo --version';
+
+/** Rust: crates vendored on the host (detect.ts), tested with cargo test; 'rust-web' is the newer rustc a newer dependency graph needs. */
+export const rust: LanguageSupport<'rust', 'cargo', 'rust' | 'rust-web'> = {
+  name: 'rust',
+  title: 'Rust',
+  layouts: ['Cargo.toml'],
+  detect: (files) => detectRust(files),
+  runners: { cargo: cargoRunner },
+  toolchains: { rust: CARGO_PROBE, 'rust-web': CARGO_PROBE },
+  files: { tests: [], code: ['rs'] },
+};
