@@ -57,6 +57,10 @@ export interface ContainerSpec {
   network?: 'none' | 'default';
   /** Host directories mounted read-only (an environment build's fetched dependencies), host path to container path. */
   readOnlyMounts?: Record<string, string>;
+  /** Host directories mounted read-write (a build cache gold validation's sandboxes share), host path to container path. */
+  cacheMounts?: Record<string, string>;
+  /** Variables set on top of the image's (`NAME=value`). */
+  env?: string[];
 }
 
 /**
@@ -95,7 +99,7 @@ export class DockerContainer implements Sandbox {
         StopSignal: 'SIGKILL',
         Labels: { [CONTAINER_LABEL]: '1', ...spec.labels },
         WorkingDir: '/work',
-        Env: ['PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8', 'HOME=/home/agent'],
+        Env: ['PYTHONDONTWRITEBYTECODE=1', 'LANG=C.UTF-8', 'HOME=/home/agent', ...(spec.env ?? [])],
         HostConfig: {
           NetworkMode: network,
           CapDrop: ['ALL'],
@@ -104,7 +108,7 @@ export class DockerContainer implements Sandbox {
           MemorySwap: spec.memoryMb * 1024 * 1024,
           PidsLimit: spec.pidsLimit,
           NanoCpus: Math.round((spec.cpus ?? 1) * 1e9),
-          Binds: [`${objects}:${MIRROR_OBJECTS}:ro`, ...Object.entries(spec.readOnlyMounts ?? {}).map(([host, path]) => `${host}:${path}:ro`)],
+          Binds: [`${objects}:${MIRROR_OBJECTS}:ro`, ...Object.entries(spec.readOnlyMounts ?? {}).map(([host, path]) => `${host}:${path}:ro`), ...Object.entries(spec.cacheMounts ?? {}).map(([host, path]) => `${host}:${path}:rw`)],
           Tmpfs: { [REPO_DIR]: repoTmpfs(spec.memoryMb) },
         },
       });

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { journaled } from '../work-journal';
 import type Docker from 'dockerode';
 import { StageError, ToolchainTooOld, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
-import { checkoutLines } from '../container/checkout';
+import { BUILT_AT_FILE, checkoutLines } from '../container/checkout';
 import { DockerContainer } from '../container/docker-container';
 import { hasCommit } from '../container/host-repo';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
@@ -35,6 +37,8 @@ export interface Environment {
   runner: RunnerName;
   /** A configured test command that replaces the runner's own. */
   test?: string;
+  /** Put first on PATH for a test run after a change, where the image holds the merge's own resolution apart (LanguageRecipe.mergedPath). */
+  afterChangePath?: string[];
   manifest: EnvironmentManifest;
 }
 
@@ -55,6 +59,8 @@ export interface EnvironmentOptions {
   settings?: LanguageSettings;
   /** Progress of builds and fetches (stderr of the worker by default). */
   log?: (line: string) => void;
+  /** A recipe the setup agent saved for the stage's era (src/setup-agent), used where `overrides` names none and before detection. */
+  savedRecipe?: (repoName: string, repoPath: string, baseSha: string) => Promise<RecipeOverride | undefined>;
 }
 
 interface Resolved {
@@ -123,7 +129,8 @@ export class Environments {
         const image = imageKey(resolved, deps);
         const manifest = await this.build(image, resolved, deps);
         const { recipe } = resolved;
-        return { image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), manifest };
+        const afterChange = manifest.resolution?.merged && recipe.mergedPath ? { afterChangePath: recipe.mergedPath } : {};
+        return { image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), ...afterChange, manifest };
       } catch (err) {
         if (!(err instanceof ToolchainTooOld)) throw err;
         if (!resolved.fallback) throw err.reason ? err : new ToolchainTooOld(err.message, { cause: err, reason: stageReason('unsupported', `no toolchain here is new enough: ${err.message}`) });
@@ -131,6 +138,26 @@ export class Environments {
         resolved = resolved.fallback;
       }
     }
+  }
+
+  /** Forgets the recipes resolved for a repository's stages: the setup agent saved one that replaces detection's. */
+  forget(repoName: string): void {
+    for (const key of this.known.keys()) if (key.startsWith(`${repoName}\0`)) this.known.delete(key);
+  }
+
+  /**
+   * Where gold validation's sandboxes of this environment share its recipe's build cache
+   * (LanguageRecipe.sharedCache): a host directory per language under the data directory, writable by
+   * the sandbox's user; undefined for a recipe without one.
+   */
+  async sharedCache(env: Environment): Promise<{ cacheMounts: Record<string, string>; env: string[] } | undefined> {
+    const cache = env.recipe.sharedCache;
+    if (!cache) return undefined;
+    const host = join(this.opts.dataDir, 'build-cache', env.language);
+    await mkdir(host, { recursive: true });
+    // The sandbox's user (uid 1000) writes it, whoever the worker runs as.
+    await chmod(host, 0o777);
+    return { cacheMounts: { [host]: cache.dir }, env: Object.entries(cache.env).map(([k, v]) => `${k}=${v}`) };
   }
 
   /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */
@@ -217,9 +244,10 @@ export class Environments {
     });
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
-    const override = this.opts.overrides[chain.repo.name];
+    const saved = this.opts.overrides[chain.repo.name] ? undefined : await this.opts.savedRecipe?.(chain.repo.name, repoPath, pr.baseSha);
+    const override = this.opts.overrides[chain.repo.name] ?? saved;
     const recipe = override
-      ? recipeFromConfig(override, this.opts.defaultTestCommand)
+      ? { ...recipeFromConfig(override, this.opts.defaultTestCommand), ...(saved ? { origin: 'setup-agent' } : {}) }
       : await detectRecipe(files, {
           defaultTestCommand: this.opts.defaultTestCommand,
           ...(merged ? { merged } : {}),
@@ -256,15 +284,16 @@ export class Environments {
               ...(recipe.fetchRevision ? [recipe.fetchRevision] : []),
               ...(recipe.prAdds ? [recipe.prAdds] : []),
               ...(recipe.toolchain.prefix ? [recipe.toolchain.version] : []),
-              ...(withMerge ? [{ merged: mergedDeclared, asOf: recipe.pinned ? 'pinned' : withMerge.asOf.toISOString(), how: typeof recipe.withMerged }] : []),
+              ...(withMerge ? [{ merged: mergedDeclared, asOf: recipe.pinned ? 'pinned' : withMerge.asOf.toISOString(), how: typeof recipe.withMerged === 'function' ? 'function' : recipe.withMerged }] : []),
             ]).slice(0, 24)
           : '';
       // What the image holds besides its packages. The fallback, how a build says it needs it, and what
       // decides the fetch (manifests, what the PR adds) are not part of it: the resolved packages are.
       // A configured recipe installs from files only the user knows: its manifests' contents stay in.
-      const { fallback, tooOld, manifests, prAdds, fetchRevision, ...holds } = recipe;
-      void [fallback, tooOld, manifests, prAdds, fetchRevision];
-      const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' ? blobs : ''];
+      // Nor how the merge's resolution joins (its packages are in the key where it is installed apart), nor a build cache shared at run time.
+      const { fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache, ...holds } = recipe;
+      void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache];
+      const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' || recipe.origin === 'setup-agent' ? blobs : ''];
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {
         recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, keyParts, manifests: blobs, depsKey, asOf, lineage,
@@ -306,9 +335,12 @@ export class Environments {
       ];
       const script = [
         ...checkoutLines(r.sha),
+        // What the products the setup leaves outside the tree were built from: sandboxes date back the files that have not changed since (checkoutLines).
+        `echo ${r.sha} > ${BUILT_AT_FILE}`,
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
         ...recipe.setup.flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
+        ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : []).flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
         timeoutSeconds: this.opts.timeoutSeconds,
@@ -392,7 +424,9 @@ export interface BuiltImage {
 
 /** The image of a resolved recipe: what it holds, the resolved packages with their versions included. */
 function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
-  const packages = deps ? { ecosystem: deps.resolution.ecosystem, packages: deps.resolution.packages.map((p) => `${p.name}@${p.version}`).sort() } : null;
+  const names = (list: Array<{ name: string; version: string }>) => list.map((p) => `${p.name}@${p.version}`).sort();
+  const merged = deps?.resolution.merged ? { merged: names(deps.resolution.merged.packages) } : {};
+  const packages = deps ? { ecosystem: deps.resolution.ecosystem, packages: names(deps.resolution.packages), ...merged } : null;
   return `${ENV_IMAGE}:${createHash('sha256').update(JSON.stringify([...r.keyParts, packages])).digest('hex').slice(0, 16)}`;
 }
 

@@ -45,6 +45,11 @@ export interface Resolution {
   asOf?: string;
   packages: Array<{ name: string; version: string }>;
   notes: string[];
+  /**
+   * What the PR's merge resolves to where it differs from the base's (LanguageRecipe.withMerged
+   * 'separate'): fetched into `merged/` below the dependency directory, installed by `mergedSetup`.
+   */
+  merged?: { asOf?: string; packages: Array<{ name: string; version: string }> };
 }
 
 /** Where the fetched dependencies are mounted, read-only, during the environment build. */
@@ -67,11 +72,25 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
   pinned?: boolean;
   /**
    * Where the stage's PR changes a manifest, what its environment holds so that the base and the
-   * merge both run (builder.ts): 'merged' resolves the merge's manifests alone (ranges: the merge's
-   * floors satisfy the base's too); a function adds what the merge's fetch holds into the base's
-   * (exact pins: both sets must be there offline). Absent: the base's alone.
+   * merge both run (builder.ts): 'separate' resolves the base's and the merge's manifests each on
+   * their own (ranges: one resolution cannot serve both where the PR removes or caps a dependency),
+   * the merge's installed apart by `mergedSetup` where it differs, and used by runs after a change
+   * (`mergedPath`); a function adds what the merge's fetch holds into the base's (exact pins: both
+   * sets must be there offline). Absent: the base's alone.
    */
-  withMerged?: 'merged' | ((baseDir: string, mergedDir: string) => Promise<void>);
+  withMerged?: 'separate' | ((baseDir: string, mergedDir: string) => Promise<void>);
+  /**
+   * A content-addressed build cache (Go's GOCACHE) that gold validation's sandboxes share across stages
+   * and chains: mounted read-write at `dir` and selected by `env`, so what one stage compiled another
+   * with the same sources finds (a stage's base is mostly the previous stage's merge). Only a cache
+   * whose entries are keyed by the hash of their inputs and safe for concurrent writers qualifies. Never
+   * given to an agent's sandbox, whose code could write entries the gold runs would then trust.
+   */
+  sharedCache?: { dir: string; env: Record<string, string> };
+  /** With withMerged 'separate': setup lines that install the merge's resolution (DEPS_MOUNT/merged) beside the base's. */
+  mergedSetup?: string[];
+  /** With withMerged 'separate': directories put first on PATH for a test run after a change, where the merge's resolution is installed. */
+  mergedPath?: string[];
   /** A manifest's text with what does not decide dependencies taken out (the project's own version): what the fetch is keyed on. */
   dependencyText?(path: string, text: string): string;
   /** Bumped when the fetcher resolves differently: cached fetches (and the images built from them) keyed on an older one are not reused. */

@@ -124,9 +124,18 @@ export class DependencyCache {
       const { merged } = req;
       const how = req.recipe.withMerged;
       let resolution: Resolution;
-      if (merged && how === 'merged') {
-        resolution = await fetchAt(merged.sha, merged.asOf, files);
-        resolution.notes.push(`resolved from the manifests of the PR's merge ${merged.sha.slice(0, 12)}, which change the base's`);
+      if (merged && how === 'separate') {
+        resolution = await fetchAt(req.sha, req.asOf, files);
+        const mergedDir = join(files, 'merged');
+        const atMerge = await fetchAt(merged.sha, merged.asOf, mergedDir);
+        const names = (r: Resolution) => r.packages.map((p) => `${p.name.toLowerCase()}@${p.version}`).sort().join(' ');
+        if (names(atMerge) === names(resolution)) {
+          await rm(mergedDir, { recursive: true, force: true });
+          resolution.notes.push(`the manifests of the PR's merge ${merged.sha.slice(0, 12)} resolve to the same packages: one installation serves both`);
+        } else {
+          resolution = { ...resolution, merged: { ...(atMerge.asOf ? { asOf: atMerge.asOf } : {}), packages: atMerge.packages } };
+          resolution.notes.push(`the manifests of the PR's merge ${merged.sha.slice(0, 12)} resolve apart (${atMerge.packages.length} packages), installed beside the base's for test runs after a change`);
+        }
       } else if (merged && typeof how === 'function') {
         resolution = await fetchAt(req.sha, req.asOf, files);
         const mergedDir = join(partial, 'merged');

@@ -8,6 +8,8 @@ import { shellQuote } from '../process/shell-quote';
 export interface TestPlan {
   runner: RunnerName;
   test?: string;
+  /** Directories put first on PATH for runs after a change (the merge's own resolution, where the environment holds one apart). */
+  afterChangePath?: string[];
 }
 
 /** The PR's own test files; their PR versions are what checks a stage. */
@@ -15,9 +17,15 @@ export function prTestFiles(pr: PullRequest): string[] {
   return pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path);
 }
 
-/** The command that runs the PR's tests (all tests, where the runner cannot narrow to files) with a per-test report. */
-export function prTestCommand(plan: TestPlan, files: string[]): string {
-  return runnerFor(plan.runner).command(files, plan.test);
+/**
+ * The command that runs the PR's tests (all tests, where the runner cannot narrow to files) with a
+ * per-test report. `afterChange`: a run after a change (the gold change, an agent's patch, an empty
+ * one), which uses the merge's own resolution where the environment holds one apart from the base's.
+ */
+export function prTestCommand(plan: TestPlan, files: string[], afterChange = false): string {
+  const command = runnerFor(plan.runner).command(files, plan.test);
+  return afterChange && plan.afterChangePath?.length ? `export PATH=${plan.afterChangePath.join(':')}:$PATH
+${command}` : command;
 }
 
 /** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
@@ -32,12 +40,13 @@ export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string
 }
 
 /**
- * Overlays the PR's versions of its test files on the working tree and runs them. The caller decides
+ * Overlays the PR's versions of its test files on the working tree and runs them, as a run after a
+ * change (an agent's patch, or an empty one: prTestCommand's `afterChange`). The caller decides
  * what happens to the tree afterwards (the sandbox is thrown away, or reset for the agent).
  */
 export async function runPrTests(sandbox: Sandbox, pr: PullRequest, plan: TestPlan, timeoutSeconds: number): Promise<TestSignal> {
   const files = prTestFiles(pr);
-  const command = prTestCommand(plan, files);
+  const command = prTestCommand(plan, files, true);
   if (!files.length) return { command, ran: false, passed: false, exitCode: -1, output: 'the PR changes no test file' };
   const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`, { timeoutSeconds: 60, maxOutputChars: 4_000 });
   if (overlay.exitCode !== 0) return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };

@@ -111,6 +111,8 @@ export async function validateGold(
   const plan = sandbox.env;
   const files = prTestFiles(pr);
   const command = prTestCommand(plan, files);
+  // Runs at the merge are runs after a change: on the merge's own resolution, where the environment holds one apart.
+  const afterCommand = prTestCommand(plan, files, true);
   const sh = async (what: string, lines: string[]) => {
     const r = await sandbox.exec(`set -euo pipefail\n${lines.join('\n')}`, { timeoutSeconds: 600, maxOutputChars: 8_000, cwd: '/work' });
     if (r.exitCode !== 0) {
@@ -141,7 +143,7 @@ export async function validateGold(
   await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`]);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   await sh('check out its merge', checkoutLines(pr.mergeSha));
-  const after = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
+  const after = await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds));
   const perTest = !!(before.cases || after.cases);
   // No per-test report either time: the command's exit status is the one test, and the stage says so.
   const asCases = (run: TestSignal): TestCase[] => (perTest ? (run.cases ?? []) : [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }]);
@@ -150,7 +152,7 @@ export async function validateGold(
   // baseline run below only takes candidates away), more runs would change no verdict.
   const candidates = classifyTests(asCases(before), asCases(after), command, { beforeComplete }).failToPass.length > 0;
   const runs = [after];
-  while (candidates && runs.length < Math.max(1, goldRuns)) runs.push(await testRun(() => runTests(sandbox, plan, command, timeoutSeconds)));
+  while (candidates && runs.length < Math.max(1, goldRuns)) runs.push(await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds)));
   let baseline: BaselineRun | undefined;
   if (perTest && beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
     // Which of those passed at the base, where its test files are the base's own.
@@ -160,12 +162,13 @@ export async function validateGold(
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
   const gold = perTest
-    ? { ...classifyTests(asCases(before), asCases(after), command, { beforeComplete, baseline }), signal: 'per-test' as const }
-    : { ...classifyTests(asCases(before), asCases(after), command), signal: 'exit-code' as const };
+    ? { ...classifyTests(asCases(before), asCases(after), afterCommand, { beforeComplete, baseline }), signal: 'per-test' as const }
+    : { ...classifyTests(asCases(before), asCases(after), afterCommand), signal: 'exit-code' as const };
   // With an empty patch, as an agent's is applied: back to the starting state (carry included), then
-  // the PR's tests. Where that state is the base's own tree, the run at the base above is that run.
+  // the PR's tests. Where that state is the base's own tree and runs after a change use the base's
+  // resolution too, the run at the base above is that run.
   let emptyPatch = before;
-  if (gold.failToPass.length && !startsAtBase) {
+  if (gold.failToPass.length && (!startsAtBase || plan.afterChangePath?.length)) {
     await sh('return to its starting state', [`cd ${REPO_DIR}`, `git reset -q --hard ${CARRY_TAG}`, 'git clean -qfd']);
     emptyPatch = await testRun(() => sandbox.runPrTests(pr, timeoutSeconds));
   }
@@ -219,7 +222,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
   // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
-  const command = prTestCommand(env, prTestFiles(pr));
+  const command = prTestCommand(env, prTestFiles(pr), true);
   const runs = deps.goldRuns ?? 2;
   const key = createHash('sha256').update(`${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
   const pointer = `gold-tests/${key}`;

@@ -85,7 +85,9 @@ export class StageSandbox implements Sandbox {
     let source: ContainerSource = 'new';
     if (role.kind === 'gold') {
       await sweepOrphansOnce(deps.docker);
-      sandbox = await DockerContainer.create(deps.docker, { ...spec, labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
+      // Gold runs only (no agent code) share the language's build cache across stages.
+      const cache = await deps.environments.sharedCache(env);
+      sandbox = await DockerContainer.create(deps.docker, { ...spec, ...(cache ?? {}), labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
     } else {
       const labels = {
         [RUN_KEY_LABEL]: role.runKey,

@@ -45,9 +45,9 @@ test("a project's own version is not one of its dependencies", () => {
 /**
  * Four stages of a Python project whose requirements the host resolves and fetches (from the
  * registry the host's pip is configured for): #1 bumps the project's version, #2 changes its code, #3
- * adds a requirement and a test that imports it, #4 changes code again.
+ * adds a requirement and a test that imports it, #4 changes code again, #5 drops the requirement.
  */
-test('stages with the same resolved dependencies share one environment; a PR that adds a package gets one that holds it, which the next stage shares', async () => {
+test('stages with the same resolved dependencies share one environment; a PR that changes its requirements runs at its base on the base\'s resolution and after the change on its merge\'s', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-sharing-'));
   // A history of its own (its first commit differs each run), so that this run builds its environments.
   const repo = await ChainRepo.create(join(dir, 'tally'), {
@@ -73,25 +73,40 @@ test('stages with the same resolved dependencies share one environment; a PR tha
     'tally/__init__.py': `${code}\n\ndef thrice(a):\n    return a * 3\n`,
     'tests/test_thrice.py': 'import tally\n\n\ndef test_thrice():\n    assert tally.thrice(2) == 6\n',
   });
-  const chain = repo.chain('gen/tally', [release, twice, shout, thrice]);
+  // #5 drops six (its module imported it at the top, so nothing of the base imports without it) and tests shouting numbers.
+  const noSix = await repo.pr(5, 'Shout without six', {
+    'requirements.txt': 'iniconfig==2.0.0\n',
+    'tally/__init__.py': code.replace('import six\n\n\n', '').replace('six.ensure_str(s)', '(s.decode() if isinstance(s, bytes) else str(s))'),
+    'tests/test_shout.py': 'import tally\n\n\ndef test_shout():\n    assert tally.shout(b"hi") == "HI"\n\n\ndef test_shout_number():\n    assert tally.shout(7) == "7"\n',
+  });
+  const chain = repo.chain('gen/tally', [release, twice, shout, thrice, noSix]);
   const environments = testEnvironments(docker);
   const envs = [];
-  for (const stage of [0, 1, 2, 3]) envs.push(await environments.forStage(chain, stage));
+  for (const stage of [0, 1, 2, 3, 4]) envs.push(await environments.forStage(chain, stage));
   images.push(...envs.map((e) => e.image));
-  const [first, second, third, fourth] = envs;
+  const [first, second, third, fourth, fifth] = envs;
   // #1's base and #2's base differ in pyproject.toml (the version), not in what they resolve to.
   expect(second.image).toBe(first.image);
-  // #3 adds six: its environment holds what its merge needs; #4's base resolves to that same set.
+  // #3 adds six: its base runs on the base's resolution, runs after a change on its merge's, installed apart; #4's base resolves to the merge's.
   expect(third.image).not.toBe(first.image);
-  expect(fourth.image).toBe(third.image);
-  expect(third.manifest.resolution?.packages.map((p) => p.name)).toContain('six');
+  expect(third.manifest.resolution?.packages.map((p) => p.name)).not.toContain('six');
+  expect(third.manifest.resolution?.merged?.packages.map((p) => p.name)).toContain('six');
+  expect(third.afterChangePath).toEqual(['/work/.venv-merge/bin']);
+  expect(fourth.manifest.resolution?.packages).toEqual(third.manifest.resolution?.merged?.packages);
+  expect(fourth.afterChangePath).toBeUndefined();
   expect(first.manifest.resolution?.packages.map((p) => p.name)).not.toContain('six');
-  // Two builds for four stages, each with the bytes its own layer adds.
-  expect(environments.built.map((b) => b.image)).toEqual([first.image, third.image]);
+  // A build per distinct resolution, each with the bytes its own layer adds.
+  expect(environments.built.map((b) => b.image)).toEqual([first.image, third.image, fourth.image, fifth.image]);
   for (const b of environments.built) expect(b.layerBytes).toBeGreaterThan(0);
 
   // The PR that adds six is verified: its test fails at the base (no shout()) and passes after, in an environment that has six.
   const store = new ArtifactStore(join(dir, 'artifacts'));
   const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 512, pidsLimit: 128 }, environments }, chain, 2);
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['tests/test_shout.py::test_shout'] });
+
+  // #5 drops six: at its base, with the base's six, its old test passes. Run at the base on the merge's
+  // resolution (no six), the module would not import and that test would count as FAIL_TO_PASS too.
+  const dropped = await goldTestsFor({ docker, store, sandbox: { memoryMb: 512, pidsLimit: 128 }, environments }, chain, 4);
+  expect(dropped).toMatchObject({ status: 'verified', failToPass: ['tests/test_shout.py::test_shout_number'] });
+  expect(dropped.passToPass).toEqual(['tests/test_shout.py::test_shout']);
 }, 900_000);

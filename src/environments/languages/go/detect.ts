@@ -2,6 +2,7 @@ import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, typ
 import { compareVersions, mustRun, toolVersion } from '../host-command';
 import { runTool } from '../../host-tools';
 import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { unionDirectory } from '../../merge-deps';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -73,6 +74,8 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
     ],
     // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
     env: { GOPATH, GOMODCACHE, GOCACHE: '/home/agent/.cache/go-build', GOPROXY: 'off', GOSUMDB: 'off', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
+    // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
+    sharedCache: { dir: '/cache/go-build', env: { GOCACHE: '/cache/go-build' } },
     path: toolchainModule ? [`${GOMODCACHE}/${toolchainModule}/bin`] : [],
     runner: 'go',
   };
@@ -106,6 +109,8 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
     packages.push({ name: 'golang.org/toolchain', version: toolchainModule.split('@')[1] });
     notes.push(`toolchain go${version} from ${toolchainModule}`);
   }
+  // A module that requires nothing leaves no cache at all; the build copies one, empty or not.
+  await mkdir(env.GOMODCACHE, { recursive: true });
   // The go command leaves toolchain directories read-only, which would stop the cache from being deleted.
   await runTool('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
   return { ecosystem: 'go-modules', tool: await toolVersion('go', ['version']), lock: hasSum ? 'committed' : 'none', packages, notes };

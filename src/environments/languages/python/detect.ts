@@ -9,6 +9,8 @@ export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
 
 /** The virtualenv a Python recipe makes; on the base image's Python it sees Debian's packages (pytest) through system site-packages. */
 export const VENV = '/work/.venv';
+/** The venv of what the PR's merge resolves to, where it differs from the base's: test runs after a change use it. */
+export const MERGED_VENV = '/work/.venv-merge';
 
 const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.ini', 'conftest.py', 'uv.lock'];
 /** Requirement files a test run usually needs, below the root. */
@@ -76,10 +78,14 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
   const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
 
-  const pip = `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
-  const setup = [`${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${VENV}`];
-  if (needsFetch) setup.push(`${pip} --find-links ${DEPS_MOUNT} -r ${DEPS_MOUNT}/requirements.txt`);
-  if (installable) setup.push(`${pip} --no-build-isolation --no-deps -e .`);
+  const venvSetup = (venv: string, deps: string) => {
+    const pip = `${venv}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
+    const lines = [`${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${venv}`];
+    if (needsFetch) lines.push(`${pip} --find-links ${deps} -r ${deps}/requirements.txt`);
+    if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
+    return lines;
+  };
+  const setup = venvSetup(VENV, DEPS_MOUNT);
   return {
     language: 'python',
     origin: installable ? 'python-package' : 'python-plain',
@@ -102,8 +108,10 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
           }),
           ...(prAdds.length ? { prAdds } : {}),
           fetchRevision: pythonFetchRevision(python.version),
-          // Ranges: the merge's resolution meets its raised floors and, being newer, the base's too.
-          withMerged: 'merged' as const,
+          // Ranges: the base runs on its own resolution, runs after a change on the merge's (a PR may remove or cap a dependency).
+          withMerged: 'separate' as const,
+          mergedSetup: venvSetup(MERGED_VENV, `${DEPS_MOUNT}/merged`),
+          mergedPath: [`${MERGED_VENV}/bin`],
           dependencyText: withoutOwnVersion,
         }
       : {}),

@@ -3,6 +3,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../../../src/artifacts/store';
+import { checkoutLines } from '../../../../src/container/checkout';
+import { DockerContainer } from '../../../../src/container/docker-container';
+import { CMAKE_BUILD_DIR } from '../../../../src/environments/languages/c/ctest';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo, type Files } from '../../../support/chain-repo';
 import { testEnvironments } from '../../../support/environments';
@@ -49,4 +52,42 @@ test('meson: configured and built in the image; `meson test` result lines give F
   expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
   expect(gold.failToPass).toEqual(['above']);
   expect(gold.passToPass).toEqual(['below']);
+});
+
+/**
+ * A stage far from the commit its environment was built at: the sandbox's fresh checkout dates back
+ * the files that commit has as they are, so the first build compiles only what changed since, not the
+ * whole project (make and CMake go by modification times; every file of a fresh checkout is new).
+ */
+test('CMake: a stage sharing an environment built at an older commit rebuilds only the sources changed since', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-c-mtimes-'));
+  const cmake = 'cmake_minimum_required(VERSION 3.10)\nproject(pair C)\nenable_testing()\nadd_library(pair a.c b.c)\nadd_executable(test_pair tests/test_pair.c)\ntarget_link_libraries(test_pair pair)\nadd_test(NAME pair COMMAND test_pair)\n';
+  const test = '#include <stdio.h>\nint a(void); int b(void);\nint main(void) { printf("%d %d\\n", a(), b()); return 0; }\n';
+  const repo = await ChainRepo.create(join(dir, 'repo'), { 'CMakeLists.txt': cmake, 'a.c': 'int a(void) { return 1; }\n', 'b.c': 'int b(void) { return 2; }\n', 'tests/test_pair.c': test });
+  const first = repo.chain('gen/pair-1', [await repo.pr(1, 'Change b', { 'b.c': 'int b(void) { return 3; }\n' })]);
+  const later = repo.chain('gen/pair-2', [await repo.pr(2, 'Change b again', { 'b.c': 'int b(void) { return 4; }\n' })]);
+  const environments = testEnvironments(docker);
+  const env = await environments.forStage(first, 0);
+  // Same CMakeLists.txt, nothing fetched: the later stage shares the image built at the first one's base.
+  expect((await environments.forStage(later, 0)).image).toBe(env.image);
+  const sandbox = await DockerContainer.create(docker, { image: env.image, mirrorPath: repo.path, labels: { 'chainsmith.test': 'c-mtimes' }, memoryMb: 512, pidsLimit: 256 });
+  try {
+    const dryRun = async (sha: string) => {
+      const r = await sandbox.exec(`set -e\n${checkoutLines(sha).join('\n')}\nmake -C ${CMAKE_BUILD_DIR} -n 2>&1 | grep -o '[ab]\\.c\\.o -c' | sort -u`, { timeoutSeconds: 120, maxOutputChars: 4_000, cwd: '/work' });
+      expect(r.exitCode).toBe(0);
+      return r.output.split('\n').filter(Boolean).map((l) => l.replace(' -c', ''));
+    };
+    // At the base it was built at, nothing; at the later base (b.c changed since), b alone.
+    expect(await dryRun(later.prs[0].baseSha)).toEqual(['b.c.o']);
+  } finally {
+    await sandbox.destroy();
+  }
+  // And on a fresh checkout of the very commit it was built at, nothing is rebuilt.
+  const again = await DockerContainer.create(docker, { image: env.image, mirrorPath: repo.path, labels: { 'chainsmith.test': 'c-mtimes' }, memoryMb: 512, pidsLimit: 256 });
+  try {
+    const r = await again.exec(`set -e\n${checkoutLines(first.prs[0].baseSha).join('\n')}\nmake -C ${CMAKE_BUILD_DIR} -n 2>&1 | grep -c '\\.c\\.o -c' || true`, { timeoutSeconds: 120, maxOutputChars: 4_000, cwd: '/work' });
+    expect(r.output.trim()).toBe('0');
+  } finally {
+    await again.destroy();
+  }
 });
