@@ -1,10 +1,11 @@
-import { c } from './c';
-import { go } from './go';
-import { java } from './java';
-import { node } from './node';
-import { python } from './python';
+// Each folder's index by its full name: a build output from before the folders (c.js beside c/) would win over './c'.
+import { c } from './c/index';
+import { go } from './go/index';
+import { java } from './java/index';
+import { node } from './node/index';
+import { python } from './python/index';
 import { registryOf, type LanguageOf, type RecipeOf, type RunnerOf, type SettingsOfAll, type ToolchainOf } from './registry';
-import { rust } from './rust';
+import { rust } from './rust/index';
 
 /**
  * The languages chainsmith builds environments for: the only list of them. Everything else that

@@ -2,15 +2,15 @@ import Docker from 'dockerode';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../src/artifacts/store';
-import { checkoutLines } from '../../src/container/checkout';
-import { DockerContainer } from '../../src/container/docker-container';
-import { goldTestsFor } from '../../src/judge/gold-validation';
-import { StageSandbox } from '../../src/stage/stage-sandbox';
-import { ChainRepo } from '../support/chain-repo';
-import { ownSandboxes } from '../support/containers';
-import { testEnvironments } from '../support/environments';
-import { missingTool, testIf } from '../support/preconditions';
+import { ArtifactStore } from '../../../../src/artifacts/store';
+import { checkoutLines } from '../../../../src/container/checkout';
+import { DockerContainer } from '../../../../src/container/docker-container';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { StageSandbox } from '../../../../src/stage/stage-sandbox';
+import { ChainRepo } from '../../../support/chain-repo';
+import { ownSandboxes } from '../../../support/containers';
+import { testEnvironments } from '../../../support/environments';
+import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
 
