@@ -8,7 +8,8 @@
 /**
  * Tries of one model request inside a Temporal activity: one. A failed request (timeout, 5xx, 429)
  * fails the activity, and Temporal's retry of the activity is the only retry, so the layers do not
- * multiply. Outside activities (`mine --judge-links`) the client retries instead, config model.retries.
+ * multiply. The link judge's client retries instead, config model.retries (`mine --judge-links`, and
+ * scheduled mines, where a pair the model cannot answer stops the judging, never the activity).
  */
 export const MODEL_TRIES_IN_ACTIVITY = 1;
 
@@ -45,7 +46,7 @@ export const JUDGE_STAGE_WORST_REQUESTS = JUDGE_ASKS * MODEL_TRIES_IN_ACTIVITY *
 export const QUERY_WORST_REQUESTS = QUERY_WRITER_TRIES * MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTEMPTS.backoff;
 /** Model requests for one agent step of a rollout round: a retry resumes at the step that failed. */
 export const AGENT_STEP_WORST_REQUESTS = MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTEMPTS.rolloutRound;
-/** Model requests for one pair under `mine --judge-links` with `modelRetries` (config model.retries) tries per request. */
+/** Model requests for one pair the link judge asks about, with `modelRetries` (config model.retries) tries per request. */
 export const linkJudgeWorstRequests = (modelRetries: number) => LINK_JUDGE_ASKS * modelRetries;
 /** Tries of one GitHub request in a scheduled run's mine: Octokit's, every attempt of the activity, every attempt of the run. */
 export const GITHUB_REQUEST_WORST_TRIES = (1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES) * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;

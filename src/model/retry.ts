@@ -6,8 +6,8 @@ import { ModelRateLimitedError } from './errors';
  * unreachable, 5xx, 429) is tried again, `attempts` times in all, backing off exponentially from
  * `baseDelayMs` or waiting what the endpoint's Retry-After asks, at most MAX_DELAY_MS. Workers' clients
  * try once (MODEL_TRIES_IN_ACTIVITY in src/retry-budget.ts): Temporal retries the activity, and two
- * layers would multiply. The CLI's link judge, which no activity retries, tries config `model.retries`
- * times. A permanent failure (a refusal) is retried by neither.
+ * layers would multiply. The link judge, whose failures stop its judging and are never retried by an
+ * activity, tries config `model.retries` times. A permanent failure (a refusal) is retried by neither.
  */
 export interface RetryPolicy {
   attempts: number;

@@ -6,21 +6,14 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
+import { cli as runCli } from '../support/cli';
 import { freePort } from '../support/ports';
 
 const root = resolve(__dirname, '../..');
 const run = promisify(execFile);
 
-/** Runs the built CLI (npm test builds it) and returns its exit code and output. */
-async function cli(args: string[], env: Record<string, string> = {}) {
-  try {
-    const r = await run('node', [join(root, 'bin/chainsmith.js'), ...args], { env: { ...process.env, ...env }, cwd: tmp() });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** The built CLI (npm test builds it) in a fresh folder. */
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, env, tmp());
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'chainsmith-cli-'));
 

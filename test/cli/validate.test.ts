@@ -1,24 +1,15 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { cli as runCli } from '../support/cli';
 import { pythonChain } from '../support/python-chain';
 
 const root = resolve(__dirname, '../..');
-const run = promisify(execFile);
 const bin = join(root, 'bin/chainsmith.js');
 
-/** Runs the built CLI (npm test builds it) with its own data directory. */
-async function cli(args: string[], home: string) {
-  try {
-    const r = await run('node', [bin, ...args], { env: { ...process.env, CHAINSMITH_HOME: home }, cwd: home });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** The built CLI (npm test builds it) with its own data directory. */
+const cli = (args: string[], home: string) => runCli(args, { CHAINSMITH_HOME: home }, home);
 
 /** Starts the CLI and kills it (SIGKILL: nothing gets to clean up) as soon as it prints its first stage's line. */
 function killAfterFirstStage(args: string[], home: string): Promise<string> {

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportDataset } from '../../src/dataset/write-dataset';
-import { cli } from './cli';
+import { cli } from '../support/cli';
 import { acceptedRun, rejectedRun } from './runs';
 
 /** Every file of a directory with its hash: what "nothing lost" compares. */

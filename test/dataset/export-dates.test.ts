@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManifestSchema } from '../../src/dataset/manifest';
 import type { ChainRun } from '../../src/schemas';
-import { cli } from './cli';
+import { cli } from '../support/cli';
 import { acceptedRun, trajectory } from './runs';
 
 /** An accepted run of its own chain and conversation (same content would be a duplicate), merged when given. */

@@ -8,7 +8,7 @@ import { DEFAULT_WINDOW_DAYS } from '../../src/mining/links/code-history';
 import { MineCursorSchema } from '../../src/mining/output/cursor';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { EdgeSchema, PullRequestRecordSchema } from '../../src/schemas';
-import { cli } from '../dataset/cli';
+import { cli } from '../support/cli';
 import { growingHistory as history } from './growing-history';
 
 let root: string;

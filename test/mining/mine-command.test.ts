@@ -8,6 +8,7 @@ import { readChains } from '../../src/mining/output/chains-file';
 import { companionPaths, mineToFiles } from '../../src/mining/output/mine-to-files';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { PullRequestRecordSchema } from '../../src/schemas';
+import { cli as runCli } from '../support/cli';
 import { FakeGitHub, rateLimited, serverError } from '../support/fake-github';
 import { HistoryBuilder } from './history-builder';
 import { widgetsStory } from './story';
@@ -29,15 +30,7 @@ afterAll(async () => {
 });
 
 /** The built CLI (npm test builds it first), its exit code and output. */
-async function cli(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run('node', [bin, ...args], { env: { ...process.env, CHAINSMITH_HOME: root, ...env }, cwd: root });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { CHAINSMITH_HOME: root, ...env }, root);
 
 test('a mine writes chains start can read, every PR record, and a summary', async () => {
   const out = join(root, 'out', 'chains.jsonl');

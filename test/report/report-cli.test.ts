@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { exportDataset } from '../../src/dataset/write-dataset';
-import { cli } from '../dataset/cli';
+import { cli } from '../support/cli';
 import { acceptedRun } from '../dataset/runs';
 
 test('`chainsmith report` writes the page of an export and says where; without an export it says what to run', async () => {

@@ -9,7 +9,7 @@ import { git } from '../../src/git';
 import { scheduleFolder } from '../../src/schedule/scheduled-mine';
 import type { ScheduledRunReport } from '../../src/workflows/types';
 import type { BatchCounts } from '../../src/workflows/batch-workflow';
-import { cli } from '../dataset/cli';
+import { cli } from '../support/cli';
 import { startEngines, testConfig, type Engines } from '../support/engines';
 
 jest.setTimeout(15 * 60_000);

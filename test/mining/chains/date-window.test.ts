@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readChains } from '../../../src/mining/output/chains-file';
 import { companionPaths, mineToFiles } from '../../../src/mining/output/mine-to-files';
 import { MiningSummarySchema } from '../../../src/mining/summary';
-import { cli } from '../../dataset/cli';
+import { cli } from '../../support/cli';
 import { FakeGitHub } from '../../support/fake-github';
 import { fakeRepoFromClone } from '../github-fixtures';
 import { HistoryBuilder } from '../history-builder';
