@@ -77,8 +77,3 @@ export async function changedFilesOf(
   );
   return new Map(outputs.flatMap((output) => [...parseDiffTree(output)]));
 }
-
-/** The files one change base..merge touched, with line counts, status and kind. */
-export async function changedFiles(repoPath: string, base: string, merge: string): Promise<ChangedFile[]> {
-  return (await changedFilesOf(repoPath, [{ base, merge }])).get(merge) ?? [];
-}

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { PullRequestRecordSchema, type PullRequest, type PullRequestRecord } from '../../schemas';
+import { PullRequestRecordSchema, type PullRequestRecord } from '../../schemas';
 import { changedFilesOf } from './changed-files';
 import { changesTests } from '../file-kind';
 import { logCommits, splitMessage, type LoggedCommit } from './commit-log';
@@ -8,7 +8,6 @@ import { MiningError, NotAGitRepositoryError } from '../errors';
 import { git, GitError } from '../../git';
 import { recognizeLanding, type Landing } from './landing';
 import type { ProgressListener } from '../progress';
-import { withLocalPatches } from './local-patches';
 import { pullHeads } from './pull-refs';
 import { findRebaseLandings, RebaseCandidates } from './rebase-landings';
 import { ReachSweep } from './reach-sweep';
@@ -295,10 +294,4 @@ function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestReco
     return { number: pr.number, reason: `the record at ${pr.commit.sha.slice(0, 12)} does not fit the schema (${problems.slice(0, 2).join('; ')})` };
   }
   return parsed.data;
-}
-
-/** Every PR of the branch with its patch: simple, and fine for small repositories and tests. */
-export async function mineLocalRepo(repoPath: string, opts: { branch?: string } = {}): Promise<PullRequest[]> {
-  const { prs } = await readLocalPullRequests(repoPath, opts);
-  return withLocalPatches(resolve(repoPath), prs);
 }

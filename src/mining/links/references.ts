@@ -197,8 +197,3 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
   const edges = [...strongest.values()].sort((a, b) => a.from - b.from || a.to - b.to).map((edge) => EdgeSchema.parse(edge));
   return { edges, tally };
 }
-
-/** The edges of `linkPullRequests`, for callers that do not need the tally. */
-export function extractEdges(prs: readonly PullRequestRecord[], opts: LinkOptions = {}): Edge[] {
-  return linkPullRequests(prs, opts).edges;
-}

@@ -6,9 +6,9 @@ import { generateDemoRepo } from '../../../src/demo/generate-repo';
 import { DEMO_PULL_REQUESTS } from '../../../src/demo/tally-history';
 import { MiningError, NotAGitRepositoryError } from '../../../src/mining/errors';
 import { git } from '../../../src/git';
-import { mineLocalRepo } from '../../../src/mining/landings/local-git';
 import type { PullRequest } from '../../../src/schemas';
 import { ScratchRepo } from '../scratch-repo';
+import { mineLocalRepo } from '../../support/mine-local';
 
 let root: string;
 let demo: string;
