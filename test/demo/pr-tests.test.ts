@@ -6,7 +6,7 @@ import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { git } from '../../src/git';
 import type { PullRequest } from '../../src/schemas';
 import { runPytest } from './pytest';
-import { mineLocalRepo } from '../support/mine-local';
+import { mineLocalRepo } from '../support/mining';
 
 // The demo only works as a supervision source if its tests say what its PR messages claim.
 let root: string;

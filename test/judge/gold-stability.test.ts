@@ -11,7 +11,7 @@ import type { Chain, PullRequest } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { ownSandboxes } from '../support/containers';
 import { testEnvironments } from '../support/environments';
-import { changedFiles } from '../support/mine-local';
+import { changedFiles } from '../support/mining';
 
 const docker = new Docker();
 let dir: string;

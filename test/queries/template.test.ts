@@ -9,7 +9,7 @@ import { measureLeaks, summarizeLeaks } from '../../src/queries/leak-rate';
 import { patchSecrets } from '../../src/queries/patch-secrets';
 import { templateQueries } from '../../src/queries/template';
 import type { Chain, ChainQueries } from '../../src/schemas';
-import { extractEdges, mineLocalRepo } from '../support/mine-local';
+import { extractEdges, mineLocalRepo } from '../support/mining';
 
 let chain: Chain;
 let queries: ChainQueries;

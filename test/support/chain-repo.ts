@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { git } from '../../src/git';
 import { gitPatch } from '../../src/mining/landings/patch';
 import type { Chain, PullRequest } from '../../src/schemas';
-import { changedFiles } from './mine-local';
+import { changedFiles } from './mining';
 
 /** File contents by path; null deletes. */
 export type Files = Record<string, string | Buffer | null>;

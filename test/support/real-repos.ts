@@ -6,7 +6,7 @@ import { git } from '../../src/git';
 import { gitPatch } from '../../src/mining/landings/patch';
 import { packageRoot } from '../../src/paths';
 import type { Chain, PullRequest } from '../../src/schemas';
-import { changedFiles } from './mine-local';
+import { changedFiles } from './mining';
 
 /** Bundles of real repositories with their pull refs (../shared/repos next to the project). */
 export const SHARED_REPOS = resolve(packageRoot(), '..', 'shared', 'repos');

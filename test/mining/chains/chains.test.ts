@@ -6,7 +6,7 @@ import { generateDemoRepo } from '../../../src/demo/generate-repo';
 import { buildChains } from '../../../src/mining/chains/chains';
 import type { Edge } from '../../../src/schemas';
 import { makePr } from '../make-pr';
-import { extractEdges, mineLocalRepo } from '../../support/mine-local';
+import { extractEdges, mineLocalRepo } from '../../support/mining';
 
 const repo = { name: 'acme/widgets', path: '/repos/widgets' };
 const edge = (from: number, to: number): Edge => ({ from, to, kind: 'follow-up', evidence: '', confidence: 0.9 });

@@ -3,12 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../../src/demo/generate-repo';
-import { DEMO_PULL_REQUESTS } from '../../../src/demo/tally-history';
 import { MiningError, NotAGitRepositoryError } from '../../../src/mining/errors';
 import { git } from '../../../src/git';
 import type { PullRequest } from '../../../src/schemas';
 import { ScratchRepo } from '../scratch-repo';
-import { mineLocalRepo } from '../../support/mine-local';
+import { mineLocalRepo } from '../../support/mining';
 
 let root: string;
 let demo: string;
@@ -23,6 +22,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
+
+/** The demo's pull requests as src/demo/tally-history.ts writes them. */
+const DEMO_PULL_REQUESTS = [
+  { number: 2, title: 'Add median() to tally.stats', landing: 'merge' },
+  { number: 3, title: 'Docs: describe installation in README', landing: 'squash' },
+  { number: 4, title: 'Fix regression from #2: median of even-length lists', landing: 'squash' },
+  { number: 5, title: 'Add variance() to tally.stats', landing: 'merge' },
+  { number: 6, title: 'Follow-up to #4: let median() take a key function', landing: 'merge' },
+];
 
 const byNumber = (number: number): PullRequest => prs.find((pr) => pr.number === number) as PullRequest;
 const revParse = async (revision: string): Promise<string> => (await git(demo, ['rev-parse', revision])).trim();

@@ -5,10 +5,7 @@ import { withLocalPatches } from '../../src/mining/landings/local-patches';
 import { linkPullRequests, type LinkOptions } from '../../src/mining/links/references';
 import type { ChangedFile, Edge, PullRequest, PullRequestRecord } from '../../src/schemas';
 
-// Short ways into the miner for tests on small repositories: the mine itself reads many PRs at once
-// and patches only those that end up in chains, so these are no part of src/.
-
-/** Every PR of the branch with its patch. */
+/** Every PR of the branch with its patch: simple, and fine for the small repositories tests make. */
 export async function mineLocalRepo(repoPath: string, opts: { branch?: string } = {}): Promise<PullRequest[]> {
   const { prs } = await readLocalPullRequests(repoPath, opts);
   return withLocalPatches(resolve(repoPath), prs);
