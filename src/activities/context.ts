@@ -24,7 +24,7 @@ export function activityContext(deps: ActivityDeps) {
   const { config } = deps;
   const store = ArtifactStore.fromConfig(config);
   // Environments that use the setup agent's saved recipes, and the agent for stages detection cannot set up.
-  const setup = setupFromConfig(config, { docker: deps.docker, store, baseImage: deps.image, model: deps.model, log: (line) => process.stderr.write(`[setup-agent] ${line}\n`) });
+  const setup = setupFromConfig(config, { docker: deps.docker, store, baseImage: deps.image, model: deps.model, forgetOutages: true, log: (line) => process.stderr.write(`[setup-agent] ${line}\n`) });
   return {
     ...deps,
     store,

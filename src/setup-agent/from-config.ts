@@ -22,7 +22,7 @@ export const recipesDirOf = (config: Config) => config.environments.recipesDir ?
  */
 export function setupFromConfig(
   config: Config,
-  deps: { docker: Docker; store: ArtifactStore; baseImage: string; model?: ModelClient; signal?: AbortSignal; log?: (line: string) => void },
+  deps: { docker: Docker; store: ArtifactStore; baseImage: string; model?: ModelClient; signal?: AbortSignal; log?: (line: string) => void; forgetOutages?: boolean },
 ): { environments: Environments; agent: SetupAgent } {
   const log = deps.log ?? ((line: string) => console.error(line));
   const recipes = new RecipesStore(recipesDirOf(config), (message) => log(`warning: ${message}`));
@@ -40,6 +40,7 @@ export function setupFromConfig(
     attempts: config.environments.setupAttempts ?? DEFAULT_SETUP_ATTEMPTS,
     redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
     log,
+    ...(deps.forgetOutages ? { forgetOutages: true } : {}),
   });
   return { environments, agent };
 }

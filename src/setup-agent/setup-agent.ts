@@ -39,6 +39,11 @@ export interface SetupAgentOptions {
   redactor?: Redactor;
   /** One line for the user (a note, a warning, progress). */
   log: (line: string) => void;
+  /**
+   * A worker serves stages for as long as it runs: an outage there is forgotten after the stage it hit
+   * (the next stage asks again). A `validate` run remembers it and asks no more.
+   */
+  forgetOutages?: boolean;
 }
 
 /**
@@ -138,8 +143,8 @@ export class SetupAgent {
       }
       if (!(err instanceof ModelError)) throw err;
       // Down, or refusing the key: asked again for no other stage of this run, which goes on.
-      this.outage = err.message;
-      this.opts.log(`warning: ${err.message}: stages detection cannot set up are not set up by the setup agent in this run`);
+      if (!this.opts.forgetOutages) this.outage = err.message;
+      this.opts.log(`warning: ${err.message}: ${this.opts.forgetOutages ? 'this stage is' : 'stages detection cannot set up are'} not set up by the setup agent in this run`);
       return this.unavailable(chain, first, reasons, err.message, spent());
     } finally {
       await reader.close();
