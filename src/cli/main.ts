@@ -2,6 +2,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
+import { DEFAULT_CHAINS_PER_PR, DEFAULT_MAX_LENGTH, DEFAULT_MIN_CONFIDENCE } from '../mining/chains/chains';
+import { DEFAULT_MAX_CHANGED_LINES } from '../mining/chains/filters';
 import { DEFAULT_WINDOW_DAYS } from '../mining/links/code-history';
 import { SCHEDULE_RUN_ATTEMPTS } from '../retry-budget';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
@@ -46,13 +48,13 @@ program
   .option('--github-url <url>', 'with --github: API base URL, e.g. of GitHub Enterprise')
   .option('--cache-dir <dir>', 'with --github: answer cache that makes reruns resume (default: <dataDir>/cache/github)')
   .option('--refresh', 'with --github: revalidate cached PR listings now (unchanged pages cost no rate limit)')
-  .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), 5)
-  .option('--max-chains-per-pr <n>', 'how many chains one PR may join (default 3)', (v) => parsePositive('--max-chains-per-pr', v))
-  .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6; plain mentions are 0.5)', (v) => parseFraction('--min-confidence', v))
+  .option('--max-length <n>', 'longest chain; longer runs become several chains', (v) => parsePositive('--max-length', v), DEFAULT_MAX_LENGTH)
+  .option('--max-chains-per-pr <n>', `how many chains one PR may join (default ${DEFAULT_CHAINS_PER_PR})`, (v) => parsePositive('--max-chains-per-pr', v))
+  .option('--min-confidence <x>', `weakest link that joins PRs (default ${DEFAULT_MIN_CONFIDENCE}; plain mentions are 0.5)`, (v) => parseFraction('--min-confidence', v))
   .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)', parseStrength)
   .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
   .option('--blame-days <n>', `code-history links: lines a PR rewrites that another wrote within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))
-  .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), 2000)
+  .option('--max-changed-lines <n>', 'PRs changing more lines are left out', (v) => parsePositive('--max-changed-lines', v), DEFAULT_MAX_CHANGED_LINES)
   .option('--keep-bots', 'keep PRs opened by bots')
   .option('--keep-no-code', 'keep PRs that change only docs and config')
   .option('--shared-files', 'also link PRs that change the same code files (weak edges)')
@@ -177,14 +179,14 @@ const schedule = program
 schedule
   .command('create <id>')
   .description('create the schedule: each run fetches and mines every listed repository (adding to its files under <dataDir>/schedules/ID) and starts the new chains as a batch')
-  .requiredOption('--repos <file>', 'one repository a line: a clone path (fetched from its origin each run) or github:OWNER/NAME, then optional name=, branch=, remote=, clone=')
+  .requiredOption('--repos <file>', 'one repository a line: a clone path (fetched from its origin each run) or github:OWNER/NAME, then optional name=, branch=, remote=, clone=, judge-links=yes (ask the configured model about candidate links, as mine --judge-links)')
   .requiredOption('--every <interval>', 'how often: minutes, hours or days (30m, 6h, 1d)', parseEvery)
   .addOption(new Option('--policy <policy>', 'agent policy of the batches (default: model if an endpoint is configured, else gold-replay)').choices(['model', 'gold-replay']))
   .addOption(new Option('--scaffold <scaffold>', "agent protocol (default: the config's agent.scaffold)").choices(['tools', 'bash']))
   .option('--concurrency <n>', 'chains of a batch running at once', (v) => parsePositive('--concurrency', v), 4)
   .option('--attempts <n>', 'attempts of a failed run, the schedule\'s retry policy (1: a failed run waits for the next)', (v) => parsePositive('--attempts', v), SCHEDULE_RUN_ATTEMPTS)
-  .option('--max-length <n>', 'longest chain', (v) => parsePositive('--max-length', v))
-  .option('--min-confidence <x>', 'weakest link that joins PRs (default 0.6)', (v) => parseFraction('--min-confidence', v))
+  .option('--max-length <n>', `longest chain (default ${DEFAULT_MAX_LENGTH})`, (v) => parsePositive('--max-length', v))
+  .option('--min-confidence <x>', `weakest link that joins PRs (default ${DEFAULT_MIN_CONFIDENCE})`, (v) => parseFraction('--min-confidence', v))
   .option('--min-strength <strength>', 'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)', parseStrength)
   .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
   .option('--blame-days <n>', `code-history links within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`, (v) => parseCount('--blame-days', v))

@@ -120,11 +120,12 @@ const live = new Map<ChildProcess, boolean>();
 /**
  * Stops every child `run` started that is still running: SIGTERM, and SIGKILL to what is left after
  * KILL_GRACE_MS. For a process that is asked to end (a bench on SIGINT or SIGTERM): its children would
- * otherwise run on without it. Resolves when they have all ended.
+ * otherwise run on without it. Resolves when they have all exited: not when their output closes, which
+ * a background process of a child outside a group of its own can hold open long after (it is out of reach).
  */
 export async function stopAllChildren(): Promise<void> {
   const children = [...live.keys()];
-  const ended = children.map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('close', resolve))));
+  const ended = children.map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve))));
   for (const child of children) stopChild(child, 'SIGTERM');
   const killer = setTimeout(() => children.forEach((child) => stopChild(child, 'SIGKILL')), KILL_GRACE_MS);
   await Promise.all(ended);

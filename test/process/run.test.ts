@@ -76,6 +76,19 @@ test('stopAllChildren ends every live child, one started without a timeout inclu
   expect(r.signal).toBe('SIGKILL');
 });
 
+test('stopAllChildren returns once a child has exited, though a process it left holds its output open', async () => {
+  let pending: ReturnType<typeof run> | undefined;
+  const printed = await new Promise<string>((started) => {
+    pending = run('bash', ['-c', 'sleep 300 & echo $!; wait'], { onStdout: started });
+  });
+  await stopAllChildren();
+  // Out of reach of stopAllChildren (not in a group of its own), so ended here; only then does the run's output close.
+  const orphan = firstPid(printed);
+  expect(running(orphan)).toBe(true);
+  process.kill(orphan, 'SIGKILL');
+  expect((await pending!).signal).toBe('SIGTERM');
+});
+
 test('shellQuote keeps plain words bare and makes anything else one literal word for bash', async () => {
   expect(shellQuote('src/a_b-c.py')).toBe('src/a_b-c.py');
   const words = ['', "it's", 'a b', '$HOME', '`x`', '"q"', 'a\nb', '\\', '*', "'"];
