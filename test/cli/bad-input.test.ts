@@ -93,7 +93,7 @@ describe('schedule: bad input is refused before anything is created', () => {
     writeFileSync(repos, '# ok\n./clone name=acme/x\n./other colour=blue\n');
     const bad = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', '1d']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe(`error: ${repos}:3: "colour=blue" is not one of name=, branch=, remote=, clone=`);
+    expect(bad.stderr.trim()).toBe(`error: ${repos}:3: "colour=blue" is not one of name=, branch=, remote=, clone=, judge-links=`);
     const every = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', 'daily']);
     expect(every.code).toBe(2);
     expect(every.stderr.trim()).toBe('error: --every wants a number of minutes, hours or days (30m, 6h, 1d), got "daily"');
