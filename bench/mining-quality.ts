@@ -9,6 +9,7 @@ import { linkingEdges } from '../src/mining/chains/chains';
 import { mergedPullNumbers } from '../test/mining/labels/merged-prs';
 import { pairKey, scoreLinks, type LabelRow, type Ratio } from '../test/mining/labels/scores';
 import type { Figure } from './figure';
+import { whyNoEdge } from './support/missed-link';
 
 const REPOS = resolve(__dirname, '..', '..', '..', 'shared', 'repos');
 const SHARED = existsSync(REPOS) ? REPOS : resolve(process.cwd(), '..', 'shared', 'repos');
@@ -109,6 +110,7 @@ async function measure(clone: string, name: string, short: string, tuning: boole
     const predicted = new Set(links.map((edge) => pairKey(edge.from, edge.to)));
     // Labels are a sample: a predicted link outside it is unknown, not false (test/mining/labels/scores.ts).
     const unlabelled = [...predicted].filter((pair) => !byPair.has(pair));
+    const records = new Map(mined.prs.map((pr) => [pr.number, pr]));
     const missed = labels.filter((label) => label.link && label.stratum !== 'predicted' && !predicted.has(pairKey(label.from, label.to)));
     const wrong = [...predicted].filter((pair) => byPair.get(pair)?.link === false);
     const evidence = new Map(result.edges.map((edge) => [pairKey(edge.from, edge.to), `${edge.kind}/${edge.strength} ${edge.confidence}: ${edge.evidence.slice(0, 160)}`]));
@@ -120,8 +122,18 @@ async function measure(clone: string, name: string, short: string, tuning: boole
     for (const pair of wrong) say(`${short}: wrong ${pair} ${label(pair)} ${evidence.get(pair)}`);
     for (const row of missed) {
       const pair = pairKey(row.from, row.to);
-      say(`${short}: missed ${pair} ${label(pair)}${evidence.has(pair) ? ` (below the bar: ${evidence.get(pair)})` : ''}`);
+      say(`${short}: missed ${pair} ${label(pair)} (${evidence.has(pair) ? `below the bar: ${evidence.get(pair)}` : `no edge: ${whyNoEdge(records, row.from, row.to)}`})`);
     }
+    // Which evidence makes the links that hold: labelled predicted links per kind and strength (tuning only).
+    const byKind = new Map<string, [number, number]>();
+    for (const edge of links) {
+      const row = byPair.get(pairKey(edge.from, edge.to));
+      if (!row) continue;
+      const key = `${edge.kind}_${edge.strength ?? 'strong'}`;
+      const [hits, of] = byKind.get(key) ?? [0, 0];
+      byKind.set(key, [hits + (row.link ? 1 : 0), of + 1]);
+    }
+    for (const [key, [hits, of]] of byKind) figures.push({ measure: `link_precision_by_kind_${key}_${short}`, value: ratio(hits, of), unit: 'ratio', goal: `report (${hits} of ${of} labelled predicted links)` });
     for (const chain of result.chains) {
       const verdicts = chain.prs.slice(1).map((pr, i) => label(pairKey(chain.prs[i].number, pr.number)));
       say(`${short}: chain ${chain.prs.map((pr) => pr.number).join('-')} ${chain.strength} ${verdicts.join(' ')}`);

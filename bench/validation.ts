@@ -1,10 +1,10 @@
 import Docker from 'dockerode';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths';
+import { run as runProcess } from '../src/process/run';
 import type { GoldTests } from '../src/schemas';
 import { bundlePath, cloneBundle, SHARED_REPOS } from '../test/support/real-repos';
 import type { Figure } from './figure';
@@ -157,11 +157,7 @@ async function fresh(work: string, name: string): Promise<string> {
   return dir;
 }
 
-function must(cmd: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err = (err + d).slice(-4_000)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.slice(0, 3).join(' ')} failed (exit ${code}): ${err.trim()}`))));
-  });
+async function must(cmd: string, args: string[], cwd: string): Promise<void> {
+  const r = await runProcess(cmd, args, { cwd, maxOutputBytes: 4_000 });
+  if (r.exitCode !== 0) throw new Error(`${cmd} ${args.slice(0, 3).join(' ')} failed (exit ${r.exitCode ?? r.signal}): ${(r.startError?.message ?? r.stderr).trim()}`);
 }

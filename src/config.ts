@@ -86,6 +86,10 @@ const ConfigSchema = z.strictObject({
     pythons: z.array(z.string().startsWith('/')),
     /** Runs of a PR's tests after the gold change in gold validation; a test whose outcome differs between them is flaky and checks nothing. */
     goldRuns: z.number().int().min(1).max(10),
+    /** Recipes the setup agent (src/setup-agent) may propose for one stage detection cannot set up; default 3. */
+    setupAttempts: z.number().int().min(1).max(10).optional(),
+    /** Where accepted setup-agent recipes are saved, one file per repository; default <dataDir>/recipes. */
+    recipesDir: z.string().min(1).optional(),
   }),
   /**
    * What one chain's conversation may spend. Tokens and cost come from the API's usage, priced with
@@ -132,6 +136,7 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
   CHAINSMITH_SANDBOX_CPUS: { path: ['environments', 'cpus'], number: true },
   CHAINSMITH_BUILD_NETWORK: { path: ['environments', 'buildNetwork'] },
   CHAINSMITH_GOLD_RUNS: { path: ['environments', 'goldRuns'], number: true },
+  CHAINSMITH_SETUP_ATTEMPTS: { path: ['environments', 'setupAttempts'], number: true },
   CHAINSMITH_MAX_TOKENS: { path: ['budget', 'maxTokens'], number: true },
   CHAINSMITH_MAX_COST_USD: { path: ['budget', 'maxCostUsd'], number: true },
   CHAINSMITH_MAX_WALL_SECONDS: { path: ['budget', 'maxWallSeconds'], number: true },

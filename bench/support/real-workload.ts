@@ -9,7 +9,7 @@ import { bashTool, scriptedModel } from '../../test/support/scripted-model';
 
 /**
  * The real workload of the concurrency and prefix-reuse benches: Jinja's PR #1465 (filters taking
- * lists of attributes, 2022), a stage gold validation verifies (test/environments/python-real.test.ts:
+ * lists of attributes, 2022), a stage gold validation verifies (test/environments/languages/python/python-real.test.ts:
  * FAIL_TO_PASS tests in tests/test_filters.py, over a hundred PASS_TO_PASS).
  */
 export const JINJA_PR = 1465;

@@ -1,14 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { packageRoot } from '../../src/paths';
+import { run } from '../../src/process/run';
 import { bundlePath, cloneBundle } from '../../test/support/real-repos';
 import type { Figure } from '../figure';
 
-const run = promisify(execFile);
 const REAL = ['pallets+jinja', 'serde-rs+json', 'spf13+cobra', 'jhy+jsoup', 'DaveGamble+cJSON'];
 const say = (line: string) => console.error(`[mining] ${line}`);
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -30,11 +28,12 @@ export async function wholeMineFigures(root: string): Promise<Figure[]> {
     const load = loadavg()[0];
     const started = performance.now();
     const out = await run('/usr/bin/time', ['-v', process.execPath, join(packageRoot(), 'bin/chainsmith.js'), 'mine', '--repo', clone, '--name', name, '--out', join(dir, 'chains.jsonl'), '--fresh'], {
-      env: { ...process.env, CHAINSMITH_HOME: dir },
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((err: { stderr?: string; message: string }) => {
-      throw new Error(`chainsmith mine of ${name} failed: ${err.stderr?.slice(-2000) ?? err.message}`);
+      env: { CHAINSMITH_HOME: dir },
+      // A bench told to stop ends the mine under time too (end-children.ts).
+      ownGroup: true,
+      maxOutputBytes: 64 * 1024 * 1024,
     });
+    if (out.exitCode !== 0) throw new Error(`chainsmith mine of ${name} failed: ${(out.startError?.message ?? out.stderr).slice(-2000)}`);
     const seconds = (performance.now() - started) / 1000;
     const field = (label: string) => Number(new RegExp(`${label}: ([\\d.]+)`).exec(out.stderr)?.[1] ?? NaN);
     const peakMb = field('Maximum resident set size \\(kbytes\\)') / 1024;

@@ -1,11 +1,11 @@
 import Docker from 'dockerode';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { GoldTestsSchema, type GoldTests } from '../../src/schemas';
 import { OWNER_LABEL } from '../../src/container/orphans';
+import { run } from '../../src/process/run';
 
 /** Where cgroup v1 (cgroupfs driver) keeps a container's CPU time, in nanoseconds; under v2, where the unified hierarchy does. */
 const CGROUP_USAGE = [(id: string) => `/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, (id: string) => `/sys/fs/cgroup/docker/${id}/cpu.stat`];
@@ -35,27 +35,28 @@ export async function validateRun(cli: string, chains: string, out: string, home
   const docker = new Docker();
   const started = Date.now();
   const script = 'node "$@" & pid=$!; echo "CHILD_PID $pid" >&2; wait $pid; s=$?; times >&2; exit $s';
-  const child = spawn('bash', ['-c', script, 'validate', cli, 'validate', '--chains', chains, '--out', out], {
+  let pid = 0;
+  let stagesDone = 0;
+  let firstErr = '';
+  const running = run('bash', ['-c', script, 'validate', cli, 'validate', '--chains', chains, '--out', out], {
     // In the data directory: no chainsmith.config.json of the caller's folder applies.
     cwd: home,
-    env: { ...process.env, CHAINSMITH_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let pid = 0;
-  let stdout = '';
-  let stderr = '';
-  let stagesDone = 0;
-  child.stdout.on('data', (d: Buffer) => {
-    stdout = (stdout + d).slice(-200_000);
-    for (const m of d.toString().matchAll(/^\[(\d+)\/(\d+)\] (.*)$/gm)) {
-      stagesDone = Math.max(stagesDone, Number(m[1]));
-      log(`[${m[1]}/${m[2]}] ${m[3].slice(0, 160)}`);
-    }
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    stderr = (stderr + d).slice(-200_000);
-    const m = /CHILD_PID (\d+)/.exec(stderr);
-    if (m) pid = Number(m[1]);
+    env: { CHAINSMITH_HOME: home },
+    // A bench told to stop ends the validate run under bash too (bench/support/end-children.ts).
+    ownGroup: true,
+    maxOutputBytes: 200_000,
+    onStdout: (d) => {
+      for (const m of d.matchAll(/^\[(\d+)\/(\d+)\] (.*)$/gm)) {
+        stagesDone = Math.max(stagesDone, Number(m[1]));
+        log(`[${m[1]}/${m[2]}] ${m[3].slice(0, 160)}`);
+      }
+    },
+    onStderr: (d) => {
+      if (pid) return;
+      firstErr += d;
+      const m = /CHILD_PID (\d+)/.exec(firstErr);
+      if (m) pid = Number(m[1]);
+    },
   });
   const usage = new Map<string, number>();
   const sample = async () => {
@@ -67,7 +68,7 @@ export async function validateRun(cli: string, chains: string, out: string, home
     }
   };
   const timer = setInterval(() => void sample(), 500);
-  const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  const { exitCode, stdout, stderr } = await running;
   clearInterval(timer);
   // `times` prints the shell's own times, then its children's: "0m0.001s 0m0.002s\n1m2.5s 0m3.1s".
   const times = [...stderr.matchAll(/^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/gm)].pop();
@@ -81,7 +82,7 @@ export async function validateRun(cli: string, chains: string, out: string, home
   return {
     records,
     stagesDone: Math.max(stagesDone, records.length),
-    exitCode,
+    exitCode: exitCode ?? -1,
     processCpu,
     containerCpu: [...usage.values()].reduce((a, b) => a + b, 0),
     wallSeconds: (Date.now() - started) / 1000,

@@ -2,11 +2,12 @@ import type Docker from 'dockerode';
 import { cancellationSignal } from '@temporalio/activity';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
-import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
+import { sandboxSpecFrom } from '../environments/from-config';
 import type { ModelClient } from '../model/client';
 import { Redactor } from '../redact';
 import type { ContainerPool } from '../stage/pool';
 import type { PolicyKind } from '../schemas';
+import { setupFromConfig } from '../setup-agent/from-config';
 
 export interface ActivityDeps {
   config: Config;
@@ -21,12 +22,16 @@ export interface ActivityDeps {
 /** What the activities share, built once per worker process from its dependencies. */
 export function activityContext(deps: ActivityDeps) {
   const { config } = deps;
+  const store = ArtifactStore.fromConfig(config);
+  // Environments that use the setup agent's saved recipes, and the agent for stages detection cannot set up.
+  const setup = setupFromConfig(config, { docker: deps.docker, store, baseImage: deps.image, model: deps.model, log: (line) => process.stderr.write(`[setup-agent] ${line}\n`) });
   return {
     ...deps,
-    store: ArtifactStore.fromConfig(config),
+    store,
     host: config.worker.host,
     sandboxSpec: sandboxSpecFrom(config),
-    environments: environmentsFrom(config, deps.docker, deps.image),
+    environments: setup.environments,
+    setupAgent: setup.agent,
     // The worker's key and secret-looking variables: never in a container, a prompt or a saved trajectory.
     redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
     /**

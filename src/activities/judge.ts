@@ -1,5 +1,5 @@
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
-import { goldTestsFor, invalidGold, stageCheck } from '../judge/gold-validation';
+import { invalidGold, stageCheck } from '../judge/gold-validation';
 import { StageError } from '../errors';
 import { reasonOf } from '../stage-reason';
 import { ChainQueriesSchema, ChainSchema, GoldTestsSchema, TestSignalSchema, type ArtifactRef, type PolicyKind } from '../schemas';
@@ -30,7 +30,8 @@ export function judgeActivities(ctx: ActivityContext) {
     async validateGold(input: { chainRef: ArtifactRef; stage: number; policy: PolicyKind }): Promise<StageCheck> {
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
-        const gold = await goldTestsFor({ docker: ctx.docker, store, sandbox: ctx.sandboxSpec, environments: ctx.environments, goldRuns: config.environments.goldRuns }, chain, input.stage).catch((err) => {
+        // Where detection's recipe fails, the setup agent tries (with a model) or a recipe it saved serves.
+        const gold = await ctx.setupAgent.goldTests(chain, input.stage).catch((err) => {
           if (err instanceof StageError) return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
           throw err;
         });

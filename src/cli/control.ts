@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { InputError } from '../errors';
 import { pauseSignal, resumeSignal } from '../workflows/messages';
 
-export type ControlAction = 'pause' | 'resume' | 'cancel';
+type ControlAction = 'pause' | 'resume' | 'cancel';
 
 /** Pause, resume or cancel a running chain (or batch), with a clear word when that cannot be done. */
 export async function controlCommand(client: Client, action: ControlAction, workflowId: string): Promise<void> {

@@ -7,7 +7,7 @@ const EXIT_INPUT = 2;
  * command will work later, as the message says when. 75 is EX_TEMPFAIL of sysexits.h, which schedulers
  * and retry wrappers already read as "try again later".
  */
-export const EXIT_RETRY_LATER = 75;
+const EXIT_RETRY_LATER = 75;
 
 export const EXIT_CODES_HELP = `
 Exit codes:

@@ -9,7 +9,7 @@ import { exportDataset } from '../dataset/write-dataset';
 import type { ChainRun } from '../schemas';
 import { connectClient } from './temporal';
 
-export interface ExportOptions {
+interface ExportOptions {
   runs?: string;
   out?: string;
   query?: string;

@@ -6,7 +6,7 @@ import type { MiningSummary } from '../mining/summary';
 import type { Chain } from '../schemas';
 import { progressBar } from './progress-bar';
 
-export interface MineCommandOptions extends Omit<MineToFilesOptions, 'onProgress' | 'beforeWrite'> {
+interface MineCommandOptions extends Omit<MineToFilesOptions, 'onProgress' | 'beforeWrite'> {
   judgeLinks?: boolean;
 }
 

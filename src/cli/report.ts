@@ -5,7 +5,7 @@ import { InputError } from '../errors';
 import { writeReport } from '../report/write-report';
 import { defaultExportDir } from './export';
 
-export interface ReportCommandOptions {
+interface ReportCommandOptions {
   export?: string;
   out?: string;
   sample?: string;

@@ -9,7 +9,7 @@ import { scheduledRunWorkflow } from '../workflows';
 import { ORCHESTRATION_QUEUE } from '../workflows/task-queues';
 import { workflowUrl } from './temporal';
 
-export interface ScheduleCreateOptions extends ScheduleMineOptions {
+interface ScheduleCreateOptions extends ScheduleMineOptions {
   repos: string;
   every: string;
   policy: PolicyKind;

@@ -3,7 +3,7 @@ import { access, constants } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
-import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
+import { sandboxSpecFrom } from '../environments/from-config';
 import { InputError } from '../errors';
 import { formatFunnel, funnel } from '../judge/funnel';
 import { formatFlakyRates } from '../judge/gold-stability';
@@ -12,6 +12,11 @@ import { describeStage, validateStages } from '../judge/gold-yield';
 import { baseImageTag } from '../environments/images';
 import { readChains } from '../mining/output/chains-file';
 import { StageLog } from './stage-log';
+import { ModelClient } from '../model/client';
+import { retryPolicyFrom } from '../model/retry';
+import { Redactor } from '../redact';
+import { setupFromConfig } from '../setup-agent/from-config';
+import { describeSetup } from '../setup-agent/tally';
 
 /**
  * `chainsmith validate`: gold validation of every stage of a chains file on this host's Docker engine
@@ -28,13 +33,13 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
   await docker.ping().catch((cause) => {
     throw new InputError(`validate needs a Docker engine on this host and none answers (${(cause as Error).message}); run scripts/provision.sh docker`, { cause });
   });
-  const deps = {
-    docker,
-    store: ArtifactStore.fromConfig(config),
-    sandbox: sandboxSpecFrom(config),
-    environments: environmentsFrom(config, docker, config.sandbox.image ?? baseImageTag()),
-    goldRuns: config.environments.goldRuns,
-  };
+  const store = ArtifactStore.fromConfig(config);
+  const { model } = config;
+  const client = model.baseUrl
+    ? new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry: retryPolicyFrom(model), redactor: Redactor.forWorker(process.env, [model.apiKey]) })
+    : undefined;
+  const setup = setupFromConfig(config, { docker, store, baseImage: config.sandbox.image ?? baseImageTag(), model: client, log: (line) => console.log(line) });
+  const deps = { docker, store, sandbox: sandboxSpecFrom(config), environments: setup.environments, goldRuns: config.environments.goldRuns };
   const log = opts.out ? await StageLog.open(opts.out) : undefined;
   const total = chains.reduce((n, c) => n + c.prs.length, 0);
   const resumed = log ? chains.reduce((n, c) => n + c.prs.filter((_, stage) => log.known({ chainId: c.id, stage }, c)).length, 0) : 0;
@@ -58,7 +63,7 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
       const [first, ...reason] = describeStage(record).split('\n');
       console.log([`[${done}/${total}] ${first}${took}`, ...reason].join('\n'));
     },
-    { known: log ? (place, chain) => log.known(place, chain) : undefined },
+    { known: log ? (place, chain) => log.known(place, chain) : undefined, goldTests: (chain, stage) => setup.agent.goldTests(chain, stage) },
   )
     .catch((err) => {
       console.log(`\nvalidation stopped: ${(err as Error).message}`);
@@ -67,6 +72,7 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     })
     .finally(() => log?.close());
   console.log(`\n${formatFunnel(funnel(chains, records))}`);
+  for (const line of describeSetup(setup.agent.tallies.values(), model.name)) console.log(line);
   console.log(`\n${formatFlakyRates(records)}`);
   const built = deps.environments.built;
   const mb = built.reduce((n, b) => n + b.layerBytes, 0) / 1e6;

@@ -15,17 +15,9 @@ const BEN: Person = { name: 'Ben Okafor', email: 'ben@tally.example' };
 const CHEN: Person = { name: 'Chen Wei', email: 'chen@tally.example' };
 
 /**
- * The demo's pull requests. #2 → #4 → #6 form a chain (feature, regression fix, follow-up);
- * #3 and #5 land in between and reference nothing, as unrelated work does.
+ * The demo's history: #2 → #4 → #6 form a chain (feature, regression fix, follow-up); #3 and #5 land
+ * in between and reference nothing, as unrelated work does.
  */
-export const DEMO_PULL_REQUESTS = [
-  { number: 2, title: 'Add median() to tally.stats', landing: 'merge' },
-  { number: 3, title: 'Docs: describe installation in README', landing: 'squash' },
-  { number: 4, title: 'Fix regression from #2: median of even-length lists', landing: 'squash' },
-  { number: 5, title: 'Add variance() to tally.stats', landing: 'merge' },
-  { number: 6, title: 'Follow-up to #4: let median() take a key function', landing: 'merge' },
-] as const;
-
 export async function writeTallyHistory(repo: DemoRepo): Promise<void> {
   await repo.commit(
     ADA,

@@ -59,6 +59,8 @@ export interface EnvironmentOptions {
   settings?: LanguageSettings;
   /** Progress of builds and fetches (stderr of the worker by default). */
   log?: (line: string) => void;
+  /** A recipe the setup agent saved for the stage's era (src/setup-agent), used where `overrides` names none and before detection. */
+  savedRecipe?: (repoName: string, repoPath: string, baseSha: string) => Promise<RecipeOverride | undefined>;
 }
 
 interface Resolved {
@@ -136,6 +138,11 @@ export class Environments {
         resolved = resolved.fallback;
       }
     }
+  }
+
+  /** Forgets the recipes resolved for a repository's stages: the setup agent saved one that replaces detection's. */
+  forget(repoName: string): void {
+    for (const key of this.known.keys()) if (key.startsWith(`${repoName}\0`)) this.known.delete(key);
   }
 
   /**
@@ -241,9 +248,10 @@ export class Environments {
     });
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
-    const override = this.opts.overrides[chain.repo.name];
+    const saved = this.opts.overrides[chain.repo.name] ? undefined : await this.opts.savedRecipe?.(chain.repo.name, repoPath, pr.baseSha);
+    const override = this.opts.overrides[chain.repo.name] ?? saved;
     const recipe = override
-      ? recipeFromConfig(override, this.opts.defaultTestCommand)
+      ? { ...recipeFromConfig(override, this.opts.defaultTestCommand), ...(saved ? { origin: 'setup-agent' } : {}) }
       : await detectRecipe(files, {
           defaultTestCommand: this.opts.defaultTestCommand,
           ...(merged ? { merged } : {}),
@@ -289,7 +297,7 @@ export class Environments {
       // Nor how the merge's resolution joins (its packages are in the key where it is installed apart), nor a build cache shared at run time.
       const { fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache, ...holds } = recipe;
       void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache];
-      const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' ? blobs : ''];
+      const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' || recipe.origin === 'setup-agent' ? blobs : ''];
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {
         recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, keyParts, manifests: blobs, depsKey, asOf, lineage,

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import type { Config } from '../config';
-import { Environments } from './builder';
+import { Environments, type EnvironmentOptions } from './builder';
 
 /** The sandbox limits every container of a worker gets. */
 export function sandboxSpecFrom(config: Config) {
@@ -8,7 +8,7 @@ export function sandboxSpecFrom(config: Config) {
 }
 
 /** The environments a worker (or `validate`) builds: one per process, so an image is built once and then found by its tag. */
-export function environmentsFrom(config: Config, docker: Docker, baseImage: string, log?: (line: string) => void): Environments {
+export function environmentsFrom(config: Config, docker: Docker, baseImage: string, log?: (line: string) => void, savedRecipe?: EnvironmentOptions['savedRecipe']): Environments {
   return new Environments(docker, {
     ...sandboxSpecFrom(config),
     baseImage,
@@ -19,5 +19,6 @@ export function environmentsFrom(config: Config, docker: Docker, baseImage: stri
     defaultTestCommand: config.sandbox.testCommand,
     settings: config.environments,
     ...(log ? { log } : {}),
+    ...(savedRecipe ? { savedRecipe } : {}),
   });
 }

@@ -17,6 +17,8 @@ export interface FunnelRow {
   chains: number;
   /** Chains whose every stage is stable. */
   chainsWhole: number;
+  /** Stable stages that the setup agent's recipes set up where detection's failed (src/setup-agent); absent where none. */
+  rescued?: number;
   /** Chains cut at stage k (1-based: the first stage short of stable), with the reasons of those stages by kind. */
   cutAt: Record<number, Partial<Record<StageReasonKind | 'unknown', number>>>;
 }
@@ -67,6 +69,7 @@ export function funnel(chains: Chain[], records: GoldTests[]): FunnelRow[] {
       r.verifyingTest += +steps.verifyingTest;
       r.stable += +steps.stable;
       if (!steps.stable) bump(r.reasons, reasonKind(g));
+      else if (g.setup?.outcome === 'rescued' || g.setup?.outcome === 'saved-recipe') r.rescued = (r.rescued ?? 0) + 1;
     }
     const r = row(chain.repo.name, language);
     r.chains += 1;
@@ -109,6 +112,7 @@ export function formatFunnel(rows: FunnelRow[]): string {
     lines.push(`${r.repo} (${r.language}):`);
     if (r.chains) lines.push(`  chains: ${r.chains}; every stage verified: ${r.chainsWhole}${cuts.length ? `; ${cuts.join('; ')}` : ''}`);
     if (unstable) lines.push(`  stages not verified: ${unstable} (${byKind(r.reasons)})`);
+    if (r.rescued) lines.push(`  stages the setup agent rescued (detection's recipe failed): ${r.rescued}`);
   }
   return lines.join('\n');
 }

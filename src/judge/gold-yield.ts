@@ -12,6 +12,8 @@ export interface StagePlace {
 export interface ValidateStagesOptions {
   /** The record of a stage validated before (a resumed run's --out), which is then not validated again. */
   known?: (place: StagePlace, chain: Chain) => GoldTests | undefined;
+  /** How one stage is validated (the setup agent's goldTests); goldTestsFor by default. */
+  goldTests?: (chain: Chain, stage: number) => Promise<GoldTests>;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function validateStages(
     for (let stage = 0; stage < chain.prs.length; stage++) {
       const place = { chainId: chain.id, stage };
       const known = opts.known?.(place, chain);
-      const record = known ?? (await validateStage(deps, chain, stage));
+      const record = known ?? (await validateStage(deps, chain, stage, opts.goldTests));
       records.push(record);
       await onStage(record, records.length, total, { ...place, known: !!known });
     }
@@ -42,10 +44,10 @@ export async function validateStages(
 }
 
 /** One stage, its failures its own reason; tried twice where what failed may not be the stage's (see validateStages). */
-async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: number): Promise<GoldTests> {
+async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: number, goldTests = (c: Chain, s: number) => goldTestsFor(deps, c, s)): Promise<GoldTests> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const record = await goldTestsFor(deps, chain, stage);
+      const record = await goldTests(chain, stage);
       return record.environment ? record : await withLanguage(deps, chain, stage, record);
     } catch (err) {
       if (err instanceof StageError) return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs')));

@@ -20,7 +20,7 @@ export class RepositoryNotFoundError extends MiningError {}
  * GitHub cannot answer now, through no fault of the input: running the same command later helps, and
  * the message says when. The CLI exits with EXIT_RETRY_LATER (cli/exit-codes.ts), not as bad input.
  */
-export class GitHubRetryLaterError extends TransientError {
+class GitHubRetryLaterError extends TransientError {
   constructor(
     message: string,
     /** When GitHub said it would answer again, if it said. */

@@ -41,7 +41,7 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
 /** A mention backed by code history: more than either, less than words that say what the link is. */
 const NAMED_AND_REWRITTEN = 0.7;
 
-export interface PipelineResult {
+interface PipelineResult {
   chains: Chain[];
   edges: Edge[];
   /** The PRs a stage may be made of (eligible, and inside the window). */

@@ -61,7 +61,7 @@ export function countEdgesByKind(edges: readonly Edge[]): Record<EdgeKind, numbe
   return counts;
 }
 
-export function countByLength(chains: readonly { prs: readonly unknown[] }[]): Record<string, number> {
+function countByLength(chains: readonly { prs: readonly unknown[] }[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const chain of chains) counts[chain.prs.length] = (counts[chain.prs.length] ?? 0) + 1;
   return counts;

@@ -20,7 +20,7 @@ export interface ModelClientOptions {
   redactor?: Redactor;
 }
 
-const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: 'the judge', 'query-writer': 'the query writer', 'link-judge': 'the link judge' };
+const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: 'the judge', 'query-writer': 'the query writer', 'link-judge': 'the link judge', 'setup-agent': 'the setup agent' };
 
 /**
  * The one way chainsmith talks to an OpenAI-compatible endpoint, for the agent, the judge, the query

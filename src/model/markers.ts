@@ -4,7 +4,7 @@
  * hold a caller name and small numbers only, never a secret; real endpoints ignore unknown headers.
  * Stage, round and step count from 0.
  */
-export type Caller = 'agent' | 'judge' | 'query-writer' | 'link-judge';
+export type Caller = 'agent' | 'judge' | 'query-writer' | 'link-judge' | 'setup-agent';
 
 export interface CallMarker {
   caller: Caller;
@@ -16,7 +16,7 @@ export interface CallMarker {
 
 const PREFIX = 'x-chainsmith-';
 const NUMBERS = ['stage', 'round', 'step'] as const;
-const CALLERS: readonly string[] = ['agent', 'judge', 'query-writer', 'link-judge'] satisfies Caller[];
+const CALLERS: readonly string[] = ['agent', 'judge', 'query-writer', 'link-judge', 'setup-agent'] satisfies Caller[];
 
 export function markerHeaders(marker: CallMarker): Record<string, string> {
   const headers: Record<string, string> = { [`${PREFIX}caller`]: marker.caller };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../paths';
 
 /** Whose prompts: one folder each under src/model/prompts/. */
-export type PromptFolder = 'agent' | 'judge' | 'queries' | 'link-judge';
+export type PromptFolder = 'agent' | 'judge' | 'queries' | 'link-judge' | 'setup-agent';
 
 const cache = new Map<string, string>();
 

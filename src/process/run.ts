@@ -13,6 +13,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Aborting stops the process group as a timeout does. */
   signal?: AbortSignal;
+  /** A process group of its own, so that stopping it reaches everything it started (implied by `timeoutMs` and `signal`). */
+  ownGroup?: boolean;
   /** Bytes of each of stdout and stderr kept (the last ones; default 4 MB). */
   maxOutputBytes?: number;
   /** Each piece of output as it comes (progress lines of a long run). */
@@ -42,12 +44,12 @@ export const KILL_GRACE_MS = 2_000;
 
 /**
  * The one way chainsmith runs a child process to its end. A run that may have to be stopped (a timeout,
- * an abort signal) gets a process group of its own, so stopping it reaches everything it started (a
+ * an abort signal, `ownGroup`) gets a process group of its own, so stopping it reaches everything it started (a
  * shell's pipeline, a build's compilers), not only its first process; one that may not stays in ours, so
  * a Ctrl-C at the terminal reaches it as it reaches us. Output is kept up to a bound, its end kept.
  */
 export function run(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-  const stoppable = opts.timeoutMs !== undefined || opts.signal !== undefined;
+  const stoppable = opts.ownGroup ?? (opts.timeoutMs !== undefined || opts.signal !== undefined);
   const limit = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   return new Promise((resolve) => {
     const stdout = new TailBuffer(limit);

@@ -3,13 +3,14 @@ import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { InputError } from '../errors';
 import type { ScheduledRepo } from '../workflows/types';
 
-const KEYS = new Set(['name', 'branch', 'clone', 'remote']);
+const KEYS = new Set(['name', 'branch', 'clone', 'remote', 'judge-links']);
 
 /**
  * A repos file: one repository a line, `#` starts a comment. A line is a clone's path (relative to the
  * file) or `github:OWNER/NAME`, then optional `key=value` fields: `name=owner/name`, `branch=B`,
  * `remote=R` (the clone's remote to fetch, default origin), `clone=PATH` (with github:, the clone
- * patches come from and chains run in).
+ * patches come from and chains run in), `judge-links=yes` (each run's mine asks the configured model
+ * about its candidate links, as `mine --judge-links` does).
  */
 export async function readReposFile(path: string): Promise<ScheduledRepo[]> {
   const text = await readFile(path, 'utf8').catch((cause: Error) => {
@@ -23,16 +24,19 @@ export async function readReposFile(path: string): Promise<ScheduledRepo[]> {
     const fields: Record<string, string> = {};
     for (const field of rest) {
       const [key, value] = field.split('=', 2);
-      if (!KEYS.has(key) || !value) throw new InputError(`${path}:${i + 1}: "${field}" is not one of name=, branch=, remote=, clone=`);
+      if (!KEYS.has(key) || !value) throw new InputError(`${path}:${i + 1}: "${field}" is not one of name=, branch=, remote=, clone=, judge-links=`);
+      if (key === 'judge-links' && !['yes', 'no'].includes(value)) throw new InputError(`${path}:${i + 1}: judge-links= wants yes or no, got "${value}"`);
       fields[key] = value;
     }
+    const { 'judge-links': judge, ...named } = fields;
+    const judged = judge === 'yes' ? { judgeLinks: true } : {};
     if (first.startsWith('github:')) {
       const github = first.slice('github:'.length);
       if (!/^[\w.-]+\/[\w.-]+$/.test(github)) throw new InputError(`${path}:${i + 1}: github: wants OWNER/NAME, got "${github}"`);
-      return [{ source: first, github, ...fields, ...(fields.clone ? { clone: at(fields.clone) } : {}) }];
+      return [{ source: first, github, ...named, ...judged, ...(named.clone ? { clone: at(named.clone) } : {}) }];
     }
-    if (fields.clone) throw new InputError(`${path}:${i + 1}: clone= goes with a github: line; a path line is the clone itself`);
-    return [{ source: at(first), clone: at(first), ...fields }];
+    if (named.clone) throw new InputError(`${path}:${i + 1}: clone= goes with a github: line; a path line is the clone itself`);
+    return [{ source: at(first), clone: at(first), ...named, ...judged }];
   });
   if (repos.length === 0) throw new InputError(`--repos ${path} lists no repository`);
   return repos;

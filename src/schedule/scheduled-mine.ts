@@ -5,6 +5,7 @@ import { ArtifactStore } from '../artifacts/store';
 import type { Config } from '../config';
 import type { MineResult } from '../mining/output/mine-result';
 import { mineToFiles } from '../mining/output/mine-to-files';
+import { linkJudgeFromConfig } from '../mining/links/link-judge/from-config';
 import type { Chain } from '../schemas';
 import { batchEntry, batchWorkflowId } from '../batches/entries';
 import { fetchClone } from './fetch-clone';
@@ -39,7 +40,8 @@ export async function mineForSchedule(config: Config, run: ScheduledRunInput, in
     result = await asBatch(config, run, repo.source, mined.added);
     await writeAtomic(record, JSON.stringify(result));
   };
-  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), beforeWrite }, { dataDir: config.dataDir, warn });
+  const judge = repo.judgeLinks ? linkJudgeFromConfig(config, (note) => console.error(`note: ${repo.source}: ${note}`)) : undefined;
+  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), beforeWrite }, { dataDir: config.dataDir, warn, ...(judge ? { judge } : {}) });
   return result;
 }
 

@@ -7,3 +7,4 @@ export * from './sample';
 export * from './stage';
 export * from './trajectory';
 export * from './stage-reason';
+export * from './setup-outcome';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { StageReasonSchema } from './stage-reason';
+import { SetupOutcomeSchema } from './setup-outcome';
 
 /** One test's outcome, as the test runner reported it (pytest's short summary). */
 export const TestCaseSchema = z.object({
@@ -77,6 +78,8 @@ export const GoldTestsSchema = z.object({
   flaky: z.array(z.string()).optional(),
   /** How many times the PR's tests ran after the gold change. */
   goldRuns: z.number().int().positive().optional(),
+  /** Where detection's recipe failed and the setup agent stepped in, what it did. */
+  setup: SetupOutcomeSchema.optional(),
 });
 export type GoldTests = z.infer<typeof GoldTestsSchema>;
 

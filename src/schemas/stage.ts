@@ -36,7 +36,8 @@ export const RoundResultSchema = z.object({
 });
 export type RoundResult = z.infer<typeof RoundResultSchema>;
 
-export const StageStatus = z.enum(['pending', 'running', 'accepted', 'rejected', 'failed']);
+/** A stage is 'running' from its first round until the judge or a failure settles it. */
+const StageStatus = z.enum(['running', 'accepted', 'rejected', 'failed']);
 
 export const StageResultSchema = z.object({
   prNumber: z.number().int().positive(),

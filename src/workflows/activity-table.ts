@@ -83,7 +83,7 @@ export const ACTIVITY_TABLE = {
   },
 } as const satisfies Record<ActivityName, ActivityPlan>;
 
-export interface Call {
+interface Call {
   /** The workflow's own task queue, which the activity's queue pairs with. */
   queue: string;
   /** Names the call in the Temporal UI. */

@@ -27,7 +27,7 @@ export interface BatchCounts {
   existing: number;
 }
 
-export interface BatchInput {
+interface BatchInput {
   /** The entries live in the artifact store: a batch of thousands would not fit in one history event. */
   batchRef: ArtifactRef;
   total: number;

@@ -51,7 +51,7 @@ export interface StageCheck {
   detail?: StageReason;
 }
 
-export interface Unjudgeable {
+interface Unjudgeable {
   stage: number;
   prNumber: number;
   reason: StageReason;
@@ -102,6 +102,8 @@ export interface ScheduledRepo {
   branch?: string;
   /** The clone's remote to fetch (default origin). */
   remote?: string;
+  /** Each run's mine asks the configured model about candidate links (mine --judge-links); without a model a note says so. */
+  judgeLinks?: boolean;
 }
 
 /** The mine options a schedule keeps for every run (a rerun with others would be refused by the cursor). */

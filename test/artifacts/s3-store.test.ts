@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/batches/start';
 import { demoChain } from '../support/demo-chain';
-import { startEngines, testConfig } from '../support/engines';
+import { testConfig } from '../support/engines';
+import { runOneChain } from '../support/one-chain';
 import { freePort } from '../support/ports';
 
 // moto's S3-compatible server, installed by scripts/provision.sh into its Python venv.
@@ -51,18 +51,12 @@ describe('the artifact store on an S3-compatible bucket', () => {
   test('a whole chain runs with its artifacts in the bucket and none on local disk', async () => {
     const config = testConfig({ CHAINSMITH_S3_BUCKET: bucket, CHAINSMITH_S3_ENDPOINT: endpoint, CHAINSMITH_S3_PREFIX: 'chain' });
     const chain = await demoChain('s3');
-    const engines = await startEngines(config);
-    try {
-      const [started] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', taskQueue: engines.taskQueue });
-      await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
-      expect((await started.handle.result()).status).toBe('accepted');
-      const listed = await new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true }).send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: 'chain/' }),
-      );
-      expect(listed.KeyCount).toBeGreaterThan(10);
-      expect(existsSync(join(config.dataDir, 'artifacts'))).toBe(false);
-    } finally {
-      await engines.close();
-    }
+    const { result } = await runOneChain(config, chain, { policy: 'gold-replay' });
+    expect(result.status).toBe('accepted');
+    const listed = await new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true }).send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: 'chain/' }),
+    );
+    expect(listed.KeyCount).toBeGreaterThan(10);
+    expect(existsSync(join(config.dataDir, 'artifacts'))).toBe(false);
   });
 });

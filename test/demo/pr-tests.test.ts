@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { git } from '../../src/git';
-import { mineLocalRepo } from '../../src/mining/landings/local-git';
 import type { PullRequest } from '../../src/schemas';
 import { runPytest } from './pytest';
+import { mineLocalRepo } from '../support/mining';
 
 // The demo only works as a supervision source if its tests say what its PR messages claim.
 let root: string;

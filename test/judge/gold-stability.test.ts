@@ -6,12 +6,12 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { git } from '../../src/git';
 import { goldTestsFor, type GoldValidationDeps } from '../../src/judge/gold-validation';
 import { flakyRates, flakyTests, formatFlakyRates } from '../../src/judge/gold-stability';
-import { changedFiles } from '../../src/mining/landings/changed-files';
 import { gitPatch } from '../../src/mining/landings/patch';
 import type { Chain, PullRequest } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { ownSandboxes } from '../support/containers';
 import { testEnvironments } from '../support/environments';
+import { changedFiles } from '../support/mining';
 
 const docker = new Docker();
 let dir: string;

@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/batches/start';
 import { collectRuns } from '../../src/dataset/collect-runs';
 import { datasetPath } from '../../src/dataset/export';
 import { exportDataset } from '../../src/dataset/write-dataset';
 import type { Chain, ChainRun } from '../../src/schemas';
-import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
-import { startEngines, testConfig, type Engines } from '../support/engines';
+import { testConfig } from '../support/engines';
+import { runOneChain } from '../support/one-chain';
 import { agentMedianCommand } from '../support/agent-median';
 import { FakeOpenAI } from '../support/fake-openai';
 import { scriptedModel } from '../support/scripted-model';
@@ -41,20 +40,18 @@ async function firstStage(prefix: string): Promise<Chain> {
 async function runChain(chain: Chain, verdicts: string[], env: Record<string, string> = {}) {
   const fake = new FakeOpenAI(model(verdicts));
   const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: 'k', CHAINSMITH_MODEL: 'scripted', ...env });
-  const engines: Engines = await startEngines(config);
   try {
-    const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
-    await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
-    const result: ChainResult = await started.handle.result();
-    // Visibility catches up with a finished workflow shortly after; ask until it lists this one.
-    let runs: ChainRun[] = [];
-    for (let i = 0; i < 50 && !runs.length; i++) {
-      if (i) await new Promise((r) => setTimeout(r, 200));
-      runs = (await collectRuns(engines.client, new ArtifactStore(join(config.dataDir, 'artifacts')), { query: `ChainRepo = "${chain.repo.name}"`, threshold: 0.8 })).runs;
-    }
+    const { result, inspected: runs } = await runOneChain(config, chain, { policy: 'model' }, async ({ engines }) => {
+      // Visibility catches up with a finished workflow shortly after; ask until it lists this one.
+      let runs: ChainRun[] = [];
+      for (let i = 0; i < 50 && !runs.length; i++) {
+        if (i) await new Promise((r) => setTimeout(r, 200));
+        runs = (await collectRuns(engines.client, new ArtifactStore(join(config.dataDir, 'artifacts')), { query: `ChainRepo = "${chain.repo.name}"`, threshold: 0.8 })).runs;
+      }
+      return runs;
+    });
     return { result, runs, config, fake };
   } finally {
-    await engines.close();
     await fake.stop();
   }
 }

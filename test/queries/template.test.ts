@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../src/demo/generate-repo';
 import { buildChains } from '../../src/mining/chains/chains';
-import { mineLocalRepo } from '../../src/mining/landings/local-git';
-import { extractEdges } from '../../src/mining/links/references';
 import { checkLeak } from '../../src/queries/leak-check';
 import { measureLeaks, summarizeLeaks } from '../../src/queries/leak-rate';
 import { patchSecrets } from '../../src/queries/patch-secrets';
 import { templateQueries } from '../../src/queries/template';
 import type { Chain, ChainQueries } from '../../src/schemas';
+import { extractEdges, mineLocalRepo } from '../support/mining';
 
 let chain: Chain;
 let queries: ChainQueries;

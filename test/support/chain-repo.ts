@@ -1,9 +1,9 @@
 import { mkdir, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { changedFiles } from '../../src/mining/landings/changed-files';
 import { git } from '../../src/git';
 import { gitPatch } from '../../src/mining/landings/patch';
 import type { Chain, PullRequest } from '../../src/schemas';
+import { changedFiles } from './mining';
 
 /** File contents by path; null deletes. */
 export type Files = Record<string, string | Buffer | null>;

@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
+import { git } from '../../src/git';
 import { graphqlCost } from './fake-github-cost';
 import { answerGraphql, historyOf } from './fake-github-graphql';
 
@@ -86,7 +85,6 @@ interface Fault {
 }
 
 const DOCS = 'https://docs.github.com/rest';
-const runGit = promisify(execFile);
 
 /** 403 with the primary rate limit spent, as GitHub sends it; the reset is `seconds` away. */
 export const rateLimited = (seconds: number) => (now: number): FaultResponse => ({
@@ -306,11 +304,7 @@ export class FakeGitHub {
     if ((m = /^\/compare\/([0-9a-f]{40})\.\.\.([0-9a-f]{40})$/.exec(rest))) {
       if (!repo.gitDir || !/diff/.test(String(req.headers.accept))) return notFound;
       try {
-        const { stdout } = await runGit('git', ['diff', '--no-color', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', `${m[1]}...${m[2]}`], {
-          cwd: repo.gitDir,
-          maxBuffer: 64 * 1024 * 1024,
-        });
-        return { text: stdout };
+        return { text: await git(repo.gitDir, ['diff', '--no-color', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', `${m[1]}...${m[2]}`]) };
       } catch {
         return notFound;
       }

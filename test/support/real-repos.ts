@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { changedFiles } from '../../src/mining/landings/changed-files';
 import { git } from '../../src/git';
 import { gitPatch } from '../../src/mining/landings/patch';
 import { packageRoot } from '../../src/paths';
 import type { Chain, PullRequest } from '../../src/schemas';
+import { changedFiles } from './mining';
 
 /** Bundles of real repositories with their pull refs (../shared/repos next to the project). */
 export const SHARED_REPOS = resolve(packageRoot(), '..', 'shared', 'repos');

@@ -1,13 +1,12 @@
 import Docker from 'dockerode';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startChains } from '../../src/batches/start';
 import { datasetPath } from '../../src/dataset/export';
 import { roundContainers } from '../../src/stage/round-container';
 import type { Chain } from '../../src/schemas';
-import type { ChainResult } from '../../src/workflows/types';
 import { demoChain } from '../support/demo-chain';
-import { startEngines, testConfig } from '../support/engines';
+import { testConfig } from '../support/engines';
+import { runOneChain } from '../support/one-chain';
 import { agentMedianCommand } from '../support/agent-median';
 import { FakeOpenAI, type Reply } from '../support/fake-openai';
 import { scriptedModel } from '../support/scripted-model';
@@ -91,12 +90,8 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
   test('a model rollout: stage 2 is rejected once, refined with feedback and accepted; the agent lives with its own stage-1 change', async () => {
     const fake = new FakeOpenAI(model());
     const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: SECRET, CHAINSMITH_MODEL: 'scripted' });
-    const engines = await startEngines(config);
     try {
-      const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
-      const result: ChainResult = await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result()))).then(() =>
-        started.handle.result(),
-      );
+      const { result, inspected: history } = await runOneChain(config, chain, { policy: 'model' }, ({ engines, workflowId }) => historyText(engines.client.workflow.getHandle(workflowId)));
 
       expect(result.status).toBe('accepted');
       expect(result.results.map((s) => s.rounds.map((r) => r.score))).toEqual([[0.9], [0.4, 0.95], [0.9]]);
@@ -126,7 +121,6 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
       expect(sample.metadata.stages.map((s: { rounds: number }) => s.rounds)).toEqual([1, 2, 1]);
 
       // History carries references; transcripts and patches stay in the artifact store.
-      const history = await historyText(started.handle);
       expect(history).toMatch(/sha256:[0-9a-f]{64}/);
       expect(history).not.toContain('Agent-made median');
       expect(history).not.toContain('def median');
@@ -138,34 +132,26 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
       }
       expect(history).not.toContain(SECRET);
     } finally {
-      await engines.close();
       await fake.stop();
     }
   });
 
   test('gold replay validates every stage: PR tests fail before and pass after, and the sample is labelled as a replay', async () => {
     const config = testConfig();
-    const engines = await startEngines(config);
-    try {
-      const [started] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', taskQueue: engines.taskQueue });
-      await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
-      const result = await started.handle.result();
-      expect(result.status).toBe('accepted');
-      const store = (ref: string) =>
-        JSON.parse(readFileSync(join(config.dataDir, 'artifacts', 'sha256', ref.slice(7, 9), ref.slice(9)), 'utf8'));
-      for (const stage of result.results) {
-        const gold = store(stage.goldTestsRef!);
-        expect(gold.status).toBe('verified');
-        expect(gold.failToPass.length).toBeGreaterThan(0);
-        expect(store(stage.finalRound!.testsAfterRef).passed).toBe(true);
-      }
-      const line = readFileSync(datasetPath(config.dataDir, 'gold-replay'), 'utf8').trim();
-      expect(JSON.parse(line).metadata.policy).toBe('gold-replay');
-      expect(() => readFileSync(datasetPath(config.dataDir, 'model'))).toThrow();
-      // Only this run's sandboxes: other runs on the same engine (a bench, another suite) are not ours to judge.
-      expect(await roundContainers(docker, { workflowId: started.workflowId })).toHaveLength(0);
-    } finally {
-      await engines.close();
+    // Only this run's sandboxes, counted before its workers close: other runs on the same engine (a bench, another suite) are not ours to judge.
+    const { result, inspected: left } = await runOneChain(config, chain, { policy: 'gold-replay' }, ({ workflowId }) => roundContainers(docker, { workflowId }));
+    expect(result.status).toBe('accepted');
+    const store = (ref: string) =>
+      JSON.parse(readFileSync(join(config.dataDir, 'artifacts', 'sha256', ref.slice(7, 9), ref.slice(9)), 'utf8'));
+    for (const stage of result.results) {
+      const gold = store(stage.goldTestsRef!);
+      expect(gold.status).toBe('verified');
+      expect(gold.failToPass.length).toBeGreaterThan(0);
+      expect(store(stage.finalRound!.testsAfterRef).passed).toBe(true);
     }
+    const line = readFileSync(datasetPath(config.dataDir, 'gold-replay'), 'utf8').trim();
+    expect(JSON.parse(line).metadata.policy).toBe('gold-replay');
+    expect(() => readFileSync(datasetPath(config.dataDir, 'model'))).toThrow();
+    expect(left).toHaveLength(0);
   });
 });

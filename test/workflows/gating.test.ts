@@ -3,13 +3,13 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
-import { startChains } from '../../src/batches/start';
 import { collectRuns } from '../../src/dataset/collect-runs';
 import type { Chain, ChainRun } from '../../src/schemas';
 import { ChainRepo } from '../support/chain-repo';
 import { pythonChain } from '../support/python-chain';
 import type { ChainResult } from '../../src/workflows/types';
-import { startEngines, testConfig } from '../support/engines';
+import { testConfig } from '../support/engines';
+import { runOneChain } from '../support/one-chain';
 
 interface Ran {
   result: ChainResult;
@@ -33,20 +33,14 @@ describe('gold validation gates every stage before a rollout', () => {
   });
 
   /** Workers stop when the chain ends, so each chain gets its own. */
-  const run = async (c: Chain): Promise<Ran> => {
-    const engines = await startEngines(config);
-    try {
-      const [started] = await startChains(engines.client, config, [c], { policy: 'gold-replay', taskQueue: engines.taskQueue });
-      await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
-      return {
-        result: await started.handle.result(),
-        activities: await scheduled(engines.client, started.workflowId),
-        run: (await collectRuns(engines.client, ArtifactStore.fromConfig(config), { query: `WorkflowId = '${started.workflowId}'`, threshold: 0.8 })).runs[0],
-      };
-    } finally {
-      await engines.close();
-    }
-  };
+  const run = async (c: Chain): Promise<Ran> =>
+    (
+      await runOneChain(config, c, { policy: 'gold-replay' }, async ({ result, workflowId, engines }) => ({
+        result,
+        activities: await scheduled(engines.client, workflowId),
+        run: (await collectRuns(engines.client, ArtifactStore.fromConfig(config), { query: `WorkflowId = '${workflowId}'`, threshold: 0.8 })).runs[0],
+      }))
+    ).inspected;
 
   test('a chain is cut before its first stage that nothing can judge, and runs and exports the stages before it', async () => {
     const { result, activities, run: record } = await run(chain);
@@ -98,25 +92,17 @@ test('a chain is cut, not failed, before a stage whose dependencies cannot be re
     'tests/test_mul.py': 'from calc import mul\n\n\ndef test_mul():\n    assert mul(3, 2) == 6\n',
   });
   const chain = repo.chain(`gate-deps-${Date.now()}/calc`, [pr1, pr2]);
-  const engines = await startEngines(config);
-  try {
-    const [started] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', taskQueue: engines.taskQueue });
-    await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
-    const result = await started.handle.result();
-    expect(result.status).toBe('accepted');
-    expect(result.cut).toMatchObject({ before: 1, reason: expect.stringMatching(/^stage 2 \(PR #2\) cannot be judged: dependencies-unresolvable: /) });
-    expect(result.results.map((s) => [s.prNumber, s.status])).toEqual([[1, 'accepted']]);
-    expect(result.unjudgeable).toMatchObject({ stage: 1, prNumber: 2, reason: { kind: 'dependencies-unresolvable', exitCode: 2 } });
-    expect(result.unjudgeable!.reason.command).toMatch(/^uv pip compile requirements\.txt /);
-    expect(result.unjudgeable!.reason.tail).toContain("Couldn't parse requirement");
-    // Each stage's validation ran once: nothing was retried.
-    const history = await engines.client.workflow.getHandle(started.workflowId).fetchHistory();
-    const attempts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt).filter((a) => a !== undefined && a !== null);
-    expect(attempts.length).toBeGreaterThan(2);
-    expect(new Set(attempts)).toEqual(new Set([1]));
-  } finally {
-    await engines.close();
-  }
+  const { result, inspected: history } = await runOneChain(config, chain, { policy: 'gold-replay' }, ({ engines, workflowId }) => engines.client.workflow.getHandle(workflowId).fetchHistory());
+  expect(result.status).toBe('accepted');
+  expect(result.cut).toMatchObject({ before: 1, reason: expect.stringMatching(/^stage 2 \(PR #2\) cannot be judged: dependencies-unresolvable: /) });
+  expect(result.results.map((s) => [s.prNumber, s.status])).toEqual([[1, 'accepted']]);
+  expect(result.unjudgeable).toMatchObject({ stage: 1, prNumber: 2, reason: { kind: 'dependencies-unresolvable', exitCode: 2 } });
+  expect(result.unjudgeable!.reason.command).toMatch(/^uv pip compile requirements\.txt /);
+  expect(result.unjudgeable!.reason.tail).toContain("Couldn't parse requirement");
+  // Each stage's validation ran once: nothing was retried.
+  const attempts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt).filter((a) => a !== undefined && a !== null);
+  expect(attempts.length).toBeGreaterThan(2);
+  expect(new Set(attempts)).toEqual(new Set([1]));
 });
 
 async function scheduled(client: Client, workflowId: string): Promise<string[]> {

@@ -2,16 +2,9 @@ import { StageError } from '../../errors';
 import { stageReason } from '../../stage-reason';
 import { runTool, type ToolRun } from '../host-tools';
 
-export type HostRun = ToolRun;
-
-/** Runs a package manager on the host with the host's own configuration (see runTool), in `cwd`. */
-export function hostRun(cmd: string, args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; signal?: AbortSignal }): Promise<HostRun> {
-  return runTool(cmd, args, opts);
-}
-
 /** Runs a host tool and throws a StageError with the end of its complaint when it fails. */
-export async function mustRun(what: string, cmd: string, args: string[], opts: Parameters<typeof hostRun>[2]): Promise<HostRun> {
-  const run = await hostRun(cmd, args, opts);
+export async function mustRun(what: string, cmd: string, args: string[], opts: Parameters<typeof runTool>[2]): Promise<ToolRun> {
+  const run = await runTool(cmd, args, opts);
   if (run.code !== 0) {
     const tail = `${run.stdout}\n${run.stderr}`.trim().split('\n').slice(-30).join('\n');
     const reason = stageReason('dependencies-unresolvable', `${what} failed`, { command: [cmd, ...args].join(' '), exitCode: run.code, output: `${run.stdout}\n${run.stderr}` });
@@ -22,7 +15,7 @@ export async function mustRun(what: string, cmd: string, args: string[], opts: P
 
 /** The first line of `cmd --version` ('cargo 1.95.0 (…)'), or the command's name where it has none. */
 export async function toolVersion(cmd: string, args = ['--version'], cwd = '/'): Promise<string> {
-  const run = await hostRun(cmd, args, { cwd });
+  const run = await runTool(cmd, args, { cwd });
   return run.code === 0 ? (run.stdout || run.stderr).trim().split('\n')[0] : cmd;
 }
 

@@ -43,7 +43,7 @@ export function chainStrength(path: readonly number[], edges: readonly Edge[]): 
 }
 
 /** A chain over whatever PR type the caller has: records while planning, full PRs once patched. */
-export interface ChainOf<P> {
+interface ChainOf<P> {
   id: string;
   repo: RepoSource;
   prs: P[];

@@ -13,7 +13,7 @@ export interface PrFilterOptions {
 
 export const DEFAULT_MAX_CHANGED_LINES = 2000;
 
-export type DropReason = 'bot' | 'no-code' | 'oversized';
+type DropReason = 'bot' | 'no-code' | 'oversized';
 
 export function isBot(pr: Pick<PullRequestRecord, 'author' | 'authorIsBot'>): boolean {
   return pr.authorIsBot === true || BOT_NAMES.test(pr.author.trim());

@@ -20,7 +20,7 @@ const SHA = /^[0-9a-f]{40}$/;
  * renames and copies), then one numstat entry per file in the same order. The second path of a
  * rename is the file as it is after. `git log` puts a newline before a commit's first entry.
  */
-export function parseDiffTree(output: string): Map<string, ChangedFile[]> {
+function parseDiffTree(output: string): Map<string, ChangedFile[]> {
   const tokens = output.split('\0').map((token) => (token.startsWith('\n') ? token.slice(1) : token));
   const byCommit = new Map<string, ChangedFile[]>();
   let i = 0;
@@ -76,9 +76,4 @@ export async function changedFilesOf(
     shares.filter((share) => share.length > 0).map((share) => git(repoPath, DIFF_TREE, { input: share.map(({ base, merge }) => `${merge} ${base}\n`).join('') })),
   );
   return new Map(outputs.flatMap((output) => [...parseDiffTree(output)]));
-}
-
-/** The files one change base..merge touched, with line counts, status and kind. */
-export async function changedFiles(repoPath: string, base: string, merge: string): Promise<ChangedFile[]> {
-  return (await changedFilesOf(repoPath, [{ base, merge }])).get(merge) ?? [];
 }

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { PullRequestRecordSchema, type PullRequest, type PullRequestRecord } from '../../schemas';
+import { PullRequestRecordSchema, type PullRequestRecord } from '../../schemas';
 import { changedFilesOf } from './changed-files';
 import { changesTests } from '../file-kind';
 import { logCommits, splitMessage, type LoggedCommit } from './commit-log';
@@ -8,7 +8,6 @@ import { MiningError, NotAGitRepositoryError } from '../errors';
 import { git, GitError } from '../../git';
 import { recognizeLanding, type Landing } from './landing';
 import type { ProgressListener } from '../progress';
-import { withLocalPatches } from './local-patches';
 import { pullHeads } from './pull-refs';
 import { findRebaseLandings, RebaseCandidates } from './rebase-landings';
 import { ReachSweep } from './reach-sweep';
@@ -78,7 +77,7 @@ interface Found {
   body: string;
 }
 
-export interface LocalMineOptions {
+interface LocalMineOptions {
   /** The branch whose first-parent line is read; HEAD by default. */
   branch?: string;
   onProgress?: ProgressListener;
@@ -97,7 +96,7 @@ export interface LocalMineResult {
   skipped: SkippedPr[];
 }
 
-export interface SkippedPr {
+interface SkippedPr {
   number: number;
   reason: string;
 }
@@ -155,12 +154,20 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
 
   const sweep = new ReachSweep(bySha, position);
   const found: Found[] = [];
+  // A commit is one PR's own, the first to land with it. A branch stacked on another PR's still reaches
+  // that PR's commits once it landed by squash (they never reach the branch): they stay that PR's.
+  const taken = new Set<string>();
+  const untaken = (commits: LoggedCommit[]) => commits.filter((c) => !taken.has(c.sha));
+  const keep = (pr: Found) => {
+    for (const c of pr.own) taken.add(c.sha);
+    found.push(pr);
+  };
   mainline.forEach((commit, index) => {
     if (index % 2000 === 0) opts.onProgress?.({ phase: 'linking commits to PRs', done: index, total: mainline.length });
     const landing = landings.get(commit.sha);
     const head = landing ? (landing.landing === 'merge' ? commit.parents[1] : heads.get(landing.number)) : undefined;
     // A squashed PR's own commits hang off its head ref, unreachable from the branch.
-    const squashed = landing?.landing === 'squash' && head ? sweep.unreachedFrom(head) : [];
+    const squashed = landing?.landing === 'squash' && head ? untaken(sweep.unreachedFrom(head)) : [];
     const brought = sweep.advance(commit);
     // A head merged by hand straight into the branch is this merge's PR, not a side branch's.
     const handMerged = landing ? undefined : commit.parents[1];
@@ -168,7 +175,7 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     // a clone with many pull refs quadratic.
     const sideHeads = handMerged && unlandedHeads.has(handMerged) ? new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged)) : unlandedHeads;
     const rebasedOnto = commit.parents[1] ? { tip: commit.parents[1], find: (line: LoggedCommit[], taken: ReadonlySet<string>) => findRebaseLandings(line, rebaseCandidates, landed, taken) } : undefined;
-    const { sides, rest } = splitSideLandings(
+    const { sides, rest: restAll } = splitSideLandings(
       brought,
       landed,
       sideHeads,
@@ -181,24 +188,26 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     for (const side of sides) {
       // A rebased PR's first commit says the most, as on the branch itself.
       const landing = side.landing?.landing === 'rebase' ? undefined : side.landing;
-      found.push({ ...side, landing: side.landing?.landing ?? 'manual', ...describe(landing, side.commit.message, side.own) });
+      const own = untaken(side.own);
+      keep({ ...side, own, landing: side.landing?.landing ?? 'manual', ...describe(landing, side.commit.message, own) });
     }
+    const rest = untaken(restAll);
     if (landing?.landing === 'rebase') {
       // The replayed commits are the PR's own; the first of them says the most (as for a hand-landed PR).
       const own = mainline.slice(rebaseStarts.get(commit.sha), index + 1);
-      found.push({ number: landing.number, landing: 'rebase', commit, base: own[0].parents[0], head, own, ...describe(undefined, commit.message, own) });
+      keep({ number: landing.number, landing: 'rebase', commit, base: own[0].parents[0], head, own, ...describe(undefined, commit.message, own) });
       return;
     }
     if (landing) {
       const own = landing.landing === 'merge' ? rest : squashed;
-      found.push({ number: landing.number, landing: landing.landing, commit, base: commit.parents[0], head, own, ...describe(landing, commit.message, own) });
+      keep({ number: landing.number, landing: landing.landing, commit, base: commit.parents[0], head, own, ...describe(landing, commit.message, own) });
       return;
     }
     for (const arrived of [commit, ...rest]) {
       for (const number of unlandedHeads.get(arrived.sha) ?? []) {
         if (landed.has(number)) continue;
         landed.add(number);
-        found.push(handLanded(number, arrived, commit, rest, mainline, index, claimed, unlandedHeads));
+        keep(handLanded(number, arrived, commit, rest, mainline, index, claimed, unlandedHeads));
       }
     }
   });
@@ -285,10 +294,4 @@ function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestReco
     return { number: pr.number, reason: `the record at ${pr.commit.sha.slice(0, 12)} does not fit the schema (${problems.slice(0, 2).join('; ')})` };
   }
   return parsed.data;
-}
-
-/** Every PR of the branch with its patch: simple, and fine for small repositories and tests. */
-export async function mineLocalRepo(repoPath: string, opts: { branch?: string } = {}): Promise<PullRequest[]> {
-  const { prs } = await readLocalPullRequests(repoPath, opts);
-  return withLocalPatches(resolve(repoPath), prs);
 }

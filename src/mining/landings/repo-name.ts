@@ -5,7 +5,7 @@ const OWNER_NAME = /^[\w.-]+\/[\w.-]+$/;
 const REMOTE_URL = /^(?:[a-z+]+:\/\/[^/]+\/|[^@\s]+@[^:\s]+:)(?<owner>[\w.-]+)\/(?<name>[\w.-]+?)(?:\.git)?\/?$/i;
 
 /** owner/name from a remote URL; undefined for a path or a bundle. */
-export function nameFromRemoteUrl(url: string): string | undefined {
+function nameFromRemoteUrl(url: string): string | undefined {
   const match = REMOTE_URL.exec(url.trim());
   return match?.groups ? `${match.groups.owner}/${match.groups.name}` : undefined;
 }

@@ -6,7 +6,7 @@ import type { RebaseLanding } from './rebase-landings';
 const MAX_SIDE_COMMITS = 100;
 
 /** A PR that landed on another branch (a release branch) and reached the mined one through a merge. */
-export interface SideLanding {
+interface SideLanding {
   number: number;
   landing: Landing | undefined;
   /** The commit that landed it on its branch: a merge, a squash, or the PR's head. */

@@ -12,7 +12,7 @@ const BACKPORT = /^\[?\s*backport|\bback-?port(ed|s)?\b|^\[(v?\d+(\.\d+)*(\.x)?|
 /** `git cherry-pick -x` leaves this line. */
 const CHERRY_PICKED = /\(cherry picked from commit ([0-9a-f]{7,40})\)/gi;
 
-export function isBranchSync(pr: Pick<PullRequestRecord, 'title'>): boolean {
+function isBranchSync(pr: Pick<PullRequestRecord, 'title'>): boolean {
   return BRANCH_SYNC.test(pr.title.trim());
 }
 

@@ -20,7 +20,7 @@ const DEPRECATION_CONFIDENCE = 0.8;
 const MAX_SOURCES = 3;
 
 /** B's own words say it removes something deprecated: inside a refactor with its own purpose, such lines go by the way. */
-export function speaksOfDeprecation(pr: PullRequestRecord): boolean {
+function speaksOfDeprecation(pr: PullRequestRecord): boolean {
   return [pr.title, pr.body, ...pr.messages].some((text) => DEPRECATION.test(text)) && [pr.title, pr.body, ...pr.messages].some((text) => REMOVAL.test(text));
 }
 
@@ -32,7 +32,7 @@ function netDeprecations(diff: string): number {
 }
 
 /** B (`from`) removes deprecation lines that A (`to`) wrote: B carries out A's deprecation. */
-export function deprecationEdge(from: number, to: number, lines: number): Edge {
+function deprecationEdge(from: number, to: number, lines: number): Edge {
   return {
     from,
     to,

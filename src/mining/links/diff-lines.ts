@@ -1,5 +1,5 @@
 /** One added or deleted line of a `git diff -U0`. */
-export interface DiffLine {
+interface DiffLine {
   /** The file as it was before (undefined for a file the diff creates). */
   path?: string;
   /** The file as it is after (undefined for a file the diff deletes). */

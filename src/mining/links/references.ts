@@ -32,7 +32,7 @@ const sharesWork = (b: PullRequestRecord, a: PullRequestRecord) => {
 const CROSS_REFERENCE_CONFIDENCE = 0.4;
 
 /** What the references of a set of PRs pointed at, counted once per (PR, target) pair. */
-export interface ReferenceTally {
+interface ReferenceTally {
   /** References to another mined PR. */
   pr: number;
   /** PRs the source knows but that did not land on the mined branch (open, closed, elsewhere). */
@@ -52,7 +52,7 @@ export interface LinkOptions {
   pullNumbers?: ReadonlySet<number>;
 }
 
-export interface PrText {
+interface PrText {
   text: string;
   source: Pick<EdgeSource, 'field' | 'index'>;
   weight: number;
@@ -62,7 +62,7 @@ export interface PrText {
  * Where PR texts are, in the order their references are read. A commit message that is another mined
  * PR's landing ("Title (#12)", "Merge pull request #12") came in with a merge-up and is that PR's text.
  */
-export function prTexts(pr: PullRequestRecord, mined: ReadonlySet<number>): PrText[] {
+function prTexts(pr: PullRequestRecord, mined: ReadonlySet<number>): PrText[] {
   const othersLanding = (text: string) => {
     const number = recognizeLanding(splitMessage(text).subject, 2)?.number;
     return number !== undefined && number !== pr.number && mined.has(number);
@@ -196,9 +196,4 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
   }
   const edges = [...strongest.values()].sort((a, b) => a.from - b.from || a.to - b.to).map((edge) => EdgeSchema.parse(edge));
   return { edges, tally };
-}
-
-/** The edges of `linkPullRequests`, for callers that do not need the tally. */
-export function extractEdges(prs: readonly PullRequestRecord[], opts: LinkOptions = {}): Edge[] {
-  return linkPullRequests(prs, opts).edges;
 }

@@ -49,7 +49,7 @@ export function isVersionRelease(pr: PullRequestRecord): boolean {
   return VERSION_RELEASE.test(pr.title.trim());
 }
 
-export function isRelease(pr: PullRequestRecord): boolean {
+function isRelease(pr: PullRequestRecord): boolean {
   return RELEASE.test(pr.title.trim());
 }
 

@@ -61,7 +61,7 @@ async function mineLocal(repoPath: string, name: string, opts: SourceOptions): P
   return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length, added: result.chains, stageable: result.stageable, patches };
 }
 
-export interface GitHubSourceOptions extends SourceOptions {
+interface GitHubSourceOptions extends SourceOptions {
   /** Days of code history that link PRs (--blame-days). */
   blameDays?: number;
   /** "owner/name". */
@@ -76,7 +76,7 @@ export interface GitHubSourceOptions extends SourceOptions {
 }
 
 /** Where the mine runs: data directory, environment (token, API URL), warnings, and GitHub's second. */
-export interface MineEnvironment {
+interface MineEnvironment {
   dataDir: string;
   env?: Record<string, string | undefined>;
   warn?: (message: string) => void;
@@ -178,7 +178,7 @@ export function companionPaths(out: string): { prs: string; edges: string; summa
 }
 
 /** Mining a large repository takes minutes: a place the files cannot go is said before, not after. */
-export async function checkOutputLocation(out: string): Promise<void> {
+async function checkOutputLocation(out: string): Promise<void> {
   const folder = dirname(resolve(out));
   const info = await stat(folder).catch((error: NodeJS.ErrnoException) => error);
   if (info instanceof Error && info.code !== 'ENOENT' && info.code !== 'ENOTDIR') {

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../../src/demo/generate-repo';
 import { buildChains } from '../../../src/mining/chains/chains';
-import { mineLocalRepo } from '../../../src/mining/landings/local-git';
-import { extractEdges } from '../../../src/mining/links/references';
 import type { Edge } from '../../../src/schemas';
 import { makePr } from '../make-pr';
+import { extractEdges, mineLocalRepo } from '../../support/mining';
 
 const repo = { name: 'acme/widgets', path: '/repos/widgets' };
 const edge = (from: number, to: number): Edge => ({ from, to, kind: 'follow-up', evidence: '', confidence: 0.9 });

@@ -3,12 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../../src/demo/generate-repo';
-import { DEMO_PULL_REQUESTS } from '../../../src/demo/tally-history';
 import { MiningError, NotAGitRepositoryError } from '../../../src/mining/errors';
 import { git } from '../../../src/git';
-import { mineLocalRepo } from '../../../src/mining/landings/local-git';
 import type { PullRequest } from '../../../src/schemas';
 import { ScratchRepo } from '../scratch-repo';
+import { mineLocalRepo } from '../../support/mining';
 
 let root: string;
 let demo: string;
@@ -23,6 +22,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
+
+/** The demo's pull requests as src/demo/tally-history.ts writes them. */
+const DEMO_PULL_REQUESTS = [
+  { number: 2, title: 'Add median() to tally.stats', landing: 'merge' },
+  { number: 3, title: 'Docs: describe installation in README', landing: 'squash' },
+  { number: 4, title: 'Fix regression from #2: median of even-length lists', landing: 'squash' },
+  { number: 5, title: 'Add variance() to tally.stats', landing: 'merge' },
+  { number: 6, title: 'Follow-up to #4: let median() take a key function', landing: 'merge' },
+];
 
 const byNumber = (number: number): PullRequest => prs.find((pr) => pr.number === number) as PullRequest;
 const revParse = async (revision: string): Promise<string> => (await git(demo, ['rev-parse', revision])).trim();
@@ -147,6 +155,48 @@ describe('other landing styles', () => {
     await expect(mineLocalRepo(scratch.path, { branch: 'no-such-branch' })).rejects.toThrow(
       /no commit named no-such-branch/,
     );
+  });
+});
+
+describe('a PR stacked on another PR', () => {
+  // #7's branch starts from #6's. #6 lands first by squash, so its own commit never reaches main and
+  // #7's head still reaches it: it is #6's, not #7's, whether #7 lands by merge or by squash.
+  async function stacked(name: string, landSeven: (repo: ScratchRepo) => Promise<void>): Promise<{ repo: ScratchRepo; prs: PullRequest[] }> {
+    const repo = new ScratchRepo(join(root, name));
+    await mkdir(repo.path);
+    await repo.run('init', '-q');
+    await repo.commit('Initial import', { 'src/app.py': 'def main():\n    pass\n' });
+    await repo.run('checkout', '-q', '-b', 'parser');
+    await repo.commit('Add a parser', { 'src/parser.py': 'def parse(text):\n    return text.split()\n' });
+    await repo.run('update-ref', 'refs/pull/6/head', 'HEAD');
+    await repo.run('checkout', '-q', '-b', 'cli');
+    await repo.commit('Parse the command line', { 'src/app.py': 'from src.parser import parse\n\ndef main(argv):\n    return parse(argv)\n' });
+    await repo.run('update-ref', 'refs/pull/7/head', 'HEAD');
+    await repo.run('checkout', '-q', 'main');
+    await repo.run('merge', '-q', '--squash', 'parser');
+    await repo.run('commit', '-q', '-m', 'Add a parser (#6)');
+    await landSeven(repo);
+    return { repo, prs: await mineLocalRepo(repo.path) };
+  }
+
+  const ownSubjects = async (repo: ScratchRepo, pr: PullRequest) =>
+    Promise.all((pr.commitShas ?? []).map(async (sha) => (await repo.run('log', '-1', '--format=%s', sha)).trim()));
+
+  test('landed by merge, #7 keeps only its own commit', async () => {
+    const { repo, prs } = await stacked('stacked-merge', (r) => r.run('merge', '-q', '--no-ff', '-m', 'Merge pull request #7 from dev/cli', 'cli').then(() => undefined));
+    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([[6, 'squash'], [7, 'merge']]);
+    expect(await ownSubjects(repo, prs[0])).toEqual(['Add a parser']);
+    expect(await ownSubjects(repo, prs[1])).toEqual(['Parse the command line']);
+    expect(prs[1].messages).toEqual(['Merge pull request #7 from dev/cli', 'Parse the command line']);
+  });
+
+  test('landed by squash, #7 keeps only its own commit', async () => {
+    const { repo, prs } = await stacked('stacked-squash', async (r) => {
+      await r.run('merge', '-q', '--squash', 'cli');
+      await r.run('commit', '-q', '-m', 'Parse the command line (#7)');
+    });
+    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([[6, 'squash'], [7, 'squash']]);
+    expect(await ownSubjects(repo, prs[1])).toEqual(['Parse the command line']);
   });
 });
 

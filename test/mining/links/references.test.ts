@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDemoRepo } from '../../../src/demo/generate-repo';
-import { mineLocalRepo } from '../../../src/mining/landings/local-git';
-import { extractEdges, linkPullRequests } from '../../../src/mining/links/references';
+import { linkPullRequests } from '../../../src/mining/links/references';
 import { makePr } from '../make-pr';
+import { extractEdges, mineLocalRepo } from '../../support/mining';
 
 test('the demo links #4 to #2 as a regression and #6 to #4 as a follow-up, nothing else', async () => {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-references-'));

@@ -1,5 +1,6 @@
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
-import { compareVersions, hostRun, mustRun, toolVersion } from '../host-command';
+import { compareVersions, mustRun, toolVersion } from '../host-command';
+import { runTool } from '../../host-tools';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { unionDirectory } from '../../merge-deps';
@@ -86,17 +87,17 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
  * go command then marks its binaries executable).
  */
 export async function fetchModules(ctx: FetchContext, toolchainModule?: string, hasSum = true): Promise<Resolution> {
-  const hostFlags = (await hostRun('go', ['env', 'GOFLAGS'], { cwd: ctx.srcDir })).stdout.trim();
+  const hostFlags = (await runTool('go', ['env', 'GOFLAGS'], { cwd: ctx.srcDir })).stdout.trim();
   const env = { GOMODCACHE: join(ctx.depsDir, 'mod'), GOFLAGS: [hostFlags, '-modcacherw'].filter(Boolean).join(' ') };
   const run = { cwd: ctx.srcDir, env, signal: ctx.signal };
   const notes = [hasSum ? 'versions as go.mod and go.sum pin them' : 'versions as go.mod pins them (no go.sum)'];
   ctx.log('go: downloading the modules go.mod requires');
   await mustRun('go mod download', 'go', ['mod', 'download'], run);
   // Modules only tests import (or a pruned graph leaves out) come in as the packages load.
-  const list = await hostRun('go', ['list', '-e', '-deps', '-test', './...'], run);
+  const list = await runTool('go', ['list', '-e', '-deps', '-test', './...'], run);
   if (list.code !== 0) notes.push(`go list -deps -test ./... on the host: ${list.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   const packages: Array<{ name: string; version: string }> = [];
-  const modules = await hostRun('go', ['list', '-m', '-e', '-f', '{{if not .Main}}{{.Path}} {{.Version}}{{end}}', 'all'], run);
+  const modules = await runTool('go', ['list', '-m', '-e', '-f', '{{if not .Main}}{{.Path}} {{.Version}}{{end}}', 'all'], run);
   for (const line of modules.stdout.split('\n')) {
     const [name, version] = line.trim().split(' ');
     if (name && version) packages.push({ name, version });
@@ -111,6 +112,6 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
   // A module that requires nothing leaves no cache at all; the build copies one, empty or not.
   await mkdir(env.GOMODCACHE, { recursive: true });
   // The go command leaves toolchain directories read-only, which would stop the cache from being deleted.
-  await hostRun('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
+  await runTool('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
   return { ecosystem: 'go-modules', tool: await toolVersion('go', ['version']), lock: hasSum ? 'committed' : 'none', packages, notes };
 }

@@ -3,7 +3,8 @@ import { join, relative, sep } from 'node:path';
 import { StageError } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
 import { DEPS_MOUNT, type FetchContext, type ExitCode, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
-import { hostRun, mustRun } from '../host-command';
+import { mustRun } from '../host-command';
+import { runTool } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -121,7 +122,7 @@ export async function fetchMaven(ctx: FetchContext): Promise<Resolution> {
   const packages = await artifacts(repo);
   const notes = ['versions as the POMs declare them'];
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
-  const version = (await hostRun('mvn', ['-v'], { cwd: ctx.srcDir })).stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n')[0].trim();
+  const version = (await runTool('mvn', ['-v'], { cwd: ctx.srcDir })).stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n')[0].trim();
   return { ecosystem: 'maven', tool: version || 'mvn', lock: 'none', packages, notes };
 }
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ToolchainTooOld } from '../../../errors';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
-import { compareVersions, hostRun, mustRun, toolVersion } from '../host-command';
+import { compareVersions, mustRun, toolVersion } from '../host-command';
+import { runTool } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -100,7 +101,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
       // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
       const env = { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
       ctx.log(`cargo: resolving for rustc ${rustc} with crates published by ${asOf}`);
-      const dated = await hostRun('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], { ...run, env });
+      const dated = await runTool('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], { ...run, env });
       if (dated.code === 0) {
         notes.push(`Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${rustc}`);
       } else {
@@ -111,7 +112,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
     ctx.log('cargo: vendoring the locked crates');
     const vendorDir = join(ctx.depsDir, 'vendor');
     // --respect-source-config: a crates.io mirror the host is configured for is the one used.
-    let vendor = await hostRun('cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+    let vendor = await runTool('cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
     if (vendor.code !== 0 && locked && /lock file .* needs to be updated|--locked/.test(vendor.stderr)) {
       // A committed lock behind its Cargo.toml: cargo would update it on any build; the image's cargo does the same offline.
       vendor = await mustRun('cargo vendor', 'cargo', ['vendor', '--respect-source-config', vendorDir], run);

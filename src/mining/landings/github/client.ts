@@ -9,7 +9,7 @@ export type GitHubClient = InstanceType<typeof ThrottledOctokit>;
 
 export const PUBLIC_API = 'https://api.github.com';
 
-export interface GitHubClientOptions {
+interface GitHubClientOptions {
   baseUrl?: string;
   token?: string;
   /**

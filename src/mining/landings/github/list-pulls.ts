@@ -14,7 +14,7 @@ const ListPage = z.object({
 type ListPage = z.infer<typeof ListPage>;
 
 /** The page numbers behind rel="next" and rel="last" of a Link header. */
-export function linkPages(header: string | undefined): { next: number | null; last: number | null } {
+function linkPages(header: string | undefined): { next: number | null; last: number | null } {
   const pages: Record<string, number> = {};
   for (const part of (header ?? '').split(',')) {
     const match = /<([^>]+)>\s*;\s*rel="(\w+)"/.exec(part);
@@ -24,7 +24,7 @@ export function linkPages(header: string | undefined): { next: number | null; la
   return { next: pages.next ?? null, last: pages.last ?? null };
 }
 
-export interface ListOptions {
+interface ListOptions {
   /** How long a cached page is trusted without asking GitHub. */
   ttlMs: number;
   /** Ask GitHub about every cached page (conditionally: unchanged pages cost no rate limit). */

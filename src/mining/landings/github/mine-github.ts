@@ -14,7 +14,7 @@ import { isRebaseMerge, rebaseBases } from './rebase-bases';
 import { explainRequestError } from './request-errors';
 import { restDetail } from './rest-details';
 
-export interface GitHubMineOptions {
+interface GitHubMineOptions {
   /** "owner/name". */
   repo: string;
   client: GitHubClient;

@@ -35,7 +35,7 @@ export const PullListPage = z.array(PullListItem);
 
 // ---- What the miner keeps of one PR beyond its list entry, from GraphQL or REST. ----
 
-export const FileStatus = z.enum(['added', 'modified', 'deleted', 'renamed']);
+const FileStatus = z.enum(['added', 'modified', 'deleted', 'renamed']);
 
 export const PullDetail = z.object({
   number: z.number().int().positive(),
@@ -70,7 +70,7 @@ export const GraphCommit = z.object({ commit: z.object({ oid: Sha, message: z.st
 export const GraphComment = z.object({ author: Actor, body: z.string() });
 
 /** A timeline's CROSS_REFERENCED_EVENT: which issue or PR, in which repository, mentioned this one. */
-export const GraphCrossReference = z.object({
+const GraphCrossReference = z.object({
   source: z.object({ __typename: z.string(), number: z.number().int().positive().optional(), repository: z.object({ nameWithOwner: z.string() }).optional() }).nullable(),
 });
 

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ChatMessage, ModelClient } from '../../../model/client';
 import { MalformedReplyError } from '../../../model/errors';
+import { LINK_JUDGE_ASKS } from '../../../retry-budget';
 import { jsonFormat, parseJsonReply } from '../../../model/json-reply';
 import { fillTemplate, promptTemplate } from '../../../model/prompt-files';
 import { NO_REDACTION, type Redactor } from '../../../redact';
 import type { Edge, PullRequest, Usage } from '../../../schemas';
-import { LINK_JUDGE_ASKS } from '../../../retry-budget';
 import { describePr, TRIM } from './pr-text';
 
 const RequestedVerdict = z.object({

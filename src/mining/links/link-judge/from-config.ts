@@ -6,7 +6,7 @@ import { Redactor } from '../../../redact';
 import { createLinkJudge, type LinkJudge } from './judge-links';
 
 /** Where verdicts are kept under the data directory. */
-export const linkJudgeCacheDir = (dataDir: string) => join(dataDir, 'cache', 'link-judge');
+const linkJudgeCacheDir = (dataDir: string) => join(dataDir, 'cache', 'link-judge');
 
 /**
  * The link judge of `mine --judge-links` on the configured endpoint and judge model (the agent's model

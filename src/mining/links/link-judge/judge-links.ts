@@ -22,7 +22,7 @@ export interface JudgeInput {
   onProgress?: ProgressListener;
 }
 
-export interface JudgeOutcome {
+interface JudgeOutcome {
   edges: Edge[];
   tally: LinkJudgeTally;
 }
@@ -33,7 +33,7 @@ export type LinkJudge = ((edges: Edge[], input: JudgeInput) => Promise<JudgeOutc
   readonly model: string;
 };
 
-export interface LinkJudgeOptions {
+interface LinkJudgeOptions {
   client: ModelClient;
   model: string;
   /** Absent: tokens are counted, cost is not known. */
@@ -48,7 +48,7 @@ export interface LinkJudgeOptions {
 }
 
 /** The edges worth a verdict: code history, or weak words, strong enough to join a chain of stageable PRs. */
-export function isCandidate(edge: Edge, input: Pick<JudgeInput, 'eligible' | 'minConfidence' | 'records'>): boolean {
+function isCandidate(edge: Edge, input: Pick<JudgeInput, 'eligible' | 'minConfidence' | 'records'>): boolean {
   if (edge.from === edge.to || edge.confidence < input.minConfidence || edge.judgement?.status === 'judged') return false;
   if (edge.kind !== 'code-history' && edge.strength !== 'weak') return false;
   return [edge.from, edge.to].every((n) => input.eligible.has(n) && input.records.has(n));

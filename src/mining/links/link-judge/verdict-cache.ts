@@ -16,7 +16,7 @@ const CachedVerdictSchema = z.object({
   usage: UsageSchema,
   judgedAt: z.string(),
 });
-export type CachedVerdict = z.infer<typeof CachedVerdictSchema>;
+type CachedVerdict = z.infer<typeof CachedVerdictSchema>;
 
 /** A folder name from any text: safe characters kept, the rest "_" (the file itself says whose it is). */
 const slug = (text: string) => text.replace(/[^\w.-]+/g, '_');

@@ -1,5 +1,5 @@
-import { classifyTests, outputCut, serviceNeeded, stageCheck, unseenBefore } from '../../src/judge/gold-validation';
-import { parsePytestSummary } from '../../src/environments/languages/python/pytest';
+import { classifyTests, outputCut, serviceNeeded, stageCheck, unseenBefore } from '../../../../src/judge/gold-validation';
+import { parsePytestSummary } from '../../../../src/environments/languages/python/pytest';
 
 const OUTPUT = `..F
 =================================== FAILURES ===================================

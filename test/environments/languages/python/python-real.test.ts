@@ -2,12 +2,12 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../src/artifacts/store';
-import { hostPythons } from '../../src/environments/languages/python/host-pythons';
-import { goldTestsFor } from '../../src/judge/gold-validation';
-import { testEnvironments } from '../support/environments';
-import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../support/real-repos';
-import { ownSandboxes } from '../support/containers';
+import { ArtifactStore } from '../../../../src/artifacts/store';
+import { hostPythons } from '../../../../src/environments/languages/python/host-pythons';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { testEnvironments } from '../../../support/environments';
+import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../../support/real-repos';
+import { ownSandboxes } from '../../../support/containers';
 
 const docker = new Docker();
 const bundle = bundlePath('pallets+jinja');

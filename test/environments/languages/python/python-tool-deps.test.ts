@@ -2,8 +2,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectPython, poetryPython } from '../../src/environments/languages/python/detect';
-import { toolTestRequirements } from '../../src/environments/languages/python/tool-deps';
+import { detectPython, poetryPython } from '../../../../src/environments/languages/python/detect';
+import { toolTestRequirements } from '../../../../src/environments/languages/python/tool-deps';
 
 test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
   const pyproject = `

@@ -1,5 +1,5 @@
-import { specifierAllows, tomlKeys, tomlStrings, tomlTable } from '../../src/environments/languages/python/pyproject';
-import { addedTestRequirements } from '../../src/environments/languages/python/detect';
+import { specifierAllows, tomlKeys, tomlStrings, tomlTable } from '../../../../src/environments/languages/python/pyproject';
+import { addedTestRequirements } from '../../../../src/environments/languages/python/detect';
 
 test('enough of pyproject.toml is read to choose what to resolve; Python specifiers say whether 3.11 fits', () => {
   const text = `[build-system]\nrequires = [\n  "flit_core<4", # the backend\n  'wheel',\n]\n\n[project]\nname = "x"\ndependencies = ["MarkupSafe>=2.0"]\n\n[project.optional-dependencies]\ni18n = ["Babel>=2.7"]\n"docs" = ["sphinx"]\n\n[dependency-groups]\ntests = ["pytest"]\n`;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { realTest, validateReal as validate } from '../support/real-validation';
+import { realTest, validateReal as validate } from '../../../support/real-validation';
 
 /** Go from a real repository (cobra) and a module that needs a newer Go than Debian's: the module cache copied in, go test -json. */
 realTest('spf13+cobra')(

@@ -2,10 +2,10 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../src/artifacts/store';
-import { goldTestsFor } from '../../src/judge/gold-validation';
-import { testEnvironments } from '../support/environments';
-import { ChainRepo } from '../support/chain-repo';
+import { ArtifactStore } from '../../../../src/artifacts/store';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { testEnvironments } from '../../../support/environments';
+import { ChainRepo } from '../../../support/chain-repo';
 
 const docker = new Docker();
 

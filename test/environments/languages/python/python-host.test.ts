@@ -2,13 +2,13 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../src/artifacts/store';
-import { hostPythons } from '../../src/environments/languages/python/host-pythons';
-import { goldTestsFor } from '../../src/judge/gold-validation';
-import { ChainRepo } from '../support/chain-repo';
-import { ownSandboxes } from '../support/containers';
-import { missingPython, testIf } from '../support/preconditions';
-import { testEnvironments } from '../support/environments';
+import { ArtifactStore } from '../../../../src/artifacts/store';
+import { hostPythons } from '../../../../src/environments/languages/python/host-pythons';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { ChainRepo } from '../../../support/chain-repo';
+import { ownSandboxes } from '../../../support/containers';
+import { missingPython, testIf } from '../../../support/preconditions';
+import { testEnvironments } from '../../../support/environments';
 
 const docker = new Docker();
 

@@ -1,4 +1,4 @@
-import { compareVersions, toolingBelowFloor } from '../../src/environments/languages/python/fetch';
+import { compareVersions, toolingBelowFloor } from '../../../../src/environments/languages/python/fetch';
 
 test('versions compare numerically, a pre-release as its release', () => {
   expect(compareVersions('6.2.5', '7.0.1')).toBeLessThan(0);

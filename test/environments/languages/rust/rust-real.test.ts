@@ -1,4 +1,4 @@
-import { realTest, validateReal as validate } from '../support/real-validation';
+import { realTest, validateReal as validate } from '../../../support/real-validation';
 
 /**
  * Rust from a real repository (serde_json): crates vendored on the host, cargo's per-test results.

@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEPS_MOUNT, type RepoFiles } from '../../src/environments/contract';
-import { ToolchainTooOld } from '../../src/errors';
-import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../src/environments/languages/rust/detect';
-import { gitRepoFiles } from '../../src/environments/repo-files';
-import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
-import { cloneBundle } from '../support/real-repos';
-import { checkoutAt, commitDate, fetchContext } from './real-repos';
+import { DEPS_MOUNT, type RepoFiles } from '../../../../src/environments/contract';
+import { ToolchainTooOld } from '../../../../src/errors';
+import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../../../src/environments/languages/rust/detect';
+import { gitRepoFiles } from '../../../../src/environments/repo-files';
+import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
+import { cloneBundle } from '../../../support/real-repos';
+import { checkoutAt, commitDate, fetchContext } from '../../real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RepoFiles } from '../../src/environments/contract';
-import { detectJava, javaRelease } from '../../src/environments/languages/java/detect';
-import { gitRepoFiles } from '../../src/environments/repo-files';
-import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
-import { cloneBundle } from '../support/real-repos';
-import { fetchContext } from './real-repos';
+import type { RepoFiles } from '../../../../src/environments/contract';
+import { detectJava, javaRelease } from '../../../../src/environments/languages/java/detect';
+import { gitRepoFiles } from '../../../../src/environments/repo-files';
+import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
+import { cloneBundle } from '../../../support/real-repos';
+import { fetchContext } from '../../real-repos';
 
 /** JUnit 5 and Surefire 3, as most Maven projects of the last years have them. */
 const MINI_POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">

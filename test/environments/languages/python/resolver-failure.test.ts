@@ -1,14 +1,14 @@
 // no-docker: needs no Docker engine (jest.config.js)
-import { resolverFailure } from '../../src/environments/languages/python/resolver-failure';
+import { resolverFailure } from '../../../../src/environments/languages/python/resolver-failure';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FetchContext, Resolution } from '../../src/environments/contract';
-import type { Recipe } from '../../src/environments/languages';
-import { DependencyCache } from '../../src/environments/dependencies';
-import { runTool } from '../../src/environments/host-tools';
-import { StageError, TransientError, UnexplainedFailure } from '../../src/errors';
-import { ChainRepo } from '../support/chain-repo';
+import type { FetchContext, Resolution } from '../../../../src/environments/contract';
+import type { Recipe } from '../../../../src/environments/languages';
+import { DependencyCache } from '../../../../src/environments/dependencies';
+import { runTool } from '../../../../src/environments/host-tools';
+import { StageError, TransientError, UnexplainedFailure } from '../../../../src/errors';
+import { ChainRepo } from '../../../support/chain-repo';
 
 const failed = (stderr: string) => resolverFailure('uv pip compile', 'uv pip compile requirements.txt', { code: 1, stdout: '', stderr });
 

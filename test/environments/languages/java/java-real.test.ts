@@ -1,4 +1,4 @@
-import { realTest, validateReal as validate } from '../support/real-validation';
+import { realTest, validateReal as validate } from '../../../support/real-validation';
 
 /** Java from a real repository (jsoup): Maven's local repository filled on the host, Surefire's per-test reports. */
 realTest('jhy+jsoup')(

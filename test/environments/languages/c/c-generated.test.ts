@@ -2,13 +2,13 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../src/artifacts/store';
-import { checkoutLines } from '../../src/container/checkout';
-import { DockerContainer } from '../../src/container/docker-container';
-import { CMAKE_BUILD_DIR } from '../../src/environments/languages/c/ctest';
-import { goldTestsFor } from '../../src/judge/gold-validation';
-import { ChainRepo, type Files } from '../support/chain-repo';
-import { testEnvironments } from '../support/environments';
+import { ArtifactStore } from '../../../../src/artifacts/store';
+import { checkoutLines } from '../../../../src/container/checkout';
+import { DockerContainer } from '../../../../src/container/docker-container';
+import { CMAKE_BUILD_DIR } from '../../../../src/environments/languages/c/ctest';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { ChainRepo, type Files } from '../../../support/chain-repo';
+import { testEnvironments } from '../../../support/environments';
 
 const docker = new Docker();
 

@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hostPythons } from '../../src/environments/languages/python/host-pythons';
-import { choosePython } from '../../src/environments/languages/python/versions';
-import { testedPythons, toxMinors, yamlMinors } from '../../src/environments/languages/python/tested-pythons';
-import { ChainRepo } from '../support/chain-repo';
-import { missingPython, testIf } from '../support/preconditions';
+import { hostPythons } from '../../../../src/environments/languages/python/host-pythons';
+import { choosePython } from '../../../../src/environments/languages/python/versions';
+import { testedPythons, toxMinors, yamlMinors } from '../../../../src/environments/languages/python/tested-pythons';
+import { ChainRepo } from '../../../support/chain-repo';
+import { missingPython, testIf } from '../../../support/preconditions';
 
 const provided = ['2.7', '3.9', '3.10', '3.11', '3.12', '3.13'].map((version) => ({ version, prefix: `/opt/python${version}` }));
 const pick = (spec: string | undefined, day: string, needsNoFetch = false) => {

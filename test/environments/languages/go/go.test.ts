@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RepoFiles } from '../../src/environments/contract';
-import { detectGo, toolchainFor } from '../../src/environments/languages/go/detect';
-import { gitRepoFiles } from '../../src/environments/repo-files';
-import { missingRealRepo, missingTool, testIf } from '../support/preconditions';
-import { cloneBundle } from '../support/real-repos';
-import { checkoutAt, commitDate, fetchContext } from './real-repos';
+import type { RepoFiles } from '../../../../src/environments/contract';
+import { detectGo, toolchainFor } from '../../../../src/environments/languages/go/detect';
+import { gitRepoFiles } from '../../../../src/environments/repo-files';
+import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
+import { cloneBundle } from '../../../support/real-repos';
+import { checkoutAt, commitDate, fetchContext } from '../../real-repos';
 
 const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
 const offline = (cache: string) => ({ ...process.env, GOMODCACHE: cache, GOPROXY: 'off', GOFLAGS: '-mod=readonly', GOTOOLCHAIN: 'local' });

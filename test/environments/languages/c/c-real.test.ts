@@ -2,11 +2,11 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../src/artifacts/store';
-import { goldTestsFor } from '../../src/judge/gold-validation';
-import { testEnvironments } from '../support/environments';
-import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../support/real-repos';
-import { ownSandboxes } from '../support/containers';
+import { ArtifactStore } from '../../../../src/artifacts/store';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { testEnvironments } from '../../../support/environments';
+import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../../../support/real-repos';
+import { ownSandboxes } from '../../../support/containers';
 
 const docker = new Docker();
 const bundle = bundlePath('DaveGamble+cJSON');
