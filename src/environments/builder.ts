@@ -150,14 +150,18 @@ export class Environments {
    * (LanguageRecipe.sharedCache): a host directory per language under the data directory, writable by
    * the sandbox's user; undefined for a recipe without one.
    */
-  async sharedCache(env: Environment): Promise<{ cacheMounts: Record<string, string>; env: string[] } | undefined> {
+  async sharedCache(env: Environment): Promise<{ cacheMounts: Record<string, string>; env: string[]; seed?: string } | undefined> {
     const cache = env.recipe.sharedCache;
     if (!cache) return undefined;
     const host = join(this.opts.dataDir, 'build-cache', env.language);
     await mkdir(host, { recursive: true });
     // The sandbox's user (uid 1000) writes it, whoever the worker runs as.
     await chmod(host, 0o777);
-    return { cacheMounts: { [host]: cache.dir }, env: Object.entries(cache.env).map(([k, v]) => `${k}=${v}`) };
+    // What the image's setup compiled (its whole project, at the commit it was built at), copied in once
+    // per image without overwriting: otherwise the first stages on each toolchain would compile it all again.
+    const marker = `${cache.dir}/.seeded-${env.image.replace(/[^\w.-]/g, '_')}`;
+    const seed = cache.seedFrom ? `if [ ! -e ${marker} ] && [ -d ${cache.seedFrom} ]; then cp -Rn ${cache.seedFrom}/. ${cache.dir}/ 2>/dev/null || true; touch ${marker}; fi` : undefined;
+    return { cacheMounts: { [host]: cache.dir }, env: Object.entries(cache.env).map(([k, v]) => `${k}=${v}`), ...(seed ? { seed } : {}) };
   }
 
   /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */

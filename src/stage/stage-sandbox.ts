@@ -83,11 +83,14 @@ export class StageSandbox implements Sandbox {
     const role = opts.role;
     let sandbox: DockerContainer;
     let source: ContainerSource = 'new';
+    /** A gold sandbox's shared build cache is seeded from its image first (Environments.sharedCache). */
+    let seed: string | undefined;
     if (role.kind === 'gold') {
       await sweepOrphansOnce(deps.docker);
       // Gold runs only (no agent code) share the language's build cache across stages.
       const cache = await deps.environments.sharedCache(env);
-      sandbox = await DockerContainer.create(deps.docker, { ...spec, ...(cache ?? {}), labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
+      sandbox = await DockerContainer.create(deps.docker, { ...spec, ...(cache ? { cacheMounts: cache.cacheMounts, env: cache.env } : {}), labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
+      seed = cache?.seed;
     } else {
       const labels = {
         [RUN_KEY_LABEL]: role.runKey,
@@ -100,6 +103,7 @@ export class StageSandbox implements Sandbox {
       ({ sandbox, source } = await claimRoundContainer(deps.docker, { ...spec, labels }, roundName(role.runKey, role.host, role.key), deps.pool));
     }
     try {
+      if (seed) await sandbox.exec(seed, { timeoutSeconds: 300, maxOutputChars: 2_000 });
       const progress = opts.progressPatch !== undefined;
       if (progress) await sandbox.writeFile(PROGRESS_PATCH, opts.progressPatch!);
       const carried = opts.carryPatch !== undefined && stage > 0;

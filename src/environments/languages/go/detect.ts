@@ -75,7 +75,7 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
     // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
     env: { GOPATH, GOMODCACHE, GOCACHE: '/home/agent/.cache/go-build', GOPROXY: 'off', GOSUMDB: 'off', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
     // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
-    sharedCache: { dir: '/cache/go-build', env: { GOCACHE: '/cache/go-build' } },
+    sharedCache: { dir: '/cache/go-build', env: { GOCACHE: '/cache/go-build' }, seedFrom: '/home/agent/.cache/go-build' },
     path: toolchainModule ? [`${GOMODCACHE}/${toolchainModule}/bin`] : [],
     runner: 'go',
   };
