@@ -11,11 +11,30 @@ const into = (...folders) => `^(\\.\\./)+(${folders.join('|')})(/.*)?$`;
 /** The same from a file directly in src/ (from a folder, `./stage` is a sibling such as schemas/stage.ts). */
 const fromRoot = (...folders) => `^\\./(${folders.join('|')})(/.*)?$`;
 const ORCHESTRATION = ['activities', 'workers', 'cli', 'schedule', 'batches'];
-const STAGES = ['mining', 'queries', 'container', 'environments', 'stage', 'agent', 'rollout', 'judge', 'dataset', 'report', 'demo'];
+const STAGES = [
+  'mining',
+  'queries',
+  'container',
+  'environments',
+  'stage',
+  'agent',
+  'rollout',
+  'judge',
+  'dataset',
+  'report',
+  'demo',
+];
 /** A pipeline stage does not reach up into the orchestration layer (workflow types, such as a chain's result, may be read). */
 const STAGE_PATTERNS = [
-  { regex: into(...ORCHESTRATION), message: 'a pipeline stage does not reach up into activities, workers, the CLI, schedules or batch starts' },
-  { regex: into('workflows'), allowTypeImports: true, message: 'only types from src/workflows below the orchestration layer' },
+  {
+    regex: into(...ORCHESTRATION),
+    message: 'a pipeline stage does not reach up into activities, workers, the CLI, schedules or batch starts',
+  },
+  {
+    regex: into('workflows'),
+    allowTypeImports: true,
+    message: 'only types from src/workflows below the orchestration layer',
+  },
 ];
 
 const enginePatterns = (reach) => [
@@ -38,7 +57,10 @@ module.exports = tseslint.config(
       // Compiled to CommonJS, a local named `exports` hides the module's own exports object (it did once).
       'no-restricted-syntax': [
         'error',
-        { selector: 'VariableDeclarator[id.name=/^(exports|module|require)$/]', message: 'this name hides a CommonJS module binding once compiled' },
+        {
+          selector: 'VariableDeclarator[id.name=/^(exports|module|require)$/]',
+          message: 'this name hides a CommonJS module binding once compiled',
+        },
       ],
     },
   },
@@ -71,7 +93,8 @@ module.exports = tseslint.config(
               // src/retry-budget.ts (plain numbers: the activities' attempts are counted there with the other layers).
               regex: '^(?!@temporalio/(workflow|common)$|\\./|\\.\\./retry-budget$).*',
               allowTypeImports: true,
-              message: 'workflow code imports values only from @temporalio/workflow, @temporalio/common and src/workflows (use `import type` for the rest)',
+              message:
+                'workflow code imports values only from @temporalio/workflow, @temporalio/common and src/workflows (use `import type` for the rest)',
             },
           ],
         },
@@ -92,7 +115,15 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [...STAGE_PATTERNS, { regex: into('stage'), message: 'environments sit below src/stage: a stage is built from an environment, not the other way' }] },
+        {
+          patterns: [
+            ...STAGE_PATTERNS,
+            {
+              regex: into('stage'),
+              message: 'environments sit below src/stage: a stage is built from an environment, not the other way',
+            },
+          ],
+        },
       ],
     },
   },
@@ -102,7 +133,15 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [...STAGE_PATTERNS, { regex: into('environments', 'stage', 'agent', 'rollout', 'judge'), message: 'src/container sits below environments, stages and what uses them' }] },
+        {
+          patterns: [
+            ...STAGE_PATTERNS,
+            {
+              regex: into('environments', 'stage', 'agent', 'rollout', 'judge'),
+              message: 'src/container sits below environments, stages and what uses them',
+            },
+          ],
+        },
       ],
     },
   },
@@ -110,7 +149,10 @@ module.exports = tseslint.config(
     // The CLI is the top: commands call into everything below and nothing calls into them.
     files: ['src/{activities,workers,schedule,batches}/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: into('cli'), message: 'only the CLI imports the CLI' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: into('cli'), message: 'only the CLI imports the CLI' }] },
+      ],
     },
   },
   {

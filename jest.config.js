@@ -21,7 +21,8 @@ const asGlob = (path) => path.replace(/[()[\]{}*?!+@]/g, '\\$&');
 const asRegex = (path) => `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
 /** CHAINSMITH_TESTS=no-docker runs those files only, =docker all the others; unset, every file. */
 const only = process.env.CHAINSMITH_TESTS;
-if (only && only !== 'no-docker' && only !== 'docker') throw new Error(`CHAINSMITH_TESTS is ${only}: it can be no-docker, docker or unset`);
+if (only && only !== 'no-docker' && only !== 'docker')
+  throw new Error(`CHAINSMITH_TESTS is ${only}: it can be no-docker, docker or unset`);
 
 /**
  * Real engines, shared by the test files that run at once: each file scopes what it creates (task
@@ -39,7 +40,10 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', ...(only === 'docker' ? noDocker.map(asRegex) : [])],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
-    '^.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' } }],
+    '^.+\\.js$': [
+      'ts-jest',
+      { diagnostics: false, tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' } },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testTimeout: 180_000,

@@ -33,7 +33,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** CPU time the whole machine has spent (all cores, all processes, other users' too), in seconds. */
 function machineCpuSeconds(): number {
-  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   return (user + nice + system + irq + softirq) / 100;
 }
 
@@ -61,7 +66,12 @@ function pidsCpuSeconds(pids: string[]): number {
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      ticks += stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number).reduce((a, b) => a + b, 0);
+      ticks += stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .slice(11, 15)
+        .map(Number)
+        .reduce((a, b) => a + b, 0);
     } catch {
       // Gone.
     }
@@ -179,11 +189,22 @@ interface Level {
  * once, alone, before anything is timed.
  */
 async function testCpuSeconds(docker: Docker, chain: Chain, image: string, command: string): Promise<number> {
-  const sandbox = await DockerContainer.create(docker, { image, mirrorPath: chain.repo.path, labels: { 'chainsmith.bench': 'concurrency' }, memoryMb: 2048, pidsLimit: 512 });
+  const sandbox = await DockerContainer.create(docker, {
+    image,
+    mirrorPath: chain.repo.path,
+    labels: { 'chainsmith.bench': 'concurrency' },
+    memoryMb: 2048,
+    pidsLimit: 512,
+  });
   try {
-    const out = await sandbox.exec(`set -e\n${checkoutLines(chain.prs[0].mergeSha).join('\n')}`, { timeoutSeconds: 300, maxOutputChars: 4000, cwd: '/work' });
+    const out = await sandbox.exec(`set -e\n${checkoutLines(chain.prs[0].mergeSha).join('\n')}`, {
+      timeoutSeconds: 300,
+      maxOutputChars: 4000,
+      cwd: '/work',
+    });
     if (out.exitCode !== 0) throw new Error(`checkout failed: ${out.output}`);
-    const usage = () => Number(readFileSync(`/sys/fs/cgroup/cpuacct/docker/${sandbox.container.id}/cpuacct.usage`, 'utf8')) / 1e9;
+    const usage = () =>
+      Number(readFileSync(`/sys/fs/cgroup/cpuacct/docker/${sandbox.container.id}/cpuacct.usage`, 'utf8')) / 1e9;
     const before = usage();
     await sandbox.exec(command, { timeoutSeconds: 600, maxOutputChars: 4000 });
     return usage() - before;
@@ -200,11 +221,23 @@ function journalSince(file: string, from: number): { records: WorkRecord[]; offs
   } catch {
     // Nothing journaled yet.
   }
-  return { records: text.slice(from).split('\n').filter(Boolean).map((l) => JSON.parse(l) as WorkRecord), offset: text.length };
+  return {
+    records: text
+      .slice(from)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as WorkRecord),
+    offset: text.length,
+  };
 }
 
 /** Per rollout (by workflow id): its model seconds, its agent's end and its close, from the journal and the phases. */
-function perRollout(journal: WorkRecord[], workflowIds: string[], t0: number, phases: Phases[]): Pick<Run, 'modelSeconds' | 'agentDone' | 'closed'> {
+function perRollout(
+  journal: WorkRecord[],
+  workflowIds: string[],
+  t0: number,
+  phases: Phases[],
+): Pick<Run, 'modelSeconds' | 'agentDone' | 'closed'> {
   const starts = new Map<string, number>();
   const of = (id: string) => workflowIds.find((w) => id.startsWith(`${w}/`));
   const model = new Map<string, number>();
@@ -244,14 +277,26 @@ async function level(concurrency: number, chain: Chain, env: Environment, testCp
   const docker = new Docker();
   let offset = 0;
   // The validations and the test runs they keep (gold-validation.ts): nothing of an earlier run's gold validation is reused.
-  const coldGold = () => Promise.all(['gold-tests', 'gold-runs'].map((p) => rm(join(config.dataDir, 'artifacts', 'pointers', p), { recursive: true, force: true })));
+  const coldGold = () =>
+    Promise.all(
+      ['gold-tests', 'gold-runs'].map((p) =>
+        rm(join(config.dataDir, 'artifacts', 'pointers', p), { recursive: true, force: true }),
+      ),
+    );
   const runOf = async (chains: Chain[], n?: number): Promise<Run & { phases: Phases[] }> => {
     await coldGold();
     const runs = await orchestratedRuns(engines, config, chains, n);
     const read = journalSince(journalFile, offset);
     offset = read.offset;
     const phases = await chainPhases(engines.client, config, runs.workflowIds, runs.t0);
-    return { wall: runs.seconds, workflowIds: runs.workflowIds, t0: runs.t0, journal: read.records, phases, ...perRollout(read.records, runs.workflowIds, runs.t0, phases) };
+    return {
+      wall: runs.seconds,
+      workflowIds: runs.workflowIds,
+      t0: runs.t0,
+      journal: read.records,
+      phases,
+      ...perRollout(read.records, runs.workflowIds, runs.t0, phases),
+    };
   };
   try {
     return await withWorkers(engines, async () => {
@@ -259,14 +304,36 @@ async function level(concurrency: number, chain: Chain, env: Environment, testCp
       const single = await runOf([renamed(chain, `c${concurrency}solo`, 1)]);
       // The workers' CPU of the one alone's end is taken as its share of its whole run's worker CPU: the end's wall share.
       const endWorkerCpu = ((ownCpuSeconds() - cpuBefore) * (single.closed[0] - single.agentDone[0])) / single.wall;
-      const out: Level = { concurrency, single, endWorkerCpu, batches: [], efficiencies: [], ceilings: [], machineCpuPerRollout: [], split: [], busy: [], othersCores: [], peakMb: [], singlePhases: single.phases[0], phases: [], drawnVsJournaled: [] };
-      log(`${concurrency}: one alone ${single.wall.toFixed(1)} s, of which model calls ${single.modelSeconds[0].toFixed(1)} s; its end (agent done to close) ${(single.closed[0] - single.agentDone[0]).toFixed(1)} s; ${uptime()}`);
+      const out: Level = {
+        concurrency,
+        single,
+        endWorkerCpu,
+        batches: [],
+        efficiencies: [],
+        ceilings: [],
+        machineCpuPerRollout: [],
+        split: [],
+        busy: [],
+        othersCores: [],
+        peakMb: [],
+        singlePhases: single.phases[0],
+        phases: [],
+        drawnVsJournaled: [],
+      };
+      log(
+        `${concurrency}: one alone ${single.wall.toFixed(1)} s, of which model calls ${single.modelSeconds[0].toFixed(1)} s; its end (agent done to close) ${(single.closed[0] - single.agentDone[0]).toFixed(1)} s; ${uptime()}`,
+      );
       for (let s = 0; s < SAMPLES; s++) {
         const many = [...Array(concurrency).keys()].map((i) => renamed(chain, `c${concurrency}s${s}r${i}`, 1));
         const others = await othersCores(10);
         const usage = sandboxUsage(docker, `c${concurrency}s${s}r`);
         const drawn0 = [...drawn.values()].flat().reduce((a, b) => a + b, 0);
-        const [machine0, own0, docker0, temporal0] = [machineCpuSeconds(), ownCpuSeconds(), processCpuSeconds(DOCKER), processCpuSeconds(TEMPORAL)];
+        const [machine0, own0, docker0, temporal0] = [
+          machineCpuSeconds(),
+          ownCpuSeconds(),
+          processCpuSeconds(DOCKER),
+          processCpuSeconds(TEMPORAL),
+        ];
         const batch = await runOf(many, concurrency);
         const wall = batch.wall;
         const per = (x: number) => x / concurrency;
@@ -297,7 +364,10 @@ async function level(concurrency: number, chain: Chain, env: Environment, testCp
         out.othersCores.push(others);
         out.peakMb.push(...sandboxes.peaks.map((b) => b / 2 ** 20));
         const closes = batch.phases.map(total);
-        out.phases.push({ median: medianPhases(batch.phases), last: batch.phases[closes.indexOf(Math.max(...closes))] });
+        out.phases.push({
+          median: medianPhases(batch.phases),
+          last: batch.phases[closes.indexOf(Math.max(...closes))],
+        });
         log(
           `${concurrency} at once, sample ${s + 1}: ${wall.toFixed(1)} s against an ideal ${ideal.toFixed(1)} s (the slowest rollout's model time and one alone's other time), efficiency ${efficiency.toFixed(3)}; ` +
             `CPU ceiling ${ceiling.toFixed(3)} (ends can finish no sooner than ${ceilingWall.toFixed(1)} s); model time drawn vs journaled: ${out.drawnVsJournaled[s]}; ` +
@@ -326,7 +396,11 @@ async function level(concurrency: number, chain: Chain, env: Environment, testCp
  * + 1) · E / cores for every k, where E is one end's CPU (the tests' cgroup CPU measured alone, and the
  * workers' CPU of one alone's end). The ceiling is the ideal over the largest of those and the ideal.
  */
-function bounds(single: Run, batch: Run, endCpu: number): { efficiency: number; ceiling: number; ideal: number; ceilingWall: number } {
+function bounds(
+  single: Run,
+  batch: Run,
+  endCpu: number,
+): { efficiency: number; ceiling: number; ideal: number; ceilingWall: number } {
   const other = single.wall - single.modelSeconds[0];
   const end = single.closed[0] - single.agentDone[0];
   const ideals = batch.modelSeconds.map((m) => m + other);
@@ -340,7 +414,9 @@ function bounds(single: Run, batch: Run, endCpu: number): { efficiency: number; 
 /** Where a level breaks and why: with the machine busy, CPU (and whose: ours or other users'); then which phases of the last chain to close grew against one rollout alone (phases.ts). */
 function diagnosis(l: Level): string {
   const busy = median(l.busy);
-  const split = Object.fromEntries(Object.keys(l.split[0]).map((k) => [k, median(l.split.map((s) => s[k as keyof Split]))])) as unknown as Split;
+  const split = Object.fromEntries(
+    Object.keys(l.split[0]).map((k) => [k, median(l.split.map((s) => s[k as keyof Split]))]),
+  ) as unknown as Split;
   const ours = split.workers + split.sandboxes + split.docker + split.temporal;
   const [top, topSeconds] = Object.entries(split).sort((a, b) => b[1] - a[1])[0];
   const bound =
@@ -353,9 +429,13 @@ function diagnosis(l: Level): string {
 /** A chain's wall time: its phases but the queueing, which they include. */
 const total = (p: Phases) => p.start + p.toRollout + p.sandbox + p.steps + p.after;
 
-const medianPhases = (ps: Phases[]) => Object.fromEntries(Object.keys(ps[0]).map((k) => [k, median(ps.map((p) => p[k as keyof Phases]))])) as unknown as Phases;
+const medianPhases = (ps: Phases[]) =>
+  Object.fromEntries(
+    Object.keys(ps[0]).map((k) => [k, median(ps.map((p) => p[k as keyof Phases]))]),
+  ) as unknown as Phases;
 
-const describePhases = (p: Phases) => (Object.keys(PHASE_NAMES) as (keyof Phases)[]).map((k) => `${PHASE_NAMES[k]} ${p[k].toFixed(1)}`).join(', ');
+const describePhases = (p: Phases) =>
+  (Object.keys(PHASE_NAMES) as (keyof Phases)[]).map((k) => `${PHASE_NAMES[k]} ${p[k].toFixed(1)}`).join(', ');
 
 /** Which phases the last chain to close spent longer in than one rollout alone, largest first (median over samples). */
 function growth(l: Level): string {
@@ -367,7 +447,10 @@ function growth(l: Level): string {
   return `the last chain to close took ${(total(last) - total(l.singlePhases)).toFixed(1)} s longer than one alone: ${grown.map(([k, d]) => `${PHASE_NAMES[k]} ${d >= 0 ? '+' : ''}${d.toFixed(1)}`).join(', ')} (of which queued for a worker slot ${(last.queued - l.singlePhases.queued).toFixed(1)})`;
 }
 
-const describe = (split: Split) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
+const describe = (split: Split) =>
+  Object.entries(split)
+    .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+    .join(' + ');
 
 /** The goal asked of each level: of the efficiency at 32, of the efficiency against its ceiling above. */
 const GOALS = { efficiency32: 0.9, vsCeiling: 0.95 };
@@ -399,8 +482,18 @@ export async function run(): Promise<Figure[]> {
         unit: 'ratio',
         goal: `${n === 32 ? `>= ${GOALS.efficiency32}` : 'context'} (the slowest rollout's own time / ${n} at once, ${what}; ${spread}; ${diagnosis(l)})`,
       },
-      { measure: `concurrency_ceiling_${n}`, value: round(median(l.ceilings), 3), unit: 'ratio', goal: `context: the efficiency the rollouts' ends allow on ${cpus().length} cores (bounds() in bench/concurrency.ts; one end ${(l.endWorkerCpu).toFixed(2)} CPU-s of workers plus the tests')` },
-      { measure: `efficiency_vs_ceiling_${n}`, value: round(median(vs), 3), unit: 'ratio', goal: `${n >= 64 ? `>= ${GOALS.vsCeiling}` : 'context'} (concurrency_efficiency_${n} / concurrency_ceiling_${n})` },
+      {
+        measure: `concurrency_ceiling_${n}`,
+        value: round(median(l.ceilings), 3),
+        unit: 'ratio',
+        goal: `context: the efficiency the rollouts' ends allow on ${cpus().length} cores (bounds() in bench/concurrency.ts; one end ${l.endWorkerCpu.toFixed(2)} CPU-s of workers plus the tests')`,
+      },
+      {
+        measure: `efficiency_vs_ceiling_${n}`,
+        value: round(median(vs), 3),
+        unit: 'ratio',
+        goal: `${n >= 64 ? `>= ${GOALS.vsCeiling}` : 'context'} (concurrency_efficiency_${n} / concurrency_ceiling_${n})`,
+      },
       {
         measure: `worker_cpu_seconds_per_rollout_${n}`,
         value: round(median(l.split.map((s) => s.workers)), 2),
@@ -413,7 +506,12 @@ export async function run(): Promise<Figure[]> {
         unit: 's',
         goal: `context: the whole machine's CPU during ${n} at once / ${n}, other users included; per sample ${l.split.map(describe).join('; ')}; machine busy ${l.busy.map((b) => `${(b * 100).toFixed(0)} %`).join(', ')}`,
       },
-      { measure: `sandbox_peak_memory_mb_${n}`, value: round(median(l.peakMb), 1), unit: 'MiB', goal: `context: median high-water mark of a sandbox's cgroup memory, ${n} at once (max ${round(Math.max(...l.peakMb), 1)} over ${l.peakMb.length} sandboxes)` },
+      {
+        measure: `sandbox_peak_memory_mb_${n}`,
+        value: round(median(l.peakMb), 1),
+        unit: 'MiB',
+        goal: `context: median high-water mark of a sandbox's cgroup memory, ${n} at once (max ${round(Math.max(...l.peakMb), 1)} over ${l.peakMb.length} sandboxes)`,
+      },
     ];
   });
 }

@@ -28,7 +28,12 @@ const log = (line: string) => console.error(`[durability] ${line}`);
 const seconds = (t0: number) => (Date.now() - t0) / 1000;
 
 export function renamed(chain: Chain, suffix: string, stages = chain.prs.length): Chain {
-  return { ...chain, id: `${chain.id}-${suffix}`, prs: chain.prs.slice(0, stages), repo: { ...chain.repo, name: `${chain.repo.name}-${suffix}` } };
+  return {
+    ...chain,
+    id: `${chain.id}-${suffix}`,
+    prs: chain.prs.slice(0, stages),
+    repo: { ...chain.repo, name: `${chain.repo.name}-${suffix}` },
+  };
 }
 
 /** A model whose every agent call takes `latencyMs`; the query writer and the judge answer at once. */
@@ -52,7 +57,12 @@ export async function withWorkers<T>(engines: Engines, body: () => Promise<T>): 
 }
 
 /** Runs chains on the (running) workers until they all finish; returns wall seconds. */
-export async function orchestrated(engines: Engines, config: Config, chains: Chain[], concurrency?: number): Promise<number> {
+export async function orchestrated(
+  engines: Engines,
+  config: Config,
+  chains: Chain[],
+  concurrency?: number,
+): Promise<number> {
   return (await orchestratedRuns(engines, config, chains, concurrency)).seconds;
 }
 
@@ -65,10 +75,15 @@ export async function orchestratedRuns(
 ): Promise<{ seconds: number; workflowIds: string[]; t0: number }> {
   const t0 = Date.now();
   if (concurrency) {
-    const batch = await startBatch(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue, concurrency });
+    const batch = await startBatch(engines.client, config, chains, {
+      policy: 'model',
+      taskQueue: engines.taskQueue,
+      concurrency,
+    });
     const counts = await batch.handle.result();
     // Rollouts that failed or never ran finish early: their batch's wall time would flatter it.
-    if (counts.accepted + counts.rejected !== chains.length) throw new Error(`the batch did not roll every chain out: ${JSON.stringify(counts)}`);
+    if (counts.accepted + counts.rejected !== chains.length)
+      throw new Error(`the batch did not roll every chain out: ${JSON.stringify(counts)}`);
     return { seconds: seconds(t0), workflowIds: await batchChildren(engines.client, batch.workflowId), t0 };
   }
   const started = await startChains(engines.client, config, chains, { policy: 'model', taskQueue: engines.taskQueue });
@@ -96,24 +111,38 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
     });
     try {
       if (carry !== undefined) await sandbox.writeFile(CARRY_PATCH, carry);
-      const setup = await sandbox.exec(`mkdir -p /work/.chainsmith && (\n${carryScript(chain, stage, { carry: carry !== undefined, progress: false })}\n)`, {
-        timeoutSeconds: 600,
-        maxOutputChars: 20_000,
-        cwd: '/work',
-      });
+      const setup = await sandbox.exec(
+        `mkdir -p /work/.chainsmith && (\n${carryScript(chain, stage, { carry: carry !== undefined, progress: false })}\n)`,
+        {
+          timeoutSeconds: 600,
+          maxOutputChars: 20_000,
+          cwd: '/work',
+        },
+      );
       if (setup.exitCode !== 0) throw new Error(setup.output);
       messages = [...messages, { role: 'user', content: `Task ${stage + 1} of ${chain.prs.length}: continue.` }];
       const run = await runAgent({
         policy: new ModelPolicy(client, 'scripted'),
         sandbox,
-        trajectory: { policy: 'model', messages, usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
+        trajectory: {
+          policy: 'model',
+          messages,
+          usage: { promptTokens: 0, completionTokens: 0 },
+          toolCalls: 0,
+          steps: 0,
+        },
         limits: { ...config.agent, maxSteps: 10_000 },
         stepsThisRound: 0,
         onStep: async () => undefined,
       });
       messages = run.trajectory.messages;
       await sandbox.exec('git add -A', { timeoutSeconds: 60, maxOutputChars: 1000 });
-      carry = (await sandbox.exec(`git diff --cached --binary ${chain.prs[stage].mergeSha}`, { timeoutSeconds: 60, maxOutputChars: 64 << 20 })).output;
+      carry = (
+        await sandbox.exec(`git diff --cached --binary ${chain.prs[stage].mergeSha}`, {
+          timeoutSeconds: 60,
+          maxOutputChars: 64 << 20,
+        })
+      ).output;
       await runPrTests(sandbox, chain.prs[stage], { runner: 'pytest', test: config.sandbox.testCommand }, 600);
     } finally {
       await sandbox.destroy();
@@ -124,7 +153,10 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
 
 /** Gold validation is cached per PR: warm it so the timed runs measure rollouts, not a one-off. */
 export async function warmGoldCache(engines: Engines, config: Config, chain: Chain) {
-  const [s] = await startChains(engines.client, config, [renamed(chain, 'warm')], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+  const [s] = await startChains(engines.client, config, [renamed(chain, 'warm')], {
+    policy: 'gold-replay',
+    taskQueue: engines.taskQueue,
+  });
   await s.handle.result();
 }
 
@@ -140,11 +172,18 @@ async function overheadRatio(): Promise<Figure[]> {
     for (let i = 0; i < 2; i++) {
       bareTimes.push(await bare(config, chain, url));
       orchestratedTimes.push(await orchestrated(engines, config, [renamed(chain, `o${i}`)]));
-      log(`overhead run ${i + 1}: bare ${bareTimes[i].toFixed(1)} s, orchestrated ${orchestratedTimes[i].toFixed(1)} s`);
+      log(
+        `overhead run ${i + 1}: bare ${bareTimes[i].toFixed(1)} s, orchestrated ${orchestratedTimes[i].toFixed(1)} s`,
+      );
     }
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     return [
-      { measure: 'overhead_ratio', value: round(sum(orchestratedTimes) / sum(bareTimes), 3), unit: 'ratio', goal: '<= 1.02 (orchestrated / bare, 3 stages x 17 steps at 300 ms a model call)' },
+      {
+        measure: 'overhead_ratio',
+        value: round(sum(orchestratedTimes) / sum(bareTimes), 3),
+        unit: 'ratio',
+        goal: '<= 1.02 (orchestrated / bare, 3 stages x 17 steps at 300 ms a model call)',
+      },
     ];
   }).finally(() => fake.stop());
 }
@@ -157,16 +196,26 @@ async function historyOf1000Steps(): Promise<Figure[]> {
   const engines = await startEngines(config);
   return withWorkers(engines, async () => {
     const t0 = Date.now();
-    const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
+    const [started] = await startChains(engines.client, config, [chain], {
+      policy: 'model',
+      taskQueue: engines.taskQueue,
+    });
     const result = await started.handle.result();
     const history = await started.handle.fetchHistory();
     const bytes = temporal.api.history.v1.History.encode(history).finish().length;
     const store = ArtifactStore.fromConfig(config);
     const transcript = await store.getText(result.results[0].finalRound!.trajectoryRef);
     const tokens = countTokens(transcript);
-    log(`1,000-step rollout: ${result.status} in ${seconds(t0).toFixed(0)} s; transcript ${(transcript.length / 1e6).toFixed(1)} MB, ${(tokens / 1e6).toFixed(2)}M tokens; history ${(bytes / 1024).toFixed(1)} KiB, ${history.events?.length} events`);
+    log(
+      `1,000-step rollout: ${result.status} in ${seconds(t0).toFixed(0)} s; transcript ${(transcript.length / 1e6).toFixed(1)} MB, ${(tokens / 1e6).toFixed(2)}M tokens; history ${(bytes / 1024).toFixed(1)} KiB, ${history.events?.length} events`,
+    );
     return [
-      { measure: 'history_mb_1000_steps', value: round(bytes / 1e6, 4), unit: 'MB', goal: `<= 5 (a 1,000-step rollout with ${(tokens / 1e6).toFixed(2)}M tokens of transcript)` },
+      {
+        measure: 'history_mb_1000_steps',
+        value: round(bytes / 1e6, 4),
+        unit: 'MB',
+        goal: `<= 5 (a 1,000-step rollout with ${(tokens / 1e6).toFixed(2)}M tokens of transcript)`,
+      },
     ];
   }).finally(() => fake.stop());
 }
@@ -177,7 +226,14 @@ async function stepsRedonePerKill(): Promise<Figure[]> {
   const run = await crashRun({ chain, config: testConfig(env), env, kills: 20, notesPerStage: 10 });
   log(`crash run: ${run.result.status}, ${run.kills} SIGKILLs, ${run.redone} of ${run.calls} agent calls were repeats`);
   // Agent model calls only, and a mean: these kills all land 0-150 ms after an agent step's model request (the anywhere section counts every unit per kill).
-  return [{ measure: 'steps_redone_per_kill_mid_step', value: round(run.redone / run.kills, 3), unit: 'steps/kill', goal: `<= 1 (${run.kills} SIGKILLs of the worker mid-rollout)` }];
+  return [
+    {
+      measure: 'steps_redone_per_kill_mid_step',
+      value: round(run.redone / run.kills, 3),
+      unit: 'steps/kill',
+      goal: `<= 1 (${run.kills} SIGKILLs of the worker mid-rollout)`,
+    },
+  ];
 }
 
 /**
@@ -195,21 +251,39 @@ async function killsAnywhere(): Promise<Figure[]> {
   const random = seededRandom(Number(process.env.CHAINSMITH_BENCH_SEED ?? 26));
   const base = await demoChain('bench-anywhere');
   const env = { OPENAI_API_KEY: 'sk-bench', CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' };
-  const calm = await chainUnderKills({ chain: renamed(base, 'calm'), config: testConfig(env), env, notesPerStage: NOTES, latencyMs: LATENCY_MS });
+  const calm = await chainUnderKills({
+    chain: renamed(base, 'calm'),
+    config: testConfig(env),
+    env,
+    notesPerStage: NOTES,
+    latencyMs: LATENCY_MS,
+  });
   const calmRedone = redoneByKill(calm.journal, []).withoutKill;
-  log(`one chain without kills: ${calm.result.status}, ${calm.lifeSeconds.toFixed(1)} s of life; ${calm.journal.length / 2} pieces of work journaled, ${calmRedone} started twice`);
+  log(
+    `one chain without kills: ${calm.result.status}, ${calm.lifeSeconds.toFixed(1)} s of life; ${calm.journal.length / 2} pieces of work journaled, ${calmRedone} started twice`,
+  );
   const runs: ChainUnderKills[] = [];
   const perKill: RedoneAfterKill[] = [];
   let withoutKill = calmRedone;
   // Bounded: twice the chains the kills need (a chain that ran faster than the calm one leaves its late kills undone).
   for (let i = 0; perKill.length < KILLS && i < (2 * KILLS) / PER_CHAIN; i++) {
     const killAt = [...Array(PER_CHAIN)].map(() => random() * calm.lifeSeconds);
-    const run = await chainUnderKills({ chain: renamed(base, `k${i}`), config: testConfig(env), env, notesPerStage: NOTES, latencyMs: LATENCY_MS, killAt });
+    const run = await chainUnderKills({
+      chain: renamed(base, `k${i}`),
+      config: testConfig(env),
+      env,
+      notesPerStage: NOTES,
+      latencyMs: LATENCY_MS,
+      killAt,
+    });
     const redone = redoneByKill(run.journal, run.killTimes);
     withoutKill += redone.withoutKill;
     perKill.push(...redone.perKill);
     log(
-      `chain ${i + 1}: ${run.result.status} in ${run.lifeSeconds.toFixed(1)} s, kills at ${[...killAt].sort((a, b) => a - b).map((x) => x.toFixed(1)).join(', ')} s of life during ${run.phases.join(', ') || 'nothing'}; ` +
+      `chain ${i + 1}: ${run.result.status} in ${run.lifeSeconds.toFixed(1)} s, kills at ${[...killAt]
+        .sort((a, b) => a - b)
+        .map((x) => x.toFixed(1))
+        .join(', ')} s of life during ${run.phases.join(', ') || 'nothing'}; ` +
         `redone per kill: ${redone.perKill.map((r) => `${r.units} units ${r.seconds.toFixed(1)} s [${[...r.what].map(([w, n]) => `${w} ${n}`).join(', ')}]`).join('; ')}`,
     );
     for (const left of run.containersLeft) log(`  left behind: ${left}`);
@@ -220,7 +294,11 @@ async function killsAnywhere(): Promise<Figure[]> {
   const where = [...phases].map(([p, n]) => `${p} ${n}`).join(', ');
   const what = new Map<string, number>();
   for (const r of perKill) for (const [w, n] of r.what) what.set(w, (what.get(w) ?? 0) + n);
-  const from = [...what].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w} ${n}`).join(', ') || 'nothing';
+  const from =
+    [...what]
+      .sort((a, b) => b[1] - a[1])
+      .map(([w, n]) => `${w} ${n}`)
+      .join(', ') || 'nothing';
   const worst = perKill.reduce((a, r) => (r.units > a.units ? r : a), perKill[0]);
   const notAccepted = runs.filter((r) => r.result.status !== 'accepted').length;
   const context = `${perKill.length} SIGKILLs at seeded uniform moments over ${runs.length} chains of 3 stages, ${LATENCY_MS} ms a model call (${where}); ${notAccepted} chain(s) not accepted`;
@@ -232,17 +310,48 @@ async function killsAnywhere(): Promise<Figure[]> {
       unit: 'units',
       goal: `<= 1 (${context}; units a kill made run again, model calls, test commands and environment builds, in all: ${from}; the worst kill: ${[...(worst?.what ?? [])].map(([w, n]) => `${w} ${n}`).join(', ')})`,
     },
-    { measure: 'redone_units_per_kill', value: round(units.reduce((a, b) => a + b, 0) / Math.max(1, units.length), 3), unit: 'units/kill', goal: `context: the mean (${context})` },
+    {
+      measure: 'redone_units_per_kill',
+      value: round(units.reduce((a, b) => a + b, 0) / Math.max(1, units.length), 3),
+      unit: 'units/kill',
+      goal: `context: the mean (${context})`,
+    },
     {
       measure: 'redone_completed_units_per_kill_max',
       value: Math.max(0, ...perKill.map((r) => r.completed)),
       unit: 'units',
       goal: `0: units that had finished before the kill and ran again, their result lost (${context})`,
     },
-    { measure: 'redone_seconds_per_kill_p95', value: round(quantile(perKill.map((r) => r.seconds), 0.95), 2), unit: 's', goal: `context: seconds the runs a kill made run again had spent before it, units, sandbox opens and agent actions (${context}; max ${round(Math.max(0, ...perKill.map((r) => r.seconds)), 2)})` },
-    { measure: 'redone_units_without_kill', value: withoutKill, unit: 'units', goal: `0: work started twice with no kill between (an unstable id, or the product repeating itself), the calm chain included (${context})` },
-    { measure: 'dataset_duplicates_under_kills', value: runs.reduce((a, r) => a + r.duplicates, 0), unit: 'rows', goal: `0 (${context})` },
-    { measure: 'containers_left_under_kills', value: runs.reduce((a, r) => a + r.containersLeft.length, 0), unit: 'containers', goal: `0 (${context})` },
+    {
+      measure: 'redone_seconds_per_kill_p95',
+      value: round(
+        quantile(
+          perKill.map((r) => r.seconds),
+          0.95,
+        ),
+        2,
+      ),
+      unit: 's',
+      goal: `context: seconds the runs a kill made run again had spent before it, units, sandbox opens and agent actions (${context}; max ${round(Math.max(0, ...perKill.map((r) => r.seconds)), 2)})`,
+    },
+    {
+      measure: 'redone_units_without_kill',
+      value: withoutKill,
+      unit: 'units',
+      goal: `0: work started twice with no kill between (an unstable id, or the product repeating itself), the calm chain included (${context})`,
+    },
+    {
+      measure: 'dataset_duplicates_under_kills',
+      value: runs.reduce((a, r) => a + r.duplicates, 0),
+      unit: 'rows',
+      goal: `0 (${context})`,
+    },
+    {
+      measure: 'containers_left_under_kills',
+      value: runs.reduce((a, r) => a + r.containersLeft.length, 0),
+      unit: 'containers',
+      goal: `0 (${context})`,
+    },
   ];
 }
 
@@ -268,6 +377,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
 export async function run(): Promise<Figure[]> {
   const only = process.env.CHAINSMITH_BENCH_ONLY?.split(',');
   const figures: Figure[] = [];
-  for (const [name, section] of Object.entries(SECTIONS)) if (!only || only.includes(name)) figures.push(...(await section()));
+  for (const [name, section] of Object.entries(SECTIONS))
+    if (!only || only.includes(name)) figures.push(...(await section()));
   return figures;
 }

@@ -17,7 +17,13 @@ import { BuildContainerWatch, isOffline, type BuildContainer } from './support/b
 const PRS = Number(process.env.CHAINSMITH_BENCH_PRS ?? 20);
 
 /** The bundled real repositories (../shared/repos): one per language of the paper's data. */
-const REPOS = { 'pallets/jinja': 'python', 'serde-rs/json': 'rust', 'spf13/cobra': 'go', 'jhy/jsoup': 'java', 'DaveGamble/cJSON': 'c' };
+const REPOS = {
+  'pallets/jinja': 'python',
+  'serde-rs/json': 'rust',
+  'spf13/cobra': 'go',
+  'jhy/jsoup': 'java',
+  'DaveGamble/cJSON': 'c',
+};
 
 /** CHAINSMITH_BENCH_REPOS=jinja,cJSON measures only those (names matched case-insensitively). */
 const ONLY = (process.env.CHAINSMITH_BENCH_REPOS ?? '').toLowerCase().split(',').filter(Boolean);
@@ -36,7 +42,8 @@ interface PrResult {
   readySeconds: number;
 }
 
-const reason = (err: unknown) => (err instanceof Error ? `${err.constructor.name}: ${err.message}` : String(err)).split('\n')[0].slice(0, 200);
+const reason = (err: unknown) =>
+  (err instanceof Error ? `${err.constructor.name}: ${err.message}` : String(err)).split('\n')[0].slice(0, 200);
 
 /**
  * Environments and gold validation on the five bundled real repositories, all in this one run: for
@@ -51,7 +58,12 @@ export async function run(): Promise<Figure[]> {
   const config = loadConfig();
   const docker = new Docker();
   const store = ArtifactStore.fromConfig(config);
-  const deps = { docker, store, sandbox: sandboxSpecFrom(config), environments: environmentsFrom(config, docker, baseImageTag(), say) };
+  const deps = {
+    docker,
+    store,
+    sandbox: sandboxSpecFrom(config),
+    environments: environmentsFrom(config, docker, baseImageTag(), say),
+  };
   const results: PrResult[] = [];
   const chains: Array<{ chain: Chain; result: PrResult }> = [];
   // The network each build container really had, from Docker, not from environments.buildNetwork.
@@ -114,7 +126,10 @@ export async function run(): Promise<Figure[]> {
     }
   }
   await builds.stop();
-  for (const b of builds.seen) say(`build container ${b.id.slice(0, 12)} (${b.tag}) for ${b.image}: network mode ${b.networkMode}, networks [${b.networks.join(', ')}]`);
+  for (const b of builds.seen)
+    say(
+      `build container ${b.id.slice(0, 12)} (${b.tag}) for ${b.image}: network mode ${b.networkMode}, networks [${b.networks.join(', ')}]`,
+    );
   // A second builder (a new worker) finds every environment already built.
   const again = environmentsFrom(config, docker, baseImageTag(), say);
   const reuse: Record<string, number[]> = {};
@@ -130,11 +145,23 @@ export async function run(): Promise<Figure[]> {
   const languages = [...new Set(results.map((r) => r.language))];
   return [
     ...figures(results, reuse, builds.seen, ''),
-    ...languages.flatMap((l) => figures(results.filter((r) => r.language === l), { [l]: reuse[l] ?? [] }, builds.seen.filter((b) => b.tag === l), `_${l}`)),
+    ...languages.flatMap((l) =>
+      figures(
+        results.filter((r) => r.language === l),
+        { [l]: reuse[l] ?? [] },
+        builds.seen.filter((b) => b.tag === l),
+        `_${l}`,
+      ),
+    ),
   ];
 }
 
-function figures(results: PrResult[], reuse: Record<string, number[]>, builds: BuildContainer[], suffix: string): Figure[] {
+function figures(
+  results: PrResult[],
+  reuse: Record<string, number[]>,
+  builds: BuildContainer[],
+  suffix: string,
+): Figure[] {
   // Each distinct environment once: built where any PR got it built, else failed with its first reason.
   const built = new Map<string, { buildSeconds: number; mb: number }>();
   const failed = new Map<string, string>();
@@ -151,7 +178,9 @@ function figures(results: PrResult[], reuse: Record<string, number[]>, builds: B
   const why = [...reasons].map(([r, n]) => `${n} x ${r}`).join('; ');
   const verified = results.filter((r) => (r.gold?.failToPass.length ?? 0) > 0).length;
   const goldFailed = results.filter((r) => r.goldFailure).length;
-  const where = suffix ? ` (${suffix.slice(1)})` : ` (all languages measured: ${[...new Set(results.map((r) => r.language))].join(', ')})`;
+  const where = suffix
+    ? ` (${suffix.slice(1)})`
+    : ` (all languages measured: ${[...new Set(results.map((r) => r.language))].join(', ')})`;
   const offline = builds.filter(isOffline).length;
   return [
     {
@@ -166,9 +195,24 @@ function figures(results: PrResult[], reuse: Record<string, number[]>, builds: B
       unit: 'ratio',
       goal: `>= 0.7 of PRs with >= 1 FAIL_TO_PASS test${where}; ${verified} of ${results.length}${goldFailed ? `; ${goldFailed} threw in gold validation` : ''}`,
     },
-    { measure: `env_build_seconds_median${suffix}`, value: round(median(envs.map((e) => e.buildSeconds)), 1), unit: 's', goal: `context: median build of the distinct environments, dependency fetch included${where}` },
-    { measure: `env_image_mb_median${suffix}`, value: round(median(envs.map((e) => e.mb)), 0), unit: 'MB', goal: `context: median environment image size, toolchain layers included${where}` },
-    { measure: `env_reuse_seconds_median${suffix}`, value: round(median(Object.values(reuse).flat()), 3), unit: 's', goal: `near 0: a second builder asking for a built environment${where}` },
+    {
+      measure: `env_build_seconds_median${suffix}`,
+      value: round(median(envs.map((e) => e.buildSeconds)), 1),
+      unit: 's',
+      goal: `context: median build of the distinct environments, dependency fetch included${where}`,
+    },
+    {
+      measure: `env_image_mb_median${suffix}`,
+      value: round(median(envs.map((e) => e.mb)), 0),
+      unit: 'MB',
+      goal: `context: median environment image size, toolchain layers included${where}`,
+    },
+    {
+      measure: `env_reuse_seconds_median${suffix}`,
+      value: round(median(Object.values(reuse).flat()), 3),
+      unit: 's',
+      goal: `near 0: a second builder asking for a built environment${where}`,
+    },
     {
       measure: `offline_build_share${suffix}`,
       // No build ran (every environment was built by an earlier run): nothing to read, so no value (null).

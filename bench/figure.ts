@@ -7,5 +7,6 @@ export interface Figure {
 }
 
 export function printFigures(bench: string, figures: Figure[]): void {
-  for (const f of figures) console.log(JSON.stringify({ bench, measure: f.measure, value: f.value, unit: f.unit, goal: f.goal }));
+  for (const f of figures)
+    console.log(JSON.stringify({ bench, measure: f.measure, value: f.value, unit: f.unit, goal: f.goal }));
 }

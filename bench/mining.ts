@@ -69,7 +69,12 @@ interface Tally {
   points: number;
 }
 
-const add = (a: Tally, b: Tally): Tally => ({ prs: a.prs + b.prs, members: a.members + b.members, requests: a.requests + b.requests, points: a.points + b.points });
+const add = (a: Tally, b: Tally): Tally => ({
+  prs: a.prs + b.prs,
+  members: a.members + b.members,
+  requests: a.requests + b.requests,
+  points: a.points + b.points,
+});
 const none: Tally = { prs: 0, members: 0, requests: 0, points: 0 };
 
 async function requestFigures(root: string): Promise<Figure[]> {
@@ -80,7 +85,9 @@ async function requestFigures(root: string): Promise<Figure[]> {
     const [owner, name] = bundle.split('+');
     const repo = await fakeRepoFromClone(owner, name, clone);
     const mix = busyPulls(repo);
-    mixes.push(`${name} ${mix.prs} PRs (${mix.commentsPastOnePage}/${mix.reviewsPastOnePage}/${mix.reviewCommentsPastOnePage}/${mix.filesPastOnePage}/${mix.hundredsOfFiles.length})`);
+    mixes.push(
+      `${name} ${mix.prs} PRs (${mix.commentsPastOnePage}/${mix.reviewsPastOnePage}/${mix.reviewCommentsPastOnePage}/${mix.filesPastOnePage}/${mix.hundredsOfFiles.length})`,
+    );
     // The naive walk needs several requests a PR: more than a token's hourly 5,000, so this fake is generous.
     const fake = new FakeGitHub([repo], { limits: { core: 1e6, graphql: 1e6 } });
     timeOutHeavyBatches(fake, mix.hundredsOfFiles);
@@ -91,8 +98,13 @@ async function requestFigures(root: string): Promise<Figure[]> {
       const mine = async (cacheDir: string, patchesFromClone: boolean): Promise<Tally> => {
         const [requests, points] = [fake.count(), fake.points()];
         const mined = await mineGitHub({ repo: `${owner}/${name}`, client, baseUrl, hasToken: true, cacheDir });
-        const patches = patchesFromClone ? (prs: Parameters<typeof apiPatches>[1]) => withLocalPatches(clone, [...prs]) : (prs: Parameters<typeof apiPatches>[1]) => apiPatches(mined.context, prs);
-        const { chains } = await recordsToChains({ name: `${owner}/${name}`, path: clone }, mined.prs, patches, { repo: `${owner}/${name}`, pullNumbers: mined.pullNumbers });
+        const patches = patchesFromClone
+          ? (prs: Parameters<typeof apiPatches>[1]) => withLocalPatches(clone, [...prs])
+          : (prs: Parameters<typeof apiPatches>[1]) => apiPatches(mined.context, prs);
+        const { chains } = await recordsToChains({ name: `${owner}/${name}`, path: clone }, mined.prs, patches, {
+          repo: `${owner}/${name}`,
+          pullNumbers: mined.pullNumbers,
+        });
         const members = new Set(chains.flatMap((c) => c.prs.map((pr) => pr.number))).size;
         return { prs: mined.prs.length, members, requests: fake.count() - requests, points: fake.points() - points };
       };
@@ -101,25 +113,60 @@ async function requestFigures(root: string): Promise<Figure[]> {
       rerun = add(rerun, await mine(join(root, `${name}-clone`), true));
       apiOnly = add(apiOnly, await mine(join(root, `${name}-api`), false));
       naive = add(naive, await naiveWalk(fake, baseUrl, owner, name, join(root, `${name}-naive`)));
-      say(`${owner}/${name}: ${first.prs} merged PRs, ${first.members} in chains; ${first.requests} requests, ${first.points} GraphQL points`);
+      say(
+        `${owner}/${name}: ${first.prs} merged PRs, ${first.members} in chains; ${first.requests} requests, ${first.points} GraphQL points`,
+      );
     } finally {
       await fake.stop();
     }
   }
   const input = `${withClone.prs} merged PRs of the five bundled repositories with a long tail added: ${mixes.join(', ')} (comments / reviews / review comments / files past one page, hundreds of files); batches with a PR of 300+ files answer 502`;
   say(input);
-  say(`requests: batched ${withClone.requests}, rerun ${rerun.requests}, patches via API ${apiOnly.requests}, naive ${naive.requests}; points: batched ${withClone.points}`);
+  say(
+    `requests: batched ${withClone.requests}, rerun ${rerun.requests}, patches via API ${apiOnly.requests}, naive ${naive.requests}; points: batched ${withClone.points}`,
+  );
   return [
-    { measure: 'requests_per_pr', value: round(withClone.requests / withClone.prs, 4), unit: 'requests/PR', goal: `<= 0.1 (token + --clone; first run, empty cache; ${input})` },
-    { measure: 'graphql_points_per_pr', value: round(withClone.points / withClone.prs, 4), unit: 'points/PR', goal: "<= 1 (GitHub's formula: connection requests summed over the query, / 100, rounded, at least 1 a query; a 502 counted as 1)" },
-    { measure: 'requests_per_pr_rerun', value: round(rerun.requests / rerun.prs, 4), unit: 'requests/PR', goal: '0 (rerun within the cache TTL)' },
-    { measure: 'requests_per_pr_api_patches', value: round(apiOnly.requests / apiOnly.prs, 4), unit: 'requests/PR', goal: `one compare request per chain member (${apiOnly.members} of ${apiOnly.prs} PRs here)` },
-    { measure: 'requests_per_pr_naive_rest', value: round(naive.requests / naive.prs, 4), unit: 'requests/PR', goal: 'baseline: a per-PR REST walk of the same PRs' },
+    {
+      measure: 'requests_per_pr',
+      value: round(withClone.requests / withClone.prs, 4),
+      unit: 'requests/PR',
+      goal: `<= 0.1 (token + --clone; first run, empty cache; ${input})`,
+    },
+    {
+      measure: 'graphql_points_per_pr',
+      value: round(withClone.points / withClone.prs, 4),
+      unit: 'points/PR',
+      goal: "<= 1 (GitHub's formula: connection requests summed over the query, / 100, rounded, at least 1 a query; a 502 counted as 1)",
+    },
+    {
+      measure: 'requests_per_pr_rerun',
+      value: round(rerun.requests / rerun.prs, 4),
+      unit: 'requests/PR',
+      goal: '0 (rerun within the cache TTL)',
+    },
+    {
+      measure: 'requests_per_pr_api_patches',
+      value: round(apiOnly.requests / apiOnly.prs, 4),
+      unit: 'requests/PR',
+      goal: `one compare request per chain member (${apiOnly.members} of ${apiOnly.prs} PRs here)`,
+    },
+    {
+      measure: 'requests_per_pr_naive_rest',
+      value: round(naive.requests / naive.prs, 4),
+      unit: 'requests/PR',
+      goal: 'baseline: a per-PR REST walk of the same PRs',
+    },
   ];
 }
 
 /** The walk a first attempt makes: list, then per merged PR its files, commits, merge commit, comments, reviews and diff. */
-async function naiveWalk(fake: FakeGitHub, baseUrl: string, owner: string, name: string, cacheDir: string): Promise<Tally> {
+async function naiveWalk(
+  fake: FakeGitHub,
+  baseUrl: string,
+  owner: string,
+  name: string,
+  cacheDir: string,
+): Promise<Tally> {
   const before = fake.count();
   const ctx: GitHubContext = {
     // Only its requests are counted; without the politeness plugins, whose scheduling costs ~15 ms a
@@ -136,7 +183,18 @@ async function naiveWalk(fake: FakeGitHub, baseUrl: string, owner: string, name:
   for (const item of merged) {
     const detail = await restDetail(ctx, item, { comments: true });
     const merge = detail.mergeCommit!;
-    const record = { number: item.number, title: item.title, body: '', messages: [], author: 'x', mergedAt: item.merged_at!, landing: 'api' as const, baseSha: merge.parents[0], mergeSha: merge.oid, files: [] };
+    const record = {
+      number: item.number,
+      title: item.title,
+      body: '',
+      messages: [],
+      author: 'x',
+      mergedAt: item.merged_at!,
+      landing: 'api' as const,
+      baseSha: merge.parents[0],
+      mergeSha: merge.oid,
+      files: [],
+    };
     await apiPatches(ctx, [record]);
   }
   return { prs: merged.length, members: 0, requests: fake.count() - before, points: 0 };
@@ -152,14 +210,18 @@ async function parsingFigures(root: string): Promise<Figure[]> {
     real.cpuSeconds += read.cpuSeconds;
     real.peakMb = Math.max(real.peakMb, read.peakMb);
     each.push(`${bundle.split('+')[1]} ${Math.round(read.commits / read.seconds)}`);
-    say(`${bundle}: ${read.commits} commits, ${read.prs} PRs in ${round(read.seconds, 3)} s (CPU ${round(read.cpuSeconds, 3)} s, git's included); reader's peak RSS ${round(read.peakMb, 1)} MiB; ${loadAverage()}`);
+    say(
+      `${bundle}: ${read.commits} commits, ${read.prs} PRs in ${round(read.seconds, 3)} s (CPU ${round(read.cpuSeconds, 3)} s, git's included); reader's peak RSS ${round(read.peakMb, 1)} MiB; ${loadAverage()}`,
+    );
   }
   const path = join(root, 'history');
   const started = performance.now();
   await syntheticHistory(HISTORY_PRS, { squashEvery: 6 }).write(path);
   say(`generated ${HISTORY_PRS} PRs in ${round((performance.now() - started) / 1000, 1)}s`);
   const big = await readInChild(path);
-  say(`synthetic: read ${big.commits} commits, ${big.prs} PRs (${big.merges} merges) in ${round(big.seconds, 2)}s; reader's peak RSS ${round(big.peakMb, 1)} MiB`);
+  say(
+    `synthetic: read ${big.commits} commits, ${big.prs} PRs (${big.merges} merges) in ${round(big.seconds, 2)}s; reader's peak RSS ${round(big.peakMb, 1)} MiB`,
+  );
   return [
     {
       measure: 'commits_per_second_real',
@@ -173,9 +235,24 @@ async function parsingFigures(root: string): Promise<Figure[]> {
       unit: 'commits/s',
       goal: `context: the same reads per CPU second of the reader and its git processes, which other users' load moves less than wall time (${loadAverage()})`,
     },
-    { measure: 'history_peak_rss_mb_real', value: round(real.peakMb, 1), unit: 'MiB', goal: 'context: the largest peak RSS of the Node process reading one real history (git itself not counted)' },
-    { measure: 'commits_per_second', value: Math.round(big.commits / big.seconds), unit: 'commits/s', goal: `>= 10000 (synthetic scale test: ${big.commits} commits, ${big.merges} PR merges)` },
-    { measure: 'history_peak_rss_mb', value: round(big.peakMb, 1), unit: 'MiB', goal: `context: peak RSS of the Node process reading the synthetic history (${big.commits} commits)` },
+    {
+      measure: 'history_peak_rss_mb_real',
+      value: round(real.peakMb, 1),
+      unit: 'MiB',
+      goal: 'context: the largest peak RSS of the Node process reading one real history (git itself not counted)',
+    },
+    {
+      measure: 'commits_per_second',
+      value: Math.round(big.commits / big.seconds),
+      unit: 'commits/s',
+      goal: `>= 10000 (synthetic scale test: ${big.commits} commits, ${big.merges} PR merges)`,
+    },
+    {
+      measure: 'history_peak_rss_mb',
+      value: round(big.peakMb, 1),
+      unit: 'MiB',
+      goal: `context: peak RSS of the Node process reading the synthetic history (${big.commits} commits)`,
+    },
   ];
 }
 
@@ -207,7 +284,14 @@ async function readHistory(path: string): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   const cpuSeconds = cpuSecondsWithChildren() - cpu0;
   const merges = mined.prs.filter((pr) => pr.landing === 'merge').length;
-  const read: HistoryRead = { commits: mined.commits, prs: mined.prs.length, merges, seconds, cpuSeconds, peakMb: process.resourceUsage().maxRSS / 1024 };
+  const read: HistoryRead = {
+    commits: mined.commits,
+    prs: mined.prs.length,
+    merges,
+    seconds,
+    cpuSeconds,
+    peakMb: process.resourceUsage().maxRSS / 1024,
+  };
   process.send!(read, () => process.exit(0));
 }
 
@@ -215,10 +299,18 @@ async function readHistory(path: string): Promise<void> {
 function cpuSecondsWithChildren(): number {
   const stat = readFileSync('/proc/self/stat', 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields.slice(11, 15).map(Number).reduce((a, b) => a + b, 0) / 100;
+  return (
+    fields
+      .slice(11, 15)
+      .map(Number)
+      .reduce((a, b) => a + b, 0) / 100
+  );
 }
 
-const loadAverage = () => `load average ${loadavg().map((x) => x.toFixed(2)).join(', ')} on ${availableParallelism()} cores`;
+const loadAverage = () =>
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')} on ${availableParallelism()} cores`;
 
 function graphFigure(): Figure {
   const prs = syntheticRecords(GRAPH_PRS);
@@ -228,7 +320,12 @@ function graphFigure(): Figure {
   const chains = buildChains({ name: 'bench/big', path: '/nowhere' }, kept, edges);
   const seconds = (performance.now() - started) / 1000;
   say(`${GRAPH_PRS} PRs: ${edges.length} edges, ${chains.length} chains in ${round(seconds, 2)}s`);
-  return { measure: 'graph_seconds_60k', value: round(seconds, 2), unit: 's', goal: `< 60 (${edges.length} edges, ${chains.length} chains)` };
+  return {
+    measure: 'graph_seconds_60k',
+    value: round(seconds, 2),
+    unit: 's',
+    goal: `< 60 (${edges.length} edges, ${chains.length} chains)`,
+  };
 }
 
 function round(value: number, digits: number): number {

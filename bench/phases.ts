@@ -35,11 +35,18 @@ const ms = (e: Event) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eve
 /** The chains a batch started (its children), read from the batch's history. */
 export async function batchChildren(client: Client, batchId: string): Promise<string[]> {
   const history = await client.workflow.getHandle(batchId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? []);
+  return (history.events ?? []).flatMap(
+    (e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? [],
+  );
 }
 
 /** The phases of each chain, `t0` (ms) being when the run was asked for. */
-export async function chainPhases(client: Client, config: Config, workflowIds: string[], t0: number): Promise<Phases[]> {
+export async function chainPhases(
+  client: Client,
+  config: Config,
+  workflowIds: string[],
+  t0: number,
+): Promise<Phases[]> {
   const store = ArtifactStore.fromConfig(config);
   return Promise.all(
     workflowIds.map(async (id) => {
@@ -57,7 +64,8 @@ export async function chainPhases(client: Client, config: Config, workflowIds: s
         if (a && sched) {
           started.set(Number(a.scheduledEventId), e);
           queued += ms(e) - ms(sched);
-          if (sched.activityTaskScheduledEventAttributes!.activityType?.name === 'rolloutRound') rollout = { from: rollout.from ?? ms(e), to: rollout.to };
+          if (sched.activityTaskScheduledEventAttributes!.activityType?.name === 'rolloutRound')
+            rollout = { from: rollout.from ?? ms(e), to: rollout.to };
         }
         const c = e.activityTaskCompletedEventAttributes;
         const of = c ? scheduled.get(Number(c.scheduledEventId)) : undefined;
@@ -69,7 +77,8 @@ export async function chainPhases(client: Client, config: Config, workflowIds: s
         }
       }
       const [first, last] = [ms(events[0]), ms(events[events.length - 1])];
-      if (rollout.from === undefined || rollout.to === undefined) throw new Error(`chain ${id} has no completed rollout in its history`);
+      if (rollout.from === undefined || rollout.to === undefined)
+        throw new Error(`chain ${id} has no completed rollout in its history`);
       return {
         start: (first - t0) / 1000,
         toRollout: (rollout.from - first) / 1000,

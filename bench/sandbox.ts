@@ -9,7 +9,13 @@ import { TOOL_SPECS } from '../src/agent/tools';
 import { ArtifactStore } from '../src/artifacts/store';
 import { templateQueries } from '../src/queries/template';
 import { runRound, type RoundDeps } from '../src/rollout/round';
-import { DockerContainer, HOST_LABEL, OFFLINE_START, removeLabelledContainers, CONTAINER_LABEL } from '../src/container/docker-container';
+import {
+  DockerContainer,
+  HOST_LABEL,
+  OFFLINE_START,
+  removeLabelledContainers,
+  CONTAINER_LABEL,
+} from '../src/container/docker-container';
 import { ContainerPool } from '../src/stage/pool';
 import { prTestCommand, runTests } from '../src/environments/pr-tests';
 import { claimRoundContainer, roundKey, type ContainerSource } from '../src/stage/round-container';
@@ -74,7 +80,10 @@ export async function run(): Promise<Figure[]> {
       ...(want('prefix') ? await prefixReuse(docker, root) : []),
     ];
   } finally {
-    const left = await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.bench=sandbox'] } });
+    const left = await docker.listContainers({
+      all: true,
+      filters: { label: [CONTAINER_LABEL, 'chainsmith.bench=sandbox'] },
+    });
     await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
     await rm(root, { recursive: true, force: true });
   }
@@ -83,17 +92,30 @@ export async function run(): Promise<Figure[]> {
 async function readiness(docker: Docker, root: string): Promise<Figure[]> {
   let t0 = performance.now();
   const history = await writeLargeHistory(join(root, 'large'), { commits: COMMITS, files: FILES });
-  say(`generated ${history.commits.length} commits (${FILES} modules) in ${round((performance.now() - t0) / 1000, 1)} s`);
+  say(
+    `generated ${history.commits.length} commits (${FILES} modules) in ${round((performance.now() - t0) / 1000, 1)} s`,
+  );
   // Stage bases spread over the last half of the history, as a chain of recent PRs would be.
-  const stages = [...Array(READY_SAMPLES).keys()].map((i) => history.commits[Math.floor(history.commits.length * (0.5 + (0.5 * i) / READY_SAMPLES))]);
+  const stages = [...Array(READY_SAMPLES).keys()].map(
+    (i) => history.commits[Math.floor(history.commits.length * (0.5 + (0.5 * i) / READY_SAMPLES))],
+  );
   const chain = largeChain(history.path, stages);
   const environments = testEnvironments(docker);
   t0 = performance.now();
   await environments.forStage(chain, 0);
   say(`environment image built once in ${round((performance.now() - t0) / 1000, 1)} s`);
 
-  const spec = { image: (await environments.forStage(chain, 0)).image, mirrorPath: history.path, memoryMb: 2048, pidsLimit: 512 };
-  const pool = new ContainerPool(docker, { size: POOL_SIZE, host: `bench-ready-${process.pid}`, onError: (err) => say(`pool: ${err.message}`) });
+  const spec = {
+    image: (await environments.forStage(chain, 0)).image,
+    mirrorPath: history.path,
+    memoryMb: 2048,
+    pidsLimit: 512,
+  };
+  const pool = new ContainerPool(docker, {
+    size: POOL_SIZE,
+    host: `bench-ready-${process.pid}`,
+    onError: (err) => say(`pool: ${err.message}`),
+  });
   const ready: number[] = [];
   const sources: ContainerSource[] = [];
   const unpooled: number[] = [];
@@ -110,7 +132,12 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
       await pool.filled(spec);
       let started = performance.now();
       let env = await environments.forStage(chain, stage);
-      const claimed = await claimRoundContainer(docker, { ...spec, image: env.image, labels: BENCH_LABEL }, `chainsmith-bench-${process.pid}-${stage}`, pool);
+      const claimed = await claimRoundContainer(
+        docker,
+        { ...spec, image: env.image, labels: BENCH_LABEL },
+        `chainsmith-bench-${process.pid}-${stage}`,
+        pool,
+      );
       try {
         await setUpStage(claimed.sandbox, chain, stage, { progress: false });
         ready.push((performance.now() - started) / 1000);
@@ -134,7 +161,8 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
         await sandbox.destroy();
       }
       // Clones between the ready samples, so both see the same load on the host.
-      if (stage % Math.ceil(stages.length / CLONE_SAMPLES) === 0) clones.push(await freshClone(docker, history.path, stages[stage]));
+      if (stage % Math.ceil(stages.length / CLONE_SAMPLES) === 0)
+        clones.push(await freshClone(docker, history.path, stages[stage]));
     }
   } finally {
     await pool.drain();
@@ -144,7 +172,9 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
   const cloneMedian = median(clones);
   const warm = sources.filter((s) => s === 'warm').length;
   const list = (xs: number[]) => xs.map((s) => round(s, 3)).join(', ');
-  say(`ready: median ${round(readyMedian, 3)} s of ${list(ready)} (${warm} from a warm container); on demand: median ${round(median(unpooled), 3)} s of ${list(unpooled)}`);
+  say(
+    `ready: median ${round(readyMedian, 3)} s of ${list(ready)} (${warm} from a warm container); on demand: median ${round(median(unpooled), 3)} s of ${list(unpooled)}`,
+  );
   say(`fresh clone + checkout: median ${round(cloneMedian, 2)} s of ${clones.map((s) => round(s, 2)).join(', ')}`);
   const what = `a stage's sandbox at its commit, ${history.commits.length} commits, median of ${ready.length}`;
   return [
@@ -166,7 +196,12 @@ async function readiness(docker: Docker, root: string): Promise<Figure[]> {
       unit: 's',
       goal: `context: ${what} in a container started on demand (sandbox.poolSize 0), create + start included`,
     },
-    { measure: 'exec_roundtrip_ms', value: round(median(execs), 1), unit: 'ms', goal: `<= 50 (median of ${execs.length}; a command through the sandbox's attached shell, from request to exit code)` },
+    {
+      measure: 'exec_roundtrip_ms',
+      value: round(median(execs), 1),
+      unit: 'ms',
+      goal: `<= 50 (median of ${execs.length}; a command through the sandbox's attached shell, from request to exit code)`,
+    },
   ];
 }
 
@@ -205,7 +240,12 @@ async function freshClone(docker: Docker, path: string, sha: string): Promise<nu
     // Started as a sandbox is (docker-sandbox.ts): the ratio is not the engine's network setup, nor a shell waiting for /etc/hosts.
     ...OFFLINE_START,
     Labels: { [CONTAINER_LABEL]: '1', ...BENCH_LABEL },
-    HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`] },
+    HostConfig: {
+      NetworkMode: 'none',
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Binds: [`${path}:/src:ro`],
+    },
   });
   try {
     // Started before the clock, as the pooled container the ready time is compared with was.
@@ -213,7 +253,10 @@ async function freshClone(docker: Docker, path: string, sha: string): Promise<nu
     const sandbox = DockerContainer.attach(docker, container);
     const started = performance.now();
     // --no-local: the objects travel as a pack, as from a remote, not as a copy of the files.
-    const r = await sandbox.exec(`git clone -q --no-local --no-checkout /src /work/clone && git -C /work/clone checkout -q ${sha}`, { timeoutSeconds: 600, maxOutputChars: 4000, cwd: '/work' });
+    const r = await sandbox.exec(
+      `git clone -q --no-local --no-checkout /src /work/clone && git -C /work/clone checkout -q ${sha}`,
+      { timeoutSeconds: 600, maxOutputChars: 4000, cwd: '/work' },
+    );
     if (r.exitCode !== 0) throw new Error(`fresh clone failed: ${r.output}`);
     return (performance.now() - started) / 1000;
   } finally {
@@ -260,7 +303,14 @@ async function carryReadiness(docker: Docker): Promise<Figure[]> {
   const stageOne: number[] = [];
   const busy: number[] = [];
   const busySources: ContainerSource[] = [];
-  const open = (chain: Chain, stage: number, round: number, carry: string | undefined, from: ContainerPool, runKey: string) =>
+  const open = (
+    chain: Chain,
+    stage: number,
+    round: number,
+    carry: string | undefined,
+    from: ContainerPool,
+    runKey: string,
+  ) =>
     StageSandbox.open({ docker, environments, sandbox: limits, pool: from }, chain, stage, {
       role: { kind: 'rollout', runKey, key: roundKey(runKey, stage, round), host },
       carryPatch: carry,
@@ -284,7 +334,8 @@ async function carryReadiness(docker: Docker): Promise<Figure[]> {
     const started = performance.now();
     try {
       const suite = await runTests(first.sandbox, first.env, prTestCommand(first.env, []), 600);
-      if (!suite.ran || suite.output.trim() === '') say(`${chain.id}: stage 1's test suite did nothing (${suite.command})`);
+      if (!suite.ran || suite.output.trim() === '')
+        say(`${chain.id}: stage 1's test suite did nothing (${suite.command})`);
     } catch (err) {
       say(`${chain.id}: stage 1's tests did not run: ${(err as Error).message.split('\n')[0]}`);
     } finally {
@@ -304,7 +355,9 @@ async function carryReadiness(docker: Docker): Promise<Figure[]> {
           if (problem) throw new Error(`${chain.id}: ${problem}`);
         }
       }
-      say(`${bundle}: ${chains.length} two-stage chains; environments ready (built or found) and inputs checked in ${round((performance.now() - t0) / 1000, 1)} s`);
+      say(
+        `${bundle}: ${chains.length} two-stage chains; environments ready (built or found) and inputs checked in ${round((performance.now() - t0) / 1000, 1)} s`,
+      );
       for (const [i, { chain, carry }] of chains.entries()) {
         const runKey = `bench-${process.pid}-${i}-${bundle.replace('+', '-')}/run`;
         const spec = { ...limits, image: (await environments.forStage(chain, 1)).image, mirrorPath: path };
@@ -325,7 +378,9 @@ async function carryReadiness(docker: Docker): Promise<Figure[]> {
       const batch = chains.slice(0, BUSY);
       const keys = batch.map((_, j) => `bench-${process.pid}-busy${j}-${bundle.replace('+', '-')}/run`);
       await Promise.all(batch.map(({ chain }, j) => runStageOne(chain, keys[j])));
-      const opened = await Promise.all(batch.map(({ chain, carry }, j) => timed(open(chain, 1, 0, carry, pool, keys[j]), busy, chain)));
+      const opened = await Promise.all(
+        batch.map(({ chain, carry }, j) => timed(open(chain, 1, 0, carry, pool, keys[j]), busy, chain)),
+      );
       busySources.push(...opened.map((o) => o.source));
     }
   } finally {
@@ -337,14 +392,20 @@ async function carryReadiness(docker: Docker): Promise<Figure[]> {
   const count = (source: ContainerSource) => sources.filter((s) => s === source).length;
   const hits = `${count('prepared')} of ${ready.length} took the container prepared for them, ${count('warm')} a warm one, ${count('new')} started their own`;
   const list = (xs: number[]) => xs.map((s) => round(s, 3)).join(', ');
-  say(`stage 2 with a carry: median ${round(readyMedian, 3)} s of ${list(ready)} (${hits}; ${conflicts.filter((c) => c > 0).length} with conflicts)`);
+  say(
+    `stage 2 with a carry: median ${round(readyMedian, 3)} s of ${list(ready)} (${hits}; ${conflicts.filter((c) => c > 0).length} with conflicts)`,
+  );
   const warmRefinements = `${refinementSources.filter((x) => x === 'warm').length} of ${refinement.length} from a warm container, the others started their own`;
   say(`its refinement round: median ${round(median(refinement), 3)} s of ${list(refinement)} (${warmRefinements})`);
   const busyCount = (source: ContainerSource) => busySources.filter((s) => s === source).length;
   const busyHits = `${busyCount('prepared')} of ${busy.length} took a prepared container, ${busyCount('warm')} a warm one, ${busyCount('new')} started their own`;
-  say(`stage 1 ran the test suite for a median ${round(median(stageOne), 1)} s (${list(stageOne)}) before stage 2 opened`);
+  say(
+    `stage 1 ran the test suite for a median ${round(median(stageOne), 1)} s (${list(stageOne)}) before stage 2 opened`,
+  );
   say(`${BUSY} chains at once per repository: median ${round(median(busy), 3)} s of ${list(busy)} (${busyHits})`);
-  say(`the same with no pool: median ${round(median(cold), 3)} s of ${list(cold)} (the container's create + start included); --shared clone + checkout: median ${round(sharedMedian, 3)} s of ${list(shared)}`);
+  say(
+    `the same with no pool: median ${round(median(cold), 3)} s of ${list(cold)} (the container's create + start included); --shared clone + checkout: median ${round(sharedMedian, 3)} s of ${list(shared)}`,
+  );
   const what = `${ready.length} stage-2 sandboxes of ${REAL.join(', ')} in their environments, each with a carry that undoes the PR's code and adds a file`;
   return [
     {
@@ -387,14 +448,23 @@ async function sharedClone(docker: Docker, image: string, path: string, sha: str
     // Started as a sandbox is (docker-sandbox.ts): the ratio is not the engine's network setup, nor a shell waiting for /etc/hosts.
     ...OFFLINE_START,
     Labels: { [CONTAINER_LABEL]: '1', ...BENCH_LABEL },
-    HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Binds: [`${path}:/src:ro`], Tmpfs: { '/clone': 'rw,exec,mode=1777' } },
+    HostConfig: {
+      NetworkMode: 'none',
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Binds: [`${path}:/src:ro`],
+      Tmpfs: { '/clone': 'rw,exec,mode=1777' },
+    },
   });
   try {
     // Started before the clock: the stage it is compared with got its container started while stage 1 ran.
     await container.start();
     const sandbox = DockerContainer.attach(docker, container);
     const started = performance.now();
-    const r = await sandbox.exec(`git -c safe.directory='*' clone -q --shared --no-checkout /src /clone/repo && git -c safe.directory='*' -C /clone/repo checkout -q ${sha}`, { timeoutSeconds: 600, maxOutputChars: 4000, cwd: '/clone' });
+    const r = await sandbox.exec(
+      `git -c safe.directory='*' clone -q --shared --no-checkout /src /clone/repo && git -c safe.directory='*' -C /clone/repo checkout -q ${sha}`,
+      { timeoutSeconds: 600, maxOutputChars: 4000, cwd: '/clone' },
+    );
     if (r.exitCode !== 0) throw new Error(`shared clone failed: ${r.output}`);
     return (performance.now() - started) / 1000;
   } finally {
@@ -431,14 +501,31 @@ async function realRollout(docker: Docker, root: string, name: string, contextTo
       host: hostname(),
       heartbeat: () => undefined,
     };
-    const base = { runKey: `bench-prefix-${name}-${Date.now()}/1`, chainRef: await store.putJson(chain), queriesRef: await store.putJson(templateQueries(chain)), stage: 0 };
+    const base = {
+      runKey: `bench-prefix-${name}-${Date.now()}/1`,
+      chainRef: await store.putJson(chain),
+      queriesRef: await store.putJson(templateQueries(chain)),
+      stage: 0,
+    };
     const first = await runRound({ ...base, round: 0 }, deps);
-    const verdict: Judgement = { score: 0.4, passed: false, feedback: 'The change is incomplete: cover the remaining case and keep the notes short.' };
+    const verdict: Judgement = {
+      score: 0.4,
+      passed: false,
+      feedback: 'The change is incomplete: cover the remaining case and keep the notes short.',
+    };
     const second = await runRound(
-      { ...base, round: 1, conversationRef: first.trajectoryRef, progressPatchRef: first.stagePatchRef, feedbackRef: await store.putJson(verdict) },
+      {
+        ...base,
+        round: 1,
+        conversationRef: first.trajectoryRef,
+        progressPatchRef: first.stagePatchRef,
+        feedbackRef: await store.putJson(verdict),
+      },
       deps,
     );
-    say(`${name}: ${first.steps + second.steps} steps in two rounds (${first.exitReason}, ${second.exitReason}), ${fake.requests.length} requests`);
+    say(
+      `${name}: ${first.steps + second.steps} steps in two rounds (${first.exitReason}, ${second.exitReason}), ${fake.requests.length} requests`,
+    );
     return { steps: first.steps + second.steps, requests: fake.requests.map((r) => r.body) };
   } finally {
     await fake.stop();
@@ -459,19 +546,40 @@ async function prefixReuse(docker: Docker, root: string): Promise<Figure[]> {
   const cut = await realRollout(docker, root, 'cut', contextTokens);
   const before = sharedPrefix(plain.requests);
   const after = sharedPrefix(cut.requests);
-  const notes = (r: ChatRequest) => r.messages.filter((m) => m.role === 'user' && m.content?.startsWith('Context note:')).length;
+  const notes = (r: ChatRequest) =>
+    r.messages.filter((m) => m.role === 'user' && m.content?.startsWith('Context note:')).length;
   const atCut = cut.requests.slice(1).map((r, i) => notes(r) > notes(cut.requests[i]));
   const cutResent = after.resent.filter((_, i) => atCut[i]);
-  if (cutResent.length < 2) throw new Error(`the context budget ${contextTokens} cut the real rollout ${cutResent.length} time(s): prefix_reuse_ratio_with_cuts needs at least 2`);
+  if (cutResent.length < 2)
+    throw new Error(
+      `the context budget ${contextTokens} cut the real rollout ${cutResent.length} time(s): prefix_reuse_ratio_with_cuts needs at least 2`,
+    );
   const usual = median(after.resent.filter((_, i) => !atCut[i]));
   const perCut = cutResent.reduce((a, b) => a + b, 0) / cutResent.length - usual;
-  say(`largest prompt without a budget ${largest} tokens (the fake's count); budget ${contextTokens}: ${cutResent.length} cuts, re-sent at each ${cutResent.join(', ')} tokens against a usual ${usual}`);
+  say(
+    `largest prompt without a budget ${largest} tokens (the fake's count); budget ${contextTokens}: ${cutResent.length} cuts, re-sent at each ${cutResent.join(', ')} tokens against a usual ${usual}`,
+  );
   const ratio = (x: { reused: number; total: number }) => round(x.reused / x.total, 4);
   const what = `Jinja #${JINJA_PR} rolled out for real, ${plain.steps} steps in two rounds`;
   return [
-    { measure: 'prefix_reuse_ratio', value: ratio(before), unit: 'ratio', goal: `>= 0.95 (${plain.requests.length} requests, ${what}, no context budget)` },
-    { measure: 'prefix_reuse_ratio_with_cuts', value: ratio(after), unit: 'ratio', goal: `>= 0.9 (${cut.requests.length} requests, ${what}, budget.contextTokens ${contextTokens}, half the largest prompt: ${cutResent.length} cuts)` },
-    { measure: 'context_cut_resent_tokens', value: Math.round(perCut), unit: 'tokens', goal: `context: what one cut costs, the tokens its next request re-sends beyond a usual step's ${usual} (o200k_base; mean over ${cutResent.length} cuts)` },
+    {
+      measure: 'prefix_reuse_ratio',
+      value: ratio(before),
+      unit: 'ratio',
+      goal: `>= 0.95 (${plain.requests.length} requests, ${what}, no context budget)`,
+    },
+    {
+      measure: 'prefix_reuse_ratio_with_cuts',
+      value: ratio(after),
+      unit: 'ratio',
+      goal: `>= 0.9 (${cut.requests.length} requests, ${what}, budget.contextTokens ${contextTokens}, half the largest prompt: ${cutResent.length} cuts)`,
+    },
+    {
+      measure: 'context_cut_resent_tokens',
+      value: Math.round(perCut),
+      unit: 'tokens',
+      goal: `context: what one cut costs, the tokens its next request re-sends beyond a usual step's ${usual} (o200k_base; mean over ${cutResent.length} cuts)`,
+    },
   ];
 }
 
@@ -484,7 +592,8 @@ const promptTokens = (r: ChatRequest) => JSON.stringify(r.messages).length >> 2;
  * request is its tool declarations followed by its messages, in order.
  */
 function sharedPrefix(requests: ChatRequest[]): { reused: number; total: number; resent: number[] } {
-  const encode = (r: ChatRequest) => tokenIds(JSON.stringify(TOOL_SPECS) + r.messages.map((m) => JSON.stringify(m)).join('\n'));
+  const encode = (r: ChatRequest) =>
+    tokenIds(JSON.stringify(TOOL_SPECS) + r.messages.map((m) => JSON.stringify(m)).join('\n'));
   let previous = encode(requests[0]);
   let reused = 0;
   let total = 0;

@@ -9,7 +9,8 @@ const say = (line: string) => console.error(`[setup-agent] ${line}`);
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Stages a recipe of the agent's set up: proposed now, or saved for an earlier stage and reused. */
-const rescued = (g: GoldTests) => g.status === 'verified' && (g.setup?.outcome === 'rescued' || g.setup?.outcome === 'saved-recipe');
+const rescued = (g: GoldTests) =>
+  g.status === 'verified' && (g.setup?.outcome === 'rescued' || g.setup?.outcome === 'saved-recipe');
 
 /**
  * The setup agent on generated repositories in layouts no detector knows (test/support/setup-layouts.ts:
@@ -26,17 +27,25 @@ export async function run(): Promise<Figure[]> {
     const setup = await testSetup({ baseUrl, lines: [] });
     for (const layout of LAYOUTS) {
       const chain = await layoutChain(layout, `bench-${process.pid}`);
-      const golds = await validateStages(setup.gold, [chain], undefined, { goldTests: (c, s) => setup.agent.goldTests(c, s) });
+      const golds = await validateStages(setup.gold, [chain], undefined, {
+        goldTests: (c, s) => setup.agent.goldTests(c, s),
+      });
       for (const gold of golds) {
         records.push({ layout, gold });
-        say(`${layout} PR #${gold.prNumber}: ${gold.status}, setup ${gold.setup?.outcome ?? 'not asked'} (${gold.setup?.attempts ?? 0} attempts, ${(gold.setup?.promptTokens ?? 0) + (gold.setup?.completionTokens ?? 0)} tokens)`);
+        say(
+          `${layout} PR #${gold.prNumber}: ${gold.status}, setup ${gold.setup?.outcome ?? 'not asked'} (${gold.setup?.attempts ?? 0} attempts, ${(gold.setup?.promptTokens ?? 0) + (gold.setup?.completionTokens ?? 0)} tokens)`,
+        );
       }
     }
   } finally {
     await model.stop();
   }
-  const now = records.filter(({ gold }) => gold.status === 'verified' && gold.setup?.outcome === 'rescued').map(({ gold }) => gold.setup!);
-  const saved = records.filter(({ gold }) => gold.status === 'verified' && gold.setup?.outcome === 'saved-recipe').length;
+  const now = records
+    .filter(({ gold }) => gold.status === 'verified' && gold.setup?.outcome === 'rescued')
+    .map(({ gold }) => gold.setup!);
+  const saved = records.filter(
+    ({ gold }) => gold.status === 'verified' && gold.setup?.outcome === 'saved-recipe',
+  ).length;
   const rescuable = records.filter(({ layout }) => layout !== 'unrescuable').length;
   const falseRescues = records.filter(({ layout, gold }) => layout === 'unrescuable' && rescued(gold)).length;
   const unrescuable = records.filter(({ layout }) => layout === 'unrescuable').map(({ gold }) => gold.setup);

@@ -8,23 +8,40 @@ import { run as runProcess } from '../src/process/run';
 import type { GoldTests } from '../src/schemas';
 import { bundlePath, cloneBundle, SHARED_REPOS } from '../test/support/real-repos';
 import type { Figure } from './figure';
-import { BASELINE_COMMIT, baselineDir, envImages, layerBytes, removeEnvImages, validateRun, type ValidateRun } from './validation/child';
+import {
+  BASELINE_COMMIT,
+  baselineDir,
+  envImages,
+  layerBytes,
+  removeEnvImages,
+  validateRun,
+  type ValidateRun,
+} from './validation/child';
 
 /** The bundled real repositories (../shared/repos), one per language. */
-const REPOS: Record<string, string> = { 'pallets/jinja': 'python', 'serde-rs/json': 'rust', 'spf13/cobra': 'go', 'jhy/jsoup': 'java', 'DaveGamble/cJSON': 'c' };
+const REPOS: Record<string, string> = {
+  'pallets/jinja': 'python',
+  'serde-rs/json': 'rust',
+  'spf13/cobra': 'go',
+  'jhy/jsoup': 'java',
+  'DaveGamble/cJSON': 'c',
+};
 
 /** CHAINSMITH_BENCH_CHAINS=N validates only the last N chains of each chains file, the most recent history (a quick look; the figures' goals say so). */
 const CHAIN_LIMIT = Number(process.env.CHAINSMITH_BENCH_CHAINS ?? 0);
 
 const say = (line: string) => console.error(`[validation] ${line}`);
-const round = (value: number, digits: number) => (Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value);
+const round = (value: number, digits: number) =>
+  Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value;
 
 /**
  * Languages to measure: the arguments after the bench's name (`npm run bench -- validation c go`) or
  * CHAINSMITH_BENCH_LANGS=c,go; by default every bundled repository, whole.
  */
 function languages(): string[] {
-  const given = [...process.argv.slice(3), ...(process.env.CHAINSMITH_BENCH_LANGS ?? '').split(',')].map((l) => l.trim().toLowerCase()).filter(Boolean);
+  const given = [...process.argv.slice(3), ...(process.env.CHAINSMITH_BENCH_LANGS ?? '').split(',')]
+    .map((l) => l.trim().toLowerCase())
+    .filter(Boolean);
   const known = new Set(Object.values(REPOS));
   for (const l of given) if (!known.has(l)) throw new Error(`unknown language ${l}: one of ${[...known].join(', ')}`);
   return given.length ? given : [...known];
@@ -62,29 +79,56 @@ export async function run(): Promise<Figure[]> {
     await writeFile(chainsFile, lines.join('\n') + '\n');
     const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: unknown[] });
     const stages = chains.reduce((n, c) => n + c.prs.length, 0);
-    say(`${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`);
+    say(
+      `${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`,
+    );
 
     const kept = await removeEnvImages(docker, name);
-    if (kept) say(`${name}: ${kept} environment image(s) in use could not be removed; a stage on one of them starts warm`);
+    if (kept)
+      say(`${name}: ${kept} environment image(s) in use could not be removed; a stage on one of them starts warm`);
     const before = new Set((await envImages(docker, name)).keys());
     say(`${name}: validating with this code`);
-    const ours = await validateRun(newCli, chainsFile, join(work, `${bundle}.new.jsonl`), await fresh(work, `${bundle}-new`), (l) => say(`${name} new ${l}`));
+    const ours = await validateRun(
+      newCli,
+      chainsFile,
+      join(work, `${bundle}.new.jsonl`),
+      await fresh(work, `${bundle}-new`),
+      (l) => say(`${name} new ${l}`),
+    );
     const afterOurs = await envImages(docker, name);
     const oursBuilt = [...afterOurs.keys()].filter((t) => !before.has(t));
     say(`${name}: validating with today's code (${BASELINE_COMMIT})`);
-    const today = await validateRun(oldCli, chainsFile, join(work, `${bundle}.today.jsonl`), await fresh(work, `${bundle}-today`), (l) => say(`${name} today ${l}`));
+    const today = await validateRun(
+      oldCli,
+      chainsFile,
+      join(work, `${bundle}.today.jsonl`),
+      await fresh(work, `${bundle}-today`),
+      (l) => say(`${name} today ${l}`),
+    );
     const todayBuilt = [...(await envImages(docker, name)).keys()].filter((t) => !afterOurs.has(t) && !before.has(t));
 
     const ourAborted = ours.exitCode !== 0 || ours.records.length < stages;
     if (ourAborted) {
       aborts += 1;
-      say(`${name}: this code stopped (exit ${ours.exitCode}, ${ours.records.length} of ${stages} stages written):\n${ours.tail}`);
+      say(
+        `${name}: this code stopped (exit ${ours.exitCode}, ${ours.records.length} of ${stages} stages written):\n${ours.tail}`,
+      );
     }
-    if (today.exitCode !== 0) say(`${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`);
+    if (today.exitCode !== 0)
+      say(
+        `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
+      );
     const layers = await Promise.all(oursBuilt.map((t) => layerBytes(docker, t)));
-    figures.push(...languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers));
+    figures.push(
+      ...languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers),
+    );
   }
-  figures.push({ measure: 'aborts', value: aborts, unit: 'runs', goal: '= 0: validate runs of this code that stopped before writing every stage' });
+  figures.push({
+    measure: 'aborts',
+    value: aborts,
+    unit: 'runs',
+    goal: '= 0: validate runs of this code that stopped before writing every stage',
+  });
   return figures;
 }
 
@@ -110,18 +154,71 @@ function languageFigures(
   const flaky = ran.filter((r) => (r.flaky?.length ?? 0) > 0).length;
   const kinds = new Map<string, number>();
   for (const r of ours.records) if (!verified(r)) kinds.set(kindOf(r), (kinds.get(kindOf(r)) ?? 0) + 1);
-  const cpu = (r: ValidateRun) => `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers, ${round(r.wallSeconds, 0)} s wall`;
+  const cpu = (r: ValidateRun) =>
+    `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers, ${round(r.wallSeconds, 0)} s wall`;
   return [
-    { measure: `stage_validation_yield${l}`, value: round(ours.records.filter(verified).length / stages, 3), unit: 'ratio', goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${CHAIN_LIMIT > 0 ? ` (last ${CHAIN_LIMIT} chains only)` : ''}` },
-    { measure: `chain_full_yield${l}`, value: round(full / chains.length, 3), unit: 'ratio', goal: `context: chains whose every stage verified, of ${chains.length}` },
-    { measure: `stages_per_cpu_hour${l}`, value: round(ourRate, 1), unit: 'stages/cpu-h', goal: `context: this code; ${ours.records.length} stages, ${cpu(ours)}` },
-    { measure: `stages_per_cpu_hour_today${l}`, value: round(todayRate, 1), unit: 'stages/cpu-h', goal: `context: today's code (${BASELINE_COMMIT}); ${today.stagesDone} stages, ${cpu(today)}` },
-    { measure: `stages_per_cpu_hour_speedup${l}`, value: round(todayRate ? ourRate / todayRate : NaN, 2), unit: 'ratio', goal: '>= 3' },
-    { measure: `envs_per_stage${l}`, value: round(oursBuilt / stages, 3), unit: 'ratio', goal: `<= 0.3: environments this code built (${oursBuilt}) per stage` },
-    { measure: `envs_per_stage_today${l}`, value: round(today.stagesDone ? todayBuilt / today.stagesDone : NaN, 3), unit: 'ratio', goal: `context: today's code built ${todayBuilt} for ${today.stagesDone} stages` },
-    { measure: `new_layer_mb_per_env${l}`, value: round(layers.length ? layers.reduce((a, b) => a + b, 0) / layers.length / 1e6 : 0, 1), unit: 'MB', goal: "context: mean bytes an environment's own layer adds (Docker's image history)" },
-    { measure: `flaky_rate${l}`, value: round(ran.length ? flaky / ran.length : 0, 3), unit: 'ratio', goal: `context: stages with a flaky test, of ${ran.length} whose tests ran` },
-    ...[...kinds].sort().map(([kind, n]) => ({ measure: `unverified_${kind.replace(/-/g, '_')}${l}`, value: n, unit: 'stages', goal: 'context: unverified stages by reason kind' })),
+    {
+      measure: `stage_validation_yield${l}`,
+      value: round(ours.records.filter(verified).length / stages, 3),
+      unit: 'ratio',
+      goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${CHAIN_LIMIT > 0 ? ` (last ${CHAIN_LIMIT} chains only)` : ''}`,
+    },
+    {
+      measure: `chain_full_yield${l}`,
+      value: round(full / chains.length, 3),
+      unit: 'ratio',
+      goal: `context: chains whose every stage verified, of ${chains.length}`,
+    },
+    {
+      measure: `stages_per_cpu_hour${l}`,
+      value: round(ourRate, 1),
+      unit: 'stages/cpu-h',
+      goal: `context: this code; ${ours.records.length} stages, ${cpu(ours)}`,
+    },
+    {
+      measure: `stages_per_cpu_hour_today${l}`,
+      value: round(todayRate, 1),
+      unit: 'stages/cpu-h',
+      goal: `context: today's code (${BASELINE_COMMIT}); ${today.stagesDone} stages, ${cpu(today)}`,
+    },
+    {
+      measure: `stages_per_cpu_hour_speedup${l}`,
+      value: round(todayRate ? ourRate / todayRate : NaN, 2),
+      unit: 'ratio',
+      goal: '>= 3',
+    },
+    {
+      measure: `envs_per_stage${l}`,
+      value: round(oursBuilt / stages, 3),
+      unit: 'ratio',
+      goal: `<= 0.3: environments this code built (${oursBuilt}) per stage`,
+    },
+    {
+      measure: `envs_per_stage_today${l}`,
+      value: round(today.stagesDone ? todayBuilt / today.stagesDone : NaN, 3),
+      unit: 'ratio',
+      goal: `context: today's code built ${todayBuilt} for ${today.stagesDone} stages`,
+    },
+    {
+      measure: `new_layer_mb_per_env${l}`,
+      value: round(layers.length ? layers.reduce((a, b) => a + b, 0) / layers.length / 1e6 : 0, 1),
+      unit: 'MB',
+      goal: "context: mean bytes an environment's own layer adds (Docker's image history)",
+    },
+    {
+      measure: `flaky_rate${l}`,
+      value: round(ran.length ? flaky / ran.length : 0, 3),
+      unit: 'ratio',
+      goal: `context: stages with a flaky test, of ${ran.length} whose tests ran`,
+    },
+    ...[...kinds]
+      .sort()
+      .map(([kind, n]) => ({
+        measure: `unverified_${kind.replace(/-/g, '_')}${l}`,
+        value: n,
+        unit: 'stages',
+        goal: 'context: unverified stages by reason kind',
+      })),
   ];
 }
 
@@ -144,7 +241,11 @@ function kindOf(r: GoldTests): string {
 async function buildBaseline(work: string): Promise<string> {
   const dir = baselineDir(work);
   await mkdir(dir, { recursive: true });
-  await must('bash', ['-o', 'pipefail', '-c', `git -C "$1" archive ${BASELINE_COMMIT} | tar -x -C "$2"`, 'archive', packageRoot(), dir], work);
+  await must(
+    'bash',
+    ['-o', 'pipefail', '-c', `git -C "$1" archive ${BASELINE_COMMIT} | tar -x -C "$2"`, 'archive', packageRoot(), dir],
+    work,
+  );
   await symlink(join(packageRoot(), 'node_modules'), join(dir, 'node_modules'));
   say(`building today's code (${BASELINE_COMMIT}) in ${dir}`);
   await must('node', [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], dir);
@@ -159,5 +260,8 @@ async function fresh(work: string, name: string): Promise<string> {
 
 async function must(cmd: string, args: string[], cwd: string): Promise<void> {
   const r = await runProcess(cmd, args, { cwd, maxOutputBytes: 4_000 });
-  if (r.exitCode !== 0) throw new Error(`${cmd} ${args.slice(0, 3).join(' ')} failed (exit ${r.exitCode ?? r.signal}): ${(r.startError?.message ?? r.stderr).trim()}`);
+  if (r.exitCode !== 0)
+    throw new Error(
+      `${cmd} ${args.slice(0, 3).join(' ')} failed (exit ${r.exitCode ?? r.signal}): ${(r.startError?.message ?? r.stderr).trim()}`,
+    );
 }

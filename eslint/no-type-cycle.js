@@ -23,7 +23,9 @@ function imports(file) {
 function target(from, specifier) {
   if (!specifier.startsWith('.')) return undefined;
   const base = resolve(dirname(from), specifier);
-  return [`${base}.ts`, join(base, 'index.ts')].find((candidate) => statSync(candidate, { throwIfNoEntry: false })?.isFile());
+  return [`${base}.ts`, join(base, 'index.ts')].find((candidate) =>
+    statSync(candidate, { throwIfNoEntry: false })?.isFile(),
+  );
 }
 
 /** The shortest path of imports from `start` to `goal`, or undefined where there is none. */
@@ -48,16 +50,28 @@ function pathBetween(start, goal) {
 }
 
 const typeOnly = (node) =>
-  node.importKind === 'type' || node.exportKind === 'type' || (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'));
+  node.importKind === 'type' ||
+  node.exportKind === 'type' ||
+  (node.specifiers?.length > 0 && node.specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'));
 
 module.exports = {
-  meta: { type: 'problem', docs: { description: 'forbid a circle of imports closed by a type-only import' }, schema: [], messages: { cycle: 'import circle: {{path}}' } },
+  meta: {
+    type: 'problem',
+    docs: { description: 'forbid a circle of imports closed by a type-only import' },
+    schema: [],
+    messages: { cycle: 'import circle: {{path}}' },
+  },
   create(context) {
     const file = context.physicalFilename;
     const check = (node, source) => {
       const to = source && typeof source.value === 'string' ? target(file, source.value) : undefined;
       const back = to && pathBetween(to, file);
-      if (back) context.report({ node, messageId: 'cycle', data: { path: [file, ...back].map((f) => relative(context.cwd, f)).join(' → ') } });
+      if (back)
+        context.report({
+          node,
+          messageId: 'cycle',
+          data: { path: [file, ...back].map((f) => relative(context.cwd, f)).join(' → ') },
+        });
     };
     return {
       ImportDeclaration: (node) => typeOnly(node) && check(node, node.source),

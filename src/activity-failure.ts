@@ -15,7 +15,10 @@ import { ChainsmithError } from './errors';
 export function toActivityFailure(err: unknown): unknown {
   if (!(err instanceof ChainsmithError)) return err;
   const cause = err.cause instanceof Error ? err.cause : undefined;
-  const retryAfterMs = 'retryAfterMs' in err && typeof err.retryAfterMs === 'number' && err.retryAfterMs > 0 ? err.retryAfterMs : undefined;
+  const retryAfterMs =
+    'retryAfterMs' in err && typeof err.retryAfterMs === 'number' && err.retryAfterMs > 0
+      ? err.retryAfterMs
+      : undefined;
   return ApplicationFailure.create({
     message: err.message,
     type: err.name,

@@ -43,7 +43,12 @@ const ConfigSchema = z.strictObject({
   /** Absent s3: a directory under dataDir. With s3: one bucket every worker host shares. */
   artifacts: z.strictObject({
     s3: z
-      .strictObject({ bucket: z.string().min(1), prefix: z.string(), endpoint: z.url().optional(), region: z.string().min(1) })
+      .strictObject({
+        bucket: z.string().min(1),
+        prefix: z.string(),
+        endpoint: z.url().optional(),
+        region: z.string().min(1),
+      })
       .optional(),
   }),
   /**
@@ -146,11 +151,17 @@ const ENV: Record<string, { path: string[]; number?: boolean }> = {
 function defaults(env: Env): Config {
   return {
     dataDir: join(homedir(), '.chainsmith'),
-    temporal: { address: '127.0.0.1:7233', namespace: 'default', uiUrl: `http://127.0.0.1:${env.CHAINSMITH_TEMPORAL_UI_PORT ?? 8233}` },
+    temporal: {
+      address: '127.0.0.1:7233',
+      namespace: 'default',
+      uiUrl: `http://127.0.0.1:${env.CHAINSMITH_TEMPORAL_UI_PORT ?? 8233}`,
+    },
     model: { name: 'gpt-4o-mini', timeoutMs: 120_000, retries: 4, retryBaseMs: 1_000 },
     agent: { scaffold: 'tools', maxSteps: 60, commandTimeoutSeconds: 120, maxOutputChars: 8_000 },
     judge: { threshold: 0.8, maxRefinements: 3 },
-    artifacts: env.CHAINSMITH_S3_BUCKET ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } } : {},
+    artifacts: env.CHAINSMITH_S3_BUCKET
+      ? { s3: { bucket: env.CHAINSMITH_S3_BUCKET, prefix: '', region: env.AWS_REGION ?? 'us-east-1' } }
+      : {},
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 10 },
     sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: BASE.testCommand },
@@ -182,7 +193,8 @@ export function loadConfig(opts: { env?: Env; file?: string; cwd?: string } = {}
       text = readFileSync(file, 'utf8');
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code;
-      const why = code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (cause as Error).message;
+      const why =
+        code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (cause as Error).message;
       throw new ConfigError(`config file ${file} cannot be read: ${why}`, { cause });
     }
     let parsed: unknown;
@@ -210,7 +222,11 @@ export function loadConfig(opts: { env?: Env; file?: string; cwd?: string } = {}
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
       return keys.map((key) => {
         const path = [...issue.path, ...(key === undefined ? [] : [key])].join('.');
-        const from = origin.get(path) ? ` (from ${origin.get(path)})` : existsSync(file) ? ` (from ${file} or defaults)` : '';
+        const from = origin.get(path)
+          ? ` (from ${origin.get(path)})`
+          : existsSync(file)
+            ? ` (from ${file} or defaults)`
+            : '';
         const got = key === undefined ? issue.path.reduce<any>((o, k) => o?.[k as string], raw) : undefined;
         const what = key === undefined ? issue.message : 'not a setting';
         return `${path || '(root)'}: ${what}${got === undefined ? '' : `, got ${shorten(JSON.stringify(got))}`}${from}`;

@@ -18,7 +18,9 @@ export function parseDateOption(flag: string, value: string): string {
   // Date.parse rolls 2024-02-30 over into March; a day that does not exist is a typo.
   const day = value.slice(0, 10);
   if (Number.isNaN(ms) || new Date(Date.parse(day)).toISOString().slice(0, 10) !== day) {
-    throw new InputError(`${flag} must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "${value}"`);
+    throw new InputError(
+      `${flag} must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "${value}"`,
+    );
   }
   return new Date(ms).toISOString();
 }
@@ -27,7 +29,9 @@ export function parseDateOption(flag: string, value: string): string {
 export function dateWindow(mergedAfter?: string, mergedBefore?: string): DateWindow | undefined {
   if (!mergedAfter && !mergedBefore) return undefined;
   if (mergedAfter && mergedBefore && Date.parse(mergedAfter) >= Date.parse(mergedBefore)) {
-    throw new InputError(`--merged-after ${mergedAfter} is not before --merged-before ${mergedBefore}: no PR can be merged in between`);
+    throw new InputError(
+      `--merged-after ${mergedAfter} is not before --merged-before ${mergedBefore}: no PR can be merged in between`,
+    );
   }
   return { ...(mergedAfter ? { mergedAfter } : {}), ...(mergedBefore ? { mergedBefore } : {}) };
 }
@@ -36,10 +40,19 @@ export function dateWindow(mergedAfter?: string, mergedBefore?: string): DateWin
 export function inWindow(window: DateWindow, mergedAt: string): boolean {
   const at = Date.parse(mergedAt);
   if (Number.isNaN(at)) return false;
-  return !(window.mergedAfter && at < Date.parse(window.mergedAfter)) && !(window.mergedBefore && at >= Date.parse(window.mergedBefore));
+  return (
+    !(window.mergedAfter && at < Date.parse(window.mergedAfter)) &&
+    !(window.mergedBefore && at >= Date.parse(window.mergedBefore))
+  );
 }
 
 /** "merged from 2024-06-01T00:00:00.000Z before 2024-07-01T00:00:00.000Z", for report lines. */
 export function describeWindow(window: DateWindow): string {
-  return ['merged', window.mergedAfter && `from ${window.mergedAfter}`, window.mergedBefore && `before ${window.mergedBefore}`].filter(Boolean).join(' ');
+  return [
+    'merged',
+    window.mergedAfter && `from ${window.mergedAfter}`,
+    window.mergedBefore && `before ${window.mergedBefore}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

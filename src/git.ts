@@ -42,7 +42,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 /** Runs `git <args>` in `cwd` and returns stdout; a non-zero exit throws GitError. */
 export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
-  const r = await run('git', args, { cwd, baseEnv: cleanEnv(), env: options.env, input: options.input, maxOutputBytes: MAX_BUFFER });
+  const r = await run('git', args, {
+    cwd,
+    baseEnv: cleanEnv(),
+    env: options.env,
+    input: options.input,
+    maxOutputBytes: MAX_BUFFER,
+  });
   if (r.startError) throw new GitError(args, undefined, r.startError.message, { cause: r.startError });
   if (r.exitCode !== 0) throw new GitError(args, r.exitCode ?? r.signal ?? undefined, r.stderr);
   if (r.truncated) throw new GitError(args, 0, `its output is over ${MAX_BUFFER} bytes`);

@@ -29,7 +29,9 @@ export class Redactor {
 
   constructor(secrets: (string | undefined)[]) {
     // Longest first, so a secret that contains another is removed whole.
-    this.secrets = [...new Set(secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET))].sort((a, b) => b.length - a.length);
+    this.secrets = [...new Set(secrets.filter((s): s is string => !!s && s.length >= MIN_SECRET))].sort(
+      (a, b) => b.length - a.length,
+    );
   }
 
   /** The worker's secrets: `extra` (e.g. the configured API key) and secret-named variables of `env`. */
@@ -57,7 +59,10 @@ export class Redactor {
   message<M extends Message>(m: M): M {
     const copy: Message = { ...m, content: m.content === null ? null : this.text(m.content) } as Message;
     if (copy.role === 'assistant' && copy.tool_calls) {
-      copy.tool_calls = copy.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: this.text(c.function.arguments) } }));
+      copy.tool_calls = copy.tool_calls.map((c) => ({
+        ...c,
+        function: { ...c.function, arguments: this.text(c.function.arguments) },
+      }));
     }
     return copy as M;
   }

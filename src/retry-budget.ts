@@ -49,4 +49,5 @@ export const AGENT_STEP_WORST_REQUESTS = MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTE
 /** Model requests for one pair the link judge asks about, with `modelRetries` (config model.retries) tries per request. */
 export const linkJudgeWorstRequests = (modelRetries: number) => LINK_JUDGE_ASKS * modelRetries;
 /** Tries of one GitHub request in a scheduled run's mine: Octokit's, every attempt of the activity, every attempt of the run. */
-export const GITHUB_REQUEST_WORST_TRIES = (1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES) * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;
+export const GITHUB_REQUEST_WORST_TRIES =
+  (1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES) * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;

@@ -24,7 +24,11 @@ function clip(text: string, max: number): string {
  * A stage's reason, redacted and bounded: `output` is the failing command's whole output, of which
  * the last lines are kept.
  */
-export function stageReason(kind: StageReasonKind, summary: string, failed?: { command?: string; exitCode?: number; output?: string }): StageReason {
+export function stageReason(
+  kind: StageReasonKind,
+  summary: string,
+  failed?: { command?: string; exitCode?: number; output?: string },
+): StageReason {
   return {
     kind,
     summary: clip(summary.split('\n')[0], REASON_LIMITS.summary),
@@ -48,7 +52,10 @@ export function reasonOf(err: unknown, kind: StageReasonKind): StageReason {
 /** A reason as `validate` prints it under a stage: the kind and summary, then the command, its exit code and its last lines, indented. */
 export function formatReason(r: StageReason, indent = '    '): string {
   const lines = [`${r.kind}: ${r.summary}`];
-  if (r.command) lines.push(`${indent}$ ${r.command.split('\n').join(' ⏎ ')}${r.exitCode !== undefined ? `  (exit ${r.exitCode})` : ''}`);
+  if (r.command)
+    lines.push(
+      `${indent}$ ${r.command.split('\n').join(' ⏎ ')}${r.exitCode !== undefined ? `  (exit ${r.exitCode})` : ''}`,
+    );
   if (r.tail) lines.push(...r.tail.split('\n').map((l) => `${indent}| ${l}`));
   return lines.join('\n');
 }

@@ -42,11 +42,19 @@ const occurrences = new RecentMap<string, Map<string, number>>(1024);
  * image is the same build whoever asks for it). `what` may be a function, so that a costly identity
  * (a whole conversation) is computed only where a journal is kept.
  */
-export async function journaled<T>(kind: WorkKind, what: string | (() => string), fn: () => Promise<T>, opts: { global?: boolean } = {}): Promise<T> {
+export async function journaled<T>(
+  kind: WorkKind,
+  what: string | (() => string),
+  fn: () => Promise<T>,
+  opts: { global?: boolean } = {},
+): Promise<T> {
   const file = process.env.CHAINSMITH_WORK_JOURNAL;
   if (!file) return fn();
   const where = currentActivity();
-  const hash = createHash('sha256').update(typeof what === 'string' ? what : what()).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(typeof what === 'string' ? what : what())
+    .digest('hex')
+    .slice(0, 16);
   const scope = opts.global ? 'global' : where.scope;
   const attempt = `${where.scope}#${where.attempt}`;
   const counts = occurrences.get(attempt) ?? new Map<string, number>();
@@ -54,7 +62,13 @@ export async function journaled<T>(kind: WorkKind, what: string | (() => string)
   const counter = `${kind}|${hash}`;
   const n = counts.get(counter) ?? 0;
   counts.set(counter, n + 1);
-  const base = { id: `${scope}|${kind}|${hash}|${n}`, kind, activity: where.type, attempt: where.attempt, pid: process.pid };
+  const base = {
+    id: `${scope}|${kind}|${hash}|${n}`,
+    kind,
+    activity: where.type,
+    attempt: where.attempt,
+    pid: process.pid,
+  };
   mkdirSync(dirname(file), { recursive: true });
   const write = (r: WorkRecord) => appendFileSync(file, `${JSON.stringify(r)}\n`);
   write({ ev: 'start', ...base, t: Date.now() });
@@ -72,7 +86,11 @@ function currentActivity(): { scope: string; type: string; attempt: number } {
   try {
     const info = activityInfo();
     const run = info.workflowExecution;
-    return { scope: `${run?.workflowId}/${run?.runId}/${info.activityId}`, type: info.activityType, attempt: info.attempt };
+    return {
+      scope: `${run?.workflowId}/${run?.runId}/${info.activityId}`,
+      type: info.activityType,
+      attempt: info.attempt,
+    };
   } catch {
     // Outside an activity (a bench's bare loop, the CLI's validate): the process is the scope.
     return { scope: `process-${process.pid}`, type: 'none', attempt: 1 };

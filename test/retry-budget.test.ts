@@ -20,7 +20,9 @@ test(`one judgeStage activity makes at most ${JUDGE_STAGE_WORST_REQUESTS} model 
   const fake = new FakeOpenAI(
     scriptedModel({
       agent: ({ step }) =>
-        step === 0 ? { toolCalls: [{ name: 'bash', args: { command: agentMedianCommand('Middle value.') } }] } : { toolCalls: [{ name: 'submit', args: { summary: 'done' } }] },
+        step === 0
+          ? { toolCalls: [{ name: 'bash', args: { command: agentMedianCommand('Middle value.') } }] }
+          : { toolCalls: [{ name: 'submit', args: { summary: 'done' } }] },
       judge: ({ n }) => {
         if (n % JUDGE_ASKS === JUDGE_ASKS - 1) throw new Error('the judge endpoint is down');
         return { content: 'Looks right to me.' };

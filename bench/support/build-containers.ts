@@ -35,13 +35,18 @@ export class BuildContainerWatch {
   async start(): Promise<void> {
     const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
     const filters = JSON.stringify({ type: ['container'], event: ['start'], label: [BUILD_LABEL, ...owner] });
-    this.stream = (await this.docker.getEvents({ filters } as object)) as NodeJS.ReadableStream & { destroy?: () => void };
+    this.stream = (await this.docker.getEvents({ filters } as object)) as NodeJS.ReadableStream & {
+      destroy?: () => void;
+    };
     let buffered = '';
     this.stream.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split('\n');
       buffered = lines.pop()!;
-      for (const line of lines.filter((l) => l.trim())) this.pending.push(this.record(JSON.parse(line) as { id: string; Actor?: { Attributes?: Record<string, string> } }));
+      for (const line of lines.filter((l) => l.trim()))
+        this.pending.push(
+          this.record(JSON.parse(line) as { id: string; Actor?: { Attributes?: Record<string, string> } }),
+        );
     });
   }
 
@@ -63,7 +68,13 @@ export class BuildContainerWatch {
     if (!image) return;
     try {
       const info = await this.docker.getContainer(event.id).inspect();
-      this.seen.push({ id: event.id, image, tag, networkMode: info.HostConfig.NetworkMode ?? '', networks: Object.keys(info.NetworkSettings.Networks ?? {}) });
+      this.seen.push({
+        id: event.id,
+        image,
+        tag,
+        networkMode: info.HostConfig.NetworkMode ?? '',
+        networks: Object.keys(info.NetworkSettings.Networks ?? {}),
+      });
     } catch {
       this.seen.push({ id: event.id, image, tag, networkMode: 'unknown', networks: [] });
     }

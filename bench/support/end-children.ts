@@ -7,7 +7,10 @@ import { stopAllChildren } from '../../src/process/run';
  * are known; a second signal ends the bench at once.
  */
 export function endChildrenOnSignals(): void {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.once(signal, () => {
       console.error(`${signal}: stopping the processes this bench started`);
       void stopAllChildren().finally(() => process.exit(code));

@@ -44,7 +44,9 @@ export function jinjaAgent(chain: Chain, env: Environment) {
   const script = scriptedModel({
     agent: ({ round, step }): Reply => {
       const commands = round === 0 ? first : again;
-      return step < commands.length ? bashTool(commands[step]) : { toolCalls: [{ name: 'submit', args: { summary: `PR #${pr.number}: done after ${step} steps` } }] };
+      return step < commands.length
+        ? bashTool(commands[step])
+        : { toolCalls: [{ name: 'submit', args: { summary: `PR #${pr.number}: done after ${step} steps` } }] };
     },
   });
   return { script, steps: first.length + 1 };

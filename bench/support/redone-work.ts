@@ -28,7 +28,10 @@ interface Attempt {
  * attempt before it started; one with no kill between the two is redone work no kill explains,
  * returned apart (a unit id that is not stable, or the product doing something twice by itself).
  */
-export function redoneByKill(journal: WorkRecord[], kills: number[]): { perKill: RedoneAfterKill[]; withoutKill: number } {
+export function redoneByKill(
+  journal: WorkRecord[],
+  kills: number[],
+): { perKill: RedoneAfterKill[]; withoutKill: number } {
   const attempts = new Map<string, Attempt[]>();
   const open = new Map<string, Attempt>();
   for (const r of [...journal].sort((a, b) => a.t - b.t || (a.ev === 'start' ? -1 : 1))) {

@@ -27,23 +27,55 @@ export async function wholeMineFigures(root: string): Promise<Figure[]> {
     await mkdir(dir, { recursive: true });
     const load = loadavg()[0];
     const started = performance.now();
-    const out = await run('/usr/bin/time', ['-v', process.execPath, join(packageRoot(), 'bin/chainsmith.js'), 'mine', '--repo', clone, '--name', name, '--out', join(dir, 'chains.jsonl'), '--fresh'], {
-      env: { CHAINSMITH_HOME: dir },
-      // A bench told to stop ends the mine under time too (end-children.ts).
-      ownGroup: true,
-      maxOutputBytes: 64 * 1024 * 1024,
-    });
-    if (out.exitCode !== 0) throw new Error(`chainsmith mine of ${name} failed: ${(out.startError?.message ?? out.stderr).slice(-2000)}`);
+    const out = await run(
+      '/usr/bin/time',
+      [
+        '-v',
+        process.execPath,
+        join(packageRoot(), 'bin/chainsmith.js'),
+        'mine',
+        '--repo',
+        clone,
+        '--name',
+        name,
+        '--out',
+        join(dir, 'chains.jsonl'),
+        '--fresh',
+      ],
+      {
+        env: { CHAINSMITH_HOME: dir },
+        // A bench told to stop ends the mine under time too (end-children.ts).
+        ownGroup: true,
+        maxOutputBytes: 64 * 1024 * 1024,
+      },
+    );
+    if (out.exitCode !== 0)
+      throw new Error(`chainsmith mine of ${name} failed: ${(out.startError?.message ?? out.stderr).slice(-2000)}`);
     const seconds = (performance.now() - started) / 1000;
     const field = (label: string) => Number(new RegExp(`${label}: ([\\d.]+)`).exec(out.stderr)?.[1] ?? NaN);
     const peakMb = field('Maximum resident set size \\(kbytes\\)') / 1024;
     const cpu = field('User time \\(seconds\\)') + field('System time \\(seconds\\)');
-    const summary = JSON.parse(await readFile(join(dir, 'chains.summary.json'), 'utf8')) as { prsSeen: number; commits: number; chains: number; edgesByKind: Record<string, number> };
+    const summary = JSON.parse(await readFile(join(dir, 'chains.summary.json'), 'utf8')) as {
+      prsSeen: number;
+      commits: number;
+      chains: number;
+      edgesByKind: Record<string, number>;
+    };
     const context = `${summary.prsSeen} merged PRs, ${summary.commits} commits, ${summary.edgesByKind['code-history'] ?? 0} blame links, ${summary.chains} chains; CPU ${round(cpu, 1)} s; load ${load.toFixed(2)} on ${availableParallelism()} cores at the start`;
     say(`whole mine of ${name}: ${round(seconds, 1)} s, peak RSS ${round(peakMb, 1)} MiB (${context})`);
     figures.push(
-      { measure: `mine_seconds_per_1000_prs_${short}`, value: round((seconds / summary.prsSeen) * 1000, 2), unit: 's', goal: `context: wall time of a whole chainsmith mine, blame included, per 1,000 PRs read (${context})` },
-      { measure: `mine_peak_rss_mb_${short}`, value: round(peakMb, 1), unit: 'MiB', goal: `context: the largest peak RSS of the mine's processes (Node or git) (${context})` },
+      {
+        measure: `mine_seconds_per_1000_prs_${short}`,
+        value: round((seconds / summary.prsSeen) * 1000, 2),
+        unit: 's',
+        goal: `context: wall time of a whole chainsmith mine, blame included, per 1,000 PRs read (${context})`,
+      },
+      {
+        measure: `mine_peak_rss_mb_${short}`,
+        value: round(peakMb, 1),
+        unit: 'MiB',
+        goal: `context: the largest peak RSS of the mine's processes (Node or git) (${context})`,
+      },
     );
   }
   return figures;

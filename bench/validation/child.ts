@@ -8,7 +8,10 @@ import { OWNER_LABEL } from '../../src/container/orphans';
 import { run } from '../../src/process/run';
 
 /** Where cgroup v1 (cgroupfs driver) keeps a container's CPU time, in nanoseconds; under v2, where the unified hierarchy does. */
-const CGROUP_USAGE = [(id: string) => `/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, (id: string) => `/sys/fs/cgroup/docker/${id}/cpu.stat`];
+const CGROUP_USAGE = [
+  (id: string) => `/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`,
+  (id: string) => `/sys/fs/cgroup/docker/${id}/cpu.stat`,
+];
 
 /** One `chainsmith validate` run, as a child process, and what it cost. */
 export interface ValidateRun {
@@ -31,7 +34,13 @@ export interface ValidateRun {
  * their owner label; their CPU is read from their cgroups while they live (the last half second of each
  * is missed, for both codes alike), and the Docker daemon's own work is not counted.
  */
-export async function validateRun(cli: string, chains: string, out: string, home: string, log: (line: string) => void): Promise<ValidateRun> {
+export async function validateRun(
+  cli: string,
+  chains: string,
+  out: string,
+  home: string,
+  log: (line: string) => void,
+): Promise<ValidateRun> {
   const docker = new Docker();
   const started = Date.now();
   const script = 'node "$@" & pid=$!; echo "CHILD_PID $pid" >&2; wait $pid; s=$?; times >&2; exit $s';
@@ -61,7 +70,9 @@ export async function validateRun(cli: string, chains: string, out: string, home
   const usage = new Map<string, number>();
   const sample = async () => {
     if (!pid) return;
-    const owned = await docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${hostname()}:${pid}`] } }).catch(() => []);
+    const owned = await docker
+      .listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${hostname()}:${pid}`] } })
+      .catch(() => []);
     for (const c of owned) {
       const seconds = await containerCpu(c.Id);
       if (seconds !== undefined) usage.set(c.Id, Math.max(usage.get(c.Id) ?? 0, seconds));
@@ -74,10 +85,13 @@ export async function validateRun(cli: string, chains: string, out: string, home
   const times = [...stderr.matchAll(/^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/gm)].pop();
   const processCpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : NaN;
   const records = existsSync(out)
-    ? (await readFile(out, 'utf8')).split('\n').filter((l) => l.trim()).flatMap((l) => {
-        const parsed = GoldTestsSchema.safeParse(JSON.parse(l));
-        return parsed.success ? [parsed.data] : [];
-      })
+    ? (await readFile(out, 'utf8'))
+        .split('\n')
+        .filter((l) => l.trim())
+        .flatMap((l) => {
+          const parsed = GoldTestsSchema.safeParse(JSON.parse(l));
+          return parsed.success ? [parsed.data] : [];
+        })
     : [];
   return {
     records,
@@ -102,7 +116,10 @@ async function containerCpu(id: string): Promise<number | undefined> {
 
 /** The bytes an image's own top layer adds (Docker's image history), or 0 where it has none. */
 export async function layerBytes(docker: Docker, image: string): Promise<number> {
-  const history = await docker.getImage(image).history().catch(() => []);
+  const history = await docker
+    .getImage(image)
+    .history()
+    .catch(() => []);
   return (history as Array<{ Size: number }>)[0]?.Size ?? 0;
 }
 
@@ -110,7 +127,8 @@ export async function layerBytes(docker: Docker, image: string): Promise<number>
 export async function envImages(docker: Docker, repo: string): Promise<Map<string, { id: string; created: number }>> {
   const images = await docker.listImages({ filters: { label: [`chainsmith.env.repo=${repo}`] } });
   const found = new Map<string, { id: string; created: number }>();
-  for (const i of images) for (const tag of i.RepoTags ?? []) if (tag !== '<none>:<none>') found.set(tag, { id: i.Id, created: i.Created });
+  for (const i of images)
+    for (const tag of i.RepoTags ?? []) if (tag !== '<none>:<none>') found.set(tag, { id: i.Id, created: i.Created });
   return found;
 }
 
@@ -118,7 +136,11 @@ export async function envImages(docker: Docker, repo: string): Promise<Map<strin
 export async function removeEnvImages(docker: Docker, repo: string): Promise<number> {
   const images = [...(await envImages(docker, repo)).entries()].sort((a, b) => b[1].created - a[1].created);
   let kept = 0;
-  for (const [tag] of images) await docker.getImage(tag).remove().catch(() => (kept += 1));
+  for (const [tag] of images)
+    await docker
+      .getImage(tag)
+      .remove()
+      .catch(() => (kept += 1));
   return kept;
 }
 

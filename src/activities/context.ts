@@ -24,7 +24,14 @@ export function activityContext(deps: ActivityDeps) {
   const { config } = deps;
   const store = ArtifactStore.fromConfig(config);
   // Environments that use the setup agent's saved recipes, and the agent for stages detection cannot set up.
-  const setup = setupFromConfig(config, { docker: deps.docker, store, baseImage: deps.image, model: deps.model, forgetOutages: true, log: (line) => process.stderr.write(`[setup-agent] ${line}\n`) });
+  const setup = setupFromConfig(config, {
+    docker: deps.docker,
+    store,
+    baseImage: deps.image,
+    model: deps.model,
+    forgetOutages: true,
+    log: (line) => process.stderr.write(`[setup-agent] ${line}\n`),
+  });
   return {
     ...deps,
     store,
@@ -39,7 +46,9 @@ export function activityContext(deps: ActivityDeps) {
      * activity: the activity's cancellation stops the model call in flight.
      */
     judgeModel: (policy: PolicyKind) =>
-      deps.model && policy === 'model' ? { client: deps.model, model: config.model.judgeName ?? config.model.name, signal: cancellationSignal() } : undefined,
+      deps.model && policy === 'model'
+        ? { client: deps.model, model: config.model.judgeName ?? config.model.name, signal: cancellationSignal() }
+        : undefined,
   };
 }
 

@@ -19,7 +19,11 @@ export function exportActivities(ctx: ActivityContext) {
         const chain = await store.getJson(input.chainRef, ChainSchema);
         const trajectory = await store.getJson(input.trajectoryRef, TrajectorySchema);
         const queries = await store.getJson(input.queriesRef, ChainQueriesSchema);
-        const sample = buildSample(chain, trajectory, input.stages.map((st, i) => ({ ...st, leakScore: queries.stages[i]?.leak?.score })));
+        const sample = buildSample(
+          chain,
+          trajectory,
+          input.stages.map((st, i) => ({ ...st, leakScore: queries.stages[i]?.leak?.score })),
+        );
         const path = datasetPath(ctx.config.dataDir, trajectory.policy, trajectory.scaffold);
         await appendSample(path, sample);
         return { sampleId: sample.id, path };

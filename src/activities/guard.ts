@@ -15,7 +15,8 @@ export async function guard<T>(fn: () => Promise<T>, beat: () => void = () => he
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AgentStopped || cancellationSignal().aborted) throw new CancelledFailure('stopped: the workflow asked this round to stop');
+    if (err instanceof AgentStopped || cancellationSignal().aborted)
+      throw new CancelledFailure('stopped: the workflow asked this round to stop');
     throw toActivityFailure(err);
   } finally {
     clearInterval(timer);

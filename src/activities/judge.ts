@@ -2,7 +2,14 @@ import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage
 import { invalidGold, stageCheck } from '../judge/gold-validation';
 import { StageError } from '../errors';
 import { reasonOf } from '../stage-reason';
-import { ChainQueriesSchema, ChainSchema, GoldTestsSchema, TestSignalSchema, type ArtifactRef, type PolicyKind } from '../schemas';
+import {
+  ChainQueriesSchema,
+  ChainSchema,
+  GoldTestsSchema,
+  TestSignalSchema,
+  type ArtifactRef,
+  type PolicyKind,
+} from '../schemas';
 import type { StageCheck } from '../workflows/types';
 import type { ActivityContext } from './context';
 import { guard } from './guard';
@@ -32,7 +39,8 @@ export function judgeActivities(ctx: ActivityContext) {
         const chain = await store.getJson(input.chainRef, ChainSchema);
         // Where detection's recipe fails, the setup agent tries (with a model) or a recipe it saved serves.
         const gold = await ctx.setupAgent.goldTests(chain, input.stage).catch((err) => {
-          if (err instanceof StageError) return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
+          if (err instanceof StageError)
+            return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
           throw err;
         });
         return { goldTestsRef: await store.putJson(gold), ...stageCheck(gold, !!ctx.judgeModel(input.policy)) };
@@ -54,7 +62,12 @@ export function judgeActivities(ctx: ActivityContext) {
           // Gold replays validate the environment: the tests decide, no model is paid for.
           judge: ctx.judgeModel(input.policy),
         });
-        return { score: judgement.score, passed: judgement.passed, judgementRef: await store.putJson(judgement), summary: judgementSummary(judgement) };
+        return {
+          score: judgement.score,
+          passed: judgement.passed,
+          judgementRef: await store.putJson(judgement),
+          summary: judgementSummary(judgement),
+        };
       });
     },
   };

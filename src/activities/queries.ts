@@ -30,7 +30,9 @@ export function queryActivities(ctx: ActivityContext) {
     async synthesizeQueries(input: { chainRef: ArtifactRef; policy: PolicyKind }) {
       return guard(async () => {
         const chain = await ctx.store.getJson(input.chainRef, ChainSchema);
-        const queries = await chainQueries(chain, ctx.judgeModel(input.policy), { keep: keptPieces(ctx, input.chainRef) });
+        const queries = await chainQueries(chain, ctx.judgeModel(input.policy), {
+          keep: keptPieces(ctx, input.chainRef),
+        });
         return { queriesRef: await ctx.store.putJson(queries), leakRate: summarizeLeaks([queries]).rate };
       });
     },

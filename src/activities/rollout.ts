@@ -17,7 +17,9 @@ export function rolloutActivities(ctx: ActivityContext) {
       // The last attempt's heartbeat names the hosts that ran this round before; a worker that died there
       // left its sandbox behind, and the chain's cleanup must go there too.
       const previous = activityInfo().heartbeatDetails as Partial<RoundProgress> | undefined;
-      const earlierHosts = [...new Set([...(previous?.earlierHosts ?? []), ...(previous?.host ? [previous.host] : [])])].filter((h) => h !== host);
+      const earlierHosts = [
+        ...new Set([...(previous?.earlierHosts ?? []), ...(previous?.host ? [previous.host] : [])]),
+      ].filter((h) => h !== host);
       let last: RoundProgress = {
         stage: input.stage,
         round: input.round,
@@ -47,9 +49,14 @@ export function rolloutActivities(ctx: ActivityContext) {
             signal: cancellationSignal(),
             policyFor: (chain, stage, testCommand) => {
               if (input.policy === 'gold-replay') return new GoldReplayPolicy(chain.prs[stage], testCommand);
-              if (!ctx.model) throw new ConfigError('this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)');
+              if (!ctx.model)
+                throw new ConfigError(
+                  'this chain runs a model policy but the worker has no model endpoint (set OPENAI_BASE_URL)',
+                );
               if (config.budget.maxCostUsd !== undefined && !price) {
-                throw new ConfigError(`budget.maxCostUsd is set but budget.prices has no price for the model ${config.model.name}`);
+                throw new ConfigError(
+                  `budget.maxCostUsd is set but budget.prices has no price for the model ${config.model.name}`,
+                );
               }
               return new ModelPolicy(ctx.model, config.model.name, redactor);
             },

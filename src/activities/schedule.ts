@@ -9,7 +9,14 @@ export function scheduleActivities(ctx: ActivityContext) {
   return {
     /** Fetches and mines one repository of the run for what is new since the last run. */
     async mineForSchedule(input: { run: ScheduledRunInput; index: number }) {
-      return guard(() => mineForSchedule(ctx.config, input.run, input.index, activityInfo().workflowExecution?.workflowId ?? 'unknown-run'));
+      return guard(() =>
+        mineForSchedule(
+          ctx.config,
+          input.run,
+          input.index,
+          activityInfo().workflowExecution?.workflowId ?? 'unknown-run',
+        ),
+      );
     },
   };
 }

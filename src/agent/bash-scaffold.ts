@@ -78,16 +78,30 @@ export const BASH_SCAFFOLD: Scaffold = {
   async act(reply, sandbox, limits, redactor) {
     const block = bashBlock(reply.content ?? '');
     if (!('command' in block)) {
-      return { messages: [{ role: 'user', content: formatError(block.problem, block.count) }], actions: 0, submitted: false, formatError: true };
+      return {
+        messages: [{ role: 'user', content: formatError(block.problem, block.count) }],
+        actions: 0,
+        submitted: false,
+        formatError: true,
+      };
     }
-    const r = await sandbox.exec(redactor.secretsIn(block.command), { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: limits.maxOutputChars });
+    const r = await sandbox.exec(redactor.secretsIn(block.command), {
+      timeoutSeconds: limits.commandTimeoutSeconds,
+      maxOutputChars: limits.maxOutputChars,
+    });
     if (isSubmission(r.output)) return { messages: [], actions: 1, submitted: true, formatError: false };
-    return { messages: [{ role: 'user', content: observation(r, limits.commandTimeoutSeconds) }], actions: 1, submitted: false, formatError: false };
+    return {
+      messages: [{ role: 'user', content: observation(r, limits.commandTimeoutSeconds) }],
+      actions: 1,
+      submitted: false,
+      formatError: false,
+    };
   },
 
   shortened(m: Message): Message {
     // A reply's block can write a whole file through a heredoc: as long as any output.
-    if (isObservation(m) || (m.role === 'assistant' && m.content)) return { ...m, content: shorten(m.content!) } as Message;
+    if (isObservation(m) || (m.role === 'assistant' && m.content))
+      return { ...m, content: shorten(m.content!) } as Message;
     return m;
   },
 

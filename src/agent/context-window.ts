@@ -38,7 +38,11 @@ export function cutPoint(messages: Message[]): number {
  * and append-only; the view is recomputed from it and the recorded cuts, so a resumed run shows the
  * model exactly what it saw before.
  */
-export function modelView(messages: Message[], cuts: ContextCut[] | undefined, shortened: (m: Message) => Message): Message[] {
+export function modelView(
+  messages: Message[],
+  cuts: ContextCut[] | undefined,
+  shortened: (m: Message) => Message,
+): Message[] {
   const cut = cuts?.[cuts.length - 1];
   if (!cut) return messages;
   return messages.map((m, i) => (i >= cut.atMessage ? m : shortened(m)));
@@ -56,7 +60,9 @@ export function shortenArguments(json: string): string {
   if (json.length <= 2 * KEEP_CHARS + 100) return json;
   try {
     const args = JSON.parse(json) as Record<string, unknown>;
-    return JSON.stringify(Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? shorten(v) : v])));
+    return JSON.stringify(
+      Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? shorten(v) : v])),
+    );
   } catch {
     return json;
   }

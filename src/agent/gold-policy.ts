@@ -25,7 +25,10 @@ export class GoldReplayPolicy implements Policy {
       { run: tests.length ? this.testCommand : 'git status --short', why: "Run the PR's tests." },
       { submit: `Applied the changes of PR #${this.pr.number}.` },
     ];
-    const message = scaffold.reply(actions[Math.min(step, actions.length - 1)], `gold-${this.pr.number}-${messages.length}`);
+    const message = scaffold.reply(
+      actions[Math.min(step, actions.length - 1)],
+      `gold-${this.pr.number}-${messages.length}`,
+    );
     return { message, usage: { promptTokens: 0, completionTokens: 0 } };
   }
 }

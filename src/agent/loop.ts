@@ -63,14 +63,22 @@ export async function runAgent(opts: {
     addUsage(t, usage, limits);
     // The same reply at the same point of the conversation is the same action: run again after a kill, it is time redone.
     const box = await sandbox;
-    const { messages, actions, submitted, formatError } = await journaled('action', JSON.stringify([view.length, message]), () => scaffold.act(message, box, limits, redact));
+    const { messages, actions, submitted, formatError } = await journaled(
+      'action',
+      JSON.stringify([view.length, message]),
+      () => scaffold.act(message, box, limits, redact),
+    );
     t.messages.push(...messages.map((m) => redact.message(m)));
     t.toolCalls += actions;
     steps += 1;
     t.steps += 1;
     t.elapsedMs = (t.elapsedMs ?? 0) + (Date.now() - started);
     formatErrors = formatError ? formatErrors + 1 : 0;
-    const exit: ExitReason | undefined = submitted ? 'submitted' : formatErrors >= MAX_FORMAT_ERRORS ? 'format_errors' : limitExit(t, steps, limits);
+    const exit: ExitReason | undefined = submitted
+      ? 'submitted'
+      : formatErrors >= MAX_FORMAT_ERRORS
+        ? 'format_errors'
+        : limitExit(t, steps, limits);
     t.exitReason = exit;
     if (!exit) maybeCut(t, usage.promptTokens, limits.contextTokens);
     await opts.onStep(t, steps);
@@ -81,7 +89,8 @@ export async function runAgent(opts: {
 function addUsage(t: Trajectory, usage: Usage, limits: Budget): void {
   t.usage.promptTokens += usage.promptTokens;
   t.usage.completionTokens += usage.completionTokens;
-  if (usage.cachedPromptTokens) t.usage.cachedPromptTokens = (t.usage.cachedPromptTokens ?? 0) + usage.cachedPromptTokens;
+  if (usage.cachedPromptTokens)
+    t.usage.cachedPromptTokens = (t.usage.cachedPromptTokens ?? 0) + usage.cachedPromptTokens;
   const cost = costOf(usage, limits.price);
   if (cost !== undefined) t.costUsd = (t.costUsd ?? 0) + cost;
 }

@@ -37,7 +37,8 @@ const DESCRIPTIONS: Record<ToolName, string> = {
     'a note says how many characters were cut from the middle.',
   view_file: 'Show a file with line numbers, optionally only a line range; a directory is listed.',
   create_file: 'Create a file, or overwrite it whole, with the given content.',
-  str_replace: 'Replace one exact occurrence of old_str with new_str in a file. old_str must occur exactly once; include enough context.',
+  str_replace:
+    'Replace one exact occurrence of old_str with new_str in a file. old_str must occur exactly once; include enough context.',
   insert: 'Insert text after a given line of a file (0: at the top).',
   search: 'Search the repository (tracked and new files, not ignored ones) for text; prints file:line:match.',
   submit: 'Finish this task: your working tree is taken as your answer.',
@@ -46,5 +47,9 @@ const DESCRIPTIONS: Record<ToolName, string> = {
 /** OpenAI `tools` declarations, generated from the same zod schemas that validate the calls. */
 export const TOOL_SPECS = (Object.keys(TOOL_ARGS) as ToolName[]).map((name) => ({
   type: 'function' as const,
-  function: { name, description: DESCRIPTIONS[name], parameters: z.toJSONSchema(TOOL_ARGS[name]) as Record<string, unknown> },
+  function: {
+    name,
+    description: DESCRIPTIONS[name],
+    parameters: z.toJSONSchema(TOOL_ARGS[name]) as Record<string, unknown>,
+  },
 }));

@@ -15,7 +15,8 @@ export const TOOLS_SCAFFOLD: Scaffold = {
 
   async act(reply, sandbox, limits, redactor) {
     const calls = reply.tool_calls ?? [];
-    if (!calls.length) return { messages: [{ role: 'user', content: NO_TOOL_CALL }], actions: 0, submitted: false, formatError: true };
+    if (!calls.length)
+      return { messages: [{ role: 'user', content: NO_TOOL_CALL }], actions: 0, submitted: false, formatError: true };
     const outcome: StepOutcome = { messages: [], actions: 0, submitted: false, formatError: false };
     for (const call of calls) {
       // Every call gets its result, even after a submit: a call without one makes the row unusable.
@@ -34,13 +35,22 @@ export const TOOLS_SCAFFOLD: Scaffold = {
     if (m.role === 'tool') return { ...m, content: shorten(m.content) };
     if (m.role === 'assistant' && m.tool_calls) {
       // A file written whole (create_file) can be as long as any output.
-      return { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: shortenArguments(c.function.arguments) } })) };
+      return {
+        ...m,
+        tool_calls: m.tool_calls.map((c) => ({
+          ...c,
+          function: { ...c.function, arguments: shortenArguments(c.function.arguments) },
+        })),
+      };
     }
     return m;
   },
 
   reply(action, id) {
-    const call = 'run' in action ? toolCall(id, 'bash', { command: action.run }) : toolCall(id, 'submit', { summary: action.submit });
+    const call =
+      'run' in action
+        ? toolCall(id, 'bash', { command: action.run })
+        : toolCall(id, 'submit', { summary: action.submit });
     return { role: 'assistant', content: null, tool_calls: [call] };
   },
 };

@@ -29,9 +29,13 @@ export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: Tool
     return fail(`arguments of ${name} are not valid JSON`);
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) return fail(`bad arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    return fail(
+      `bad arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   const args = parsed.data as any;
-  const run = (cmd: string, cap = limits.maxOutputChars) => sandbox.exec(cmd, { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: cap });
+  const run = (cmd: string, cap = limits.maxOutputChars) =>
+    sandbox.exec(cmd, { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: cap });
 
   switch (name) {
     case 'bash': {
@@ -45,14 +49,20 @@ export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: Tool
       const from = args.start_line ?? 1;
       const to = args.end_line ? `${args.end_line}p` : '$p';
       const q = shellQuote(path);
-      const r = await run(`if [ -d ${q} ]; then ls -la -- ${q}; else sed -n '${from},${to}' -- ${q} | nl -ba -v ${from}; fi`);
+      const r = await run(
+        `if [ -d ${q} ]; then ls -la -- ${q}; else sed -n '${from},${to}' -- ${q} | nl -ba -v ${from}; fi`,
+      );
       return r.exitCode === 0 ? ok(r.output) : ok(`cannot read ${args.path}: ${r.output}`);
     }
     case 'create_file': {
       const path = await confined(sandbox, args.path);
       if (typeof path !== 'string') return path;
       const w = await sandbox.tryWriteFile(path, args.content);
-      return ok(w.exitCode === 0 ? `wrote ${args.path} (${args.content.length} characters)` : `cannot write ${args.path}: ${w.output.trim()}`);
+      return ok(
+        w.exitCode === 0
+          ? `wrote ${args.path} (${args.content.length} characters)`
+          : `cannot write ${args.path}: ${w.output.trim()}`,
+      );
     }
     case 'str_replace': {
       const path = await confined(sandbox, args.path);
@@ -62,7 +72,10 @@ export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: Tool
       const at = text.indexOf(args.old_str);
       const count = text.split(args.old_str).length - 1;
       if (count !== 1) return ok(`old_str occurs ${count} times in ${args.path}; it must occur exactly once`);
-      const w = await sandbox.tryWriteFile(path, text.slice(0, at) + args.new_str + text.slice(at + args.old_str.length));
+      const w = await sandbox.tryWriteFile(
+        path,
+        text.slice(0, at) + args.new_str + text.slice(at + args.old_str.length),
+      );
       if (w.exitCode !== 0) return ok(`cannot write ${args.path}: ${w.output.trim()}`);
       return ok(`replaced one occurrence in ${args.path} at line ${text.slice(0, at).split('\n').length}`);
     }
@@ -73,17 +86,22 @@ export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: Tool
       if (typeof text !== 'string') return ok(`cannot edit ${args.path}: ${text.why}`);
       const endsWithNewline = text === '' || text.endsWith('\n');
       const lines = text === '' ? [] : (endsWithNewline ? text.slice(0, -1) : text).split('\n');
-      if (args.insert_line > lines.length) return ok(`${args.path} has ${lines.length} lines; insert_line must be between 0 and ${lines.length}`);
+      if (args.insert_line > lines.length)
+        return ok(`${args.path} has ${lines.length} lines; insert_line must be between 0 and ${lines.length}`);
       lines.splice(args.insert_line, 0, ...args.text.replace(/\n$/, '').split('\n'));
       const w = await sandbox.tryWriteFile(path, lines.join('\n') + (endsWithNewline ? '\n' : ''));
       if (w.exitCode !== 0) return ok(`cannot write ${args.path}: ${w.output.trim()}`);
-      return ok(`inserted ${args.text.replace(/\n$/, '').split('\n').length} line(s) after line ${args.insert_line} of ${args.path}`);
+      return ok(
+        `inserted ${args.text.replace(/\n$/, '').split('\n').length} line(s) after line ${args.insert_line} of ${args.path}`,
+      );
     }
     case 'search': {
       const path = await confined(sandbox, args.path ?? '.');
       if (typeof path !== 'string') return path;
       const flags = [args.regex ? '-E' : '-F', ...(args.ignore_case ? ['-i'] : [])].join(' ');
-      const r = await run(`git grep -n -I --untracked --no-color ${flags} -e ${shellQuote(args.pattern)} -- ${shellQuote(path)}`);
+      const r = await run(
+        `git grep -n -I --untracked --no-color ${flags} -e ${shellQuote(args.pattern)} -- ${shellQuote(path)}`,
+      );
       if (r.exitCode === 1 && !r.output.trim()) return ok(`no matches for ${JSON.stringify(args.pattern)}`);
       return ok(r.exitCode <= 1 ? r.output : `search failed: ${r.output}`);
     }
@@ -98,7 +116,8 @@ export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: Tool
  */
 async function confined(sandbox: Sandbox, path: string): Promise<string | ToolOutcome> {
   const abs = posix.resolve(REPO_DIR, path);
-  const inside = (p: string) => (p === REPO_DIR || p.startsWith(`${REPO_DIR}/`)) && !/^\/work\/repo\/\.git(\/|$)/.test(p);
+  const inside = (p: string) =>
+    (p === REPO_DIR || p.startsWith(`${REPO_DIR}/`)) && !/^\/work\/repo\/\.git(\/|$)/.test(p);
   if (!inside(abs)) return ok(`refused: ${path} is outside the repository`);
   const real = await sandbox.exec(`realpath -m -- ${shellQuote(abs)}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
   const resolved = real.output.trim();
@@ -111,8 +130,12 @@ async function readText(sandbox: Sandbox, path: string, limits: ToolLimits): Pro
   const q = shellQuote(path);
   const size = await sandbox.exec(`stat -c %s -- ${q} && test -f ${q}`, { timeoutSeconds: 10, maxOutputChars: 4096 });
   if (size.exitCode !== 0) return { why: size.output.trim() || 'not a regular file' };
-  if (Number(size.output.trim()) > MAX_EDIT_BYTES) return { why: `the file is larger than ${MAX_EDIT_BYTES} bytes; edit it with bash` };
-  const r = await sandbox.exec(`cat -- ${q}`, { timeoutSeconds: limits.commandTimeoutSeconds, maxOutputChars: 2 * MAX_EDIT_BYTES });
+  if (Number(size.output.trim()) > MAX_EDIT_BYTES)
+    return { why: `the file is larger than ${MAX_EDIT_BYTES} bytes; edit it with bash` };
+  const r = await sandbox.exec(`cat -- ${q}`, {
+    timeoutSeconds: limits.commandTimeoutSeconds,
+    maxOutputChars: 2 * MAX_EDIT_BYTES,
+  });
   return r.exitCode === 0 ? r.output : { why: r.output.trim() };
 }
 

@@ -9,7 +9,13 @@ import type { BatchEntry, ChainWorkflowInput } from '../workflows/types';
 // entries too, and the workflows run that activity, so entries must not reach the workflow code.
 
 /** Stores a chain and its queries; the workflow input holds only their references. */
-export async function batchEntry(store: ArtifactStore, config: Config, chain: Chain, policy: PolicyKind, scaffold: ScaffoldKind): Promise<BatchEntry> {
+export async function batchEntry(
+  store: ArtifactStore,
+  config: Config,
+  chain: Chain,
+  policy: PolicyKind,
+  scaffold: ScaffoldKind,
+): Promise<BatchEntry> {
   const prNumbers = chain.prs.map((pr) => pr.number);
   const input: ChainWorkflowInput = {
     chainId: chain.id,

@@ -30,11 +30,22 @@ export function defaultPolicy(config: Config): PolicyKind {
  * Starts one workflow per chain. Ids derive from the chain, so a chain that already ran (or runs) is
  * attached to instead of started again; a failed one may be retried.
  */
-export async function startChains(client: Client, config: Config, chains: Chain[], opts: StartOptions): Promise<Started[]> {
+export async function startChains(
+  client: Client,
+  config: Config,
+  chains: Chain[],
+  opts: StartOptions,
+): Promise<Started[]> {
   const store = ArtifactStore.fromConfig(config);
   const started: Started[] = [];
   for (const chain of chains) {
-    const { workflowId, input } = await batchEntry(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold);
+    const { workflowId, input } = await batchEntry(
+      store,
+      config,
+      chain,
+      opts.policy,
+      opts.scaffold ?? config.agent.scaffold,
+    );
     try {
       const handle = await client.workflow.start(chainWorkflow, {
         workflowId,
@@ -65,7 +76,8 @@ export async function startBatch(
 ): Promise<{ workflowId: string; handle: WorkflowHandle<typeof batchWorkflow>; existed: boolean; total: number }> {
   const store = ArtifactStore.fromConfig(config);
   const entries: BatchEntry[] = [];
-  for (const chain of chains) entries.push(await batchEntry(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold));
+  for (const chain of chains)
+    entries.push(await batchEntry(store, config, chain, opts.policy, opts.scaffold ?? config.agent.scaffold));
   const workflowId = batchWorkflowId(entries);
   const batchRef = await store.putJson(entries);
   try {

@@ -20,6 +20,10 @@ export async function controlCommand(client: Client, action: ControlAction, work
   if (action === 'pause') await handle.signal(pauseSignal);
   else if (action === 'resume') await handle.signal(resumeSignal);
   else await handle.cancel();
-  const done = { pause: 'pausing: the agent stops within seconds and resumes from its last saved step', resume: 'resumed', cancel: 'cancelling; its sandboxes will be removed' };
+  const done = {
+    pause: 'pausing: the agent stops within seconds and resumes from its last saved step',
+    resume: 'resumed',
+    cancel: 'cancelling; its sandboxes will be removed',
+  };
   console.log(`${workflowId}: ${done[action]}`);
 }

@@ -29,11 +29,16 @@ export async function demoCommand(config: Config): Promise<number> {
   const say = (line: string) => console.log(line);
   const deps = buildDeps(config);
   await deps.docker.ping().catch((cause) => {
-    throw new InputError(`no Docker engine is reachable (${cause.message}); run \`bash scripts/provision.sh\` or set DOCKER_HOST`);
+    throw new InputError(
+      `no Docker engine is reachable (${cause.message}); run \`bash scripts/provision.sh\` or set DOCKER_HOST`,
+    );
   });
-  await deps.docker.getImage(deps.image).inspect().catch(() => {
-    throw new InputError(`sandbox image ${deps.image} is missing; run \`bash scripts/provision.sh\` to build it`);
-  });
+  await deps.docker
+    .getImage(deps.image)
+    .inspect()
+    .catch(() => {
+      throw new InputError(`sandbox image ${deps.image} is missing; run \`bash scripts/provision.sh\` to build it`);
+    });
 
   const demoDir = join(config.dataDir, 'demo');
   const repo = await generateDemoRepo(join(demoDir, 'tally'));
@@ -45,10 +50,18 @@ export async function demoCommand(config: Config): Promise<number> {
   for (const c of mined.chains) say(`  ${c.id}: ${c.prs.map((p) => `#${p.number} ${p.title}`).join('  →  ')}`);
 
   const policy = defaultPolicy(config);
-  say(policy === 'model' ? `policy: model ${config.model.name} at ${config.model.baseUrl}` : 'policy: gold replay (no model endpoint configured; see README)');
+  say(
+    policy === 'model'
+      ? `policy: model ${config.model.name} at ${config.model.baseUrl}`
+      : 'policy: gold replay (no model endpoint configured; see README)',
+  );
   if (policy === 'model') await checkModelEndpoint(config);
   const client = await connectClient(config);
-  const workers = await createWorkers({ connection: await connectWorker(config), namespace: config.temporal.namespace, deps });
+  const workers = await createWorkers({
+    connection: await connectWorker(config),
+    namespace: config.temporal.namespace,
+    deps,
+  });
   const started = await startChains(client, config, mined.chains, { policy });
   for (const s of started) {
     say(`${s.existed ? 'attached to' : 'started'} workflow ${s.workflowId}`);
@@ -59,7 +72,9 @@ export async function demoCommand(config: Config): Promise<number> {
   await deps.pool?.drain();
   const results = await watching;
 
-  const leftovers = (await Promise.all(started.map((s) => roundContainers(deps.docker, { workflowId: s.workflowId })))).flat();
+  const leftovers = (
+    await Promise.all(started.map((s) => roundContainers(deps.docker, { workflowId: s.workflowId })))
+  ).flat();
   const accepted = results.filter((r) => r.status === 'accepted');
   say('');
   say(`accepted ${accepted.length} of ${results.length} chain(s); sandbox containers left behind: ${leftovers.length}`);
@@ -70,6 +85,8 @@ export async function demoCommand(config: Config): Promise<number> {
   await exportCommand(config, { out: exportDir, query: `ChainRepo = "demo/tally"` }, (line) => say(`export: ${line}`));
   await reportCommand(config, { export: exportDir }, say);
   for (const s of started) say(`history of ${s.workflowId}: ${await historySummary(s.handle)}`);
-  say(`the full history: ${temporalBinary()} workflow show --workflow-id ${started[0].workflowId} --address ${config.temporal.address}`);
+  say(
+    `the full history: ${temporalBinary()} workflow show --workflow-id ${started[0].workflowId} --address ${config.temporal.address}`,
+  );
   return accepted.length === results.length && leftovers.length === 0 ? 0 : 1;
 }

@@ -26,7 +26,11 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
 /** `chainsmith export`: finished runs (from Temporal, or a runs file) → the SFT dataset and its manifest. */
-export async function exportCommand(config: Config, opts: ExportOptions, say: (line: string) => void = console.log): Promise<void> {
+export async function exportCommand(
+  config: Config,
+  opts: ExportOptions,
+  say: (line: string) => void = console.log,
+): Promise<void> {
   const window = dateWindow(opts.mergedAfter, opts.mergedBefore);
   const out = resolve(opts.out ?? defaultExportDir(config));
   let runs: ChainRun[];
@@ -51,11 +55,15 @@ export async function exportCommand(config: Config, opts: ExportOptions, say: (l
   const manifest = await exportDataset(runs, out, window);
   if (manifest.window) {
     const { runsOutside, runsUndated } = manifest.window;
-    say(`dates: PRs ${describeWindow(manifest.window)}; left out ${runsOutside} run(s) with a PR merged outside, ${runsUndated} without merge dates`);
+    say(
+      `dates: PRs ${describeWindow(manifest.window)}; left out ${runsOutside} run(s) with a PR merged outside, ${runsUndated} without merge dates`,
+    );
   }
   say(`runs: ${manifest.runs.total} (accepted ${manifest.runs.accepted}, rejected ${manifest.runs.rejected})`);
   for (const r of manifest.rejections) say(`  left out ${r.chainId} (${r.policy}): ${r.reason}`);
-  say(`samples: ${manifest.samples.total} (${manifest.samples.added} new; duplicates dropped: ${manifest.duplicates.sameContent} same content, ${manifest.duplicates.sameChain} same chain)`);
+  say(
+    `samples: ${manifest.samples.total} (${manifest.samples.added} new; duplicates dropped: ${manifest.duplicates.sameContent} same content, ${manifest.duplicates.sameChain} same chain)`,
+  );
   for (const [policy, raw] of Object.entries(manifest.stats)) {
     const s = raw as DatasetStats;
     say(
@@ -65,7 +73,9 @@ export async function exportCommand(config: Config, opts: ExportOptions, say: (l
   }
   const leak = manifest.leak;
   if (leak.queries) {
-    say(`queries: leak rate ${pct(leak.rate)} (${leak.leaked} of ${leak.queries} over the limit as kept; ${leak.caught} leaked when first written; ${leak.regenerations} regeneration(s))`);
+    say(
+      `queries: leak rate ${pct(leak.rate)} (${leak.leaked} of ${leak.queries} over the limit as kept; ${leak.caught} leaked when first written; ${leak.regenerations} regeneration(s))`,
+    );
   }
   for (const f of manifest.files) say(`  ${join(out, f.path)}: ${f.rows} row(s)`);
   say(`manifest: ${join(out, 'manifest.json')}`);

@@ -16,6 +16,9 @@ export async function checkModelEndpoint(config: Config): Promise<void> {
   } catch (cause) {
     const inner = (cause as { cause?: { code?: string; message?: string } }).cause;
     const reason = inner?.code ?? inner?.message ?? (cause as Error).message;
-    throw new InputError(`the model endpoint ${url} is unreachable (${reason}); check OPENAI_BASE_URL or unset it to replay gold patches`, { cause });
+    throw new InputError(
+      `the model endpoint ${url} is unreachable (${reason}); check OPENAI_BASE_URL or unset it to replay gold patches`,
+      { cause },
+    );
   }
 }

@@ -16,15 +16,21 @@ interface ReportCommandOptions {
 function price(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = value.trim() === '' ? NaN : Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InputError(`${flag} must be a non-negative number of US dollars per million tokens, got "${value}"`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new InputError(`${flag} must be a non-negative number of US dollars per million tokens, got "${value}"`);
   return n;
 }
 
 /** `chainsmith report`: the export directory → one static HTML page with plots and a trajectory view. */
-export async function reportCommand(config: Config, opts: ReportCommandOptions, say: (line: string) => void = console.log): Promise<void> {
+export async function reportCommand(
+  config: Config,
+  opts: ReportCommandOptions,
+  say: (line: string) => void = console.log,
+): Promise<void> {
   const input = price('--price-input', opts.priceInput);
   const output = price('--price-output', opts.priceOutput);
-  if ((input === undefined) !== (output === undefined)) throw new InputError('give both --price-input and --price-output, or neither');
+  if ((input === undefined) !== (output === undefined))
+    throw new InputError('give both --price-input and --price-output, or neither');
   const dir = resolve(opts.export ?? defaultExportDir(config));
   const file = await writeReport(dir, {
     out: opts.out ? resolve(opts.out) : undefined,

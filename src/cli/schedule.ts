@@ -1,4 +1,11 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  WorkflowNotFoundError,
+  type Client,
+  type ScheduleDescription,
+} from '@temporalio/client';
 import type { Config } from '../config';
 import { dateWindow } from '../date-window';
 import { InputError } from '../errors';
@@ -26,13 +33,33 @@ interface ScheduleCreateOptions extends ScheduleMineOptions {
  * Its input is checked before `connect` is called: a bad repos file or date window is what the user
  * hears of, whether Temporal answers or not, and never a schedule whose every run would fail.
  */
-export async function createSchedule(connect: () => Promise<Client>, config: Config, scheduleId: string, opts: ScheduleCreateOptions): Promise<void> {
+export async function createSchedule(
+  connect: () => Promise<Client>,
+  config: Config,
+  scheduleId: string,
+  opts: ScheduleCreateOptions,
+): Promise<void> {
   const repos = await readReposFile(opts.repos);
   const { mergedAfter, mergedBefore, maxLength, minConfidence, blameDays, minStrength, requireTests } = opts;
   dateWindow(mergedAfter, mergedBefore);
   const client = await connect();
-  const mine = Object.fromEntries(Object.entries({ mergedAfter, mergedBefore, maxLength, minConfidence, blameDays, minStrength, requireTests }).filter(([, v]) => v !== undefined));
-  const input: ScheduledRunInput = { scheduleId, repos, mine, start: { policy: opts.policy, scaffold: opts.scaffold, concurrency: opts.concurrency } };
+  const mine = Object.fromEntries(
+    Object.entries({
+      mergedAfter,
+      mergedBefore,
+      maxLength,
+      minConfidence,
+      blameDays,
+      minStrength,
+      requireTests,
+    }).filter(([, v]) => v !== undefined),
+  );
+  const input: ScheduledRunInput = {
+    scheduleId,
+    repos,
+    mine,
+    start: { policy: opts.policy, scaffold: opts.scaffold, concurrency: opts.concurrency },
+  };
   try {
     await client.schedule.create({
       scheduleId,
@@ -51,24 +78,35 @@ export async function createSchedule(connect: () => Promise<Client>, config: Con
       memo: { repos: repos.map((repo) => repo.source), policy: opts.policy, scaffold: opts.scaffold },
     });
   } catch (err) {
-    if (err instanceof ScheduleAlreadyRunning) throw new InputError(`a schedule ${scheduleId} exists already: delete it first, or pick another id`);
+    if (err instanceof ScheduleAlreadyRunning)
+      throw new InputError(`a schedule ${scheduleId} exists already: delete it first, or pick another id`);
     throw err;
   }
-  console.log(`created schedule ${scheduleId}: every ${opts.every}, ${repos.length} repositories, policy ${opts.policy}, scaffold ${opts.scaffold}${opts.paused ? ' (paused)' : ''}`);
-  console.log(`  ${config.temporal.uiUrl}/namespaces/${config.temporal.namespace}/schedules/${encodeURIComponent(scheduleId)}`);
+  console.log(
+    `created schedule ${scheduleId}: every ${opts.every}, ${repos.length} repositories, policy ${opts.policy}, scaffold ${opts.scaffold}${opts.paused ? ' (paused)' : ''}`,
+  );
+  console.log(
+    `  ${config.temporal.uiUrl}/namespaces/${config.temporal.namespace}/schedules/${encodeURIComponent(scheduleId)}`,
+  );
 }
 
 async function describe(client: Client, scheduleId: string): Promise<ScheduleDescription> {
   try {
     return await client.schedule.getHandle(scheduleId).describe();
   } catch (err) {
-    if (err instanceof ScheduleNotFoundError) throw new InputError(`no schedule ${scheduleId}: \`chainsmith schedule list\` shows the ones there are`);
+    if (err instanceof ScheduleNotFoundError)
+      throw new InputError(`no schedule ${scheduleId}: \`chainsmith schedule list\` shows the ones there are`);
     throw err;
   }
 }
 
 /** One line per recent run: its state, and what it started or why it failed (from its memo). */
-async function runLines(client: Client, config: Config, description: ScheduleDescription, limit: number): Promise<string[]> {
+async function runLines(
+  client: Client,
+  config: Config,
+  description: ScheduleDescription,
+  limit: number,
+): Promise<string[]> {
   const lines: string[] = [];
   for (const action of description.info.recentActions.slice(-limit).reverse()) {
     const workflowId = action.action.workflow.workflowId;
@@ -85,7 +123,9 @@ async function runLines(client: Client, config: Config, description: ScheduleDes
       continue;
     }
     const memo: Partial<ScheduledRunReport> = (run.memo?.report as ScheduledRunReport | undefined) ?? {};
-    const started = (memo.started ?? []).map((s) => `${s.source}: ${s.newChains} new chain(s)${s.batchWorkflowId ? ` → ${s.batchWorkflowId}` : ''}`);
+    const started = (memo.started ?? []).map(
+      (s) => `${s.source}: ${s.newChains} new chain(s)${s.batchWorkflowId ? ` → ${s.batchWorkflowId}` : ''}`,
+    );
     const failed = (memo.failed ?? []).map((f) => `${f.source} failed: ${f.reason}`);
     lines.push(`  ${action.takenAt.toISOString()}  ${run.status.name}  ${workflowId}`);
     for (const line of [...started, ...failed]) lines.push(`      ${line}`);
@@ -117,13 +157,24 @@ export async function scheduleLines(client: Client, config: Config, runsEach: nu
   return lines;
 }
 
-export async function scheduleCommand(client: Client, config: Config, action: 'describe' | 'pause' | 'resume' | 'delete' | 'trigger', scheduleId: string): Promise<void> {
+export async function scheduleCommand(
+  client: Client,
+  config: Config,
+  action: 'describe' | 'pause' | 'resume' | 'delete' | 'trigger',
+  scheduleId: string,
+): Promise<void> {
   const description = await describe(client, scheduleId);
   const handle = client.schedule.getHandle(scheduleId);
   if (action === 'describe') {
-    const input = description.action.type === 'startWorkflow' ? (description.action.args?.[0] as ScheduledRunInput | undefined) : undefined;
+    const input =
+      description.action.type === 'startWorkflow'
+        ? (description.action.args?.[0] as ScheduledRunInput | undefined)
+        : undefined;
     console.log(headline(description));
-    if (input) console.log(`  repositories: ${input.repos.map((r) => r.source).join(', ')}; policy ${input.start.policy}, scaffold ${input.start.scaffold}, ${input.start.concurrency} at a time`);
+    if (input)
+      console.log(
+        `  repositories: ${input.repos.map((r) => r.source).join(', ')}; policy ${input.start.policy}, scaffold ${input.start.scaffold}, ${input.start.concurrency} at a time`,
+      );
     for (const line of await runLines(client, config, description, 10)) console.log(line);
     return;
   }
@@ -132,6 +183,11 @@ export async function scheduleCommand(client: Client, config: Config, action: 'd
   if (action === 'delete') await handle.delete();
   // A run still going makes a trigger a no-op under the skip policy, as a due run would be.
   if (action === 'trigger') await handle.trigger();
-  const done = { pause: 'paused', resume: 'resumed', delete: 'deleted (runs and batches it started are kept)', trigger: 'triggered (skipped if a run is still going)' };
+  const done = {
+    pause: 'paused',
+    resume: 'resumed',
+    delete: 'deleted (runs and batches it started are kept)',
+    trigger: 'triggered (skipped if a run is still going)',
+  };
   console.log(`schedule ${scheduleId} ${done[action]}`);
 }

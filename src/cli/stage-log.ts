@@ -33,7 +33,9 @@ export class StageLog {
         if (!line.trim()) continue;
         const parsed = StageLineSchema.safeParse(parseJson(line));
         if (!parsed.success) {
-          throw new InputError(`--out ${path}:${i + 1} is not a stage record of validate (${parsed.error.issues[0]?.message}); remove the file or choose another to start afresh`);
+          throw new InputError(
+            `--out ${path}:${i + 1} is not a stage record of validate (${parsed.error.issues[0]?.message}); remove the file or choose another to start afresh`,
+          );
         }
         const { chainId, stage, ...gold } = parsed.data;
         done.set(key({ chainId, stage }), gold);

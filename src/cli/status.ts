@@ -33,7 +33,10 @@ async function showChain(client: Client, workflowId: string): Promise<void> {
     console.log(`  PR #${s.prNumber}: ${s.status}, rounds ${s.rounds.length} (scores ${scores || '-'})${conflicts}`);
   }
   const live = running ? await liveRound(handle) : undefined;
-  if (live) console.log(`  now: stage ${live.stage + 1} round ${live.round + 1} step ${live.step}, ${live.promptTokens + live.completionTokens} tokens, on ${live.host}`);
+  if (live)
+    console.log(
+      `  now: stage ${live.stage + 1} round ${live.round + 1} step ${live.step}, ${live.promptTokens + live.completionTokens} tokens, on ${live.host}`,
+    );
 }
 
 async function showBatch(client: Client, workflowId: string): Promise<void> {
@@ -41,16 +44,23 @@ async function showBatch(client: Client, workflowId: string): Promise<void> {
   const running = (await handle.describe()).status.name === 'RUNNING';
   const p = running ? await handle.query(batchProgressQuery) : ((await handle.result()) as BatchProgress);
   const started = p.started === undefined ? '' : `started ${p.started}/${p.total}, running ${p.running}; `;
-  console.log(`${workflowId}: batch ${running ? 'running' : 'finished'}: ${started}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, skipped ${p.skipped ?? 0}, already run ${p.existing}`);
+  console.log(
+    `${workflowId}: batch ${running ? 'running' : 'finished'}: ${started}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, skipped ${p.skipped ?? 0}, already run ${p.existing}`,
+  );
 }
 
 /** `schedules` gives the lines of the schedules section (schedule.ts), printed above the table. */
-export async function statusCommand(client: Client, workflowId?: string, schedules?: () => Promise<string[]>): Promise<void> {
+export async function statusCommand(
+  client: Client,
+  workflowId?: string,
+  schedules?: () => Promise<string[]>,
+): Promise<void> {
   if (workflowId) {
     try {
       return await (workflowId.startsWith('batch-') ? showBatch(client, workflowId) : showChain(client, workflowId));
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new InputError(`no chain or batch with id ${workflowId} (\`chainsmith status\` lists them)`);
+      if (err instanceof WorkflowNotFoundError)
+        throw new InputError(`no chain or batch with id ${workflowId} (\`chainsmith status\` lists them)`);
       throw err;
     }
   }
@@ -60,11 +70,18 @@ export async function statusCommand(client: Client, workflowId?: string, schedul
   const query = `WorkflowType = 'chainWorkflow' OR WorkflowType = 'batchWorkflow' OR WorkflowType = 'scheduledRunWorkflow'`;
   for await (const wf of client.workflow.list({ query })) {
     const attr = (k: string) => String((wf.searchAttributes as Record<string, unknown[]>)?.[k]?.[0] ?? '-');
-    const live = wf.status.name === 'RUNNING' && wf.type === 'chainWorkflow' ? await liveRound(client.workflow.getHandle(wf.workflowId)) : undefined;
+    const live =
+      wf.status.name === 'RUNNING' && wf.type === 'chainWorkflow'
+        ? await liveRound(client.workflow.getHandle(wf.workflowId))
+        : undefined;
     rows.push([
       wf.workflowId,
       wf.status.name,
-      wf.type === 'batchWorkflow' ? 'batch' : wf.type === 'scheduledRunWorkflow' ? 'scheduled run' : attr('ChainStatus'),
+      wf.type === 'batchWorkflow'
+        ? 'batch'
+        : wf.type === 'scheduledRunWorkflow'
+          ? 'scheduled run'
+          : attr('ChainStatus'),
       attr('ChainScaffold'),
       attr('ChainStage'),
       attr('ChainLength'),
@@ -73,7 +90,8 @@ export async function statusCommand(client: Client, workflowId?: string, schedul
     ]);
     if (rows.length > 200) break;
   }
-  if (rows.length === 1 && !scheduled.length) return console.log('no chains yet: start some with `chainsmith start --chains FILE`');
+  if (rows.length === 1 && !scheduled.length)
+    return console.log('no chains yet: start some with `chainsmith start --chains FILE`');
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
 }

@@ -31,19 +31,44 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
   if (opts.out) await checkWritable(opts.out);
   const docker = new Docker();
   await docker.ping().catch((cause) => {
-    throw new InputError(`validate needs a Docker engine on this host and none answers (${(cause as Error).message}); run scripts/provision.sh docker`, { cause });
+    throw new InputError(
+      `validate needs a Docker engine on this host and none answers (${(cause as Error).message}); run scripts/provision.sh docker`,
+      { cause },
+    );
   });
   const store = ArtifactStore.fromConfig(config);
   const { model } = config;
   const client = model.baseUrl
-    ? new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry: retryPolicyFrom(model), redactor: Redactor.forWorker(process.env, [model.apiKey]) })
+    ? new ModelClient({
+        baseUrl: model.baseUrl,
+        apiKey: model.apiKey,
+        timeoutMs: model.timeoutMs,
+        retry: retryPolicyFrom(model),
+        redactor: Redactor.forWorker(process.env, [model.apiKey]),
+      })
     : undefined;
-  const setup = setupFromConfig(config, { docker, store, baseImage: config.sandbox.image ?? baseImageTag(), model: client, log: (line) => console.log(line) });
-  const deps = { docker, store, sandbox: sandboxSpecFrom(config), environments: setup.environments, goldRuns: config.environments.goldRuns };
+  const setup = setupFromConfig(config, {
+    docker,
+    store,
+    baseImage: config.sandbox.image ?? baseImageTag(),
+    model: client,
+    log: (line) => console.log(line),
+  });
+  const deps = {
+    docker,
+    store,
+    sandbox: sandboxSpecFrom(config),
+    environments: setup.environments,
+    goldRuns: config.environments.goldRuns,
+  };
   const log = opts.out ? await StageLog.open(opts.out) : undefined;
   const total = chains.reduce((n, c) => n + c.prs.length, 0);
-  const resumed = log ? chains.reduce((n, c) => n + c.prs.filter((_, stage) => log.known({ chainId: c.id, stage }, c)).length, 0) : 0;
-  console.log(`validating ${total} stage(s) of ${chains.length} chain(s); a repository's first stage builds its environment`);
+  const resumed = log
+    ? chains.reduce((n, c) => n + c.prs.filter((_, stage) => log.known({ chainId: c.id, stage }, c)).length, 0)
+    : 0;
+  console.log(
+    `validating ${total} stage(s) of ${chains.length} chain(s); a repository's first stage builds its environment`,
+  );
   if (resumed) console.log(`resuming: ${resumed} of them are in ${opts.out} already and are not validated again`);
   const started = Date.now();
   let last = started;
@@ -63,11 +88,18 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
       const [first, ...reason] = describeStage(record).split('\n');
       console.log([`[${done}/${total}] ${first}${took}`, ...reason].join('\n'));
     },
-    { known: log ? (place, chain) => log.known(place, chain) : undefined, goldTests: (chain, stage) => setup.agent.goldTests(chain, stage) },
+    {
+      known: log ? (place, chain) => log.known(place, chain) : undefined,
+      goldTests: (chain, stage) => setup.agent.goldTests(chain, stage),
+    },
   )
     .catch((err) => {
       console.log(`\nvalidation stopped: ${(err as Error).message}`);
-      console.log(opts.out ? `the stages done are in ${opts.out}; the same command resumes after them` : 'the same command resumes: finished stages come from the artifact store');
+      console.log(
+        opts.out
+          ? `the stages done are in ${opts.out}; the same command resumes after them`
+          : 'the same command resumes: finished stages come from the artifact store',
+      );
       throw err;
     })
     .finally(() => log?.close());
@@ -76,12 +108,19 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
   console.log(`\n${formatFlakyRates(records)}`);
   const built = deps.environments.built;
   const mb = built.reduce((n, b) => n + b.layerBytes, 0) / 1e6;
-  console.log(`environments: ${built.length} built for ${total - resumed} stage(s) validated now${built.length ? `, adding ${mb.toFixed(0)} MB of image layers (${(mb / built.length).toFixed(0)} MB each)` : ''}`);
+  console.log(
+    `environments: ${built.length} built for ${total - resumed} stage(s) validated now${built.length ? `, adding ${mb.toFixed(0)} MB of image layers (${(mb / built.length).toFixed(0)} MB each)` : ''}`,
+  );
   const judgeModel = !!config.model.baseUrl;
-  const unjudgeable = records.map((r) => ({ r, check: stageCheck(r, judgeModel) })).filter(({ check }) => !check.judgeable);
+  const unjudgeable = records
+    .map((r) => ({ r, check: stageCheck(r, judgeModel) }))
+    .filter(({ check }) => !check.judgeable);
   if (unjudgeable.length) {
-    console.log(`\n${unjudgeable.length} stage(s) nothing can judge${judgeModel ? '' : ' (no judge model is configured)'}; \`start\` cuts their chains before them:`);
-    for (const { r, check } of unjudgeable) console.log(`  ${r.repo} PR #${r.prNumber}: ${check.reason?.split('\n')[0]}`);
+    console.log(
+      `\n${unjudgeable.length} stage(s) nothing can judge${judgeModel ? '' : ' (no judge model is configured)'}; \`start\` cuts their chains before them:`,
+    );
+    for (const { r, check } of unjudgeable)
+      console.log(`  ${r.repo} PR #${r.prNumber}: ${check.reason?.split('\n')[0]}`);
   }
 }
 

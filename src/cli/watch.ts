@@ -35,7 +35,10 @@ export async function watchChains(started: Started[], log: (line: string) => voi
 }
 
 /** Prints a batch's counts whenever they change; resolves with its final counts. */
-export async function watchBatch(handle: WorkflowHandle<typeof batchWorkflow>, log: (line: string) => void): Promise<BatchCounts> {
+export async function watchBatch(
+  handle: WorkflowHandle<typeof batchWorkflow>,
+  log: (line: string) => void,
+): Promise<BatchCounts> {
   let last = '';
   const show = (p: Partial<BatchProgress>) => {
     const line = `  ${p.started !== undefined ? `started ${p.started}/${p.total}, running ${p.running}; ` : ''}accepted ${p.accepted}, rejected ${p.rejected}, failed ${p.failed}, cancelled ${p.cancelled}, skipped ${p.skipped ?? 0}, already run ${p.existing}`;

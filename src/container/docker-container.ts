@@ -37,7 +37,11 @@ export type { ExecOptions, ExecResult } from './shell-session';
 const WRITE_HOSTS = `printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' > /etc/hosts`;
 
 /** How an offline container is started (for a sandbox, and for a benchmark's baseline started the same way). */
-export const OFFLINE_START = { NetworkDisabled: true, User: '0:0', Cmd: ['sh', '-c', `${WRITE_HOSTS} && exec sleep infinity`] };
+export const OFFLINE_START = {
+  NetworkDisabled: true,
+  User: '0:0',
+  Cmd: ['sh', '-c', `${WRITE_HOSTS} && exec sleep infinity`],
+};
 
 export interface ContainerSpec {
   image: string;
@@ -108,7 +112,11 @@ export class DockerContainer implements Sandbox {
           MemorySwap: spec.memoryMb * 1024 * 1024,
           PidsLimit: spec.pidsLimit,
           NanoCpus: Math.round((spec.cpus ?? 1) * 1e9),
-          Binds: [`${objects}:${MIRROR_OBJECTS}:ro`, ...Object.entries(spec.readOnlyMounts ?? {}).map(([host, path]) => `${host}:${path}:ro`), ...Object.entries(spec.cacheMounts ?? {}).map(([host, path]) => `${host}:${path}:rw`)],
+          Binds: [
+            `${objects}:${MIRROR_OBJECTS}:ro`,
+            ...Object.entries(spec.readOnlyMounts ?? {}).map(([host, path]) => `${host}:${path}:ro`),
+            ...Object.entries(spec.cacheMounts ?? {}).map(([host, path]) => `${host}:${path}:rw`),
+          ],
           Tmpfs: { [REPO_DIR]: repoTmpfs(spec.memoryMb) },
         },
       });
@@ -137,7 +145,11 @@ export class DockerContainer implements Sandbox {
     const q = shellQuote(path);
     const dir = shellQuote(path.slice(0, path.lastIndexOf('/')) || '/');
     const chmod = mode === undefined ? '' : ` && chmod ${mode.toString(8)} -- ${q}`;
-    return this.run(`mkdir -p -- ${dir} && cat > ${q}${chmod}`, { timeoutSeconds: 60, maxOutputChars: 2000, cwd: '/' }, Buffer.from(content));
+    return this.run(
+      `mkdir -p -- ${dir} && cat > ${q}${chmod}`,
+      { timeoutSeconds: 60, maxOutputChars: 2000, cwd: '/' },
+      Buffer.from(content),
+    );
   }
 
   /** As tryWriteFile, for the harness's own files: a failure is the sandbox's. */
@@ -164,7 +176,10 @@ export class DockerContainer implements Sandbox {
   }
 
   async destroy(): Promise<void> {
-    this.shell?.then((s) => s.close(), () => undefined);
+    this.shell?.then(
+      (s) => s.close(),
+      () => undefined,
+    );
     await this.container.remove({ force: true }).catch(() => undefined);
   }
 }
@@ -173,11 +188,21 @@ export class DockerContainer implements Sandbox {
 export async function removeLabelledContainers(docker: Docker, labels: Record<string, string> = {}): Promise<number> {
   const filters = { label: [CONTAINER_LABEL, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
   const found = await docker.listContainers({ all: true, filters });
-  await removeContainers(docker, found.map((c) => c.Id));
+  await removeContainers(
+    docker,
+    found.map((c) => c.Id),
+  );
   return found.length;
 }
 
 /** Force-removes containers; one already gone is not an error. */
 export async function removeContainers(docker: Docker, ids: string[]): Promise<void> {
-  await Promise.all(ids.map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
+  await Promise.all(
+    ids.map((id) =>
+      docker
+        .getContainer(id)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
+  );
 }

@@ -37,7 +37,10 @@ export async function removeOrphans(docker: Docker, host?: string): Promise<numb
   const found = await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, OWNER_LABEL] } });
   const ours = (labels: Record<string, string>) => labels[HOST_LABEL] === undefined || labels[HOST_LABEL] === host;
   const orphans = found.filter((c) => ownerGone(c.Labels) && !c.Labels[KEY_LABEL] && ours(c.Labels));
-  await removeContainers(docker, orphans.map((c) => c.Id));
+  await removeContainers(
+    docker,
+    orphans.map((c) => c.Id),
+  );
   return orphans.length;
 }
 

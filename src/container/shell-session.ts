@@ -77,7 +77,14 @@ export class ShellSession {
   ) {}
 
   static async open(docker: Docker, container: Docker.Container): Promise<ShellSession> {
-    const exec = await container.exec({ Cmd: ['bash', '-c', SERVER], User: 'agent', AttachStdin: true, AttachStdout: true, AttachStderr: true, WorkingDir: '/' });
+    const exec = await container.exec({
+      Cmd: ['bash', '-c', SERVER],
+      User: 'agent',
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      WorkingDir: '/',
+    });
     const stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;
     const session = new ShellSession(container, exec, stream);
     const sink = new PassThrough();
@@ -85,7 +92,9 @@ export class ShellSession {
     sink.on('data', (chunk: string) => session.onData(chunk));
     docker.modem.demuxStream(stream, sink, sink);
     stream.on('end', () => void session.onEnd());
-    stream.on('error', (err) => session.fail(new TransientError(`sandbox shell stream failed: ${err.message}`, { cause: err })));
+    stream.on('error', (err) =>
+      session.fail(new TransientError(`sandbox shell stream failed: ${err.message}`, { cause: err })),
+    );
     return session;
   }
 
@@ -168,8 +177,14 @@ export class ShellSession {
     this.dead ??= new TransientError('sandbox shell ended');
     if (!p) return;
     const [running, exit] = await Promise.all([
-      this.container.inspect().then((c) => c.State.Running, () => false),
-      this.exec.inspect().then((e) => e.ExitCode, () => null),
+      this.container.inspect().then(
+        (c) => c.State.Running,
+        () => false,
+      ),
+      this.exec.inspect().then(
+        (e) => e.ExitCode,
+        () => null,
+      ),
     ]);
     if (!running || exit === null) return p.reject(new TransientError('the sandbox stopped while a command ran'));
     p.out.push(this.buffer);

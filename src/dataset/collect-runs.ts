@@ -22,7 +22,12 @@ export interface Skipped {
 /** Closed runs only; a run that continued as new lives on in its successor. */
 const FINISHED = `WorkflowType = 'chainWorkflow' AND ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew'`;
 
-const STATUS: Record<string, RunStatus> = { CANCELLED: 'cancelled', TERMINATED: 'failed', FAILED: 'failed', TIMED_OUT: 'failed' };
+const STATUS: Record<string, RunStatus> = {
+  CANCELLED: 'cancelled',
+  TERMINATED: 'failed',
+  FAILED: 'failed',
+  TIMED_OUT: 'failed',
+};
 
 /** The input a run started with: the first event of its history, decoded. */
 async function startInput(client: Client, info: WorkflowExecutionInfo): Promise<ChainWorkflowInput> {
@@ -37,7 +42,11 @@ async function startInput(client: Client, info: WorkflowExecutionInfo): Promise<
 }
 
 /** The rounds of each stage with what their judgements say; `thresholds` collects the pass marks they used. */
-async function stagesOf(store: ArtifactStore, results: StageResult[], thresholds: number[]): Promise<ChainRun['stages']> {
+async function stagesOf(
+  store: ArtifactStore,
+  results: StageResult[],
+  thresholds: number[],
+): Promise<ChainRun['stages']> {
   return Promise.all(
     results.map(async (stage) => ({
       prNumber: stage.prNumber,
@@ -61,29 +70,68 @@ async function stagesOf(store: ArtifactStore, results: StageResult[], thresholds
 }
 
 /** One finished workflow as a run record, with its conversation when it was accepted. */
-async function runOf(client: Client, store: ArtifactStore, info: WorkflowExecutionInfo, threshold: number): Promise<ChainRun> {
+async function runOf(
+  client: Client,
+  store: ArtifactStore,
+  info: WorkflowExecutionInfo,
+  threshold: number,
+): Promise<ChainRun> {
   const input = await startInput(client, info);
   const result =
-    info.status.name === 'COMPLETED' ? ((await client.workflow.getHandle(info.workflowId, info.runId).result()) as ChainResult) : undefined;
+    info.status.name === 'COMPLETED'
+      ? ((await client.workflow.getHandle(info.workflowId, info.runId).result()) as ChainResult)
+      : undefined;
   // A chain cut before a stage nothing could judge ran (and is exported) as its first stages only.
   const chain = await store.getJson(result?.cut?.chainRef ?? input.chainRef, ChainSchema);
   // The workflow writes its queries; a run that ended before it finished is described by the template.
   // Queries written before the leak check existed get their leak measured here.
-  const written = result?.queriesRef ? await store.getJson(result.queriesRef, ChainQueriesSchema) : templateQueries(chain);
+  const written = result?.queriesRef
+    ? await store.getJson(result.queriesRef, ChainQueriesSchema)
+    : templateQueries(chain);
   const queries = measureLeaks(written, chain);
-  const base = { workflowId: info.workflowId, chainId: chain.id, repo: chain.repo.name, prs: chain.prs.map((pr) => pr.number), mergedAt: chain.prs.map((pr) => pr.mergedAt), policy: input.policy, scaffold: input.scaffold ?? 'tools', threshold, queries };
+  const base = {
+    workflowId: info.workflowId,
+    chainId: chain.id,
+    repo: chain.repo.name,
+    prs: chain.prs.map((pr) => pr.number),
+    mergedAt: chain.prs.map((pr) => pr.mergedAt),
+    policy: input.policy,
+    scaffold: input.scaffold ?? 'tools',
+    threshold,
+    queries,
+  };
   if (!result) {
-    return { ...base, status: STATUS[info.status.name] ?? 'failed', reason: `the workflow ended ${info.status.name.toLowerCase()}`, stages: [] };
+    return {
+      ...base,
+      status: STATUS[info.status.name] ?? 'failed',
+      reason: `the workflow ended ${info.status.name.toLowerCase()}`,
+      stages: [],
+    };
   }
   const status: RunStatus =
-    result.status === 'accepted' || result.status === 'rejected' || result.status === 'cancelled' || result.status === 'skipped' ? result.status : 'failed';
+    result.status === 'accepted' ||
+    result.status === 'rejected' ||
+    result.status === 'cancelled' ||
+    result.status === 'skipped'
+      ? result.status
+      : 'failed';
   const thresholds: number[] = [];
   const stages = await stagesOf(store, result.results, thresholds);
   const lastRound = result.results.at(-1)?.finalRound;
-  const trajectory = status === 'accepted' && lastRound ? await store.getJson(lastRound.trajectoryRef, TrajectorySchema) : undefined;
+  const trajectory =
+    status === 'accepted' && lastRound ? await store.getJson(lastRound.trajectoryRef, TrajectorySchema) : undefined;
   // The pass mark the judge applied when it ran, where it recorded one, over today's config.
   const unjudgeable = result.unjudgeable ? { unjudgeable: result.unjudgeable } : {};
-  return { ...base, threshold: thresholds.length ? Math.max(...thresholds) : threshold, model: trajectory?.model, status, reason: result.reason, ...unjudgeable, stages, trajectory };
+  return {
+    ...base,
+    threshold: thresholds.length ? Math.max(...thresholds) : threshold,
+    model: trajectory?.model,
+    status,
+    reason: result.reason,
+    ...unjudgeable,
+    stages,
+    trajectory,
+  };
 }
 
 /**
@@ -106,7 +154,8 @@ export async function collectRuns(
         runs.push(await runOf(client, store, info, opts.threshold));
       } catch (err) {
         const message = (err as Error).message;
-        if (err instanceof InputError && / is missing from /.test(message)) skipped.push({ workflowId: info.workflowId, reason: message });
+        if (err instanceof InputError && / is missing from /.test(message))
+          skipped.push({ workflowId: info.workflowId, reason: message });
         else throw new InputError(`workflow ${info.workflowId}: ${message}`, { cause: err });
       }
     }
@@ -123,5 +172,8 @@ const GRPC_INVALID_ARGUMENT = 3;
 function queryRefused(err: unknown, query: string | undefined): InputError | undefined {
   const cause = (err as { cause?: { code?: number; details?: string } }).cause;
   if (query === undefined || !(err instanceof ServiceError) || cause?.code !== GRPC_INVALID_ARGUMENT) return undefined;
-  return new InputError(`--query "${query}" is not a query Temporal accepts: ${cause.details ?? (err as Error).message}`, { cause: err });
+  return new InputError(
+    `--query "${query}" is not a query Temporal accepts: ${cause.details ?? (err as Error).message}`,
+    { cause: err },
+  );
 }

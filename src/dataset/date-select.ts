@@ -5,7 +5,10 @@ import type { ChainRun } from '../schemas';
  * The runs whose every PR was merged in the window. A run recorded without merge dates cannot show it
  * is inside, so it is left out too: a held-out set must not take in what a model may have seen.
  */
-export function selectByDate(runs: ChainRun[], window: DateWindow): { kept: ChainRun[]; outside: number; undated: number } {
+export function selectByDate(
+  runs: ChainRun[],
+  window: DateWindow,
+): { kept: ChainRun[]; outside: number; undated: number } {
   const kept: ChainRun[] = [];
   let outside = 0;
   let undated = 0;

@@ -15,7 +15,13 @@ export function buildSample(
   trajectory: Trajectory,
   stages: { prNumber: number; score: number; rounds: number; leakScore?: number }[],
 ): TrainingSample {
-  return makeSample({ repo: chain.repo.name, prs: chain.prs.map((pr) => pr.number), trajectory, stages, chainId: chain.id });
+  return makeSample({
+    repo: chain.repo.name,
+    prs: chain.prs.map((pr) => pr.number),
+    trajectory,
+    stages,
+    chainId: chain.id,
+  });
 }
 
 /** Appends one JSONL row unless a row with the same id is there already (a retried activity). */

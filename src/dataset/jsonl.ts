@@ -36,4 +36,3 @@ export async function readJsonl<T>(path: string, schema: z.ZodType<T>, what: str
 export function toJsonl(rows: unknown[]): string {
   return rows.map((row) => `${JSON.stringify(row)}\n`).join('');
 }
-

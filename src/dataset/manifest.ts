@@ -21,8 +21,23 @@ export const ManifestSchema = z.object({
     added: z.number().int(),
   }),
   duplicates: z.object({ sameContent: z.number().int(), sameChain: z.number().int() }),
-  rejections: z.array(z.object({ chainId: z.string(), workflowId: z.string().optional(), policy: z.string(), status: z.string(), reason: z.string() })),
-  files: z.array(z.object({ path: z.string(), format: z.enum(['openai', 'sharegpt', 'runs']), rows: z.number().int(), sha256: z.string() })),
+  rejections: z.array(
+    z.object({
+      chainId: z.string(),
+      workflowId: z.string().optional(),
+      policy: z.string(),
+      status: z.string(),
+      reason: z.string(),
+    }),
+  ),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      format: z.enum(['openai', 'sharegpt', 'runs']),
+      rows: z.number().int(),
+      sha256: z.string(),
+    }),
+  ),
   /** Dataset stats per policy and scaffold, keyed by statsKey(). */
   stats: z.record(z.string(), z.unknown()),
   leak: z.object({

@@ -12,6 +12,8 @@ export function sampleFile(policy: PolicyKind, scaffold: ScaffoldKind): string {
 }
 
 /** Every (policy, scaffold) group an export may hold, tools first. */
-export const SAMPLE_GROUPS: { policy: PolicyKind; scaffold: ScaffoldKind; file: string }[] = (['tools', 'bash'] as const).flatMap((scaffold) =>
+export const SAMPLE_GROUPS: { policy: PolicyKind; scaffold: ScaffoldKind; file: string }[] = (
+  ['tools', 'bash'] as const
+).flatMap((scaffold) =>
   (['model', 'gold-replay'] as const).map((policy) => ({ policy, scaffold, file: sampleFile(policy, scaffold) })),
 );

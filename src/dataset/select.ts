@@ -17,7 +17,8 @@ export function rejectionReason(run: ChainRun): string | undefined {
     const label = `stage ${i + 1} (PR #${stage.prNumber})`;
     if (!last) return `${label} has no verdict`;
     // The verdicts decide, not the status alone: a run marked accepted with a failing last verdict is not kept.
-    if (!last.passed || last.score < run.threshold) return `${label}: last verdict ${last.score.toFixed(2)} is below ${run.threshold}`;
+    if (!last.passed || last.score < run.threshold)
+      return `${label}: last verdict ${last.score.toFixed(2)} is below ${run.threshold}`;
   }
   return undefined;
 }
@@ -32,7 +33,14 @@ export function rejectionSample(runs: ChainRun[]): { accepted: ChainRun[]; rejec
   for (const run of runs) {
     const reason = rejectionReason(run);
     if (reason === undefined) accepted.push(run);
-    else rejected.push({ chainId: run.chainId, workflowId: run.workflowId, policy: run.policy, status: run.status, reason });
+    else
+      rejected.push({
+        chainId: run.chainId,
+        workflowId: run.workflowId,
+        policy: run.policy,
+        status: run.status,
+        reason,
+      });
   }
   return { accepted, rejected };
 }

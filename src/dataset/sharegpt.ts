@@ -18,7 +18,10 @@ function parseArguments(json: string): unknown {
  * human and observation turns keep alternating with gpt and function_call turns.
  */
 export function toShareGpt(sample: TrainingSample): ShareGptSample {
-  const system = sample.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+  const system = sample.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
   const results = new Map<string, string>();
   for (const m of sample.messages) if (m.role === 'tool') results.set(m.tool_call_id, m.content);
   const conversations: Turn[] = [];
@@ -27,7 +30,10 @@ export function toShareGpt(sample: TrainingSample): ShareGptSample {
     if (m.role !== 'assistant') return;
     if (m.content) conversations.push({ from: 'gpt', value: m.content });
     for (const call of m.tool_calls ?? []) {
-      conversations.push({ from: 'function_call', value: JSON.stringify({ name: call.function.name, arguments: parseArguments(call.function.arguments) }) });
+      conversations.push({
+        from: 'function_call',
+        value: JSON.stringify({ name: call.function.name, arguments: parseArguments(call.function.arguments) }),
+      });
       const result = results.get(call.id);
       const next = sample.messages.slice(i + 1).find((n) => n.role !== 'tool');
       const acknowledgement = call.function.name === 'submit' && (!next || next.role === 'user');

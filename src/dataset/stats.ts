@@ -18,7 +18,14 @@ export function distribution(values: number[]): Distribution {
   const total = sorted.reduce((a, b) => a + b, 0);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { count: sorted.length, total, mean: total / sorted.length, median, min: sorted[0], max: sorted[sorted.length - 1] };
+  return {
+    count: sorted.length,
+    total,
+    mean: total / sorted.length,
+    median,
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+  };
 }
 
 export interface DatasetStats {

@@ -35,7 +35,8 @@ export function sampleTokens(messages: Message[], tools: unknown[]): SampleToken
   for (const m of messages) {
     let n = countTokens(m.content ?? '');
     if (m.role === 'assistant') {
-      for (const call of m.tool_calls ?? []) n += countTokens(call.function.name) + countTokens(call.function.arguments);
+      for (const call of m.tool_calls ?? [])
+        n += countTokens(call.function.name) + countTokens(call.function.arguments);
       assistant += n;
     }
     total += n;

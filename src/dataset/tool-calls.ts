@@ -2,7 +2,9 @@ import type { Message } from '../schemas';
 
 /** Names of the tools a row declares in its `tools` field. */
 export function declaredTools(tools: unknown[]): Set<string> {
-  return new Set(tools.map((t) => (t as { function?: { name?: string } }).function?.name).filter((n): n is string => !!n));
+  return new Set(
+    tools.map((t) => (t as { function?: { name?: string } }).function?.name).filter((n): n is string => !!n),
+  );
 }
 
 /**

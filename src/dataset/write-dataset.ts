@@ -24,11 +24,22 @@ export const MANIFEST_FILE = 'manifest.json';
 
 const scaffoldOf = (s: TrainingSample) => s.metadata.scaffold ?? 'tools';
 // The two scaffolds' samples of one chain are different data, not duplicates.
-const chainKey = (s: TrainingSample) => JSON.stringify([s.metadata.repo, s.metadata.prs, s.metadata.policy, s.metadata.model ?? '', ...(scaffoldOf(s) === 'tools' ? [] : [scaffoldOf(s)])]);
-const meanScore = (s: TrainingSample) => s.metadata.stages.reduce((a, x) => a + x.score, 0) / Math.max(1, s.metadata.stages.length);
+const chainKey = (s: TrainingSample) =>
+  JSON.stringify([
+    s.metadata.repo,
+    s.metadata.prs,
+    s.metadata.policy,
+    s.metadata.model ?? '',
+    ...(scaffoldOf(s) === 'tools' ? [] : [scaffoldOf(s)]),
+  ]);
+const meanScore = (s: TrainingSample) =>
+  s.metadata.stages.reduce((a, x) => a + x.score, 0) / Math.max(1, s.metadata.stages.length);
 
 /** Runs, accepted and left out, per scaffold: the acceptance rate is what tells the scaffolds apart first. */
-function runsByScaffold(runs: ChainRun[], accepted: ChainRun[]): Record<string, { total: number; accepted: number; rejected: number }> {
+function runsByScaffold(
+  runs: ChainRun[],
+  accepted: ChainRun[],
+): Record<string, { total: number; accepted: number; rejected: number }> {
   const counts: Record<string, { total: number; accepted: number; rejected: number }> = {};
   const kept = new Set(accepted);
   for (const run of runs) {
@@ -56,7 +67,9 @@ async function checkSameWindow(outDir: string, window?: DateWindow): Promise<voi
   if (!existsSync(join(outDir, MANIFEST_FILE))) return;
   const earlier = (await readManifest(outDir)).window;
   if (earlier?.mergedAfter !== window?.mergedAfter || earlier?.mergedBefore !== window?.mergedBefore) {
-    throw new InputError(`${outDir} holds an export ${windowName(earlier)}; write the one ${windowName(window)} to another --out`);
+    throw new InputError(
+      `${outDir} holds an export ${windowName(earlier)}; write the one ${windowName(window)} to another --out`,
+    );
   }
 }
 
@@ -82,7 +95,14 @@ export async function exportDataset(given: ChainRun[], outDir: string, window?: 
   const fresh = new Set(runs.map(runKey));
   const candidates: TrainingSample[] = [];
   for (const run of accepted) {
-    const reject = (reason: string) => rejections.push({ chainId: run.chainId, workflowId: run.workflowId, policy: run.policy, status: run.status, reason });
+    const reject = (reason: string) =>
+      rejections.push({
+        chainId: run.chainId,
+        workflowId: run.workflowId,
+        policy: run.policy,
+        status: run.status,
+        reason,
+      });
     // Runs from an earlier export carry no conversation: their samples are in the files already.
     if (!run.trajectory) {
       if (fresh.has(runKey(run))) reject('accepted, but its conversation is missing');
@@ -133,12 +153,21 @@ export async function exportDataset(given: ChainRun[], outDir: string, window?: 
     byScaffold[scaffold] = (byScaffold[scaffold] ?? 0) + rows.length;
   }
   // The report reads conversations from the sample files; the runs file keeps everything else.
-  emit(RUNS_FILE, 'runs', sortedRuns.map(({ trajectory: _omitted, ...rest }) => rest));
+  emit(
+    RUNS_FILE,
+    'runs',
+    sortedRuns.map(({ trajectory: _omitted, ...rest }) => rest),
+  );
 
   const manifest = ManifestSchema.parse({
     format: 'chainsmith-sft-v1',
     tokenizer: TOKENIZER,
-    runs: { total: sortedRuns.length, accepted: accepted.length, rejected: rejected.length, byScaffold: runsByScaffold(sortedRuns, accepted) },
+    runs: {
+      total: sortedRuns.length,
+      accepted: accepted.length,
+      rejected: rejected.length,
+      byScaffold: runsByScaffold(sortedRuns, accepted),
+    },
     samples: { total: samples.length, byPolicy, byScaffold, added: added.length },
     duplicates,
     rejections,
@@ -159,7 +188,9 @@ export async function readManifest(outDir: string): Promise<Manifest> {
   try {
     text = await readFile(path, 'utf8');
   } catch (cause) {
-    throw new InputError(`no export in ${outDir} (${MANIFEST_FILE} is missing): run \`chainsmith export\` first`, { cause });
+    throw new InputError(`no export in ${outDir} (${MANIFEST_FILE} is missing): run \`chainsmith export\` first`, {
+      cause,
+    });
   }
   const parsed = ManifestSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new InputError(`${path} is not a chainsmith manifest: ${parsed.error.issues[0].message}`);

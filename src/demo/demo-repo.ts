@@ -56,7 +56,11 @@ export class DemoRepo {
   /** A merge landing onto main; the branch is deleted afterwards, as GitHub offers to. */
   async merge(merger: Person, branch: string, message: string): Promise<void> {
     await this.run(['checkout', '-q', 'main']);
-    await this.run(['merge', '-q', '--no-ff', '--no-edit', '--cleanup=whitespace', '-m', message, branch], merger, GITHUB);
+    await this.run(
+      ['merge', '-q', '--no-ff', '--no-edit', '--cleanup=whitespace', '-m', message, branch],
+      merger,
+      GITHUB,
+    );
     await this.run(['branch', '-q', '-D', branch]);
   }
 

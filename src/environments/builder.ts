@@ -129,12 +129,29 @@ export class Environments {
         const image = imageKey(resolved, deps);
         const manifest = await this.build(image, resolved, deps);
         const { recipe } = resolved;
-        const afterChange = manifest.resolution?.merged && recipe.mergedPath ? { afterChangePath: recipe.mergedPath } : {};
-        return { image, recipe, language: recipe.language, runner: recipe.runner, ...(recipe.test ? { test: recipe.test } : {}), ...afterChange, manifest };
+        const afterChange =
+          manifest.resolution?.merged && recipe.mergedPath ? { afterChangePath: recipe.mergedPath } : {};
+        return {
+          image,
+          recipe,
+          language: recipe.language,
+          runner: recipe.runner,
+          ...(recipe.test ? { test: recipe.test } : {}),
+          ...afterChange,
+          manifest,
+        };
       } catch (err) {
         if (!(err instanceof ToolchainTooOld)) throw err;
-        if (!resolved.fallback) throw err.reason ? err : new ToolchainTooOld(err.message, { cause: err, reason: stageReason('unsupported', `no toolchain here is new enough: ${err.message}`) });
-        this.log(`${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`);
+        if (!resolved.fallback)
+          throw err.reason
+            ? err
+            : new ToolchainTooOld(err.message, {
+                cause: err,
+                reason: stageReason('unsupported', `no toolchain here is new enough: ${err.message}`),
+              });
+        this.log(
+          `${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`,
+        );
         resolved = resolved.fallback;
       }
     }
@@ -150,7 +167,9 @@ export class Environments {
    * (LanguageRecipe.sharedCache): a host directory per language under the data directory, writable by
    * the sandbox's user; undefined for a recipe without one.
    */
-  async sharedCache(env: Environment): Promise<{ cacheMounts: Record<string, string>; env: string[]; seed?: string } | undefined> {
+  async sharedCache(
+    env: Environment,
+  ): Promise<{ cacheMounts: Record<string, string>; env: string[]; seed?: string } | undefined> {
     const cache = env.recipe.sharedCache;
     if (!cache) return undefined;
     const host = join(this.opts.dataDir, 'build-cache', env.language);
@@ -160,8 +179,14 @@ export class Environments {
     // What the image's setup compiled (its whole project, at the commit it was built at), copied in once
     // per image without overwriting: otherwise the first stages on each toolchain would compile it all again.
     const marker = `${cache.dir}/.seeded-${env.image.replace(/[^\w.-]/g, '_')}`;
-    const seed = cache.seedFrom ? `if [ ! -e ${marker} ] && [ -d ${cache.seedFrom} ]; then cp -Rn ${cache.seedFrom}/. ${cache.dir}/ 2>/dev/null || true; touch ${marker}; fi` : undefined;
-    return { cacheMounts: { [host]: cache.dir }, env: Object.entries(cache.env).map(([k, v]) => `${k}=${v}`), ...(seed ? { seed } : {}) };
+    const seed = cache.seedFrom
+      ? `if [ ! -e ${marker} ] && [ -d ${cache.seedFrom} ]; then cp -Rn ${cache.seedFrom}/. ${cache.dir}/ 2>/dev/null || true; touch ${marker}; fi`
+      : undefined;
+    return {
+      cacheMounts: { [host]: cache.dir },
+      env: Object.entries(cache.env).map(([k, v]) => `${k}=${v}`),
+      ...(seed ? { seed } : {}),
+    };
   }
 
   /** The stage's recipe, detected (or configured) from its base: nothing is fetched or built. */
@@ -188,7 +213,16 @@ export class Environments {
   private async dependencies(r: Resolved, fetch: boolean): Promise<FetchedDependencies | undefined> {
     if (!r.recipe.fetch || !r.asOf) return undefined;
     if (!fetch) return this.deps.cached(r.depsKey);
-    return this.deps.get({ repoName: r.repoName, repoPath: r.repoPath, sha: r.sha, recipe: r.recipe, key: r.depsKey, asOf: r.asOf, ...(r.merged ? { merged: r.merged } : {}), log: this.log });
+    return this.deps.get({
+      repoName: r.repoName,
+      repoPath: r.repoPath,
+      sha: r.sha,
+      recipe: r.recipe,
+      key: r.depsKey,
+      asOf: r.asOf,
+      ...(r.merged ? { merged: r.merged } : {}),
+      log: this.log,
+    });
   }
 
   /**
@@ -215,7 +249,11 @@ export class Environments {
   }
 
   /** The image's build, shared by concurrent callers; asked every time (one engine request): an image removed meanwhile is built again. */
-  private build(image: string, resolved: Resolved, deps: FetchedDependencies | undefined): Promise<EnvironmentManifest> {
+  private build(
+    image: string,
+    resolved: Resolved,
+    deps: FetchedDependencies | undefined,
+  ): Promise<EnvironmentManifest> {
     const era = `${image}\0${resolved.manifests}`;
     const failed = this.failed.get(era);
     if (failed) return failed;
@@ -248,7 +286,9 @@ export class Environments {
     });
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
-    const saved = this.opts.overrides[chain.repo.name] ? undefined : await this.opts.savedRecipe?.(chain.repo.name, repoPath, pr.baseSha);
+    const saved = this.opts.overrides[chain.repo.name]
+      ? undefined
+      : await this.opts.savedRecipe?.(chain.repo.name, repoPath, pr.baseSha);
     const override = this.opts.overrides[chain.repo.name] ?? saved;
     const recipe = override
       ? { ...recipeFromConfig(override, this.opts.defaultTestCommand), ...(saved ? { origin: 'setup-agent' } : {}) }
@@ -275,9 +315,11 @@ export class Environments {
             : await manifestBlobs(repoPath, pr.mergeSha, recipe.manifests, merged.entries)
           : declared;
       // Walking back to the manifests' last change can take most of a second on a long history: only a fetch that resolves by date needs it.
-      const dateOf = (sha: string) => (recipe.pinned ? commitDate(repoPath, sha) : manifestsDate(repoPath, sha, recipe.manifests));
+      const dateOf = (sha: string) =>
+        recipe.pinned ? commitDate(repoPath, sha) : manifestsDate(repoPath, sha, recipe.manifests);
       const asOf = recipe.fetch ? await dateOf(pr.baseSha) : undefined;
-      const withMerge = recipe.fetch && mergedDeclared !== declared ? { sha: pr.mergeSha, asOf: await dateOf(pr.mergeSha) } : undefined;
+      const withMerge =
+        recipe.fetch && mergedDeclared !== declared ? { sha: pr.mergeSha, asOf: await dateOf(pr.mergeSha) } : undefined;
       const depsKey =
         recipe.fetch && asOf
           ? hash([
@@ -288,19 +330,53 @@ export class Environments {
               ...(recipe.fetchRevision ? [recipe.fetchRevision] : []),
               ...(recipe.prAdds ? [recipe.prAdds] : []),
               ...(recipe.toolchain.prefix ? [recipe.toolchain.version] : []),
-              ...(withMerge ? [{ merged: mergedDeclared, asOf: recipe.pinned ? 'pinned' : withMerge.asOf.toISOString(), how: typeof recipe.withMerged === 'function' ? 'function' : recipe.withMerged }] : []),
+              ...(withMerge
+                ? [
+                    {
+                      merged: mergedDeclared,
+                      asOf: recipe.pinned ? 'pinned' : withMerge.asOf.toISOString(),
+                      how: typeof recipe.withMerged === 'function' ? 'function' : recipe.withMerged,
+                    },
+                  ]
+                : []),
             ]).slice(0, 24)
           : '';
       // What the image holds besides its packages. The fallback, how a build says it needs it, and what
       // decides the fetch (manifests, what the PR adds) are not part of it: the resolved packages are.
       // A configured recipe installs from files only the user knows: its manifests' contents stay in.
       // Nor how the merge's resolution joins (its packages are in the key where it is installed apart), nor a build cache shared at run time.
-      const { fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache, ...holds } = recipe;
+      const {
+        fallback,
+        tooOld,
+        manifests,
+        prAdds,
+        fetchRevision,
+        withMerged,
+        mergedSetup,
+        mergedPath,
+        sharedCache,
+        ...holds
+      } = recipe;
       void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache];
-      const keyParts = [LAYOUT, toolchain, this.opts.network, holds, history, recipe.origin === 'config' || recipe.origin === 'setup-agent' ? blobs : ''];
+      const keyParts = [
+        LAYOUT,
+        toolchain,
+        this.opts.network,
+        holds,
+        history,
+        recipe.origin === 'config' || recipe.origin === 'setup-agent' ? blobs : '',
+      ];
       const lineage = hash([LAYOUT, toolchain, this.opts.network, recipe.origin, history]).slice(0, 16);
       return {
-        recipe, sha: pr.baseSha, repoPath, repoName: chain.repo.name, keyParts, manifests: blobs, depsKey, asOf, lineage,
+        recipe,
+        sha: pr.baseSha,
+        repoPath,
+        repoName: chain.repo.name,
+        keyParts,
+        manifests: blobs,
+        depsKey,
+        asOf,
+        lineage,
         ...(withMerge ? { merged: withMerge } : {}),
         ...(recipe.fallback ? { fallback: await keyed(recipe.fallback) } : {}),
       };
@@ -308,20 +384,30 @@ export class Environments {
     return keyed(recipe);
   }
 
-  private async ensure(image: string, r: Resolved, deps: FetchedDependencies | undefined): Promise<EnvironmentManifest> {
+  private async ensure(
+    image: string,
+    r: Resolved,
+    deps: FetchedDependencies | undefined,
+  ): Promise<EnvironmentManifest> {
     const existing = await readManifest(this.docker, image);
     if (existing) return existing;
     // One build of an image, whoever asks: the durability bench counts a second one as work redone.
     return journaled('build', image, () => this.buildImage(image, r, deps), { global: true });
   }
 
-  private async buildImage(image: string, r: Resolved, deps: FetchedDependencies | undefined): Promise<EnvironmentManifest> {
+  private async buildImage(
+    image: string,
+    r: Resolved,
+    deps: FetchedDependencies | undefined,
+  ): Promise<EnvironmentManifest> {
     const start = Date.now();
     const { recipe } = r;
     const toolchain = await this.toolchains.ensure(recipe.toolchain, this.log);
     await sweepOrphansOnce(this.docker);
     const seed = recipe.reuse ? await findSeed(this.docker, r.lineage, r.repoPath, r.sha, recipe.reuse) : undefined;
-    this.log(`building the environment ${image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`);
+    this.log(
+      `building the environment ${image} of ${r.repoName} (${recipe.origin}) on ${seed ? `${seed.image}, built at ${seed.builtAt.slice(0, 12)} (reusing ${recipe.reuse})` : toolchain}`,
+    );
     const sandbox = await DockerContainer.create(this.docker, {
       image: seed?.image ?? toolchain,
       mirrorPath: r.repoPath,
@@ -344,7 +430,10 @@ export class Environments {
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
         ...recipe.setup.flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
-        ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : []).flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
+        ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : []).flatMap((cmd) => [
+          `echo ${shellQuote(`$ ${cmd}`)}`,
+          cmd,
+        ]),
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
         timeoutSeconds: this.opts.timeoutSeconds,
@@ -356,16 +445,28 @@ export class Environments {
         const failed = { command: failedSetupCommand(run.output), exitCode: run.exitCode, output: run.output };
         const tooOld = recipe.tooOld?.exec(run.output);
         if (tooOld) {
-          const err = new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`, { reason: stageReason('unsupported', `the toolchain is too old for what the build needs: ${tooOld[0]}`, failed) });
+          const err = new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`, {
+            reason: stageReason(
+              'unsupported',
+              `the toolchain is too old for what the build needs: ${tooOld[0]}`,
+              failed,
+            ),
+          });
           if (r.depsKey) await this.deps.markTooOld(r.depsKey, err.message);
           throw err;
         }
         const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
         const summary = `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why})`;
-        throw new StageError(`${summary}:\n${run.output.trim().slice(-4_000)}`, { reason: stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed) });
+        throw new StageError(`${summary}:\n${run.output.trim().slice(-4_000)}`, {
+          reason: stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed),
+        });
       }
       // Probed as the sandboxes will run it: with the recipe's variables and PATH (a Go toolchain module first on it, say).
-      const probe = await sandbox.exec([...exportLines, toolchainProbe(recipe.toolchain.image)].join('\n'), { timeoutSeconds: 60, maxOutputChars: 2_000, cwd: '/work' });
+      const probe = await sandbox.exec([...exportLines, toolchainProbe(recipe.toolchain.image)].join('\n'), {
+        timeoutSeconds: 60,
+        maxOutputChars: 2_000,
+        cwd: '/work',
+      });
       const manifest: EnvironmentManifest = {
         repo: r.repoName,
         language: recipe.language,
@@ -376,7 +477,11 @@ export class Environments {
           name: recipe.toolchain.image,
           image: toolchain,
           // Maven colours its banner even without a terminal.
-          version: probe.output.replace(/\x1b\[[0-9;]*m/g, '').trim().split('\n').join(' / '),
+          version: probe.output
+            .replace(/\x1b\[[0-9;]*m/g, '')
+            .trim()
+            .split('\n')
+            .join(' / '),
           ...(recipe.toolchain.version ? { wanted: recipe.toolchain.version } : {}),
           ...(recipe.toolchain.note ? { note: recipe.toolchain.note } : {}),
         },
@@ -385,7 +490,9 @@ export class Environments {
         buildSeconds: Math.round((Date.now() - start) / 100) / 10,
         createdAt: new Date().toISOString(),
       };
-      const env = Object.entries({ ...recipe.env, PATH: [...recipe.path, SYSTEM_PATH].join(':') }).map(([k, v]) => `ENV ${k}=${JSON.stringify(v)}`);
+      const env = Object.entries({ ...recipe.env, PATH: [...recipe.path, SYSTEM_PATH].join(':') }).map(
+        ([k, v]) => `ENV ${k}=${JSON.stringify(v)}`,
+      );
       await sandbox.container.commit({
         repo: ENV_IMAGE,
         tag: image.slice(ENV_IMAGE.length + 1),
@@ -399,12 +506,22 @@ export class Environments {
         ],
       });
       const layerBytes = (await this.docker.getImage(image).history())[0]?.Size ?? 0;
-      this.built.push({ image, repo: r.repoName, language: recipe.language, seconds: manifest.buildSeconds, layerBytes });
-      this.log(`built ${image} in ${manifest.buildSeconds}s (${manifest.toolchain.version}; its own layer ${(layerBytes / 1e6).toFixed(1)} MB)`);
+      this.built.push({
+        image,
+        repo: r.repoName,
+        language: recipe.language,
+        seconds: manifest.buildSeconds,
+        layerBytes,
+      });
+      this.log(
+        `built ${image} in ${manifest.buildSeconds}s (${manifest.toolchain.version}; its own layer ${(layerBytes / 1e6).toFixed(1)} MB)`,
+      );
       return manifest;
     } catch (err) {
       if (err instanceof StageError) throw err;
-      throw new TransientError(`cannot build the environment image ${image}: ${(err as Error).message}`, { cause: err });
+      throw new TransientError(`cannot build the environment image ${image}: ${(err as Error).message}`, {
+        cause: err,
+      });
     } finally {
       await sandbox.destroy();
     }
@@ -413,8 +530,12 @@ export class Environments {
 
 /** The setup command a failed build script ran last (each is echoed as `$ command` before it runs); the checkout where none was. */
 export function failedSetupCommand(output: string): string {
-  const echoed = output.split('\n').filter((l) => l.startsWith('$ ')).pop()?.slice(2);
-  return echoed ?? 'git checkout (the stage\'s base, before any setup command)';
+  const echoed = output
+    .split('\n')
+    .filter((l) => l.startsWith('$ '))
+    .pop()
+    ?.slice(2);
+  return echoed ?? "git checkout (the stage's base, before any setup command)";
 }
 
 /** An image this process built: `layerBytes` is what its own (top) layer adds to the image it was built on (Docker's image history). */
@@ -430,12 +551,19 @@ export interface BuiltImage {
 function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
   const names = (list: Array<{ name: string; version: string }>) => list.map((p) => `${p.name}@${p.version}`).sort();
   const merged = deps?.resolution.merged ? { merged: names(deps.resolution.merged.packages) } : {};
-  const packages = deps ? { ecosystem: deps.resolution.ecosystem, packages: names(deps.resolution.packages), ...merged } : null;
-  return `${ENV_IMAGE}:${createHash('sha256').update(JSON.stringify([...r.keyParts, packages])).digest('hex').slice(0, 16)}`;
+  const packages = deps
+    ? { ecosystem: deps.resolution.ecosystem, packages: names(deps.resolution.packages), ...merged }
+    : null;
+  return `${ENV_IMAGE}:${createHash('sha256')
+    .update(JSON.stringify([...r.keyParts, packages]))
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 /** The recipe's manifests at a commit as `dependencyText` reads them: what its fetch is keyed on. */
 async function dependencyDeclarations(recipe: Recipe, files: RepoFiles): Promise<string> {
-  const texts = await Promise.all(recipe.manifests.map(async (m) => `${m}\n${recipe.dependencyText!(m, (await files.read(m)) ?? '(missing)')}`));
+  const texts = await Promise.all(
+    recipe.manifests.map(async (m) => `${m}\n${recipe.dependencyText!(m, (await files.read(m)) ?? '(missing)')}`),
+  );
   return createHash('sha256').update(texts.join('\0')).digest('hex');
 }

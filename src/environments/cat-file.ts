@@ -96,7 +96,9 @@ class CatFile {
       // A found object's bytes and their newline must all be here.
       if (found && this.buffer.length < eol + 1 + size + 1) return;
       // Copied: the answer outlives the buffer it came in.
-      this.waiting.shift()!(found ? { type: found[1], body: Buffer.from(this.buffer.subarray(eol + 1, eol + 1 + size)) } : null);
+      this.waiting.shift()!(
+        found ? { type: found[1], body: Buffer.from(this.buffer.subarray(eol + 1, eol + 1 + size)) } : null,
+      );
       this.buffer = this.buffer.subarray(found ? eol + 1 + size + 1 : eol + 1);
       if (this.waiting.length === 0) {
         this.hold(false);
@@ -107,7 +109,10 @@ class CatFile {
 
   /** While reads wait the reader keeps the process alive; between them it must not keep a worker or a CLI run from exiting. */
   private hold(on: boolean): void {
-    for (const handle of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as { ref?: () => void; unref?: () => void }[]) {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as {
+      ref?: () => void;
+      unref?: () => void;
+    }[]) {
       if (on) handle.ref?.();
       else handle.unref?.();
     }

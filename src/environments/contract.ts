@@ -86,7 +86,11 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
    * whose entries are keyed by the hash of their inputs and safe for concurrent writers qualifies. Never
    * given to an agent's sandbox, whose code could write entries the gold runs would then trust.
    */
-  sharedCache?: { dir: string; env: Record<string, string>; /** The image's own cache (warmed by its setup), copied in once per image. */ seedFrom?: string };
+  sharedCache?: {
+    dir: string;
+    env: Record<string, string>;
+    /** The image's own cache (warmed by its setup), copied in once per image. */ seedFrom?: string;
+  };
   /** With withMerged 'separate': setup lines that install the merge's resolution (DEPS_MOUNT/merged) beside the base's. */
   mergedSetup?: string[];
   /** With withMerged 'separate': directories put first on PATH for a test run after a change, where the merge's resolution is installed. */
@@ -153,7 +157,12 @@ export interface DetectContext<S = unknown> {
  * languages/index.ts. `L` is its name on recipes and manifests, `R` its runners' names, `T` its toolchain
  * images' names (images/toolchains/T), `S` the settings it reads from the config.
  */
-export interface LanguageSupport<L extends string = string, R extends string = string, T extends string = string, S = unknown> {
+export interface LanguageSupport<
+  L extends string = string,
+  R extends string = string,
+  T extends string = string,
+  S = unknown,
+> {
   name: L;
   /** How the agent's system prompt names the language ('C/C++'). */
   title: string;

@@ -48,7 +48,9 @@ export class DependencyCache {
     const done = join(this.dataDir, 'deps', key);
     await this.tooOld(key);
     if (!existsSync(join(done, 'resolution.json'))) return undefined;
-    const resolution = JSON.parse(await readFile(join(done, 'resolution.json'), 'utf8')) as Resolution & { fetchSeconds?: number };
+    const resolution = JSON.parse(await readFile(join(done, 'resolution.json'), 'utf8')) as Resolution & {
+      fetchSeconds?: number;
+    };
     return { dir: join(done, 'files'), key, resolution, fetchSeconds: resolution.fetchSeconds ?? 0 };
   }
 
@@ -69,7 +71,9 @@ export class DependencyCache {
   get(req: FetchRequest): Promise<FetchedDependencies> {
     let fetch = this.fetches.get(req.key);
     if (!fetch) {
-      fetch = this.fetch(req).catch((first) => (first instanceof UnexplainedFailure ? this.fetchAgain(req, first) : Promise.reject(first)));
+      fetch = this.fetch(req).catch((first) =>
+        first instanceof UnexplainedFailure ? this.fetchAgain(req, first) : Promise.reject(first),
+      );
       this.fetches.set(req.key, fetch);
       fetch.finally(() => this.fetches.delete(req.key)).catch(() => undefined);
     }
@@ -81,13 +85,21 @@ export class DependencyCache {
    * stage's permanent reason (a retry would most likely meet it again), anything else goes as it is.
    */
   private async fetchAgain(req: FetchRequest, first: UnexplainedFailure): Promise<FetchedDependencies> {
-    req.log(`fetching the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} failed with no known cause; trying once more: ${first.message.split('\n')[0]}`);
+    req.log(
+      `fetching the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} failed with no known cause; trying once more: ${first.message.split('\n')[0]}`,
+    );
     try {
       return await this.fetch(req);
     } catch (err) {
       if (!(err instanceof UnexplainedFailure)) throw err;
-      const reason = { ...err.reason, summary: `${err.reason.summary} (failed twice, with no known cause in its output)` };
-      throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err, reason });
+      const reason = {
+        ...err.reason,
+        summary: `${err.reason.summary} (failed twice, with no known cause in its output)`,
+      };
+      throw new StageError(
+        `the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`,
+        { cause: err, reason },
+      );
     }
   }
 
@@ -107,7 +119,9 @@ export class DependencyCache {
         await rm(src, { recursive: true, force: true });
         await mkdir(src, { recursive: true });
         await hostCheckout(req.repoPath, sha, src);
-        req.log(`fetching the dependencies of ${req.repoName} at ${sha.slice(0, 12)} on the host (${req.recipe.origin})`);
+        req.log(
+          `fetching the dependencies of ${req.repoName} at ${sha.slice(0, 12)} on the host (${req.recipe.origin})`,
+        );
         return req.recipe.fetch!({
           srcDir: src,
           depsDir,
@@ -117,7 +131,9 @@ export class DependencyCache {
           toolsDir: join(this.dataDir, 'tools'),
         }).catch((err) => {
           if (err instanceof ChainsmithError) throw err;
-          throw new TransientError(`fetching the dependencies of ${req.repoName} failed: ${(err as Error).message}`, { cause: err });
+          throw new TransientError(`fetching the dependencies of ${req.repoName} failed: ${(err as Error).message}`, {
+            cause: err,
+          });
         });
       };
       const files = join(partial, 'files');
@@ -128,13 +144,24 @@ export class DependencyCache {
         resolution = await fetchAt(req.sha, req.asOf, files);
         const mergedDir = join(files, 'merged');
         const atMerge = await fetchAt(merged.sha, merged.asOf, mergedDir);
-        const names = (r: Resolution) => r.packages.map((p) => `${p.name.toLowerCase()}@${p.version}`).sort().join(' ');
+        const names = (r: Resolution) =>
+          r.packages
+            .map((p) => `${p.name.toLowerCase()}@${p.version}`)
+            .sort()
+            .join(' ');
         if (names(atMerge) === names(resolution)) {
           await rm(mergedDir, { recursive: true, force: true });
-          resolution.notes.push(`the manifests of the PR's merge ${merged.sha.slice(0, 12)} resolve to the same packages: one installation serves both`);
+          resolution.notes.push(
+            `the manifests of the PR's merge ${merged.sha.slice(0, 12)} resolve to the same packages: one installation serves both`,
+          );
         } else {
-          resolution = { ...resolution, merged: { ...(atMerge.asOf ? { asOf: atMerge.asOf } : {}), packages: atMerge.packages } };
-          resolution.notes.push(`the manifests of the PR's merge ${merged.sha.slice(0, 12)} resolve apart (${atMerge.packages.length} packages), installed beside the base's for test runs after a change`);
+          resolution = {
+            ...resolution,
+            merged: { ...(atMerge.asOf ? { asOf: atMerge.asOf } : {}), packages: atMerge.packages },
+          };
+          resolution.notes.push(
+            `the manifests of the PR's merge ${merged.sha.slice(0, 12)} resolve apart (${atMerge.packages.length} packages), installed beside the base's for test runs after a change`,
+          );
         }
       } else if (merged && typeof how === 'function') {
         resolution = await fetchAt(req.sha, req.asOf, files);
@@ -144,8 +171,15 @@ export class DependencyCache {
         await rm(mergedDir, { recursive: true, force: true });
         const have = new Set(resolution.packages.map((p) => `${p.name}@${p.version}`));
         const added = atMerge.packages.filter((p) => !have.has(`${p.name}@${p.version}`));
-        resolution = { ...resolution, packages: [...resolution.packages, ...added].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version)) };
-        resolution.notes.push(`with what the manifests of the PR's merge ${merged.sha.slice(0, 12)} need (${added.length} more packages)`);
+        resolution = {
+          ...resolution,
+          packages: [...resolution.packages, ...added].sort(
+            (a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version),
+          ),
+        };
+        resolution.notes.push(
+          `with what the manifests of the PR's merge ${merged.sha.slice(0, 12)} need (${added.length} more packages)`,
+        );
       } else {
         resolution = await fetchAt(req.sha, req.asOf, files);
       }
@@ -168,7 +202,10 @@ export class DependencyCache {
       }
       if (err instanceof StageError) {
         const reason = err.reason ?? stageReason('dependencies-unresolvable', err.message);
-        throw new StageError(`the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`, { cause: err, reason });
+        throw new StageError(
+          `the dependencies of ${req.repoName} at ${req.sha.slice(0, 12)} cannot be fetched: ${err.message}`,
+          { cause: err, reason },
+        );
       }
       throw err;
     } finally {
@@ -190,6 +227,18 @@ async function sweepPartials(root: string): Promise<void> {
 
 /** The tree at `sha` in a directory of its own (git archive): the user's clone and its work tree are not touched. */
 export async function hostCheckout(repoPath: string, sha: string, dir: string): Promise<void> {
-  const r = await run('bash', ['-o', 'pipefail', '-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'checkout', repoPath, sha, dir]);
-  if (r.exitCode !== 0) throw new TransientError(`cannot check out ${sha} of ${repoPath} on the host: ${(r.startError?.message ?? r.stderr).trim()}`);
+  const r = await run('bash', [
+    '-o',
+    'pipefail',
+    '-c',
+    'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"',
+    'checkout',
+    repoPath,
+    sha,
+    dir,
+  ]);
+  if (r.exitCode !== 0)
+    throw new TransientError(
+      `cannot check out ${sha} of ${repoPath} on the host: ${(r.startError?.message ?? r.stderr).trim()}`,
+    );
 }

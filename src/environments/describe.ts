@@ -11,7 +11,7 @@ export function describeEnvironment(env: Environment): string {
   const deps = m.resolution?.packages.length
     ? ` and the project's ${m.resolution.packages.length} dependencies (${m.resolution.lock === 'committed' ? 'from its lock file' : `resolved${m.resolution.asOf ? ` as of ${m.resolution.asOf.slice(0, 10)}` : ''}`})`
     : env.recipe.setup.length
-      ? ' and what the project\'s build set up'
+      ? " and what the project's build set up"
       : ', with no dependencies of the project installed';
   return `The environment has ${what}${deps}; nothing else can be installed. The project's tests run with \`${prTestCommand(env, [])}\`.`;
 }

@@ -33,7 +33,8 @@ export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promi
   for (const language of LANGUAGES) {
     const recipe: Recipe | undefined = await language.detect(files, ctx);
     // A configured command the runner runs (pytest with extra flags, a plugin switched off) keeps applying to detected projects.
-    if (recipe && !recipe.test && runnerFor(recipe.runner).runs?.(opts.defaultTestCommand)) return { ...recipe, test: opts.defaultTestCommand };
+    if (recipe && !recipe.test && runnerFor(recipe.runner).runs?.(opts.defaultTestCommand))
+      return { ...recipe, test: opts.defaultTestCommand };
     if (recipe) return recipe;
   }
   // Python tests run as plain files without a manifest; tests in another language do not run under pytest.

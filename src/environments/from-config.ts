@@ -8,7 +8,13 @@ export function sandboxSpecFrom(config: Config) {
 }
 
 /** The environments a worker (or `validate`) builds: one per process, so an image is built once and then found by its tag. */
-export function environmentsFrom(config: Config, docker: Docker, baseImage: string, log?: (line: string) => void, savedRecipe?: EnvironmentOptions['savedRecipe']): Environments {
+export function environmentsFrom(
+  config: Config,
+  docker: Docker,
+  baseImage: string,
+  log?: (line: string) => void,
+  savedRecipe?: EnvironmentOptions['savedRecipe'],
+): Environments {
   return new Environments(docker, {
     ...sandboxSpecFrom(config),
     baseImage,

@@ -17,7 +17,11 @@ export async function runTool(
   opts: { cwd?: string; env?: Record<string, string | undefined>; signal?: AbortSignal } = {},
 ): Promise<ToolRun> {
   const r = await run(cmd, args, opts);
-  return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.startError ? `${r.stderr}${r.startError.message}` : r.stderr };
+  return {
+    code: r.exitCode ?? -1,
+    stdout: r.stdout,
+    stderr: r.startError ? `${r.stderr}${r.startError.message}` : r.stderr,
+  };
 }
 
 /** The last lines of a tool's complaint, for an error message. */

@@ -52,7 +52,9 @@ export async function inspectImage(docker: Docker, image: string): Promise<Docke
     return await docker.getImage(image).inspect();
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return undefined;
-    throw new TransientError(`cannot look up the image ${image} in the Docker engine: ${(err as Error).message}`, { cause: err });
+    throw new TransientError(`cannot look up the image ${image} in the Docker engine: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 

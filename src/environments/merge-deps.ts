@@ -16,7 +16,9 @@ export function unionDirectory(sub: string) {
     if (!existsSync(from)) return;
     // force: false keeps every file the base's fetch wrote (cp -n's exit status differs between coreutils releases).
     await cp(from, join(baseDir, sub), { recursive: true, force: false, errorOnExist: false }).catch((err) => {
-      throw new TransientError(`cannot add the merge's ${sub} to the base's: ${(err as Error).message}`, { cause: err });
+      throw new TransientError(`cannot add the merge's ${sub} to the base's: ${(err as Error).message}`, {
+        cause: err,
+      });
     });
   };
 }

@@ -24,19 +24,34 @@ export function prTestFiles(pr: PullRequest): string[] {
  */
 export function prTestCommand(plan: TestPlan, files: string[], afterChange = false): string {
   const command = runnerFor(plan.runner).command(files, plan.test);
-  return afterChange && plan.afterChangePath?.length ? `export PATH=${plan.afterChangePath.join(':')}:$PATH
-${command}` : command;
+  return afterChange && plan.afterChangePath?.length
+    ? `export PATH=${plan.afterChangePath.join(':')}:$PATH
+${command}`
+    : command;
 }
 
 /** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
-export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string, timeoutSeconds: number): Promise<TestSignal> {
+export async function runTests(
+  sandbox: Sandbox,
+  plan: TestPlan,
+  command: string,
+  timeoutSeconds: number,
+): Promise<TestSignal> {
   // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
   const started = Date.now();
   const r = await journaled('test', command, () => sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 }));
   const cases = runnerFor(plan.runner).parse(r.output);
   // Exit 137 is also a SIGKILL from elsewhere (the tests, the kernel's OOM killer): a timeout only once the limit has passed.
   const timedOut = r.timedOut && Date.now() - started >= timeoutSeconds * 1000;
-  return { command, ran: true, passed: r.exitCode === 0, exitCode: r.exitCode, output: r.output, ...(timedOut ? { timedOut: true } : {}), ...(cases ? { cases } : {}) };
+  return {
+    command,
+    ran: true,
+    passed: r.exitCode === 0,
+    exitCode: r.exitCode,
+    output: r.output,
+    ...(timedOut ? { timedOut: true } : {}),
+    ...(cases ? { cases } : {}),
+  };
 }
 
 /**
@@ -44,11 +59,20 @@ export async function runTests(sandbox: Sandbox, plan: TestPlan, command: string
  * change (an agent's patch, or an empty one: prTestCommand's `afterChange`). The caller decides
  * what happens to the tree afterwards (the sandbox is thrown away, or reset for the agent).
  */
-export async function runPrTests(sandbox: Sandbox, pr: PullRequest, plan: TestPlan, timeoutSeconds: number): Promise<TestSignal> {
+export async function runPrTests(
+  sandbox: Sandbox,
+  pr: PullRequest,
+  plan: TestPlan,
+  timeoutSeconds: number,
+): Promise<TestSignal> {
   const files = prTestFiles(pr);
   const command = prTestCommand(plan, files, true);
   if (!files.length) return { command, ran: false, passed: false, exitCode: -1, output: 'the PR changes no test file' };
-  const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`, { timeoutSeconds: 60, maxOutputChars: 4_000 });
-  if (overlay.exitCode !== 0) return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };
+  const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`, {
+    timeoutSeconds: 60,
+    maxOutputChars: 4_000,
+  });
+  if (overlay.exitCode !== 0)
+    return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };
   return runTests(sandbox, plan, command, timeoutSeconds);
 }

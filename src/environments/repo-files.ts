@@ -6,7 +6,10 @@ import type { RepoFiles } from './contract';
  * A repository's files at one commit, read from the host clone with plain git (read-only, no
  * checkout), with the root's `git ls-tree` lines (mode, object id, name) from which manifests' ids are read.
  */
-export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoFiles & { entries: Map<string, string> }> {
+export async function gitRepoFiles(
+  repoPath: string,
+  sha: string,
+): Promise<RepoFiles & { entries: Map<string, string> }> {
   const entries = new Map<string, string>();
   for (const line of (await listTree(repoPath, sha)).split('\n')) {
     const tab = line.indexOf('\t');
@@ -30,7 +33,12 @@ export async function gitRepoFiles(repoPath: string, sha: string): Promise<RepoF
 }
 
 /** `git ls-tree` lines (mode, blob id, path) of the manifests at `sha`: what an environment is keyed on. */
-export async function manifestBlobs(repoPath: string, sha: string, files: string[], root?: Map<string, string>): Promise<string> {
+export async function manifestBlobs(
+  repoPath: string,
+  sha: string,
+  files: string[],
+  root?: Map<string, string>,
+): Promise<string> {
   // Detected manifests mostly sit at the root, whose listing is at hand; others are asked for.
   if (root && files.every((f) => !f.includes('/'))) return files.map((f) => root.get(f) ?? `missing\t${f}`).join('\n');
   return files.length ? git(repoPath, ['ls-tree', sha, '--', ...files]) : '';

@@ -12,7 +12,13 @@ export const MAX_SEED_DEPTH = 40;
  * build commit is nearest before `sha` in time, else nearest after it: its compiled dependencies are
  * those most likely unchanged. Images built at commits this clone does not hold are passed over.
  */
-export async function findSeed(docker: Docker, lineage: string, repoPath: string, sha: string, reused: string): Promise<Seed | undefined> {
+export async function findSeed(
+  docker: Docker,
+  lineage: string,
+  repoPath: string,
+  sha: string,
+  reused: string,
+): Promise<Seed | undefined> {
   const images = await docker.listImages({ filters: { label: [`${LINEAGE_LABEL}=${lineage}`] } });
   const at = await commitTime(repoPath, sha);
   if (at === undefined) return undefined;

@@ -42,10 +42,14 @@ export class Toolchains {
   async ensure(spec: ToolchainSpec, log: (line: string) => void = () => undefined): Promise<string> {
     const tag = this.image(spec);
     if (await this.exists(tag)) return tag;
-    if (typeof spec !== 'string' && spec.prefix) return this.once(tag, () => this.buildOnHost(tag, spec.image, spec.prefix!, log));
+    if (typeof spec !== 'string' && spec.prefix)
+      return this.once(tag, () => this.buildOnHost(tag, spec.image, spec.prefix!, log));
     const name = typeof spec === 'string' ? spec : spec.image;
     const packages = toolchainPackages(name);
-    if (!packages) throw new StageError(`the base image ${tag} is missing: run scripts/provision.sh image`, { reason: stageReason('unsupported', `the base image ${tag} is missing: run scripts/provision.sh image`) });
+    if (!packages)
+      throw new StageError(`the base image ${tag} is missing: run scripts/provision.sh image`, {
+        reason: stageReason('unsupported', `the base image ${tag} is missing: run scripts/provision.sh image`),
+      });
     return this.once(tag, () => this.build(tag, packages, log));
   }
 
@@ -71,12 +75,19 @@ export class Toolchains {
   private hostTag(name: ToolchainName, prefix: string, minor = 'host'): string {
     const recipe = this.hostRecipe(name);
     const script = readFileSync(join(imagesDir(), recipe.recipe, 'build.sh'));
-    const hash = createHash('sha256').update(JSON.stringify([this.image(name), prefix, recipe.fingerprint(prefix)])).update(script);
+    const hash = createHash('sha256')
+      .update(JSON.stringify([this.image(name), prefix, recipe.fingerprint(prefix)]))
+      .update(script);
     return `chainsmith-toolchain:${name}${minor}-${hash.digest('hex').slice(0, 12)}`;
   }
 
   /** The toolchain image with a host installation's prefix copied in (images/RECIPE/build.sh), serialised with the other image builds. */
-  private async buildOnHost(tag: string, name: ToolchainName, prefix: string, log: (line: string) => void): Promise<string> {
+  private async buildOnHost(
+    tag: string,
+    name: ToolchainName,
+    prefix: string,
+    log: (line: string) => void,
+  ): Promise<string> {
     const recipe = this.hostRecipe(name);
     const title = toolchainLanguage(name).title;
     const base = await this.ensure(name, log);
@@ -84,12 +95,22 @@ export class Toolchains {
     mkdirSync(locks, { recursive: true });
     log(`building the toolchain image ${tag}: ${base} with the host's ${title} from ${prefix} (first time only)`);
     const script = `docker image inspect "$1" >/dev/null 2>&1 || bash "$2" "$3" "$1" "$4"`;
-    const out = await buildUnderLock(join(locks, 'images.lock'), script, ['build', tag, join(imagesDir(), recipe.recipe, 'build.sh'), base, prefix]);
+    const out = await buildUnderLock(join(locks, 'images.lock'), script, [
+      'build',
+      tag,
+      join(imagesDir(), recipe.recipe, 'build.sh'),
+      base,
+      prefix,
+    ]);
     if (out.code === 0) return tag;
     const why = out.output.trim().slice(-3000);
     // A missing library or an installation that does not run will not build on a retry either.
     if (recipe.unrunnable.test(why)) {
-      const reason = stageReason('unsupported', `the toolchain image ${tag} cannot be built: the host's ${title} does not run in it`, { command: `bash images/${recipe.recipe}/build.sh ${base} ${tag} ${prefix}`, exitCode: out.code, output: why });
+      const reason = stageReason(
+        'unsupported',
+        `the toolchain image ${tag} cannot be built: the host's ${title} does not run in it`,
+        { command: `bash images/${recipe.recipe}/build.sh ${base} ${tag} ${prefix}`, exitCode: out.code, output: why },
+      );
       throw new StageError(`the toolchain image ${tag} cannot be built:\n${why}`, { reason });
     }
     throw new TransientError(`building the toolchain image ${tag} failed:\n${why}`);
@@ -102,17 +123,25 @@ export class Toolchains {
     };
     if (process.getuid?.() !== 0) throw cannot('building it (debootstrap, chroot) needs root');
     if (!(await succeeds('sh', ['-c', 'command -v debootstrap && command -v flock && command -v docker']))) {
-      throw cannot('debootstrap, flock or the docker CLI is not installed (apt-get install debootstrap util-linux docker.io)');
+      throw cannot(
+        'debootstrap, flock or the docker CLI is not installed (apt-get install debootstrap util-linux docker.io)',
+      );
     }
     const locks = join(this.opts.dataDir, 'locks');
     mkdirSync(locks, { recursive: true });
     log(`building the toolchain image ${tag} from ${packages} (debootstrap; first time only, a few minutes)`);
     // Under the lock, another process may have built it meanwhile.
     const script = `docker image inspect "$1" >/dev/null 2>&1 || bash "$2" "$1" "$3"`;
-    const out = await buildUnderLock(join(locks, 'images.lock'), script, ['build', tag, join(imagesDir(), 'base', 'build.sh'), packages], {
-      CHAINSMITH_DEBOOTSTRAP_CACHE: join(this.opts.dataDir, 'cache', 'debootstrap'),
-    });
-    if (out.code !== 0) throw new TransientError(`building the toolchain image ${tag} failed:\n${out.output.trim().slice(-3000)}`);
+    const out = await buildUnderLock(
+      join(locks, 'images.lock'),
+      script,
+      ['build', tag, join(imagesDir(), 'base', 'build.sh'), packages],
+      {
+        CHAINSMITH_DEBOOTSTRAP_CACHE: join(this.opts.dataDir, 'cache', 'debootstrap'),
+      },
+    );
+    if (out.code !== 0)
+      throw new TransientError(`building the toolchain image ${tag} failed:\n${out.output.trim().slice(-3000)}`);
     return tag;
   }
 
@@ -122,7 +151,12 @@ export class Toolchains {
 }
 
 /** A build script's run under the host's image lock: its exit code (-1 where it did not start) and the end of what it printed, both streams in order. */
-async function buildUnderLock(lock: string, script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+async function buildUnderLock(
+  lock: string,
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   // One stream, so the lines of a failed build read in the order they were written.
   const r = await run('flock', [lock, 'bash', '-c', `exec 2>&1; ${script}`, ...args], { env, maxOutputBytes: 20_000 });
   return { code: r.exitCode ?? -1, output: `${r.stdout}${r.stderr}${r.startError?.message ?? ''}` };

@@ -13,11 +13,18 @@ const FAILING_TESTS_CEILING = 0.5;
  * the tests' score decides; with neither a test nor a model nothing verifies the stage and it scores 0.
  * The stage passes at score ≥ threshold.
  */
-export function combine(tests: TestSignal | undefined, model: ModelVerdict | undefined, threshold: number, gold?: GoldTests): Judgement {
+export function combine(
+  tests: TestSignal | undefined,
+  model: ModelVerdict | undefined,
+  threshold: number,
+  gold?: GoldTests,
+): Judgement {
   const outcome = testOutcome(tests, gold);
   const testScore = outcome ? (outcome.passed ? 1 : FAILING_TESTS_CEILING * outcome.share) : undefined;
   const basis = model ? (outcome ? 'model+tests' : 'model') : outcome ? 'tests' : 'none';
-  const score = round(model && testScore !== undefined ? Math.min(model.score, testScore) : (model?.score ?? testScore ?? 0));
+  const score = round(
+    model && testScore !== undefined ? Math.min(model.score, testScore) : (model?.score ?? testScore ?? 0),
+  );
 
   const notes: string[] = [];
   if (model?.feedback) notes.push(model.feedback);
@@ -28,7 +35,8 @@ export function combine(tests: TestSignal | undefined, model: ModelVerdict | und
         : `The tests that check this task fail:\n${tests!.output.slice(-3000)}`,
     );
   }
-  if (basis === 'none') notes.push('Nothing verifies this stage: the PR changes no test and no judge model is configured.');
+  if (basis === 'none')
+    notes.push('Nothing verifies this stage: the PR changes no test and no judge model is configured.');
   return { score, passed: score >= threshold, feedback: notes.join('\n\n'), tests, model, basis, outcome, threshold };
 }
 

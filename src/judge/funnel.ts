@@ -31,7 +31,13 @@ export function reasonKind(g: GoldTests): StageReasonKind | 'unknown' {
 }
 
 /** Steps a stage reached, in order: test files in its PR, an environment, tests that ran, a FAIL_TO_PASS test, one that held on reruns. */
-export function stageSteps(g: GoldTests): { withTests: boolean; environmentBuilt: boolean; testsRunnable: boolean; verifyingTest: boolean; stable: boolean } {
+export function stageSteps(g: GoldTests): {
+  withTests: boolean;
+  environmentBuilt: boolean;
+  testsRunnable: boolean;
+  verifyingTest: boolean;
+  stable: boolean;
+} {
   const kind = g.failToPass.length ? undefined : reasonKind(g);
   const withTests = !(kind === 'no-verifying-test' && g.reason?.summary === NO_TEST_FILES);
   // A stage whose PR changes no test gets no environment built: its record holds the detected language only.
@@ -39,7 +45,13 @@ export function stageSteps(g: GoldTests): { withTests: boolean; environmentBuilt
   const testsRunnable = environmentBuilt && kind !== 'tests-not-runnable' && kind !== 'timeout';
   // A stage whose FAIL_TO_PASS tests all flipped on a rerun had a verifying test, and lost it for being unstable.
   const verifyingTest = testsRunnable && (g.failToPass.length > 0 || kind === 'flaky');
-  return { withTests, environmentBuilt, testsRunnable, verifyingTest, stable: verifyingTest && g.failToPass.length > 0 };
+  return {
+    withTests,
+    environmentBuilt,
+    testsRunnable,
+    verifyingTest,
+    stable: verifyingTest && g.failToPass.length > 0,
+  };
 }
 
 /**
@@ -51,7 +63,24 @@ export function funnel(chains: Chain[], records: GoldTests[]): FunnelRow[] {
   const row = (repo: string, language: string): FunnelRow => {
     const key = `${repo}\0${language}`;
     let r = rows.get(key);
-    if (!r) rows.set(key, (r = { repo, language, stages: 0, withTests: 0, environmentBuilt: 0, testsRunnable: 0, verifyingTest: 0, stable: 0, reasons: {}, chains: 0, chainsWhole: 0, cutAt: {} }));
+    if (!r)
+      rows.set(
+        key,
+        (r = {
+          repo,
+          language,
+          stages: 0,
+          withTests: 0,
+          environmentBuilt: 0,
+          testsRunnable: 0,
+          verifyingTest: 0,
+          stable: 0,
+          reasons: {},
+          chains: 0,
+          chainsWhole: 0,
+          cutAt: {},
+        }),
+      );
     return r;
   };
   let i = 0;
@@ -98,19 +127,52 @@ export function byKind(counts: Partial<Record<StageReasonKind | 'unknown', numbe
 /** The funnel for a terminal: an aligned table of stages, then each repository's chains and its unverified stages' reasons by kind. */
 export function formatFunnel(rows: FunnelRow[]): string {
   const pct = (n: number, of: number) => (of ? `${Math.round((100 * n) / of)}%` : '-');
-  const table = [['repository', 'language', 'stages', 'with tests', 'environment built', 'tests runnable', 'verifying test', 'stable', 'yield']];
+  const table = [
+    [
+      'repository',
+      'language',
+      'stages',
+      'with tests',
+      'environment built',
+      'tests runnable',
+      'verifying test',
+      'stable',
+      'yield',
+    ],
+  ];
   for (const r of rows) {
-    table.push([r.repo, r.language, `${r.stages}`, `${r.withTests}`, `${r.environmentBuilt}`, `${r.testsRunnable}`, `${r.verifyingTest}`, `${r.stable}`, pct(r.stable, r.stages)]);
+    table.push([
+      r.repo,
+      r.language,
+      `${r.stages}`,
+      `${r.withTests}`,
+      `${r.environmentBuilt}`,
+      `${r.testsRunnable}`,
+      `${r.verifyingTest}`,
+      `${r.stable}`,
+      pct(r.stable, r.stages),
+    ]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  const lines = table.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  const lines = table.map((row) =>
+    row
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
   for (const r of rows) {
     const unstable = r.stages - r.stable;
     const cuts = Object.entries(r.cutAt)
       .sort(([a], [b]) => +a - +b)
-      .map(([k, kinds]) => `cut at stage ${k}: ${Object.values(kinds).reduce((a, b) => a + (b ?? 0), 0)} (${byKind(kinds)})`);
+      .map(
+        ([k, kinds]) =>
+          `cut at stage ${k}: ${Object.values(kinds).reduce((a, b) => a + (b ?? 0), 0)} (${byKind(kinds)})`,
+      );
     lines.push(`${r.repo} (${r.language}):`);
-    if (r.chains) lines.push(`  chains: ${r.chains}; every stage verified: ${r.chainsWhole}${cuts.length ? `; ${cuts.join('; ')}` : ''}`);
+    if (r.chains)
+      lines.push(
+        `  chains: ${r.chains}; every stage verified: ${r.chainsWhole}${cuts.length ? `; ${cuts.join('; ')}` : ''}`,
+      );
     if (unstable) lines.push(`  stages not verified: ${unstable} (${byKind(r.reasons)})`);
     if (r.rescued) lines.push(`  stages the setup agent rescued (detection's recipe failed): ${r.rescued}`);
   }

@@ -9,11 +9,15 @@ const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcom
  */
 export function flakyTests(runs: TestCase[][]): string[] {
   const seen = new Map<string, Set<boolean>>();
-  for (const run of runs) for (const c of run) {
-    if (c.outcome === 'skipped') continue;
-    (seen.get(c.id) ?? seen.set(c.id, new Set()).get(c.id)!).add(passes(c.outcome));
-  }
-  return [...seen].filter(([, outcomes]) => outcomes.size > 1).map(([id]) => id).sort();
+  for (const run of runs)
+    for (const c of run) {
+      if (c.outcome === 'skipped') continue;
+      (seen.get(c.id) ?? seen.set(c.id, new Set()).get(c.id)!).add(passes(c.outcome));
+    }
+  return [...seen]
+    .filter(([, outcomes]) => outcomes.size > 1)
+    .map(([id]) => id)
+    .sort();
 }
 
 /**
@@ -29,7 +33,14 @@ export function stabilize(gold: GoldTests, runs: TestCase[][], emptyPatch: TestC
   const candidates = keep(gold.failToPass);
   const failToPass = candidates.filter((id) => !passesEmpty.has(id));
   const passToPass = [...keep(gold.passToPass), ...candidates.filter((id) => passesEmpty.has(id))];
-  const out: GoldTests = { ...gold, failToPass, passToPass, brokenOnGold: keep(gold.brokenOnGold), flaky: [...flaky], goldRuns: runs.length };
+  const out: GoldTests = {
+    ...gold,
+    failToPass,
+    passToPass,
+    brokenOnGold: keep(gold.brokenOnGold),
+    flaky: [...flaky],
+    goldRuns: runs.length,
+  };
   if (gold.failToPass.length && !failToPass.length) {
     out.problem = candidates.length
       ? `its FAIL_TO_PASS tests already pass with an empty patch: ${list(candidates)}`
@@ -44,7 +55,9 @@ function list(ids: string[]): string {
 }
 
 /** Per repository: stages whose tests ran more than once after the gold change, and how many of them had a flaky test. */
-export function flakyRates(records: GoldTests[]): Array<{ repo: string; checked: number; flaky: number; tests: number }> {
+export function flakyRates(
+  records: GoldTests[],
+): Array<{ repo: string; checked: number; flaky: number; tests: number }> {
   const rows = new Map<string, { repo: string; checked: number; flaky: number; tests: number }>();
   for (const g of records) {
     if ((g.goldRuns ?? 0) < 2) continue;
@@ -60,6 +73,13 @@ export function flakyRates(records: GoldTests[]): Array<{ repo: string; checked:
 /** The flaky rate per repository, as `validate` prints it after the funnel. */
 export function formatFlakyRates(records: GoldTests[]): string {
   const rows = flakyRates(records);
-  if (!rows.length) return 'flaky tests: no stage had a test that could verify it, so none ran twice after the gold change';
-  return ['flaky tests (stages whose tests ran twice or more after the gold change):', ...rows.map((r) => `  ${r.repo}: ${r.flaky} of ${r.checked} stages had a flaky test (${((100 * r.flaky) / r.checked).toFixed(0)}%), ${r.tests} flaky tests`)].join('\n');
+  if (!rows.length)
+    return 'flaky tests: no stage had a test that could verify it, so none ran twice after the gold change';
+  return [
+    'flaky tests (stages whose tests ran twice or more after the gold change):',
+    ...rows.map(
+      (r) =>
+        `  ${r.repo}: ${r.flaky} of ${r.checked} stages had a flaky test (${((100 * r.flaky) / r.checked).toFixed(0)}%), ${r.tests} flaky tests`,
+    ),
+  ].join('\n');
 }

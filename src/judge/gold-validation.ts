@@ -8,7 +8,15 @@ import type { ContainerSpec } from '../container/docker-container';
 import { REPO_DIR } from '../container/sandbox';
 import { StageSandbox } from '../stage/stage-sandbox';
 import { stageInputProblem } from '../stage/inputs';
-import { GoldTestsSchema, TestSignalSchema, type Chain, type GoldTests, type StageReason, type TestCase, type TestSignal } from '../schemas';
+import {
+  GoldTestsSchema,
+  TestSignalSchema,
+  type Chain,
+  type GoldTests,
+  type StageReason,
+  type TestCase,
+  type TestSignal,
+} from '../schemas';
 import { redact, stageReason } from '../stage-reason';
 import { prTestCommand, prTestFiles, runTests } from '../environments/pr-tests';
 import { shellQuote } from '../process/shell-quote';
@@ -81,9 +89,25 @@ export function unseenBefore(before: TestCase[], after: TestCase[]): boolean {
 }
 
 /** A stage that cannot be used, with the reason; nothing ran. */
-export function invalidGold(chain: Chain, stage: number, command: string, problem: string, reason?: StageReason): GoldTests {
+export function invalidGold(
+  chain: Chain,
+  stage: number,
+  command: string,
+  problem: string,
+  reason?: StageReason,
+): GoldTests {
   const pr = chain.prs[stage];
-  return { command, failToPass: [], passToPass: [], brokenOnGold: [], repo: chain.repo.name, prNumber: pr.number, status: 'invalid', problem: redact(problem), ...(reason ? { reason } : {}) };
+  return {
+    command,
+    failToPass: [],
+    passToPass: [],
+    brokenOnGold: [],
+    repo: chain.repo.name,
+    prNumber: pr.number,
+    status: 'invalid',
+    problem: redact(problem),
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /**
@@ -114,9 +138,17 @@ export async function validateGold(
   // Runs at the merge are runs after a change: on the merge's own resolution, where the environment holds one apart.
   const afterCommand = prTestCommand(plan, files, true);
   const sh = async (what: string, lines: string[]) => {
-    const r = await sandbox.exec(`set -euo pipefail\n${lines.join('\n')}`, { timeoutSeconds: 600, maxOutputChars: 8_000, cwd: '/work' });
+    const r = await sandbox.exec(`set -euo pipefail\n${lines.join('\n')}`, {
+      timeoutSeconds: 600,
+      maxOutputChars: 8_000,
+      cwd: '/work',
+    });
     if (r.exitCode !== 0) {
-      const reason = stageReason('invalid-inputs', `gold validation of PR #${pr.number} could not ${what}`, { command: lines.join('; '), exitCode: r.exitCode, output: r.output });
+      const reason = stageReason('invalid-inputs', `gold validation of PR #${pr.number} could not ${what}`, {
+        command: lines.join('; '),
+        exitCode: r.exitCode,
+        output: r.output,
+      });
       throw new StageError(`gold validation of PR #${pr.number} could not ${what}:\n${r.output}`, { reason });
     }
     return r.output;
@@ -132,27 +164,39 @@ export async function validateGold(
       repo: chain.repo.name,
       prNumber: pr.number,
       status: gold.failToPass.length ? 'verified' : 'no-verifying-test',
-      ...(service ? { problem: `its tests seem to need a service the sandbox does not run (their output says "${service}")` } : {}),
-      ...(gold.failToPass.length ? {} : { reason: withRun(gold.reason, runs.after) ?? unverifiedReason({ command, ...runs, gold, service, timeoutSeconds }) }),
+      ...(service
+        ? { problem: `its tests seem to need a service the sandbox does not run (their output says "${service}")` }
+        : {}),
+      ...(gold.failToPass.length
+        ? {}
+        : {
+            reason:
+              withRun(gold.reason, runs.after) ?? unverifiedReason({ command, ...runs, gold, service, timeoutSeconds }),
+          }),
       checks: { baseChecksOut: true, goldApplies: true, carry },
     };
   };
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
   // Before the checkouts below move the tree: whether the starting state (carry included) is the base's own.
   const startsAtBase = await startIsBase(sandbox, pr.baseSha);
-  await sh('check out its base', [...checkoutLines(pr.baseSha), `git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`]);
+  await sh('check out its base', [
+    ...checkoutLines(pr.baseSha),
+    `git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`,
+  ]);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
   await sh('check out its merge', checkoutLines(pr.mergeSha));
   const after = await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds));
   const perTest = !!(before.cases || after.cases);
   // No per-test report either time: the command's exit status is the one test, and the stage says so.
-  const asCases = (run: TestSignal): TestCase[] => (perTest ? (run.cases ?? []) : [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }]);
+  const asCases = (run: TestSignal): TestCase[] =>
+    perTest ? (run.cases ?? []) : [{ id: EXIT_CODE_TEST, outcome: run.passed ? 'passed' : 'failed' }];
   const beforeComplete = !perTest || !outputCut(before.output);
   // Stability is checked where something could verify the stage: with no candidate at all (the
   // baseline run below only takes candidates away), more runs would change no verdict.
   const candidates = classifyTests(asCases(before), asCases(after), command, { beforeComplete }).failToPass.length > 0;
   const runs = [after];
-  while (candidates && runs.length < Math.max(1, goldRuns)) runs.push(await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds)));
+  while (candidates && runs.length < Math.max(1, goldRuns))
+    runs.push(await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds)));
   let baseline: BaselineRun | undefined;
   if (perTest && beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
     // Which of those passed at the base, where its test files are the base's own.
@@ -162,7 +206,10 @@ export async function validateGold(
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
   const gold = perTest
-    ? { ...classifyTests(asCases(before), asCases(after), afterCommand, { beforeComplete, baseline }), signal: 'per-test' as const }
+    ? {
+        ...classifyTests(asCases(before), asCases(after), afterCommand, { beforeComplete, baseline }),
+        signal: 'per-test' as const,
+      }
     : { ...classifyTests(asCases(before), asCases(after), afterCommand), signal: 'exit-code' as const };
   // With an empty patch, as an agent's is applied: back to the starting state (carry included), then
   // the PR's tests. Where that state is the base's own tree and runs after a change use the base's
@@ -177,7 +224,10 @@ export async function validateGold(
 
 /** Whether the sandbox's starting state (CARRY_TAG) has the base's tree: no carry changed it. */
 async function startIsBase(sandbox: StageSandbox, baseSha: string): Promise<boolean> {
-  const r = await sandbox.exec(`git rev-parse ${CARRY_TAG}^{tree} ${baseSha}^{tree}`, { timeoutSeconds: 60, maxOutputChars: 1_000 });
+  const r = await sandbox.exec(`git rev-parse ${CARRY_TAG}^{tree} ${baseSha}^{tree}`, {
+    timeoutSeconds: 60,
+    maxOutputChars: 1_000,
+  });
   const [start, base] = r.output.trim().split('\n');
   return r.exitCode === 0 && !!start && start === base;
 }
@@ -185,7 +235,11 @@ async function startIsBase(sandbox: StageSandbox, baseSha: string): Promise<bool
 /** A reason stabilize() gave (flaky, passing with an empty patch), with the exit code and last lines of the run after the change. */
 function withRun(reason: StageReason | undefined, after: TestSignal | undefined): StageReason | undefined {
   if (!reason || reason.tail || !after) return reason;
-  return stageReason(reason.kind, reason.summary, { command: reason.command ?? after.command, exitCode: after.exitCode, output: after.output });
+  return stageReason(reason.kind, reason.summary, {
+    command: reason.command ?? after.command,
+    exitCode: after.exitCode,
+    output: after.output,
+  });
 }
 
 /**
@@ -224,11 +278,21 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
   const command = prTestCommand(env, prTestFiles(pr), true);
   const runs = deps.goldRuns ?? 2;
-  const key = createHash('sha256').update(`${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`).digest('hex').slice(0, 24);
+  const key = createHash('sha256')
+    .update(`${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`)
+    .digest('hex')
+    .slice(0, 24);
   const pointer = `gold-tests/${key}`;
   const known = await deps.store.getPointer(pointer);
-  if (known) return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
-  const sandbox = await StageSandbox.open(deps, chain, stage, { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined }, env);
+  if (known)
+    return { ...(await deps.store.getJson(known, GoldTestsSchema)), repo: chain.repo.name, prNumber: pr.number };
+  const sandbox = await StageSandbox.open(
+    deps,
+    chain,
+    stage,
+    { role: { kind: 'gold' }, carryPatch: stage > 0 ? '' : undefined },
+    env,
+  );
   const kept = keptRuns(deps.store, key);
   try {
     const { manifest } = env;
@@ -240,7 +304,11 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
         language: manifest.language,
         origin: manifest.origin,
         toolchain: manifest.toolchain.version,
-        ...(r ? { dependencies: `${r.tool}, ${r.lock === 'committed' ? 'lock file as committed' : `resolved${r.asOf ? ` as of ${r.asOf.slice(0, 10)}` : ''}`}, ${r.packages.length} packages` } : {}),
+        ...(r
+          ? {
+              dependencies: `${r.tool}, ${r.lock === 'committed' ? 'lock file as committed' : `resolved${r.asOf ? ` as of ${r.asOf.slice(0, 10)}` : ''}`}, ${r.packages.length} packages`,
+            }
+          : {}),
       },
     };
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
@@ -258,7 +326,10 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
  * run's result depends only on what the key holds (the commits, the image, the command, the number of
  * runs), and the runs go in the same order, so a kept one is the one the retry would get.
  */
-function keptRuns(store: ArtifactStore, key: string): ((run: () => Promise<TestSignal>) => Promise<TestSignal>) & { forget(): Promise<void> } {
+function keptRuns(
+  store: ArtifactStore,
+  key: string,
+): ((run: () => Promise<TestSignal>) => Promise<TestSignal>) & { forget(): Promise<void> } {
   let n = 0;
   const kept = async (run: () => Promise<TestSignal>) => {
     const pointer = `gold-runs/${key}/${n++}`;
@@ -309,8 +380,26 @@ export function stageCheck(
   const status = gold.status ?? (gold.failToPass.length ? 'verified' : 'no-verifying-test');
   if (status === 'verified') return { status, judgeable: true };
   const detail = gold.reason ? { detail: gold.reason } : {};
-  if (status === 'invalid') return { status, judgeable: false, reason: gold.reason ? `${gold.reason.kind}: ${gold.reason.summary}` : (gold.problem ?? 'the stage cannot be set up'), ...detail };
+  if (status === 'invalid')
+    return {
+      status,
+      judgeable: false,
+      reason: gold.reason
+        ? `${gold.reason.kind}: ${gold.reason.summary}`
+        : (gold.problem ?? 'the stage cannot be set up'),
+      ...detail,
+    };
   if (judgeModel) return { status, judgeable: true, ...detail };
-  const why = gold.reason && gold.reason.kind !== 'no-verifying-test' ? `; ${gold.reason.kind}: ${gold.reason.summary}` : gold.problem ? `; ${gold.problem}` : '';
-  return { status, judgeable: false, reason: `no test of the PR fails before it and passes after it, and no judge model is configured${why}`, ...detail };
+  const why =
+    gold.reason && gold.reason.kind !== 'no-verifying-test'
+      ? `; ${gold.reason.kind}: ${gold.reason.summary}`
+      : gold.problem
+        ? `; ${gold.problem}`
+        : '';
+  return {
+    status,
+    judgeable: false,
+    reason: `no test of the PR fails before it and passes after it, and no judge model is configured${why}`,
+    ...detail,
+  };
 }

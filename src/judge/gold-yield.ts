@@ -26,7 +26,12 @@ export interface ValidateStagesOptions {
 export async function validateStages(
   deps: GoldValidationDeps,
   chains: Chain[],
-  onStage: (record: GoldTests, done: number, total: number, place: StagePlace & { known: boolean }) => void | Promise<void> = () => {},
+  onStage: (
+    record: GoldTests,
+    done: number,
+    total: number,
+    place: StagePlace & { known: boolean },
+  ) => void | Promise<void> = () => {},
   opts: ValidateStagesOptions = {},
 ): Promise<GoldTests[]> {
   const total = chains.reduce((n, c) => n + c.prs.length, 0);
@@ -44,40 +49,72 @@ export async function validateStages(
 }
 
 /** One stage, its failures its own reason; tried twice where what failed may not be the stage's (see validateStages). */
-async function validateStage(deps: GoldValidationDeps, chain: Chain, stage: number, goldTests = (c: Chain, s: number) => goldTestsFor(deps, c, s)): Promise<GoldTests> {
+async function validateStage(
+  deps: GoldValidationDeps,
+  chain: Chain,
+  stage: number,
+  goldTests = (c: Chain, s: number) => goldTestsFor(deps, c, s),
+): Promise<GoldTests> {
   for (let attempt = 1; ; attempt++) {
     try {
       const record = await goldTests(chain, stage);
       return record.environment ? record : await withLanguage(deps, chain, stage, record);
     } catch (err) {
-      if (err instanceof StageError) return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs')));
+      if (err instanceof StageError)
+        return withLanguage(
+          deps,
+          chain,
+          stage,
+          invalidGold(chain, stage, '', err.message, reasonOf(err, 'invalid-inputs')),
+        );
       const down = await infrastructureDown(deps);
-      if (down) throw new TransientError(`${down}; validation stopped at ${chain.repo.name} PR #${chain.prs[stage].number} (${(err as Error).message})`, { cause: err });
+      if (down)
+        throw new TransientError(
+          `${down}; validation stopped at ${chain.repo.name} PR #${chain.prs[stage].number} (${(err as Error).message})`,
+          { cause: err },
+        );
       if (attempt < 2) continue;
       // A retryable fault twice over (a registry that does not answer): a later run may do better, so it
       // stops here. A sandbox that hung or died under the stage's own commands (Docker answering) is the stage's.
       if (err instanceof ChainsmithError && !err.permanent && !SANDBOX_FAULT.test(err.message)) throw err;
       // Anything else (a report no parser expected, a tool's own error) is this stage's: it is recorded, the run goes on.
-      return withLanguage(deps, chain, stage, invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err))));
+      return withLanguage(
+        deps,
+        chain,
+        stage,
+        invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err))),
+      );
     }
   }
 }
 
 /** A stage that got no environment, with the language its recipe is for, where one is detected (a missing base has none). */
-async function withLanguage(deps: GoldValidationDeps, chain: Chain, stage: number, record: GoldTests): Promise<GoldTests> {
+async function withLanguage(
+  deps: GoldValidationDeps,
+  chain: Chain,
+  stage: number,
+  record: GoldTests,
+): Promise<GoldTests> {
   const recipe = await deps.environments.recipeFor(chain, stage).catch(() => undefined);
   return recipe ? { ...record, language: recipe.language } : record;
 }
 
 /** What the run cannot go on without, when it stopped answering: Docker, or the artifact store. */
 async function infrastructureDown(deps: GoldValidationDeps): Promise<string | undefined> {
-  const docker = await deps.docker.ping().then(() => undefined, (err: Error) => `the Docker engine no longer answers (${err.message})`);
+  const docker = await deps.docker.ping().then(
+    () => undefined,
+    (err: Error) => `the Docker engine no longer answers (${err.message})`,
+  );
   if (docker) return docker;
-  return deps.store.getPointer('validate/health').then(() => undefined, (err: Error) => `the artifact store no longer answers (${err.message})`);
+  return deps.store.getPointer('validate/health').then(
+    () => undefined,
+    (err: Error) => `the artifact store no longer answers (${err.message})`,
+  );
 }
 
 /** What the sandbox session says when the stage's commands wedged or killed it (src/container/shell-session.ts). */
-const SANDBOX_FAULT = /did not return \d+s after its timeout|the sandbox stopped while a command ran|sandbox shell (closed|ended)/;
+const SANDBOX_FAULT =
+  /did not return \d+s after its timeout|the sandbox stopped while a command ran|sandbox shell (closed|ended)/;
 
 /** The kind of an error no stage code expected, from what it says. */
 function unexpectedKind(err: unknown): StageReasonKind {
@@ -94,7 +131,8 @@ function unexpectedKind(err: unknown): StageReasonKind {
 export function describeStage(g: GoldTests): string {
   const where = `${g.repo ?? '?'} PR #${g.prNumber ?? '?'}`;
   const flaky = g.flaky?.length ? `, ${g.flaky.length} flaky` : '';
-  if (g.failToPass.length) return `${where}: verified (${g.failToPass.length} FAIL_TO_PASS, ${g.passToPass.length} PASS_TO_PASS${flaky})`;
+  if (g.failToPass.length)
+    return `${where}: verified (${g.failToPass.length} FAIL_TO_PASS, ${g.passToPass.length} PASS_TO_PASS${flaky})`;
   if (g.reason) return `${where}: ${formatReason(g.reason)}`;
   // Records written before reasons were typed.
   if (g.status === 'invalid') return `${where}: invalid: ${firstLine(g.problem ?? 'cannot be set up')}`;

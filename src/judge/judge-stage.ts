@@ -23,7 +23,19 @@ export interface StageToJudge {
 export async function judgeStage(stage: StageToJudge): Promise<Judgement> {
   const outcome = testOutcome(stage.tests, stage.gold);
   const model = stage.judge
-    ? await modelVerdict(stage.judge.client, stage.judge.model, { task: stage.task, goldPatch: stage.goldPatch, agentPatch: stage.agentPatch, tests: stage.tests, outcome, stage: stage.stage }, stage.judge.signal)
+    ? await modelVerdict(
+        stage.judge.client,
+        stage.judge.model,
+        {
+          task: stage.task,
+          goldPatch: stage.goldPatch,
+          agentPatch: stage.agentPatch,
+          tests: stage.tests,
+          outcome,
+          stage: stage.stage,
+        },
+        stage.judge.signal,
+      )
     : undefined;
   return combine(stage.tests, model, stage.threshold, stage.gold);
 }

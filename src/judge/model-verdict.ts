@@ -22,7 +22,9 @@ export interface VerdictInput {
 }
 
 function cut(patch: string): string {
-  return patch.length <= MAX_PATCH_CHARS ? patch : `${patch.slice(0, MAX_PATCH_CHARS)}\n[... ${patch.length - MAX_PATCH_CHARS} more characters not shown ...]`;
+  return patch.length <= MAX_PATCH_CHARS
+    ? patch
+    : `${patch.slice(0, MAX_PATCH_CHARS)}\n[... ${patch.length - MAX_PATCH_CHARS} more characters not shown ...]`;
 }
 
 function describeTests(input: VerdictInput): string {
@@ -42,7 +44,12 @@ function describeTests(input: VerdictInput): string {
  * not a valid verdict is pointed out in the same conversation and asked for again, JUDGE_ASKS times in all;
  * then the stage fails with the reason (MalformedReplyError). An endpoint that fails is a ModelError.
  */
-export async function modelVerdict(client: ModelClient, model: string, input: VerdictInput, signal?: AbortSignal): Promise<ModelVerdict> {
+export async function modelVerdict(
+  client: ModelClient,
+  model: string,
+  input: VerdictInput,
+  signal?: AbortSignal,
+): Promise<ModelVerdict> {
   const messages: ChatMessage[] = [
     { role: 'system', content: prompt('judge', 'system') },
     {
@@ -57,11 +64,22 @@ export async function modelVerdict(client: ModelClient, model: string, input: Ve
   ];
   const problems: string[] = [];
   for (let attempt = 1; attempt <= JUDGE_ASKS; attempt++) {
-    const content = await client.completeJson(model, messages, { name: 'verdict', schema: RequestedVerdict }, { caller: 'judge', stage: input.stage }, signal);
+    const content = await client.completeJson(
+      model,
+      messages,
+      { name: 'verdict', schema: RequestedVerdict },
+      { caller: 'judge', stage: input.stage },
+      signal,
+    );
     const reply = parseJsonReply(content, ModelVerdictSchema);
     if ('value' in reply) return reply.value;
     problems.push(`attempt ${attempt}: ${reply.problem}`);
-    messages.push({ role: 'assistant', content }, { role: 'user', content: prompt('judge', 'malformed', { problem: reply.problem }) });
+    messages.push(
+      { role: 'assistant', content },
+      { role: 'user', content: prompt('judge', 'malformed', { problem: reply.problem }) },
+    );
   }
-  throw new MalformedReplyError(`the judge returned no valid verdict in ${JUDGE_ASKS} attempts (${problems.join('; ')})`);
+  throw new MalformedReplyError(
+    `the judge returned no valid verdict in ${JUDGE_ASKS} attempts (${problems.join('; ')})`,
+  );
 }

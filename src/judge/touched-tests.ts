@@ -4,9 +4,36 @@ import { join } from 'node:path';
 import { git } from '../git';
 
 /** git's built-in function-name rules per language (gitattributes' `diff=` drivers). */
-const DRIVERS = ['*.java diff=java', '*.kt diff=kotlin', '*.go diff=golang', '*.rs diff=rust', '*.py diff=python', '*.c diff=cpp', '*.cc diff=cpp', '*.cpp diff=cpp', '*.h diff=cpp', '*.cs diff=csharp', '*.rb diff=ruby', '*.php diff=php'];
+const DRIVERS = [
+  '*.java diff=java',
+  '*.kt diff=kotlin',
+  '*.go diff=golang',
+  '*.rs diff=rust',
+  '*.py diff=python',
+  '*.c diff=cpp',
+  '*.cc diff=cpp',
+  '*.cpp diff=cpp',
+  '*.h diff=cpp',
+  '*.cs diff=csharp',
+  '*.rb diff=ruby',
+  '*.php diff=php',
+];
 /** Words a hunk header may put before a parenthesis that name no function. */
-const KEYWORDS = new Set(['func', 'fn', 'def', 'function', 'if', 'for', 'while', 'switch', 'catch', 'return', 'new', 'match', 'sizeof']);
+const KEYWORDS = new Set([
+  'func',
+  'fn',
+  'def',
+  'function',
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'return',
+  'new',
+  'match',
+  'sizeof',
+]);
 const CALLED = /([A-Za-z_]\w*)\s*(?:<[^>()]*>)?\s*\(/g;
 
 let attributes: Promise<string> | undefined;
@@ -24,7 +51,8 @@ function attributesFile(): Promise<string> {
  * (`def`, `fn`, `func`, a Java or C# method), or what goes on top of one (a decorator, annotation or
  * attribute, a doc comment).
  */
-const STARTS_ITEM = /^\s*(?:@\w|#\[|\/\*\*|\/\/\/|(?:async\s+)?def\s|(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?fn\s|func\s|(?:(?:public|protected|private|static|final|override|suspend|internal|open|fun|void)\s+)+[\w<>[\],\s]*\w+\s*\()/;
+const STARTS_ITEM =
+  /^\s*(?:@\w|#\[|\/\*\*|\/\/\/|(?:async\s+)?def\s|(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?fn\s|func\s|(?:(?:public|protected|private|static|final|override|suspend|internal|open|fun|void)\s+)+[\w<>[\],\s]*\w+\s*\()/;
 
 /**
  * The functions whose bodies the PR's change to its test files edits, as git names them in each
@@ -33,9 +61,24 @@ const STARTS_ITEM = /^\s*(?:@\w|#\[|\/\*\*|\/\/\/|(?:async\s+)?def\s|(?:pub(?:\(
  * item (a test added after that function) does not count it; the new test's own name is in the
  * hunk, and the run after the change shows it.
  */
-export async function touchedFunctions(repoPath: string, base: string, merge: string, files: string[]): Promise<Set<string>> {
+export async function touchedFunctions(
+  repoPath: string,
+  base: string,
+  merge: string,
+  files: string[],
+): Promise<Set<string>> {
   if (!files.length) return new Set();
-  const diff = await git(repoPath, ['-c', `core.attributesFile=${await attributesFile()}`, 'diff', '-U0', '--no-color', base, merge, '--', ...files]);
+  const diff = await git(repoPath, [
+    '-c',
+    `core.attributesFile=${await attributesFile()}`,
+    'diff',
+    '-U0',
+    '--no-color',
+    base,
+    merge,
+    '--',
+    ...files,
+  ]);
   const names = new Set<string>();
   for (const hunk of diff.split(/^(?=@@ )/m).slice(1)) {
     const [header, ...lines] = hunk.split('\n');
@@ -43,7 +86,9 @@ export async function touchedFunctions(repoPath: string, base: string, merge: st
     const end = lines.findIndex((line) => line.startsWith('diff '));
     // Blank and closing-bracket lines say nothing of whose body changed (git may shift an added
     // method's lines so that the closing brace above it comes first).
-    const changed = (end < 0 ? lines : lines.slice(0, end)).filter((line) => /^[+-]/.test(line) && !/^[\s})\];,]*$/.test(line.slice(1)));
+    const changed = (end < 0 ? lines : lines.slice(0, end)).filter(
+      (line) => /^[+-]/.test(line) && !/^[\s})\];,]*$/.test(line.slice(1)),
+    );
     const onlyAdds = changed.every((line) => line.startsWith('+'));
     if (onlyAdds && changed.length && STARTS_ITEM.test(changed[0].slice(1))) continue;
     const context = /^@@ [^@]* @@ (.+)$/.exec(header)?.[1] ?? '';

@@ -26,9 +26,18 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   if (!v.after) return stageReason('no-verifying-test', NO_TEST_FILES);
   const timedOut = [v.before, v.after].find((r) => r?.timedOut);
   if (timedOut) return stageReason('timeout', `the PR's tests ran past their limit of ${v.timeoutSeconds}s`, timedOut);
-  if (v.service) return stageReason('tests-not-runnable', `the PR's tests seem to need a service the sandbox does not run ("${v.service}")`, v.after);
+  if (v.service)
+    return stageReason(
+      'tests-not-runnable',
+      `the PR's tests seem to need a service the sandbox does not run ("${v.service}")`,
+      v.after,
+    );
   if (!v.after.passed && !v.after.cases?.length && !v.gold.passToPass.length) {
-    return stageReason('tests-not-runnable', `the PR's tests report no test after the change (exit code ${v.after.exitCode})`, v.after);
+    return stageReason(
+      'tests-not-runnable',
+      `the PR's tests report no test after the change (exit code ${v.after.exitCode})`,
+      v.after,
+    );
   }
   const { passToPass, brokenOnGold } = v.gold;
   const counts = `${passToPass.length} PASS_TO_PASS, ${brokenOnGold.length} failing after the gold change too`;

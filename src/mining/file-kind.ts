@@ -10,11 +10,29 @@ const TEST_FILE_NAMES = LANGUAGES.flatMap((l) => l.files.tests);
 /** Code of the languages chainsmith builds, and of others it mines but builds no environment for. */
 const CODE_EXTENSIONS = new Set([
   ...LANGUAGES.flatMap((l) => l.files.code),
-  'kt', 'scala', 'cs', 'rb', 'php', 'swift', 'm', 'sh', 'lua', 'r', 'jl',
+  'kt',
+  'scala',
+  'cs',
+  'rb',
+  'php',
+  'swift',
+  'm',
+  'sh',
+  'lua',
+  'r',
+  'jl',
 ]);
 
 /** Directories of code someone else wrote (vendored, bundled, installed), by their usual names. */
-const VENDORED_DIRECTORIES = new Set(['vendor', 'vendored', 'third_party', 'third-party', 'thirdparty', 'node_modules', 'bower_components']);
+const VENDORED_DIRECTORIES = new Set([
+  'vendor',
+  'vendored',
+  'third_party',
+  'third-party',
+  'thirdparty',
+  'node_modules',
+  'bower_components',
+]);
 
 /** Files a tool writes: protobuf and gRPC stubs, minified bundles, Go's generated files, and the like. */
 const GENERATED_FILE_NAMES = [

@@ -77,17 +77,26 @@ export async function recordsToChains(
   const eligible = filtered.filter((pr) => !copies.copyOf.has(pr.number) && !copies.syncs.has(pr.number));
   const syncs = filtered.filter((pr) => copies.syncs.has(pr.number)).length;
   // Only where there are some: most repositories land neither.
-  const extraDrops = Object.fromEntries(Object.entries({ 'branch-sync': syncs, copy: filtered.length - eligible.length - syncs }).filter(([, n]) => n > 0));
+  const extraDrops = Object.fromEntries(
+    Object.entries({ 'branch-sync': syncs, copy: filtered.length - eligible.length - syncs }).filter(([, n]) => n > 0),
+  );
   // The graph (edges.jsonl, and so the chains left out by date) is the one a mine without the window builds.
   const { window } = opts;
   const inWindowed = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
   const kept = opts.requireTests ? inWindowed.filter(prChangesTests) : inWindowed;
   const { since } = opts;
   const examined = since ? eligible.filter((pr) => since.newPrs.has(pr.number)) : eligible;
-  const mentioned = new Set(textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`));
+  const mentioned = new Set(
+    textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`),
+  );
   const blame =
     opts.clone && opts.blameWindowDays !== 0
-      ? await codeHistoryEdges(opts.clone, prs, examined, { windowDays: opts.blameWindowDays, onProgress: opts.onBlameProgress, named: mentioned, copies })
+      ? await codeHistoryEdges(opts.clone, prs, examined, {
+          windowDays: opts.blameWindowDays,
+          onProgress: opts.onBlameProgress,
+          named: mentioned,
+          copies,
+        })
       : [];
   // Words outrank code history for one pair: blame only adds pairs no text links. A PR that names
   // another and rewrites its lines builds on it, though either alone is only a hint.
@@ -95,12 +104,24 @@ export async function recordsToChains(
   const worded = textEdges.map((edge) => {
     const history = blamed.get(`${edge.from}->${edge.to}`);
     if (edge.kind !== 'mentions' || !history) return edge;
-    return { ...edge, kind: 'follow-up' as const, confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence), evidence: `${edge.evidence} (and ${history.evidence})`, strength: history.strength, strengthWhy: history.strengthWhy };
+    return {
+      ...edge,
+      kind: 'follow-up' as const,
+      confidence: Math.max(NAMED_AND_REWRITTEN, history.confidence),
+      evidence: `${edge.evidence} (and ${history.evidence})`,
+      strength: history.strength,
+      strengthWhy: history.strengthWhy,
+    };
   });
   const wordedPairs = new Set(textEdges.map((edge) => `${edge.from}->${edge.to}`));
   // A later PR that adds back what a revert took out re-applies the reverted work, whatever it says.
-  const reverts = textEdges.filter((edge) => edge.kind === 'reverts' && edge.confidence >= (opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE));
-  const restores = opts.clone && opts.blameWindowDays !== 0 ? await restoreEdges(opts.clone, prs, reverts, (opts.blameWindowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000) : [];
+  const reverts = textEdges.filter(
+    (edge) => edge.kind === 'reverts' && edge.confidence >= (opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE),
+  );
+  const restores =
+    opts.clone && opts.blameWindowDays !== 0
+      ? await restoreEdges(opts.clone, prs, reverts, (opts.blameWindowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000)
+      : [];
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   const mined = withStrength(
     strongestPerPair(
@@ -118,7 +139,13 @@ export async function recordsToChains(
     byNumber,
   );
   const eligibleNumbers = new Set(eligible.map((pr) => pr.number));
-  const judged = await opts.judge?.(mined, { repo: opts.repo ?? repo.name, records: byNumber, eligible: eligibleNumbers, patches, minConfidence: opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE });
+  const judged = await opts.judge?.(mined, {
+    repo: opts.repo ?? repo.name,
+    records: byNumber,
+    eligible: eligibleNumbers,
+    patches,
+    minConfidence: opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
+  });
   const edges = judged?.edges ?? mined;
   // A chain that straddles the window is not emitted; its inside part is, where two or more linked PRs remain.
   const planned = buildChains(repo, kept, edges, opts);
@@ -126,10 +153,16 @@ export async function recordsToChains(
   const members = new Map<number, PullRequestRecord>();
   for (const chain of planned) for (const pr of chain.prs) members.set(pr.number, pr);
   const patched = new Map((await patches([...members.values()])).map((pr) => [pr.number, pr]));
-  const chains = planned.map((chain) => ChainSchema.parse({ ...chain, prs: chain.prs.map((pr) => patched.get(pr.number)) }));
+  const chains = planned.map((chain) =>
+    ChainSchema.parse({ ...chain, prs: chain.prs.map((pr) => patched.get(pr.number)) }),
+  );
 
   const stageable = new Set(kept.map((pr) => pr.number));
-  const linked = new Set(linkingEdges(edges, opts).filter((edge) => stageable.has(edge.from) && stageable.has(edge.to)).flatMap((edge) => [edge.from, edge.to]));
+  const linked = new Set(
+    linkingEdges(edges, opts)
+      .filter((edge) => stageable.has(edge.from) && stageable.has(edge.to))
+      .flatMap((edge) => [edge.from, edge.to]),
+  );
   const { inChains, ...counted } = chainCounts(chains);
   return {
     chains,
@@ -150,7 +183,9 @@ export async function recordsToChains(
       funnel: { merged: prs.length, eligible: kept.length, linked: linked.size, inChains },
       ...counted,
       ...(judged ? { linkJudge: judged.tally } : {}),
-      ...(window ? { dates: { ...window, ...dateCut(window, buildChains(repo, eligible, edges, opts), planned) } } : {}),
+      ...(window
+        ? { dates: { ...window, ...dateCut(window, buildChains(repo, eligible, edges, opts), planned) } }
+        : {}),
     },
   };
 }

@@ -18,7 +18,14 @@ export const MiningSummarySchema = z.object({
   /** PRs kept out of chains, by reason. */
   dropped: z.record(z.string(), Count),
   /** What references pointed at; only references to mined PRs become edges. */
-  references: z.object({ pr: Count, unmergedPr: Count, issue: Count, otherRepo: Count, unknownCommit: Count, self: Count }),
+  references: z.object({
+    pr: Count,
+    unmergedPr: Count,
+    issue: Count,
+    otherRepo: Count,
+    unknownCommit: Count,
+    self: Count,
+  }),
   edgesByKind: z.record(EdgeKind, Count),
   chains: Count,
   /** Keys are chain lengths. */
@@ -47,7 +54,9 @@ export const MiningSummarySchema = z.object({
    * A rerun into the same files: the last merge the earlier mine had seen, and what this one added
    * (PRs, edges, chains, of which grown from an earlier chain).
    */
-  incremental: z.object({ since: z.string().optional(), newPrs: Count, newEdges: Count, chainsAdded: Count, chainsExtended: Count }).optional(),
+  incremental: z
+    .object({ since: z.string().optional(), newPrs: Count, newEdges: Count, chainsAdded: Count, chainsExtended: Count })
+    .optional(),
   /** With --judge-links and a model: candidates judged, dropped and not judged, tokens and cost. */
   linkJudge: LinkJudgeTallySchema.optional(),
   /** Local only: commits read from the history. */
@@ -69,9 +78,11 @@ function countByLength(chains: readonly { prs: readonly unknown[] }[]): Record<s
 
 type ChainShape = { prs: readonly Pick<PullRequestRecord, 'number' | 'files' | 'changesTests'>[]; strength?: Strength };
 
-
 export function countLinksByKind(edges: readonly Edge[]): Record<EdgeKind, { strong: number; weak: number }> {
-  const counts = Object.fromEntries(EdgeKind.options.map((kind) => [kind, { strong: 0, weak: 0 }])) as Record<EdgeKind, { strong: number; weak: number }>;
+  const counts = Object.fromEntries(EdgeKind.options.map((kind) => [kind, { strong: 0, weak: 0 }])) as Record<
+    EdgeKind,
+    { strong: number; weak: number }
+  >;
   for (const edge of edges) counts[edge.kind][edge.strength ?? 'strong'] += 1;
   return counts;
 }

@@ -20,7 +20,13 @@ export interface ModelClientOptions {
   redactor?: Redactor;
 }
 
-const WHO: Record<CallMarker['caller'], string> = { agent: 'the model', judge: 'the judge', 'query-writer': 'the query writer', 'link-judge': 'the link judge', 'setup-agent': 'the setup agent' };
+const WHO: Record<CallMarker['caller'], string> = {
+  agent: 'the model',
+  judge: 'the judge',
+  'query-writer': 'the query writer',
+  'link-judge': 'the link judge',
+  'setup-agent': 'the setup agent',
+};
 
 /**
  * The one way chainsmith talks to an OpenAI-compatible endpoint, for the agent, the judge, the query
@@ -35,7 +41,12 @@ export class ModelClient {
 
   constructor(opts: ModelClientOptions) {
     this.redactor = opts.redactor ?? NO_REDACTION;
-    this.openai = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey ?? 'unset', maxRetries: 0, timeout: opts.timeoutMs ?? 120_000 });
+    this.openai = new OpenAI({
+      baseURL: opts.baseUrl,
+      apiKey: opts.apiKey ?? 'unset',
+      maxRetries: 0,
+      timeout: opts.timeoutMs ?? 120_000,
+    });
     this.retry = opts.retry;
   }
 
@@ -47,16 +58,29 @@ export class ModelClient {
    * One chat completion. `signal` stops the call and its retries; `redactor` removes the worker's other
    * secrets from error texts (they end up in workflow history).
    */
-  async complete(request: ChatRequest, call: { marker: CallMarker; signal?: AbortSignal; redactor?: Redactor }): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+  async complete(
+    request: ChatRequest,
+    call: { marker: CallMarker; signal?: AbortSignal; redactor?: Redactor },
+  ): Promise<OpenAI.Chat.Completions.ChatCompletion> {
     // The same request asked again (a retried activity) is work redone: the durability bench counts it.
-    return journaled('model', () => JSON.stringify([call.marker.caller, request.model, request.messages]), () => withRetries(() => this.once(request, call), this.retry, call.signal));
+    return journaled(
+      'model',
+      () => JSON.stringify([call.marker.caller, request.model, request.messages]),
+      () => withRetries(() => this.once(request, call), this.retry, call.signal),
+    );
   }
 
   /**
    * A reply asked for as JSON matching `format.schema`, as raw text: the caller validates it and decides
    * whether to ask again. `signal` (an activity's cancellation) stops the call and its retries.
    */
-  async completeJson(model: string, messages: ChatMessage[], format: { name: string; schema: z.ZodType }, marker: CallMarker, signal?: AbortSignal): Promise<string> {
+  async completeJson(
+    model: string,
+    messages: ChatMessage[],
+    format: { name: string; schema: z.ZodType },
+    marker: CallMarker,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const response = await this.complete({ model, messages, response_format: jsonFormat(format) }, { marker, signal });
     return response.choices?.[0]?.message?.content ?? '';
   }
@@ -70,9 +94,15 @@ export class ModelClient {
     else call.signal?.addEventListener('abort', abort, { once: true });
     const started = Date.now();
     try {
-      return await this.openai.chat.completions.create(request, { signal: controller.signal, headers: markerHeaders(call.marker) });
+      return await this.openai.chat.completions.create(request, {
+        signal: controller.signal,
+        headers: markerHeaders(call.marker),
+      });
     } catch (cause) {
-      throw classifyModelFailure(this.openai, WHO[call.marker.caller], cause, { elapsedMs: Date.now() - started, redactor: call.redactor ?? this.redactor });
+      throw classifyModelFailure(this.openai, WHO[call.marker.caller], cause, {
+        elapsedMs: Date.now() - started,
+        redactor: call.redactor ?? this.redactor,
+      });
     } finally {
       call.signal?.removeEventListener('abort', abort);
     }

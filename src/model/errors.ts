@@ -78,7 +78,11 @@ export function classifyModelFailure(
   if (cause instanceof OpenAI.APIConnectionError) {
     const network = cause.cause as (Error & { code?: string }) | undefined;
     const code = network?.code ?? (network?.cause as { code?: string } | undefined)?.code;
-    return new ModelUnavailableError(`${where} is unreachable (${code ?? clean(cause.message)})`, undefined, network ? { cause: network } : undefined);
+    return new ModelUnavailableError(
+      `${where} is unreachable (${code ?? clean(cause.message)})`,
+      undefined,
+      network ? { cause: network } : undefined,
+    );
   }
   // Stopped by our own signal (a pause or cancel): not the endpoint's failure, and not to be retried.
   if (cause instanceof OpenAI.APIUserAbortError) return cause;
@@ -89,7 +93,8 @@ export function classifyModelFailure(
       const seconds = Number(cause.headers?.get?.('retry-after') ?? NaN);
       return new ModelRateLimitedError(message, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined);
     }
-    if (status === 408 || status === 409 || status >= 500) return new ModelUnavailableError(message, status || undefined);
+    if (status === 408 || status === 409 || status >= 500)
+      return new ModelUnavailableError(message, status || undefined);
     return new ModelRefusedError(message, status);
   }
   return cause instanceof Error ? cause : new Error(String(cause));

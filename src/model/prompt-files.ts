@@ -16,7 +16,9 @@ export function promptTemplate(folder: PromptFolder, name: string): string {
   const path = join(packageRoot(), 'src', 'model', 'prompts', folder, `${name}.md`);
   let text = cache.get(path);
   if (text === undefined) {
-    text = readFileSync(path, 'utf8').replace(/^\s*<!--[\s\S]*?-->\s*/, '').trimEnd();
+    text = readFileSync(path, 'utf8')
+      .replace(/^\s*<!--[\s\S]*?-->\s*/, '')
+      .trimEnd();
     cache.set(path, text);
   }
   return text;

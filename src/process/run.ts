@@ -125,7 +125,12 @@ const live = new Map<ChildProcess, boolean>();
  */
 export async function stopAllChildren(): Promise<void> {
   const children = [...live.keys()];
-  const ended = children.map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve))));
+  const ended = children.map(
+    (child) =>
+      new Promise((resolve) =>
+        child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve),
+      ),
+  );
   for (const child of children) stopChild(child, 'SIGTERM');
   const killer = setTimeout(() => children.forEach((child) => stopChild(child, 'SIGKILL')), KILL_GRACE_MS);
   await Promise.all(ended);
@@ -152,5 +157,14 @@ function environment(base: NodeJS.ProcessEnv, extra: Record<string, string | und
 
 function notStarted(err: unknown): RunResult {
   const startError = err instanceof Error ? err : new Error(String(err));
-  return { exitCode: null, signal: null, stdout: '', stderr: '', truncated: false, timedOut: false, aborted: false, startError };
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    truncated: false,
+    timedOut: false,
+    aborted: false,
+    startError,
+  };
 }

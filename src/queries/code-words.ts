@@ -11,8 +11,29 @@ export const COMPOUND_IDENTIFIER = /\b(?:[A-Za-z][A-Za-z0-9]*_\w+|[a-z][a-z0-9]*
 
 /** Keywords that look like calls ("if (", "not(") but are also ordinary English words. */
 const KEYWORDS = new Set([
-  'if', 'elif', 'else', 'for', 'while', 'switch', 'return', 'and', 'or', 'not', 'in', 'is', 'with',
-  'catch', 'assert', 'lambda', 'yield', 'await', 'typeof', 'sizeof', 'new', 'super', 'print',
+  'if',
+  'elif',
+  'else',
+  'for',
+  'while',
+  'switch',
+  'return',
+  'and',
+  'or',
+  'not',
+  'in',
+  'is',
+  'with',
+  'catch',
+  'assert',
+  'lambda',
+  'yield',
+  'await',
+  'typeof',
+  'sizeof',
+  'new',
+  'super',
+  'print',
 ]);
 
 /** Plain words shorter than this ("a(", "x=") are too likely to be ordinary prose to withhold. */

@@ -62,14 +62,16 @@ function fragments(text: string, codeLines: string[][]): string[] {
 export function checkLeak(text: string, secrets: PatchSecrets): { score: number; findings: LeakFinding[] } {
   const findings: LeakFinding[] = [];
   const add = (kind: LeakKind, found: string) => {
-    if (!findings.some((f) => f.kind === kind && f.text === found)) findings.push({ kind, text: found, weight: LEAK_WEIGHTS[kind] });
+    if (!findings.some((f) => f.kind === kind && f.text === found))
+      findings.push({ kind, text: found, weight: LEAK_WEIGHTS[kind] });
   };
   for (const gram of fragments(text, secrets.codeLines)) add('fragment', gram);
   const prose = normalize(text);
   for (const literal of secrets.literals) if (prose.includes(normalize(literal))) add('literal', literal);
   for (const id of secrets.identifiers) if (mentions(text, id, true)) add('identifier', id);
   // Plain names are matched in any case: "Median" opens a sentence as readily as "median".
-  for (const name of secrets.names) if (!secrets.identifiers.has(name) && mentions(text, name, false)) add('name', name);
+  for (const name of secrets.names)
+    if (!secrets.identifiers.has(name) && mentions(text, name, false)) add('name', name);
   // "tally/stats.py" also mentions "stats.py"; the longer path is the one finding.
   for (const path of [...secrets.paths].sort((a, b) => b.length - a.length)) {
     const within = findings.some((f) => f.kind === 'path' && f.text.endsWith(`/${path}`));

@@ -8,7 +8,10 @@ export function measureLeaks(queries: ChainQueries, chain: Chain, limit = DEFAUL
   return {
     ...queries,
     overviewLeak: queries.overviewLeak ?? leakReport(queries.overview, mergeSecrets(secrets), limit),
-    stages: queries.stages.map((stage, i) => ({ ...stage, leak: stage.leak ?? leakReport(stage.text, secrets[i], limit) })),
+    stages: queries.stages.map((stage, i) => ({
+      ...stage,
+      leak: stage.leak ?? leakReport(stage.text, secrets[i], limit),
+    })),
   };
 }
 
@@ -28,7 +31,9 @@ export interface LeakSummary {
 }
 
 export function summarizeLeaks(all: ChainQueries[]): LeakSummary {
-  const reports: LeakReport[] = all.flatMap((q) => [q.overviewLeak, ...q.stages.map((s) => s.leak)].filter((r): r is LeakReport => !!r));
+  const reports: LeakReport[] = all.flatMap((q) =>
+    [q.overviewLeak, ...q.stages.map((s) => s.leak)].filter((r): r is LeakReport => !!r),
+  );
   const n = reports.length;
   const caught = reports.filter((r) => r.firstScore > r.limit).length;
   const leaked = reports.filter((r) => !r.passed).length;

@@ -29,8 +29,31 @@ const MIN_LITERAL = 8;
 const MIN_NAME = 3;
 /** Generic local names that say nothing about a change when a query uses them as words. */
 const GENERIC = new Set([
-  'self', 'cls', 'args', 'kwargs', 'value', 'values', 'result', 'results', 'data', 'item', 'items', 'other',
-  'obj', 'tmp', 'res', 'ret', 'err', 'error', 'name', 'none', 'true', 'false', 'null', 'undefined', 'this',
+  'self',
+  'cls',
+  'args',
+  'kwargs',
+  'value',
+  'values',
+  'result',
+  'results',
+  'data',
+  'item',
+  'items',
+  'other',
+  'obj',
+  'tmp',
+  'res',
+  'ret',
+  'err',
+  'error',
+  'name',
+  'none',
+  'true',
+  'false',
+  'null',
+  'undefined',
+  'this',
 ]);
 
 /** Code tokens: words, numbers and single symbols. The leak check compares runs of these. */

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { ModelClient } from '../model/client';
-import { ChainQueriesSchema, QueryPartsSchema, type Chain, type ChainQueries, type PullRequest, type QueryParts } from '../schemas';
+import {
+  ChainQueriesSchema,
+  QueryPartsSchema,
+  type Chain,
+  type ChainQueries,
+  type PullRequest,
+  type QueryParts,
+} from '../schemas';
 import { DEFAULT_LEAK_LIMIT } from './leak-check';
 import { mergeSecrets, patchSecrets } from './patch-secrets';
 import { prompt } from '../model/prompt-files';
@@ -32,7 +39,9 @@ export function renderQuery(parts: QueryParts): string {
 }
 
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}\n[... ${text.length - max} more characters of the patch not shown ...]`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n[... ${text.length - max} more characters of the patch not shown ...]`;
 }
 
 function stageMessage(chain: Chain, index: number, maxPatchChars: number): string {
@@ -55,7 +64,9 @@ function stageMessage(chain: Chain, index: number, maxPatchChars: number): strin
 
 function overviewMessage(chain: Chain, stageTexts: string[]): string {
   const stages = chain.prs.map((pr: PullRequest, i) =>
-    [`Stage ${i + 1}: ${pr.title}`, pr.body.trim().split(/\n\s*\n/)[0] ?? '', `Task statement:\n${stageTexts[i]}`].filter(Boolean).join('\n'),
+    [`Stage ${i + 1}: ${pr.title}`, pr.body.trim().split(/\n\s*\n/)[0] ?? '', `Task statement:\n${stageTexts[i]}`]
+      .filter(Boolean)
+      .join('\n'),
   );
   return prompt('queries', 'overview', { repo: chain.repo.name, count: chain.prs.length, stages: stages.join('\n\n') });
 }
@@ -80,37 +91,55 @@ export async function synthesizeQueries(
 
   const stages = await Promise.all(
     chain.prs.map((pr, i) =>
-      keep(`stage-${i}`, () => writeWithoutLeaks({
-        client,
-        model,
-        stage: i,
-        messages: [system, { role: 'user', content: stageMessage(chain, i, opts.maxPatchChars ?? 24_000) }],
-        format: { name: 'stage_query', schema: QueryPartsSchema },
-        render: renderQuery,
-        secrets: secrets[i],
-        leakLimit,
-        maxAttempts,
-        signal: opts.signal,
-        label: `the query for stage ${i + 1} (PR #${pr.number})`,
-      })),
+      keep(`stage-${i}`, () =>
+        writeWithoutLeaks({
+          client,
+          model,
+          stage: i,
+          messages: [system, { role: 'user', content: stageMessage(chain, i, opts.maxPatchChars ?? 24_000) }],
+          format: { name: 'stage_query', schema: QueryPartsSchema },
+          render: renderQuery,
+          secrets: secrets[i],
+          leakLimit,
+          maxAttempts,
+          signal: opts.signal,
+          label: `the query for stage ${i + 1} (PR #${pr.number})`,
+        }),
+      ),
     ),
   );
-  const overview = await keep('overview', () => writeWithoutLeaks({
-    client,
-    model,
-    messages: [system, { role: 'user', content: overviewMessage(chain, stages.map((s) => s.text)) }],
-    format: { name: 'chain_overview', schema: OverviewSchema },
-    render: (value) => value.overview.trim(),
-    secrets: mergeSecrets(secrets),
-    leakLimit,
-    maxAttempts,
-    signal: opts.signal,
-    label: 'the chain overview',
-  }));
+  const overview = await keep('overview', () =>
+    writeWithoutLeaks({
+      client,
+      model,
+      messages: [
+        system,
+        {
+          role: 'user',
+          content: overviewMessage(
+            chain,
+            stages.map((s) => s.text),
+          ),
+        },
+      ],
+      format: { name: 'chain_overview', schema: OverviewSchema },
+      render: (value) => value.overview.trim(),
+      secrets: mergeSecrets(secrets),
+      leakLimit,
+      maxAttempts,
+      signal: opts.signal,
+      label: 'the chain overview',
+    }),
+  );
   return ChainQueriesSchema.parse({
     overview: overview.text,
     overviewLeak: overview.leak,
-    stages: chain.prs.map((pr, i) => ({ prNumber: pr.number, text: stages[i].text, parts: stages[i].value, leak: stages[i].leak })),
+    stages: chain.prs.map((pr, i) => ({
+      prNumber: pr.number,
+      text: stages[i].text,
+      parts: stages[i].value,
+      leak: stages[i].leak,
+    })),
     generator: 'model',
     model,
   });

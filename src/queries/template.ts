@@ -17,7 +17,9 @@ function places(pr: PullRequest): string {
   const code = pr.files.filter((file) => file.kind === 'code');
   const tests = pr.files.filter((file) => file.kind === 'test');
   const files = code.length > 0 ? code : tests.length > 0 ? tests : pr.files;
-  const tops = new Set(files.map((file) => (file.path.includes('/') ? `${file.path.split('/')[0]}/` : 'the repository root')));
+  const tops = new Set(
+    files.map((file) => (file.path.includes('/') ? `${file.path.split('/')[0]}/` : 'the repository root')),
+  );
   return [...tops].sort().join(', ');
 }
 

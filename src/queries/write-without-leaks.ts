@@ -45,7 +45,13 @@ export async function writeWithoutLeaks<T>(req: WriteRequest<T>): Promise<Writte
   let best: Written<T> | undefined;
   let firstScore: number | undefined;
   for (let attempt = 1; attempt <= req.maxAttempts; attempt++) {
-    const content = await req.client.completeJson(req.model, messages, req.format, { caller: 'query-writer', stage: req.stage }, req.signal);
+    const content = await req.client.completeJson(
+      req.model,
+      messages,
+      req.format,
+      { caller: 'query-writer', stage: req.stage },
+      req.signal,
+    );
     messages.push({ role: 'assistant', content });
     const reply = parseJsonReply(content, req.format.schema);
     if ('problem' in reply) {
@@ -60,10 +66,15 @@ export async function writeWithoutLeaks<T>(req: WriteRequest<T>): Promise<Writte
     const leak: LeakReport = { score, findings, limit: req.leakLimit, passed, attempts: attempt, firstScore };
     if (!best || score < best.leak.score) best = { value: reply.value, text, leak };
     if (passed) return best;
-    messages.push({ role: 'user', content: prompt('queries', 'leak-feedback', { findings: describeFindings(findings) }) });
+    messages.push({
+      role: 'user',
+      content: prompt('queries', 'leak-feedback', { findings: describeFindings(findings) }),
+    });
   }
   if (!best) {
-    throw new MalformedReplyError(`the query writer gave no valid reply for ${req.label} in ${req.maxAttempts} attempts (${problems.join('; ')})`);
+    throw new MalformedReplyError(
+      `the query writer gave no valid reply for ${req.label} in ${req.maxAttempts} attempts (${problems.join('; ')})`,
+    );
   }
   // Every attempt leaked: keep the least leaky, and say how many attempts were spent on it.
   return { ...best, leak: { ...best.leak, attempts: req.maxAttempts, firstScore: firstScore! } };

@@ -71,7 +71,10 @@ export function barChart(spec: BarChartSpec): string {
     parts.push(`<line class="grid" x1="${M.left}" x2="${W - M.right}" y1="${y(t)}" y2="${y(t)}"/>`);
     parts.push(`<text class="tick" x="${M.left - 6}" y="${y(t) + 4}" text-anchor="end">${formatNumber(t)}</text>`);
   }
-  if (spec.yLabel) parts.push(`<text class="axis-label" transform="translate(14 ${M.top + PLOT_H / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(spec.yLabel)}</text>`);
+  if (spec.yLabel)
+    parts.push(
+      `<text class="axis-label" transform="translate(14 ${M.top + PLOT_H / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(spec.yLabel)}</text>`,
+    );
 
   const every = Math.ceil(n / 14);
   spec.categories.forEach((category, i) => {
@@ -85,35 +88,52 @@ export function barChart(spec: BarChartSpec): string {
       const x = mode === 'stack' ? x0 : x0 + k * w;
       const top = y(to);
       const height = Math.max(1, y(from) - top);
-      parts.push(`<rect class="bar" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${w.toFixed(1)}" height="${height.toFixed(1)}" fill="${s.color}"><title>${escapeHtml(`${category} · ${s.name}: ${formatNumber(v)}`)}</title></rect>`);
+      parts.push(
+        `<rect class="bar" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${w.toFixed(1)}" height="${height.toFixed(1)}" fill="${s.color}"><title>${escapeHtml(`${category} · ${s.name}: ${formatNumber(v)}`)}</title></rect>`,
+      );
       base += v;
     });
     if (spec.showTotals && totals[i] > 0) {
-      parts.push(`<text class="total" x="${(x0 + barW / 2).toFixed(1)}" y="${(y(totals[i]) - 4).toFixed(1)}" text-anchor="middle">${formatNumber(totals[i])}</text>`);
+      parts.push(
+        `<text class="total" x="${(x0 + barW / 2).toFixed(1)}" y="${(y(totals[i]) - 4).toFixed(1)}" text-anchor="middle">${formatNumber(totals[i])}</text>`,
+      );
     }
     if (i % every === 0) {
       const label = category.length > 12 ? `${category.slice(0, 11)}…` : category;
-      parts.push(`<text class="tick" x="${(M.left + i * band + band / 2).toFixed(1)}" y="${H - M.bottom + 16}" text-anchor="middle">${escapeHtml(label)}</text>`);
+      parts.push(
+        `<text class="tick" x="${(M.left + i * band + band / 2).toFixed(1)}" y="${H - M.bottom + 16}" text-anchor="middle">${escapeHtml(label)}</text>`,
+      );
     }
   });
-  if (!n || max === 0) parts.push(`<text class="empty" x="${M.left + PLOT_W / 2}" y="${M.top + PLOT_H / 2}" text-anchor="middle">no data yet</text>`);
+  if (!n || max === 0)
+    parts.push(
+      `<text class="empty" x="${M.left + PLOT_W / 2}" y="${M.top + PLOT_H / 2}" text-anchor="middle">no data yet</text>`,
+    );
 
   for (const r of spec.refLines ?? []) {
     const ry = y(r.value).toFixed(1);
-    parts.push(`<line class="ref" x1="${M.left}" x2="${W - M.right}" y1="${ry}" y2="${ry}" stroke="${r.color ?? '#b91c1c'}"/>`);
-    parts.push(`<text class="ref-label" x="${W - M.right - 2}" y="${Number(ry) - 4}" text-anchor="end" fill="${r.color ?? '#b91c1c'}">${escapeHtml(r.label)}</text>`);
+    parts.push(
+      `<line class="ref" x1="${M.left}" x2="${W - M.right}" y1="${ry}" y2="${ry}" stroke="${r.color ?? '#b91c1c'}"/>`,
+    );
+    parts.push(
+      `<text class="ref-label" x="${W - M.right - 2}" y="${Number(ry) - 4}" text-anchor="end" fill="${r.color ?? '#b91c1c'}">${escapeHtml(r.label)}</text>`,
+    );
   }
   if (spec.xMarker) {
     const mx = (M.left + spec.xMarker.fraction * PLOT_W).toFixed(1);
     parts.push(`<line class="ref" x1="${mx}" x2="${mx}" y1="${M.top}" y2="${M.top + PLOT_H}" stroke="#b91c1c"/>`);
-    parts.push(`<text class="ref-label" x="${Number(mx) - 4}" y="${M.top + 12}" text-anchor="end" fill="#b91c1c">${escapeHtml(spec.xMarker.label)}</text>`);
+    parts.push(
+      `<text class="ref-label" x="${Number(mx) - 4}" y="${M.top + 12}" text-anchor="end" fill="#b91c1c">${escapeHtml(spec.xMarker.label)}</text>`,
+    );
   }
   parts.push(`<line class="axis" x1="${M.left}" x2="${W - M.right}" y1="${M.top + PLOT_H}" y2="${M.top + PLOT_H}"/>`);
 
   if (spec.series.length > 1) {
     let lx = M.left;
     for (const s of spec.series) {
-      parts.push(`<rect x="${lx}" y="${H - 16}" width="10" height="10" fill="${s.color}"/><text class="legend" x="${lx + 14}" y="${H - 7}">${escapeHtml(s.name)}</text>`);
+      parts.push(
+        `<rect x="${lx}" y="${H - 16}" width="10" height="10" fill="${s.color}"/><text class="legend" x="${lx + 14}" y="${H - 7}">${escapeHtml(s.name)}</text>`,
+      );
       lx += 24 + s.name.length * 6.2;
     }
   }

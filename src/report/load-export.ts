@@ -17,6 +17,7 @@ export async function loadExport(dir: string): Promise<ExportContents> {
   const manifest = await readManifest(dir);
   const runs = (await readJsonl(join(dir, RUNS_FILE), ChainRunSchema, 'chain run')) ?? [];
   const samples: TrainingSample[] = [];
-  for (const { file } of SAMPLE_GROUPS) samples.push(...((await readJsonl(join(dir, `${file}.jsonl`), TrainingSampleSchema, 'training sample')) ?? []));
+  for (const { file } of SAMPLE_GROUPS)
+    samples.push(...((await readJsonl(join(dir, `${file}.jsonl`), TrainingSampleSchema, 'training sample')) ?? []));
   return { dir, manifest, runs, samples };
 }

@@ -58,7 +58,13 @@ const SCRIPT = `
  * The whole report as one file: styles, plots (SVG) and script inline, no external reference of any
  * kind, so it opens from file:// on a machine without network.
  */
-export function page(parts: { title: string; subtitle: string; summary: string; plots: string[]; trajectories: string }): string {
+export function page(parts: {
+  title: string;
+  subtitle: string;
+  summary: string;
+  plots: string[];
+  trajectories: string;
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>

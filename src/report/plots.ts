@@ -9,7 +9,16 @@ export interface Prices {
   output: number;
 }
 
-const COLORS = { blue: '#2563eb', teal: '#0d9488', amber: '#d97706', violet: '#7c3aed', red: '#dc2626', gray: '#9ca3af', green: '#16a34a', lime: '#65a30d' };
+const COLORS = {
+  blue: '#2563eb',
+  teal: '#0d9488',
+  amber: '#d97706',
+  violet: '#7c3aed',
+  red: '#dc2626',
+  gray: '#9ca3af',
+  green: '#16a34a',
+  lime: '#65a30d',
+};
 
 export function sampleLabel(s: TrainingSample): string {
   return s.metadata.prs.map((n) => `#${n}`).join('·');
@@ -24,14 +33,18 @@ function bins(values: number[]): number[] {
   for (const v of values) counts[Math.min(9, Math.max(0, Math.floor(v * 10)))]++;
   return counts;
 }
-const BIN_LABELS = Array.from({ length: 10 }, (_, i) => `${(i / 10).toFixed(1)}–${i === 9 ? '1' : ((i + 1) / 10).toFixed(1)}`);
+const BIN_LABELS = Array.from(
+  { length: 10 },
+  (_, i) => `${(i / 10).toFixed(1)}–${i === 9 ? '1' : ((i + 1) / 10).toFixed(1)}`,
+);
 
 /**
  * One series per policy and scaffold, so gold replays are told apart from model rollouts, and the
  * bash scaffold's rollouts from the tools one's, at a glance.
  */
 function byPolicy(samples: TrainingSample[], value: (s: TrainingSample) => number, color: string) {
-  const of = (policy: string, scaffold: string) => (s: TrainingSample) => s.metadata.policy === policy && (s.metadata.scaffold ?? 'tools') === scaffold;
+  const of = (policy: string, scaffold: string) => (s: TrainingSample) =>
+    s.metadata.policy === policy && (s.metadata.scaffold ?? 'tools') === scaffold;
   const groups = [
     { name: 'model rollout', color, match: of('model', 'tools') },
     { name: 'model rollout · bash', color: COLORS.violet, match: of('model', 'bash') },
@@ -51,7 +64,10 @@ function tokensPlot(samples: TrainingSample[]): string {
     categories: samples.map(sampleLabel),
     series: byPolicy(samples, (s) => s.metadata.tokens?.total ?? 0, COLORS.blue),
     log: true,
-    refLines: [{ value: PAPER.meanTokens, label: 'paper mean 85k' }, ...(samples.length ? [{ value: mean(tokens), label: 'mean here', color: COLORS.blue }] : [])],
+    refLines: [
+      { value: PAPER.meanTokens, label: 'paper mean 85k' },
+      ...(samples.length ? [{ value: mean(tokens), label: 'mean here', color: COLORS.blue }] : []),
+    ],
     yLabel: 'tokens (log scale)',
   });
 }
@@ -66,7 +82,10 @@ function toolCallsPlot(samples: TrainingSample[]): string {
     categories: samples.map(sampleLabel),
     series: byPolicy(samples, (s) => s.metadata.toolCalls, COLORS.teal),
     log: true,
-    refLines: [{ value: PAPER.meanToolCalls, label: 'paper mean 116' }, ...(samples.length ? [{ value: mean(calls), label: 'mean here', color: COLORS.teal }] : [])],
+    refLines: [
+      { value: PAPER.meanToolCalls, label: 'paper mean 116' },
+      ...(samples.length ? [{ value: mean(calls), label: 'mean here', color: COLORS.teal }] : []),
+    ],
     yLabel: 'tool calls (log scale)',
     showTotals: true,
   });
@@ -80,7 +99,8 @@ function stagesPlot(runs: ChainRun[]): string {
   for (const run of runs) {
     run.stages.forEach((stage, p) => {
       const rounds = stage.rounds.length;
-      const b = stage.status === 'accepted' ? Math.min(3, Math.max(1, rounds) - 1) : stage.status === 'rejected' ? 4 : 5;
+      const b =
+        stage.status === 'accepted' ? Math.min(3, Math.max(1, rounds) - 1) : stage.status === 'rejected' ? 4 : 5;
       counts[b][p]++;
     });
   }
@@ -93,7 +113,11 @@ function stagesPlot(runs: ChainRun[]): string {
     title: 'Stages by position in the chain',
     subtitle: `accepted share per position · ${acceptance.join(' · ') || 'no runs'}`,
     categories: Array.from({ length: positions }, (_, p) => `stage ${p + 1}`),
-    series: buckets.map((name, b) => ({ name, color: [COLORS.green, COLORS.lime, COLORS.amber, COLORS.violet, COLORS.red, COLORS.gray][b], values: counts[b] })),
+    series: buckets.map((name, b) => ({
+      name,
+      color: [COLORS.green, COLORS.lime, COLORS.amber, COLORS.violet, COLORS.red, COLORS.gray][b],
+      values: counts[b],
+    })),
     yLabel: 'stages',
     showTotals: true,
     integer: true,
@@ -102,7 +126,9 @@ function stagesPlot(runs: ChainRun[]): string {
 
 function judgePlot(runs: ChainRun[]): string {
   const all = runs.flatMap((r) => r.stages.flatMap((s) => s.rounds.map((x) => x.score)));
-  const finals = runs.flatMap((r) => r.stages.flatMap((s) => (s.rounds.length ? [s.rounds[s.rounds.length - 1].score] : [])));
+  const finals = runs.flatMap((r) =>
+    r.stages.flatMap((s) => (s.rounds.length ? [s.rounds[s.rounds.length - 1].score] : [])),
+  );
   const threshold = runs[0]?.threshold ?? 0.8;
   return barChart({
     title: 'Judge scores',
@@ -120,7 +146,9 @@ function judgePlot(runs: ChainRun[]): string {
 }
 
 function leakPlot(contents: ExportContents): string {
-  const reports = contents.runs.flatMap((r) => (r.queries ? [r.queries.overviewLeak, ...r.queries.stages.map((s) => s.leak)] : [])).filter((x): x is LeakReport => !!x);
+  const reports = contents.runs
+    .flatMap((r) => (r.queries ? [r.queries.overviewLeak, ...r.queries.stages.map((s) => s.leak)] : []))
+    .filter((x): x is LeakReport => !!x);
   const limit = reports[0]?.limit ?? 0.3;
   const leak = contents.manifest.leak;
   return barChart({
@@ -162,5 +190,12 @@ function costPlot(samples: TrainingSample[], prices?: Prices): string {
 /** The six plots of the report, as inline SVG. */
 export function plots(contents: ExportContents, prices?: Prices): string[] {
   const samples = [...contents.samples].sort((a, b) => a.id.localeCompare(b.id));
-  return [tokensPlot(samples), toolCallsPlot(samples), stagesPlot(contents.runs), judgePlot(contents.runs), leakPlot(contents), costPlot(samples, prices)];
+  return [
+    tokensPlot(samples),
+    toolCallsPlot(samples),
+    stagesPlot(contents.runs),
+    judgePlot(contents.runs),
+    leakPlot(contents),
+    costPlot(samples, prices),
+  ];
 }

@@ -5,7 +5,10 @@ import { escapeHtml } from './html';
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
-const counts = (by: Record<string, number>) => Object.entries(by).map(([k, n]) => `${n} ${k}`).join(', ') || 'none';
+const counts = (by: Record<string, number>) =>
+  Object.entries(by)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ') || 'none';
 
 /** The manifest's figures as a table (per policy and scaffold, so the two scaffolds compare side by side), and why chains were left out. */
 export function summaryHtml(manifest: Manifest): string {
@@ -15,9 +18,18 @@ export function summaryHtml(manifest: Manifest): string {
       `chain runs · ${scaffold} scaffold`,
       `${c.total} (accepted ${c.accepted} = ${pct(c.total ? c.accepted / c.total : 0)}, left out ${c.rejected})`,
     ]),
-    ['samples', `${manifest.samples.total} (${counts(manifest.samples.byPolicy)}; by scaffold: ${counts(manifest.samples.byScaffold ?? { tools: manifest.samples.total })})`],
-    ['duplicates dropped', `${manifest.duplicates.sameContent} same content, ${manifest.duplicates.sameChain} same chain`],
-    ['query leak rate', `${pct(manifest.leak.rate)} (${manifest.leak.leaked} of ${manifest.leak.queries}); ${manifest.leak.caught} caught and rewritten, mean score ${manifest.leak.meanScore.toFixed(3)}`],
+    [
+      'samples',
+      `${manifest.samples.total} (${counts(manifest.samples.byPolicy)}; by scaffold: ${counts(manifest.samples.byScaffold ?? { tools: manifest.samples.total })})`,
+    ],
+    [
+      'duplicates dropped',
+      `${manifest.duplicates.sameContent} same content, ${manifest.duplicates.sameChain} same chain`,
+    ],
+    [
+      'query leak rate',
+      `${pct(manifest.leak.rate)} (${manifest.leak.leaked} of ${manifest.leak.queries}); ${manifest.leak.caught} caught and rewritten, mean score ${manifest.leak.meanScore.toFixed(3)}`,
+    ],
   ];
   for (const [key, raw] of Object.entries(manifest.stats)) {
     const s = raw as DatasetStats;

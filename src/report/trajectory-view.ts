@@ -6,7 +6,10 @@ import { sampleLabel } from './plots';
 const MAX_CHARS = 20_000;
 
 function text(content: string): string {
-  const cut = content.length > MAX_CHARS ? `${content.slice(0, MAX_CHARS)}\n[… ${content.length - MAX_CHARS} more characters in the dataset]` : content;
+  const cut =
+    content.length > MAX_CHARS
+      ? `${content.slice(0, MAX_CHARS)}\n[… ${content.length - MAX_CHARS} more characters in the dataset]`
+      : content;
   return `<pre>${escapeHtml(cut)}</pre>`;
 }
 
@@ -38,7 +41,12 @@ function messageHtml(m: Message, anchor: string): string {
   const label = kind === 'user task' ? 'task' : kind === 'user feedback' ? 'judge feedback' : m.role;
   const head = `<div class="role">${label}</div>`;
   if (m.role === 'assistant') {
-    const calls = (m.tool_calls ?? []).map((c) => `<div class="call"><span class="tool">${escapeHtml(c.function.name)}</span>${callBody(c.function.arguments)}</div>`).join('');
+    const calls = (m.tool_calls ?? [])
+      .map(
+        (c) =>
+          `<div class="call"><span class="tool">${escapeHtml(c.function.name)}</span>${callBody(c.function.arguments)}</div>`,
+      )
+      .join('');
     return `<div class="msg assistant" id="${anchor}">${head}${m.content ? text(m.content) : ''}${calls}</div>`;
   }
   if (m.role === 'tool' || isCommandOutput(m)) {
@@ -63,7 +71,10 @@ function trajectoryHtml(sample: TrainingSample, index: number, hidden: boolean):
   const toc = sample.messages
     .map((m, i) => ({ m, i, kind: kindOf(m) }))
     .filter(({ kind }) => kind === 'user task' || kind === 'user feedback')
-    .map(({ m, i, kind }) => `<li class="${kind}"><a href="#${anchor(i)}">${escapeHtml(tocLine(m.content as string, kind))}</a></li>`)
+    .map(
+      ({ m, i, kind }) =>
+        `<li class="${kind}"><a href="#${anchor(i)}">${escapeHtml(tocLine(m.content as string, kind))}</a></li>`,
+    )
     .join('');
   const meta = sample.metadata;
   const facts = [
@@ -83,9 +94,15 @@ function trajectoryHtml(sample: TrainingSample, index: number, hidden: boolean):
 export function trajectoryView(samples: TrainingSample[], selected?: string, limit = 25): string {
   if (!samples.length) return '<p class="empty">No accepted sample yet: nothing to browse.</p>';
   const shown = samples.slice(0, limit);
-  const first = Math.max(0, shown.findIndex((s) => s.id === selected));
+  const first = Math.max(
+    0,
+    shown.findIndex((s) => s.id === selected),
+  );
   const options = shown
-    .map((s, i) => `<option value="${escapeHtml(s.id)}"${i === first ? ' selected' : ''}>${escapeHtml(`${sampleLabel(s)} · ${s.metadata.repo} · ${s.metadata.policy} · ${s.metadata.scaffold ?? 'tools'} · ${s.id}`)}</option>`)
+    .map(
+      (s, i) =>
+        `<option value="${escapeHtml(s.id)}"${i === first ? ' selected' : ''}>${escapeHtml(`${sampleLabel(s)} · ${s.metadata.repo} · ${s.metadata.policy} · ${s.metadata.scaffold ?? 'tools'} · ${s.id}`)}</option>`,
+    )
     .join('');
   const more = samples.length > limit ? `<p class="note">Showing ${limit} of ${samples.length} samples.</p>` : '';
   return (

@@ -15,7 +15,9 @@ export function unjudgeableHtml(runs: ChainRun[]): string {
   const items = cut.map((run) => {
     const { stage, prNumber, reason } = run.unjudgeable!;
     const where = `${run.chainId} (${run.policy}), stage ${stage + 1}, PR #${prNumber}`;
-    const command = reason.command ? `<code>$ ${escapeHtml(reason.command)}</code>${reason.exitCode !== undefined ? ` (exit ${reason.exitCode})` : ''}` : '';
+    const command = reason.command
+      ? `<code>$ ${escapeHtml(reason.command)}</code>${reason.exitCode !== undefined ? ` (exit ${reason.exitCode})` : ''}`
+      : '';
     const tail = reason.tail ? `<pre>${escapeHtml(reason.tail)}</pre>` : '';
     return `<li><b>${escapeHtml(where)}</b>: ${escapeHtml(reason.kind)}: ${escapeHtml(reason.summary)}${command ? `<br>${command}` : ''}${tail}</li>`;
   });

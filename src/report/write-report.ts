@@ -20,7 +20,9 @@ export async function writeReport(exportDir: string, opts: ReportOptions = {}): 
   const contents = await loadExport(exportDir);
   // Model rollouts first: they are what the dataset is for; gold replays only prove the environments.
   const rank = (policy: string) => (policy === 'model' ? 0 : 1);
-  const samples = [...contents.samples].sort((a, b) => rank(a.metadata.policy) - rank(b.metadata.policy) || a.id.localeCompare(b.id));
+  const samples = [...contents.samples].sort(
+    (a, b) => rank(a.metadata.policy) - rank(b.metadata.policy) || a.id.localeCompare(b.id),
+  );
   const repos = [...new Set(contents.runs.map((r) => r.repo))].sort();
   const html = page({
     title: 'chainsmith dataset report',

@@ -46,7 +46,11 @@ export class RoundCheckpoints {
     for (const r of records) messages.push(...(await this.store.getJson(r.segment, z.array(MessageSchema))));
     const latest = records[records.length - 1];
     this.last = { ref: head, messages: messages.length };
-    return { trajectory: { ...latest.header, messages }, progressPatchRef: latest.progressPatchRef, stepsThisRound: latest.stepsThisRound };
+    return {
+      trajectory: { ...latest.header, messages },
+      progressPatchRef: latest.progressPatchRef,
+      stepsThisRound: latest.stepsThisRound,
+    };
   }
 
   /** `start` is the conversation the round began with; needed for the first record only. */

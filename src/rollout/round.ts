@@ -102,7 +102,11 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     deps,
     chain,
     input.stage,
-    { role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host, cluster: deps.cluster }, carryPatch, progressPatch: progressRef ? await store.get(progressRef) : undefined },
+    {
+      role: { kind: 'rollout', runKey: input.runKey, key, host: deps.host, cluster: deps.cluster },
+      carryPatch,
+      progressPatch: progressRef ? await store.get(progressRef) : undefined,
+    },
     env,
   );
   const container = opening.then((s) => s.sandbox);
@@ -112,8 +116,11 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
     const policy = deps.policyFor(chain, input.stage, prTestCommand(env, prTestFiles(pr)));
     // The first prompt needs the sandbox only to tell the agent of a carry's conflicts: without a carry,
     // the first model call runs while the sandbox opens (at a batch's start, every rollout opens at once).
-    const carry = async () => (carryPatch !== undefined ? (await opening).carry : parseCarry('', chain, input.stage, false));
-    const start = checkpoint?.trajectory ?? (await startingTrajectory(input, deps, policy, queries, carry, describeEnvironment(env)));
+    const carry = async () =>
+      carryPatch !== undefined ? (await opening).carry : parseCarry('', chain, input.stage, false);
+    const start =
+      checkpoint?.trajectory ??
+      (await startingTrajectory(input, deps, policy, queries, carry, describeEnvironment(env)));
     const { host } = deps;
     // The tree as the last step left it: nothing changes it after that step's checkpoint.
     let lastPatch: string | undefined;
@@ -129,7 +136,14 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
       onStep: async (t, step) => {
         const patch = (lastPatch = await (await opening).diff());
         await checkpoints.save(start, t, patch, step);
-        deps.heartbeat({ stage: input.stage, round: input.round, step, ...t.usage, host, earlierHosts: deps.earlierHosts ?? [] });
+        deps.heartbeat({
+          stage: input.stage,
+          round: input.round,
+          step,
+          ...t.usage,
+          host,
+          earlierHosts: deps.earlierHosts ?? [],
+        });
       },
     });
 
@@ -192,4 +206,3 @@ async function startingTrajectory(
   t.exitReason = undefined;
   return t;
 }
-

@@ -24,18 +24,24 @@ export async function readReposFile(path: string): Promise<ScheduledRepo[]> {
     const fields: Record<string, string> = {};
     for (const field of rest) {
       const [key, value] = field.split('=', 2);
-      if (!KEYS.has(key) || !value) throw new InputError(`${path}:${i + 1}: "${field}" is not one of name=, branch=, remote=, clone=, judge-links=`);
-      if (key === 'judge-links' && !['yes', 'no'].includes(value)) throw new InputError(`${path}:${i + 1}: judge-links= wants yes or no, got "${value}"`);
+      if (!KEYS.has(key) || !value)
+        throw new InputError(
+          `${path}:${i + 1}: "${field}" is not one of name=, branch=, remote=, clone=, judge-links=`,
+        );
+      if (key === 'judge-links' && !['yes', 'no'].includes(value))
+        throw new InputError(`${path}:${i + 1}: judge-links= wants yes or no, got "${value}"`);
       fields[key] = value;
     }
     const { 'judge-links': judge, ...named } = fields;
     const judged = judge === 'yes' ? { judgeLinks: true } : {};
     if (first.startsWith('github:')) {
       const github = first.slice('github:'.length);
-      if (!/^[\w.-]+\/[\w.-]+$/.test(github)) throw new InputError(`${path}:${i + 1}: github: wants OWNER/NAME, got "${github}"`);
+      if (!/^[\w.-]+\/[\w.-]+$/.test(github))
+        throw new InputError(`${path}:${i + 1}: github: wants OWNER/NAME, got "${github}"`);
       return [{ source: first, github, ...named, ...judged, ...(named.clone ? { clone: at(named.clone) } : {}) }];
     }
-    if (named.clone) throw new InputError(`${path}:${i + 1}: clone= goes with a github: line; a path line is the clone itself`);
+    if (named.clone)
+      throw new InputError(`${path}:${i + 1}: clone= goes with a github: line; a path line is the clone itself`);
     return [{ source: at(first), clone: at(first), ...named, ...judged }];
   });
   if (repos.length === 0) throw new InputError(`--repos ${path} lists no repository`);

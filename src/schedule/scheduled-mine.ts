@@ -22,7 +22,12 @@ export function scheduleFolder(config: Config, scheduleId: string, slug: string)
  * schedule's files, and store the new chains as a batch. The answer is kept under the run's workflow
  * id first, so a retried attempt (or run) hands the same batch on instead of finding nothing new.
  */
-export async function mineForSchedule(config: Config, run: ScheduledRunInput, index: number, workflowId: string): Promise<MinedForSchedule> {
+export async function mineForSchedule(
+  config: Config,
+  run: ScheduledRunInput,
+  index: number,
+  workflowId: string,
+): Promise<MinedForSchedule> {
   const repo = run.repos[index];
   const folder = scheduleFolder(config, run.scheduleId, repoSlug(repo, index));
   const record = join(folder, 'runs', `${workflowId.replace(/[^\w.-]+/g, '_')}.json`);
@@ -40,16 +45,30 @@ export async function mineForSchedule(config: Config, run: ScheduledRunInput, in
     result = await asBatch(config, run, repo.source, mined.added);
     await writeAtomic(record, JSON.stringify(result));
   };
-  const judge = repo.judgeLinks ? linkJudgeFromConfig(config, (note) => console.error(`note: ${repo.source}: ${note}`)) : undefined;
-  await mineToFiles({ ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), beforeWrite }, { dataDir: config.dataDir, warn, ...(judge ? { judge } : {}) });
+  const judge = repo.judgeLinks
+    ? linkJudgeFromConfig(config, (note) => console.error(`note: ${repo.source}: ${note}`))
+    : undefined;
+  await mineToFiles(
+    { ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), beforeWrite },
+    { dataDir: config.dataDir, warn, ...(judge ? { judge } : {}) },
+  );
   return result;
 }
 
-async function asBatch(config: Config, run: ScheduledRunInput, source: string, chains: Chain[]): Promise<MinedForSchedule> {
+async function asBatch(
+  config: Config,
+  run: ScheduledRunInput,
+  source: string,
+  chains: Chain[],
+): Promise<MinedForSchedule> {
   const result: MinedForSchedule = { source, newChains: chains.map((chain) => chain.id) };
   if (chains.length === 0) return result;
   const store = ArtifactStore.fromConfig(config);
   const entries = [];
-  for (const chain of chains) entries.push(await batchEntry(store, config, chain, run.start.policy, run.start.scaffold));
-  return { ...result, batch: { workflowId: batchWorkflowId(entries), batchRef: await store.putJson(entries), total: entries.length } };
+  for (const chain of chains)
+    entries.push(await batchEntry(store, config, chain, run.start.policy, run.start.scaffold));
+  return {
+    ...result,
+    batch: { workflowId: batchWorkflowId(entries), batchRef: await store.putJson(entries), total: entries.length },
+  };
 }

@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { PullRequestSchema } from './pull-request';
 
 /** 'shares-files': the weak, opt-in link between PRs that edit the same code files; 'code-history': a PR rewrites lines another wrote shortly before (blame). */
-export const EdgeKind = z.enum(['fixes', 'regression-of', 'follow-up', 'reverts', 'restores', 'mentions', 'shares-files', 'code-history']);
+export const EdgeKind = z.enum([
+  'fixes',
+  'regression-of',
+  'follow-up',
+  'reverts',
+  'restores',
+  'mentions',
+  'shares-files',
+  'code-history',
+]);
 export type EdgeKind = z.infer<typeof EdgeKind>;
 
 /** Where in a PR the words behind an edge stand: which text, and the reference's offsets in it. */

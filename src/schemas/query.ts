@@ -4,7 +4,10 @@ import { z } from 'zod';
 export const QueryPartsSchema = z.object({
   intent: z.string().min(1).describe('Core intent: the problem or goal and why it matters, in behavioural terms'),
   locus: z.string().min(1).describe('Conceptual locus: which part of the system is concerned, described conceptually'),
-  logic: z.string().min(1).describe('Abstracted key logic: the essential idea of the change in plain words, without code'),
+  logic: z
+    .string()
+    .min(1)
+    .describe('Abstracted key logic: the essential idea of the change in plain words, without code'),
   directive: z.string().min(1).describe('Directive: one imperative sentence saying what to achieve'),
 });
 export type QueryParts = z.infer<typeof QueryPartsSchema>;

@@ -56,7 +56,9 @@ export const ShareGptSampleSchema = z.object({
   system: z.string(),
   /** Absent for bash-scaffold rows, which declare no tools. */
   tools: z.string().optional(),
-  conversations: z.array(z.object({ from: z.enum(['human', 'gpt', 'function_call', 'observation']), value: z.string() })),
+  conversations: z.array(
+    z.object({ from: z.enum(['human', 'gpt', 'function_call', 'observation']), value: z.string() }),
+  ),
   metadata: TrainingSampleSchema.shape.metadata,
 });
 export type ShareGptSample = z.infer<typeof ShareGptSampleSchema>;
@@ -99,7 +101,9 @@ export const ChainRunSchema = z.object({
   status: RunStatus,
   reason: z.string().optional(),
   /** The first stage gold validation found nothing could judge (the chain was cut before it, or skipped), with its typed reason. */
-  unjudgeable: z.object({ stage: z.number().int().nonnegative(), prNumber: z.number().int().positive(), reason: StageReasonSchema }).optional(),
+  unjudgeable: z
+    .object({ stage: z.number().int().nonnegative(), prNumber: z.number().int().positive(), reason: StageReasonSchema })
+    .optional(),
   /** The pass mark the verdicts were held to. */
   threshold: z.number().min(0).max(1),
   stages: z.array(RunStageSchema),

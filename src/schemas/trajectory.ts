@@ -29,7 +29,14 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
-export const ExitReason = z.enum(['submitted', 'step_limit', 'token_limit', 'time_limit', 'cost_limit', 'format_errors']);
+export const ExitReason = z.enum([
+  'submitted',
+  'step_limit',
+  'token_limit',
+  'time_limit',
+  'cost_limit',
+  'format_errors',
+]);
 export type ExitReason = z.infer<typeof ExitReason>;
 
 export const PolicyKind = z.enum(['model', 'gold-replay']);

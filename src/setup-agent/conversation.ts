@@ -65,7 +65,11 @@ export class Conversation {
     for (let step = 0; step < MAX_STEPS; step++) {
       const response = await this.opts.client.complete(
         { model: this.opts.model, messages: this.messages, tools: SETUP_TOOL_SPECS, tool_choice: 'required' },
-        { marker: { caller: 'setup-agent', stage: this.opts.stage, round: attempt, step }, signal: this.opts.signal, redactor: this.redactor },
+        {
+          marker: { caller: 'setup-agent', stage: this.opts.stage, round: attempt, step },
+          signal: this.opts.signal,
+          redactor: this.redactor,
+        },
       );
       this.requests += 1;
       this.usage = addUsage(this.usage, {
@@ -74,7 +78,11 @@ export class Conversation {
       });
       const message = response.choices?.[0]?.message;
       const calls = (message?.tool_calls ?? []).filter((c) => c.type === 'function');
-      this.messages.push({ role: 'assistant', content: message?.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) });
+      this.messages.push({
+        role: 'assistant',
+        content: message?.content ?? null,
+        ...(calls.length ? { tool_calls: calls } : {}),
+      });
       if (!calls.length) {
         this.malformed(problems, 'it calls no tool', attempt);
         if (problems.length >= MALFORMED) break;
@@ -86,7 +94,10 @@ export class Conversation {
         try {
           args = JSON.parse(call.function.arguments || '{}');
         } catch {
-          this.answer(call.id, `the arguments are not valid JSON (${JSON.stringify(call.function.arguments.slice(0, 120))})`);
+          this.answer(
+            call.id,
+            `the arguments are not valid JSON (${JSON.stringify(call.function.arguments.slice(0, 120))})`,
+          );
           problems.push(`${call.function.name}: arguments not JSON`);
           continue;
         }
@@ -122,6 +133,11 @@ export class Conversation {
 
   private malformed(problems: string[], problem: string, attempt: number): void {
     problems.push(problem);
-    this.messages.push({ role: 'user', content: fillTemplate(promptTemplate('setup-agent', 'malformed'), { problem: `${problem} (recipe ${attempt + 1})` }) });
+    this.messages.push({
+      role: 'user',
+      content: fillTemplate(promptTemplate('setup-agent', 'malformed'), {
+        problem: `${problem} (recipe ${attempt + 1})`,
+      }),
+    });
   }
 }

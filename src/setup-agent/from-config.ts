@@ -22,21 +22,46 @@ export const recipesDirOf = (config: Config) => config.environments.recipesDir ?
  */
 export function setupFromConfig(
   config: Config,
-  deps: { docker: Docker; store: ArtifactStore; baseImage: string; model?: ModelClient; signal?: AbortSignal; log?: (line: string) => void; forgetOutages?: boolean },
+  deps: {
+    docker: Docker;
+    store: ArtifactStore;
+    baseImage: string;
+    model?: ModelClient;
+    signal?: AbortSignal;
+    log?: (line: string) => void;
+    forgetOutages?: boolean;
+  },
 ): { environments: Environments; agent: SetupAgent } {
   const log = deps.log ?? ((line: string) => console.error(line));
   const recipes = new RecipesStore(recipesDirOf(config), (message) => log(`warning: ${message}`));
-  const saved = async (repoName: string, repoPath: string, sha: string) => recipes.covering(repoName, await commitDate(repoPath, sha));
+  const saved = async (repoName: string, repoPath: string, sha: string) =>
+    recipes.covering(repoName, await commitDate(repoPath, sha));
   const environments = environmentsFrom(config, deps.docker, deps.baseImage, undefined, saved);
   const modelName = config.model.name;
   const agent = new SetupAgent({
-    gold: { docker: deps.docker, store: deps.store, sandbox: sandboxSpecFrom(config), environments, goldRuns: config.environments.goldRuns },
-    environmentsWith: (recipe) => environmentsFrom(config, deps.docker, deps.baseImage, undefined, async (name) => recipe(name)),
+    gold: {
+      docker: deps.docker,
+      store: deps.store,
+      sandbox: sandboxSpecFrom(config),
+      environments,
+      goldRuns: config.environments.goldRuns,
+    },
+    environmentsWith: (recipe) =>
+      environmentsFrom(config, deps.docker, deps.baseImage, undefined, async (name) => recipe(name)),
     recipes,
     configured: (repo) => !!config.environments.repos[repo],
     docker: deps.docker,
     readerImage: deps.baseImage,
-    ...(deps.model ? { model: { client: deps.model, name: modelName, price: config.budget.prices[modelName], ...(deps.signal ? { signal: deps.signal } : {}) } } : {}),
+    ...(deps.model
+      ? {
+          model: {
+            client: deps.model,
+            name: modelName,
+            price: config.budget.prices[modelName],
+            ...(deps.signal ? { signal: deps.signal } : {}),
+          },
+        }
+      : {}),
     attempts: config.environments.setupAttempts ?? DEFAULT_SETUP_ATTEMPTS,
     redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
     log,

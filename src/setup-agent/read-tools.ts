@@ -18,7 +18,10 @@ const path = z.string().min(1).describe('Path relative to the repository root');
 export const READ_TOOLS = {
   list_files: z.object({ path: z.string().describe('A directory relative to the root; "." for all') }),
   read_file: z.object({ path, start_line: z.number().int().positive().describe('First line to show (1 for the top)') }),
-  grep: z.object({ pattern: z.string().min(1).describe('An extended regular expression'), path: z.string().describe('Where to search; "." for everywhere') }),
+  grep: z.object({
+    pattern: z.string().min(1).describe('An extended regular expression'),
+    path: z.string().describe('Where to search; "." for everywhere'),
+  }),
 } as const;
 export type ReadTool = keyof typeof READ_TOOLS;
 
@@ -30,9 +33,13 @@ const DESCRIPTIONS: Record<ReadTool | 'propose_recipe', string> = {
 };
 
 /** The OpenAI `tools` declarations: the three read tools and the proposal. */
-export const SETUP_TOOL_SPECS = [...(Object.keys(READ_TOOLS) as ReadTool[]).map((name) => [name, READ_TOOLS[name]] as const), ['propose_recipe', ProposalSchema] as const].map(
-  ([name, schema]) => ({ type: 'function' as const, function: { name, description: DESCRIPTIONS[name], parameters: z.toJSONSchema(schema) as Record<string, unknown> } }),
-);
+export const SETUP_TOOL_SPECS = [
+  ...(Object.keys(READ_TOOLS) as ReadTool[]).map((name) => [name, READ_TOOLS[name]] as const),
+  ['propose_recipe', ProposalSchema] as const,
+].map(([name, schema]) => ({
+  type: 'function' as const,
+  function: { name, description: DESCRIPTIONS[name], parameters: z.toJSONSchema(schema) as Record<string, unknown> },
+}));
 
 /**
  * The repository at a stage's base in a container without network, read by git only: the agent sees
@@ -42,9 +49,20 @@ export class RepoReader {
   private constructor(private readonly sandbox: DockerContainer) {}
 
   static async open(docker: Docker, image: string, repoPath: string, sha: string): Promise<RepoReader> {
-    const sandbox = await DockerContainer.create(docker, { image, mirrorPath: repoPath, labels: { [SETUP_LABEL]: '', ...ownerLabel() }, memoryMb: 512, pidsLimit: 128, network: 'none' });
+    const sandbox = await DockerContainer.create(docker, {
+      image,
+      mirrorPath: repoPath,
+      labels: { [SETUP_LABEL]: '', ...ownerLabel() },
+      memoryMb: 512,
+      pidsLimit: 128,
+      network: 'none',
+    });
     const reader = new RepoReader(sandbox);
-    const r = await sandbox.exec(`set -e\n${checkoutLines(sha).join('\n')}`, { timeoutSeconds: 120, maxOutputChars: 2_000, cwd: '/work' });
+    const r = await sandbox.exec(`set -e\n${checkoutLines(sha).join('\n')}`, {
+      timeoutSeconds: 120,
+      maxOutputChars: 2_000,
+      cwd: '/work',
+    });
     if (r.exitCode !== 0) {
       await sandbox.destroy();
       throw new Error(`cannot check out ${sha.slice(0, 12)} for the setup agent: ${r.output.trim()}`);
@@ -61,18 +79,26 @@ export class RepoReader {
   async call(name: string, args: unknown): Promise<string> {
     if (!(name in READ_TOOLS)) return `unknown tool ${name}: use list_files, read_file, grep or propose_recipe`;
     const parsed = READ_TOOLS[name as ReadTool].safeParse(args);
-    if (!parsed.success) return `invalid arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
+    if (!parsed.success)
+      return `invalid arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
     const a = parsed.data as Record<string, string | number>;
     const where = shellQuote(String(a.path ?? '.'));
     switch (name as ReadTool) {
       case 'list_files':
-        return this.run(`git ls-files -- ${where} | head -n ${MAX_LINES}; echo "($(git ls-files -- ${where} | wc -l) files)"`);
+        return this.run(
+          `git ls-files -- ${where} | head -n ${MAX_LINES}; echo "($(git ls-files -- ${where} | wc -l) files)"`,
+        );
       case 'read_file': {
         const from = Number(a.start_line);
-        return this.run(`test -f ${where} || { echo "no such file: "${where}; exit 0; }; awk -v a=${from} -v b=${from + MAX_LINES - 1} 'NR>=a && NR<=b { printf "%d\\t%s\\n", NR, $0 }' ${where}; echo "($(wc -l < ${where}) lines)"`);
+        return this.run(
+          `test -f ${where} || { echo "no such file: "${where}; exit 0; }; awk -v a=${from} -v b=${from + MAX_LINES - 1} 'NR>=a && NR<=b { printf "%d\\t%s\\n", NR, $0 }' ${where}; echo "($(wc -l < ${where}) lines)"`,
+        );
       }
       case 'grep':
-        return this.run(`git grep -n -I -E -e ${shellQuote(String(a.pattern))} -- ${where} | cut -c1-300 | head -n ${MAX_LINES}`, '(no match)');
+        return this.run(
+          `git grep -n -I -E -e ${shellQuote(String(a.pattern))} -- ${where} | cut -c1-300 | head -n ${MAX_LINES}`,
+          '(no match)',
+        );
     }
   }
 

@@ -24,7 +24,7 @@ export const RecipesFileSchema = z.strictObject({
 type RecipesFile = z.infer<typeof RecipesFileSchema>;
 
 const ABOUT =
-  'Environment recipes chainsmith\'s setup agent found for this repository, one per era (base commit dates from..to). ' +
+  "Environment recipes chainsmith's setup agent found for this repository, one per era (base commit dates from..to). " +
   'Stages whose base falls in an era use its recipe without asking a model; a stage outside every era tries the nearest first. ' +
   'Edit, commit or delete freely: the fields are those of environments.repos in the config.';
 
@@ -65,7 +65,11 @@ export class RecipesStore {
       return this.bad(repo, `${path} is not valid JSON (${(err as Error).message})`);
     }
     const parsed = RecipesFileSchema.safeParse(json);
-    if (!parsed.success) return this.bad(repo, `${path} does not match the recipes schema (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`);
+    if (!parsed.success)
+      return this.bad(
+        repo,
+        `${path} does not match the recipes schema (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`,
+      );
     return parsed.data;
   }
 

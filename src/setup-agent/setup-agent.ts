@@ -19,7 +19,13 @@ import type { RecipesStore } from './recipes-file';
 import { countStage, type SetupTally } from './tally';
 
 /** Reasons that say the recipe did not set the stage up (it did not build, or its tests did not run), not that the stage itself is broken. */
-const SETUP_KINDS: ReadonlySet<StageReasonKind> = new Set(['unsupported', 'build-failed', 'dependencies-unresolvable', 'tests-not-runnable', 'timeout']);
+const SETUP_KINDS: ReadonlySet<StageReasonKind> = new Set([
+  'unsupported',
+  'build-failed',
+  'dependencies-unresolvable',
+  'tests-not-runnable',
+  'timeout',
+]);
 
 export interface SetupAgentOptions {
   /** Gold validation as `validate` and the activities do it; its environments use the saved recipes (`savedRecipe`). */
@@ -68,7 +74,14 @@ export class SetupAgent {
     try {
       first = await goldTestsFor(gold, chain, stage);
       // Verified with a recipe the agent saved: the funnel counts the stage as the agent's.
-      if (first.status === 'verified' && first.environment?.origin === 'setup-agent') return this.record(chain, first, { outcome: 'saved-recipe', attempts: 0, reasons: [], recipeFile: this.opts.recipes.path(chain.repo.name), ...zero() });
+      if (first.status === 'verified' && first.environment?.origin === 'setup-agent')
+        return this.record(chain, first, {
+          outcome: 'saved-recipe',
+          attempts: 0,
+          reasons: [],
+          recipeFile: this.opts.recipes.path(chain.repo.name),
+          ...zero(),
+        });
       if (!needsSetup(first)) return first;
     } catch (err) {
       if (!(err instanceof StageError) || !SETUP_KINDS.has(reasonOf(err, 'build-failed').kind)) throw err;
@@ -84,11 +97,24 @@ export class SetupAgent {
     const nearest = await this.opts.recipes.nearest(repo, date);
     if (nearest && !(Date.parse(nearest.from) <= date.getTime() && date.getTime() <= Date.parse(nearest.to))) {
       const tried = await this.tryRecipe(chain, stage, nearest.recipe);
-      if (tried.status === 'verified') return this.accepted(chain, tried, date, nearest.recipe, { outcome: 'saved-recipe', attempts: 0, reasons }, nearest.origin ?? 'saved');
-      reasons.push(`the saved recipe of ${nearest.from.slice(0, 10)}..${nearest.to.slice(0, 10)}: ${oneLine(tried.reason)}`);
+      if (tried.status === 'verified')
+        return this.accepted(
+          chain,
+          tried,
+          date,
+          nearest.recipe,
+          { outcome: 'saved-recipe', attempts: 0, reasons },
+          nearest.origin ?? 'saved',
+        );
+      reasons.push(
+        `the saved recipe of ${nearest.from.slice(0, 10)}..${nearest.to.slice(0, 10)}: ${oneLine(tried.reason)}`,
+      );
     }
     if (!this.opts.model) {
-      if (!this.noted) this.opts.log(`note: ${repo} PR #${pr.number}: detection's recipe failed; a model endpoint (model.baseUrl) would let the setup agent propose one`);
+      if (!this.noted)
+        this.opts.log(
+          `note: ${repo} PR #${pr.number}: detection's recipe failed; a model endpoint (model.baseUrl) would let the setup agent propose one`,
+        );
       this.noted = true;
       return first;
     }
@@ -96,7 +122,13 @@ export class SetupAgent {
     return this.agent(chain, stage, first, date, reasons);
   }
 
-  private async agent(chain: Chain, stage: number, first: GoldTests, date: Date, reasons: string[]): Promise<GoldTests> {
+  private async agent(
+    chain: Chain,
+    stage: number,
+    first: GoldTests,
+    date: Date,
+    reasons: string[],
+  ): Promise<GoldTests> {
     const model = this.opts.model!;
     const pr = chain.prs[stage];
     const redactor = this.opts.redactor ?? NO_REDACTION;
@@ -106,7 +138,14 @@ export class SetupAgent {
     try {
       const tests = prTestFiles(pr);
       conversation = new Conversation(
-        { client: model.client, model: model.name, reader, redactor, stage, ...(model.signal ? { signal: model.signal } : {}) },
+        {
+          client: model.client,
+          model: model.name,
+          reader,
+          redactor,
+          stage,
+          ...(model.signal ? { signal: model.signal } : {}),
+        },
         fillTemplate(promptTemplate('setup-agent', 'repository'), {
           repo: chain.repo.name,
           sha: pr.baseSha,
@@ -117,11 +156,20 @@ export class SetupAgent {
       );
       let last = first;
       for (let attempt = 0; attempt < this.opts.attempts; attempt++) {
-        this.opts.log(`setup agent: ${chain.repo.name} PR #${pr.number}: asking for recipe ${attempt + 1} of at most ${this.opts.attempts}`);
+        this.opts.log(
+          `setup agent: ${chain.repo.name} PR #${pr.number}: asking for recipe ${attempt + 1} of at most ${this.opts.attempts}`,
+        );
         const recipe = toOverride(await conversation.propose(attempt));
         last = await this.tryRecipe(chain, stage, recipe);
         if (last.status === 'verified') {
-          return this.accepted(chain, last, date, recipe, { outcome: 'rescued', attempts: attempt + 1, reasons, ...this.cost(spent()) }, `setup agent, ${model.name}, ${attempt + 1} attempt(s)`);
+          return this.accepted(
+            chain,
+            last,
+            date,
+            recipe,
+            { outcome: 'rescued', attempts: attempt + 1, reasons, ...this.cost(spent()) },
+            `setup agent, ${model.name}, ${attempt + 1} attempt(s)`,
+          );
         }
         reasons.push(`recipe ${attempt + 1}: ${oneLine(last.reason)}`);
         const r = last.reason;
@@ -139,12 +187,21 @@ export class SetupAgent {
     } catch (err) {
       if (err instanceof NoRecipeError) {
         reasons.push(err.message);
-        return this.failed(chain, first, first, reasons, reasons.filter((r) => r.startsWith('recipe ')).length, spent());
+        return this.failed(
+          chain,
+          first,
+          first,
+          reasons,
+          reasons.filter((r) => r.startsWith('recipe ')).length,
+          spent(),
+        );
       }
       if (!(err instanceof ModelError)) throw err;
       // Down, or refusing the key: asked again for no other stage of this run, which goes on.
       if (!this.opts.forgetOutages) this.outage = err.message;
-      this.opts.log(`warning: ${err.message}: ${this.opts.forgetOutages ? 'this stage is' : 'stages detection cannot set up are'} not set up by the setup agent in this run`);
+      this.opts.log(
+        `warning: ${err.message}: ${this.opts.forgetOutages ? 'this stage is' : 'stages detection cannot set up are'} not set up by the setup agent in this run`,
+      );
       return this.unavailable(chain, first, reasons, err.message, spent());
     } finally {
       await reader.close();
@@ -162,29 +219,71 @@ export class SetupAgent {
     }
   }
 
-  private async accepted(chain: Chain, gold: GoldTests, date: Date, recipe: RecipeOverride, setup: Omit<SetupOutcome, 'requests' | 'promptTokens' | 'completionTokens'> & Partial<SetupOutcome>, origin: string): Promise<GoldTests> {
+  private async accepted(
+    chain: Chain,
+    gold: GoldTests,
+    date: Date,
+    recipe: RecipeOverride,
+    setup: Omit<SetupOutcome, 'requests' | 'promptTokens' | 'completionTokens'> & Partial<SetupOutcome>,
+    origin: string,
+  ): Promise<GoldTests> {
     const file = await this.opts.recipes.accept(chain.repo.name, date, recipe, origin);
     // Later stages (and this stage's rollout) resolve again, and find the saved recipe.
     this.opts.gold.environments.forget(chain.repo.name);
-    return this.record(chain, { ...gold }, { requests: 0, promptTokens: 0, completionTokens: 0, ...setup, recipeFile: file });
+    return this.record(
+      chain,
+      { ...gold },
+      { requests: 0, promptTokens: 0, completionTokens: 0, ...setup, recipeFile: file },
+    );
   }
 
   /**
    * Every recipe failed: the stage keeps detection's record (no environment of a recipe that does not
    * work is passed on to a rollout), its reason listing every try, the last one's command and output.
    */
-  private failed(chain: Chain, first: GoldTests, last: GoldTests, reasons: string[], attempts: number, spent: Spent): GoldTests {
+  private failed(
+    chain: Chain,
+    first: GoldTests,
+    last: GoldTests,
+    reasons: string[],
+    attempts: number,
+    spent: Spent,
+  ): GoldTests {
     const r = last.reason;
     const summary = `the setup agent found no recipe that validates in ${attempts} attempt(s): ${reasons.join('; ')}`;
-    const reason = stageReason(first.reason?.kind ?? 'build-failed', summary, r ? { command: r.command, exitCode: r.exitCode, output: r.tail } : undefined);
-    return this.record(chain, { ...first, reason }, { outcome: 'failed', attempts, reasons, recipeFile: this.opts.recipes.path(chain.repo.name), ...this.cost(spent) });
+    const reason = stageReason(
+      first.reason?.kind ?? 'build-failed',
+      summary,
+      r ? { command: r.command, exitCode: r.exitCode, output: r.tail } : undefined,
+    );
+    return this.record(
+      chain,
+      { ...first, reason },
+      {
+        outcome: 'failed',
+        attempts,
+        reasons,
+        recipeFile: this.opts.recipes.path(chain.repo.name),
+        ...this.cost(spent),
+      },
+    );
   }
 
   private unavailable(chain: Chain, first: GoldTests, reasons: string[], why: string, spent: Spent): GoldTests {
     const r = first.reason;
-    const reason = r ? { ...r, summary: stageReason(r.kind, `not set up by the setup agent (the model is unavailable: ${why}); ${r.summary}`).summary } : undefined;
+    const reason = r
+      ? {
+          ...r,
+          summary: stageReason(r.kind, `not set up by the setup agent (the model is unavailable: ${why}); ${r.summary}`)
+            .summary,
+        }
+      : undefined;
     const attempts = reasons.filter((line) => line.startsWith('recipe ')).length;
-    return this.record(chain, { ...first, ...(reason ? { reason } : {}) }, { outcome: 'model-unavailable', attempts, reasons: [...reasons, `model: ${why}`], ...this.cost(spent) });
+    return this.record(
+      chain,
+      { ...first, ...(reason ? { reason } : {}) },
+      { outcome: 'model-unavailable', attempts, reasons: [...reasons, `model: ${why}`], ...this.cost(spent) },
+    );
   }
 
   private record(chain: Chain, gold: GoldTests, setup: SetupOutcome): GoldTests {
@@ -194,7 +293,12 @@ export class SetupAgent {
 
   private cost(spent: Spent): Pick<SetupOutcome, 'requests' | 'promptTokens' | 'completionTokens' | 'costUsd'> {
     const cost = spent.requests ? costOf(spent, this.opts.model?.price) : 0;
-    return { requests: spent.requests, promptTokens: spent.promptTokens, completionTokens: spent.completionTokens, ...(cost === undefined ? {} : { costUsd: Math.round(cost * 1e6) / 1e6 }) };
+    return {
+      requests: spent.requests,
+      promptTokens: spent.promptTokens,
+      completionTokens: spent.completionTokens,
+      ...(cost === undefined ? {} : { costUsd: Math.round(cost * 1e6) / 1e6 }),
+    };
   }
 }
 

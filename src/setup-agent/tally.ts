@@ -25,7 +25,24 @@ export interface SetupTally {
 /** Adds one stage's outcome to its repository's tally. */
 export function countStage(tallies: Map<string, SetupTally>, repo: string, s: SetupOutcome): void {
   let t = tallies.get(repo);
-  if (!t) tallies.set(repo, (t = { repo, stages: 0, rescued: 0, fromSaved: 0, failed: 0, modelUnavailable: 0, rescuedAttempts: 0, rescuedTokens: 0, requests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 }));
+  if (!t)
+    tallies.set(
+      repo,
+      (t = {
+        repo,
+        stages: 0,
+        rescued: 0,
+        fromSaved: 0,
+        failed: 0,
+        modelUnavailable: 0,
+        rescuedAttempts: 0,
+        rescuedTokens: 0,
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        costUsd: 0,
+      }),
+    );
   t.stages += 1;
   if (s.outcome === 'rescued') {
     t.rescued += 1;
@@ -47,7 +64,12 @@ export function countStage(tallies: Map<string, SetupTally>, repo: string, s: Se
 export function describeSetup(tallies: Iterable<SetupTally>, model: string): string[] {
   return [...tallies].map((t) => {
     const cost = t.costUsd === undefined ? 'cost unknown: no price for the model' : `$${t.costUsd.toFixed(4)}`;
-    const rest = [t.failed ? `${t.failed} not rescued` : '', t.modelUnavailable ? `${t.modelUnavailable} not set up (model unavailable)` : ''].filter(Boolean).join(', ');
+    const rest = [
+      t.failed ? `${t.failed} not rescued` : '',
+      t.modelUnavailable ? `${t.modelUnavailable} not set up (model unavailable)` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     return (
       `setup agent (${model}) on ${t.repo}: ${t.stages} stage(s) detection could not set up; ${t.rescued} rescued now, ${t.fromSaved} by a saved recipe` +
       `${rest ? `, ${rest}` : ''}; ${t.promptTokens + t.completionTokens} tokens in ${t.requests} requests (${cost})`

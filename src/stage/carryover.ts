@@ -26,7 +26,11 @@ export const CARRY_TAG = 'chainsmith/carry';
  * file git cannot mark up (binary) takes the agent's side. The files are committed and recorded
  * (CARRY_CONFLICT) and the agent is told to resolve them. The agent's work is never dropped.
  */
-export function carryScript(chain: Chain, stage: number, opts: { carry: boolean; progress: boolean; prepared?: boolean }): string {
+export function carryScript(
+  chain: Chain,
+  stage: number,
+  opts: { carry: boolean; progress: boolean; prepared?: boolean },
+): string {
   const base = chain.prs[stage].baseSha;
   const lines = ['set -euo pipefail'];
   if (opts.carry && stage > 0) {

@@ -35,8 +35,10 @@ export async function stageInputProblem(repoPath: string, pr: PullRequest): Prom
 
 async function findProblem(repoPath: string, pr: PullRequest): Promise<string | undefined> {
   const which = `PR #${pr.number}`;
-  if (!(await hasCommit(repoPath, pr.baseSha))) return `the base commit ${pr.baseSha} of ${which} does not exist in ${repoPath}`;
-  if (!(await hasCommit(repoPath, pr.mergeSha))) return `the merge commit ${pr.mergeSha} of ${which} does not exist in ${repoPath}`;
+  if (!(await hasCommit(repoPath, pr.baseSha)))
+    return `the base commit ${pr.baseSha} of ${which} does not exist in ${repoPath}`;
+  if (!(await hasCommit(repoPath, pr.mergeSha)))
+    return `the merge commit ${pr.mergeSha} of ${which} does not exist in ${repoPath}`;
   if (!pr.patch.trim()) return `the gold patch of ${which} is empty`;
   const binary = BINARY_WITHOUT_CONTENT.exec(pr.patch);
   if (binary) {
@@ -49,7 +51,11 @@ async function findProblem(repoPath: string, pr: PullRequest): Promise<string | 
     await git(repoPath, ['apply', '--cached', '--check', '--binary', '-'], { env, input: pr.patch });
     return undefined;
   } catch (err) {
-    const why = ((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split('\n').slice(0, 6).join('\n');
+    const why = ((err as { stderr?: string }).stderr ?? (err as Error).message)
+      .trim()
+      .split('\n')
+      .slice(0, 6)
+      .join('\n');
     return `the gold patch of ${which} does not apply to its base ${pr.baseSha.slice(0, 12)}:\n${why}`;
   } finally {
     await rm(dir, { recursive: true, force: true });

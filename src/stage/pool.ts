@@ -110,30 +110,37 @@ export class ContainerPool implements RoundSource {
    * or holds `size` prepared containers none of which is stale. Registered at once, so that a
    * dropPrepared() from now on also stops a preparation that has not started.
    */
-  prepare(name: string, kind: () => Promise<WarmSpec | undefined>, setup: (sandbox: DockerContainer) => Promise<void>): void {
+  prepare(
+    name: string,
+    kind: () => Promise<WarmSpec | undefined>,
+    setup: (sandbox: DockerContainer) => Promise<void>,
+  ): void {
     if (!this.enabled || this.prepared.has(name)) return;
     const now = Date.now();
-    for (const [old, { at }] of this.prepared) if (this.prepared.size >= this.opts.size && now - at > PREPARED_STALE_MS) void this.dropPrepared(old);
+    for (const [old, { at }] of this.prepared)
+      if (this.prepared.size >= this.opts.size && now - at > PREPARED_STALE_MS) void this.dropPrepared(old);
     if (this.prepared.size >= this.opts.size) return;
     const entry: Prepared = { at: now, ready: Promise.resolve(undefined) };
     const wanted = () => this.enabled && this.prepared.get(name) === entry;
-    entry.ready = this.preparing.then(async () => {
-      const spec = wanted() ? await kind() : undefined;
-      if (!spec || !wanted()) return undefined;
-      const labels = { [POOL_LABEL]: '1', [PREPARED_LABEL]: '1', [HOST_LABEL]: this.opts.host, ...ownerLabel() };
-      const sandbox = await DockerContainer.create(this.docker, { ...spec, name, labels });
-      try {
-        await setup(sandbox);
-        return { sandbox, spec };
-      } catch (err) {
-        await sandbox.destroy();
-        throw err;
-      }
-    }).catch((err) => {
-      // A name already held: that round has its container (a survivor); nothing to prepare.
-      if (!nameHeld(err)) this.opts.onError?.(err as Error);
-      return undefined;
-    });
+    entry.ready = this.preparing
+      .then(async () => {
+        const spec = wanted() ? await kind() : undefined;
+        if (!spec || !wanted()) return undefined;
+        const labels = { [POOL_LABEL]: '1', [PREPARED_LABEL]: '1', [HOST_LABEL]: this.opts.host, ...ownerLabel() };
+        const sandbox = await DockerContainer.create(this.docker, { ...spec, name, labels });
+        try {
+          await setup(sandbox);
+          return { sandbox, spec };
+        } catch (err) {
+          await sandbox.destroy();
+          throw err;
+        }
+      })
+      .catch((err) => {
+        // A name already held: that round has its container (a survivor); nothing to prepare.
+        if (!nameHeld(err)) this.opts.onError?.(err as Error);
+        return undefined;
+      });
     this.prepared.set(name, entry);
     this.preparing = entry.ready;
   }
@@ -176,7 +183,10 @@ export class ContainerPool implements RoundSource {
   async drain(): Promise<number> {
     this.closed = true;
     const keys = [...this.kinds.keys()];
-    const counts = await Promise.all([...keys.map((key) => this.dropKind(key)), ...[...this.prepared.keys()].map((name) => this.dropPrepared(name))]);
+    const counts = await Promise.all([
+      ...keys.map((key) => this.dropKind(key)),
+      ...[...this.prepared.keys()].map((name) => this.dropPrepared(name)),
+    ]);
     return counts.reduce((a, b) => a + b, 0);
   }
 
@@ -202,7 +212,11 @@ export class ContainerPool implements RoundSource {
 
   /** Whether `kind` is still this pool's and short of what its demand asks (see the class). */
   private short(kind: Kind): boolean {
-    return this.enabled && this.kinds.get(kindKey(kind.spec)) === kind && kind.idle.length < Math.min(kind.asked - 1, this.opts.size);
+    return (
+      this.enabled &&
+      this.kinds.get(kindKey(kind.spec)) === kind &&
+      kind.idle.length < Math.min(kind.asked - 1, this.opts.size)
+    );
   }
 
   private fill(kind: Kind): void {

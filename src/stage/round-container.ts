@@ -38,7 +38,10 @@ export function roundNamePattern(of: { workflowId?: string; runKey?: string; hos
 }
 
 /** Round containers (running or not) whose names match. */
-export function roundContainers(docker: Docker, of: Parameters<typeof roundNamePattern>[0]): Promise<Docker.ContainerInfo[]> {
+export function roundContainers(
+  docker: Docker,
+  of: Parameters<typeof roundNamePattern>[0],
+): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL], name: [roundNamePattern(of)] } });
 }
 
@@ -59,7 +62,10 @@ export async function removeRoundContainers(
 ): Promise<number> {
   const dropped = (await pool?.dropPreparedWhere(matchesRound(of))) ?? 0;
   const found = await roundContainers(docker, of);
-  await removeContainers(docker, found.map((c) => c.Id));
+  await removeContainers(
+    docker,
+    found.map((c) => c.Id),
+  );
   return dropped + found.length;
 }
 
@@ -98,10 +104,14 @@ export async function claimRoundContainer(
     } catch (err) {
       if (!nameHeld(err)) throw err;
     }
-    const found = await docker.getContainer(name).inspect().catch(() => undefined);
+    const found = await docker
+      .getContainer(name)
+      .inspect()
+      .catch(() => undefined);
     if (!found) continue;
     const holder = docker.getContainer(found.Id);
-    if (found.State.Running && !ownerGone(found.Config.Labels ?? {})) return { sandbox: DockerContainer.attach(docker, holder), source: 'reused' };
+    if (found.State.Running && !ownerGone(found.Config.Labels ?? {}))
+      return { sandbox: DockerContainer.attach(docker, holder), source: 'reused' };
     await holder.remove({ force: true }).catch(() => undefined);
   }
   throw new TransientError(`cannot claim the sandbox ${name}: another container keeps taking its name`);

@@ -32,28 +32,55 @@ export async function setUpStage(
   );
   if (setup.exitCode !== 0) {
     const why = `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up (its base checked out, the earlier stages carried onto it)`;
-    const reason = stageReason('invalid-inputs', why, { command: 'the stage setup script (checkout and carry)', exitCode: setup.exitCode, output: setup.output });
-    throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up:\n${setup.output.trim()}`, { reason });
+    const reason = stageReason('invalid-inputs', why, {
+      command: 'the stage setup script (checkout and carry)',
+      exitCode: setup.exitCode,
+      output: setup.output,
+    });
+    throw new StageError(
+      `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be set up:\n${setup.output.trim()}`,
+      { reason },
+    );
   }
   return parseCarry(setup.output, chain, stage, carried);
 }
 
 /** Sets a new sandbox up for stage `stage` as far as it goes without the carry (setUpStage with `prepared` finishes it). */
 export async function prepareStage(sandbox: DockerContainer, chain: Chain, stage: number): Promise<void> {
-  const r = await sandbox.exec(`mkdir -p /work/.chainsmith && (\n${prepareScript(chain, stage)}\n)`, { timeoutSeconds: 600, maxOutputChars: 20_000, cwd: '/work' });
+  const r = await sandbox.exec(`mkdir -p /work/.chainsmith && (\n${prepareScript(chain, stage)}\n)`, {
+    timeoutSeconds: 600,
+    maxOutputChars: 20_000,
+    cwd: '/work',
+  });
   if (r.exitCode !== 0) {
-    const reason = stageReason('invalid-inputs', `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared`, { command: 'the stage prepare script (checkout)', exitCode: r.exitCode, output: r.output });
-    throw new StageError(`stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared:\n${r.output.trim()}`, { reason });
+    const reason = stageReason(
+      'invalid-inputs',
+      `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared`,
+      { command: 'the stage prepare script (checkout)', exitCode: r.exitCode, output: r.output },
+    );
+    throw new StageError(
+      `stage ${stage + 1} (PR #${chain.prs[stage].number}) could not be prepared:\n${r.output.trim()}`,
+      { reason },
+    );
   }
 }
 
 /** In a surviving sandbox: back to the stage's starting state plus the progress patch. Undefined if it never got ready. */
-export async function resetStage(sandbox: DockerContainer, chain: Chain, stage: number, carried: boolean, progress: boolean): Promise<Carry | undefined> {
+export async function resetStage(
+  sandbox: DockerContainer,
+  chain: Chain,
+  stage: number,
+  carried: boolean,
+  progress: boolean,
+): Promise<Carry | undefined> {
   const apply = progress ? ` && git apply --allow-empty --binary ${PROGRESS_PATCH}` : '';
-  const r = await sandbox.exec(`test -f ${READY} && git reset -q --hard ${CARRY_TAG} && git clean -qfd${apply} && cat ${SETUP_OUT}`, {
-    timeoutSeconds: 600,
-    maxOutputChars: 20_000,
-  });
+  const r = await sandbox.exec(
+    `test -f ${READY} && git reset -q --hard ${CARRY_TAG} && git clean -qfd${apply} && cat ${SETUP_OUT}`,
+    {
+      timeoutSeconds: 600,
+      maxOutputChars: 20_000,
+    },
+  );
   if (r.exitCode !== 0) return undefined;
   return parseCarry(r.output, chain, stage, carried);
 }

@@ -6,7 +6,14 @@ import { StageError } from '../errors';
 import { runPrTests } from '../environments/pr-tests';
 import type { Carry, Chain, PullRequest, TestSignal } from '../schemas';
 import { CARRY_TAG, PROGRESS_PATCH } from './carryover';
-import { CLUSTER_LABEL, DockerContainer, HOST_LABEL, KEY_LABEL, RUN_KEY_LABEL, type ContainerSpec } from '../container/docker-container';
+import {
+  CLUSTER_LABEL,
+  DockerContainer,
+  HOST_LABEL,
+  KEY_LABEL,
+  RUN_KEY_LABEL,
+  type ContainerSpec,
+} from '../container/docker-container';
 import { ownerLabel, sweepOrphansOnce } from '../container/orphans';
 import type { ContainerPool } from './pool';
 import type { ExecOptions, ExecResult, Sandbox } from '../container/sandbox';
@@ -30,7 +37,9 @@ export interface StageSandboxDeps {
  * there by that name, and the chain's cleanup removes what is left. `cluster` (CLUSTER_LABEL) is the
  * Temporal cluster of the run: without it, no worker's sweep of closed runs removes the sandbox.
  */
-export type StageRole = { kind: 'gold' } | { kind: 'rollout'; runKey: string; key: string; host: string; cluster?: string };
+export type StageRole =
+  | { kind: 'gold' }
+  | { kind: 'rollout'; runKey: string; key: string; host: string; cluster?: string };
 
 export interface OpenStage {
   role: StageRole;
@@ -64,20 +73,41 @@ export class StageSandbox implements Sandbox {
    * The stage's environment, as open() would use it; a stage whose own inputs are broken fails here
    * with the reason, before any container starts.
    */
-  static async environment(deps: Pick<StageSandboxDeps, 'environments'>, chain: Chain, stage: number): Promise<Environment> {
+  static async environment(
+    deps: Pick<StageSandboxDeps, 'environments'>,
+    chain: Chain,
+    stage: number,
+  ): Promise<Environment> {
     const pr = chain.prs[stage];
     const problem = await stageInputProblem(chain.repo.path, pr);
-    if (problem) throw new StageError(`stage ${stage + 1} (PR #${pr.number}) cannot be set up: ${problem}`, { reason: stageReason('invalid-inputs', problem) });
+    if (problem)
+      throw new StageError(`stage ${stage + 1} (PR #${pr.number}) cannot be set up: ${problem}`, {
+        reason: stageReason('invalid-inputs', problem),
+      });
     return deps.environments.forStage(chain, stage);
   }
 
   /** `env`: the stage's environment() where the caller has it already. */
-  static async open(deps: StageSandboxDeps, chain: Chain, stage: number, opts: OpenStage, env?: Environment): Promise<StageSandbox> {
+  static async open(
+    deps: StageSandboxDeps,
+    chain: Chain,
+    stage: number,
+    opts: OpenStage,
+    env?: Environment,
+  ): Promise<StageSandbox> {
     // Opened again by a retry is time redone (the durability bench counts it beside the units).
-    return journaled('open', `${opts.role.kind} ${chain.repo.name} ${stage}`, () => StageSandbox.openNow(deps, chain, stage, opts, env));
+    return journaled('open', `${opts.role.kind} ${chain.repo.name} ${stage}`, () =>
+      StageSandbox.openNow(deps, chain, stage, opts, env),
+    );
   }
 
-  private static async openNow(deps: StageSandboxDeps, chain: Chain, stage: number, opts: OpenStage, env?: Environment): Promise<StageSandbox> {
+  private static async openNow(
+    deps: StageSandboxDeps,
+    chain: Chain,
+    stage: number,
+    opts: OpenStage,
+    env?: Environment,
+  ): Promise<StageSandbox> {
     env ??= await StageSandbox.environment(deps, chain, stage);
     const spec = { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
     const role = opts.role;
@@ -89,7 +119,11 @@ export class StageSandbox implements Sandbox {
       await sweepOrphansOnce(deps.docker);
       // Gold runs only (no agent code) share the language's build cache across stages.
       const cache = await deps.environments.sharedCache(env);
-      sandbox = await DockerContainer.create(deps.docker, { ...spec, ...(cache ? { cacheMounts: cache.cacheMounts, env: cache.env } : {}), labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() } });
+      sandbox = await DockerContainer.create(deps.docker, {
+        ...spec,
+        ...(cache ? { cacheMounts: cache.cacheMounts, env: cache.env } : {}),
+        labels: { 'chainsmith.gold': `${chain.prs[stage].number}`, ...ownerLabel() },
+      });
       seed = cache?.seed;
     } else {
       const labels = {
@@ -100,7 +134,12 @@ export class StageSandbox implements Sandbox {
         'chainsmith.stage': String(stage),
       };
       // A retried round's surviving sandbox first; else one from its worker's pool (pool.ts); else a new one.
-      ({ sandbox, source } = await claimRoundContainer(deps.docker, { ...spec, labels }, roundName(role.runKey, role.host, role.key), deps.pool));
+      ({ sandbox, source } = await claimRoundContainer(
+        deps.docker,
+        { ...spec, labels },
+        roundName(role.runKey, role.host, role.key),
+        deps.pool,
+      ));
     }
     try {
       if (seed) await sandbox.exec(seed, { timeoutSeconds: 300, maxOutputChars: 2_000 });
@@ -109,7 +148,11 @@ export class StageSandbox implements Sandbox {
       const carried = opts.carryPatch !== undefined && stage > 0;
       const carry =
         (source === 'reused' && (await resetStage(sandbox, chain, stage, carried, progress))) ||
-        (await setUpStage(sandbox, chain, stage, { carryPatch: opts.carryPatch, progress, prepared: source === 'prepared' }));
+        (await setUpStage(sandbox, chain, stage, {
+          carryPatch: opts.carryPatch,
+          progress,
+          prepared: source === 'prepared',
+        }));
       if (role.kind !== 'rollout') return new StageSandbox(sandbox, env, carry, source);
       deps.pool?.refill(spec);
       return new StageSandbox(sandbox, env, carry, source, prepareNext(deps, chain, stage, role));
@@ -133,8 +176,15 @@ export class StageSandbox implements Sandbox {
 
   /** The whole working tree (new files included) against `ref`; the stage's start when none is given. */
   async diff(ref: string = CARRY_TAG): Promise<string> {
-    const r = await this.sandbox.exec(`git add -A && git diff --cached --binary ${ref}`, { timeoutSeconds: 600, maxOutputChars: 256 * 1024 * 1024, cwd: '/work/repo' });
-    if (r.exitCode !== 0) throw new StageError(`cannot read the sandbox's changes against ${ref} (exit ${r.exitCode}): ${r.output.trim().slice(0, 2_000)}`);
+    const r = await this.sandbox.exec(`git add -A && git diff --cached --binary ${ref}`, {
+      timeoutSeconds: 600,
+      maxOutputChars: 256 * 1024 * 1024,
+      cwd: '/work/repo',
+    });
+    if (r.exitCode !== 0)
+      throw new StageError(
+        `cannot read the sandbox's changes against ${ref} (exit ${r.exitCode}): ${r.output.trim().slice(0, 2_000)}`,
+      );
     return r.output;
   }
 
@@ -154,7 +204,12 @@ export class StageSandbox implements Sandbox {
  * Only where that environment is built on this host already (a build is no background work) and
  * t+1's inputs are good (checked here, the check is remembered: its git processes leave the open's path).
  */
-function prepareNext(deps: StageSandboxDeps, chain: Chain, stage: number, role: Extract<StageRole, { kind: 'rollout' }>): string | undefined {
+function prepareNext(
+  deps: StageSandboxDeps,
+  chain: Chain,
+  stage: number,
+  role: Extract<StageRole, { kind: 'rollout' }>,
+): string | undefined {
   const pool = deps.pool;
   if (!pool?.enabled || stage + 1 >= chain.prs.length) return undefined;
   const name = roundName(role.runKey, role.host, roundKey(role.runKey, stage + 1, 0));

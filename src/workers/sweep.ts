@@ -1,7 +1,15 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type Docker from 'dockerode';
 import type { ActivityDeps } from '../activities';
-import { CLUSTER_LABEL, clusterOf, HOST_LABEL, KEY_LABEL, removeContainers, RUN_KEY_LABEL, CONTAINER_LABEL } from '../container/docker-container';
+import {
+  CLUSTER_LABEL,
+  clusterOf,
+  HOST_LABEL,
+  KEY_LABEL,
+  removeContainers,
+  RUN_KEY_LABEL,
+  CONTAINER_LABEL,
+} from '../container/docker-container';
 import { removeOrphans } from '../container/orphans';
 
 /**
@@ -11,7 +19,12 @@ import { removeOrphans } from '../container/orphans';
  * this one (its worker was down), nothing else would remove it. Runs when a worker starts; sandboxes
  * of open runs are left for their retries.
  */
-export async function removeSandboxesOfClosedRuns(docker: Docker, client: Client, host: string, cluster: string): Promise<number> {
+export async function removeSandboxesOfClosedRuns(
+  docker: Docker,
+  client: Client,
+  host: string,
+  cluster: string,
+): Promise<number> {
   // Only this cluster's: a run another cluster (or namespace) holds is not found here, and is not closed.
   const labels = [CONTAINER_LABEL, KEY_LABEL, `${HOST_LABEL}=${host}`, `${CLUSTER_LABEL}=${cluster}`];
   const found = await docker.listContainers({ all: true, filters: { label: labels } });
@@ -42,13 +55,22 @@ export async function removeSandboxesOfClosedRuns(docker: Docker, client: Client
  * closed while it was away, and one-off containers (gold validation, builds) of dead worker processes.
  * A failure is reported, not fatal: the next start tries again.
  */
-export async function sweepHost(deps: ActivityDeps, client: Client, log: (line: string) => void = console.log): Promise<number> {
+export async function sweepHost(
+  deps: ActivityDeps,
+  client: Client,
+  log: (line: string) => void = console.log,
+): Promise<number> {
   const host = deps.config.worker.host;
   const [runs, orphans] = await Promise.all([
-    removeSandboxesOfClosedRuns(deps.docker, client, host, clusterOf(deps.config.temporal)).catch((err) => (log(`not sweeping sandboxes of finished chains this time: ${(err as Error).message}`), 0)),
-    removeOrphans(deps.docker, host).catch((err) => (log(`not sweeping containers of dead workers this time: ${(err as Error).message}`), 0)),
+    removeSandboxesOfClosedRuns(deps.docker, client, host, clusterOf(deps.config.temporal)).catch(
+      (err) => (log(`not sweeping sandboxes of finished chains this time: ${(err as Error).message}`), 0),
+    ),
+    removeOrphans(deps.docker, host).catch(
+      (err) => (log(`not sweeping containers of dead workers this time: ${(err as Error).message}`), 0),
+    ),
   ]);
   if (runs) log(`removed ${runs} sandbox${runs > 1 ? 'es' : ''} that finished chains left on host ${host}`);
-  if (orphans) log(`removed ${orphans} container${orphans > 1 ? 's' : ''} of worker processes that died on this machine`);
+  if (orphans)
+    log(`removed ${orphans} container${orphans > 1 ? 's' : ''} of worker processes that died on this machine`);
   return runs + orphans;
 }

@@ -34,8 +34,15 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   // Heartbeats reach the server at least every 3 s (the SDK otherwise holds them back for 0.8 of the
   // heartbeat timeout, leaving a loaded server 2 s of a 10 s timeout): activities beat on a timer at a
   // third of it (activities/guard.ts), and a timeout only a slow heartbeat caused would retry work alive.
-  const common = { connection: setup.connection, namespace: setup.namespace, maxHeartbeatThrottleInterval: '3s' as const };
-  const on = (kind: QueueKind) => ({ taskQueue: taskQueueFor(kind, taskQueue, setup.deps.config.worker.host), activities: servedOn(kind, activities) });
+  const common = {
+    connection: setup.connection,
+    namespace: setup.namespace,
+    maxHeartbeatThrottleInterval: '3s' as const,
+  };
+  const on = (kind: QueueKind) => ({
+    taskQueue: taskQueueFor(kind, taskQueue, setup.deps.config.worker.host),
+    activities: servedOn(kind, activities),
+  });
   const workers: Worker[] = [];
   const serve = setup.serve ?? 'all';
   if (serve !== 'sandbox') {

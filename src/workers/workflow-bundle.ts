@@ -27,9 +27,18 @@ const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, er
  * Several processes may ask at once: each writes its own file and renames it into place. Where the
  * folder cannot be written, the bundle is used from memory.
  */
-export async function cachedWorkflowBundle(workflowsPath: string, cacheDir = workflowBundleCacheDir()): Promise<WorkflowBundleOption> {
+export async function cachedWorkflowBundle(
+  workflowsPath: string,
+  cacheDir = workflowBundleCacheDir(),
+): Promise<WorkflowBundleOption> {
   const codePath = join(cacheDir, `workflows-${await codeHash(dirname(workflowsPath))}.js`);
-  if (await stat(codePath).then(() => true, () => false)) return { codePath };
+  if (
+    await stat(codePath).then(
+      () => true,
+      () => false,
+    )
+  )
+    return { codePath };
   const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
   try {
     await writeAtomic(codePath, code);
@@ -42,13 +51,21 @@ export async function cachedWorkflowBundle(workflowsPath: string, cacheDir = wor
 
 async function codeHash(dir: string): Promise<string> {
   const hash = createHash('sha256').update(require('@temporalio/workflow/package.json').version as string);
-  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
   for (const file of files.sort()) hash.update(`\0${file.slice(dir.length)}\0`).update(await readFile(file));
   return hash.digest('hex').slice(0, 16);
 }
 
 async function prune(cacheDir: string): Promise<void> {
   const bundles = (await readdir(cacheDir)).filter((name) => /^workflows-\w+\.js$/.test(name));
-  const dated = await Promise.all(bundles.map(async (name) => ({ name, mtime: (await stat(join(cacheDir, name)).catch(() => undefined))?.mtimeMs ?? 0 })));
-  for (const { name } of dated.sort((a, b) => b.mtime - a.mtime).slice(KEEP)) await rm(join(cacheDir, name), { force: true });
+  const dated = await Promise.all(
+    bundles.map(async (name) => ({
+      name,
+      mtime: (await stat(join(cacheDir, name)).catch(() => undefined))?.mtimeMs ?? 0,
+    })),
+  );
+  for (const { name } of dated.sort((a, b) => b.mtime - a.mtime).slice(KEEP))
+    await rm(join(cacheDir, name), { force: true });
 }

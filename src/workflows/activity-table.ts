@@ -17,7 +17,12 @@ interface ActivityPlan extends Omit<ActivityOptions, 'taskQueue' | 'heartbeatTim
 }
 
 /** Model calls and sandbox work: retried with backoff, boundedly. */
-const BACKOFF: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: ACTIVITY_ATTEMPTS.backoff };
+const BACKOFF: RetryPolicy = {
+  initialInterval: '2s',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: ACTIVITY_ATTEMPTS.backoff,
+};
 /** Reading and writing files: retried soon, a few times. */
 const QUICK: RetryPolicy = { initialInterval: '1s', maximumAttempts: ACTIVITY_ATTEMPTS.quick };
 
@@ -42,7 +47,12 @@ export const ACTIVITY_TABLE = {
     queue: 'sandbox',
     heartbeat: true,
     startToCloseTimeout: '6 hours',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: ACTIVITY_ATTEMPTS.rolloutRound },
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: ACTIVITY_ATTEMPTS.rolloutRound,
+    },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   },
   /** Gold validation runs the PR's tests twice in a sandbox (each bounded at 10 minutes). */
@@ -79,7 +89,12 @@ export const ACTIVITY_TABLE = {
     queue: 'orchestration',
     heartbeat: true,
     startToCloseTimeout: '3 hours',
-    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: ACTIVITY_ATTEMPTS.mineForSchedule },
+    retry: {
+      initialInterval: '5s',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: ACTIVITY_ATTEMPTS.mineForSchedule,
+    },
   },
 } as const satisfies Record<ActivityName, ActivityPlan>;
 

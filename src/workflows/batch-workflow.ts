@@ -54,7 +54,10 @@ export async function batchWorkflow(input: BatchInput): Promise<BatchCounts> {
   let offset = input.offset ?? 0;
   const running = new Set<Promise<void>>();
   setHandler(batchProgressQuery, () => ({ ...counts, total: input.total, started: offset, running: running.size }));
-  const batchPage = activity('batchPage', { queue: workflowInfo().taskQueue, summary: 'read the next page of the batch' });
+  const batchPage = activity('batchPage', {
+    queue: workflowInfo().taskQueue,
+    summary: 'read the next page of the batch',
+  });
   let startedThisRun = 0;
 
   while (offset < input.total) {
@@ -85,7 +88,8 @@ async function runChild(entry: BatchEntry, counts: BatchCounts): Promise<void> {
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     });
     const result = await child.result();
-    if (result.status === 'accepted' || result.status === 'rejected' || result.status === 'failed') counts[result.status] += 1;
+    if (result.status === 'accepted' || result.status === 'rejected' || result.status === 'failed')
+      counts[result.status] += 1;
     else if (result.status === 'skipped') counts.skipped = (counts.skipped ?? 0) + 1;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) counts.existing += 1;

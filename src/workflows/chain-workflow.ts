@@ -1,8 +1,26 @@
-import { CancellationScope, condition, continueAsNew, isCancellation, patched, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ArtifactRef, RoundResult, StageResult } from '../schemas';
 import { activity, type ActivityName } from './activity-table';
-import { ChainLength, ChainRepo, ChainScaffold, ChainStage, ChainStatusKey, pauseSignal, progressQuery, resumeSignal } from './messages';
+import {
+  ChainLength,
+  ChainRepo,
+  ChainScaffold,
+  ChainStage,
+  ChainStatusKey,
+  pauseSignal,
+  progressQuery,
+  resumeSignal,
+} from './messages';
 import type { ChainResult, ChainState, ChainStatus, ChainWorkflowInput } from './types';
 
 /**
@@ -87,7 +105,10 @@ class ChainRun {
     }
     if (!progress.queriesRef) {
       const written = await step('the queries could not be written', () =>
-        this.activity('synthesizeQueries', 'write intent-only queries')({ chainRef: this.state.chainRef, policy: this.input.policy }),
+        this.activity(
+          'synthesizeQueries',
+          'write intent-only queries',
+        )({ chainRef: this.state.chainRef, policy: this.input.policy }),
       );
       if (written instanceof ChainEnd) return written;
       progress.queriesRef = written.queriesRef;
@@ -98,11 +119,18 @@ class ChainRun {
       if (end) return end;
     }
     const exported = await step('the accepted chain could not be exported', () =>
-      this.activity('exportSample', 'export the accepted chain')({
+      this.activity(
+        'exportSample',
+        'export the accepted chain',
+      )({
         chainRef: this.state.chainRef,
         queriesRef: progress.queriesRef!,
         trajectoryRef: this.state.conversationRef!,
-        stages: progress.results.map((s) => ({ prNumber: s.prNumber, score: s.rounds[s.rounds.length - 1].score, rounds: s.rounds.length })),
+        stages: progress.results.map((s) => ({
+          prNumber: s.prNumber,
+          score: s.rounds[s.rounds.length - 1].score,
+          rounds: s.rounds.length,
+        })),
       }),
     );
     if (exported instanceof ChainEnd) return exported;
@@ -112,7 +140,12 @@ class ChainRun {
   /** One stage: roll out, judge, and refine with the judge's feedback until it passes or the rounds run out. */
   private async runStage(stage: number): Promise<ChainEnd | undefined> {
     const { progress } = this.state;
-    const result: StageResult = { prNumber: this.input.prNumbers[stage], status: 'running', rounds: [], goldTestsRef: this.state.goldTestsRefs![stage] };
+    const result: StageResult = {
+      prNumber: this.input.prNumbers[stage],
+      status: 'running',
+      rounds: [],
+      goldTestsRef: this.state.goldTestsRefs![stage],
+    };
     progress.stage = stage;
     progress.results[stage] = result;
     const where = `stage ${stage + 1} (PR #${result.prNumber})`;
@@ -126,11 +159,15 @@ class ChainRun {
       this.mark('running');
       const r = await step(`${where} failed`, () => this.rollout(stage, round, feedback));
       if (r instanceof ChainEnd) return end(r);
-      for (const host of [r.host, ...(r.earlierHosts ?? [])]) if (!this.state.hosts.includes(host)) this.state.hosts.push(host);
+      for (const host of [r.host, ...(r.earlierHosts ?? [])])
+        if (!this.state.hosts.includes(host)) this.state.hosts.push(host);
       result.carry = r.carry;
       result.finalRound = r;
       const verdict = await step(`${where} could not be judged`, () =>
-        this.activity('judgeStage', `judge ${this.label(stage, round)}`)({
+        this.activity(
+          'judgeStage',
+          `judge ${this.label(stage, round)}`,
+        )({
           chainRef: this.state.chainRef,
           queriesRef: progress.queriesRef!,
           stage,
@@ -162,10 +199,15 @@ class ChainRun {
    */
   private async validateStages(): Promise<ChainEnd | undefined> {
     this.mark('validating');
-    const validate = (stage: number) => this.activity('validateGold', `validate gold tests of ${this.label(stage)}`)({ chainRef: this.input.chainRef, stage, policy: this.input.policy });
+    const validate = (stage: number) =>
+      this.activity(
+        'validateGold',
+        `validate gold tests of ${this.label(stage)}`,
+      )({ chainRef: this.input.chainRef, stage, policy: this.input.policy });
     const checks = await step('the stages could not be validated', async () => {
       // Histories started before this ran every stage's validation side by side.
-      if (!patched('gold-validation-stage-by-stage')) return Promise.all(this.input.prNumbers.map((_, stage) => validate(stage)));
+      if (!patched('gold-validation-stage-by-stage'))
+        return Promise.all(this.input.prNumbers.map((_, stage) => validate(stage)));
       // One stage at a time, up to the first that nothing can judge (the chain is cut there, so later
       // stages need no validation): a killed worker redoes only the one unit under way in this chain,
       // and the CPU a worker has is as busy with other chains' stages as it was with this chain's.
@@ -183,10 +225,14 @@ class ChainRun {
     if (first < 0) return undefined;
     const why = `stage ${first + 1} (PR #${this.input.prNumbers[first]}) cannot be judged: ${checks[first].reason}`;
     const detail = checks[first].detail;
-    if (detail) this.state.progress.unjudgeable = { stage: first, prNumber: this.input.prNumbers[first], reason: detail };
+    if (detail)
+      this.state.progress.unjudgeable = { stage: first, prNumber: this.input.prNumbers[first], reason: detail };
     if (first === 0) return new ChainEnd('skipped', why);
     const cut = await step('the chain could not be cut to its judgeable stages', () =>
-      this.activity('cutChain', `cut the chain before stage ${first + 1}`)({ chainRef: this.input.chainRef, stages: first }),
+      this.activity(
+        'cutChain',
+        `cut the chain before stage ${first + 1}`,
+      )({ chainRef: this.input.chainRef, stages: first }),
     );
     if (cut instanceof ChainEnd) return cut;
     this.state.chainRef = cut.chainRef;
@@ -196,7 +242,11 @@ class ChainRun {
   }
 
   /** One rollout round; a pause cancels it (its last step is saved) and runs it again after resume. */
-  private async rollout(stage: number, round: number, feedback?: { progressPatchRef: ArtifactRef; feedbackRef: ArtifactRef }): Promise<RoundResult> {
+  private async rollout(
+    stage: number,
+    round: number,
+    feedback?: { progressPatchRef: ArtifactRef; feedbackRef: ArtifactRef },
+  ): Promise<RoundResult> {
     const rolloutRound = this.activity('rolloutRound', `roll out ${this.label(stage, round)}`);
     for (;;) {
       if (this.paused) await this.holdWhilePaused();
@@ -248,7 +298,11 @@ class ChainRun {
   async cleanup(): Promise<void> {
     await Promise.all(
       this.state.hosts.map((host) =>
-        this.activity('cleanupRun', `clean up sandboxes on ${host}`, host)({ runKey: this.runKey }).catch(() => undefined),
+        this.activity(
+          'cleanupRun',
+          `clean up sandboxes on ${host}`,
+          host,
+        )({ runKey: this.runKey }).catch(() => undefined),
       ),
     );
   }
@@ -264,7 +318,12 @@ class ChainRun {
 
   /** The activity `name`, with the queue and timeouts the activity table gives it. */
   private activity<K extends ActivityName>(name: K, summary: string, host?: string): Activities[K] {
-    return activity(name, { queue: this.queue, summary, heartbeatTimeoutSeconds: this.input.heartbeatTimeoutSeconds, host });
+    return activity(name, {
+      queue: this.queue,
+      summary,
+      heartbeatTimeoutSeconds: this.input.heartbeatTimeoutSeconds,
+      host,
+    });
   }
 
   private mark(status: ChainStatus): void {

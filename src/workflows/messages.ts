@@ -19,6 +19,11 @@ export const ChainScaffold = defineSearchAttributeKey('ChainScaffold', 'KEYWORD'
  * scaffold keeps the ids it had before there were two, so existing runs are found again; the bash
  * scaffold's runs end in `-bash` and never collide with them.
  */
-export function chainWorkflowId(repo: string, prNumbers: number[], policy: PolicyKind, scaffold: ScaffoldKind = 'tools'): string {
+export function chainWorkflowId(
+  repo: string,
+  prNumbers: number[],
+  policy: PolicyKind,
+  scaffold: ScaffoldKind = 'tools',
+): string {
   return `chain-${repo.replace(/[^\w.-]+/g, '-')}-${prNumbers.join('-')}-${policy}${scaffold === 'tools' ? '' : `-${scaffold}`}`;
 }

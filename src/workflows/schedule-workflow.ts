@@ -1,4 +1,12 @@
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, startChild, upsertMemo, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  startChild,
+  upsertMemo,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { MinedForSchedule, ScheduledRunInput, ScheduledRunReport } from './types';
 import { batchWorkflow } from './batch-workflow';
@@ -16,11 +24,20 @@ export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<Sc
   const report: ScheduledRunReport = { started: [], failed: [] };
   for (let index = 0; index < input.repos.length; index++) {
     const { source } = input.repos[index];
-    const mineForSchedule = activity('mineForSchedule', { queue: workflowInfo().taskQueue, summary: `fetch and mine ${source}`, heartbeatTimeoutSeconds: 60 });
+    const mineForSchedule = activity('mineForSchedule', {
+      queue: workflowInfo().taskQueue,
+      summary: `fetch and mine ${source}`,
+      heartbeatTimeoutSeconds: 60,
+    });
     try {
       const mined = await mineForSchedule({ run: input, index });
       if (mined.batch) await startBatch(input, mined);
-      report.started.push({ source, newChains: mined.newChains.length, chains: mined.newChains.slice(0, 50), batchWorkflowId: mined.batch?.workflowId });
+      report.started.push({
+        source,
+        newChains: mined.newChains.length,
+        chains: mined.newChains.slice(0, 50),
+        batchWorkflowId: mined.batch?.workflowId,
+      });
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       report.failed.push({ source, reason: err.cause?.message ?? err.message });
@@ -30,7 +47,11 @@ export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<Sc
   }
   if (report.failed.length > 0) {
     const reasons = report.failed.map((f) => `${f.source}: ${f.reason}`).join('; ');
-    throw ApplicationFailure.create({ type: 'ScheduledRunFailed', message: `${report.failed.length} of ${input.repos.length} repositories failed: ${reasons}`, details: [report] });
+    throw ApplicationFailure.create({
+      type: 'ScheduledRunFailed',
+      message: `${report.failed.length} of ${input.repos.length} repositories failed: ${reasons}`,
+      details: [report],
+    });
   }
   return report;
 }

@@ -58,7 +58,15 @@ interface Unjudgeable {
 }
 
 /** 'skipped': not even the first stage could be judged, so nothing was rolled out. */
-export type ChainStatus = 'validating' | 'running' | 'paused' | 'accepted' | 'rejected' | 'failed' | 'cancelled' | 'skipped';
+export type ChainStatus =
+  | 'validating'
+  | 'running'
+  | 'paused'
+  | 'accepted'
+  | 'rejected'
+  | 'failed'
+  | 'cancelled'
+  | 'skipped';
 
 export interface ChainProgress {
   status: ChainStatus;

@@ -19,19 +19,29 @@ const README_PATCH = [
 ].join('\n');
 
 const pr = (patch: string): PullRequest =>
-  ({ number: 7, patch, files: [{ path: 'tests/test_demo.py', kind: 'test', status: 'modified' }] }) as unknown as PullRequest;
+  ({
+    number: 7,
+    patch,
+    files: [{ path: 'tests/test_demo.py', kind: 'test', status: 'modified' }],
+  }) as unknown as PullRequest;
 
 const replies = (policy: GoldReplayPolicy, scaffold: Scaffold) =>
   Promise.all([0, 1, 2].map(async (step) => (await policy.next([], { step, scaffold })).message));
 
 test('gold replay under the tools scaffold: apply, test, submit as tool calls', async () => {
-  const [apply, tests, submit] = await replies(new GoldReplayPolicy(pr('diff --git a/x b/x\n'), 'pytest -q tests/test_demo.py'), TOOLS_SCAFFOLD);
+  const [apply, tests, submit] = await replies(
+    new GoldReplayPolicy(pr('diff --git a/x b/x\n'), 'pytest -q tests/test_demo.py'),
+    TOOLS_SCAFFOLD,
+  );
   expect([apply, tests, submit].map((m) => m.tool_calls![0].function.name)).toEqual(['bash', 'bash', 'submit']);
   expect(JSON.parse(tests.tool_calls![0].function.arguments)).toEqual({ command: 'pytest -q tests/test_demo.py' });
 });
 
 test('gold replay under the bash scaffold: one block per reply, the marker to submit, and a patch holding a code fence sent base64-encoded', async () => {
-  const [apply, tests, submit] = await replies(new GoldReplayPolicy(pr(README_PATCH), 'pytest -q tests/test_demo.py'), BASH_SCAFFOLD);
+  const [apply, tests, submit] = await replies(
+    new GoldReplayPolicy(pr(README_PATCH), 'pytest -q tests/test_demo.py'),
+    BASH_SCAFFOLD,
+  );
   for (const m of [apply, tests, submit]) expect(m.tool_calls).toBeUndefined();
   const commands = [apply, tests, submit].map((m) => bashBlock(m.content!));
   expect(commands[1]).toEqual({ command: 'pytest -q tests/test_demo.py' });
@@ -45,6 +55,9 @@ test('gold replay under the bash scaffold: one block per reply, the marker to su
 
 test('a patch without a code fence goes through a plain heredoc, readable in the sample', async () => {
   const patch = 'diff --git a/x.py b/x.py\n+print(1)\n';
-  const apply = (await new GoldReplayPolicy(pr(patch), 'pytest -q').next([], { step: 0, scaffold: BASH_SCAFFOLD })).message;
-  expect(bashBlock(apply.content!)).toEqual({ command: `git apply --3way --whitespace=nowarn - <<'CHAINSMITH_GOLD_PATCH_END'\n${patch}CHAINSMITH_GOLD_PATCH_END` });
+  const apply = (await new GoldReplayPolicy(pr(patch), 'pytest -q').next([], { step: 0, scaffold: BASH_SCAFFOLD }))
+    .message;
+  expect(bashBlock(apply.content!)).toEqual({
+    command: `git apply --3way --whitespace=nowarn - <<'CHAINSMITH_GOLD_PATCH_END'\n${patch}CHAINSMITH_GOLD_PATCH_END`,
+  });
 });

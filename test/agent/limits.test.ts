@@ -13,7 +13,10 @@ const sandbox = useStageSandbox('agent-limits', { 'README.md': '# limits\n' });
 const bash = (command: string): Reply => ({ toolCalls: [{ name: 'bash', args: { command } }] });
 const start = (): Trajectory => ({
   policy: 'model',
-  messages: [{ role: 'system', content: 'You are testing.' }, { role: 'user', content: 'Task 1 of 1: keep going' }],
+  messages: [
+    { role: 'system', content: 'You are testing.' },
+    { role: 'user', content: 'Task 1 of 1: keep going' },
+  ],
   usage: { promptTokens: 0, completionTokens: 0 },
   toolCalls: 0,
   steps: 0,
@@ -46,7 +49,9 @@ test('each limit ends the run with its own exit reason: steps, tokens (as the AP
   const used = tokens.trajectory.usage.promptTokens + tokens.trajectory.usage.completionTokens;
   expect(tokens.exitReason).toBe('token_limit');
   expect(used).toBeGreaterThanOrEqual(1_500);
-  expect(used - tokens.requests.length * 20).toBe(tokens.requests.reduce((n, body) => n + (JSON.stringify(body.messages).length >> 2), 0));
+  expect(used - tokens.requests.length * 20).toBe(
+    tokens.requests.reduce((n, body) => n + (JSON.stringify(body.messages).length >> 2), 0),
+  );
 
   const price = { inputPerMillion: 500, outputPerMillion: 2_000 };
   const cost = await run(forever, { ...BASE, maxCostUsd: 0.5, price });
@@ -60,7 +65,14 @@ test('each limit ends the run with its own exit reason: steps, tokens (as the AP
   expect(time.trajectory.steps).toBeGreaterThanOrEqual(4);
 
   // A budget already spent ends a new round before any model call.
-  const spent = await runAgent({ policy: { kind: 'model', next: () => Promise.reject(new Error('not called')) }, sandbox: sandbox(), trajectory: tokens.trajectory, limits: { ...BASE, maxTokens: 1_500 }, stepsThisRound: 0, onStep: async () => undefined });
+  const spent = await runAgent({
+    policy: { kind: 'model', next: () => Promise.reject(new Error('not called')) },
+    sandbox: sandbox(),
+    trajectory: tokens.trajectory,
+    limits: { ...BASE, maxTokens: 1_500 },
+    stepsThisRound: 0,
+    onStep: async () => undefined,
+  });
   expect(spent.exitReason).toBe('token_limit');
 });
 
@@ -75,7 +87,10 @@ test('malformed tool calls go back to the model as error messages; three in a ro
     ][step];
   const r = await run(script, BASE);
   expect([r.exitReason, r.trajectory.steps]).toEqual(['format_errors', 5]);
-  const answers = r.trajectory.messages.slice(2).filter((m) => m.role !== 'assistant').map((m) => m.content);
+  const answers = r.trajectory.messages
+    .slice(2)
+    .filter((m) => m.role !== 'assistant')
+    .map((m) => m.content);
   expect(answers).toEqual([
     'error: unknown tool "rm_everything"; use one of bash, view_file, create_file, str_replace, insert, search, submit',
     'fine\n\n[exit code 0]',
@@ -93,7 +108,10 @@ test('malformed tool calls go back to the model as error messages; three in a ro
 
 test('the conversation is append-only: every request starts with the previous one; a context cut is rare, announced and recorded', async () => {
   // Each step prints ~2,800 characters (~700 tokens as the fake counts them); the budget is 8,000 tokens.
-  const script = (_req: ChatRequest, step: number): Reply => (step < 20 ? bash(`printf 'line ${step} %.0s' {1..400}`) : { toolCalls: [{ name: 'submit', args: { summary: 'ok' } }] });
+  const script = (_req: ChatRequest, step: number): Reply =>
+    step < 20
+      ? bash(`printf 'line ${step} %.0s' {1..400}`)
+      : { toolCalls: [{ name: 'submit', args: { summary: 'ok' } }] };
   const r = await run(script, { ...BASE, contextTokens: 8_000 });
   expect(r.exitReason).toBe('submitted');
   const cuts = r.trajectory.contextCuts ?? [];
@@ -116,5 +134,7 @@ test('the conversation is append-only: every request starts with the previous on
   expect(shown[3].content).toMatch(/characters of this earlier output are left out after a context cut/);
   const saved = r.trajectory.messages[3] as Extract<Message, { role: 'tool' }>;
   expect(saved.content).toContain(`line 0 `.repeat(200).trim());
-  expect(shown.slice(first.atMessage).map((m) => m.content)).toEqual(r.trajectory.messages.slice(first.atMessage, shown.length).map((m) => m.content));
+  expect(shown.slice(first.atMessage).map((m) => m.content)).toEqual(
+    r.trajectory.messages.slice(first.atMessage, shown.length).map((m) => m.content),
+  );
 });

@@ -17,12 +17,18 @@ const LIMITS: AgentLimits = { maxSteps: 30, commandTimeoutSeconds: 2, maxOutputC
 let sandbox: DockerContainer;
 
 beforeAll(async () => {
-  ({ sandbox } = await stageSandbox(docker, { 'README.md': '# demo\nfirst line\n', 'src/app.py': 'def main():\n    return "hello"\n' }, LABELS));
+  ({ sandbox } = await stageSandbox(
+    docker,
+    { 'README.md': '# demo\nfirst line\n', 'src/app.py': 'def main():\n    return "hello"\n' },
+    LABELS,
+  ));
 });
 
 afterAll(async () => {
   await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=agent-tools'] } })).toHaveLength(0);
+  expect(
+    await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=agent-tools'] } }),
+  ).toHaveLength(0);
 });
 
 const call = (name: string, args: Record<string, unknown>): Reply => ({ toolCalls: [{ name, args }] });
@@ -40,13 +46,24 @@ async function runScript(steps: Reply[]): Promise<{ t: Trajectory; exitReason: s
     const run = await runAgent({
       policy: new ModelPolicy(client, 'scripted'),
       sandbox,
-      trajectory: { policy: 'model', messages: [{ role: 'system', content: systemPrompt('The project is installed.') }, { role: 'user', content: 'Task 1 of 1: do it' }], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, steps: 0 },
+      trajectory: {
+        policy: 'model',
+        messages: [
+          { role: 'system', content: systemPrompt('The project is installed.') },
+          { role: 'user', content: 'Task 1 of 1: do it' },
+        ],
+        usage: { promptTokens: 0, completionTokens: 0 },
+        toolCalls: 0,
+        steps: 0,
+      },
       limits: LIMITS,
       stepsThisRound: 0,
       onStep: async (_t, n) => void saved.push(n),
     });
     expect(saved).toEqual(steps.map((_, i) => i + 1)); // saved after every step
-    const outputs = run.trajectory.messages.filter((m): m is Extract<Message, { role: 'tool' }> => m.role === 'tool').map((m) => m.content);
+    const outputs = run.trajectory.messages
+      .filter((m): m is Extract<Message, { role: 'tool' }> => m.role === 'tool')
+      .map((m) => m.content);
     return { t: run.trajectory, exitReason: run.exitReason, outputs };
   } finally {
     await fake.stop();
@@ -83,10 +100,16 @@ test('file tools stay inside the repository: ../../etc/passwd, absolute paths, s
     call('insert', { path: 'outside/escape.txt', insert_line: 0, text: 'x' }),
     call('create_file', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' }),
     call('search', { pattern: 'root', path: '../..' }),
-    call('bash', { command: 'test -e /work/escape.txt; echo escaped=$?; grep -c toor /etc/passwd; ls .git/hooks | grep -c "^pre-commit$"' }),
+    call('bash', {
+      command:
+        'test -e /work/escape.txt; echo escaped=$?; grep -c toor /etc/passwd; ls .git/hooks | grep -c "^pre-commit$"',
+    }),
     call('submit', { summary: 'tried' }),
   ]);
-  expect(outputs.slice(0, 2)).toEqual(['refused: ../../etc/passwd is outside the repository', 'refused: /work/escape.txt is outside the repository']);
+  expect(outputs.slice(0, 2)).toEqual([
+    'refused: ../../etc/passwd is outside the repository',
+    'refused: /work/escape.txt is outside the repository',
+  ]);
   expect(outputs[3]).toBe('refused: passwd-link resolves outside the repository');
   expect(outputs[4]).toBe('refused: outside/escape.txt resolves outside the repository');
   expect(outputs[5]).toBe('refused: .git/hooks/pre-commit is outside the repository');
@@ -97,15 +120,35 @@ test('file tools stay inside the repository: ../../etc/passwd, absolute paths, s
 test('insert, search, str_replace and view_file edit and read the way a model expects', async () => {
   const limits = LIMITS;
   const tool = async (name: string, args: Record<string, unknown>) =>
-    (await executeTool(sandbox, { id: 'x', type: 'function', function: { name, arguments: JSON.stringify(args) } }, limits)).output;
-  expect(await tool('insert', { path: 'README.md', insert_line: 1, text: 'inserted line\n' })).toBe('inserted 1 line(s) after line 1 of README.md');
-  expect(await tool('insert', { path: 'README.md', insert_line: 9, text: 'x' })).toBe('README.md has 3 lines; insert_line must be between 0 and 3');
-  expect(await tool('view_file', { path: 'README.md', start_line: 2, end_line: 3 })).toMatch(/^\s+2\tinserted line\n\s+3\tfirst line\n$/);
+    (
+      await executeTool(
+        sandbox,
+        { id: 'x', type: 'function', function: { name, arguments: JSON.stringify(args) } },
+        limits,
+      )
+    ).output;
+  expect(await tool('insert', { path: 'README.md', insert_line: 1, text: 'inserted line\n' })).toBe(
+    'inserted 1 line(s) after line 1 of README.md',
+  );
+  expect(await tool('insert', { path: 'README.md', insert_line: 9, text: 'x' })).toBe(
+    'README.md has 3 lines; insert_line must be between 0 and 3',
+  );
+  expect(await tool('view_file', { path: 'README.md', start_line: 2, end_line: 3 })).toMatch(
+    /^\s+2\tinserted line\n\s+3\tfirst line\n$/,
+  );
   expect(await tool('search', { pattern: 'hello' })).toBe('src/app.py:2:    return "hello"\n');
-  expect(await tool('search', { pattern: 'HEL+O', regex: true, ignore_case: true, path: 'src' })).toBe('src/app.py:2:    return "hello"\n');
+  expect(await tool('search', { pattern: 'HEL+O', regex: true, ignore_case: true, path: 'src' })).toBe(
+    'src/app.py:2:    return "hello"\n',
+  );
   expect(await tool('search', { pattern: 'absent words' })).toBe('no matches for "absent words"');
-  expect(await tool('str_replace', { path: 'src/app.py', old_str: '"hello"', new_str: '"hi"' })).toBe('replaced one occurrence in src/app.py at line 2');
-  expect(await tool('str_replace', { path: 'src/app.py', old_str: 'nothing like this', new_str: '' })).toBe('old_str occurs 0 times in src/app.py; it must occur exactly once');
+  expect(await tool('str_replace', { path: 'src/app.py', old_str: '"hello"', new_str: '"hi"' })).toBe(
+    'replaced one occurrence in src/app.py at line 2',
+  );
+  expect(await tool('str_replace', { path: 'src/app.py', old_str: 'nothing like this', new_str: '' })).toBe(
+    'old_str occurs 0 times in src/app.py; it must occur exactly once',
+  );
   expect(await tool('view_file', { path: 'src' })).toContain('app.py');
-  expect((await sandbox.exec('git diff --stat', { timeoutSeconds: 10, maxOutputChars: 2000 })).output).toMatch(/README\.md +\| 1 \+\n.*src\/app\.py +\| 2 \+-/s);
+  expect((await sandbox.exec('git diff --stat', { timeoutSeconds: 10, maxOutputChars: 2000 })).output).toMatch(
+    /README\.md +\| 1 \+\n.*src\/app\.py +\| 2 \+-/s,
+  );
 });

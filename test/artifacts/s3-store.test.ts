@@ -38,7 +38,11 @@ describe('the artifact store on an S3-compatible bucket', () => {
   afterAll(() => moto.kill());
 
   test('blobs and pointers round-trip; a missing blob is a clear error', async () => {
-    const config = testConfig({ CHAINSMITH_S3_BUCKET: bucket, CHAINSMITH_S3_ENDPOINT: endpoint, CHAINSMITH_S3_PREFIX: 'unit' });
+    const config = testConfig({
+      CHAINSMITH_S3_BUCKET: bucket,
+      CHAINSMITH_S3_ENDPOINT: endpoint,
+      CHAINSMITH_S3_PREFIX: 'unit',
+    });
     const store = ArtifactStore.fromConfig(config);
     const ref = await store.putJson({ hello: 'bucket' });
     expect(JSON.parse(await store.getText(ref))).toEqual({ hello: 'bucket' });
@@ -49,7 +53,11 @@ describe('the artifact store on an S3-compatible bucket', () => {
   });
 
   test('a whole chain runs with its artifacts in the bucket and none on local disk', async () => {
-    const config = testConfig({ CHAINSMITH_S3_BUCKET: bucket, CHAINSMITH_S3_ENDPOINT: endpoint, CHAINSMITH_S3_PREFIX: 'chain' });
+    const config = testConfig({
+      CHAINSMITH_S3_BUCKET: bucket,
+      CHAINSMITH_S3_ENDPOINT: endpoint,
+      CHAINSMITH_S3_PREFIX: 'chain',
+    });
     const chain = await demoChain('s3');
     const { result } = await runOneChain(config, chain, { policy: 'gold-replay' });
     expect(result.status).toBe('accepted');

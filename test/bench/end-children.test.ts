@@ -29,17 +29,24 @@ function running(pid: number): boolean {
   }
 }
 
-for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const) {
   test(`a bench sent ${signal} stops the processes it started, and what they started, before it exits ${code}`, async () => {
     const dist = (path: string) => join(packageRoot(), 'dist', path);
-    const bench = spawn('node', ['-e', BENCH, dist('src/process/run.js'), dist('bench/support/end-children.js')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const bench = spawn('node', ['-e', BENCH, dist('src/process/run.js'), dist('bench/support/end-children.js')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     bench.stderr.on('data', (d) => (err += d));
     const pids = await new Promise<Record<string, number>>((resolve, reject) => {
       bench.stdout.on('data', (d) => {
         out += d;
-        const found = Object.fromEntries([...out.matchAll(/^(child|grandchild) (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+        const found = Object.fromEntries(
+          [...out.matchAll(/^(child|grandchild) (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+        );
         if (Object.keys(found).length === 2) resolve(found);
       });
       bench.on('exit', (c) => reject(new Error(`the bench exited (${c}) before its children started: ${err}`)));
@@ -50,7 +57,11 @@ for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     expect(await exited).toBe(code);
     expect(err).toContain(`${signal}: stopping the processes this bench started`);
     // Orphans are reaped by init a moment after they die.
-    for (let i = 0; i < 100 && (running(pids.child) || running(pids.grandchild)); i++) await new Promise((r) => setTimeout(r, 50));
-    expect({ child: running(pids.child), grandchild: running(pids.grandchild) }).toEqual({ child: false, grandchild: false });
+    for (let i = 0; i < 100 && (running(pids.child) || running(pids.grandchild)); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect({ child: running(pids.child), grandchild: running(pids.grandchild) }).toEqual({
+      child: false,
+      grandchild: false,
+    });
   });
 }

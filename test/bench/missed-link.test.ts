@@ -2,7 +2,14 @@
 import { whyNoEdge } from '../../bench/support/missed-link';
 import { makePr } from '../mining/make-pr';
 
-const code = { path: 'src/a.py', kind: 'code' as const, status: 'modified' as const, additions: 3, deletions: 1, binary: false };
+const code = {
+  path: 'src/a.py',
+  kind: 'code' as const,
+  status: 'modified' as const,
+  additions: 3,
+  deletions: 1,
+  binary: false,
+};
 const docs = { ...code, path: 'docs/a.rst', kind: 'other' as const };
 
 test('a missed link says which gate kept its edge out: no stage, the blame window, a sweep, or none', () => {

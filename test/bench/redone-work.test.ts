@@ -2,7 +2,15 @@
 import type { WorkRecord } from '../../src/work-journal';
 import { redoneByKill } from '../../bench/support/redone-work';
 
-const at = (ev: 'start' | 'end', id: string, kind: WorkRecord['kind'], t: number, pid: number): WorkRecord => ({ ev, id, kind, activity: 'validateGold', attempt: 1, pid, t });
+const at = (ev: 'start' | 'end', id: string, kind: WorkRecord['kind'], t: number, pid: number): WorkRecord => ({
+  ev,
+  id,
+  kind,
+  activity: 'validateGold',
+  attempt: 1,
+  pid,
+  t,
+});
 
 test('redone work goes to the kill that lost the attempt before it: finished, under way, no unit, and none without a kill', () => {
   const journal: WorkRecord[] = [

@@ -21,12 +21,18 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
   test('an invalid config value names the field, the expectation and where it came from', async () => {
     const r = await cli(['status'], { CHAINSMITH_JUDGE_THRESHOLD: '3' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: invalid config: judge\.threshold: .*<=1.*got 3 \(from CHAINSMITH_JUDGE_THRESHOLD\)\n$/);
-    expect(() => loadConfig({ env: { CHAINSMITH_MAX_STEPS: 'many' } })).toThrow(/agent\.maxSteps: .*expected number.*"many"/);
+    expect(r.stderr).toMatch(
+      /^error: invalid config: judge\.threshold: .*<=1.*got 3 \(from CHAINSMITH_JUDGE_THRESHOLD\)\n$/,
+    );
+    expect(() => loadConfig({ env: { CHAINSMITH_MAX_STEPS: 'many' } })).toThrow(
+      /agent\.maxSteps: .*expected number.*"many"/,
+    );
     // A misspelt key is named where it is, not shown as its whole section; a directory is not a file.
     const file = join(tmp(), 'chainsmith.config.json');
     writeFileSync(file, JSON.stringify({ judge: { thresh: 0.5 }, agent: { maxSteps: 10 } }));
-    expect(() => loadConfig({ file, env: {} })).toThrow(new RegExp(`^invalid config: judge\\.thresh: not a setting \\(from ${file} or defaults\\)$`));
+    expect(() => loadConfig({ file, env: {} })).toThrow(
+      new RegExp(`^invalid config: judge\\.thresh: not a setting \\(from ${file} or defaults\\)$`),
+    );
     const dir = tmp();
     expect(() => loadConfig({ file: dir, env: {} })).toThrow(`config file ${dir} cannot be read: it is a directory`);
   });
@@ -51,7 +57,10 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`the model endpoint ${url} is unreachable (ECONNREFUSED)`);
     const { temporal } = loadConfig();
-    const client = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });
+    const client = new Client({
+      connection: await Connection.connect({ address: temporal.address }),
+      namespace: temporal.namespace,
+    });
     const id = `chain-${name.replace(/[^\w.-]+/g, '-')}-2-4-6-model`;
     await expect(client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
     await client.connection.close();
@@ -60,7 +69,9 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
   test('an unreachable Temporal server', async () => {
     const r = await cli(['status'], { CHAINSMITH_TEMPORAL_ADDRESS: '127.0.0.1:9' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: cannot reach Temporal at 127\.0\.0\.1:9 \(.+\): start a local dev server with .*CHAINSMITH_TEMPORAL_ADDRESS\n$/);
+    expect(r.stderr).toMatch(
+      /^error: cannot reach Temporal at 127\.0\.0\.1:9 \(.+\): start a local dev server with .*CHAINSMITH_TEMPORAL_ADDRESS\n$/,
+    );
   });
 
   test('a malformed chains file names the line', async () => {
@@ -78,9 +89,23 @@ describe('bad input gets one clear message, a non-zero exit and nothing half-wri
     mkdirSync(join(dir, 'scripts'));
     copyFileSync(join(root, 'scripts/provision.sh'), join(dir, 'scripts/provision.sh'));
     for (const d of [dir, join(dir, 'scripts')]) chmodSync(d, 0o755);
-    const err = await run('runuser', ['-u', 'nobody', '--', 'env', 'HOME=/tmp', 'DOCKER_HOST=unix:///tmp/no-docker.sock', 'bash', join(dir, 'scripts/provision.sh'), 'docker'], {
-      cwd: dir,
-    }).catch((e) => e);
+    const err = await run(
+      'runuser',
+      [
+        '-u',
+        'nobody',
+        '--',
+        'env',
+        'HOME=/tmp',
+        'DOCKER_HOST=unix:///tmp/no-docker.sock',
+        'bash',
+        join(dir, 'scripts/provision.sh'),
+        'docker',
+      ],
+      {
+        cwd: dir,
+      },
+    ).catch((e) => e);
     expect(err.code).toBe(1);
     expect(err.stderr).toMatch(/error: no Docker engine is reachable/);
   });
@@ -93,20 +118,42 @@ describe('schedule: bad input is refused before anything is created', () => {
     writeFileSync(repos, '# ok\n./clone name=acme/x\n./other colour=blue\n');
     const bad = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', '1d']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe(`error: ${repos}:3: "colour=blue" is not one of name=, branch=, remote=, clone=, judge-links=`);
+    expect(bad.stderr.trim()).toBe(
+      `error: ${repos}:3: "colour=blue" is not one of name=, branch=, remote=, clone=, judge-links=`,
+    );
     const every = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', 'daily']);
     expect(every.code).toBe(2);
-    expect(every.stderr.trim()).toBe('error: --every wants a number of minutes, hours or days (30m, 6h, 1d), got "daily"');
+    expect(every.stderr.trim()).toBe(
+      'error: --every wants a number of minutes, hours or days (30m, 6h, 1d), got "daily"',
+    );
     // The repos file is read before Temporal is asked: its error is the one heard even with Temporal down.
-    const down = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', '1d'], { CHAINSMITH_TEMPORAL_ADDRESS: '127.0.0.1:9' });
+    const down = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', '1d'], {
+      CHAINSMITH_TEMPORAL_ADDRESS: '127.0.0.1:9',
+    });
     expect([down.code, down.stderr]).toEqual([2, bad.stderr]);
     writeFileSync(repos, './clone name=acme/x\n');
-    const empty = await cli(['schedule', 'create', 'nope', '--repos', repos, '--every', '1d', '--merged-after', '2024-06-01', '--merged-before', '2024-01-01']);
+    const empty = await cli([
+      'schedule',
+      'create',
+      'nope',
+      '--repos',
+      repos,
+      '--every',
+      '1d',
+      '--merged-after',
+      '2024-06-01',
+      '--merged-before',
+      '2024-01-01',
+    ]);
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toMatch(/^error: --merged-after 2024-06-01\S* is not before --merged-before 2024-01-01\S*: no PR can be merged in between\n$/);
+    expect(empty.stderr).toMatch(
+      /^error: --merged-after 2024-06-01\S* is not before --merged-before 2024-01-01\S*: no PR can be merged in between\n$/,
+    );
     const missing = await cli(['schedule', 'describe', `no-such-schedule-${Date.now()}`]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr.trim()).toMatch(/^error: no schedule no-such-schedule-\d+: `chainsmith schedule list` shows the ones there are$/);
+    expect(missing.stderr.trim()).toMatch(
+      /^error: no schedule no-such-schedule-\d+: `chainsmith schedule list` shows the ones there are$/,
+    );
   });
 });
 
@@ -123,7 +170,10 @@ test("the command line's own mistakes (an unknown option or command, a missing a
     [['status', '--bogus'], /unknown option '--bogus'/],
     [['pause'], /missing required argument 'workflowId'/],
     [['mine', '--repo', '.'], /required option '--out <file>' not specified/],
-    [['start', '--chains', 'x', '--policy', 'foo'], /option '--policy <policy>' argument 'foo' is invalid\. Allowed choices are model, gold-replay\./],
+    [
+      ['start', '--chains', 'x', '--policy', 'foo'],
+      /option '--policy <policy>' argument 'foo' is invalid\. Allowed choices are model, gold-replay\./,
+    ],
     [['schedule'], /a command is needed/],
   ];
   for (const [args, what] of cases) {
@@ -143,8 +193,14 @@ test('mine: a GitHub URL that is not one, a cache that is a file, a name with sp
   writeFileSync(file, 'x');
   const cases: [string[], RegExp][] = [
     [['--github', 'a/b', '--github-url', 'notaurl'], /--github-url wants an http\(s\) URL, got "notaurl"/],
-    [['--github', 'a/b', '--github-url', 'http://127.0.0.1:9', '--cache-dir', file], /the GitHub cache .*a-file is not a directory/],
-    [['--repo', dir, '--name', 'not a name'], /--name wants owner\/name \(or a name\) without spaces or '#', got "not a name"/],
+    [
+      ['--github', 'a/b', '--github-url', 'http://127.0.0.1:9', '--cache-dir', file],
+      /the GitHub cache .*a-file is not a directory/,
+    ],
+    [
+      ['--repo', dir, '--name', 'not a name'],
+      /--name wants owner\/name \(or a name\) without spaces or '#', got "not a name"/,
+    ],
     [['--repo', dir, '--blame-days', ''], /--blame-days must be a whole number, got ""/],
   ];
   for (const [args, what] of cases) {

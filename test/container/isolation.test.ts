@@ -12,9 +12,15 @@ let sandbox: DockerContainer;
 let repo: ChainRepo;
 
 beforeAll(async () => {
-  repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-iso-')), 'iso'), { 'README.md': '# iso\n' });
+  repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-iso-')), 'iso'), {
+    'README.md': '# iso\n',
+  });
   // What a careless clone holds: a token in its remote URL. The sandbox must not see it.
-  await writeFile(join(repo.path, '.git', 'config'), `[remote "origin"]\n\turl = https://x-access-token:${SECRET}@github.com/o/iso.git\n`, { flag: 'a' });
+  await writeFile(
+    join(repo.path, '.git', 'config'),
+    `[remote "origin"]\n\turl = https://x-access-token:${SECRET}@github.com/o/iso.git\n`,
+    { flag: 'a' },
+  );
   process.env.CHAINSMITH_ISOLATION_TEST_TOKEN = SECRET;
   const chain = repo.chain('iso/iso', [await repo.pr(1, 'Say more', { 'README.md': '# iso\n\nmore\n' })]);
   const env = await testEnvironments(docker).forStage(chain, 0);
@@ -31,7 +37,9 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.CHAINSMITH_ISOLATION_TEST_TOKEN;
   await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=isolation'] } })).toHaveLength(0);
+  expect(
+    await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=isolation'] } }),
+  ).toHaveLength(0);
 });
 
 /** Forks sleeping children until the kernel refuses (or 500 are running), then waits for them all. */
@@ -79,10 +87,16 @@ test('loopback works inside, and localhost resolves: a test suite may serve and 
 
 test('commands run as an unprivileged user without capabilities, with no way to gain privileges, under CPU, memory and process limits', async () => {
   expect((await run('id -u; id -un')).output.trim().split('\n')).toEqual(['1000', 'agent']);
-  expect((await run('grep -E "^(CapEff|NoNewPrivs)" /proc/self/status')).output).toMatch(/CapEff:\s+0000000000000000\nNoNewPrivs:\s+1/);
-  const cpu = await run('if [ -f /sys/fs/cgroup/cpu.max ]; then cat /sys/fs/cgroup/cpu.max; else echo "$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)"; fi');
+  expect((await run('grep -E "^(CapEff|NoNewPrivs)" /proc/self/status')).output).toMatch(
+    /CapEff:\s+0000000000000000\nNoNewPrivs:\s+1/,
+  );
+  const cpu = await run(
+    'if [ -f /sys/fs/cgroup/cpu.max ]; then cat /sys/fs/cgroup/cpu.max; else echo "$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)"; fi',
+  );
   expect(cpu.output.trim()).toBe('50000 100000');
-  const memory = await run('cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes');
+  const memory = await run(
+    'cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes',
+  );
   expect(Number(memory.output.trim())).toBe(256 * 1024 * 1024);
   // A fork bomb stops at the pids limit instead of taking the host down.
   const forks = await run(FORK_UNTIL_REFUSED);

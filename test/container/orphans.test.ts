@@ -10,14 +10,21 @@ const docker = new Docker();
 test('one-off containers of a worker process that died are removed; live owners and rollout sandboxes are left alone', async () => {
   const dead = spawnSync('true').pid!; // exited by now
   const make = (labels: Record<string, string>) =>
-    docker.createContainer({ Image: baseImageTag(), Cmd: ['true'], Labels: { [CONTAINER_LABEL]: '1', 'chainsmith.test': 'orphans', ...labels }, HostConfig: { NetworkMode: 'none' } });
+    docker.createContainer({
+      Image: baseImageTag(),
+      Cmd: ['true'],
+      Labels: { [CONTAINER_LABEL]: '1', 'chainsmith.test': 'orphans', ...labels },
+      HostConfig: { NetworkMode: 'none' },
+    });
   const orphan = await make({ [OWNER_LABEL]: `${hostname()}:${dead}` });
   const live = await make({ [OWNER_LABEL]: `${hostname()}:${process.pid}` });
   const elsewhere = await make({ [OWNER_LABEL]: `another-host:${dead}` });
   const rollout = await make({ [OWNER_LABEL]: `${hostname()}:${dead}`, [KEY_LABEL]: 'k' });
   try {
     expect(await removeOrphans(docker)).toBeGreaterThanOrEqual(1);
-    const left = (await docker.listContainers({ all: true, filters: { label: ['chainsmith.test=orphans'] } })).map((c) => c.Id);
+    const left = (await docker.listContainers({ all: true, filters: { label: ['chainsmith.test=orphans'] } })).map(
+      (c) => c.Id,
+    );
     expect(left.sort()).toEqual([live.id, elsewhere.id, rollout.id].sort());
     expect(left).not.toContain(orphan.id);
   } finally {

@@ -10,7 +10,9 @@ const docker = new Docker();
 let sandbox: DockerContainer;
 
 beforeAll(async () => {
-  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-shell-')), 'shell'), { 'README.md': '# shell\n' });
+  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-shell-')), 'shell'), {
+    'README.md': '# shell\n',
+  });
   sandbox = await DockerContainer.create(docker, {
     image: baseImageTag(),
     mirrorPath: repo.path,
@@ -22,10 +24,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.destroy();
-  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=shell-session'] } })).toHaveLength(0);
+  expect(
+    await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=shell-session'] } }),
+  ).toHaveLength(0);
 });
 
-const run = (cmd: string, timeoutSeconds = 20) => sandbox.exec(cmd, { timeoutSeconds, maxOutputChars: 20_000, cwd: '/work' });
+const run = (cmd: string, timeoutSeconds = 20) =>
+  sandbox.exec(cmd, { timeoutSeconds, maxOutputChars: 20_000, cwd: '/work' });
 
 /** The engine's exec_create events for the sandbox since `since` (seconds). */
 async function execsSince(since: number): Promise<number> {
@@ -46,14 +51,20 @@ test('commands keep their exit code, working directory and stderr in order, with
 test('a file of any size and bytes arrives whole through the shell, and a command never reads the request stream', async () => {
   const content = Buffer.concat([Buffer.from('héllo → wörld\n'.repeat(50_000)), Buffer.from([0, 255, 10, 13, 0])]);
   await sandbox.writeFile('/work/big.bin', content);
-  expect((await run('sha256sum < /work/big.bin | cut -c1-64')).output.trim()).toBe(require('node:crypto').createHash('sha256').update(content).digest('hex'));
+  expect((await run('sha256sum < /work/big.bin | cut -c1-64')).output.trim()).toBe(
+    require('node:crypto').createHash('sha256').update(content).digest('hex'),
+  );
   // A command that reads its standard input sees end-of-file, not the next request.
   expect(await run('cat; echo done')).toMatchObject({ output: 'done\n', exitCode: 0 });
 });
 
 test('commands and working directories arrive byte for byte, short or long: whitespace, backslashes, quotes and UTF-8 kept', async () => {
   await run("mkdir -p '/work/a dir \\ with é'");
-  const odd = await sandbox.exec("  printf '%s|' \"$PWD\" 'tab\\there' \"back\\\\slash\" 'ü→'\n\n", { timeoutSeconds: 5, maxOutputChars: 1000, cwd: '/work/a dir \\ with é' });
+  const odd = await sandbox.exec("  printf '%s|' \"$PWD\" 'tab\\there' \"back\\\\slash\" 'ü→'\n\n", {
+    timeoutSeconds: 5,
+    maxOutputChars: 1000,
+    cwd: '/work/a dir \\ with é',
+  });
   expect(odd).toMatchObject({ output: '/work/a dir \\ with é|tab\\there|back\\slash|ü→|', exitCode: 0 });
   // A command ends at a NUL, as an argument would, and the next request is read whole.
   expect(await run('echo before\0echo after')).toMatchObject({ output: 'before\n', exitCode: 0 });
@@ -70,7 +81,9 @@ test('commands and working directories arrive byte for byte, short or long: whit
 test('a command longer than an argument can be (an agent writing a large file by heredoc) runs as a short one would', async () => {
   const lines = [...Array(20_000).keys()].map((i) => `line ${i} with 'quotes' and $dollars`).join('\n');
   expect(Buffer.byteLength(lines)).toBeGreaterThan(128 * 1024);
-  const r = await run(`cat > /work/big.txt <<'EOF'\n${lines}\nEOF\necho "args: $# [$1]"; wc -l < /work/big.txt; exit 4`);
+  const r = await run(
+    `cat > /work/big.txt <<'EOF'\n${lines}\nEOF\necho "args: $# [$1]"; wc -l < /work/big.txt; exit 4`,
+  );
   expect(r).toMatchObject({ output: 'args: 0 []\n20000\n', exitCode: 4 });
   expect((await run('tail -n 1 /work/big.txt')).output).toBe("line 19999 with 'quotes' and $dollars\n");
   // Its errors name the line as a short command's do, not a file of the shell's; its text arrives whole
@@ -79,7 +92,11 @@ test('a command longer than an argument can be (an agent writing a large file by
     const how = pad ? 'eval' : '-c';
     const bad = await run(`${pad}echo "[$0] [\${__c-unset}]"\nif then`);
     expect(bad.exitCode).toBe(2);
-    expect(bad.output).toMatch(new RegExp(`^\\[chainsmith\\] \\[unset\\]\nchainsmith: ${how}: line ${pad ? 3 : 2}: syntax error near unexpected token .then.\n`));
+    expect(bad.output).toMatch(
+      new RegExp(
+        `^\\[chainsmith\\] \\[unset\\]\nchainsmith: ${how}: line ${pad ? 3 : 2}: syntax error near unexpected token .then.\n`,
+      ),
+    );
     expect(await run(`${pad}echo a \\\n`)).toMatchObject({ output: 'a\n', exitCode: 0 });
   }
 });
@@ -107,6 +124,7 @@ test('many commands cost the engine one exec: the shell stays attached between t
   const since = Math.floor(Date.now() / 1000) - 1;
   await new Promise((r) => setTimeout(r, 1100));
   const before = await execsSince(since);
-  for (let i = 0; i < 20; i++) expect((await run(`echo ${i} >> /work/log; wc -l < /work/log`)).output.trim()).toBe(String(i + 1));
+  for (let i = 0; i < 20; i++)
+    expect((await run(`echo ${i} >> /work/log; wc -l < /work/log`)).output.trim()).toBe(String(i + 1));
   expect((await execsSince(since)) - before).toBe(0);
 });

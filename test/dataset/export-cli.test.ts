@@ -9,7 +9,19 @@ import { acceptedRun, rejectedRun } from './runs';
 /** Every file of a directory with its hash: what "nothing lost" compares. */
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const files = (await readdir(dir)).sort();
-  return Object.fromEntries(await Promise.all(files.map(async (f) => [f, createHash('sha256').update(await readFile(join(dir, f))).digest('hex')] as const)));
+  return Object.fromEntries(
+    await Promise.all(
+      files.map(
+        async (f) =>
+          [
+            f,
+            createHash('sha256')
+              .update(await readFile(join(dir, f)))
+              .digest('hex'),
+          ] as const,
+      ),
+    ),
+  );
 }
 
 describe('chainsmith export through the built CLI', () => {
@@ -26,9 +38,15 @@ describe('chainsmith export through the built CLI', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('runs: 2 (accepted 1, rejected 1)');
-    expect(r.stdout).toContain('left out example/cache#20-21 (model): stage 1 (PR #20) was rejected after 4 rounds (last score 0.40)');
-    expect(r.stdout).toMatch(/model: 1 sample\(s\), tokens mean [\d,]+ \(\d+\.\d% of the paper's 85,000\), tool calls mean 12\.0 \(paper 116\); tokenizer o200k_base/);
-    expect(r.stdout).toContain('queries: leak rate 0.0% (0 of 6 over the limit as kept; 2 leaked when first written; 2 regeneration(s))');
+    expect(r.stdout).toContain(
+      'left out example/cache#20-21 (model): stage 1 (PR #20) was rejected after 4 rounds (last score 0.40)',
+    );
+    expect(r.stdout).toMatch(
+      /model: 1 sample\(s\), tokens mean [\d,]+ \(\d+\.\d% of the paper's 85,000\), tool calls mean 12\.0 \(paper 116\); tokenizer o200k_base/,
+    );
+    expect(r.stdout).toContain(
+      'queries: leak rate 0.0% (0 of 6 over the limit as kept; 2 leaked when first written; 2 regeneration(s))',
+    );
     before = await snapshot(out);
   });
 
@@ -42,13 +60,17 @@ describe('chainsmith export through the built CLI', () => {
   });
 
   test('a run whose trajectory fails its schema names the line and field; nothing already exported is lost', async () => {
-    const broken = acceptedRun({ workflowId: 'w-broken' }) as unknown as { trajectory: { messages: { role: string }[] } };
+    const broken = acceptedRun({ workflowId: 'w-broken' }) as unknown as {
+      trajectory: { messages: { role: string }[] };
+    };
     broken.trajectory.messages[3].role = 'robot';
     const file = join(dir, 'broken.jsonl');
     await writeFile(file, `${JSON.stringify(rejectedRun())}\n${JSON.stringify(broken)}\n`);
     const r = await cli(['export', '--runs', file, '--out', out], { CHAINSMITH_HOME: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toMatch(new RegExp(`^error: ${file}:2: not a chain run: trajectory\\.messages\\.3(\\.role)?: `));
+    expect(r.stderr.trim()).toMatch(
+      new RegExp(`^error: ${file}:2: not a chain run: trajectory\\.messages\\.3(\\.role)?: `),
+    );
     expect(await snapshot(out)).toEqual(before);
   });
 

@@ -20,7 +20,14 @@ function run(prs: [number, number], mergedAt?: [string, string]): ChainRun {
 }
 
 async function hashes(dir: string): Promise<string[]> {
-  return Promise.all((await readdir(dir)).sort().map(async (f) => `${f} ${createHash('sha256').update(await readFile(join(dir, f))).digest('hex')}`));
+  return Promise.all(
+    (await readdir(dir)).sort().map(
+      async (f) =>
+        `${f} ${createHash('sha256')
+          .update(await readFile(join(dir, f)))
+          .digest('hex')}`,
+    ),
+  );
 }
 
 describe('chainsmith export --merged-after/--merged-before through the built CLI', () => {
@@ -46,7 +53,10 @@ describe('chainsmith export --merged-after/--merged-before through the built CLI
 
   test('only runs whose every PR was merged in the window are exported, and the manifest records the window', async () => {
     const out = join(dir, 'held-out');
-    const r = await cli(['export', '--runs', runsFile, '--out', out, '--merged-after', '2024-06-01', '--merged-before', '2024-07-01'], { CHAINSMITH_HOME: dir });
+    const r = await cli(
+      ['export', '--runs', runsFile, '--out', out, '--merged-after', '2024-06-01', '--merged-before', '2024-07-01'],
+      { CHAINSMITH_HOME: dir },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('runs: 2 (accepted 2, rejected 0)');
@@ -54,16 +64,29 @@ describe('chainsmith export --merged-after/--merged-before through the built CLI
       'dates: PRs merged from 2024-06-01T00:00:00.000Z before 2024-07-01T00:00:00.000Z; left out 2 run(s) with a PR merged outside, 1 without merge dates',
     );
     const manifest = ManifestSchema.parse(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')));
-    expect(manifest.window).toEqual({ mergedAfter: '2024-06-01T00:00:00.000Z', mergedBefore: '2024-07-01T00:00:00.000Z', runsOutside: 2, runsUndated: 1 });
-    const samples = (await readFile(join(out, 'model-rollouts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line).metadata.prs);
-    expect(samples.sort()).toEqual([[10, 12], [20, 21]]);
+    expect(manifest.window).toEqual({
+      mergedAfter: '2024-06-01T00:00:00.000Z',
+      mergedBefore: '2024-07-01T00:00:00.000Z',
+      runsOutside: 2,
+      runsUndated: 1,
+    });
+    const samples = (await readFile(join(out, 'model-rollouts.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).metadata.prs);
+    expect(samples.sort()).toEqual([
+      [10, 12],
+      [20, 21],
+    ]);
   });
 
   test('a dated export never merges into an export of other dates; the earlier one is untouched', async () => {
     const out = join(dir, 'undated');
     expect((await cli(['export', '--runs', runsFile, '--out', out], { CHAINSMITH_HOME: dir })).code).toBe(0);
     const before = await hashes(out);
-    const r = await cli(['export', '--runs', runsFile, '--out', out, '--merged-after', '2024-06-01'], { CHAINSMITH_HOME: dir });
+    const r = await cli(['export', '--runs', runsFile, '--out', out, '--merged-after', '2024-06-01'], {
+      CHAINSMITH_HOME: dir,
+    });
     expect({ code: r.code, stderr: r.stderr }).toEqual({
       code: 2,
       stderr: `error: ${out} holds an export of every merge date; write the one of PRs merged from 2024-06-01T00:00:00.000Z to another --out\n`,
@@ -74,15 +97,25 @@ describe('chainsmith export --merged-after/--merged-before through the built CLI
   test('a bad date or an empty window is one error line, exit 2, before any run is read', async () => {
     const missing = join(dir, 'no-such-runs.jsonl');
     const cases: [string[], string][] = [
-      [['--merged-after', '2024-13-01'], '--merged-after must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "2024-13-01"'],
+      [
+        ['--merged-after', '2024-13-01'],
+        '--merged-after must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "2024-13-01"',
+      ],
       [
         ['--merged-after', '2024-08-01', '--merged-before', '2024-07-01'],
         '--merged-after 2024-08-01T00:00:00.000Z is not before --merged-before 2024-07-01T00:00:00.000Z: no PR can be merged in between',
       ],
     ];
     for (const [window, message] of cases) {
-      const r = await cli(['export', '--runs', missing, '--out', join(dir, 'bad'), ...window], { CHAINSMITH_HOME: dir });
-      expect({ window, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ window, code: 2, stderr: `error: ${message}\n`, stdout: '' });
+      const r = await cli(['export', '--runs', missing, '--out', join(dir, 'bad'), ...window], {
+        CHAINSMITH_HOME: dir,
+      });
+      expect({ window, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({
+        window,
+        code: 2,
+        stderr: `error: ${message}\n`,
+        stdout: '',
+      });
     }
   });
 });

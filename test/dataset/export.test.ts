@@ -10,14 +10,29 @@ import { TrainingSampleSchema, type TrainingSample } from '../../src/schemas';
 import { acceptedRun, bashRun, QUERIES, rejectedRun, trajectory } from './runs';
 
 const fresh = () => mkdtemp(join(tmpdir(), 'chainsmith-export-'));
-const rows = async (dir: string, file: string) => (await readFile(join(dir, file), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const rows = async (dir: string, file: string) =>
+  (await readFile(join(dir, file), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 test('rejection sampling: an accepted chain becomes one sample; a rejected one is left out with its reason', async () => {
   const out = await fresh();
   const manifest = await exportDataset([acceptedRun(), rejectedRun()], out);
-  expect(manifest.runs).toEqual({ total: 2, accepted: 1, rejected: 1, byScaffold: { tools: { total: 2, accepted: 1, rejected: 1 } } });
+  expect(manifest.runs).toEqual({
+    total: 2,
+    accepted: 1,
+    rejected: 1,
+    byScaffold: { tools: { total: 2, accepted: 1, rejected: 1 } },
+  });
   expect(manifest.rejections).toEqual([
-    { chainId: 'example/cache#20-21', workflowId: 'chain-example-cache-20-21-model', policy: 'model', status: 'rejected', reason: 'stage 1 (PR #20) was rejected after 4 rounds (last score 0.40)' },
+    {
+      chainId: 'example/cache#20-21',
+      workflowId: 'chain-example-cache-20-21-model',
+      policy: 'model',
+      status: 'rejected',
+      reason: 'stage 1 (PR #20) was rejected after 4 rounds (last score 0.40)',
+    },
   ]);
   const [sample] = (await rows(out, 'model-rollouts.jsonl')).map((r) => TrainingSampleSchema.parse(r));
   expect(sample.metadata).toMatchObject({
@@ -66,7 +81,17 @@ test('a conversation calling a tool it does not declare is not exported', async 
 });
 
 test('ids depend on content only: the same runs give byte-identical exports, in any order', async () => {
-  const runs = [acceptedRun(), rejectedRun(), acceptedRun({ workflowId: 'other', chainId: 'example/cache#30', prs: [30], stages: [{ prNumber: 30, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }], trajectory: trajectory('b') })];
+  const runs = [
+    acceptedRun(),
+    rejectedRun(),
+    acceptedRun({
+      workflowId: 'other',
+      chainId: 'example/cache#30',
+      prs: [30],
+      stages: [{ prNumber: 30, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }],
+      trajectory: trajectory('b'),
+    }),
+  ];
   const [a, b] = [await fresh(), await fresh()];
   await exportDataset(runs, a);
   await exportDataset([...runs].reverse(), b);
@@ -90,7 +115,13 @@ test('de-duplication: the same conversation from two workflows, the same chain t
   expect(kept.metadata.stages[0].score).toBe(0.9); // the better-scored of the two conversations of this chain
 
   // A later export adds new chains and keeps what was exported before, even when its runs are gone.
-  const other = acceptedRun({ workflowId: 'w3', chainId: 'example/cache#40', prs: [40], stages: [{ prNumber: 40, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }], trajectory: trajectory('c') });
+  const other = acceptedRun({
+    workflowId: 'w3',
+    chainId: 'example/cache#40',
+    prs: [40],
+    stages: [{ prNumber: 40, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }],
+    trajectory: trajectory('c'),
+  });
   const second = await exportDataset([other], out);
   expect(second.samples).toMatchObject({ total: 2, added: 1 });
   expect((await rows(out, 'model-rollouts.jsonl')).map((r) => r.id)).toEqual([kept.id, expect.any(String)]);
@@ -99,10 +130,23 @@ test('de-duplication: the same conversation from two workflows, the same chain t
 
 test('the ShareGPT variant: LLaMA-Factory roles, each call followed by its result, strict alternation where the assistant writes no text', () => {
   const t = trajectory('sharegpt');
-  const sample = TrainingSampleSchema.parse({ id: 'x', messages: t.messages, tools: TOOL_SPECS, metadata: { repo: 'r', prs: [1], policy: 'model', stages: [], usage: t.usage, toolCalls: t.toolCalls } });
+  const sample = TrainingSampleSchema.parse({
+    id: 'x',
+    messages: t.messages,
+    tools: TOOL_SPECS,
+    metadata: { repo: 'r', prs: [1], policy: 'model', stages: [], usage: t.usage, toolCalls: t.toolCalls },
+  });
   const s = toShareGpt(sample);
   expect(s.system).toBe('You are a software engineer.');
-  expect(JSON.parse(s.tools!).map((x: { function: { name: string } }) => x.function.name)).toEqual(['bash', 'view_file', 'create_file', 'str_replace', 'insert', 'search', 'submit']);
+  expect(JSON.parse(s.tools!).map((x: { function: { name: string } }) => x.function.name)).toEqual([
+    'bash',
+    'view_file',
+    'create_file',
+    'str_replace',
+    'insert',
+    'search',
+    'submit',
+  ]);
   expect(s.conversations.slice(0, 4)).toEqual([
     { from: 'human', value: expect.stringContaining('Task 1 of 2') },
     { from: 'function_call', value: '{"name":"bash","arguments":{"command":"cat pkg/cache.py"}}' },
@@ -114,7 +158,10 @@ test('the ShareGPT variant: LLaMA-Factory roles, each call followed by its resul
   expect(s.conversations[afterSubmit + 1]).toEqual({ from: 'human', value: expect.stringContaining('A reviewer') });
   expect(s.conversations.at(-1)!.from).toBe('function_call');
   // Without assistant text in between, human/observation and gpt/function_call turns alternate.
-  const noText = toShareGpt({ ...sample, messages: sample.messages.map((m) => (m.role === 'assistant' ? { ...m, content: null } : m)) });
+  const noText = toShareGpt({
+    ...sample,
+    messages: sample.messages.map((m) => (m.role === 'assistant' ? { ...m, content: null } : m)),
+  });
   noText.conversations.forEach((c, i) => expect(['human', 'observation'].includes(c.from)).toBe(i % 2 === 0));
 });
 
@@ -133,13 +180,26 @@ test('token counts come from the o200k_base tokenizer, not from a character esti
 
 test('an export holding both scaffolds: each in files of its own, tools rows with `tools`, bash rows as plain chat; counts, tokens and commands per scaffold', async () => {
   const out = await fresh();
-  const runs = [acceptedRun(), bashRun(), { ...rejectedRun(), workflowId: 'chain-example-cache-20-21-model-bash', scaffold: 'bash' as const }];
+  const runs = [
+    acceptedRun(),
+    bashRun(),
+    { ...rejectedRun(), workflowId: 'chain-example-cache-20-21-model-bash', scaffold: 'bash' as const },
+  ];
   const manifest = await exportDataset(runs, out);
-  expect(manifest.runs.byScaffold).toEqual({ bash: { total: 2, accepted: 1, rejected: 1 }, tools: { total: 1, accepted: 1, rejected: 0 } });
+  expect(manifest.runs.byScaffold).toEqual({
+    bash: { total: 2, accepted: 1, rejected: 1 },
+    tools: { total: 1, accepted: 1, rejected: 0 },
+  });
   // The same chain under both scaffolds is two samples, not a duplicate.
   expect(manifest.samples).toMatchObject({ total: 2, byPolicy: { model: 2 }, byScaffold: { tools: 1, bash: 1 } });
   expect(manifest.duplicates).toEqual({ sameContent: 0, sameChain: 0 });
-  expect(manifest.files.map((f) => f.path)).toEqual(['model-rollouts.jsonl', 'model-rollouts.sharegpt.jsonl', 'model-rollouts-bash.jsonl', 'model-rollouts-bash.sharegpt.jsonl', 'runs.jsonl']);
+  expect(manifest.files.map((f) => f.path)).toEqual([
+    'model-rollouts.jsonl',
+    'model-rollouts.sharegpt.jsonl',
+    'model-rollouts-bash.jsonl',
+    'model-rollouts-bash.sharegpt.jsonl',
+    'runs.jsonl',
+  ]);
 
   const [tools] = await rows(out, 'model-rollouts.jsonl');
   const [bash] = (await rows(out, 'model-rollouts-bash.jsonl')).map((r) => TrainingSampleSchema.parse(r));

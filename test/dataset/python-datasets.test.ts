@@ -39,17 +39,32 @@ print(json.dumps({"rows": [openai.num_rows, sharegpt.num_rows], "columns": [sort
 `;
 
 test("the exported JSONL loads with Python's datasets.load_dataset('json') and every tool call is declared in its row's tools", async () => {
-  if (!existsSync(PYTHON)) throw new Error(`no Python venv with datasets at ${PYTHON}: run \`bash scripts/provision.sh python\``);
+  if (!existsSync(PYTHON))
+    throw new Error(`no Python venv with datasets at ${PYTHON}: run \`bash scripts/provision.sh python\``);
   const out = await mkdtemp(join(tmpdir(), 'chainsmith-hf-'));
-  const second = acceptedRun({ workflowId: 'w2', chainId: 'example/cache#50', prs: [50], stages: [{ prNumber: 50, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }], trajectory: trajectory('second') });
+  const second = acceptedRun({
+    workflowId: 'w2',
+    chainId: 'example/cache#50',
+    prs: [50],
+    stages: [{ prNumber: 50, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }],
+    trajectory: trajectory('second'),
+  });
   const manifest = await exportDataset([acceptedRun(), rejectedRun(), second], out);
-  const { stdout } = await promisify(execFile)(PYTHON, ['-c', CHECK, out], { env: { ...process.env, HF_DATASETS_OFFLINE: '1', HF_HOME: join(out, '.hf') } });
+  const { stdout } = await promisify(execFile)(PYTHON, ['-c', CHECK, out], {
+    env: { ...process.env, HF_DATASETS_OFFLINE: '1', HF_HOME: join(out, '.hf') },
+  });
   const result = JSON.parse(stdout.trim().split('\n').pop()!);
   expect(result.rows).toEqual([2, 2]);
-  expect(result.columns).toEqual([['id', 'messages', 'metadata', 'tools'], ['conversations', 'id', 'metadata', 'system', 'tools']]);
+  expect(result.columns).toEqual([
+    ['id', 'messages', 'metadata', 'tools'],
+    ['conversations', 'id', 'metadata', 'system', 'tools'],
+  ]);
   expect(result.calls).toBe(2 * (12 + 12));
   expect(result.undeclared).toEqual([]);
-  const written = (await readFile(join(out, 'model-rollouts.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const written = (await readFile(join(out, 'model-rollouts.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   expect(result.ids).toEqual(written.map((r) => r.id));
   expect(result.tokens).toEqual(written.map((r) => r.metadata.tokens.total));
   expect(manifest.samples.total).toBe(2);
@@ -77,18 +92,43 @@ result["commands"] = [m["toolCalls"] for m in bash["metadata"]]
 print(json.dumps(result))
 `;
 
-test("an export holding both scaffolds loads with datasets: tools rows with their tools, bash rows as plain chat with one block per reply", async () => {
-  if (!existsSync(PYTHON)) throw new Error(`no Python venv with datasets at ${PYTHON}: run \`bash scripts/provision.sh python\``);
+test('an export holding both scaffolds loads with datasets: tools rows with their tools, bash rows as plain chat with one block per reply', async () => {
+  if (!existsSync(PYTHON))
+    throw new Error(`no Python venv with datasets at ${PYTHON}: run \`bash scripts/provision.sh python\``);
   const out = await mkdtemp(join(tmpdir(), 'chainsmith-hf-both-'));
-  const secondBash = bashRun({ workflowId: 'w2-bash', chainId: 'example/cache#50', prs: [50], stages: [{ prNumber: 50, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }], trajectory: bashTrajectory('second') });
+  const secondBash = bashRun({
+    workflowId: 'w2-bash',
+    chainId: 'example/cache#50',
+    prs: [50],
+    stages: [{ prNumber: 50, status: 'accepted', rounds: [{ round: 0, score: 1, passed: true }] }],
+    trajectory: bashTrajectory('second'),
+  });
   const manifest = await exportDataset([acceptedRun(), bashRun(), secondBash], out);
   expect(manifest.samples.byScaffold).toEqual({ tools: 1, bash: 2 });
-  const { stdout } = await promisify(execFile)(PYTHON, ['-c', CHECK_BOTH, out], { env: { ...process.env, HF_DATASETS_OFFLINE: '1', HF_HOME: join(out, '.hf') } });
+  const { stdout } = await promisify(execFile)(PYTHON, ['-c', CHECK_BOTH, out], {
+    env: { ...process.env, HF_DATASETS_OFFLINE: '1', HF_HOME: join(out, '.hf') },
+  });
   const result = JSON.parse(stdout.trim().split('\n').pop()!);
-  expect(result['model-rollouts']).toEqual({ rows: 1, columns: ['id', 'messages', 'metadata', 'tools'], scaffolds: ['tools'] });
-  expect(result['model-rollouts.sharegpt']).toEqual({ rows: 1, columns: ['conversations', 'id', 'metadata', 'system', 'tools'], scaffolds: ['tools'] });
-  expect(result['model-rollouts-bash']).toEqual({ rows: 2, columns: ['id', 'messages', 'metadata'], scaffolds: ['bash'] });
-  expect(result['model-rollouts-bash.sharegpt']).toEqual({ rows: 2, columns: ['conversations', 'id', 'metadata', 'system'], scaffolds: ['bash'] });
+  expect(result['model-rollouts']).toEqual({
+    rows: 1,
+    columns: ['id', 'messages', 'metadata', 'tools'],
+    scaffolds: ['tools'],
+  });
+  expect(result['model-rollouts.sharegpt']).toEqual({
+    rows: 1,
+    columns: ['conversations', 'id', 'metadata', 'system', 'tools'],
+    scaffolds: ['tools'],
+  });
+  expect(result['model-rollouts-bash']).toEqual({
+    rows: 2,
+    columns: ['id', 'messages', 'metadata'],
+    scaffolds: ['bash'],
+  });
+  expect(result['model-rollouts-bash.sharegpt']).toEqual({
+    rows: 2,
+    columns: ['conversations', 'id', 'metadata', 'system'],
+    scaffolds: ['bash'],
+  });
   expect(result.roles).toEqual(['assistant', 'system', 'user']);
   expect(result.blocks).toEqual([1]);
   expect(result.commands).toEqual([9, 9]);

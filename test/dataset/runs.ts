@@ -2,7 +2,11 @@ import type { ChainQueries, ChainRun, Message, Trajectory } from '../../src/sche
 
 let callCounter = 0;
 function call(name: string, args: Record<string, unknown>) {
-  return { id: `call_${++callCounter}`, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } };
+  return {
+    id: `call_${++callCounter}`,
+    type: 'function' as const,
+    function: { name, arguments: JSON.stringify(args) },
+  };
 }
 
 /** One agent round: look, edit, submit, each a tool call with its result. */
@@ -25,8 +29,23 @@ export const QUERIES: ChainQueries = {
   generator: 'model',
   model: 'writer',
   stages: [
-    { prNumber: 10, text: 'Bound the age of cache entries.', leak: { score: 0, findings: [], limit: 0.3, passed: true, attempts: 2, firstScore: 0.6 } },
-    { prNumber: 12, text: 'Count cache misses.', leak: { score: 0.25, findings: [{ kind: 'path', text: 'pkg/stats.py', weight: 0.25 }], limit: 0.3, passed: true, attempts: 1, firstScore: 0.25 } },
+    {
+      prNumber: 10,
+      text: 'Bound the age of cache entries.',
+      leak: { score: 0, findings: [], limit: 0.3, passed: true, attempts: 2, firstScore: 0.6 },
+    },
+    {
+      prNumber: 12,
+      text: 'Count cache misses.',
+      leak: {
+        score: 0.25,
+        findings: [{ kind: 'path', text: 'pkg/stats.py', weight: 0.25 }],
+        limit: 0.3,
+        passed: true,
+        attempts: 1,
+        firstScore: 0.25,
+      },
+    },
   ],
   overviewLeak: { score: 0, findings: [], limit: 0.3, passed: true, attempts: 1, firstScore: 0 },
 };
@@ -35,20 +54,46 @@ export const QUERIES: ChainQueries = {
 export function trajectory(variant = 'a'): Trajectory {
   const messages: Message[] = [
     { role: 'system', content: 'You are a software engineer.' },
-    { role: 'user', content: `Overview of the work ahead:\n${QUERIES.overview}\n\nTask 1 of 2:\n${QUERIES.stages[0].text}` },
+    {
+      role: 'user',
+      content: `Overview of the work ahead:\n${QUERIES.overview}\n\nTask 1 of 2:\n${QUERIES.stages[0].text}`,
+    },
     ...round(`return entry  # ${variant} 1`),
-    { role: 'user', content: 'A reviewer compared your submission with what the task needs and did not accept it yet:\nEntries older than the bound must be reloaded.' },
+    {
+      role: 'user',
+      content:
+        'A reviewer compared your submission with what the task needs and did not accept it yet:\nEntries older than the bound must be reloaded.',
+    },
     ...round(`return reload(entry)  # ${variant} 2`),
-    { role: 'user', content: 'A reviewer compared your submission with what the task needs and did not accept it yet:\nKeep the old behaviour without a bound.' },
+    {
+      role: 'user',
+      content:
+        'A reviewer compared your submission with what the task needs and did not accept it yet:\nKeep the old behaviour without a bound.',
+    },
     ...round(`return entry if fresh else reload(entry)  # ${variant} 3`),
     { role: 'user', content: `Task 2 of 2:\n${QUERIES.stages[1].text}` },
     ...round(`misses += 1  # ${variant}`),
   ];
   const toolCalls = messages.filter((m) => m.role === 'tool').length;
-  return { policy: 'model', model: 'agent-1', messages, usage: { promptTokens: 12_000, completionTokens: 800 }, toolCalls, steps: toolCalls };
+  return {
+    policy: 'model',
+    model: 'agent-1',
+    messages,
+    usage: { promptTokens: 12_000, completionTokens: 800 },
+    toolCalls,
+    steps: toolCalls,
+  };
 }
 
-const rounds = (...scores: number[]) => scores.map((score, round) => ({ round, score, passed: score >= 0.8, basis: 'model+tests', modelScore: score, testsPassed: true }));
+const rounds = (...scores: number[]) =>
+  scores.map((score, round) => ({
+    round,
+    score,
+    passed: score >= 0.8,
+    basis: 'model+tests',
+    modelScore: score,
+    testsPassed: true,
+  }));
 
 export function acceptedRun(overrides: Partial<ChainRun> = {}): ChainRun {
   return {
@@ -88,7 +133,10 @@ export function rejectedRun(): ChainRun {
 
 /** One round under the bash scaffold: look, edit (reasoning and one ```bash block each, outputs as user turns), submit. */
 function bashRound(edit: string): Message[] {
-  const reply = (why: string, command: string): Message => ({ role: 'assistant', content: `THOUGHT: ${why}\n\n\`\`\`bash\n${command}\n\`\`\`` });
+  const reply = (why: string, command: string): Message => ({
+    role: 'assistant',
+    content: `THOUGHT: ${why}\n\n\`\`\`bash\n${command}\n\`\`\``,
+  });
   return [
     reply('Read the cache first.', 'cat pkg/cache.py'),
     { role: 'user', content: '<returncode>0</returncode>\n<output>\ndef lookup(key):\n    return entry\n</output>' },
@@ -102,15 +150,30 @@ function bashRound(edit: string): Message[] {
 export function bashTrajectory(variant = 'a'): Trajectory {
   const messages: Message[] = [
     { role: 'system', content: 'You are a software engineer. Reply with one ```bash block.' },
-    { role: 'user', content: `Overview of the work ahead:\n${QUERIES.overview}\n\nTask 1 of 2:\n${QUERIES.stages[0].text}` },
+    {
+      role: 'user',
+      content: `Overview of the work ahead:\n${QUERIES.overview}\n\nTask 1 of 2:\n${QUERIES.stages[0].text}`,
+    },
     ...bashRound(`return entry  # ${variant} 1`),
-    { role: 'user', content: 'A reviewer compared your submission with what the task needs and did not accept it yet:\nEntries older than the bound must be reloaded.' },
+    {
+      role: 'user',
+      content:
+        'A reviewer compared your submission with what the task needs and did not accept it yet:\nEntries older than the bound must be reloaded.',
+    },
     ...bashRound(`return reload(entry)  # ${variant} 2`),
     { role: 'user', content: `Task 2 of 2:\n${QUERIES.stages[1].text}` },
     ...bashRound(`misses += 1  # ${variant}`),
   ];
   const commands = messages.filter((m) => m.role === 'assistant').length;
-  return { policy: 'model', model: 'agent-1', scaffold: 'bash', messages, usage: { promptTokens: 9_000, completionTokens: 600 }, toolCalls: commands, steps: commands };
+  return {
+    policy: 'model',
+    model: 'agent-1',
+    scaffold: 'bash',
+    messages,
+    usage: { promptTokens: 9_000, completionTokens: 600 },
+    toolCalls: commands,
+    steps: commands,
+  };
 }
 
 /** acceptedRun()'s chain rolled out under the bash scaffold (its own workflow id). */

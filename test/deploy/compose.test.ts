@@ -7,14 +7,29 @@ const root = resolve(__dirname, '../..');
 
 /** Compose v2 (`docker compose`) where the Docker CLI has it, else Debian's v1 (`docker-compose`, installed by provisioning). */
 async function compose(): Promise<string[]> {
-  if (await run('docker', ['compose', 'version']).then(() => true, () => false)) return ['docker', 'compose'];
-  if (await run('docker-compose', ['version']).then(() => true, () => false)) return ['docker-compose'];
+  if (
+    await run('docker', ['compose', 'version']).then(
+      () => true,
+      () => false,
+    )
+  )
+    return ['docker', 'compose'];
+  if (
+    await run('docker-compose', ['version']).then(
+      () => true,
+      () => false,
+    )
+  )
+    return ['docker-compose'];
   throw new Error('neither `docker compose` nor `docker-compose` is installed: run scripts/provision.sh compose');
 }
 
 async function config(args: string[], env: Record<string, string> = {}): Promise<string> {
   const [cmd, ...pre] = await compose();
-  const { stdout } = await run(cmd, [...pre, '-f', resolve(root, 'docker-compose.yml'), ...args], { cwd: root, env: { ...process.env, ...env } });
+  const { stdout } = await run(cmd, [...pre, '-f', resolve(root, 'docker-compose.yml'), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  });
   return stdout;
 }
 
@@ -22,7 +37,17 @@ test('docker-compose.yml is a valid compose file: the single-host stack, and the
   // `config` validates against the compose schema and exits non-zero on any error.
   await config(['config', '-q']);
   const services = (await config(['--profile', 'extra-host', 'config', '--services'])).trim().split('\n');
-  expect(services).toEqual(expect.arrayContaining(['postgresql', 'temporal', 'search-attributes', 'temporal-ui', 'sandbox-image', 'worker', 'sandbox-worker']));
+  expect(services).toEqual(
+    expect.arrayContaining([
+      'postgresql',
+      'temporal',
+      'search-attributes',
+      'temporal-ui',
+      'sandbox-image',
+      'worker',
+      'sandbox-worker',
+    ]),
+  );
 });
 
 test('an extra host gets its own identity, the cluster address and the shared bucket from its environment', async () => {

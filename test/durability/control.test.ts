@@ -49,7 +49,9 @@ describe('controlling a running chain', () => {
     held?.release();
     held = undefined;
   });
-  const progressOf = (started: { handle: { query: (q: typeof progressQuery) => Promise<{ status: string; stage: number }> } }) => started.handle.query(progressQuery);
+  const progressOf = (started: {
+    handle: { query: (q: typeof progressQuery) => Promise<{ status: string; stage: number }> };
+  }) => started.handle.query(progressQuery);
 
   beforeAll(async () => {
     chain = await demoChain('control');
@@ -57,7 +59,11 @@ describe('controlling a running chain', () => {
       latencyMs: 150,
       hold: (_req, marker) => (held && marker?.caller === held.caller ? held.until : undefined),
     });
-    config = testConfig({ OPENAI_BASE_URL: await fake.start(), CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3' });
+    config = testConfig({
+      OPENAI_BASE_URL: await fake.start(),
+      CHAINSMITH_MODEL: 'scripted',
+      CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '3',
+    });
     engines = await startEngines(config);
     running = Promise.all(engines.workers.map((w) => w.run()));
   });
@@ -70,7 +76,10 @@ describe('controlling a running chain', () => {
   });
 
   test('pause stops the agent in the middle of its round, holding no sandbox; resume carries on from its last saved step', async () => {
-    const [started] = await startChains(engines.client, config, [chain], { policy: 'model', taskQueue: engines.taskQueue });
+    const [started] = await startChains(engines.client, config, [chain], {
+      policy: 'model',
+      taskQueue: engines.taskQueue,
+    });
     await until(() => agentCalls() >= 5, 'five agent steps');
     // The agent's next model call stays in flight: the pause reaches the round while it runs, not after it ended.
     const release = hold('agent');
@@ -88,12 +97,17 @@ describe('controlling a running chain', () => {
     const result = await started.handle.result();
     expect(result.status).toBe('accepted');
     const store = new ArtifactStore(`${config.dataDir}/artifacts`);
-    expect(notesIn(await store.getText(result.results[2].finalRound!.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
+    expect(notesIn(await store.getText(result.results[2].finalRound!.cumulativePatchRef))).toEqual(
+      expectedNotes(3, NOTES),
+    );
   });
 
-  test('cancel stops a rollout whose sandbox came from the pool and removes its sandboxes (the next stage\'s prepared one too); cancelling it again says it has finished', async () => {
+  test("cancel stops a rollout whose sandbox came from the pool and removes its sandboxes (the next stage's prepared one too); cancelling it again says it has finished", async () => {
     const other = { ...chain, repo: { ...chain.repo, name: `${chain.repo.name}-cancel` } };
-    const [started] = await startChains(engines.client, config, [other], { policy: 'model', taskQueue: engines.taskQueue });
+    const [started] = await startChains(engines.client, config, [other], {
+      policy: 'model',
+      taskQueue: engines.taskQueue,
+    });
     const before = agentCalls();
     await until(() => agentCalls() >= before + 3, 'three agent steps');
     // The round stays in its agent's next model call, so it is still running when the checks below look.
@@ -101,8 +115,14 @@ describe('controlling a running chain', () => {
     // The pool is on by default and the first chain left it warm: the round took a pooled container
     // (no run label on it, only its round's name), and stage 2's is being prepared beside it.
     await until(async () => (await sandboxesOf(started.workflowId)).length === 2, "stage 2's prepared sandbox");
-    const [round, prepared] = (await sandboxesOf(started.workflowId)).sort((a, b) => Number(!!a.Labels[PREPARED_LABEL]) - Number(!!b.Labels[PREPARED_LABEL]));
-    expect([round.Labels[POOL_LABEL], round.Labels[PREPARED_LABEL], prepared.Labels[PREPARED_LABEL]]).toEqual(['1', undefined, '1']);
+    const [round, prepared] = (await sandboxesOf(started.workflowId)).sort(
+      (a, b) => Number(!!a.Labels[PREPARED_LABEL]) - Number(!!b.Labels[PREPARED_LABEL]),
+    );
+    expect([round.Labels[POOL_LABEL], round.Labels[PREPARED_LABEL], prepared.Labels[PREPARED_LABEL]]).toEqual([
+      '1',
+      undefined,
+      '1',
+    ]);
     await controlCommand(engines.client, 'cancel', started.workflowId);
     const err = await started.handle.result().catch((e) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
@@ -119,32 +139,54 @@ describe('controlling a running chain', () => {
     const release = hold('judge');
     const judgeCalls = () => fake.requests.filter((r) => r.marker?.caller === 'judge').length;
     const before = judgeCalls();
-    const [started] = await startChains(engines.client, config, [other], { policy: 'model', taskQueue: engines.taskQueue });
+    const [started] = await startChains(engines.client, config, [other], {
+      policy: 'model',
+      taskQueue: engines.taskQueue,
+    });
     await until(() => judgeCalls() > before, "stage 1's judge call");
-    await until(async () => (await sandboxesOf(started.workflowId)).some((c) => c.Labels[PREPARED_LABEL] === '1'), "stage 2's prepared sandbox");
+    await until(
+      async () => (await sandboxesOf(started.workflowId)).some((c) => c.Labels[PREPARED_LABEL] === '1'),
+      "stage 2's prepared sandbox",
+    );
     await controlCommand(engines.client, 'pause', started.workflowId);
     release();
     await until(async () => (await progressOf(started)).status === 'paused', 'the paused status');
     expect((await progressOf(started)).stage).toBe(1);
-    await until(async () => (await sandboxesOf(started.workflowId)).length === 0, 'no sandbox of the paused chain', 30_000);
+    await until(
+      async () => (await sandboxesOf(started.workflowId)).length === 0,
+      'no sandbox of the paused chain',
+      30_000,
+    );
     await controlCommand(engines.client, 'cancel', started.workflowId);
     expect(await started.handle.result().catch((e) => e)).toBeInstanceOf(WorkflowFailedError);
   });
 
   test('starting the same chain twice attaches to the first run instead of running it again', async () => {
     const other = { ...chain, repo: { ...chain.repo, name: `${chain.repo.name}-twice` } };
-    const [first] = await startChains(engines.client, config, [other], { policy: 'gold-replay', taskQueue: engines.taskQueue });
-    const [second] = await startChains(engines.client, config, [other], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+    const [first] = await startChains(engines.client, config, [other], {
+      policy: 'gold-replay',
+      taskQueue: engines.taskQueue,
+    });
+    const [second] = await startChains(engines.client, config, [other], {
+      policy: 'gold-replay',
+      taskQueue: engines.taskQueue,
+    });
     expect([first.existed, second.existed]).toEqual([false, true]);
     expect((await first.handle.result()).status).toBe('accepted');
-    const [third] = await startChains(engines.client, config, [other], { policy: 'gold-replay', taskQueue: engines.taskQueue });
+    const [third] = await startChains(engines.client, config, [other], {
+      policy: 'gold-replay',
+      taskQueue: engines.taskQueue,
+    });
     expect(third.existed).toBe(true);
     const runs = [];
-    for await (const wf of engines.client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` })) runs.push(wf.runId);
+    for await (const wf of engines.client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` }))
+      runs.push(wf.runId);
     expect(runs).toHaveLength(1);
   });
 
   test('pausing an unknown chain is a clear error', async () => {
-    await expect(controlCommand(engines.client, 'pause', 'chain-no-such-thing')).rejects.toThrow('no chain or batch with id chain-no-such-thing');
+    await expect(controlCommand(engines.client, 'pause', 'chain-no-such-thing')).rejects.toThrow(
+      'no chain or batch with id chain-no-such-thing',
+    );
   });
 });

@@ -18,7 +18,11 @@ let pattern: string;
 
 beforeAll(async () => {
   const [port, uiPort] = [await freePort(), await freePort()];
-  env = { CHAINSMITH_HOME: mkdtempSync(join(tmpdir(), 'chainsmith-temporal-')), CHAINSMITH_TEMPORAL_ADDRESS: `127.0.0.1:${port}`, CHAINSMITH_TEMPORAL_UI_PORT: String(uiPort) };
+  env = {
+    CHAINSMITH_HOME: mkdtempSync(join(tmpdir(), 'chainsmith-temporal-')),
+    CHAINSMITH_TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+    CHAINSMITH_TEMPORAL_UI_PORT: String(uiPort),
+  };
   pattern = `^temporal server start-dev .*--port ${port} `;
   await restartDaemon(pattern, 'temporal', env);
   // Provisioning registers the search attributes in `default`; the suite's workflows run in its own namespace.

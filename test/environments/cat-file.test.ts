@@ -24,12 +24,27 @@ withJinja('showFile: one cat-file reader a clone, the same text as git show', ()
   let shas: string[];
   beforeAll(async () => {
     repo = await cloneBundle('pallets+jinja');
-    shas = (await run('git', ['log', '--format=%H', '-n', '300', 'HEAD'], { cwd: repo })).stdout.trim().split('\n').filter((_, i) => i % 100 === 0);
+    shas = (await run('git', ['log', '--format=%H', '-n', '300', 'HEAD'], { cwd: repo })).stdout
+      .trim()
+      .split('\n')
+      .filter((_, i) => i % 100 === 0);
   }, 120_000);
 
   test('files, directories, missing and odd paths read at once and one after another match git show', async () => {
-    const paths = ['CHANGES.rst', 'setup.py', 'pyproject.toml', 'docs', 'src/jinja2/__init__.py', 'requirements/tests.txt', 'no such file', 'a b/c.txt', 'docs/'];
-    const objects = shas.flatMap((sha) => paths.map((p) => `${sha}:${p}`)).concat(['not-a-revision:x', 'HEAD:line\nbreak']);
+    const paths = [
+      'CHANGES.rst',
+      'setup.py',
+      'pyproject.toml',
+      'docs',
+      'src/jinja2/__init__.py',
+      'requirements/tests.txt',
+      'no such file',
+      'a b/c.txt',
+      'docs/',
+    ];
+    const objects = shas
+      .flatMap((sha) => paths.map((p) => `${sha}:${p}`))
+      .concat(['not-a-revision:x', 'HEAD:line\nbreak']);
     const together = await Promise.all(objects.map((o) => showFile(repo, o)));
     const oneByOne: (string | undefined)[] = [];
     for (const o of objects) oneByOne.push(await showFile(repo, o));
@@ -48,11 +63,12 @@ withJinja('showFile: one cat-file reader a clone, the same text as git show', ()
     expect(first).toBe(await gitShow(repo, object));
   }, 30_000);
 
-  test('a commit\'s root listing matches git ls-tree, names git quotes included, and a missing commit fails as ls-tree does', async () => {
+  test("a commit's root listing matches git ls-tree, names git quotes included, and a missing commit fails as ls-tree does", async () => {
     const scratch = await mkdtemp(join(tmpdir(), 'chainsmith-cat-file-'));
     try {
       await run('git', ['init', '-q'], { cwd: scratch });
-      for (const name of ['plain.txt', 'naïve.txt', 'say "hi".txt', 'back\\slash']) await writeFile(join(scratch, name), name);
+      for (const name of ['plain.txt', 'naïve.txt', 'say "hi".txt', 'back\\slash'])
+        await writeFile(join(scratch, name), name);
       await run('git', ['add', '-A'], { cwd: scratch });
       await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'odd names'], { cwd: scratch });
       for (const [clone, commit] of [...shas.map((sha) => [repo, sha]), [scratch, 'HEAD']]) {

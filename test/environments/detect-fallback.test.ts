@@ -11,13 +11,24 @@ const opts = { defaultTestCommand: 'python3 -m pytest -q' };
 
 test("a repository no detector knows runs pytest only where the PR's tests are Python", async () => {
   // Plain Python without a manifest: pytest, as configured.
-  const plain = await detectRecipe(repoFiles({ 'app/core.py': '', 'tests/test_core.py': '' }), { ...opts, testFiles: ['tests/test_core.py', 'tests/data/x.json'] });
+  const plain = await detectRecipe(repoFiles({ 'app/core.py': '', 'tests/test_core.py': '' }), {
+    ...opts,
+    testFiles: ['tests/test_core.py', 'tests/data/x.json'],
+  });
   expect(plain).toMatchObject({ language: 'unknown', runner: 'pytest', test: 'python3 -m pytest -q' });
   // Ruby: no pytest run that fails twice and says nothing; the stage says why it cannot be set up.
-  const ruby = detectRecipe(repoFiles({ Gemfile: "source 'https://rubygems.org'\n", 'lib/x.rb': '' }), { ...opts, testFiles: ['spec/x_spec.rb'] });
+  const ruby = detectRecipe(repoFiles({ Gemfile: "source 'https://rubygems.org'\n", 'lib/x.rb': '' }), {
+    ...opts,
+    testFiles: ['spec/x_spec.rb'],
+  });
   await expect(ruby).rejects.toBeInstanceOf(StageError);
-  await expect(ruby).rejects.toThrow(/^no build system chainsmith knows is at the repository's root \(it looks for Cargo\.toml, .*\), and the PR's tests \(spec\/x_spec\.rb\) are not Python files pytest could run: configure a recipe/);
+  await expect(ruby).rejects.toThrow(
+    /^no build system chainsmith knows is at the repository's root \(it looks for Cargo\.toml, .*\), and the PR's tests \(spec\/x_spec\.rb\) are not Python files pytest could run: configure a recipe/,
+  );
   // A configured test command that is not pytest's is the user's choice: it runs.
-  const configured = await detectRecipe(repoFiles({ Gemfile: '' }), { defaultTestCommand: 'bundle exec rspec', testFiles: ['spec/x_spec.rb'] });
+  const configured = await detectRecipe(repoFiles({ Gemfile: '' }), {
+    defaultTestCommand: 'bundle exec rspec',
+    testFiles: ['spec/x_spec.rb'],
+  });
   expect(configured).toMatchObject({ runner: 'exit-code', test: 'bundle exec rspec' });
 });

@@ -29,7 +29,11 @@ describe('cargo runner', () => {
   });
 
   it('reports nothing for a run that did not compile', () => {
-    const output = ['   Compiling serde_json v1.0.92 (/work)', 'error[E0599]: no method named `into_deserializer` found', 'error: could not compile `serde_json` due to previous error'].join('\n');
+    const output = [
+      '   Compiling serde_json v1.0.92 (/work)',
+      'error[E0599]: no method named `into_deserializer` found',
+      'error: could not compile `serde_json` due to previous error',
+    ].join('\n');
     expect(cargoRunner.parse(output)).toBeUndefined();
   });
 
@@ -41,7 +45,11 @@ describe('cargo runner', () => {
     expect(cargoRunner.command(['tests/test.rs'])).toContain('[ -f tests/test.rs ]');
     // The whole suite: every member's too where the root declares a workspace (run with a cargo that prints its arguments).
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-workspace-'));
-    const args = (files: string[]) => execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], { cwd: dir, encoding: 'utf8' }).trim();
+    const args = (files: string[]) =>
+      execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], {
+        cwd: dir,
+        encoding: 'utf8',
+      }).trim();
     writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n');
     expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast');
     writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n\n[workspace]\nmembers = ["crates/*"]\n');
@@ -56,16 +64,35 @@ describe('cargo runner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-features-'));
     try {
       mkdirSync(join(dir, 'tests'));
-      writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "j"\n\n[features]\ndefault = ["std"]\nstd = []\n"raw_value" = []\n\n[dependencies]\nserde = "1"\n');
-      writeFileSync(join(dir, 'tests/test.rs'), '#[cfg(feature = "raw_value")]\n#[test]\nfn raw() {}\n#[cfg(not(feature = "std"))]\nfn a() {}\n#[cfg(feature = "nightly")]\nfn b() {}\n');
+      writeFileSync(
+        join(dir, 'Cargo.toml'),
+        '[package]\nname = "j"\n\n[features]\ndefault = ["std"]\nstd = []\n"raw_value" = []\n\n[dependencies]\nserde = "1"\n',
+      );
+      writeFileSync(
+        join(dir, 'tests/test.rs'),
+        '#[cfg(feature = "raw_value")]\n#[test]\nfn raw() {}\n#[cfg(not(feature = "std"))]\nfn a() {}\n#[cfg(feature = "nightly")]\nfn b() {}\n',
+      );
       // The command as the sandbox runs it, with a cargo that prints its arguments.
-      const run = (files: string[]) => execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], { cwd: dir, encoding: 'utf8' }).trim();
+      const run = (files: string[]) =>
+        execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], {
+          cwd: dir,
+          encoding: 'utf8',
+        }).trim();
       // std is also named under not(…): it stays as the default has it; nightly is not a feature of the crate.
       expect(run(['tests/test.rs'])).toBe('test --offline --no-fail-fast --features raw_value --test test');
       // serde_json #786 changed the arbitrary_precision variant inside a test that also has the default's: both run.
-      writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "j"\n\n[features]\nraw_value = []\narbitrary_precision = []\npreserve_order = []\n');
-      writeFileSync(join(dir, 'tests/test.rs'), '#[test]\nfn n() {\n    #[cfg(not(feature = "arbitrary_precision"))]\n    a();\n    #[cfg(feature = "arbitrary_precision")]\n    b();\n}\n');
-      writeFileSync(join(dir, 'tests/debug.rs'), '#![cfg(not(feature = "preserve_order"))]\n#[cfg(feature = "preserve_order")]\nfn c() {}\n#[cfg(feature = "raw_value")]\nfn d() {}\n');
+      writeFileSync(
+        join(dir, 'Cargo.toml'),
+        '[package]\nname = "j"\n\n[features]\nraw_value = []\narbitrary_precision = []\npreserve_order = []\n',
+      );
+      writeFileSync(
+        join(dir, 'tests/test.rs'),
+        '#[test]\nfn n() {\n    #[cfg(not(feature = "arbitrary_precision"))]\n    a();\n    #[cfg(feature = "arbitrary_precision")]\n    b();\n}\n',
+      );
+      writeFileSync(
+        join(dir, 'tests/debug.rs'),
+        '#![cfg(not(feature = "preserve_order"))]\n#[cfg(feature = "preserve_order")]\nfn c() {}\n#[cfg(feature = "raw_value")]\nfn d() {}\n',
+      );
       expect(run(['tests/test.rs']).split('\n')).toEqual([
         'test --offline --no-fail-fast --test test',
         'chainsmith: the tests again with the features arbitrary_precision',
@@ -104,12 +131,16 @@ describe('go runner', () => {
   it('keeps names that JSON escapes, and reports nothing for a package that did not build', () => {
     const report = ['go-test-package: example.com/m', 'pass TestQuote/say_\\"hi\\"'].join('\n');
     expect(outcomes(goRunner.parse(report))).toEqual({ 'example.com/m/TestQuote/say_"hi"': 'passed' });
-    const build = '{"Action":"fail","Package":"example.com/m","Elapsed":0,"FailedBuild":"example.com/m [example.com/m.test]"}';
+    const build =
+      '{"Action":"fail","Package":"example.com/m","Elapsed":0,"FailedBuild":"example.com/m [example.com/m.test]"}';
     expect(goRunner.parse(build)).toBeUndefined();
   });
 
   it('tests the packages of the PR test files, a testdata file its parent package', () => {
-    expect(goTestPackages(['completions_test.go', 'doc/man_docs_test.go', 'doc/testdata/x.golden'])).toEqual(['.', './doc']);
+    expect(goTestPackages(['completions_test.go', 'doc/man_docs_test.go', 'doc/testdata/x.golden'])).toEqual([
+      '.',
+      './doc',
+    ]);
     expect(goTestPackages(['completions_test.go', 'README.md'])).toBeUndefined();
     expect(goRunner.command(['doc/man_docs_test.go'])).toContain('go test -json -count=1 ./doc >');
     expect(goRunner.command([])).toContain('go test -json -count=1 ./... >');
@@ -156,10 +187,13 @@ describe('maven runner', () => {
   });
 
   it('runs the PR test classes by their full names, or every test', () => {
-    expect(mavenTestClasses(['src/test/java/org/jsoup/parser/XmlTreeBuilderTest.java', 'src/test/resources/x.html', 'core/src/test/java11/a/B.java'])).toEqual([
-      'a.B',
-      'org.jsoup.parser.XmlTreeBuilderTest',
-    ]);
+    expect(
+      mavenTestClasses([
+        'src/test/java/org/jsoup/parser/XmlTreeBuilderTest.java',
+        'src/test/resources/x.html',
+        'core/src/test/java11/a/B.java',
+      ]),
+    ).toEqual(['a.B', 'org.jsoup.parser.XmlTreeBuilderTest']);
     expect(mavenTestClasses(['src/test/resources/x.html'])).toBeUndefined();
     expect(mavenRunner.command(['src/test/java/a/BTest.java'])).toContain('-Dtest=a.BTest ');
     expect(mavenRunner.command([])).not.toContain('-Dtest=');

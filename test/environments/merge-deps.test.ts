@@ -12,10 +12,20 @@ async function files(root: string, tree: Record<string, string>): Promise<void> 
 
 test("a module cache or local repository gets what the merge fetched, the base's files kept", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-union-'));
-  await files(join(dir, 'base'), { 'm2/junit/junit/4.12/junit-4.12.jar': 'base', 'm2/junit/junit/maven-metadata.xml': 'base' });
-  await files(join(dir, 'merged'), { 'm2/junit/junit/4.13/junit-4.13.jar': 'merge', 'm2/junit/junit/maven-metadata.xml': 'merge' });
+  await files(join(dir, 'base'), {
+    'm2/junit/junit/4.12/junit-4.12.jar': 'base',
+    'm2/junit/junit/maven-metadata.xml': 'base',
+  });
+  await files(join(dir, 'merged'), {
+    'm2/junit/junit/4.13/junit-4.13.jar': 'merge',
+    'm2/junit/junit/maven-metadata.xml': 'merge',
+  });
   await unionDirectory('m2')(join(dir, 'base'), join(dir, 'merged'));
-  expect((await readdir(join(dir, 'base', 'm2', 'junit', 'junit'))).sort()).toEqual(['4.12', '4.13', 'maven-metadata.xml']);
+  expect((await readdir(join(dir, 'base', 'm2', 'junit', 'junit'))).sort()).toEqual([
+    '4.12',
+    '4.13',
+    'maven-metadata.xml',
+  ]);
   expect(await readFile(join(dir, 'base', 'm2', 'junit', 'junit', 'maven-metadata.xml'), 'utf8')).toBe('base');
   // Nothing fetched at the merge under that name: nothing to add.
   await expect(unionDirectory('mod')(join(dir, 'base'), join(dir, 'merged'))).resolves.toBeUndefined();
@@ -24,8 +34,14 @@ test("a module cache or local repository gets what the merge fetched, the base's
 test('vendored crates: a version the base lacks is added beside it, one it has is not copied again', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-union-'));
   const crate = (name: string, version: string) => `[package]\nname = "${name}"\nversion = "${version}"\n`;
-  await files(join(dir, 'base'), { 'vendor/serde/Cargo.toml': crate('serde', '1.0.100'), 'vendor/itoa/Cargo.toml': crate('itoa', '1.0.1') });
-  await files(join(dir, 'merged'), { 'vendor/serde/Cargo.toml': crate('serde', '1.0.101'), 'vendor/itoa/Cargo.toml': crate('itoa', '1.0.1') });
+  await files(join(dir, 'base'), {
+    'vendor/serde/Cargo.toml': crate('serde', '1.0.100'),
+    'vendor/itoa/Cargo.toml': crate('itoa', '1.0.1'),
+  });
+  await files(join(dir, 'merged'), {
+    'vendor/serde/Cargo.toml': crate('serde', '1.0.101'),
+    'vendor/itoa/Cargo.toml': crate('itoa', '1.0.1'),
+  });
   await unionVendor(join(dir, 'base'), join(dir, 'merged'));
   expect((await readdir(join(dir, 'base', 'vendor'))).sort()).toEqual(['itoa', 'serde', 'serde-1.0.101']);
   expect(await readFile(join(dir, 'base', 'vendor', 'serde', 'Cargo.toml'), 'utf8')).toContain('1.0.100');

@@ -15,7 +15,14 @@ export async function checkoutAt(repo: string, sha: string): Promise<string> {
 
 export function fetchContext(srcDir: string, asOf: Date): FetchContext & { lines: string[] } {
   const lines: string[] = [];
-  return { srcDir, depsDir: mkdtempSync(join(tmpdir(), 'chainsmith-deps-')), asOf, log: (l) => lines.push(l), signal: new AbortController().signal, lines };
+  return {
+    srcDir,
+    depsDir: mkdtempSync(join(tmpdir(), 'chainsmith-deps-')),
+    asOf,
+    log: (l) => lines.push(l),
+    signal: new AbortController().signal,
+    lines,
+  };
 }
 
 export function commitDate(repo: string, sha: string): Date {

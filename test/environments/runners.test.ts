@@ -30,7 +30,17 @@ test('CTest reports each test and the Unity or GoogleTest cases it printed, so F
 });
 
 test('make, meson and node runs are read per case from TAP, meson and check-mark lines; other output leaves the exit code', () => {
-  expect(parseCaseLines(['ok 1 - adds', 'not ok 2 - subtracts', 'ok 3 - later # SKIP not yet', ' 1/2 unit-tests        OK              0.02s', ' 2/2 slow        FAIL            1.20s   exit status 1'].join('\n'))).toEqual([
+  expect(
+    parseCaseLines(
+      [
+        'ok 1 - adds',
+        'not ok 2 - subtracts',
+        'ok 3 - later # SKIP not yet',
+        ' 1/2 unit-tests        OK              0.02s',
+        ' 2/2 slow        FAIL            1.20s   exit status 1',
+      ].join('\n'),
+    ),
+  ).toEqual([
     { id: 'adds', outcome: 'passed' },
     { id: 'subtracts', outcome: 'failed' },
     { id: 'later', outcome: 'skipped' },
@@ -42,26 +52,42 @@ test('make, meson and node runs are read per case from TAP, meson and check-mark
     { id: 'rejects junk', outcome: 'failed' },
   ]);
   // vitest: bare durations, and a line per file that is not a test.
-  const vitest = ' ✓ src/a.test.ts (2 tests) 3ms\n   ✓ dates > parses 1ms\n   × dates > rejects junk 12.5ms\n ❯ src/b.test.ts (1 test | 1 failed) 4ms\n';
+  const vitest =
+    ' ✓ src/a.test.ts (2 tests) 3ms\n   ✓ dates > parses 1ms\n   × dates > rejects junk 12.5ms\n ❯ src/b.test.ts (1 test | 1 failed) 4ms\n';
   expect(runnerFor('node').parse(vitest)).toEqual([
     { id: 'dates > parses', outcome: 'passed' },
     { id: 'dates > rejects junk', outcome: 'failed' },
   ]);
   // A time at a name's end is the name's own where the reporter printed none after it ("debounces 100ms 3ms").
-  expect(runnerFor('node').parse('   ✓ debounces 100ms 3ms\n')?.map((c) => c.id)).toEqual(['debounces 100ms']);
+  expect(
+    runnerFor('node')
+      .parse('   ✓ debounces 100ms 3ms\n')
+      ?.map((c) => c.id),
+  ).toEqual(['debounces 100ms']);
   // Where it did not, names that differ only in that time share an id: a failure among them is kept.
-  expect(runnerFor('node').parse('   ✓ debounces 100ms\n   × debounces 200ms\n   ✓ debounces 300ms\n')).toEqual([{ id: 'debounces', outcome: 'failed' }]);
+  expect(runnerFor('node').parse('   ✓ debounces 100ms\n   × debounces 200ms\n   ✓ debounces 300ms\n')).toEqual([
+    { id: 'debounces', outcome: 'failed' },
+  ]);
   expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
   expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
-  expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe("python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py");
-  // Fixtures are not handed to pytest (it would run nothing); a PR that changes only fixtures runs the suite.
-  expect(runnerFor('pytest').command(['tests/data/x.json', 'tests/test_x.py', 'tests/conftest.py', 'docs/test_api.txt', 'tests/snap/a.txt'])).toBe(
-    'python3 -m pytest -q -p no:cacheprovider -rfEsxXp tests/test_x.py tests/conftest.py docs/test_api.txt',
+  expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe(
+    "python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py",
   );
+  // Fixtures are not handed to pytest (it would run nothing); a PR that changes only fixtures runs the suite.
+  expect(
+    runnerFor('pytest').command([
+      'tests/data/x.json',
+      'tests/test_x.py',
+      'tests/conftest.py',
+      'docs/test_api.txt',
+      'tests/snap/a.txt',
+    ]),
+  ).toBe('python3 -m pytest -q -p no:cacheprovider -rfEsxXp tests/test_x.py tests/conftest.py docs/test_api.txt');
   expect(runnerFor('pytest').command(['tests/data/x.json'])).toBe('python3 -m pytest -q -p no:cacheprovider -rfEsxXp');
 });
 
 test("a package's engines.node range is checked against the image's Node 18", () => {
-  for (const yes of ['>=14', '^18.0.0', '16.x || 18.x', '>=12 <20', '*', 'lts']) expect(nodeRangeAllows(yes, 18)).toBe(true);
+  for (const yes of ['>=14', '^18.0.0', '16.x || 18.x', '>=12 <20', '*', 'lts'])
+    expect(nodeRangeAllows(yes, 18)).toBe(true);
   for (const no of ['>=20', '^16.14.0', '14.x || 16.x', '<18', '>=12 <18']) expect(nodeRangeAllows(no, 18)).toBe(false);
 });

@@ -13,7 +13,11 @@ if (!cargo) console.warn('skipping the era seed test: no cargo on this host');
 
 /** The modification time of the one file `pattern` names in `image` (a throwaway container, no network). */
 function mtimeIn(image: string, pattern: string): string {
-  return execFileSync('docker', ['run', '--rm', '--network', 'none', '--entrypoint', 'sh', image, '-c', `stat -c %Y ${pattern}`], { encoding: 'utf8' }).trim();
+  return execFileSync(
+    'docker',
+    ['run', '--rm', '--network', 'none', '--entrypoint', 'sh', image, '-c', `stat -c %Y ${pattern}`],
+    { encoding: 'utf8' },
+  ).trim();
 }
 
 (cargo ? test : test.skip)(
@@ -24,12 +28,20 @@ function mtimeIn(image: string, pattern: string): string {
     let day = 1;
     const git = (...args: string[]) => {
       const date = `2024-01-0${day++}T00:00:00Z`;
-      return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd: repo, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+      return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], {
+        cwd: repo,
+        stdio: 'pipe',
+        env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+      });
     };
-    const manifest = (description: string, more = '') => `[package]\nname = "eras"\nversion = "0.1.0"\nedition = "2018"\nrust-version = "1.63"\ndescription = "${description}"\n\n[dependencies]\nitoa = "=1.0.5"\n${more}`;
+    const manifest = (description: string, more = '') =>
+      `[package]\nname = "eras"\nversion = "0.1.0"\nedition = "2018"\nrust-version = "1.63"\ndescription = "${description}"\n\n[dependencies]\nitoa = "=1.0.5"\n${more}`;
     const pr = async (n: number, value: number) => {
       git('checkout', '-q', '-b', `pr${n}`);
-      await writeFile(join(repo, 'src/lib.rs'), `pub fn f() -> String { itoa::Buffer::new().format(${value}).to_string() }\n\n#[test]\nfn f_${n}() { assert_eq!(f(), "${value}"); }\n`);
+      await writeFile(
+        join(repo, 'src/lib.rs'),
+        `pub fn f() -> String { itoa::Buffer::new().format(${value}).to_string() }\n\n#[test]\nfn f_${n}() { assert_eq!(f(), "${value}"); }\n`,
+      );
       git('commit', '-q', '-am', `PR ${n}`);
       git('update-ref', `refs/pull/${n}/head`, 'HEAD');
       git('checkout', '-q', 'main');
@@ -55,13 +67,24 @@ function mtimeIn(image: string, pattern: string): string {
     try {
       expect(second.image).not.toBe(first.image);
       expect(first.manifest.seed).toBeUndefined();
-      expect(second.manifest.seed).toMatchObject({ image: first.image, builtAt: first.manifest.builtAt, depth: 1, reused: expect.stringMatching(/^the cargo target dir/) });
+      expect(second.manifest.seed).toMatchObject({
+        image: first.image,
+        builtAt: first.manifest.builtAt,
+        depth: 1,
+        reused: expect.stringMatching(/^the cargo target dir/),
+      });
       // itoa 1.0.5 was compiled once, in the first era's build; the second era's image holds that same file.
       const rlib = '/home/agent/.cargo-target/debug/deps/libitoa-*.rlib';
       expect(mtimeIn(second.image, rlib)).toBe(mtimeIn(first.image, rlib));
     } finally {
-      await docker.getImage(second.image).remove().catch(() => undefined);
-      await docker.getImage(first.image).remove().catch(() => undefined);
+      await docker
+        .getImage(second.image)
+        .remove()
+        .catch(() => undefined);
+      await docker
+        .getImage(first.image)
+        .remove()
+        .catch(() => undefined);
       await rm(repo, { recursive: true, force: true });
     }
   },

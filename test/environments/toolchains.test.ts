@@ -16,13 +16,18 @@ test('toolchain tags follow their recipe files; Python has its own image, with a
   const dockerd = new PrivateDockerd();
   try {
     await dockerd.start();
-    const empty = new Toolchains(new Docker({ socketPath: dockerd.host.replace(/^unix:\/\//, '') }), { baseImage: baseImageTag(), dataDir: '/nonexistent' });
+    const empty = new Toolchains(new Docker({ socketPath: dockerd.host.replace(/^unix:\/\//, '') }), {
+      baseImage: baseImageTag(),
+      dataDir: '/nonexistent',
+    });
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {
       const attempt = empty.ensure('java');
       await expect(attempt).rejects.toThrow(StageError);
-      await expect(attempt).rejects.toThrow(/the toolchain image chainsmith-toolchain:java-[0-9a-f]{12} is missing and cannot be built here: (debootstrap|building it).*scripts\/provision\.sh toolchains/);
+      await expect(attempt).rejects.toThrow(
+        /the toolchain image chainsmith-toolchain:java-[0-9a-f]{12} is missing and cannot be built here: (debootstrap|building it).*scripts\/provision\.sh toolchains/,
+      );
     } finally {
       process.env.PATH = path;
     }

@@ -3,8 +3,21 @@ import type { Chain, GoldTests, StageReasonKind } from '../../src/schemas';
 import { NO_TEST_FILES } from '../../src/judge/unverified-reason';
 
 const env = { image: 'chainsmith-env:x', language: 'python', origin: 'python-package', toolchain: 'Python 3.11.2' };
-const chain = (id: string, stages: number): Chain => ({ id, repo: { name: 'acme/x', path: '/x' }, prs: Array.from({ length: stages }, (_, i) => ({ number: i + 1 })) }) as unknown as Chain;
-const verified = (): GoldTests => ({ command: 'pytest', failToPass: ['t'], passToPass: [], brokenOnGold: [], status: 'verified', environment: env, repo: 'acme/x' });
+const chain = (id: string, stages: number): Chain =>
+  ({
+    id,
+    repo: { name: 'acme/x', path: '/x' },
+    prs: Array.from({ length: stages }, (_, i) => ({ number: i + 1 })),
+  }) as unknown as Chain;
+const verified = (): GoldTests => ({
+  command: 'pytest',
+  failToPass: ['t'],
+  passToPass: [],
+  brokenOnGold: [],
+  status: 'verified',
+  environment: env,
+  repo: 'acme/x',
+});
 const failed = (kind: StageReasonKind, built = true): GoldTests => ({
   command: 'pytest',
   failToPass: [],
@@ -24,10 +37,33 @@ const failed = (kind: StageReasonKind, built = true): GoldTests => ({
 test('the funnel counts each stage at the last step it reached and cuts each chain at its first unstable stage', () => {
   const chains = [chain('a', 3), chain('b', 2), chain('c', 1), chain('d', 1)];
   // A PR that changes no test gets no environment: it falls off first.
-  const noTests: GoldTests = { ...failed('no-verifying-test'), reason: { kind: 'no-verifying-test', summary: NO_TEST_FILES }, environment: { ...env, image: '' } };
-  const records = [verified(), failed('flaky'), verified(), failed('build-failed', false), verified(), failed('timeout'), noTests];
+  const noTests: GoldTests = {
+    ...failed('no-verifying-test'),
+    reason: { kind: 'no-verifying-test', summary: NO_TEST_FILES },
+    environment: { ...env, image: '' },
+  };
+  const records = [
+    verified(),
+    failed('flaky'),
+    verified(),
+    failed('build-failed', false),
+    verified(),
+    failed('timeout'),
+    noTests,
+  ];
   const [row] = funnel(chains, records);
-  expect(row).toMatchObject({ repo: 'acme/x', language: 'python', stages: 7, withTests: 6, environmentBuilt: 5, testsRunnable: 4, verifyingTest: 4, stable: 3, chains: 4, chainsWhole: 0 });
+  expect(row).toMatchObject({
+    repo: 'acme/x',
+    language: 'python',
+    stages: 7,
+    withTests: 6,
+    environmentBuilt: 5,
+    testsRunnable: 4,
+    verifyingTest: 4,
+    stable: 3,
+    chains: 4,
+    chainsWhole: 0,
+  });
   expect(row.cutAt).toEqual({ 1: { 'build-failed': 1, timeout: 1, 'no-verifying-test': 1 }, 2: { flaky: 1 } });
   expect(formatFunnel([row]).split('\n')).toEqual([
     'repository  language  stages  with tests  environment built  tests runnable  verifying test  stable  yield',

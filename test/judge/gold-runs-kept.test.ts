@@ -40,9 +40,19 @@ class KilledBefore extends DirectoryBackend {
 test('gold validation keeps each test run as it finishes: a retry after a kill runs only the one under way, and the runs are forgotten once the whole is kept', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gold-runs-'));
   const { chain } = await pythonChain(join(dir, 'shapes'), 'gen/shapes-kept');
-  const deps = (artifacts: string, backend?: DirectoryBackend) => ({ docker, store: new ArtifactStore(backend ?? artifacts), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments: testEnvironments(docker) });
+  const deps = (artifacts: string, backend?: DirectoryBackend) => ({
+    docker,
+    store: new ArtifactStore(backend ?? artifacts),
+    sandbox: { memoryMb: 512, pidsLimit: 128 },
+    environments: testEnvironments(docker),
+  });
   const journal = join(dir, 'work-journal.jsonl');
-  const testsRun = async () => (await readFile(journal, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as WorkRecord).filter((r) => r.kind === 'test' && r.ev === 'start').length;
+  const testsRun = async () =>
+    (await readFile(journal, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as WorkRecord)
+      .filter((r) => r.kind === 'test' && r.ev === 'start').length;
   const runPointers = async (artifacts: string) => {
     const keys = await readdir(join(artifacts, 'pointers', 'gold-runs')).catch(() => []);
     return (await Promise.all(keys.map((k) => readdir(join(artifacts, 'pointers', 'gold-runs', k))))).flat().sort();

@@ -27,7 +27,11 @@ test('gold validation of the demo chain in Docker: the tests each PR makes pass,
   const [first, second, third] = await Promise.all([0, 1, 2].map((stage) => goldTestsFor(deps(), chain, stage)));
   const t = (name: string) => `tests/test_median.py::${name}`;
   // PR #2 adds median() and its tests: all fail before (median does not exist yet).
-  expect(first.failToPass.sort()).toEqual([t('test_median_of_odd_length_list'), t('test_median_of_single_value'), t('test_median_rejects_empty_input')]);
+  expect(first.failToPass.sort()).toEqual([
+    t('test_median_of_odd_length_list'),
+    t('test_median_of_single_value'),
+    t('test_median_rejects_empty_input'),
+  ]);
   expect(first.passToPass).toEqual([]);
   // PR #4 fixes even-length input: one new test, and the three older ones must keep passing.
   expect(second.failToPass).toEqual([t('test_median_of_even_length_list_averages_middle_pair')]);
@@ -49,11 +53,18 @@ test('gold validation of the demo chain in Docker: the tests each PR makes pass,
       passed: false,
       exitCode: 1,
       output: '',
-      cases: [...second.failToPass.map((id) => ({ id, outcome: 'passed' as const })), ...second.passToPass.map((id, i) => ({ id, outcome: i ? ('passed' as const) : ('failed' as const) }))],
+      cases: [
+        ...second.failToPass.map((id) => ({ id, outcome: 'passed' as const })),
+        ...second.passToPass.map((id, i) => ({ id, outcome: i ? ('passed' as const) : ('failed' as const) })),
+      ],
     },
     { score: 1, feedback: '' },
     0.8,
     second,
   );
-  expect(regressed).toMatchObject({ score: 0.375, passed: false, outcome: { failToPass: { passing: 1, total: 1 }, passToPass: { passing: 2, total: 3 } } });
+  expect(regressed).toMatchObject({
+    score: 0.375,
+    passed: false,
+    outcome: { failToPass: { passing: 1, total: 1 }, passToPass: { passing: 2, total: 3 } },
+  });
 });

@@ -19,7 +19,12 @@ let deps: GoldValidationDeps;
 beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gold-'));
   ({ chain } = await pythonChain(join(dir, 'shapes'), 'gen/shapes'));
-  deps = { docker, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments: testEnvironments(docker) };
+  deps = {
+    docker,
+    store: new ArtifactStore(join(dir, 'artifacts')),
+    sandbox: { memoryMb: 512, pidsLimit: 128 },
+    environments: testEnvironments(docker),
+  };
 });
 
 afterAll(async () => {
@@ -41,7 +46,12 @@ test('a generated package: FAIL_TO_PASS, PASS_TO_PASS and broken tests per stage
     checks: { baseChecksOut: true, goldApplies: true, carry: 'none' },
   });
   // #2 changes code and adds a test, but that test passes before the change as well.
-  expect(second).toMatchObject({ status: 'no-verifying-test', failToPass: [], passToPass: [t('test_square', 'test_square_of_zero')], checks: { carry: 'clean' } });
+  expect(second).toMatchObject({
+    status: 'no-verifying-test',
+    failToPass: [],
+    passToPass: [t('test_square', 'test_square_of_zero')],
+    checks: { carry: 'clean' },
+  });
   expect(third).toMatchObject({
     status: 'verified',
     failToPass: [t('test_square', 'test_square_rejects_negative_side')],
@@ -51,12 +61,25 @@ test('a generated package: FAIL_TO_PASS, PASS_TO_PASS and broken tests per stage
 
 test('broken stages are recorded as invalid with the reason, and the funnel per repository counts them', async () => {
   const pr = chain.prs[1];
-  const missingBase = { ...chain, repo: { ...chain.repo, name: 'gen/missing-base' }, prs: [{ ...pr, baseSha: 'deadbeef'.repeat(5) }] };
-  const notApplying = { ...chain, repo: { ...chain.repo, name: 'gen/bad-patch' }, prs: [{ ...pr, patch: pr.patch.replace('-    return side * side', '-    return side * side * 1') }] };
+  const missingBase = {
+    ...chain,
+    repo: { ...chain.repo, name: 'gen/missing-base' },
+    prs: [{ ...pr, baseSha: 'deadbeef'.repeat(5) }],
+  };
+  const notApplying = {
+    ...chain,
+    repo: { ...chain.repo, name: 'gen/bad-patch' },
+    prs: [{ ...pr, patch: pr.patch.replace('-    return side * side', '-    return side * side * 1') }],
+  };
   const binary = {
     ...chain,
     repo: { ...chain.repo, name: 'gen/binary' },
-    prs: [{ ...pr, patch: `${pr.patch}diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/logo.png differ\n` }],
+    prs: [
+      {
+        ...pr,
+        patch: `${pr.patch}diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/logo.png differ\n`,
+      },
+    ],
   };
   const chains = [chain, missingBase, notApplying, binary];
   const records = await validateStages(deps, chains);
@@ -74,20 +97,30 @@ test('broken stages are recorded as invalid with the reason, and the funnel per 
     ['gen/shapes', 'python', 3, 3, 2],
   ]);
   // Broken inputs are their own kind of reason, and the funnel stops them before an environment.
-  expect(records.filter((r) => r.status === 'invalid').map((r) => r.reason?.kind)).toEqual(['invalid-inputs', 'invalid-inputs', 'invalid-inputs']);
+  expect(records.filter((r) => r.status === 'invalid').map((r) => r.reason?.kind)).toEqual([
+    'invalid-inputs',
+    'invalid-inputs',
+    'invalid-inputs',
+  ]);
   const text = formatFunnel(funnel(chains, records));
   expect(text).toMatch(/^gen\/shapes\s+python\s+3\s+3\s+3\s+3\s+2\s+2\s+67%$/m);
   expect(text).toMatch(/^gen\/missing-base\s+unknown\s+1\s+1\s+0\s+0\s+0\s+0\s+0%$/m);
-  expect(text).toContain('gen/shapes (python):\n  chains: 1; every stage verified: 0; cut at stage 2: 1 (no-verifying-test 1)\n  stages not verified: 1 (no-verifying-test 1)');
+  expect(text).toContain(
+    'gen/shapes (python):\n  chains: 1; every stage verified: 0; cut at stage 2: 1 (no-verifying-test 1)\n  stages not verified: 1 (no-verifying-test 1)',
+  );
   expect(funnel([], [])).toEqual([]);
 });
 
 test('an environment recipe that fails to build is a clear error on the stage', async () => {
-  const failing = testEnvironments(docker, { 'gen/failing': { setup: ['python3 -m pip install --no-index no-such-package'] } });
+  const failing = testEnvironments(docker, {
+    'gen/failing': { setup: ['python3 -m pip install --no-index no-such-package'] },
+  });
   const other = { ...chain, repo: { ...chain.repo, name: 'gen/failing' } };
   const attempt = goldTestsFor({ ...deps, environments: failing }, other, 0);
   await expect(attempt).rejects.toThrow(StageError);
-  await expect(attempt).rejects.toThrow(/the environment recipe of gen\/failing \(config\) failed to build at [0-9a-f]{12} \(exit code 1\):\n.*no-such-package/s);
+  await expect(attempt).rejects.toThrow(
+    /the environment recipe of gen\/failing \(config\) failed to build at [0-9a-f]{12} \(exit code 1\):\n.*no-such-package/s,
+  );
   // The same stages of the same repository under its detected recipe are unaffected.
   expect((await goldTestsFor(deps, chain, 0)).status).toBe('verified');
 });

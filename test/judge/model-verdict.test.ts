@@ -6,8 +6,16 @@ import { modelVerdict } from '../../src/judge/model-verdict';
 import { MalformedReplyError, ModelRefusedError, ModelTimeoutError } from '../../src/model/errors';
 import { FakeOpenAI, type Reply } from '../support/fake-openai';
 
-const INPUT = { task: 'Make median average the middle pair.', goldPatch: '+    return (a + b) / 2', agentPatch: '+    return mean(pair)' };
-const VALID = { score: 0.9, aspects: { behaviour: 'same', completeness: 'complete', scope: 'focused', tests: 'pass' }, feedback: 'Good.' };
+const INPUT = {
+  task: 'Make median average the middle pair.',
+  goldPatch: '+    return (a + b) / 2',
+  agentPatch: '+    return mean(pair)',
+};
+const VALID = {
+  score: 0.9,
+  aspects: { behaviour: 'same', completeness: 'complete', scope: 'focused', tests: 'pass' },
+  feedback: 'Good.',
+};
 
 async function judgeWith(replies: string[]) {
   let asked = 0;
@@ -21,7 +29,11 @@ async function judgeWith(replies: string[]) {
 }
 
 test('a malformed verdict is pointed out and asked for again in the same conversation', async () => {
-  const { verdict, fake } = await judgeWith(['The patch looks fine to me!', JSON.stringify({ score: 7, feedback: 'x' }), JSON.stringify(VALID)]);
+  const { verdict, fake } = await judgeWith([
+    'The patch looks fine to me!',
+    JSON.stringify({ score: 7, feedback: 'x' }),
+    JSON.stringify(VALID),
+  ]);
   expect(verdict).toEqual(VALID);
   expect(fake.requests).toHaveLength(3);
   const third = fake.requests[2].body.messages;
@@ -36,7 +48,9 @@ test('a malformed verdict is pointed out and asked for again in the same convers
 test('three malformed verdicts fail the stage with the reason', async () => {
   const { verdict } = await judgeWith(['nope']);
   expect(verdict).toBeInstanceOf(MalformedReplyError);
-  expect((verdict as Error).message).toMatch(/^the judge returned no valid verdict in 3 attempts \(attempt 1: it is not valid JSON \("nope"\); attempt 2: .*attempt 3: /);
+  expect((verdict as Error).message).toMatch(
+    /^the judge returned no valid verdict in 3 attempts \(attempt 1: it is not valid JSON \("nope"\); attempt 2: .*attempt 3: /,
+  );
 });
 
 test('a judge endpoint that does not answer is a clear, retryable error', async () => {
@@ -56,9 +70,14 @@ test('a judge endpoint that does not answer is a clear, retryable error', async 
 });
 
 test('an endpoint that refuses the request (HTTP 401) is not retried', async () => {
-  const server = createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'));
+  const server = createServer((_req, res) =>
+    res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const client = new ModelClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, retry: { attempts: 1, baseDelayMs: 0 } });
+  const client = new ModelClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    retry: { attempts: 1, baseDelayMs: 0 },
+  });
   try {
     const err = await modelVerdict(client, 'judge', INPUT).catch((e: Error) => e);
     expect(err).toBeInstanceOf(ModelRefusedError);

@@ -16,9 +16,21 @@ const CALC = 'def add(a, b):\n    return a + b\n';
 const TEST_ADD = 'from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n';
 
 /** A one-PR chain of a small repository: `files` at its base beside calc.py; the PR adds sub() and its test. */
-async function oneStage(dir: string, name: string, files: Files, test = 'from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n'): Promise<Chain> {
-  const repo = await ChainRepo.create(join(dir, name.replace('/', '-')), { 'calc.py': CALC, 'tests/test_add.py': TEST_ADD, ...files });
-  const pr = await repo.pr(1, 'Add sub', { 'calc.py': `${CALC}\n\ndef sub(a, b):\n    return a - b\n`, 'tests/test_sub.py': test });
+async function oneStage(
+  dir: string,
+  name: string,
+  files: Files,
+  test = 'from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n',
+): Promise<Chain> {
+  const repo = await ChainRepo.create(join(dir, name.replace('/', '-')), {
+    'calc.py': CALC,
+    'tests/test_add.py': TEST_ADD,
+    ...files,
+  });
+  const pr = await repo.pr(1, 'Add sub', {
+    'calc.py': `${CALC}\n\ndef sub(a, b):\n    return a - b\n`,
+    'tests/test_sub.py': test,
+  });
   return repo.chain(name, [pr]);
 }
 
@@ -30,14 +42,33 @@ async function oneStage(dir: string, name: string, files: Files, test = 'from ca
 test('each failing stage gets its kind, command, exit code and last lines, and validation goes on to the next stage', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-'));
   const unparseable = await oneStage(dir, 'gen/unparseable', { 'requirements.txt': 'pluggy>=1 ==2\n' });
-  const scheme = await oneStage(dir, 'gen/scheme', { 'requirements.txt': 'git://github.com/example/never.git#egg=never\n' });
+  const scheme = await oneStage(dir, 'gen/scheme', {
+    'requirements.txt': 'git://github.com/example/never.git#egg=never\n',
+  });
   const build = await oneStage(dir, 'gen/build', {});
-  const hang = await oneStage(dir, 'gen/hang', {}, 'import time\n\nfrom calc import add\n\n\ndef test_waits_forever():\n    time.sleep(3600)\n');
+  const hang = await oneStage(
+    dir,
+    'gen/hang',
+    {},
+    'import time\n\nfrom calc import add\n\n\ndef test_waits_forever():\n    time.sleep(3600)\n',
+  );
   const good = await oneStage(dir, 'gen/good', {});
-  const environments = testEnvironments(docker, { 'gen/build': { setup: ['python3 -c "import _chainsmith_missing_extension"'] } });
-  const deps = { docker, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments, timeoutSeconds: 15 };
+  const environments = testEnvironments(docker, {
+    'gen/build': { setup: ['python3 -c "import _chainsmith_missing_extension"'] },
+  });
+  const deps = {
+    docker,
+    store: new ArtifactStore(join(dir, 'artifacts')),
+    sandbox: { memoryMb: 512, pidsLimit: 128 },
+    environments,
+    timeoutSeconds: 15,
+  };
   const seen: string[] = [];
-  const records = await validateStages(deps, [unparseable, good, scheme, good, build, good, hang, good], (r) => void seen.push(describeStage(r)));
+  const records = await validateStages(
+    deps,
+    [unparseable, good, scheme, good, build, good, hang, good],
+    (r) => void seen.push(describeStage(r)),
+  );
 
   // After every broken stage, the next one was validated all the same.
   expect(records.map((r) => [r.repo, r.status])).toEqual([
@@ -53,7 +84,11 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
   const [bad, , url, , failed, , hung] = records.map((r) => r.reason);
 
   // A requirement line that does not parse will not parse on a retry either: the stage's own reason.
-  expect(bad).toMatchObject({ kind: 'dependencies-unresolvable', summary: 'uv cannot resolve the Python requirements: a requirement line does not parse', exitCode: 2 });
+  expect(bad).toMatchObject({
+    kind: 'dependencies-unresolvable',
+    summary: 'uv cannot resolve the Python requirements: a requirement line does not parse',
+    exitCode: 2,
+  });
   expect(bad!.command).toMatch(/^uv pip compile requirements\.txt .*--exclude-newer /);
   expect(bad!.tail).toContain("Couldn't parse requirement");
   expect(bad!.tail).toContain('pluggy>=1 ==2');
@@ -62,7 +97,11 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
   expect(url!.command).toMatch(/^uv pip compile requirements\.txt /);
   expect(url!.tail).toContain('git://github.com/example/never.git');
 
-  expect(failed).toMatchObject({ kind: 'build-failed', command: 'python3 -c "import _chainsmith_missing_extension"', exitCode: 1 });
+  expect(failed).toMatchObject({
+    kind: 'build-failed',
+    command: 'python3 -c "import _chainsmith_missing_extension"',
+    exitCode: 1,
+  });
   expect(failed!.tail).toMatch(/ModuleNotFoundError: No module named '_chainsmith_missing_extension'$/);
 
   expect(hung).toMatchObject({ kind: 'timeout', summary: "the PR's tests ran past their limit of 15s" });
@@ -71,7 +110,9 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
 
   // The line validate prints for a stage holds its reason whole: nothing ends at a colon.
   expect(seen[4].split('\n')).toEqual([
-    expect.stringMatching(/^gen\/build PR #1: build-failed: the environment recipe of gen\/build \(config\) failed to build at [0-9a-f]{12} \(exit code 1\)$/),
+    expect.stringMatching(
+      /^gen\/build PR #1: build-failed: the environment recipe of gen\/build \(config\) failed to build at [0-9a-f]{12} \(exit code 1\)$/,
+    ),
     '    $ python3 -c "import _chainsmith_missing_extension"  (exit 1)',
     ...failed!.tail!.split('\n').map((l) => `    | ${l}`),
   ]);
@@ -84,11 +125,26 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
  */
 test('a test run killed before its time limit is not a timeout, and the next stage runs', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-kill-'));
-  const killer = await oneStage(dir, 'gen/killer', {}, 'import os\nimport signal\n\n\ndef test_kills_its_run():\n    os.killpg(os.getpgid(0), signal.SIGKILL)\n');
+  const killer = await oneStage(
+    dir,
+    'gen/killer',
+    {},
+    'import os\nimport signal\n\n\ndef test_kills_its_run():\n    os.killpg(os.getpgid(0), signal.SIGKILL)\n',
+  );
   const good = await oneStage(dir, 'gen/after-killer', {});
-  const deps = { docker, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments: testEnvironments(docker), timeoutSeconds: 300 };
+  const deps = {
+    docker,
+    store: new ArtifactStore(join(dir, 'artifacts')),
+    sandbox: { memoryMb: 512, pidsLimit: 128 },
+    environments: testEnvironments(docker),
+    timeoutSeconds: 300,
+  };
   const [killed, next] = await validateStages(deps, [killer, good]);
-  expect(killed.reason).toMatchObject({ kind: 'tests-not-runnable', summary: "the PR's tests report no test after the change (exit code 137)", exitCode: 137 });
+  expect(killed.reason).toMatchObject({
+    kind: 'tests-not-runnable',
+    summary: "the PR's tests report no test after the change (exit code 137)",
+    exitCode: 137,
+  });
   expect(killed.reason!.tail).toMatch(/Killed/);
   expect(next.status).toBe('verified');
 });
@@ -101,12 +157,24 @@ test('a test run killed before its time limit is not a timeout, and the next sta
 test('a Docker engine that stops answering stops the run with a retryable error, after the stages done before it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-down-'));
   const good = await oneStage(dir, 'gen/down', {});
-  const broken = { ...good, id: 'broken', repo: { ...good.repo, name: 'gen/broken' }, prs: [{ ...good.prs[0], baseSha: 'deadbeef'.repeat(5) }] };
+  const broken = {
+    ...good,
+    id: 'broken',
+    repo: { ...good.repo, name: 'gen/broken' },
+    prs: [{ ...good.prs[0], baseSha: 'deadbeef'.repeat(5) }],
+  };
   const gone = new Docker({ socketPath: join(dir, 'no-docker.sock') });
-  const deps = { docker: gone, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 128 }, environments: testEnvironments(gone) };
+  const deps = {
+    docker: gone,
+    store: new ArtifactStore(join(dir, 'artifacts')),
+    sandbox: { memoryMb: 512, pidsLimit: 128 },
+    environments: testEnvironments(gone),
+  };
   const seen: string[] = [];
   const run = validateStages(deps, [broken, good, broken], (r) => void seen.push(`${r.repo} ${r.reason?.kind}`));
   await expect(run).rejects.toThrow(TransientError);
-  await expect(run).rejects.toThrow(/^the Docker engine no longer answers \(.*\); validation stopped at gen\/down PR #1 /);
+  await expect(run).rejects.toThrow(
+    /^the Docker engine no longer answers \(.*\); validation stopped at gen\/down PR #1 /,
+  );
   expect(seen).toEqual(['gen/broken invalid-inputs']);
 });

@@ -8,21 +8,29 @@ import { bundlePath, cloneBundle, pullRequestChain, SHARED_REPOS } from '../supp
 const withCobra = bundlePath('spf13+cobra') ? test : test.skip;
 if (!bundlePath('spf13+cobra')) console.warn(`skipping: no spf13+cobra.bundle in ${SHARED_REPOS}`);
 
-withCobra("cobra #2210: the test functions its diff edits are named by git's Go rules, and their subtests match", async () => {
-  // #2210 adds cases inside existing table-driven tests; its test file does not build at the base.
-  const repo = await cloneBundle('spf13+cobra');
-  const pr = (await pullRequestChain(repo, 'spf13/cobra', 2210, 'main')).prs[0];
-  const touched = await touchedFunctions(repo, pr.baseSha, pr.mergeSha, ['completions_test.go']);
-  expect(touched).toContain('TestFlagNameCompletionRepeat');
-  expect(touched).not.toContain('func');
-  expect(touchedTest('github.com/spf13/cobra/TestFlagNameCompletionRepeat/case_1', touched)).toBe(true);
-  expect(touchedTest('github.com/spf13/cobra/TestNoArgs', touched)).toBe(false);
-  expect(await touchedFunctions(repo, pr.baseSha, pr.mergeSha, [])).toEqual(new Set());
-}, 120_000);
+withCobra(
+  "cobra #2210: the test functions its diff edits are named by git's Go rules, and their subtests match",
+  async () => {
+    // #2210 adds cases inside existing table-driven tests; its test file does not build at the base.
+    const repo = await cloneBundle('spf13+cobra');
+    const pr = (await pullRequestChain(repo, 'spf13/cobra', 2210, 'main')).prs[0];
+    const touched = await touchedFunctions(repo, pr.baseSha, pr.mergeSha, ['completions_test.go']);
+    expect(touched).toContain('TestFlagNameCompletionRepeat');
+    expect(touched).not.toContain('func');
+    expect(touchedTest('github.com/spf13/cobra/TestFlagNameCompletionRepeat/case_1', touched)).toBe(true);
+    expect(touchedTest('github.com/spf13/cobra/TestNoArgs', touched)).toBe(false);
+    expect(await touchedFunctions(repo, pr.baseSha, pr.mergeSha, [])).toEqual(new Set());
+  },
+  120_000,
+);
 
 test('a test added below another does not count the one above it, which git names in the hunk header; an edited one counts', async () => {
   const repo = mkdtempSync(join(tmpdir(), 'chainsmith-touched-'));
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+    }).trim();
   const java = (extra: string, body = 'assertEquals(1, f());') =>
     `class FTest {\n    @Test\n    public void keepsOne() {\n        ${body}\n    }\n${extra}}\n`;
   const py = (extra: string, body = 'assert f() == 1') => `def test_one():\n    ${body}\n${extra}`;
@@ -34,7 +42,10 @@ test('a test added below another does not count the one above it, which git name
   git('commit', '-qm', 'base');
   const base = git('rev-parse', 'HEAD');
   // Added below: a Java method with its annotation, a Python test with a blank line first.
-  writeFileSync(join(repo, 'src/FTest.java'), java('\n    @Test\n    public void addsTwo() {\n        assertEquals(2, g());\n    }\n'));
+  writeFileSync(
+    join(repo, 'src/FTest.java'),
+    java('\n    @Test\n    public void addsTwo() {\n        assertEquals(2, g());\n    }\n'),
+  );
   writeFileSync(join(repo, 'test_f.py'), py('\n\ndef test_two():\n    assert g() == 2\n'));
   git('commit', '-qam', 'add tests');
   const added = git('rev-parse', 'HEAD');
@@ -44,5 +55,7 @@ test('a test added below another does not count the one above it, which git name
   writeFileSync(join(repo, 'test_f.py'), py('', 'assert f(0) == 1'));
   git('commit', '-qam', 'edit tests');
   const edited = git('rev-parse', 'HEAD');
-  expect(await touchedFunctions(repo, added, edited, ['src/FTest.java', 'test_f.py'])).toEqual(new Set(['keepsOne', 'test_one']));
+  expect(await touchedFunctions(repo, added, edited, ['src/FTest.java', 'test_f.py'])).toEqual(
+    new Set(['keepsOne', 'test_one']),
+  );
 });

@@ -21,8 +21,19 @@ export interface BusyMix {
 export function busyPulls(repo: FakeRepo, seed = 7): BusyMix {
   const random = seededRandom(seed);
   const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
-  const said = (n: number, what: string): FakeComment[] => [...Array(n).keys()].map((i) => ({ user: `user${i % 17}`, body: `${what} ${i + 1}: looks right, but see the edge case above.` }));
-  const mix: BusyMix = { prs: 0, commentsPastOnePage: 0, reviewsPastOnePage: 0, reviewCommentsPastOnePage: 0, filesPastOnePage: 0, hundredsOfFiles: [] };
+  const said = (n: number, what: string): FakeComment[] =>
+    [...Array(n).keys()].map((i) => ({
+      user: `user${i % 17}`,
+      body: `${what} ${i + 1}: looks right, but see the edge case above.`,
+    }));
+  const mix: BusyMix = {
+    prs: 0,
+    commentsPastOnePage: 0,
+    reviewsPastOnePage: 0,
+    reviewCommentsPastOnePage: 0,
+    filesPastOnePage: 0,
+    hundredsOfFiles: [],
+  };
   for (const pull of repo.pulls.filter((p) => p.mergedAt)) {
     mix.prs += 1;
     const c = random();
@@ -36,7 +47,13 @@ export function busyPulls(repo: FakeRepo, seed = 7): BusyMix {
     }));
     const f = random();
     const extra = f < 0.01 ? between(300, 900) : f < 0.03 ? between(120, 250) : 0;
-    for (let i = 0; i < extra; i++) pull.files.push({ path: `vendor/pkg${Math.floor(i / 40)}/file${i}.go`, additions: between(1, 400), deletions: 0, status: 'added' });
+    for (let i = 0; i < extra; i++)
+      pull.files.push({
+        path: `vendor/pkg${Math.floor(i / 40)}/file${i}.go`,
+        additions: between(1, 400),
+        deletions: 0,
+        status: 'added',
+      });
     if (pull.comments.length > 50) mix.commentsPastOnePage += 1;
     if (reviews > 20) mix.reviewsPastOnePage += 1;
     if (pull.reviews.some((review) => (review.comments?.length ?? 0) > 10)) mix.reviewCommentsPastOnePage += 1;

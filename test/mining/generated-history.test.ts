@@ -25,7 +25,11 @@ afterAll(async () => {
 
 const chainsOf = async (style: string, opts: PipelineOptions = {}) => {
   const { path, result } = mined[style];
-  return recordsToChains({ name: 'acme/widgets', path }, result.prs, (prs) => withLocalPatches(path, prs), { repo: 'acme/widgets', pullNumbers: result.pullNumbers, ...opts });
+  return recordsToChains({ name: 'acme/widgets', path }, result.prs, (prs) => withLocalPatches(path, prs), {
+    repo: 'acme/widgets',
+    pullNumbers: result.pullNumbers,
+    ...opts,
+  });
 };
 
 describe.each(['merge', 'squash'])('a %s history', (style) => {
@@ -36,7 +40,10 @@ describe.each(['merge', 'squash'])('a %s history', (style) => {
     const five = prs.find((pr) => pr.number === 5)!;
     expect(five.title).toBe('Expire cache entries on write');
     expect(five.commitShas).toHaveLength(2);
-    expect(five.messages.slice(1)).toEqual(['Expire entries on write', 'Add a test\n\nFollow-up to #4: the TTL is now enforced on write too.']);
+    expect(five.messages.slice(1)).toEqual([
+      'Expire entries on write',
+      'Add a test\n\nFollow-up to #4: the TTL is now enforced on write too.',
+    ]);
   });
 
   test('references become typed edges between PRs; issues and other repositories do not', async () => {
@@ -78,9 +85,16 @@ describe.each(['merge', 'squash'])('a %s history', (style) => {
 
   test('a weak link (#11 only fixes the test of #10) joins chains only with --min-strength weak, and makes the chain weak', async () => {
     const { edges } = await chainsOf(style);
-    expect(edges.find((edge) => edge.from === 11)).toMatchObject({ to: 10, kind: 'fixes', strength: 'weak', strengthWhy: '#11 changes only tests or docs' });
+    expect(edges.find((edge) => edge.from === 11)).toMatchObject({
+      to: 10,
+      kind: 'fixes',
+      strength: 'weak',
+      strengthWhy: '#11 changes only tests or docs',
+    });
     const { chains, summary } = await chainsOf(style, { minStrength: 'weak' });
-    expect(chains.filter((chain) => chain.strength === 'weak').map((chain) => chain.id)).toEqual(['acme/widgets#10-11']);
+    expect(chains.filter((chain) => chain.strength === 'weak').map((chain) => chain.id)).toEqual([
+      'acme/widgets#10-11',
+    ]);
     expect(summary.chainsByStrength).toEqual({ strong: 6, weak: 1 });
   });
 
@@ -90,7 +104,7 @@ describe.each(['merge', 'squash'])('a %s history', (style) => {
     expect(plugin).toEqual([10, 10]);
   });
 
-  test("chain members carry their patch, split into code and test parts", async () => {
+  test('chain members carry their patch, split into code and test parts', async () => {
     const { chains } = await chainsOf(style);
     const two = chains[0].prs[0];
     expect(two.patch).toContain('diff --git a/widgets/cache.py b/widgets/cache.py');

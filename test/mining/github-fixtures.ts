@@ -4,7 +4,8 @@ import { git } from '../../src/git';
 import { readLocalPullRequests } from '../../src/mining/landings/local-git';
 import type { FakeCommit, FakePull, FakeRepo } from '../support/fake-github';
 
-const login = (author: string) => (author.endsWith('[bot]') ? author : author.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
+const login = (author: string) =>
+  author.endsWith('[bot]') ? author : author.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 const STATUS = { added: 'added', modified: 'modified', deleted: 'removed', renamed: 'renamed' } as const;
 
 /**
@@ -14,7 +15,12 @@ const STATUS = { added: 'added', modified: 'modified', deleted: 'removed', renam
 export async function fakeRepoFromClone(owner: string, name: string, path: string): Promise<FakeRepo> {
   const { prs } = await readLocalPullRequests(path);
   const refs = (await git(path, ['for-each-ref', '--format=%(objectname)'])).split('\n').filter(Boolean);
-  const commits = new Map<string, FakeCommit>((await logCommits(path, [...new Set(refs)])).map((c) => [c.sha, { sha: c.sha, message: c.message, parents: c.parents }]));
+  const commits = new Map<string, FakeCommit>(
+    (await logCommits(path, [...new Set(refs)])).map((c) => [
+      c.sha,
+      { sha: c.sha, message: c.message, parents: c.parents },
+    ]),
+  );
   const pulls: FakePull[] = prs.map((pr) => ({
     number: pr.number,
     title: pr.title,
@@ -28,7 +34,12 @@ export async function fakeRepoFromClone(owner: string, name: string, path: strin
     baseSha: pr.baseSha,
     headSha: pr.headSha ?? pr.mergeSha,
     mergeSha: pr.mergeSha,
-    files: pr.files.map((f) => ({ path: f.path, additions: f.additions, deletions: f.deletions, status: STATUS[f.status] })),
+    files: pr.files.map((f) => ({
+      path: f.path,
+      additions: f.additions,
+      deletions: f.deletions,
+      status: STATUS[f.status],
+    })),
     commits: (pr.commitShas ?? []).map((sha) => commits.get(sha) as FakeCommit),
   }));
   return { owner, name, defaultBranch: 'main', pulls, commits, gitDir: path };
@@ -48,7 +59,11 @@ export function syntheticFakeRepo(count: number, owner = 'acme', name = 'big'): 
   for (let i = 1; i <= count; i++) {
     const number = i + 1;
     const open = i % 3 === 0;
-    const own = { sha: sha(`own ${number}`), message: i % 10 === 0 ? `Follow-up to #${number - 1}` : `Work on ${number}`, parents: [mainTip] };
+    const own = {
+      sha: sha(`own ${number}`),
+      message: i % 10 === 0 ? `Follow-up to #${number - 1}` : `Work on ${number}`,
+      parents: [mainTip],
+    };
     commits.set(own.sha, own);
     const created = new Date(Date.UTC(2023, 0, 1) + i * 3_600_000).toISOString();
     let mergeSha: string | null = null;

@@ -71,14 +71,23 @@ export class HistoryBuilder {
   /** Mainline tips after each step, so a PR can fork from an older main. */
   private readonly history: Tip[] = [];
 
-  constructor(initialFiles: FileChanges = { 'README.md': '# project\n' }, private readonly defaultAuthor = 'Ada Lovelace') {
+  constructor(
+    initialFiles: FileChanges = { 'README.md': '# project\n' },
+    private readonly defaultAuthor = 'Ada Lovelace',
+  ) {
     this.tip = this.commit('Initial import', defaultAuthor, undefined, [], apply(new Map(), initialFiles));
     this.history.push(this.tip);
   }
 
   /** A commit pushed straight to main. */
   direct(commit: CommitSpec): this {
-    this.tip = this.commit(commit.message, commit.author ?? this.defaultAuthor, this.tip, [], apply(this.tip.tree, commit.files));
+    this.tip = this.commit(
+      commit.message,
+      commit.author ?? this.defaultAuthor,
+      this.tip,
+      [],
+      apply(this.tip.tree, commit.files),
+    );
     this.history.push(this.tip);
     return this;
   }
@@ -95,7 +104,10 @@ export class HistoryBuilder {
     const merge = (message: string, by: string) => this.commit(message, by, this.tip, [head.mark], landed);
     switch (spec.landing) {
       case 'merge':
-        this.tip = merge(`Merge pull request #${spec.number} from ${slug(author)}/pr-${spec.number}\n\n${spec.title}`, 'GitHub');
+        this.tip = merge(
+          `Merge pull request #${spec.number} from ${slug(author)}/pr-${spec.number}\n\n${spec.title}`,
+          'GitHub',
+        );
         break;
       case 'merge-titled':
         this.tip = merge(`${spec.title} (#${spec.number})`, author);
@@ -106,13 +118,22 @@ export class HistoryBuilder {
       case 'squash': {
         // GitHub's default squash message lists the squashed commits.
         const body = spec.body ?? spec.commits.map((c) => `* ${c.message}`).join('\n\n');
-        this.tip = this.commit(`${spec.title} (#${spec.number})${body ? `\n\n${body}` : ''}`, author, this.tip, [], landed);
+        this.tip = this.commit(
+          `${spec.title} (#${spec.number})${body ? `\n\n${body}` : ''}`,
+          author,
+          this.tip,
+          [],
+          landed,
+        );
         break;
       }
       case 'rebase':
         for (const original of this.commits.slice(-spec.commits.length)) {
           const tree = apply(this.tip.tree, Object.fromEntries(original.changes));
-          this.tip = this.commit(original.message, 'GitHub', this.tip, [], tree, { author: original.author, time: original.time });
+          this.tip = this.commit(original.message, 'GitHub', this.tip, [], tree, {
+            author: original.author,
+            time: original.time,
+          });
         }
         break;
       case 'fast-forward':
@@ -144,14 +165,25 @@ export class HistoryBuilder {
         let end = done + 1;
         while (end < this.commits.length && !NAMES_LANDING_SHA.test(this.commits[end].message)) end += 1;
         const shas = imported ? await readMarks(join(marks, 'marks')) : new Map<number, string>();
-        const stream = this.commits.slice(done, end).map((c) => render(c, (n) => shas.get(this.landings.get(n) ?? -1) ?? '')).join('');
-        const markArgs = [`--export-marks=${join(marks, 'marks')}`, ...(imported ? [`--import-marks=${join(marks, 'marks')}`] : [])];
+        const stream = this.commits
+          .slice(done, end)
+          .map((c) => render(c, (n) => shas.get(this.landings.get(n) ?? -1) ?? ''))
+          .join('');
+        const markArgs = [
+          `--export-marks=${join(marks, 'marks')}`,
+          ...(imported ? [`--import-marks=${join(marks, 'marks')}`] : []),
+        ];
         await git(path, ['fast-import', '--quiet', '--force', '--done', ...markArgs], { input: `${stream}done\n` });
         imported = true;
         done = end;
       }
-      const refs = [`reset refs/heads/main\nfrom :${this.tip.mark}\n\n`, ...[...this.refs].map(([ref, mark]) => `reset ${ref}\nfrom :${mark}\n\n`)];
-      await git(path, ['fast-import', '--quiet', '--force', '--done', `--import-marks=${join(marks, 'marks')}`], { input: `${refs.join('')}done\n` });
+      const refs = [
+        `reset refs/heads/main\nfrom :${this.tip.mark}\n\n`,
+        ...[...this.refs].map(([ref, mark]) => `reset ${ref}\nfrom :${mark}\n\n`),
+      ];
+      await git(path, ['fast-import', '--quiet', '--force', '--done', `--import-marks=${join(marks, 'marks')}`], {
+        input: `${refs.join('')}done\n`,
+      });
     } finally {
       await rm(marks, { recursive: true, force: true });
     }
@@ -170,28 +202,54 @@ export class HistoryBuilder {
   private branch(spec: PrSpec, fork: Tip): Tip {
     let head = fork;
     for (const commit of spec.commits) {
-      head = this.commit(commit.message, commit.author ?? spec.author ?? this.defaultAuthor, head, [], apply(head.tree, commit.files));
+      head = this.commit(
+        commit.message,
+        commit.author ?? spec.author ?? this.defaultAuthor,
+        head,
+        [],
+        apply(head.tree, commit.files),
+      );
     }
     if (spec.pullRef) this.refs.set(`refs/pull/${spec.number}/head`, head.mark);
     return head;
   }
 
-  private commit(message: string, author: string, parent: Tip | undefined, merges: number[], tree: Tree, authored?: PendingCommit['authored']): Tip {
+  private commit(
+    message: string,
+    author: string,
+    parent: Tip | undefined,
+    merges: number[],
+    tree: Tree,
+    authored?: PendingCommit['authored'],
+  ): Tip {
     this.clock += 60;
     const mark = this.commits.length + 1;
-    this.commits.push({ mark, message, author, time: this.clock, from: parent?.mark, merges, changes: difference(parent?.tree ?? new Map(), tree), authored });
+    this.commits.push({
+      mark,
+      message,
+      author,
+      time: this.clock,
+      from: parent?.mark,
+      merges,
+      changes: difference(parent?.tree ?? new Map(), tree),
+      authored,
+    });
     return { mark, tree };
   }
 }
 
 function render(commit: PendingCommit, landingSha: (pr: number) => string): string {
-  const who = (name: string, time: number) => `${name} <${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.test> ${time} +0000`;
+  const who = (name: string, time: number) =>
+    `${name} <${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.test> ${time} +0000`;
   const author = commit.authored ? who(commit.authored.author, commit.authored.time) : who(commit.author, commit.time);
   const message = commit.message.replace(LANDING_SHA, (_, n: string) => landingSha(Number(n)));
-  const lines = [`commit refs/builder/scratch\nmark :${commit.mark}\nauthor ${author}\ncommitter ${who(commit.author, commit.time)}\n${data(message)}`];
+  const lines = [
+    `commit refs/builder/scratch\nmark :${commit.mark}\nauthor ${author}\ncommitter ${who(commit.author, commit.time)}\n${data(message)}`,
+  ];
   if (commit.from !== undefined) lines.push(`from :${commit.from}\n`);
   for (const merge of commit.merges) lines.push(`merge :${merge}\n`);
-  for (const [path, content] of commit.changes) lines.push(content === null ? `D ${path}\n` : `M 100644 inline ${path}\n${data(content)}`);
+  for (const [path, content] of commit.changes)
+    lines.push(content === null ? `D ${path}\n` : `M 100644 inline ${path}\n${data(content)}`);
   return lines.join('') + '\n';
 }
 

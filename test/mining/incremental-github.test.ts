@@ -28,7 +28,15 @@ afterAll(async () => {
 });
 
 const mine = () =>
-  mineToFiles({ github: 'acme/parser', out: join(root, 'chains.jsonl'), refresh: true }, { dataDir: root, env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' }, warn: () => undefined, secondMs: 5 });
+  mineToFiles(
+    { github: 'acme/parser', out: join(root, 'chains.jsonl'), refresh: true },
+    {
+      dataDir: root,
+      env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' },
+      warn: () => undefined,
+      secondMs: 5,
+    },
+  );
 
 const compared = () => fake.requests.filter((r) => r.path.includes('/compare/')).length;
 

@@ -25,7 +25,9 @@ afterAll(async () => {
 });
 
 async function mine(out: string, ...extra: string[]) {
-  const r = await cli(['mine', '--repo', clone, '--name', 'acme/parser', '--out', join(root, out), ...extra], { CHAINSMITH_HOME: root });
+  const r = await cli(['mine', '--repo', clone, '--name', 'acme/parser', '--out', join(root, out), ...extra], {
+    CHAINSMITH_HOME: root,
+  });
   return { ...r, ...(r.code === 0 ? await files(out) : {}) };
 }
 
@@ -55,15 +57,28 @@ test('a rerun adds only the new PRs and edges, grows the chain a new PR builds o
   const second = await mine('chains.jsonl');
   expect(second.stderr).toBe('');
   expect(second.code).toBe(0);
-  expect(second.chains).toEqual(['acme/parser#1-2-3', 'acme/parser#4-5', 'acme/parser#1-2-3-6', 'acme/parser#4-5-9', 'acme/parser#7-8']);
+  expect(second.chains).toEqual([
+    'acme/parser#1-2-3',
+    'acme/parser#4-5',
+    'acme/parser#1-2-3-6',
+    'acme/parser#4-5-9',
+    'acme/parser#7-8',
+  ]);
   expect(second.prs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-  expect(second.summary?.incremental).toEqual({ since: '2024-05-05T10:00:00.000Z', newPrs: 4, newEdges: 3, chainsAdded: 3, chainsExtended: 2 });
+  expect(second.summary?.incremental).toEqual({
+    since: '2024-05-05T10:00:00.000Z',
+    newPrs: 4,
+    newEdges: 3,
+    chainsAdded: 3,
+    chainsExtended: 2,
+  });
   expect(second.edges?.find((edge) => edge.from === 9)).toMatchObject({ to: 5, kind: 'code-history' });
   expect(second.stdout).toContain('4 new PRs, 3 new edges, 3 new chains (2 grown from an earlier one)');
 
   // What the rerun added is what a mine of the whole history from scratch finds: no edge lost or doubled.
   const scratch = await mine('scratch.jsonl');
-  const key = (edge: { from: number; to: number; kind: string; confidence: number }) => `${edge.from}>${edge.to} ${edge.kind} ${edge.confidence}`;
+  const key = (edge: { from: number; to: number; kind: string; confidence: number }) =>
+    `${edge.from}>${edge.to} ${edge.kind} ${edge.confidence}`;
   expect(second.edges?.map(key)).toEqual(scratch.edges?.map(key));
   expect(scratch.prs).toEqual(second.prs);
 });
@@ -86,7 +101,11 @@ test('a rerun with other options is refused and names them; --fresh mines from s
 test('the cursor records the defaults a mine ran under: naming a default is the same mine, and a cursor made under another default is refused', async () => {
   const first = await mine('defaults.jsonl');
   expect(first.code).toBe(0);
-  expect(first.cursor?.options).toMatchObject({ minStrength: DEFAULT_MIN_STRENGTH, minConfidence: DEFAULT_MIN_CONFIDENCE, blameDays: DEFAULT_WINDOW_DAYS });
+  expect(first.cursor?.options).toMatchObject({
+    minStrength: DEFAULT_MIN_STRENGTH,
+    minConfidence: DEFAULT_MIN_CONFIDENCE,
+    blameDays: DEFAULT_WINDOW_DAYS,
+  });
 
   const named = await mine('defaults.jsonl', '--min-strength', DEFAULT_MIN_STRENGTH);
   expect({ code: named.code, stderr: named.stderr }).toEqual({ code: 0, stderr: '' });

@@ -8,7 +8,11 @@ export class ReleaseRepo extends ScratchRepo {
   async init(): Promise<this> {
     await mkdir(this.path, { recursive: true });
     await this.run('init', '-q');
-    await this.commit('Initial import', { 'src/app.py': lines('app', 20), 'src/util.py': lines('util', 20), 'CHANGES.md': '# changes\n' });
+    await this.commit('Initial import', {
+      'src/app.py': lines('app', 20),
+      'src/util.py': lines('util', 20),
+      'CHANGES.md': '# changes\n',
+    });
     return this;
   }
 
@@ -26,7 +30,14 @@ export class ReleaseRepo extends ScratchRepo {
   async mergePr(number: number, into: string, branch: string, title: string): Promise<void> {
     await this.run('update-ref', `refs/pull/${number}/head`, branch);
     await this.run('checkout', '-q', into);
-    await this.run('merge', '-q', '--no-ff', '-m', `Merge pull request #${number} from someone/${branch}\n\n${title}`, branch);
+    await this.run(
+      'merge',
+      '-q',
+      '--no-ff',
+      '-m',
+      `Merge pull request #${number} from someone/${branch}\n\n${title}`,
+      branch,
+    );
   }
 
   /** GitHub's squash button onto `into`: one commit "Title (#N)" with the branch's changes. */

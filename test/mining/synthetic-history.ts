@@ -20,9 +20,11 @@ export function syntheticHistory(prCount: number, opts: { squashEvery?: number }
     const style: LandingStyle = i % squashEvery === squashEvery - 1 ? 'squash' : 'merge';
     const previous = landed[landed.length - 1 - (i % 5)];
     const title =
-      i % 10 === 3 && previous ? `Follow-up to #${previous}: extend mod_${m}` :
-      i % 10 === 7 && previous ? `Fix regression from #${previous} in mod_${m}` :
-      `Change mod_${m}`;
+      i % 10 === 3 && previous
+        ? `Follow-up to #${previous}: extend mod_${m}`
+        : i % 10 === 7 && previous
+          ? `Fix regression from #${previous} in mod_${m}`
+          : `Change mod_${m}`;
     const body = i % 4 === 0 ? `Fixes #${number - 1}` : '';
     history.pr({
       number,
@@ -32,7 +34,9 @@ export function syntheticHistory(prCount: number, opts: { squashEvery?: number }
       author: authors[i % authors.length],
       commits: [
         { message: `${title}\n\n${body}`, files: { [`pkg/mod_${m}.py`]: `VALUE = ${number}\n` } },
-        ...(i % 3 === 0 ? [{ message: 'Add a test', files: { [`tests/test_mod_${m}.py`]: `assert ${number}\n` } }] : []),
+        ...(i % 3 === 0
+          ? [{ message: 'Add a test', files: { [`tests/test_mod_${m}.py`]: `assert ${number}\n` } }]
+          : []),
       ],
     });
     landed.push(number);

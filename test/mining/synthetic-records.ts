@@ -16,7 +16,12 @@ export function syntheticRecords(count: number): PullRequestRecord[] {
     const number = 2 * i + 2; // issues take the odd numbers
     const recent = (back: number) => Math.max(2, number - 2 * back);
     const roll = (i * 2654435761) % 100;
-    const title = roll < 6 ? `Follow-up to #${recent(1 + (i % 7))}: extend the parser` : roll < 10 ? `Fix regression from #${recent(1 + (i % 30))}` : `Improve module ${i % 400}`;
+    const title =
+      roll < 6
+        ? `Follow-up to #${recent(1 + (i % 7))}: extend the parser`
+        : roll < 10
+          ? `Fix regression from #${recent(1 + (i % 30))}`
+          : `Improve module ${i % 400}`;
     const body = [
       roll % 4 === 0 ? `Fixes #${number - 1}.` : '',
       roll > 95 ? `See #${1000 + 2 * (i % 5)} for the plan.` : '',
@@ -24,7 +29,9 @@ export function syntheticRecords(count: number): PullRequestRecord[] {
     ].join(' ');
     const messages = [
       `${title} (#${number})`,
-      roll >= 10 && roll < 13 ? `Revert "Improve module"\n\nThis reverts commit ${sha(`merge ${recent(2)}`)}.` : `Work on ${i % 400}`,
+      roll >= 10 && roll < 13
+        ? `Revert "Improve module"\n\nThis reverts commit ${sha(`merge ${recent(2)}`)}.`
+        : `Work on ${i % 400}`,
     ];
     const author = i % 25 === 0 ? 'dependabot[bot]' : `dev-${i % 300}`;
     const paths = [`src/module_${i % 400}.py`, ...(i % 3 === 0 ? [`tests/test_module_${i % 400}.py`] : [])];
@@ -39,7 +46,14 @@ export function syntheticRecords(count: number): PullRequestRecord[] {
       baseSha: sha(`base ${number}`),
       mergeSha: sha(`merge ${number}`),
       commitShas: [sha(`own ${number}`)],
-      files: paths.map((path) => ({ path, kind: fileKind(path), status: 'modified' as const, additions: 12, deletions: 4, binary: false })),
+      files: paths.map((path) => ({
+        path,
+        kind: fileKind(path),
+        status: 'modified' as const,
+        additions: 12,
+        deletions: 4,
+        binary: false,
+      })),
     });
   }
   return records;

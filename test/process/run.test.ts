@@ -29,7 +29,14 @@ test('a run returns its exit code and both outputs, given its input, in its cwd 
     baseEnv: { PATH: process.env.PATH, GONE: 'x' },
     env: { KEPT: 'yes', GONE: undefined },
   });
-  expect(r).toMatchObject({ exitCode: 3, signal: null, stdout: 'to stdin', stderr: '/tmp yes unset\n', timedOut: false, truncated: false });
+  expect(r).toMatchObject({
+    exitCode: 3,
+    signal: null,
+    stdout: 'to stdin',
+    stderr: '/tmp yes unset\n',
+    timedOut: false,
+    truncated: false,
+  });
 });
 
 test('a command that does not exist is a result with the reason, not a throw', async () => {
@@ -49,7 +56,10 @@ test('a timeout stops the whole process group, children that ignore SIGTERM incl
 
 test('an abort stops the process group the same way', async () => {
   const abort = new AbortController();
-  const pending = run('bash', ['-c', 'sleep 300 & echo $!; wait'], { signal: abort.signal, onStdout: () => abort.abort() });
+  const pending = run('bash', ['-c', 'sleep 300 & echo $!; wait'], {
+    signal: abort.signal,
+    onStdout: () => abort.abort(),
+  });
   const r = await pending;
   expect(r.aborted).toBe(true);
   expect(r.timedOut).toBe(false);

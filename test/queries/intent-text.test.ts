@@ -22,7 +22,14 @@ test('names the added lines define, call or pass as keywords are collected; keyw
 });
 
 test('code, references and added names are withheld; the rest of the sentence stays', () => {
-  const context = { identifiers: addedIdentifiers(patch), stageOf: new Map([[3, 1], [7, 2]]), stage: 2 };
+  const context = {
+    identifiers: addedIdentifiers(patch),
+    stageOf: new Map([
+      [3, 1],
+      [7, 2],
+    ]),
+    stage: 2,
+  };
   const text = intentOnly(
     'Follow-up to #3: entries now expire (see `ttl`). Calling lookup_entry(k) used pkg.cache and fixes #99 (#7).',
     context,

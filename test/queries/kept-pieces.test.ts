@@ -10,7 +10,12 @@ import { ModelClient } from '../../src/model/client';
 import { FakeOpenAI, type Script } from '../support/fake-openai';
 import { sampleChain } from './sample-chain';
 
-const STAGE = { intent: 'Callers can be handed data that is far out of date.', locus: 'The caching layer.', logic: 'Bound the age of an entry.', directive: 'Respect a maximum age.' };
+const STAGE = {
+  intent: 'Callers can be handed data that is far out of date.',
+  locus: 'The caching layer.',
+  logic: 'Bound the age of an entry.',
+  directive: 'Respect a maximum age.',
+};
 const OVERVIEW = { overview: 'Make the cache trustworthy.' };
 
 /**
@@ -40,14 +45,23 @@ test('the query activity keeps each written piece: a retry after the overview fa
     expect(before).toBe(chain.prs.length + 1);
 
     overviewUp = true;
-    const queries = (await new MockActivityEnvironment({ ...info, attempt: 2 }).run(synthesizeQueries, input)) as Awaited<ReturnType<typeof synthesizeQueries>>;
+    const queries = (await new MockActivityEnvironment({ ...info, attempt: 2 }).run(
+      synthesizeQueries,
+      input,
+    )) as Awaited<ReturnType<typeof synthesizeQueries>>;
     // The overview alone was asked again.
     expect(writerCalls()).toBe(before + 1);
     const written = await store.getText(queries.queriesRef);
-    expect(JSON.parse(written)).toMatchObject({ overview: OVERVIEW.overview, stages: chain.prs.map(() => ({ parts: STAGE })) });
+    expect(JSON.parse(written)).toMatchObject({
+      overview: OVERVIEW.overview,
+      stages: chain.prs.map(() => ({ parts: STAGE })),
+    });
 
     // Another run of the same chain writes its own.
-    await new MockActivityEnvironment({ workflowExecution: { workflowId: 'chain-kept', runId: 'run-2' } }).run(synthesizeQueries, input);
+    await new MockActivityEnvironment({ workflowExecution: { workflowId: 'chain-kept', runId: 'run-2' } }).run(
+      synthesizeQueries,
+      input,
+    );
     expect(writerCalls()).toBe(before + 1 + chain.prs.length + 1);
   } finally {
     await fake.stop();

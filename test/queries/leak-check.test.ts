@@ -27,7 +27,9 @@ const PATCH = [
 const secrets = patchSecrets(PATCH);
 
 test('a patch yields the names it introduces, its literals, its files and its code lines', () => {
-  expect([...secrets.identifiers].sort()).toEqual(['StaleEntry', 'assert_raises', 'entry.stamp', 'refreshFromDisk', 'test_expired_entry_raises', 'time.time'].sort());
+  expect([...secrets.identifiers].sort()).toEqual(
+    ['StaleEntry', 'assert_raises', 'entry.stamp', 'refreshFromDisk', 'test_expired_entry_raises', 'time.time'].sort(),
+  );
   // "lookup" is defined on both sides of the diff: it exists already, so naming it says where, not what.
   expect([...secrets.names].sort()).toEqual(['test_expired_entry_raises', 'ttl']);
   expect([...secrets.literals]).toEqual(['cache entry expired before use']);
@@ -35,7 +37,8 @@ test('a patch yields the names it introduces, its literals, its files and its co
 });
 
 test('a query that states intent and place without the edit scores 0', () => {
-  const text = 'Cached lookups can return entries that are far too old. In the caching layer, let callers bound how old an entry may be and refuse stale ones; keep today\'s behaviour when no bound is given.';
+  const text =
+    "Cached lookups can return entries that are far too old. In the caching layer, let callers bound how old an entry may be and refuse stale ones; keep today's behaviour when no bound is given.";
   expect(checkLeak(text, secrets)).toEqual({ score: 0, findings: [] });
 });
 
@@ -58,7 +61,10 @@ test('each kind of give-away is found, and findings add up', () => {
 });
 
 test('a file path alone stays within the default limit; a name the patch defines does not', () => {
-  expect(leakReport('Work in pkg/cache.py: stale entries must not be served.', secrets)).toMatchObject({ passed: true, attempts: 1 });
+  expect(leakReport('Work in pkg/cache.py: stale entries must not be served.', secrets)).toMatchObject({
+    passed: true,
+    attempts: 1,
+  });
   expect(leakReport('Give the lookup a ttl.', secrets)).toMatchObject({ passed: false });
   // The longer path is one finding, not two ("pkg/cache.py" and "cache.py").
   expect(checkLeak('See pkg/cache.py.', secrets).findings).toHaveLength(1);
@@ -66,5 +72,7 @@ test('a file path alone stays within the default limit; a name the patch defines
 
 test('prose words that only resemble code are not findings', () => {
   // "time" and "entry" occur in the patch but as existing names and plain words, not as introduced code.
-  expect(checkLeak('Each entry records the time it was stored; expired entries raise an error.', secrets).findings).toEqual([]);
+  expect(
+    checkLeak('Each entry records the time it was stored; expired entries raise an error.', secrets).findings,
+  ).toEqual([]);
 });

@@ -30,10 +30,13 @@ export function sampleChain(): Chain {
         '+def lookup(key, ttl=None):',
         '+    if expired(entry, ttl): return refreshFromDisk(entry)',
       ]),
-      pr(12, 'Follow-up to #10: count cache misses', 'Operators want to see how often the cache misses.', 'pkg/stats.py', [
-        '+MISS_COUNTER = Counter("cache_misses_total")',
-        '+def record_miss(): MISS_COUNTER.inc()',
-      ]),
+      pr(
+        12,
+        'Follow-up to #10: count cache misses',
+        'Operators want to see how often the cache misses.',
+        'pkg/stats.py',
+        ['+MISS_COUNTER = Counter("cache_misses_total")', '+def record_miss(): MISS_COUNTER.inc()'],
+      ),
     ],
   };
 }

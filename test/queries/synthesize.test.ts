@@ -26,7 +26,9 @@ const MISSES = {
   logic: 'Count each miss in a metric that monitoring can scrape.',
   directive: 'Expose the number of cache misses as a metric.',
 };
-const OVERVIEW = { overview: 'Make the cache trustworthy and observable: bound the age of entries, then report how often it misses.' };
+const OVERVIEW = {
+  overview: 'Make the cache trustworthy and observable: bound the age of entries, then report how often it misses.',
+};
 
 /** The stage (1-based) a query-writer call is for, by its marker; undefined for the chain overview. */
 function stageOf(marker?: CallMarker): number | undefined {
@@ -48,7 +50,8 @@ test('a leaking query is caught, sent back with the findings and regenerated; a 
     const answered = req.messages.filter((m) => m.role === 'assistant').length;
     const stage = stageOf(marker);
     if (stage === 1) return { content: JSON.stringify(answered === 0 ? LEAKY : CLEAN) };
-    if (stage === 2) return { content: answered === 0 ? 'Sure! Here is the query: count misses.' : JSON.stringify(MISSES) };
+    if (stage === 2)
+      return { content: answered === 0 ? 'Sure! Here is the query: count misses.' : JSON.stringify(MISSES) };
     return { content: JSON.stringify(OVERVIEW) };
   };
   await withFake(script, async (client, fake) => {
@@ -77,7 +80,12 @@ test('a leaking query is caught, sent back with the findings and regenerated; a 
     expect(malformedRetry.messages.at(-1)!.content).toMatch(/could not be used: it is not valid JSON/);
     expect(second.leak).toMatchObject({ attempts: 2, firstScore: 0, passed: true });
 
-    expect(queries).toMatchObject({ generator: 'model', model: 'writer', overview: OVERVIEW.overview, overviewLeak: { score: 0, attempts: 1 } });
+    expect(queries).toMatchObject({
+      generator: 'model',
+      model: 'writer',
+      overview: OVERVIEW.overview,
+      overviewLeak: { score: 0, attempts: 1 },
+    });
     expect(summarizeLeaks([queries])).toMatchObject({ queries: 3, caught: 1, leaked: 0, rate: 0, regenerations: 2 });
   });
 });
@@ -90,7 +98,11 @@ test('every request asks for the four parts through a strict JSON schema, with t
       const stageRequest = fake.requests.find((r) => stageOf(r.marker) === 1)!.body;
       expect(stageRequest.response_format).toMatchObject({
         type: 'json_schema',
-        json_schema: { name: 'stage_query', strict: true, schema: { required: ['intent', 'locus', 'logic', 'directive'] } },
+        json_schema: {
+          name: 'stage_query',
+          strict: true,
+          schema: { required: ['intent', 'locus', 'logic', 'directive'] },
+        },
       });
       expect(stageRequest.messages[0].content).toMatch(/^You write task statements/);
       expect(stageRequest.messages[1].content).toContain('Title: Expire cache entries after a TTL');
@@ -123,11 +135,15 @@ test('when every attempt leaks, the least leaky query is kept and marked as leak
 
 test('no valid reply in any attempt fails the chain with the reason', async () => {
   await withFake(
-    (_req, marker) => ({ content: stageOf(marker) === 2 ? '{"intent": ""}' : JSON.stringify(stageOf(marker) ? CLEAN : OVERVIEW) }),
+    (_req, marker) => ({
+      content: stageOf(marker) === 2 ? '{"intent": ""}' : JSON.stringify(stageOf(marker) ? CLEAN : OVERVIEW),
+    }),
     async (client) => {
       const failure = synthesizeQueries(client, 'writer', sampleChain(), { maxAttempts: 2 });
       await expect(failure).rejects.toThrow(MalformedReplyError);
-      await expect(failure).rejects.toThrow(/no valid reply for the query for stage 2 \(PR #12\) in 2 attempts \(attempt 1: it does not match the schema \(intent: .*locus: /);
+      await expect(failure).rejects.toThrow(
+        /no valid reply for the query for stage 2 \(PR #12\) in 2 attempts \(attempt 1: it does not match the schema \(intent: .*locus: /,
+      );
     },
   );
 });

@@ -60,5 +60,9 @@ test('the leak check finds nothing in the template queries of the demo chain', (
   const measured = measureLeaks(queries, chain);
   expect(summarizeLeaks([measured])).toMatchObject({ queries: 4, caught: 0, leaked: 0, rate: 0 });
   // The raw PR text, by contrast, gives the edit away: the title names the function PR #2 adds.
-  expect(checkLeak(chain.prs[0].title, patchSecrets(chain.prs[0].patch)).findings).toContainEqual({ kind: 'name', text: 'median', weight: 0.4 });
+  expect(checkLeak(chain.prs[0].title, patchSecrets(chain.prs[0].patch)).findings).toContainEqual({
+    kind: 'name',
+    text: 'median',
+    weight: 0.4,
+  });
 });

@@ -11,7 +11,9 @@ test('`chainsmith report` writes the page of an export and says where; without a
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-report-cli-'));
   const missing = await cli(['report', '--export', dir], { CHAINSMITH_HOME: dir });
   expect(missing.code).toBe(2);
-  expect(missing.stderr.trim()).toBe(`error: no export in ${dir} (manifest.json is missing): run \`chainsmith export\` first`);
+  expect(missing.stderr.trim()).toBe(
+    `error: no export in ${dir} (manifest.json is missing): run \`chainsmith export\` first`,
+  );
 
   await exportDataset([acceptedRun()], join(dir, 'datasets', 'export'));
   const r = await cli(['report', '--price-input', '2.5', '--price-output', '10'], { CHAINSMITH_HOME: dir });

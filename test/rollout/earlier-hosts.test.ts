@@ -13,11 +13,21 @@ import { buildDeps } from '../../src/workers/deps';
 
 test('a round retried after its worker died elsewhere names that host, so the chain cleans up there too', async () => {
   const config = testConfig();
-  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-hosts-')), 'app'), { 'README.md': '# app\n' });
+  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-hosts-')), 'app'), {
+    'README.md': '# app\n',
+  });
   const chain = repo.chain('hosts/app', [await repo.pr(1, 'Say more', { 'README.md': '# app\n\nmore\n' })]);
   const store = ArtifactStore.fromConfig(config);
   // What the last heartbeat of the attempt before said: it ran on host-b, after one on host-a died.
-  const previous: RoundProgress = { stage: 0, round: 0, step: 3, promptTokens: 0, completionTokens: 0, host: 'host-b', earlierHosts: ['host-a', hostname()] };
+  const previous: RoundProgress = {
+    stage: 0,
+    round: 0,
+    step: 3,
+    promptTokens: 0,
+    completionTokens: 0,
+    host: 'host-b',
+    earlierHosts: ['host-a', hostname()],
+  };
   const env = new MockActivityEnvironment({ attempt: 3, heartbeatDetails: previous });
   const beats: RoundProgress[] = [];
   env.on('heartbeat', (d: RoundProgress) => beats.push(d));

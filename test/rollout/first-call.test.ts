@@ -44,7 +44,13 @@ async function containerAppears(runKey: string, ms: number): Promise<boolean> {
   return false;
 }
 
-const input = async (runKey: string) => ({ runKey, chainRef: await store.putJson(chain), queriesRef: await store.putJson(templateQueries(chain)), stage: 0, round: 0 });
+const input = async (runKey: string) => ({
+  runKey,
+  chainRef: await store.putJson(chain),
+  queriesRef: await store.putJson(templateQueries(chain)),
+  stage: 0,
+  round: 0,
+});
 
 test("a stage without a carry asks for the agent's first step while its sandbox opens, and the step runs in that sandbox", async () => {
   const runKey = `first-call-${Date.now()}/run`;
@@ -53,9 +59,16 @@ test("a stage without a carry asks for the agent's first step while its sandbox 
     kind: 'model',
     async next(messages, { step, scaffold }) {
       // The call comes before the container is even created; the container then appears while it is in flight.
-      if (step === 0) atFirstCall = { before: (await roundContainers(docker, { runKey })).length, appeared: await containerAppears(runKey, 20_000) };
+      if (step === 0)
+        atFirstCall = {
+          before: (await roundContainers(docker, { runKey })).length,
+          appeared: await containerAppears(runKey, 20_000),
+        };
       const action = step === 0 ? { run: 'cat README.md', why: 'Look.' } : { submit: 'looked' };
-      return { message: scaffold.reply(action, `call-${messages.length}`), usage: { promptTokens: 1, completionTokens: 1 } };
+      return {
+        message: scaffold.reply(action, `call-${messages.length}`),
+        usage: { promptTokens: 1, completionTokens: 1 },
+      };
     },
   };
   const result = await runRound(await input(runKey), deps(policy));
@@ -74,11 +87,16 @@ test('a sandbox that cannot be set up fails the round after the first call in fl
     async next(messages, { step, scaffold }) {
       calls.push(step);
       await new Promise((r) => setTimeout(r, 2_000));
-      return { message: scaffold.reply({ run: 'true', why: 'Wait.' }, `call-${messages.length}`), usage: { promptTokens: 1, completionTokens: 1 } };
+      return {
+        message: scaffold.reply({ run: 'true', why: 'Wait.' }, `call-${messages.length}`),
+        usage: { promptTokens: 1, completionTokens: 1 },
+      };
     },
   };
   // Earlier progress that does not apply to the stage's base: the open fails while the first call is in flight.
-  const progressPatchRef = await store.put('diff --git a/nothing.txt b/nothing.txt\n--- a/nothing.txt\n+++ b/nothing.txt\n@@ -1 +1 @@\n-x\n+y\n');
+  const progressPatchRef = await store.put(
+    'diff --git a/nothing.txt b/nothing.txt\n--- a/nothing.txt\n+++ b/nothing.txt\n@@ -1 +1 @@\n-x\n+y\n',
+  );
   await expect(runRound({ ...(await input(runKey)), progressPatchRef }, deps(policy))).rejects.toThrow(StageError);
   expect(calls).toEqual([0]);
   expect(await roundContainers(docker, { runKey })).toHaveLength(0);

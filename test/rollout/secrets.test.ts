@@ -31,7 +31,8 @@ const leakyModel = scriptedModel({ agent: ({ step }) => leakyStep(step) });
 
 function leakyStep(step: number): Reply {
   const bash = (command: string): Reply => ({ toolCalls: [{ name: 'bash', args: { command } }] });
-  if (step === 0) return bash(`echo "${API_KEY} ${GITHUB_TOKEN}" > leak.txt; env; cat /proc/1/environ | tr '\\0' '\\n'`);
+  if (step === 0)
+    return bash(`echo "${API_KEY} ${GITHUB_TOKEN}" > leak.txt; env; cat /proc/1/environ | tr '\\0' '\\n'`);
   if (step === 1) return bash('cat leak.txt fixture.txt');
   if (step === 2) return { content: `The key is ${API_KEY}.` };
   return { toolCalls: [{ name: 'submit', args: { summary: `used ${API_KEY}` } }] };
@@ -44,8 +45,14 @@ test('an API key and a token in the worker’s environment appear nowhere in the
   const fake = new FakeOpenAI(leakyModel);
   let pool: ContainerPool | undefined;
   try {
-    const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: API_KEY, CHAINSMITH_MODEL: 'scripted' });
-    const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-secrets-')), 'app'), { 'fixture.txt': `token = "${FIXTURE_TOKEN}"\n` });
+    const config = testConfig({
+      OPENAI_BASE_URL: await fake.start(),
+      OPENAI_API_KEY: API_KEY,
+      CHAINSMITH_MODEL: 'scripted',
+    });
+    const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-secrets-')), 'app'), {
+      'fixture.txt': `token = "${FIXTURE_TOKEN}"\n`,
+    });
     const chain = repo.chain('secrets/app', [await repo.pr(1, 'Describe the app', { 'README.md': '# app\n' })]);
     const store = ArtifactStore.fromConfig(config);
     const deps = buildDeps(config);
@@ -72,7 +79,8 @@ test('an API key and a token in the worker’s environment appear nowhere in the
 
     // The model's requests carried the key only in the Authorization header, never in a prompt.
     expect(fake.requests[0].authorization).toBe(`Bearer ${API_KEY}`);
-    for (const { body } of fake.requests) expect(JSON.stringify(body.messages)).not.toMatch(new RegExp(`${API_KEY}|${GITHUB_TOKEN}|${FIXTURE_TOKEN}`));
+    for (const { body } of fake.requests)
+      expect(JSON.stringify(body.messages)).not.toMatch(new RegExp(`${API_KEY}|${GITHUB_TOKEN}|${FIXTURE_TOKEN}`));
     // Nothing saved anywhere under the data directory: checkpoints, trajectory, patches, test outputs.
     const files = filesUnder(config.dataDir);
     expect(files.length).toBeGreaterThan(5);

@@ -52,7 +52,11 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
   const base = await demoChain('scale');
   // One repository, mined once, under two names: two chains (workflow ids derive from the name), more
   // than one host's single sandbox slot holds, so the batch must spread over both.
-  const chains: Chain[] = [...Array(CHAINS).keys()].map((i) => ({ ...base, id: `${base.id}-${i}`, repo: { ...base.repo, name: `${base.repo.name}-${i}` } }));
+  const chains: Chain[] = [...Array(CHAINS).keys()].map((i) => ({
+    ...base,
+    id: `${base.id}-${i}`,
+    repo: { ...base.repo, name: `${base.repo.name}-${i}` },
+  }));
   const fake = new FakeOpenAI(longRolloutScript(base, { notesPerStage: NOTES }), { latencyMs: agentLatency(100) });
   const env = {
     ...s3.env,
@@ -64,22 +68,39 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
   };
   const config = testConfig(env);
   const taskQueue = `scale-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-  const orchestration = new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: config.dataDir }, ['--orchestration-only']);
+  const orchestration = new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: config.dataDir }, [
+    '--orchestration-only',
+  ]);
   const host = async (name: string) =>
-    new WorkerProcess(taskQueue, { ...env, CHAINSMITH_HOME: await mkdtemp(join(tmpdir(), `chainsmith-${name}-`)), CHAINSMITH_HOST: name }, ['--sandbox-only', '--max-sandboxes', '1']);
+    new WorkerProcess(
+      taskQueue,
+      { ...env, CHAINSMITH_HOME: await mkdtemp(join(tmpdir(), `chainsmith-${name}-`)), CHAINSMITH_HOST: name },
+      ['--sandbox-only', '--max-sandboxes', '1'],
+    );
   const [hostA, hostB] = [await host('host-a'), await host('host-b')];
   const connection = await Connection.connect({ address: config.temporal.address });
   const all = [orchestration, hostA, hostB];
   try {
     all.forEach((w) => w.start());
-    const started = await startChains(new Client({ connection, namespace: config.temporal.namespace }), config, chains, { policy: 'model', taskQueue });
+    const started = await startChains(
+      new Client({ connection, namespace: config.temporal.namespace }),
+      config,
+      chains,
+      { policy: 'model', taskQueue },
+    );
     const ids = new Set(started.map((s) => s.workflowId));
     /**
      * Rollout sandboxes of this batch (by their rounds' names: started for a round, taken from a
      * worker's pool, or prepared for a next stage), optionally on one host, with their workflow ids.
      */
     const sandboxes = async (onHost?: string) =>
-      (await Promise.all([...ids].map(async (workflowId) => (await roundContainers(docker, { workflowId, host: onHost })).map((c) => ({ ...c, workflowId }))))).flat();
+      (
+        await Promise.all(
+          [...ids].map(async (workflowId) =>
+            (await roundContainers(docker, { workflowId, host: onHost })).map((c) => ({ ...c, workflowId })),
+          ),
+        )
+      ).flat();
 
     /** Whether some chain's rollout on `onHost` has saved a step (its heartbeat says so; it is sent after the checkpoint). */
     const savedStepOn = async (onHost: string) => {
@@ -87,7 +108,8 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
         for (const pending of (await s.handle.describe()).raw.pendingActivities ?? []) {
           const [beat] = pending.heartbeatDetails?.payloads ?? [];
           const progress = beat ? defaultPayloadConverter.fromPayload<Partial<RoundProgress>>(beat) : undefined;
-          if (pending.activityType?.name === 'rolloutRound' && progress?.host === onHost && (progress.step ?? 0) > 0) return true;
+          if (pending.activityType?.name === 'rolloutRound' && progress?.host === onHost && (progress.step ?? 0) > 0)
+            return true;
         }
       }
       return false;
@@ -97,14 +119,20 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     // validation (which, without a heartbeat, would wait out its 25-minute timeout instead).
     const runs = new Set<string>();
     const hosts = new Set<string>();
-    const victim = await waitFor('a rollout on host-a with a saved step, with every chain rolling out on both hosts', 180, async () => {
-      for (const c of await sandboxes()) {
-        runs.add(c.workflowId);
-        hosts.add(c.Labels[HOST_LABEL]);
-      }
-      const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running');
-      return runs.size === CHAINS && hosts.size === 2 && onA.length > 0 && (await savedStepOn('host-a')) ? onA : undefined;
-    });
+    const victim = await waitFor(
+      'a rollout on host-a with a saved step, with every chain rolling out on both hosts',
+      180,
+      async () => {
+        for (const c of await sandboxes()) {
+          runs.add(c.workflowId);
+          hosts.add(c.Labels[HOST_LABEL]);
+        }
+        const onA = (await sandboxes('host-a')).filter((c) => c.State === 'running');
+        return runs.size === CHAINS && hosts.size === 2 && onA.length > 0 && (await savedStepOn('host-a'))
+          ? onA
+          : undefined;
+      },
+    );
     await hostA.kill();
 
     const results: ChainResult[] = await Promise.all(started.map((s) => s.handle.result()));
@@ -121,7 +149,10 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     expect(Math.max(0, ...moved.map((r) => r.stepsResumed ?? 0))).toBeGreaterThan(0);
     // No step lost or run twice across the move: every chain's tree holds each note once, in order.
     const store = ArtifactStore.fromConfig(config);
-    for (const r of results) expect(notesIn(await store.getText(r.results[2].finalRound!.cumulativePatchRef))).toEqual(expectedNotes(3, NOTES));
+    for (const r of results)
+      expect(notesIn(await store.getText(r.results[2].finalRound!.cumulativePatchRef))).toEqual(
+        expectedNotes(3, NOTES),
+      );
 
     // Host B's sandboxes went with the chains' cleanup; host A's stay while it is down ...
     expect(await sandboxes('host-b')).toHaveLength(0);
@@ -134,13 +165,23 @@ test('two sandbox hosts share a batch; one is SIGKILLed mid-rollout: the other f
     hostA.start();
     await waitFor("host-a's start sweep", 60, async () => ((await sandboxes()).length === 0 ? true : undefined));
     // (Containers started for their rounds go as sandboxes of closed runs, pooled ones as a dead worker's.)
-    await waitFor("host-a's sweep report", 10, async () => (/removed \d+ (sandbox|container)/.test(hostA.output) ? true : undefined));
+    await waitFor("host-a's sweep report", 10, async () =>
+      /removed \d+ (sandbox|container)/.test(hostA.output) ? true : undefined,
+    );
 
     // The dataset (written by the orchestration worker) has every chain exactly once.
-    const rows = readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim().split('\n').map((l) => TrainingSampleSchema.parse(JSON.parse(l)));
+    const rows = readFileSync(datasetPath(config.dataDir, 'model'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => TrainingSampleSchema.parse(JSON.parse(l)));
     expect(rows.map((r) => r.metadata.repo).sort()).toEqual(chains.map((c) => c.repo.name).sort());
   } catch (err) {
-    for (const [name, w] of [['orchestration', orchestration], ['host-a', hostA], ['host-b', hostB]] as const) console.error(`${name} output:\n${w.output.slice(-3000)}`);
+    for (const [name, w] of [
+      ['orchestration', orchestration],
+      ['host-a', hostA],
+      ['host-b', hostB],
+    ] as const)
+      console.error(`${name} output:\n${w.output.slice(-3000)}`);
     throw err;
   } finally {
     await Promise.all(all.map((w) => w.stop()));

@@ -11,7 +11,8 @@ import { mineForSchedule, scheduleFolder } from '../../src/schedule/scheduled-mi
 import { FakeOpenAI } from '../support/fake-openai';
 import { HistoryBuilder } from '../mining/history-builder';
 
-const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}_${i + 1} = ${i + 1}`).join('\n') + '\n';
+const lines = (tag: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${tag}_${i + 1} = ${i + 1}`).join('\n') + '\n';
 const rewrite = (text: string, from: number, count: number, tag: string) => {
   const all = text.split('\n');
   all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag}_${from + i + 1} = 0`));
@@ -23,8 +24,21 @@ test('a repos file line with judge-links=yes has each scheduled mine ask the mod
   const parser = lines('parser', 12);
   const history = () =>
     new HistoryBuilder({ 'pkg/__init__.py': '' })
-      .pr({ number: 1, title: 'Add the parser', body: 'A parser for the config format.', landing: 'squash', commits: [{ message: 'Add the parser', files: { 'pkg/parser.py': parser } }] })
-      .pr({ number: 2, title: 'Handle empty input in the parser', landing: 'squash', commits: [{ message: 'Handle empty input in the parser', files: { 'pkg/parser.py': rewrite(parser, 2, 4, 'parser') } }] });
+      .pr({
+        number: 1,
+        title: 'Add the parser',
+        body: 'A parser for the config format.',
+        landing: 'squash',
+        commits: [{ message: 'Add the parser', files: { 'pkg/parser.py': parser } }],
+      })
+      .pr({
+        number: 2,
+        title: 'Handle empty input in the parser',
+        landing: 'squash',
+        commits: [
+          { message: 'Handle empty input in the parser', files: { 'pkg/parser.py': rewrite(parser, 2, 4, 'parser') } },
+        ],
+      });
   // A scheduled mine fetches each clone from its remote first: the clones have one.
   for (const name of ['judged', 'plain']) {
     await history().write(join(root, 'upstream', name));
@@ -43,11 +57,26 @@ test('a repos file line with judge-links=yes has each scheduled mine ask the mod
   });
   const url = await model.start();
   try {
-    const config = loadConfig({ env: { CHAINSMITH_HOME: join(root, 'data'), CHAINSMITH_MODEL_BASE_URL: url, CHAINSMITH_MODEL: 'judge-model', CHAINSMITH_MODEL_RETRIES: '1' }, cwd: root });
-    const run = { scheduleId: 'nightly', repos, mine: {}, start: { policy: 'gold-replay' as const, scaffold: 'tools' as const, concurrency: 1 } };
+    const config = loadConfig({
+      env: {
+        CHAINSMITH_HOME: join(root, 'data'),
+        CHAINSMITH_MODEL_BASE_URL: url,
+        CHAINSMITH_MODEL: 'judge-model',
+        CHAINSMITH_MODEL_RETRIES: '1',
+      },
+      cwd: root,
+    });
+    const run = {
+      scheduleId: 'nightly',
+      repos,
+      mine: {},
+      start: { policy: 'gold-replay' as const, scaffold: 'tools' as const, concurrency: 1 },
+    };
     const summaryOf = async (index: number) => {
       const folder = scheduleFolder(config, run.scheduleId, repoSlug(repos[index], index));
-      return MiningSummarySchema.parse(JSON.parse(await readFile(companionPaths(join(folder, 'chains.jsonl')).summary, 'utf8')));
+      return MiningSummarySchema.parse(
+        JSON.parse(await readFile(companionPaths(join(folder, 'chains.jsonl')).summary, 'utf8')),
+      );
     };
     const judged = await mineForSchedule(config, run, 0, 'run-1');
     const summary = await summaryOf(0);

@@ -12,7 +12,10 @@ afterEach(async () => {
   model = undefined;
 });
 
-async function scripted(script: ConstructorParameters<typeof FakeOpenAI>[0], options?: ConstructorParameters<typeof FakeOpenAI>[1]): Promise<string> {
+async function scripted(
+  script: ConstructorParameters<typeof FakeOpenAI>[0],
+  options?: ConstructorParameters<typeof FakeOpenAI>[1],
+): Promise<string> {
   model = new FakeOpenAI(script, options);
   return model.start();
 }
@@ -41,20 +44,43 @@ test('a repository whose tests a project script runs: a wrong recipe, then one t
   expect(text).toContain('\n  "eras": [\n');
   const saved = RecipesFileSchema.parse(JSON.parse(text));
   const base0 = (await commitDate(chain.repo.path, chain.prs[0].baseSha)).toISOString();
-  expect(saved.eras).toEqual([{ from: base0, to: base0, recipe: { setup: [], test: 'sh scripts/run-checks', manifests: ['.ci.yml'], language: 'unknown', runner: 'exit-code', toolchain: 'python' }, origin: 'setup agent, scripted, 2 attempt(s)' }]);
+  expect(saved.eras).toEqual([
+    {
+      from: base0,
+      to: base0,
+      recipe: {
+        setup: [],
+        test: 'sh scripts/run-checks',
+        manifests: ['.ci.yml'],
+        language: 'unknown',
+        runner: 'exit-code',
+        toolchain: 'python',
+      },
+      origin: 'setup agent, scripted, 2 attempt(s)',
+    },
+  ]);
 
   // The second stage, a later base: the saved recipe serves, no model call; the era grows to hold it.
   const second = await setup.agent.goldTests(chain, 1);
   expect(second).toMatchObject({ status: 'verified', setup: { outcome: 'saved-recipe', attempts: 0, requests: 0 } });
   expect(model!.requestsBy('setup-agent')).toHaveLength(4);
   const base1 = (await commitDate(chain.repo.path, chain.prs[1].baseSha)).toISOString();
-  expect(RecipesFileSchema.parse(JSON.parse(await readFile(file, 'utf8'))).eras).toMatchObject([{ from: base0, to: base1 }]);
+  expect(RecipesFileSchema.parse(JSON.parse(await readFile(file, 'utf8'))).eras).toMatchObject([
+    { from: base0, to: base1 },
+  ]);
 
   // A later run without any model: the environments use the saved recipe directly.
   const later = await testSetup({ dir: setup.dir });
   const again = await later.agent.goldTests(chain, 0);
-  expect(again).toMatchObject({ status: 'verified', environment: { origin: 'setup-agent' }, setup: { outcome: 'saved-recipe' } });
-  expect(await later.environments.recipeFor(chain, 1)).toMatchObject({ origin: 'setup-agent', test: 'sh scripts/run-checks' });
+  expect(again).toMatchObject({
+    status: 'verified',
+    environment: { origin: 'setup-agent' },
+    setup: { outcome: 'saved-recipe' },
+  });
+  expect(await later.environments.recipeFor(chain, 1)).toMatchObject({
+    origin: 'setup-agent',
+    test: 'sh scripts/run-checks',
+  });
   expect(later.lines.filter((l) => l.startsWith('note:'))).toEqual([]);
 });
 
@@ -64,7 +90,14 @@ test('the attempts stop at N, every reason kept; without a model a note says wha
   const url = await scripted((_req, marker) => {
     if (marker?.caller !== 'setup-agent') throw new Error('unexpected caller');
     // A new wrong test command every time: each recipe builds, and its tests do not run.
-    return proposal({ toolchain: 'python', language: 'unknown', manifests: [], setup: [], test: `sh scripts/run-tests-${++n}`, runner: 'exit-code' });
+    return proposal({
+      toolchain: 'python',
+      language: 'unknown',
+      manifests: [],
+      setup: [],
+      test: `sh scripts/run-tests-${++n}`,
+      runner: 'exit-code',
+    });
   });
   const setup = await testSetup({ baseUrl: url, attempts: 2 });
   const gold = await setup.agent.goldTests(chain, 0);
@@ -75,7 +108,9 @@ test('the attempts stop at N, every reason kept; without a model a note says wha
   expect(gold.setup!.reasons).toHaveLength(3);
   expect(gold.setup!.reasons[1]).toMatch(/^recipe 1: .*sh scripts\/run-tests-1/);
   expect(gold.setup!.reasons[2]).toMatch(/^recipe 2: .*sh scripts\/run-tests-2/);
-  expect(gold.reason!.summary).toMatch(/^the setup agent found no recipe that validates in 2 attempt\(s\): detection: unsupported/);
+  expect(gold.reason!.summary).toMatch(
+    /^the setup agent found no recipe that validates in 2 attempt\(s\): detection: unsupported/,
+  );
   expect(model!.requestsBy('setup-agent')).toHaveLength(2);
   await expect(readFile(gold.setup!.recipeFile!, 'utf8')).rejects.toThrow(/ENOENT/);
 
@@ -84,19 +119,35 @@ test('the attempts stop at N, every reason kept; without a model a note says wha
   const plain = await without.agent.goldTests(chain, 0);
   expect(plain).toMatchObject({ status: 'invalid', reason: { kind: 'unsupported' } });
   expect(plain.setup).toBeUndefined();
-  expect(lines).toEqual([expect.stringMatching(/^note: gen\/script-attempts-\d+ PR #1: detection's recipe failed; a model endpoint \(model\.baseUrl\) would let the setup agent propose one$/)]);
+  expect(lines).toEqual([
+    expect.stringMatching(
+      /^note: gen\/script-attempts-\d+ PR #1: detection's recipe failed; a model endpoint \(model\.baseUrl\) would let the setup agent propose one$/,
+    ),
+  ]);
 });
 
 test('a model outage leaves the run going: each stage is marked as not set up by the agent', async () => {
   const chain = await layoutChain('script', `outage-${process.pid}`);
-  const setup = await testSetup({ baseUrl: await scripted(ciReadingModel(), { faultRate: 1, faults: ['server_error'] }) });
-  const records = await validateStages(setup.gold, [chain], undefined, { goldTests: (c, s) => setup.agent.goldTests(c, s) });
+  const setup = await testSetup({
+    baseUrl: await scripted(ciReadingModel(), { faultRate: 1, faults: ['server_error'] }),
+  });
+  const records = await validateStages(setup.gold, [chain], undefined, {
+    goldTests: (c, s) => setup.agent.goldTests(c, s),
+  });
   expect(records).toHaveLength(2);
   for (const record of records) {
-    expect(record).toMatchObject({ status: 'invalid', reason: { kind: 'unsupported' }, setup: { outcome: 'model-unavailable', attempts: 0 } });
-    expect(record.reason!.summary).toMatch(/^not set up by the setup agent \(the model is unavailable: the setup agent at http:\/\/127\.0\.0\.1:\d+\/v1\/? answered HTTP 503/);
+    expect(record).toMatchObject({
+      status: 'invalid',
+      reason: { kind: 'unsupported' },
+      setup: { outcome: 'model-unavailable', attempts: 0 },
+    });
+    expect(record.reason!.summary).toMatch(
+      /^not set up by the setup agent \(the model is unavailable: the setup agent at http:\/\/127\.0\.0\.1:\d+\/v1\/? answered HTTP 503/,
+    );
   }
   // Asked for the first stage (the model layer's two tries), not again for the second.
   expect(model!.requests).toHaveLength(2);
-  expect(setup.lines.some((l) => /^warning: .*HTTP 503.*not set up by the setup agent in this run$/.test(l))).toBe(true);
+  expect(setup.lines.some((l) => /^warning: .*HTTP 503.*not set up by the setup agent in this run$/.test(l))).toBe(
+    true,
+  );
 });

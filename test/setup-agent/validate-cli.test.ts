@@ -28,11 +28,16 @@ test('validate with a model: the setup agent rescues a repository no detector kn
   const model = new FakeOpenAI(ciReadingModel());
   const baseUrl = await model.start();
   try {
-    const r = await cli(['validate', '--chains', chains], home, { CHAINSMITH_MODEL_BASE_URL: baseUrl, CHAINSMITH_MODEL: 'scripted' });
+    const r = await cli(['validate', '--chains', chains], home, {
+      CHAINSMITH_MODEL_BASE_URL: baseUrl,
+      CHAINSMITH_MODEL: 'scripted',
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^\[1\/2\] gen\/script-cli-\d+ PR #1: verified \(1 FAIL_TO_PASS/m);
     expect(r.stdout).toMatch(/^ {2}stages the setup agent rescued \(detection's recipe failed\): 2$/m);
-    expect(r.stdout).toMatch(/^setup agent \(scripted\) on gen\/script-cli-\d+: 2 stage\(s\) detection could not set up; 1 rescued now, 1 by a saved recipe; \d+ tokens in 4 requests \(cost unknown: no price for the model\)$/m);
+    expect(r.stdout).toMatch(
+      /^setup agent \(scripted\) on gen\/script-cli-\d+: 2 stage\(s\) detection could not set up; 1 rescued now, 1 by a saved recipe; \d+ tokens in 4 requests \(cost unknown: no price for the model\)$/m,
+    );
     const file = join(home, 'recipes', `gen+script-cli-${process.pid}.json`);
     expect(JSON.parse(readFileSync(file, 'utf8')).eras[0].recipe.test).toBe('sh scripts/run-checks');
   } finally {

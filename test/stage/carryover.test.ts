@@ -22,7 +22,8 @@ const LABEL = { 'chainsmith.test': 'carryover' };
 const ADD = 'def add(a, b):\n    return a + b\n';
 const GOLD_MUL = '\n\ndef mul(a, b):\n    return a * b\n';
 const UPSTREAM_MUL = '\n\ndef mul(a, b):\n    return a * b  # upstream fast path\n';
-const AGENT_MUL = '\n\ndef mul(a, b):\n    result = 0\n    for _ in range(b):\n        result += a\n    return result\n';
+const AGENT_MUL =
+  '\n\ndef mul(a, b):\n    result = 0\n    for _ in range(b):\n        result += a\n    return result\n';
 
 const docker = new Docker();
 const environments = testEnvironments(docker);
@@ -45,7 +46,10 @@ beforeAll(async () => {
   const pr3 = await repo.pr(3, 'Write other notes', { 'notes.txt': 'notes\nother\n' });
   // The agent's trees after stage 1 start from stage 1's base, as its sandbox did.
   await repo.checkout(pr1.baseSha);
-  const done = await repo.commit('agent', { 'calc.py': ADD + AGENT_MUL, 'agent_notes.md': 'multiplication by repeated addition\n' });
+  const done = await repo.commit('agent', {
+    'calc.py': ADD + AGENT_MUL,
+    'agent_notes.md': 'multiplication by repeated addition\n',
+  });
   await repo.checkout(pr1.baseSha);
   const unfinished = await repo.commit('agent, unfinished', { 'agent_notes.md': 'TODO: multiplication\n' });
   // What a round stores as Δτ(1): the agent's tree against the gold tree after stage 1.
@@ -56,13 +60,22 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const left = await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.test=carryover'] } });
+  const left = await docker.listContainers({
+    all: true,
+    filters: { label: [CONTAINER_LABEL, 'chainsmith.test=carryover'] },
+  });
   expect(left).toHaveLength(0);
 });
 
 async function withSandbox<T>(c: Chain, stage: number, fn: (s: DockerContainer) => Promise<T>): Promise<T> {
   const env = await environments.forStage(c, stage);
-  const sandbox = await DockerContainer.create(docker, { image: env.image, mirrorPath: c.repo.path, labels: LABEL, memoryMb: 512, pidsLimit: 128 });
+  const sandbox = await DockerContainer.create(docker, {
+    image: env.image,
+    mirrorPath: c.repo.path,
+    labels: LABEL,
+    memoryMb: 512,
+    pidsLimit: 128,
+  });
   try {
     return await fn(sandbox);
   } finally {
@@ -70,7 +83,8 @@ async function withSandbox<T>(c: Chain, stage: number, fn: (s: DockerContainer) 
   }
 }
 
-const cat = async (s: DockerContainer, file: string) => (await s.exec(`cat ${file}`, { timeoutSeconds: 10, maxOutputChars: 10_000 })).output;
+const cat = async (s: DockerContainer, file: string) =>
+  (await s.exec(`cat ${file}`, { timeoutSeconds: 10, maxOutputChars: 10_000 })).output;
 
 test('clean carry: stage 2 starts from its base with the agent’s stage-1 work instead of the gold one, upstream changes kept', async () => {
   await withSandbox(chain, 1, async (s) => {
@@ -81,7 +95,10 @@ test('clean carry: stage 2 starts from its base with the agent’s stage-1 work 
     expect(await cat(s, 'other.py')).toBe('X = 2\n'); // upstream, between the stages
     expect(await cat(s, 'notes.txt')).toBe('notes\n'); // stage 2's own change is the task, not given
     // The starting state is tagged and clean: the agent's stage-2 patch is measured from here.
-    expect((await s.exec(`git status --short && git diff ${CARRY_TAG}`, { timeoutSeconds: 10, maxOutputChars: 1000 })).output).toBe('');
+    expect(
+      (await s.exec(`git status --short && git diff ${CARRY_TAG}`, { timeoutSeconds: 10, maxOutputChars: 1000 }))
+        .output,
+    ).toBe('');
   });
 });
 
@@ -100,9 +117,20 @@ test('conflicting carry: both sides kept between markers, the policy recorded on
   const store = new ArtifactStore(dir);
   const runKey = `carry-test-${Date.now()}`;
   const fake = new FakeOpenAI(
-    scriptedModel({ agent: ({ step }) => ({ toolCalls: [step === 0 ? { name: 'view_file', args: { path: 'calc.py' } } : { name: 'submit', args: { summary: 'looked' } }] }) }),
+    scriptedModel({
+      agent: ({ step }) => ({
+        toolCalls: [
+          step === 0
+            ? { name: 'view_file', args: { path: 'calc.py' } }
+            : { name: 'submit', args: { summary: 'looked' } },
+        ],
+      }),
+    }),
   );
-  const policy = new ModelPolicy(new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } }), 'scripted');
+  const policy = new ModelPolicy(
+    new ModelClient({ baseUrl: await fake.start(), retry: { attempts: 1, baseDelayMs: 0 } }),
+    'scripted',
+  );
   const result = await runRound(
     {
       runKey,
@@ -125,8 +153,15 @@ test('conflicting carry: both sides kept between markers, the policy recorded on
   );
   await fake.stop();
   // The round told the model where it was: stage 2 (index 1), round 0, steps 0 and 1.
-  expect(fake.requests.map((r) => r.marker)).toEqual([0, 1].map((step) => ({ caller: 'agent', stage: 1, round: 0, step })));
-  expect(result.carry).toEqual({ fromStages: [1], goldInBase: true, conflicts: ['calc.py'], policy: 'conflict-markers' });
+  expect(fake.requests.map((r) => r.marker)).toEqual(
+    [0, 1].map((step) => ({ caller: 'agent', stage: 1, round: 0, step })),
+  );
+  expect(result.carry).toEqual({
+    fromStages: [1],
+    goldInBase: true,
+    conflicts: ['calc.py'],
+    policy: 'conflict-markers',
+  });
   const t = await store.getJson(result.trajectoryRef, TrajectorySchema);
   const task = t.messages.find((m: Message) => m.role === 'user' && m.content.includes('Task 2 of 2'))!;
   expect(task.content).toContain('your earlier changes conflicted with upstream changes in calc.py');

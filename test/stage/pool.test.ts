@@ -21,7 +21,9 @@ let chain: Chain;
 let image: string;
 
 beforeAll(async () => {
-  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-pool-')), 'app'), { 'README.md': '# app\n' });
+  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-pool-')), 'app'), {
+    'README.md': '# app\n',
+  });
   const first = await repo.pr(1, 'Say more', { 'README.md': '# app\n\nmore\n' });
   const second = await repo.pr(2, 'Say even more', { 'NOTES.md': 'notes\n' });
   chain = repo.chain('pool/app', [first, second]);
@@ -30,12 +32,22 @@ beforeAll(async () => {
 
 /** A host identity of its own per test: the containers it labels are this test's alone. */
 const testHost = () => `pool-test-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
-const onHost = (host: string, ...labels: string[]) => docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `${HOST_LABEL}=${host}`, ...labels] } });
+const onHost = (host: string, ...labels: string[]) =>
+  docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `${HOST_LABEL}=${host}`, ...labels] } });
 const spec = () => ({ ...limits, image, mirrorPath: chain.repo.path });
 
 /** A stage of the chain for a rollout round, with the gold carry: the checkout and carry a round does. */
-const openRound = (pool: ContainerPool | undefined, host: string, runKey: string, stage: number, key = roundKey(runKey, stage, 0)) =>
-  StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, stage, { role: { kind: 'rollout', runKey, key, host }, carryPatch: '' });
+const openRound = (
+  pool: ContainerPool | undefined,
+  host: string,
+  runKey: string,
+  stage: number,
+  key = roundKey(runKey, stage, 0),
+) =>
+  StageSandbox.open({ docker, environments, sandbox: limits, pool }, chain, stage, {
+    role: { kind: 'rollout', runKey, key, host },
+    carryPatch: '',
+  });
 const openStage = (pool: ContainerPool, host: string, key: string) => openRound(pool, host, `pool-${key}/run`, 1, key);
 
 test('the pool keeps a kind warm by demand (none for its first round, then one more a round up to its size); a warm container is limited and network-less as a new one and set up at its stage; drain removes them', async () => {
@@ -60,7 +72,13 @@ test('the pool keeps a kind warm by demand (none for its first round, then one m
     expect(warm.map((c) => c.State)).toEqual(['running']);
     for (const c of warm) {
       const { HostConfig } = await docker.getContainer(c.Id).inspect();
-      expect(HostConfig).toMatchObject({ NetworkMode: 'none', CapDrop: ['ALL'], Memory: 256 * 1024 * 1024, PidsLimit: 64, NanoCpus: 0.5e9 });
+      expect(HostConfig).toMatchObject({
+        NetworkMode: 'none',
+        CapDrop: ['ALL'],
+        Memory: 256 * 1024 * 1024,
+        PidsLimit: 64,
+        NanoCpus: 0.5e9,
+      });
       expect(HostConfig.SecurityOpt).toContain('no-new-privileges');
     }
 
@@ -71,9 +89,14 @@ test('the pool keeps a kind warm by demand (none for its first round, then one m
       expect(warm.map((c) => c.Id)).toContain(stage.sandbox.container.id);
       expect(stage.source).toBe('warm');
       // Renamed for its round: the chain's cleanup finds it by that name, as it finds one started for the round.
-      expect((await stage.sandbox.container.inspect()).Name).toBe(`/${roundName(`pool-warm-${host}/run`, host, `warm-${host}`)}`);
+      expect((await stage.sandbox.container.inspect()).Name).toBe(
+        `/${roundName(`pool-warm-${host}/run`, host, `warm-${host}`)}`,
+      );
       // At stage 2's base, with the (gold) carry committed on top of it.
-      const r = await stage.exec(`git rev-parse ${CARRY_TAG}^ && cat NOTES.md README.md`, { timeoutSeconds: 30, maxOutputChars: 2000 });
+      const r = await stage.exec(`git rev-parse ${CARRY_TAG}^ && cat NOTES.md README.md`, {
+        timeoutSeconds: 30,
+        maxOutputChars: 2000,
+      });
       expect(r.output.split('\n')[0]).toBe(chain.prs[1].baseSha);
       expect(r.output).toContain('more');
       // A third round: the kind is kept at the pool's size, two warm beside the one in use.
@@ -126,7 +149,11 @@ test("opening stage 1 prepares stage 2's round in the background; stage 2 then t
       // The same starting state as a stage set up from scratch: the base, the carry on top, the carry's findings.
       const unprepared = await openRound(undefined, host, `${runKey}-cold`, 1);
       try {
-        const state = (s: StageSandbox) => s.exec(`git rev-parse ${CARRY_TAG}^ ${CARRY_TAG}^{tree} && git status --short`, { timeoutSeconds: 30, maxOutputChars: 2000 });
+        const state = (s: StageSandbox) =>
+          s.exec(`git rev-parse ${CARRY_TAG}^ ${CARRY_TAG}^{tree} && git status --short`, {
+            timeoutSeconds: 30,
+            maxOutputChars: 2000,
+          });
         expect((await state(second)).output.split('\n')[0]).toBe(chain.prs[1].baseSha);
         expect(await state(second)).toEqual(await state(unprepared));
         expect(second.carry).toEqual(unprepared.carry);

@@ -21,17 +21,29 @@ export const AGENT_NOTES = 'AGENT_NOTES.md';
 export async function carryChains(repoPath: string, repoName: string, count: number): Promise<CarryChain[]> {
   const mined = await readLocalPullRequests(repoPath);
   const byPeople = mined.prs
-    .filter((pr) => !pr.authorIsBot && !/\[bot\]$|^dependabot|^renovate/i.test(pr.author) && pr.files.some((f) => f.kind === 'code'))
+    .filter(
+      (pr) =>
+        !pr.authorIsBot &&
+        !/\[bot\]$|^dependabot|^renovate/i.test(pr.author) &&
+        pr.files.some((f) => f.kind === 'code'),
+    )
     .sort((a, b) => a.mergedAt.localeCompare(b.mergedAt));
   const prs = await withLocalPatches(repoPath, byPeople.slice(-(count + 1)));
   const chains: CarryChain[] = [];
   for (let i = 0; i + 1 < prs.length; i++) {
     const [first, second] = [prs[i], prs[i + 1]];
     const code = first.files.filter((f) => f.kind === 'code' && f.status !== 'added').map((f) => f.path);
-    const undone = code.length ? await git(repoPath, ['diff', '--binary', first.mergeSha, first.baseSha, '--', ...code]) : '';
+    const undone = code.length
+      ? await git(repoPath, ['diff', '--binary', first.mergeSha, first.baseSha, '--', ...code])
+      : '';
     const notes = `diff --git a/${AGENT_NOTES} b/${AGENT_NOTES}\nnew file mode 100644\n--- /dev/null\n+++ b/${AGENT_NOTES}\n@@ -0,0 +1 @@\n+Stage 1 (PR #${first.number}): tests kept, code to redo.\n`;
     chains.push({
-      chain: { id: `${repoName}#${first.number}-${second.number}`, repo: { name: repoName, path: repoPath }, prs: [first, second], edges: [] },
+      chain: {
+        id: `${repoName}#${first.number}-${second.number}`,
+        repo: { name: repoName, path: repoPath },
+        prs: [first, second],
+        edges: [],
+      },
       carry: undone + notes,
     });
   }

@@ -39,7 +39,14 @@ export class ChainRepo {
     }
     this.clock += 60;
     const date = `${this.clock} +0000`;
-    const env = { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date, GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.test', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.test' };
+    const env = {
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_DATE: date,
+      GIT_AUTHOR_NAME: 'Ada',
+      GIT_AUTHOR_EMAIL: 'ada@example.test',
+      GIT_COMMITTER_NAME: 'Ada',
+      GIT_COMMITTER_EMAIL: 'ada@example.test',
+    };
     await git(this.path, ['add', '-A']);
     await git(this.path, ['commit', '-q', '--allow-empty', '-m', message], { env });
     return this.head();

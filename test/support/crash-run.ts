@@ -45,7 +45,12 @@ export async function crashRun(opts: {
   try {
     worker.start();
     pids.push(worker.pid!);
-    const [started] = await startChains(new Client({ connection, namespace: config.temporal.namespace }), config, [chain], { policy: 'model', scaffold, taskQueue });
+    const [started] = await startChains(
+      new Client({ connection, namespace: config.temporal.namespace }),
+      config,
+      [chain],
+      { policy: 'model', scaffold, taskQueue },
+    );
     const done = started.handle.result();
     let finished = false;
     void done.finally(() => (finished = true)).catch(() => undefined);
@@ -55,9 +60,12 @@ export async function crashRun(opts: {
     // Kill only on "note" steps: a kill while the judge or gold validation runs would wait out those
     // activities' start-to-close timeouts, which measures nothing about rollouts.
     const perStage = notesPerStage + 2;
-    const eligible = [...Array(chain.prs.length * perStage).keys()].filter((i) => i % perStage >= 1 && i % perStage < notesPerStage);
+    const eligible = [...Array(chain.prs.length * perStage).keys()].filter(
+      (i) => i % perStage >= 1 && i % perStage < notesPerStage,
+    );
     const targets = new Set<number>();
-    while (targets.size < Math.min(opts.kills, eligible.length)) targets.add(eligible[Math.floor(Math.random() * eligible.length)]);
+    while (targets.size < Math.min(opts.kills, eligible.length))
+      targets.add(eligible[Math.floor(Math.random() * eligible.length)]);
     let kills = 0;
     // Calls and distinct steps at each kill: the repeats between two kills are the first one's.
     const marks: Array<[number, number]> = [];
@@ -75,7 +83,16 @@ export async function crashRun(opts: {
     const calls = agentCalls().length;
     const bounds: Array<[number, number]> = [[0, 0], ...marks, [calls, uniqueSteps()]];
     const repeats = bounds.slice(1).map(([c, u], i) => c - bounds[i][0] - (u - bounds[i][1]));
-    return { result, workflowId: started.workflowId, kills, calls, redone: calls - uniqueSteps(), redonePerKill: repeats.slice(1), redoneBeforeKills: repeats[0], pids };
+    return {
+      result,
+      workflowId: started.workflowId,
+      kills,
+      calls,
+      redone: calls - uniqueSteps(),
+      redonePerKill: repeats.slice(1),
+      redoneBeforeKills: repeats[0],
+      pids,
+    };
   } finally {
     await worker.stop();
     await connection.close();

@@ -18,7 +18,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
   const home = mkdtempSync(join(tmpdir(), 'chainsmith-test-'));
   // The suite's own Temporal namespace (test-env.ts), unless `env` names another.
   const namespace = process.env.CHAINSMITH_TEMPORAL_NAMESPACE;
-  return loadConfig({ env: { ...(namespace ? { CHAINSMITH_TEMPORAL_NAMESPACE: namespace } : {}), CHAINSMITH_HOME: home, ...env }, cwd: home });
+  return loadConfig({
+    env: { ...(namespace ? { CHAINSMITH_TEMPORAL_NAMESPACE: namespace } : {}), CHAINSMITH_HOME: home, ...env },
+    cwd: home,
+  });
 }
 
 /** src/workflows bundled once per version of its code, for every test file and worker (each has its own data directory). */

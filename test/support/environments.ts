@@ -11,7 +11,10 @@ export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
  * Environments as a worker builds them (offline, on the provisioned images), for tests and benchmarks.
  * Fetched dependencies are cached in the user's data directory, as a worker's are, so reruns reuse them.
  */
-export function testEnvironments(docker: Docker = new Docker(), overrides: Record<string, RecipeOverride> = {}): Environments {
+export function testEnvironments(
+  docker: Docker = new Docker(),
+  overrides: Record<string, RecipeOverride> = {},
+): Environments {
   return new Environments(docker, {
     baseImage: baseImageTag(),
     dataDir: process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'),

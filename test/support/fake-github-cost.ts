@@ -24,7 +24,8 @@ export function graphqlRequests(query: string, variables: Record<string, unknown
   const walk = (set: SelectionSetNode | undefined, parents: number): number => {
     let requests = 0;
     for (const selection of set?.selections ?? []) {
-      if (selection.kind === Kind.FRAGMENT_SPREAD) requests += walk(fragments.get(selection.name.value)?.selectionSet, parents);
+      if (selection.kind === Kind.FRAGMENT_SPREAD)
+        requests += walk(fragments.get(selection.name.value)?.selectionSet, parents);
       else if (selection.kind === Kind.INLINE_FRAGMENT) requests += walk(selection.selectionSet, parents);
       else {
         const page = selection.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last');

@@ -9,23 +9,43 @@ export interface RateLimitAnswer {
   resetAt: string;
 }
 
-export async function answerGraphql(repos: FakeRepo[], rateLimit: RateLimitAnswer, raw: string): Promise<FaultResponse> {
+export async function answerGraphql(
+  repos: FakeRepo[],
+  rateLimit: RateLimitAnswer,
+  raw: string,
+): Promise<FaultResponse> {
   const { query, variables } = JSON.parse(raw) as { query: string; variables?: Record<string, unknown> };
-  const result = await graphql({ schema: SCHEMA, source: query, rootValue: root(repos, rateLimit), variableValues: variables });
+  const result = await graphql({
+    schema: SCHEMA,
+    source: query,
+    rootValue: root(repos, rateLimit),
+    variableValues: variables,
+  });
   // GitHub puts an error's type next to its message.
-  const errors = result.errors?.map((e) => ({ type: (e.extensions as { type?: string })?.type, path: e.path, locations: e.locations, message: e.message }));
+  const errors = result.errors?.map((e) => ({
+    type: (e.extensions as { type?: string })?.type,
+    path: e.path,
+    locations: e.locations,
+    message: e.message,
+  }));
   return { body: { ...(result.data !== undefined ? { data: result.data } : {}), ...(errors ? { errors } : {}) } };
 }
 
 /** Commits from `sha` back along first parents, as far as the fake knows them. */
 export function historyOf(repo: FakeRepo, sha: string): FakeCommit[] {
   const history: FakeCommit[] = [];
-  for (let commit = repo.commits.get(sha); commit && history.length < 500; commit = repo.commits.get(commit.parents[0] ?? '')) history.push(commit);
+  for (
+    let commit = repo.commits.get(sha);
+    commit && history.length < 500;
+    commit = repo.commits.get(commit.parents[0] ?? '')
+  )
+    history.push(commit);
   return history;
 }
 
 /** A review's global node id, opaque as GitHub's: which repository, PR and review. */
-const reviewId = (repo: FakeRepo, number: number, index: number) => Buffer.from(`PullRequestReview:${repo.owner}/${repo.name}#${number}:${index}`).toString('base64');
+const reviewId = (repo: FakeRepo, number: number, index: number) =>
+  Buffer.from(`PullRequestReview:${repo.owner}/${repo.name}#${number}:${index}`).toString('base64');
 
 function root(repos: FakeRepo[], rateLimit: RateLimitAnswer) {
   return {
@@ -35,17 +55,26 @@ function root(repos: FakeRepo[], rateLimit: RateLimitAnswer) {
       const repo = m && repos.find((r) => r.owner === m[1] && r.name === m[2]);
       const pull = m && repo?.pulls.find((p) => p.number === Number(m[3]));
       const review = pull && m ? graphPull(repo!, pull).reviewNodes[Number(m[4])] : undefined;
-      if (!review) throw new GraphQLError(`Could not resolve to a node with the global id of '${id}'`, { extensions: { type: 'NOT_FOUND' } });
+      if (!review)
+        throw new GraphQLError(`Could not resolve to a node with the global id of '${id}'`, {
+          extensions: { type: 'NOT_FOUND' },
+        });
       return review;
     },
     repository: ({ owner, name }: { owner: string; name: string }) => {
       const repo = repos.find((r) => r.owner === owner && r.name === name);
-      if (!repo) throw new GraphQLError(`Could not resolve to a Repository with the name '${owner}/${name}'.`, { extensions: { type: 'NOT_FOUND' } });
+      if (!repo)
+        throw new GraphQLError(`Could not resolve to a Repository with the name '${owner}/${name}'.`, {
+          extensions: { type: 'NOT_FOUND' },
+        });
       return {
         nameWithOwner: `${owner}/${name}`,
         pullRequest: ({ number }: { number: number }) => {
           const pull = repo.pulls.find((p) => p.number === number);
-          if (!pull) throw new GraphQLError(`Could not resolve to a PullRequest with the number of ${number}.`, { extensions: { type: 'NOT_FOUND' } });
+          if (!pull)
+            throw new GraphQLError(`Could not resolve to a PullRequest with the number of ${number}.`, {
+              extensions: { type: 'NOT_FOUND' },
+            });
           return graphPull(repo, pull);
         },
         object: ({ oid }: { oid: string }) => (repo.commits.has(oid) ? graphCommit(repo, oid) : null),
@@ -124,10 +153,16 @@ const SCHEMA = buildSchema(`
 /** GitHub's connection rules: `first` is required and at most 100; cursors are opaque. */
 function connection<T>(items: T[], args: { first?: number; after?: string }, name: string) {
   if (args.first === undefined) {
-    throw new GraphQLError(`You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`, { extensions: { type: 'MISSING_PAGINATION_BOUNDARIES' } });
+    throw new GraphQLError(
+      `You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`,
+      { extensions: { type: 'MISSING_PAGINATION_BOUNDARIES' } },
+    );
   }
   if (args.first > 100) {
-    throw new GraphQLError(`Requesting ${args.first} records on the \`${name}\` connection exceeds the \`first\` limit of 100 records.`, { extensions: { type: 'EXCESSIVE_PAGINATION' } });
+    throw new GraphQLError(
+      `Requesting ${args.first} records on the \`${name}\` connection exceeds the \`first\` limit of 100 records.`,
+      { extensions: { type: 'EXCESSIVE_PAGINATION' } },
+    );
   }
   const start = args.after ? Number(Buffer.from(args.after, 'base64').toString().split(':')[1]) : 0;
   const nodes = items.slice(start, start + args.first);
@@ -152,8 +187,18 @@ function graphCommit(repo: FakeRepo, sha: string): Record<string, unknown> {
     __typename: 'Commit',
     oid: sha,
     message: commit.message,
-    parents: (args: { first?: number; after?: string }) => connection(commit.parents.map((p) => graphCommit(repo, p)), args, 'parents'),
-    history: (args: { first?: number; after?: string }) => connection(historyOf(repo, sha).map((c) => graphCommit(repo, c.sha)), args, 'history'),
+    parents: (args: { first?: number; after?: string }) =>
+      connection(
+        commit.parents.map((p) => graphCommit(repo, p)),
+        args,
+        'parents',
+      ),
+    history: (args: { first?: number; after?: string }) =>
+      connection(
+        historyOf(repo, sha).map((c) => graphCommit(repo, c.sha)),
+        args,
+        'history',
+      ),
   };
 }
 
@@ -175,14 +220,39 @@ function graphPull(repo: FakeRepo, p: FakePull) {
     merged: p.mergedAt !== null,
     mergedAt: p.mergedAt,
     author: actor(p.user),
-    labels: (args: Args) => connection((p.labels ?? []).map((name) => ({ name })), args, 'labels'),
+    labels: (args: Args) =>
+      connection(
+        (p.labels ?? []).map((name) => ({ name })),
+        args,
+        'labels',
+      ),
     mergeCommit: p.mergeSha ? graphCommit(repo, p.mergeSha) : null,
-    files: (args: Args) => connection(p.files.map((f) => ({ path: f.path, additions: f.additions, deletions: f.deletions, changeType: CHANGE_TYPES[f.status] })), args, 'files'),
-    commits: (args: Args) => connection(p.commits.map((c) => ({ commit: graphCommit(repo, c.sha) })), args, 'commits'),
+    files: (args: Args) =>
+      connection(
+        p.files.map((f) => ({
+          path: f.path,
+          additions: f.additions,
+          deletions: f.deletions,
+          changeType: CHANGE_TYPES[f.status],
+        })),
+        args,
+        'files',
+      ),
+    commits: (args: Args) =>
+      connection(
+        p.commits.map((c) => ({ commit: graphCommit(repo, c.sha) })),
+        args,
+        'commits',
+      ),
     comments: (args: Args) => connection((p.comments ?? []).map(said), args, 'comments'),
     reviews: (args: Args) => connection(reviewNodes, args, 'reviews'),
     reviewNodes,
-    closingIssuesReferences: (args: Args) => connection((p.closingIssues ?? []).map((number) => ({ number, title: `Issue ${number}` })), args, 'closingIssuesReferences'),
+    closingIssuesReferences: (args: Args) =>
+      connection(
+        (p.closingIssues ?? []).map((number) => ({ number, title: `Issue ${number}` })),
+        args,
+        'closingIssuesReferences',
+      ),
     repository: { nameWithOwner: `${repo.owner}/${repo.name}` },
     timelineItems: (args: Args & { itemTypes?: string[] }) => {
       const events = args.itemTypes && !args.itemTypes.includes('CROSS_REFERENCED_EVENT') ? [] : (p.mentionedIn ?? []);
@@ -190,7 +260,12 @@ function graphPull(repo: FakeRepo, p: FakePull) {
         events.map((m) => ({
           __typename: 'CrossReferencedEvent',
           willCloseTarget: false,
-          source: { __typename: m.kind, number: m.number, title: `#${m.number}`, repository: { nameWithOwner: m.repo ?? `${repo.owner}/${repo.name}` } },
+          source: {
+            __typename: m.kind,
+            number: m.number,
+            title: `#${m.number}`,
+            repository: { nameWithOwner: m.repo ?? `${repo.owner}/${repo.name}` },
+          },
         })),
         args,
         'timelineItems',

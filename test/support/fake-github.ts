@@ -87,11 +87,16 @@ interface Fault {
 const DOCS = 'https://docs.github.com/rest';
 
 /** 403 with the primary rate limit spent, as GitHub sends it; the reset is `seconds` away. */
-export const rateLimited = (seconds: number) => (now: number): FaultResponse => ({
-  status: 403,
-  headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(now / 1000) + seconds) },
-  body: { message: 'API rate limit exceeded for user ID 1.', documentation_url: `${DOCS}/overview/rate-limits-for-the-rest-api` },
-});
+export const rateLimited =
+  (seconds: number) =>
+  (now: number): FaultResponse => ({
+    status: 403,
+    headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(now / 1000) + seconds) },
+    body: {
+      message: 'API rate limit exceeded for user ID 1.',
+      documentation_url: `${DOCS}/overview/rate-limits-for-the-rest-api`,
+    },
+  });
 
 /** A secondary (abuse) limit: 429 or 403 with Retry-After. */
 export const secondaryLimit = (retryAfter: number, status = 429): FaultResponse => ({
@@ -155,7 +160,9 @@ export class FakeGitHub {
       let raw = '';
       req.on('data', (chunk) => (raw += chunk));
       req.on('end', () => {
-        this.handle(req, res, raw).catch((error) => this.send(res, req, { status: 500, body: { message: String(error) } }, 'core'));
+        this.handle(req, res, raw).catch((error) =>
+          this.send(res, req, { status: 500, body: { message: String(error) } }, 'core'),
+        );
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -171,39 +178,72 @@ export class FakeGitHub {
     const url = new URL(req.url ?? '/', this.baseUrl);
     const method = req.method ?? 'GET';
     const isGraphql = method === 'POST' && url.pathname === '/graphql';
-    const graphqlBody = isGraphql ? (JSON.parse(raw || '{}') as { query?: string; variables?: Record<string, unknown> }) : undefined;
+    const graphqlBody = isGraphql
+      ? (JSON.parse(raw || '{}') as { query?: string; variables?: Record<string, unknown> })
+      : undefined;
     const graphqlText = graphqlBody?.query;
     const seen = { method, path: url.pathname, query: url.searchParams, graphql: graphqlText };
     const resource = isGraphql ? 'graphql' : 'core';
 
     const fault = this.faults.find((f) => f.left > 0 && f.when(seen));
     if (fault) fault.left -= 1;
-    const scripted = fault ? (typeof fault.response === 'function' ? fault.response(Date.now()) : fault.response) : undefined;
+    const scripted = fault
+      ? typeof fault.response === 'function'
+        ? fault.response(Date.now())
+        : fault.response
+      : undefined;
     if (scripted && !scripted.malform) return this.send(res, req, scripted, resource, seen);
 
     const authorization = req.headers.authorization;
     const token = authorization?.replace(/^(token|bearer)\s+/i, '');
     if (this.opts.token && token && token !== this.opts.token) {
-      return this.send(res, req, { status: 401, body: { message: 'Bad credentials', documentation_url: DOCS } }, resource, seen);
+      return this.send(
+        res,
+        req,
+        { status: 401, body: { message: 'Bad credentials', documentation_url: DOCS } },
+        resource,
+        seen,
+      );
     }
     if (isGraphql && !token) {
-      return this.send(res, req, { status: 401, body: { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS } }, resource, seen);
+      return this.send(
+        res,
+        req,
+        { status: 401, body: { message: 'This endpoint requires you to be authenticated.', documentation_url: DOCS } },
+        resource,
+        seen,
+      );
     }
     // GitHub charges a GraphQL query its points (at least 1), a REST request 1.
     const cost = graphqlText ? pointsOf(graphqlText, graphqlBody?.variables) : 1;
     if (this.left(resource, token) < cost) {
-      return this.send(res, req, rateLimited(Math.ceil((this.windowStart + 3_600_000 - Date.now()) / 1000))(Date.now()), resource, seen);
+      return this.send(
+        res,
+        req,
+        rateLimited(Math.ceil((this.windowStart + 3_600_000 - Date.now()) / 1000))(Date.now()),
+        resource,
+        seen,
+      );
     }
 
     let answer: FaultResponse & { text?: string };
     try {
-      const rateLimit = { cost, limit: this.limit(resource, token), remaining: this.left(resource, token) - cost, resetAt: new Date(this.windowStart + 3_600_000).toISOString() };
+      const rateLimit = {
+        cost,
+        limit: this.limit(resource, token),
+        remaining: this.left(resource, token) - cost,
+        resetAt: new Date(this.windowStart + 3_600_000).toISOString(),
+      };
       answer = isGraphql ? await answerGraphql(this.repos, rateLimit, raw) : await this.rest(method, url, req);
     } catch (error) {
       answer = { status: 500, body: { message: String(error) } };
     }
-    if (scripted?.malform && answer.body !== undefined) answer = { ...answer, body: scripted.malform(structuredClone(answer.body)) };
-    const etag = answer.body !== undefined && method === 'GET' ? `W/"${createHash('sha1').update(JSON.stringify(answer.body)).digest('hex')}"` : undefined;
+    if (scripted?.malform && answer.body !== undefined)
+      answer = { ...answer, body: scripted.malform(structuredClone(answer.body)) };
+    const etag =
+      answer.body !== undefined && method === 'GET'
+        ? `W/"${createHash('sha1').update(JSON.stringify(answer.body)).digest('hex')}"`
+        : undefined;
     if (etag && req.headers['if-none-match'] === etag) {
       // GitHub does not charge a conditional request that comes back 304 against the rate limit.
       return this.send(res, req, { status: 304, headers: { etag } }, resource, seen, 0);
@@ -252,7 +292,9 @@ export class FakeGitHub {
     } else if (answer.text !== undefined) {
       res.writeHead(status, { ...headers, 'content-type': 'text/plain; charset=utf-8' }).end(answer.text);
     } else {
-      res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(answer.body ?? {}));
+      res
+        .writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' })
+        .end(JSON.stringify(answer.body ?? {}));
     }
   }
 
@@ -279,23 +321,53 @@ export class FakeGitHub {
       if (direction === 'desc') listed.reverse();
       return page(listed.map((p) => pullJson(repo, p, this.baseUrl)));
     }
-    if ((m = /^\/pulls\/(\d+)$/.exec(rest))) return pull(m[1]) ? { body: pullJson(repo, pull(m[1])!, this.baseUrl) } : notFound;
+    if ((m = /^\/pulls\/(\d+)$/.exec(rest)))
+      return pull(m[1]) ? { body: pullJson(repo, pull(m[1])!, this.baseUrl) } : notFound;
     if ((m = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
-      return pull(m[1]) ? page(pull(m[1])!.files.map((f) => ({ sha: hex(f.path), filename: f.path, status: f.status, additions: f.additions, deletions: f.deletions, changes: f.additions + f.deletions }))) : notFound;
+      return pull(m[1])
+        ? page(
+            pull(m[1])!.files.map((f) => ({
+              sha: hex(f.path),
+              filename: f.path,
+              status: f.status,
+              additions: f.additions,
+              deletions: f.deletions,
+              changes: f.additions + f.deletions,
+            })),
+          )
+        : notFound;
     }
-    if ((m = /^\/pulls\/(\d+)\/commits$/.exec(rest))) return pull(m[1]) ? page(pull(m[1])!.commits.map(commitJson)) : notFound;
+    if ((m = /^\/pulls\/(\d+)\/commits$/.exec(rest)))
+      return pull(m[1]) ? page(pull(m[1])!.commits.map(commitJson)) : notFound;
     if ((m = /^\/pulls\/(\d+)\/reviews$/.exec(rest))) {
-      return pull(m[1]) ? page((pull(m[1])!.reviews ?? []).map((r, i) => ({ id: i + 1, user: userJson(r.user), body: r.body, state: 'COMMENTED' }))) : notFound;
+      return pull(m[1])
+        ? page(
+            (pull(m[1])!.reviews ?? []).map((r, i) => ({
+              id: i + 1,
+              user: userJson(r.user),
+              body: r.body,
+              state: 'COMMENTED',
+            })),
+          )
+        : notFound;
     }
     if ((m = /^\/pulls\/(\d+)\/comments$/.exec(rest))) {
-      return pull(m[1]) ? page((pull(m[1])!.reviews ?? []).flatMap((r) => r.comments ?? []).map((c, i) => ({ id: i + 1, user: userJson(c.user), body: c.body }))) : notFound;
+      return pull(m[1])
+        ? page(
+            (pull(m[1])!.reviews ?? [])
+              .flatMap((r) => r.comments ?? [])
+              .map((c, i) => ({ id: i + 1, user: userJson(c.user), body: c.body })),
+          )
+        : notFound;
     }
     if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
       return page((pull(m[1])?.comments ?? []).map((c, i) => ({ id: i + 1, user: userJson(c.user), body: c.body })));
     }
     if ((m = /^\/commits\/([0-9a-f]{40})$/.exec(rest))) {
       const commit = repo.commits.get(m[1]);
-      return commit ? { body: commitJson(commit) } : { status: 422, body: { message: `No commit found for SHA: ${m[1]}`, documentation_url: DOCS } };
+      return commit
+        ? { body: commitJson(commit) }
+        : { status: 422, body: { message: `No commit found for SHA: ${m[1]}`, documentation_url: DOCS } };
     }
     if (rest === '/commits') {
       const history = historyOf(repo, url.searchParams.get('sha') ?? '');
@@ -304,7 +376,16 @@ export class FakeGitHub {
     if ((m = /^\/compare\/([0-9a-f]{40})\.\.\.([0-9a-f]{40})$/.exec(rest))) {
       if (!repo.gitDir || !/diff/.test(String(req.headers.accept))) return notFound;
       try {
-        return { text: await git(repo.gitDir, ['diff', '--no-color', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', `${m[1]}...${m[2]}`]) };
+        return {
+          text: await git(repo.gitDir, [
+            'diff',
+            '--no-color',
+            '--no-ext-diff',
+            '--src-prefix=a/',
+            '--dst-prefix=b/',
+            `${m[1]}...${m[2]}`,
+          ]),
+        };
       } catch {
         return notFound;
       }
@@ -326,7 +407,10 @@ export class FakeGitHub {
       ...(current < last ? [link(current + 1, 'next'), link(last, 'last')] : []),
       ...(current > 1 ? [link(1, 'first'), link(current - 1, 'prev')] : []),
     ];
-    return { body: items.slice((current - 1) * perPage, current * perPage), headers: links.length ? { link: links.join(', ') } : {} };
+    return {
+      body: items.slice((current - 1) * perPage, current * perPage),
+      headers: links.length ? { link: links.join(', ') } : {},
+    };
   }
 }
 
@@ -337,7 +421,13 @@ function hex(seed: string): string {
 }
 
 function userJson(login: string) {
-  return { login, id: parseInt(hex(login).slice(0, 8), 16), node_id: `U_${login}`, type: login.endsWith('[bot]') ? 'Bot' : 'User', site_admin: false };
+  return {
+    login,
+    id: parseInt(hex(login).slice(0, 8), 16),
+    node_id: `U_${login}`,
+    type: login.endsWith('[bot]') ? 'Bot' : 'User',
+    site_admin: false,
+  };
 }
 
 function repoJson(repo: FakeRepo, baseUrl: string) {
@@ -385,7 +475,10 @@ function commitJson(c: FakeCommit) {
   return {
     sha: c.sha,
     node_id: `C_${c.sha}`,
-    commit: { message: c.message, author: { name: 'Someone', email: 'someone@example.test', date: '2024-01-01T00:00:00Z' } },
+    commit: {
+      message: c.message,
+      author: { name: 'Someone', email: 'someone@example.test', date: '2024-01-01T00:00:00Z' },
+    },
     parents: c.parents.map((sha) => ({ sha })),
   };
 }

@@ -10,9 +10,7 @@ export interface ChatRequest {
   response_format?: unknown;
 }
 
-export type Reply =
-  | { content: string }
-  | { toolCalls: { name: string; args: Record<string, unknown> }[] };
+export type Reply = { content: string } | { toolCalls: { name: string; args: Record<string, unknown> }[] };
 
 /**
  * Decides each reply. `marker` is what the client said about the call in its headers (src/model/markers.ts):
@@ -47,7 +45,13 @@ export interface FaultOptions {
  */
 export class FakeOpenAI {
   readonly requests: { body: ChatRequest; marker?: CallMarker; authorization?: string; fault?: Fault }[] = [];
-  readonly faultCounts: Record<Fault, number> = { rate_limit: 0, server_error: 0, timeout: 0, malformed_tool_call: 0, empty: 0 };
+  readonly faultCounts: Record<Fault, number> = {
+    rate_limit: 0,
+    server_error: 0,
+    timeout: 0,
+    malformed_tool_call: 0,
+    empty: 0,
+  };
   private server?: Server;
   private random: () => number;
   private faultsDrawn = 0;
@@ -80,13 +84,15 @@ export class FakeOpenAI {
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
     };
     if (req.method === 'GET' && req.url?.endsWith('/models')) return json(200, { object: 'list', data: [] });
-    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) return json(404, { error: { message: 'not found' } });
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions'))
+      return json(404, { error: { message: 'not found' } });
     const body = JSON.parse(raw) as ChatRequest;
     const fault = this.drawFault();
     const marker = readMarker(req.headers);
     const recorded = this.options.recordMessages === false ? { ...body, messages: [] } : body;
     this.requests.push({ body: recorded, marker, authorization: req.headers.authorization, fault });
-    const latency = typeof this.options.latencyMs === 'function' ? this.options.latencyMs(body, marker) : this.options.latencyMs;
+    const latency =
+      typeof this.options.latencyMs === 'function' ? this.options.latencyMs(body, marker) : this.options.latencyMs;
     if (latency) await sleep(latency);
     await this.options.hold?.(body, marker);
     if (fault) this.faultCounts[fault] += 1;
@@ -131,7 +137,11 @@ export class FakeOpenAI {
 }
 
 function completion(body: ChatRequest, reply: Reply, n: number) {
-  const message: { role: 'assistant'; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] } =
+  const message: {
+    role: 'assistant';
+    content: string | null;
+    tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  } =
     'content' in reply
       ? { role: 'assistant', content: reply.content }
       : {

@@ -9,6 +9,8 @@ export default async function globalSetup(): Promise<void> {
     await ensureNamespace(address);
   } catch (err) {
     // The files that need no Temporal server still run; those that do fail on their own, naming the server.
-    console.warn(`[global-setup] Temporal namespace ${TEST_NAMESPACE} at ${address} not registered: ${(err as Error).message}`);
+    console.warn(
+      `[global-setup] Temporal namespace ${TEST_NAMESPACE} at ${address} not registered: ${(err as Error).message}`,
+    );
   }
 }

@@ -44,11 +44,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * With no `killAt` it runs without kills (to measure how long a chain takes). The workers keep a work
  * journal (src/work-journal.ts) in the data directory, returned with the kill times.
  */
-export async function chainUnderKills(opts: { chain: Chain; config: Config; env: Record<string, string>; notesPerStage: number; latencyMs: number; killAt?: number[] }): Promise<ChainUnderKills> {
+export async function chainUnderKills(opts: {
+  chain: Chain;
+  config: Config;
+  env: Record<string, string>;
+  notesPerStage: number;
+  latencyMs: number;
+  killAt?: number[];
+}): Promise<ChainUnderKills> {
   const { chain, config, notesPerStage } = opts;
   const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage }), { latencyMs: opts.latencyMs });
   const journalFile = join(config.dataDir, 'work-journal.jsonl');
-  const env = { ...opts.env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_HOME: config.dataDir, CHAINSMITH_WORK_JOURNAL: journalFile };
+  const env = {
+    ...opts.env,
+    OPENAI_BASE_URL: await fake.start(),
+    CHAINSMITH_HOME: config.dataDir,
+    CHAINSMITH_WORK_JOURNAL: journalFile,
+  };
   const taskQueue = `kills-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const worker = new WorkerProcess(taskQueue, env);
   const pids = new Set<number>();
@@ -57,7 +69,12 @@ export async function chainUnderKills(opts: { chain: Chain; config: Config; env:
   try {
     worker.start();
     pids.add(worker.pid!);
-    const [started] = await startChains(new Client({ connection, namespace: config.temporal.namespace }), config, [chain], { policy: 'model', taskQueue });
+    const [started] = await startChains(
+      new Client({ connection, namespace: config.temporal.namespace }),
+      config,
+      [chain],
+      { policy: 'model', taskQueue },
+    );
     let finished = false;
     const done = started.handle.result().finally(() => (finished = true));
     done.catch(() => undefined);
@@ -95,10 +112,27 @@ export async function chainUnderKills(opts: { chain: Chain; config: Config; env:
     await worker.stop();
     const marks = [...repeatsAtKill, repeats()];
     const redone = repeatsAtKill.map((_, i) => marks[i + 1] - marks[i]);
-    const rows = (await readFile(datasetPath(config.dataDir, 'model'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
-    const ofChain = rows.map((l) => TrainingSampleSchema.parse(JSON.parse(l))).filter((r) => r.metadata.repo === chain.repo.name).length;
-    const journal = (await readFile(journalFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as WorkRecord);
-    return { result, wallSeconds, lifeSeconds, redone, phases, killTimes, journal, duplicates: Math.max(0, ofChain - 1), containersLeft: await containersOf(started.workflowId, pids) };
+    const rows = (await readFile(datasetPath(config.dataDir, 'model'), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean);
+    const ofChain = rows
+      .map((l) => TrainingSampleSchema.parse(JSON.parse(l)))
+      .filter((r) => r.metadata.repo === chain.repo.name).length;
+    const journal = (await readFile(journalFile, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as WorkRecord);
+    return {
+      result,
+      wallSeconds,
+      lifeSeconds,
+      redone,
+      phases,
+      killTimes,
+      journal,
+      duplicates: Math.max(0, ofChain - 1),
+      containersLeft: await containersOf(started.workflowId, pids),
+    };
   } finally {
     await worker.stop();
     await connection.close();
@@ -122,5 +156,11 @@ async function containersOf(workflowId: string, pids: Set<number>): Promise<stri
       const [, pid] = (c.Labels[OWNER_LABEL] ?? '').split(':');
       return runKey.startsWith(`${workflowId}/`) || pids.has(Number(pid));
     })
-    .map((c) => `${c.State} ${Object.entries(c.Labels).filter(([k]) => k.startsWith('chainsmith.')).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    .map(
+      (c) =>
+        `${c.State} ${Object.entries(c.Labels)
+          .filter(([k]) => k.startsWith('chainsmith.'))
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`,
+    );
 }

@@ -27,7 +27,9 @@ export interface ModelProcess {
 export async function startModelProcess(chain: Chain, opts: ModelProcessOptions): Promise<ModelProcess> {
   const file = join(mkdtempSync(join(tmpdir(), 'chainsmith-model-')), 'chain.json');
   writeFileSync(file, JSON.stringify(chain));
-  const child = fork(__filename, [file, String(opts.notesPerStage), String(opts.latencyMs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(__filename, [file, String(opts.notesPerStage), String(opts.latencyMs)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ask = <T>(message: string) =>
     new Promise<T>((resolve, reject) => {
       const onExit = () => reject(new Error('the model process exited'));

@@ -28,7 +28,11 @@ export async function runOneChain<T = undefined>(
     const [started] = await startChains(engines.client, config, [chain], { ...opts, taskQueue: engines.taskQueue });
     await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
     const result = await started.handle.result();
-    return { result, workflowId: started.workflowId, inspected: await inspect({ result, workflowId: started.workflowId, engines }) };
+    return {
+      result,
+      workflowId: started.workflowId,
+      inspected: await inspect({ result, workflowId: started.workflowId, engines }),
+    };
   } finally {
     await engines.close();
   }

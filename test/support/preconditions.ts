@@ -15,7 +15,14 @@ type TestFn = (name: string, fn: TestBody, timeout?: number) => void;
 export function testIf(missing: string | undefined): TestFn {
   if (!missing) return test;
   if (process.env.CI === 'true' && existsSync(SHARED_REPOS)) {
-    return (name, _fn, timeout) => test(name, async () => { throw new Error(`CI lacks what this test needs: ${missing}`); }, timeout);
+    return (name, _fn, timeout) =>
+      test(
+        name,
+        async () => {
+          throw new Error(`CI lacks what this test needs: ${missing}`);
+        },
+        timeout,
+      );
   }
   return (name, fn, timeout) => test.skip(`${name} [skipped: ${missing}]`, fn, timeout);
 }
@@ -37,7 +44,9 @@ export function missingRealRepo(bundle: string, tool: string): string | undefine
 
 function pyenvRoot(): string | undefined {
   try {
-    return execFileSync('pyenv', ['root'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+    return (
+      execFileSync('pyenv', ['root'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -52,7 +61,10 @@ export function missingPython(minMinor = 0): string | undefined {
   const root = process.env.PYENV_ROOT || pyenvRoot() || join(homedir(), '.pyenv');
   const dir = join(root, 'versions');
   const found = existsSync(dir)
-    ? readdirSync(dir).filter((v) => /^3\.(\d+)\./.test(v) && Number(v.split('.')[1]) >= minMinor && existsSync(join(dir, v, 'bin', 'python3')))
+    ? readdirSync(dir).filter(
+        (v) =>
+          /^3\.(\d+)\./.test(v) && Number(v.split('.')[1]) >= minMinor && existsSync(join(dir, v, 'bin', 'python3')),
+      )
     : [];
   return found.length ? undefined : `no CPython ${minMinor ? `3.${minMinor} or later` : 3} in ${dir} (pyenv)`;
 }

@@ -41,7 +41,13 @@ export class PrivateDockerd {
     closeSync(out);
     const exited = new Promise<void>((r) => this.child!.once('exit', () => r()));
     for (let i = 0; i < 600; i++) {
-      if (await this.docker(['info']).then(() => true, () => false)) return;
+      if (
+        await this.docker(['info']).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
       if (await Promise.race([exited.then(() => true), sleep(100).then(() => false)])) break;
     }
     const tail = this.tail();
@@ -72,14 +78,19 @@ export class PrivateDockerd {
     const load = spawn('docker', ['-H', this.host, 'load', '-q'], { stdio: ['pipe', 'ignore', 'inherit'] });
     save.stdout!.pipe(load.stdin!);
     const codes = await Promise.all([save, load].map((p) => new Promise<number | null>((r) => p.once('exit', r))));
-    if (codes.some((c) => c !== 0)) throw new Error(`copying ${images.join(', ')} into the test's own dockerd failed (exit codes ${codes.join(', ')})`);
+    if (codes.some((c) => c !== 0))
+      throw new Error(
+        `copying ${images.join(', ')} into the test's own dockerd failed (exit codes ${codes.join(', ')})`,
+      );
   }
 
   /** Stops the daemon and removes its directory (containers and images with it). */
   async remove(): Promise<void> {
     await this.stop();
     // Mounts under the data root can outlive a SIGKILLed daemon: unmount before removing.
-    await run('sh', ['-c', `grep -o ' ${this.dir}/[^ ]*' /proc/self/mounts | sort -r | xargs -r -n1 umount -l`]).catch(() => undefined);
+    await run('sh', ['-c', `grep -o ' ${this.dir}/[^ ]*' /proc/self/mounts | sort -r | xargs -r -n1 umount -l`]).catch(
+      () => undefined,
+    );
     await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 

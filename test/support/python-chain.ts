@@ -40,9 +40,13 @@ export async function pythonChain(path: string, name: string): Promise<{ repo: C
   const squared = circle.replace('return side * side', 'return side ** 2');
   const pr2 = await repo.pr(2, 'Write square with a power', {
     'shapes/area.py': squared,
-    'tests/test_square.py': 'from shapes.area import square\n\n\ndef test_square_of_zero():\n    assert square(0) == 0\n',
+    'tests/test_square.py':
+      'from shapes.area import square\n\n\ndef test_square_of_zero():\n    assert square(0) == 0\n',
   });
-  const checked = squared.replace('def square(side):\n', 'def square(side):\n    if side < 0:\n        raise ValueError("a side cannot be negative")\n');
+  const checked = squared.replace(
+    'def square(side):\n',
+    'def square(side):\n    if side < 0:\n        raise ValueError("a side cannot be negative")\n',
+  );
   const pr3 = await repo.pr(3, 'Reject negative sides', {
     'shapes/area.py': checked,
     'tests/test_square.py':

@@ -39,7 +39,12 @@ export async function cloneBundle(name: string): Promise<string> {
  * commit that landed it there (a merge whose second parent is the PR's head) or, where it landed
  * otherwise, a merge of its head into that base made in the clone.
  */
-export async function pullRequestChain(repoPath: string, repoName: string, number: number, branch: string): Promise<Chain> {
+export async function pullRequestChain(
+  repoPath: string,
+  repoName: string,
+  number: number,
+  branch: string,
+): Promise<Chain> {
   const head = (await git(repoPath, ['rev-parse', `refs/pull/${number}/head`])).trim();
   const landed = (await git(repoPath, ['log', '--first-parent', '--merges', '--format=%H %P', branch]))
     .split('\n')
@@ -50,7 +55,13 @@ export async function pullRequestChain(repoPath: string, repoName: string, numbe
   if (landed) [mergeSha, baseSha] = landed;
   else {
     baseSha = (await git(repoPath, ['merge-base', branch, head])).trim();
-    mergeSha = (await git(repoPath, ['commit-tree', `${head}^{tree}`, '-p', baseSha, '-p', head, '-m', `Merge pull request #${number}`], { env: FIXED })).trim();
+    mergeSha = (
+      await git(
+        repoPath,
+        ['commit-tree', `${head}^{tree}`, '-p', baseSha, '-p', head, '-m', `Merge pull request #${number}`],
+        { env: FIXED },
+      )
+    ).trim();
   }
   const subject = (await git(repoPath, ['log', '-1', '--format=%s', head])).trim();
   const pr: PullRequest = {
@@ -70,4 +81,11 @@ export async function pullRequestChain(repoPath: string, repoName: string, numbe
   return { id: `${repoName}#${number}`, repo: { name: repoName, path: repoPath }, prs: [pr], edges: [] };
 }
 
-const FIXED = { GIT_AUTHOR_NAME: 'chainsmith', GIT_AUTHOR_EMAIL: 'chainsmith@localhost', GIT_COMMITTER_NAME: 'chainsmith', GIT_COMMITTER_EMAIL: 'chainsmith@localhost', GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z' };
+const FIXED = {
+  GIT_AUTHOR_NAME: 'chainsmith',
+  GIT_AUTHOR_EMAIL: 'chainsmith@localhost',
+  GIT_COMMITTER_NAME: 'chainsmith',
+  GIT_COMMITTER_EMAIL: 'chainsmith@localhost',
+  GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
+};

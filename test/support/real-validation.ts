@@ -30,7 +30,16 @@ export async function validateReal(bundle: string, repoName: string, pr: number,
   const environments = testEnvironments(docker);
   const env = await environments.forStage(chain, 0);
   const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-real-')), 'artifacts'));
-  const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 2048, pidsLimit: 512 }, environments, timeoutSeconds: 900 }, chain, 0);
-  expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] } })).toHaveLength(0);
+  const gold = await goldTestsFor(
+    { docker, store, sandbox: { memoryMb: 2048, pidsLimit: 512 }, environments, timeoutSeconds: 900 },
+    chain,
+    0,
+  );
+  expect(
+    await docker.listContainers({
+      all: true,
+      filters: { label: [CONTAINER_LABEL, 'chainsmith.gold', `${OWNER_LABEL}=${ownerLabel()[OWNER_LABEL]}`] },
+    }),
+  ).toHaveLength(0);
   return { env, gold };
 }

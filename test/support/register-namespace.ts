@@ -22,7 +22,12 @@ export async function ensureNamespace(address: string, namespace = TEST_NAMESPAC
         });
     }
     const want = Object.fromEntries(
-      Object.entries(searchAttributes).map(([name, type]) => [name, temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${type.toUpperCase()}` as 'INDEXED_VALUE_TYPE_KEYWORD']]),
+      Object.entries(searchAttributes).map(([name, type]) => [
+        name,
+        temporal.api.enums.v1.IndexedValueType[
+          `INDEXED_VALUE_TYPE_${type.toUpperCase()}` as 'INDEXED_VALUE_TYPE_KEYWORD'
+        ],
+      ]),
     );
     // A new namespace reaches the frontend's cache within seconds: until then calls on it fail.
     for (let i = 0; ; i++) {
@@ -35,7 +40,8 @@ export async function ensureNamespace(address: string, namespace = TEST_NAMESPAC
         }
         await operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
       } catch (err) {
-        if (i >= 120) throw new Error(`Temporal namespace ${namespace} is not ready after 60 s: ${(err as Error).message}`);
+        if (i >= 120)
+          throw new Error(`Temporal namespace ${namespace} is not ready after 60 s: ${(err as Error).message}`);
       }
       await sleep(500);
     }

@@ -19,10 +19,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Stops the daemon whose command line matches `pattern` the way a crash or an upgrade would (SIGTERM),
  * waits until it is gone, then lets provisioning start it again, with `env` naming which one.
  */
-export async function restartDaemon(pattern: string, step: 'temporal', env: Record<string, string> = {}): Promise<void> {
+export async function restartDaemon(
+  pattern: string,
+  step: 'temporal',
+  env: Record<string, string> = {},
+): Promise<void> {
   const gone = async (ms: number) => {
     for (let i = 0; i < ms / 100; i++) {
-      if (await run('pgrep', ['-f', pattern]).then(() => false, () => true)) return true;
+      if (
+        await run('pgrep', ['-f', pattern]).then(
+          () => false,
+          () => true,
+        )
+      )
+        return true;
       await sleep(100);
     }
     return false;
@@ -33,7 +43,10 @@ export async function restartDaemon(pattern: string, step: 'temporal', env: Reco
     await run('pkill', ['-KILL', '-f', pattern]).catch(() => undefined);
     if (!(await gone(5_000))) throw new Error(`${step}: the daemon matching ${pattern} did not stop`);
   }
-  await run('bash', [resolve(packageRoot(), 'scripts/provision.sh'), step], { cwd: packageRoot(), env: { ...process.env, ...env } });
+  await run('bash', [resolve(packageRoot(), 'scripts/provision.sh'), step], {
+    cwd: packageRoot(),
+    env: { ...process.env, ...env },
+  });
 }
 
 /**
@@ -46,8 +59,15 @@ export async function restartMidRollout(name: string, restart: () => Promise<voi
   // While the daemon goes down the model slows, so the rollout is still mid-stage when it is gone: a
   // daemon stopping waits for its containers, and a fast rollout could finish in that time.
   let restarting = false;
-  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), { latencyMs: () => (restarting ? 1500 : 100) });
-  const workerEnv = { ...env, OPENAI_BASE_URL: await fake.start(), CHAINSMITH_MODEL: 'scripted', CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '5' };
+  const fake = new FakeOpenAI(longRolloutScript(chain, { notesPerStage: NOTES }), {
+    latencyMs: () => (restarting ? 1500 : 100),
+  });
+  const workerEnv = {
+    ...env,
+    OPENAI_BASE_URL: await fake.start(),
+    CHAINSMITH_MODEL: 'scripted',
+    CHAINSMITH_HEARTBEAT_TIMEOUT_SECONDS: '5',
+  };
   const config = testConfig(workerEnv);
   const taskQueue = `restart-${name}-${Date.now()}`;
   const worker = new WorkerProcess(taskQueue, { ...workerEnv, CHAINSMITH_HOME: config.dataDir });
@@ -61,7 +81,8 @@ export async function restartMidRollout(name: string, restart: () => Promise<voi
     // Mid-rollout of stage 2: its third agent step (query writer and judge calls do not count). A chain
     // that ends before that (a stage failed) is the result: say why rather than wait for the test's timeout.
     for (let i = 0; fake.requestsBy('agent').length < NOTES + 5; i++) {
-      if (i % 20 === 19 && (await handle.describe()).status.name !== 'RUNNING') return { result: (await handle.result()) as ChainResult, notes: [], expected: expectedNotes(3, NOTES) };
+      if (i % 20 === 19 && (await handle.describe()).status.name !== 'RUNNING')
+        return { result: (await handle.result()) as ChainResult, notes: [], expected: expectedNotes(3, NOTES) };
       await sleep(50);
     }
     restarting = true;
@@ -69,10 +90,16 @@ export async function restartMidRollout(name: string, restart: () => Promise<voi
     restarting = false;
     await connection.close();
     connection = await Connection.connect({ address: config.temporal.address });
-    const result: ChainResult = await new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(started.workflowId).result();
+    const result: ChainResult = await new Client({ connection, namespace: config.temporal.namespace }).workflow
+      .getHandle(started.workflowId)
+      .result();
     if (result.status !== 'accepted') return { result, notes: [], expected: expectedNotes(3, NOTES) };
     const store = new ArtifactStore(`${config.dataDir}/artifacts`);
-    return { result, notes: notesIn(await store.getText(result.results[2].finalRound!.cumulativePatchRef)), expected: expectedNotes(3, NOTES) };
+    return {
+      result,
+      notes: notesIn(await store.getText(result.results[2].finalRound!.cumulativePatchRef)),
+      expected: expectedNotes(3, NOTES),
+    };
   } catch (err) {
     console.error(`worker output:\n${worker.output.slice(-5000)}`);
     throw err;

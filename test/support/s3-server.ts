@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { freePort } from './ports';
 
 /** Credentials of the throwaway server; clients read them from the usual AWS_* variables. */
-export const S3_TEST_ENV = { AWS_ACCESS_KEY_ID: 'chainsmith-test', AWS_SECRET_ACCESS_KEY: 'chainsmith-test-secret', AWS_REGION: 'us-east-1' };
+export const S3_TEST_ENV = {
+  AWS_ACCESS_KEY_ID: 'chainsmith-test',
+  AWS_SECRET_ACCESS_KEY: 'chainsmith-test-secret',
+  AWS_REGION: 'us-east-1',
+};
 
 /**
  * versitygw, a real S3 server (Versity's gateway in front of a POSIX directory), installed by
@@ -36,7 +40,18 @@ export async function startVersitygw(bucket = 'chainsmith-artifacts'): Promise<S
   const endpoint = `http://127.0.0.1:${await freePort()}`;
   const child = spawn(
     binary,
-    ['--port', endpoint.slice('http://'.length), '--access', S3_TEST_ENV.AWS_ACCESS_KEY_ID, '--secret', S3_TEST_ENV.AWS_SECRET_ACCESS_KEY, 'posix', '--sidecar', meta, data],
+    [
+      '--port',
+      endpoint.slice('http://'.length),
+      '--access',
+      S3_TEST_ENV.AWS_ACCESS_KEY_ID,
+      '--secret',
+      S3_TEST_ENV.AWS_SECRET_ACCESS_KEY,
+      'posix',
+      '--sidecar',
+      meta,
+      data,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

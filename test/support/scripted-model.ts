@@ -28,7 +28,10 @@ export const ACCEPT = { score: 0.9, feedback: 'Matches the reference.' };
  * accepts and the query writer writes plain, leak-free queries unless told otherwise. Stateless
  * except for the judge's count, so a retried call gets the same reply.
  */
-export function scriptedModel(parts: { agent: (call: AgentCall) => Reply; judge?: (call: JudgeCall) => Reply }): Script {
+export function scriptedModel(parts: {
+  agent: (call: AgentCall) => Reply;
+  judge?: (call: JudgeCall) => Reply;
+}): Script {
   let judged = 0;
   return (request, marker) => {
     if (!marker) throw new Error('a model request without chainsmith markers');
@@ -48,7 +51,8 @@ export function agentLatency(ms: number): (req: ChatRequest, marker: CallMarker 
 
 /** Plain, leak-free queries: one per stage, and the chain's overview (the call without a stage). */
 function queryWriterReply(marker: CallMarker): Reply {
-  if (marker.stage === undefined) return { content: JSON.stringify({ overview: 'A series of related improvements to a small statistics package.' }) };
+  if (marker.stage === undefined)
+    return { content: JSON.stringify({ overview: 'A series of related improvements to a small statistics package.' }) };
   return {
     content: JSON.stringify({
       intent: 'Users need this part of the statistics package to behave correctly for the case this change is about.',
@@ -67,13 +71,17 @@ export const NOTES_FILE = 'NOTES.log';
  * real PR patch, then submit, as tool calls or (scaffold 'bash') as one ```bash block per reply.
  * `padChars` pads each reply to make transcripts as large as needed. The judge always accepts.
  */
-export function longRolloutScript(chain: Chain, opts: { notesPerStage: number; padChars?: number; scaffold?: ScaffoldKind }): Script {
+export function longRolloutScript(
+  chain: Chain,
+  opts: { notesPerStage: number; padChars?: number; scaffold?: ScaffoldKind },
+): Script {
   const pad = opts.padChars ? ` # ${filler(opts.padChars)}` : '';
   const bash = opts.scaffold === 'bash' ? bashBlock : bashTool;
   return scriptedModel({
     agent: ({ stage, step }) => {
       if (step < opts.notesPerStage) return bash(`echo "stage ${stage + 1} step ${step + 1}" >> ${NOTES_FILE}${pad}`);
-      if (step === opts.notesPerStage) return bash(`git apply --3way - <<'CHAINSMITH_PATCH_END'\n${chain.prs[stage].patch}CHAINSMITH_PATCH_END`);
+      if (step === opts.notesPerStage)
+        return bash(`git apply --3way - <<'CHAINSMITH_PATCH_END'\n${chain.prs[stage].patch}CHAINSMITH_PATCH_END`);
       if (opts.scaffold === 'bash') return bashBlock(`echo ${SUBMIT_MARKER} && echo 'stage ${stage + 1} done'`);
       return { toolCalls: [{ name: 'submit', args: { summary: `stage ${stage + 1} done` } }] };
     },
@@ -83,7 +91,10 @@ export function longRolloutScript(chain: Chain, opts: { notesPerStage: number; p
 /** The NOTES.log lines a patch adds (a cumulative patch holds every stage's), in order. */
 export function notesIn(patch: string): string[] {
   const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${NOTES_FILE} `)) ?? '';
-  return section.split('\n').filter((l) => l.startsWith('+stage')).map((l) => l.slice(1));
+  return section
+    .split('\n')
+    .filter((l) => l.startsWith('+stage'))
+    .map((l) => l.slice(1));
 }
 
 /** The NOTES.log lines a complete run must leave, in order. */
@@ -103,7 +114,20 @@ export function bashBlock(command: string): { content: string } {
 
 /** Prose-like padding (words and spaces), tokenized the way real transcripts are. */
 function filler(chars: number): string {
-  const words = ['carry', 'stage', 'patch', 'median', 'review', 'tests', 'tree', 'commit', 'value', 'order', 'list', 'even'];
+  const words = [
+    'carry',
+    'stage',
+    'patch',
+    'median',
+    'review',
+    'tests',
+    'tree',
+    'commit',
+    'value',
+    'order',
+    'list',
+    'even',
+  ];
   let out = '';
   for (let i = 0; out.length < chars; i++) out += `${words[(i * 7 + (i >> 3)) % words.length]} `;
   return out.slice(0, chars);

@@ -20,14 +20,40 @@ export async function testSetup(opts: { baseUrl?: string; attempts?: number; dir
   const config: Config = {
     ...loaded,
     dataDir: process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'),
-    model: { ...loaded.model, name: 'scripted', retries: 2, retryBaseMs: 1, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) },
+    model: {
+      ...loaded.model,
+      name: 'scripted',
+      retries: 2,
+      retryBaseMs: 1,
+      ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
+    },
     sandbox: { ...loaded.sandbox, memoryMb: 512, pidsLimit: 256 },
-    environments: { ...loaded.environments, recipesDir: join(dir, 'recipes'), ...(opts.attempts ? { setupAttempts: opts.attempts } : {}) },
+    environments: {
+      ...loaded.environments,
+      recipesDir: join(dir, 'recipes'),
+      ...(opts.attempts ? { setupAttempts: opts.attempts } : {}),
+    },
   };
   const docker = new Docker();
   const store = new ArtifactStore(join(dir, 'artifacts'));
-  const model = opts.baseUrl ? new ModelClient({ baseUrl: opts.baseUrl, timeoutMs: 30_000, retry: { attempts: 2, baseDelayMs: 1 } }) : undefined;
+  const model = opts.baseUrl
+    ? new ModelClient({ baseUrl: opts.baseUrl, timeoutMs: 30_000, retry: { attempts: 2, baseDelayMs: 1 } })
+    : undefined;
   const lines = opts.lines ?? [];
-  const setup = setupFromConfig(config, { docker, store, baseImage: baseImageTag(), model, log: (line) => lines.push(line) });
-  return { ...setup, dir, config, docker, store, lines, gold: { docker, store, sandbox: { memoryMb: 512, pidsLimit: 256 }, environments: setup.environments } };
+  const setup = setupFromConfig(config, {
+    docker,
+    store,
+    baseImage: baseImageTag(),
+    model,
+    log: (line) => lines.push(line),
+  });
+  return {
+    ...setup,
+    dir,
+    config,
+    docker,
+    store,
+    lines,
+    gold: { docker, store, sandbox: { memoryMb: 512, pidsLimit: 256 }, environments: setup.environments },
+  };
 }

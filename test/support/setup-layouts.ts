@@ -15,14 +15,21 @@ import type { ChatRequest, Reply, Script } from './fake-openai';
 export type Layout = 'script' | 'make' | 'subfolder-runner' | 'unrescuable';
 export const LAYOUTS: Layout[] = ['script', 'make', 'subfolder-runner', 'unrescuable'];
 
-const ci = (toolchain: string, runs: string[]) => `# CI of the project\ntoolchain: ${toolchain}\nsteps:\n${runs.map((r) => `  - run: ${r}\n`).join('')}`;
+const ci = (toolchain: string, runs: string[]) =>
+  `# CI of the project\ntoolchain: ${toolchain}\nsteps:\n${runs.map((r) => `  - run: ${r}\n`).join('')}`;
 
 /** The clamp function in shell, wrong above the range until the first fix, wrong at the bounds' order until the second. */
 const clampSh = (stage: number) =>
   `clamp() {\n  x=$1; lo=$2; hi=$3\n${stage >= 2 ? '  if [ "$lo" -gt "$hi" ]; then t=$lo; lo=$hi; hi=$t; fi\n' : ''}  if [ "$x" -lt "$lo" ]; then echo "$lo"; return; fi\n${stage >= 1 ? '  if [ "$x" -gt "$hi" ]; then echo "$hi"; return; fi\n' : ''}  echo "$x"\n}\n`;
 const CASES = ['-5 0 10 0', '50 0 10 10', '5 10 0 5'];
 /** A shell check: each case `x lo hi expected`. */
-const shCheck = (cases: string[]) => `. ./lib/clamp.sh\nfail=0\n${cases.map((c) => { const [x, lo, hi, want] = c.split(' '); return `[ "$(clamp ${x} ${lo} ${hi})" = ${want} ] && echo "ok clamp ${x} ${lo} ${hi}" || { echo "FAIL clamp ${x} ${lo} ${hi}"; fail=1; }\n`; }).join('')}exit $fail\n`;
+const shCheck = (cases: string[]) =>
+  `. ./lib/clamp.sh\nfail=0\n${cases
+    .map((c) => {
+      const [x, lo, hi, want] = c.split(' ');
+      return `[ "$(clamp ${x} ${lo} ${hi})" = ${want} ] && echo "ok clamp ${x} ${lo} ${hi}" || { echo "FAIL clamp ${x} ${lo} ${hi}"; fail=1; }\n`;
+    })
+    .join('')}exit $fail\n`;
 
 interface LayoutFiles {
   init: Files;
@@ -88,7 +95,10 @@ function layoutFiles(layout: Layout): LayoutFiles {
         },
         prs: [
           { 'lib/clamp.rb': 'def clamp(x, lo, hi) = x.clamp(lo, hi)\n', 'test/high_test.rb': 'require "clamp"\n' },
-          { 'lib/clamp.rb': 'def clamp(x, lo, hi) = x.clamp(*[lo, hi].sort)\n', 'test/swapped_test.rb': 'require "clamp"\n' },
+          {
+            'lib/clamp.rb': 'def clamp(x, lo, hi) = x.clamp(*[lo, hi].sort)\n',
+            'test/swapped_test.rb': 'require "clamp"\n',
+          },
         ],
       };
   }
@@ -99,7 +109,10 @@ export async function layoutChain(layout: Layout, tag: string): Promise<Chain> {
   const dir = await mkdtemp(join(tmpdir(), `chainsmith-setup-${layout}-`));
   const files = layoutFiles(layout);
   const repo = await ChainRepo.create(join(dir, 'repo'), files.init);
-  const prs = [await repo.pr(1, 'Clamp from above too', files.prs[0]), await repo.pr(2, 'Accept the bounds in either order', files.prs[1])];
+  const prs = [
+    await repo.pr(1, 'Clamp from above too', files.prs[0]),
+    await repo.pr(2, 'Accept the bounds in either order', files.prs[1]),
+  ];
   return repo.chain(`gen/${layout}-${tag}`, prs);
 }
 
@@ -128,14 +141,29 @@ function failedCommands(request: ChatRequest): Set<string> {
 export function ciReadingModel(): Script {
   return (request, marker) => {
     if (marker?.caller !== 'setup-agent') throw new Error(`unexpected caller ${marker?.caller}`);
-    if ((marker.step ?? 0) === 0) return { toolCalls: [{ name: 'read_file', args: { path: '.ci.yml', start_line: 1 } }] };
+    if ((marker.step ?? 0) === 0)
+      return { toolCalls: [{ name: 'read_file', args: { path: '.ci.yml', start_line: 1 } }] };
     const { toolchain, runs } = ciRuns(request);
     const failed = failedCommands(request);
     const setup = runs.slice(0, -1).filter((r) => !failed.has(r));
-    return proposal({ toolchain, language: 'unknown', manifests: ['.ci.yml'], setup, test: runs[runs.length - 1] ?? 'true', runner: 'exit-code' });
+    return proposal({
+      toolchain,
+      language: 'unknown',
+      manifests: ['.ci.yml'],
+      setup,
+      test: runs[runs.length - 1] ?? 'true',
+      runner: 'exit-code',
+    });
   };
 }
 
-export function proposal(recipe: { toolchain: string; language: string; manifests: string[]; setup: string[]; test: string; runner: string }): Reply {
+export function proposal(recipe: {
+  toolchain: string;
+  language: string;
+  manifests: string[];
+  setup: string[];
+  test: string;
+  runner: string;
+}): Reply {
   return { toolCalls: [{ name: 'propose_recipe', args: recipe }] };
 }

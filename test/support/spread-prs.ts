@@ -10,7 +10,10 @@ const YEAR_MS = 365.25 * 24 * 3600 * 1000;
 export function spreadPrs(prs: readonly PullRequestRecord[], count: number, years = 5): PullRequestRecord[] {
   const candidates = prs
     .filter((pr) => !pr.authorIsBot && !/\[bot\]$|^dependabot|^renovate/i.test(pr.author))
-    .filter((pr) => pr.files.some((f) => f.kind === 'code') && pr.files.some((f) => f.kind === 'test' && f.status !== 'deleted'))
+    .filter(
+      (pr) =>
+        pr.files.some((f) => f.kind === 'code') && pr.files.some((f) => f.kind === 'test' && f.status !== 'deleted'),
+    )
     .map((pr) => ({ pr, at: Date.parse(pr.mergedAt) }))
     .filter(({ at }) => Number.isFinite(at));
   if (!candidates.length) return [];
@@ -27,5 +30,8 @@ export function spreadPrs(prs: readonly PullRequestRecord[], count: number, year
     }
     if (best) chosen.add(best.pr.number);
   }
-  return inWindow.filter((c) => chosen.has(c.pr.number)).sort((a, b) => a.at - b.at).map((c) => c.pr);
+  return inWindow
+    .filter((c) => chosen.has(c.pr.number))
+    .sort((a, b) => a.at - b.at)
+    .map((c) => c.pr);
 }

@@ -12,11 +12,21 @@ import { testEnvironments } from './environments';
  * A sandbox at the first stage of a one-PR chain over a small generated repository, set up the way a
  * rollout sets it up (environment image, checkout, carry tag). For tests of the agent and its tools.
  */
-export async function stageSandbox(docker: Docker, files: Files, labels: Record<string, string>): Promise<{ sandbox: DockerContainer; chain: Chain }> {
+export async function stageSandbox(
+  docker: Docker,
+  files: Files,
+  labels: Record<string, string>,
+): Promise<{ sandbox: DockerContainer; chain: Chain }> {
   const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-stage-')), 'repo'), files);
   const chain = repo.chain('test/stage', [await repo.pr(1, 'A change', { 'CHANGELOG.md': 'changed\n' })]);
   const env = await testEnvironments(docker).forStage(chain, 0);
-  const sandbox = await DockerContainer.create(docker, { image: env.image, mirrorPath: repo.path, labels, memoryMb: 512, pidsLimit: 128 });
+  const sandbox = await DockerContainer.create(docker, {
+    image: env.image,
+    mirrorPath: repo.path,
+    labels,
+    memoryMb: 512,
+    pidsLimit: 128,
+  });
   try {
     await setUpStage(sandbox, chain, 0, { progress: false });
   } catch (err) {
@@ -39,7 +49,9 @@ export function useStageSandbox(label: string, files: Files): () => DockerContai
   });
   afterAll(async () => {
     await sandbox?.destroy();
-    expect(await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `chainsmith.test=${label}`] } })).toHaveLength(0);
+    expect(
+      await docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `chainsmith.test=${label}`] } }),
+    ).toHaveLength(0);
   });
   return () => sandbox!;
 }

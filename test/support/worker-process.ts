@@ -19,15 +19,20 @@ export class WorkerProcess {
   ) {}
 
   start(): void {
-    this.child = spawn('node', [join(root, 'bin/chainsmith.js'), 'worker', '--task-queue', this.taskQueue, ...this.args], {
-      env: { ...process.env, CHAINSMITH_LOG_LEVEL: 'ERROR', ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    this.child = spawn(
+      'node',
+      [join(root, 'bin/chainsmith.js'), 'worker', '--task-queue', this.taskQueue, ...this.args],
+      {
+        env: { ...process.env, CHAINSMITH_LOG_LEVEL: 'ERROR', ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child.stdout!.on('data', (d) => (this.output += d));
     this.child.stderr!.on('data', (d) => (this.output += d));
     // A worker that dies on its own is a finding: show why.
     this.child.on('exit', (code, signal) => {
-      if (!this.stopping) console.error(`worker exited by itself (code ${code}, signal ${signal}):\n${this.output.slice(-4000)}`);
+      if (!this.stopping)
+        console.error(`worker exited by itself (code ${code}, signal ${signal}):\n${this.output.slice(-4000)}`);
     });
   }
 

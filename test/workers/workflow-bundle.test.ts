@@ -16,7 +16,8 @@ test('workflow code is bundled once per version: a restart reuses the bundle, a 
   // The bundler resolves the SDK from the workflow code's folder, as it does from src/workflows.
   await symlink(resolve(__dirname, '../../node_modules'), join(code, 'node_modules'));
   const cache = join(await mkdtemp(join(tmpdir(), 'chainsmith-bundles-')), 'workflow-bundles');
-  const write = (answer: string) => writeFile(join(code, 'index.js'), `exports.hello = async function hello() { return '${answer}'; };\n`);
+  const write = (answer: string) =>
+    writeFile(join(code, 'index.js'), `exports.hello = async function hello() { return '${answer}'; };\n`);
 
   await write('first');
   const first = pathOf(await cachedWorkflowBundle(join(code, 'index.js'), cache));

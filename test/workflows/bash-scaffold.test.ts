@@ -32,7 +32,10 @@ const submit = (summary: string) => `echo ${SUBMIT_MARKER} && echo '${summary}'`
 const AGENT: Record<string, string[]> = {
   '0.0': [agentMedianCommand(AGENT_DOC), submit('added median')],
   '1.0': ['cat tally/stats.py', submit('median already averages')],
-  '1.1': [`sed -i 's/${AGENT_DOC}/Agent-made median: for an even number of values, average the middle pair./' tally/stats.py`, submit('documented even-length behaviour')],
+  '1.1': [
+    `sed -i 's/${AGENT_DOC}/Agent-made median: for an even number of values, average the middle pair./' tally/stats.py`,
+    submit('documented even-length behaviour'),
+  ],
   '2.0': ['grep -n "def median" tally/stats.py', ADD_KEY, submit('median takes a key')],
 };
 const COMMANDS = Object.values(AGENT).flat().length;
@@ -49,7 +52,9 @@ const model = () =>
   scriptedModel({
     agent: ({ stage, round, step }) => {
       const script = AGENT[`${stage}.${round}`];
-      return { content: `THOUGHT: step ${step + 1} of this round.\n\n${bashBlock(script[Math.min(step, script.length - 1)]).content}` };
+      return {
+        content: `THOUGHT: step ${step + 1} of this round.\n\n${bashBlock(script[Math.min(step, script.length - 1)]).content}`,
+      };
     },
     judge: ({ n }) => ({ content: JSON.stringify(VERDICTS[n]) }),
   });
@@ -64,10 +69,18 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
 
   test('a three-stage chain is accepted: carryover, a refinement round in the same conversation, a plain chat sample', async () => {
     const fake = new FakeOpenAI(model());
-    const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: 'k', CHAINSMITH_MODEL: 'scripted' });
+    const config = testConfig({
+      OPENAI_BASE_URL: await fake.start(),
+      OPENAI_API_KEY: 'k',
+      CHAINSMITH_MODEL: 'scripted',
+    });
     const engines = await startEngines(config);
     try {
-      const [started] = await startChains(engines.client, config, [chain], { policy: 'model', scaffold: 'bash', taskQueue: engines.taskQueue });
+      const [started] = await startChains(engines.client, config, [chain], {
+        policy: 'model',
+        scaffold: 'bash',
+        taskQueue: engines.taskQueue,
+      });
       await Promise.all(engines.workers.map((w) => w.runUntil(started.handle.result())));
       const result: ChainResult = await started.handle.result();
 
@@ -80,18 +93,27 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
       const agentRequests = fake.requests.filter((r) => r.marker?.caller === 'agent');
       for (const { body } of agentRequests) expect(body).not.toHaveProperty('tools');
       // In stage 2 the agent read its own stage-1 median, carried over, not the gold one.
-      const look = agentRequests.find((r) => r.body.messages.some((m) => /Task 2 of 3/.test(m.content ?? '')) && r.body.messages.at(-1)?.content?.startsWith('<returncode>'));
+      const look = agentRequests.find(
+        (r) =>
+          r.body.messages.some((m) => /Task 2 of 3/.test(m.content ?? '')) &&
+          r.body.messages.at(-1)?.content?.startsWith('<returncode>'),
+      );
       expect(look!.body.messages.at(-1)!.content).toContain(AGENT_DOC);
 
       const sample = row(datasetPath(config.dataDir, 'model', 'bash'));
       expect(sample).not.toHaveProperty('tools');
       expect(sample.metadata).toMatchObject({ policy: 'model', scaffold: 'bash', prs: [2, 4, 6], toolCalls: COMMANDS });
       expect(sample.metadata.stages.map((s) => s.rounds)).toEqual([1, 2, 1]);
-      expect(sample.messages.filter((m: Message) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls))).toEqual([]);
+      expect(
+        sample.messages.filter((m: Message) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls)),
+      ).toEqual([]);
       const users = sample.messages.filter((m) => m.role === 'user').map((m) => m.content!);
       expect(users.filter((u) => u.includes(VERDICTS[1].feedback))).toHaveLength(1);
       expect(users.filter((u) => u.startsWith('<returncode>'))).toHaveLength(COMMANDS - 4);
-      expect(sample.messages.at(-1)).toMatchObject({ role: 'assistant', content: expect.stringContaining(SUBMIT_MARKER) });
+      expect(sample.messages.at(-1)).toMatchObject({
+        role: 'assistant',
+        content: expect.stringContaining(SUBMIT_MARKER),
+      });
       expect(existsSync(datasetPath(config.dataDir, 'model'))).toBe(false);
     } finally {
       await engines.close();
@@ -104,9 +126,18 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
     const config = testConfig({ CHAINSMITH_SCAFFOLD: 'bash' });
     const engines = await startEngines(config);
     try {
-      const [bash] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', taskQueue: engines.taskQueue });
-      const [tools] = await startChains(engines.client, config, [chain], { policy: 'gold-replay', scaffold: 'tools', taskQueue: engines.taskQueue });
-      await Promise.all(engines.workers.map((w) => w.runUntil(Promise.all([bash.handle.result(), tools.handle.result()]))));
+      const [bash] = await startChains(engines.client, config, [chain], {
+        policy: 'gold-replay',
+        taskQueue: engines.taskQueue,
+      });
+      const [tools] = await startChains(engines.client, config, [chain], {
+        policy: 'gold-replay',
+        scaffold: 'tools',
+        taskQueue: engines.taskQueue,
+      });
+      await Promise.all(
+        engines.workers.map((w) => w.runUntil(Promise.all([bash.handle.result(), tools.handle.result()]))),
+      );
       expect([bash.existed, tools.existed]).toEqual([false, false]);
       // Tools runs keep the ids they always had, so existing runs and the demo are found again.
       expect(tools.workflowId).toBe(`chain-${chain.repo.name.replace(/[^\w.-]+/g, '-')}-2-4-6-gold-replay`);
@@ -125,18 +156,37 @@ describe('the bash scaffold on the Temporal dev server and Docker', () => {
         expect.stringMatching(/^Run the PR's tests\.\n\n```bash\npython3 -m pytest/),
         expect.stringContaining(`echo ${SUBMIT_MARKER} && echo 'Applied the changes of PR #2.'`),
       ]);
-      expect(row(datasetPath(config.dataDir, 'gold-replay')).metadata).toMatchObject({ policy: 'gold-replay', scaffold: 'tools' });
+      expect(row(datasetPath(config.dataDir, 'gold-replay')).metadata).toMatchObject({
+        policy: 'gold-replay',
+        scaffold: 'tools',
+      });
 
       // What `chainsmith export` does: the finished runs from Temporal, resolved from this data directory.
       let runs: ChainRun[] = [];
       for (let i = 0; i < 50 && runs.length < 2; i++) {
         if (i) await new Promise((r) => setTimeout(r, 200));
-        runs = (await collectRuns(engines.client, new ArtifactStore(join(config.dataDir, 'artifacts')), { query: `ChainRepo = "${chain.repo.name}"`, threshold: 0.8 })).runs;
+        runs = (
+          await collectRuns(engines.client, new ArtifactStore(join(config.dataDir, 'artifacts')), {
+            query: `ChainRepo = "${chain.repo.name}"`,
+            threshold: 0.8,
+          })
+        ).runs;
       }
-      expect(runs.map((r) => [r.workflowId, r.scaffold]).sort()).toEqual([[tools.workflowId, 'tools'], [bash.workflowId, 'bash']].sort());
+      expect(runs.map((r) => [r.workflowId, r.scaffold]).sort()).toEqual(
+        [
+          [tools.workflowId, 'tools'],
+          [bash.workflowId, 'bash'],
+        ].sort(),
+      );
       const manifest = await exportDataset(runs, join(config.dataDir, 'export'));
       expect(manifest.samples).toMatchObject({ total: 2, byScaffold: { tools: 1, bash: 1 } });
-      expect(manifest.files.map((f) => f.path)).toEqual(['gold-replays.jsonl', 'gold-replays.sharegpt.jsonl', 'gold-replays-bash.jsonl', 'gold-replays-bash.sharegpt.jsonl', 'runs.jsonl']);
+      expect(manifest.files.map((f) => f.path)).toEqual([
+        'gold-replays.jsonl',
+        'gold-replays.sharegpt.jsonl',
+        'gold-replays-bash.jsonl',
+        'gold-replays-bash.sharegpt.jsonl',
+        'runs.jsonl',
+      ]);
     } finally {
       await engines.close();
     }

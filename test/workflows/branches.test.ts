@@ -40,7 +40,8 @@ const config = testConfig();
 const host = config.worker.host;
 const scripts = new Map<string, Script>();
 const calls = new Map<string, Call[]>();
-const ref = (...what: unknown[]): ArtifactRef => `sha256:${createHash('sha256').update(JSON.stringify(what)).digest('hex')}`;
+const ref = (...what: unknown[]): ArtifactRef =>
+  `sha256:${createHash('sha256').update(JSON.stringify(what)).digest('hex')}`;
 
 /** Records the call under its workflow, then fails it if the script says so. */
 function called(name: ActivityName, input: any): Script {
@@ -87,9 +88,16 @@ const fakes: Activities = {
   async judgeStage(input) {
     const script = called('judgeStage', input);
     await script.judgeWaits;
-    const judged = calls.get(activityInfo().workflowExecution!.workflowId)!.filter((c) => c.name === 'judgeStage').length;
+    const judged = calls
+      .get(activityInfo().workflowExecution!.workflowId)!
+      .filter((c) => c.name === 'judgeStage').length;
     const score = script.scores?.[judged - 1] ?? 0.9;
-    return { score, passed: score >= 0.8, judgementRef: ref('judgement', input.stagePatchRef), summary: `scored ${score}` };
+    return {
+      score,
+      passed: score >= 0.8,
+      judgementRef: ref('judgement', input.stagePatchRef),
+      summary: `scored ${score}`,
+    };
   },
   async exportSample(input) {
     called('exportSample', input);
@@ -137,7 +145,10 @@ afterAll(async () => {
 });
 
 let chains = 0;
-async function start(script: Script, input: Partial<ChainWorkflowInput> = {}): Promise<WorkflowHandle<typeof chainWorkflow>> {
+async function start(
+  script: Script,
+  input: Partial<ChainWorkflowInput> = {},
+): Promise<WorkflowHandle<typeof chainWorkflow>> {
   const workflowId = `${taskQueue}-${++chains}`;
   scripts.set(workflowId, script);
   const args: ChainWorkflowInput = {
@@ -153,7 +164,10 @@ async function start(script: Script, input: Partial<ChainWorkflowInput> = {}): P
   return client.workflow.start(chainWorkflow, { workflowId, taskQueue, args: [args] });
 }
 
-async function run(script: Script, input?: Partial<ChainWorkflowInput>): Promise<{ result: ChainResult; calls: Call[]; handle: WorkflowHandle }> {
+async function run(
+  script: Script,
+  input?: Partial<ChainWorkflowInput>,
+): Promise<{ result: ChainResult; calls: Call[]; handle: WorkflowHandle }> {
   const handle = await start(script, input);
   const result = await handle.result();
   return { result, calls: calls.get(handle.workflowId) ?? [], handle };
@@ -174,8 +188,17 @@ test('each stage starts from the agent’s own patch, and a rejected round is re
   const [, verdict] = of(cs, 'judgeStage');
   expect(rejected).toMatchObject({ stage: 1, round: 0, carryPatchRef: ref('cumulative patch', first.runKey, 0, 0) });
   expect([rejected.progressPatchRef, rejected.feedbackRef]).toEqual([undefined, undefined]);
-  expect(refined).toMatchObject({ stage: 1, round: 1, progressPatchRef: verdict.stagePatchRef, feedbackRef: ref('judgement', verdict.stagePatchRef) });
-  expect(third).toMatchObject({ stage: 2, conversationRef: ref('trajectory', first.runKey, 1, 1), carryPatchRef: ref('cumulative patch', first.runKey, 1, 1) });
+  expect(refined).toMatchObject({
+    stage: 1,
+    round: 1,
+    progressPatchRef: verdict.stagePatchRef,
+    feedbackRef: ref('judgement', verdict.stagePatchRef),
+  });
+  expect(third).toMatchObject({
+    stage: 2,
+    conversationRef: ref('trajectory', first.runKey, 1, 1),
+    carryPatchRef: ref('cumulative patch', first.runKey, 1, 1),
+  });
   expect(of(cs, 'exportSample')[0].stages).toEqual([
     { prNumber: 11, score: 0.9, rounds: 1 },
     { prNumber: 12, score: 0.95, rounds: 2 },
@@ -191,7 +214,12 @@ test('a stage still rejected after its last refinement ends the chain as rejecte
   expect(result.status).toBe('rejected');
   expect(result.reason).toBe('stage 2 (PR #12) was rejected after 3 rounds (last score 0.60: scored 0.6)');
   expect(result.results.map((s) => s.status)).toEqual(['accepted', 'rejected']);
-  expect(of(cs, 'rolloutRound').map((r) => [r.stage, r.round])).toEqual([[0, 0], [1, 0], [1, 1], [1, 2]]);
+  expect(of(cs, 'rolloutRound').map((r) => [r.stage, r.round])).toEqual([
+    [0, 0],
+    [1, 0],
+    [1, 1],
+    [1, 2],
+  ]);
   expect(names(cs)).not.toContain('exportSample');
   const attributes = (await handle.describe()).typedSearchAttributes;
   expect([attributes.get(ChainStatusKey), attributes.get(ChainStage)]).toEqual(['rejected', 2]);
@@ -201,9 +229,23 @@ describe('a failing step ends the chain as failed, saying which step and why', (
   test.each([
     { name: 'validateGold', stage: 1, reason: 'the stages could not be validated: validateGold broke', stages: [] },
     { name: 'synthesizeQueries', reason: 'the queries could not be written: synthesizeQueries broke', stages: [] },
-    { name: 'rolloutRound', stage: 1, reason: 'stage 2 (PR #12) failed: rolloutRound broke', stages: ['accepted', 'failed'] },
-    { name: 'judgeStage', stage: 1, reason: 'stage 2 (PR #12) could not be judged: judgeStage broke', stages: ['accepted', 'failed'] },
-    { name: 'exportSample', reason: 'the accepted chain could not be exported: exportSample broke', stages: ['accepted', 'accepted', 'accepted'] },
+    {
+      name: 'rolloutRound',
+      stage: 1,
+      reason: 'stage 2 (PR #12) failed: rolloutRound broke',
+      stages: ['accepted', 'failed'],
+    },
+    {
+      name: 'judgeStage',
+      stage: 1,
+      reason: 'stage 2 (PR #12) could not be judged: judgeStage broke',
+      stages: ['accepted', 'failed'],
+    },
+    {
+      name: 'exportSample',
+      reason: 'the accepted chain could not be exported: exportSample broke',
+      stages: ['accepted', 'accepted', 'accepted'],
+    },
   ] as const)('$name', async ({ name, stage, reason, stages }) => {
     const { result, calls: cs } = await run({ fail: { name, stage } });
     expect(result.status).toBe('failed');
@@ -237,21 +279,40 @@ test('a pause during judging holds the chain before its next rollout; resume car
 
 describe('gold validation gates the chain before anything is spent', () => {
   const check = (stage: number): Partial<StageCheck> =>
-    stage === 2 ? { status: 'no-verifying-test', judgeable: false, reason: 'no test of the PR fails before it and passes after it' } : {};
+    stage === 2
+      ? {
+          status: 'no-verifying-test',
+          judgeable: false,
+          reason: 'no test of the PR fails before it and passes after it',
+        }
+      : {};
 
   test('the chain is cut before its first stage that nothing can judge, and runs the stages before it', async () => {
     const { result, calls: cs } = await run({ check });
     const cut = ref('cut', ref('chain', chains), 2);
     expect(result.status).toBe('accepted');
-    expect(result.cut).toEqual({ before: 2, reason: 'stage 3 (PR #13) cannot be judged: no test of the PR fails before it and passes after it', chainRef: cut });
+    expect(result.cut).toEqual({
+      before: 2,
+      reason: 'stage 3 (PR #13) cannot be judged: no test of the PR fails before it and passes after it',
+      chainRef: cut,
+    });
     expect([result.stages, result.results.map((s) => s.prNumber)]).toEqual([2, [11, 12]]);
-    expect(names(cs).slice(0, 5)).toEqual(['validateGold', 'validateGold', 'validateGold', 'cutChain', 'synthesizeQueries']);
+    expect(names(cs).slice(0, 5)).toEqual([
+      'validateGold',
+      'validateGold',
+      'validateGold',
+      'cutChain',
+      'synthesizeQueries',
+    ]);
     expect([...of(cs, 'rolloutRound'), ...of(cs, 'exportSample')].map((i) => i.chainRef)).toEqual([cut, cut, cut]);
   });
 
   test('a chain whose first stage nothing can judge is skipped: no query, no rollout, no later stage validated', async () => {
     const { result, calls: cs } = await run({ check: (stage) => check(2 - stage) });
-    expect([result.status, result.reason]).toEqual(['skipped', 'stage 1 (PR #11) cannot be judged: no test of the PR fails before it and passes after it']);
+    expect([result.status, result.reason]).toEqual([
+      'skipped',
+      'stage 1 (PR #11) cannot be judged: no test of the PR fails before it and passes after it',
+    ]);
     // Stages are validated one at a time up to the first that nothing can judge.
     expect(names(cs)).toEqual(['validateGold']);
   });
@@ -267,7 +328,13 @@ test('a run handed a chain state (continue-as-new) carries on from it: no valida
       round: 0,
       queriesRef: ref('earlier queries'),
       cut: { before: 2, reason: 'stage 3 (PR #13) cannot be judged: no test', chainRef: cutRef },
-      results: [{ prNumber: 11, status: 'accepted', rounds: [{ round: 0, score: 0.85, passed: true, judgementRef: ref('j0') }] }],
+      results: [
+        {
+          prNumber: 11,
+          status: 'accepted',
+          rounds: [{ round: 0, score: 0.85, passed: true, judgementRef: ref('j0') }],
+        },
+      ],
     },
     chainRef: cutRef,
     goldTestsRefs: [ref('g0'), ref('g1'), ref('g2')],
@@ -278,7 +345,13 @@ test('a run handed a chain state (continue-as-new) carries on from it: no valida
   const { result, calls: cs } = await run({}, { state });
   expect(result.status).toBe('accepted');
   expect(names(cs)).toEqual(['rolloutRound', 'judgeStage', 'exportSample', 'cleanupRun']);
-  expect(of(cs, 'rolloutRound')[0]).toMatchObject({ stage: 1, chainRef: cutRef, queriesRef: ref('earlier queries'), conversationRef: ref('conversation'), carryPatchRef: ref('carry') });
+  expect(of(cs, 'rolloutRound')[0]).toMatchObject({
+    stage: 1,
+    chainRef: cutRef,
+    queriesRef: ref('earlier queries'),
+    conversationRef: ref('conversation'),
+    carryPatchRef: ref('carry'),
+  });
   expect(of(cs, 'judgeStage')[0].goldTestsRef).toBe(ref('g1'));
   expect(of(cs, 'exportSample')[0].stages.map((s: { score: number }) => s.score)).toEqual([0.85, 0.9]);
 });

@@ -17,10 +17,7 @@ const GOLD_BUGGY_LINE = 'return ordered[len(ordered) // 2]';
 
 /** The scripted agent, per stage and refinement round: one tool call per step. */
 const AGENT: Record<string, Reply[]> = {
-  '0.0': [
-    tool('bash', { command: agentMedianCommand(AGENT_DOC) }),
-    tool('submit', { summary: 'added median' }),
-  ],
+  '0.0': [tool('bash', { command: agentMedianCommand(AGENT_DOC) }), tool('submit', { summary: 'added median' })],
   '1.0': [tool('bash', { command: 'cat tally/stats.py' }), tool('submit', { summary: 'median already averages' })],
   '1.1': [
     tool('str_replace', {
@@ -32,11 +29,16 @@ const AGENT: Record<string, Reply[]> = {
   ],
   '2.0': [
     tool('view_file', { path: 'tally/stats.py' }),
-    tool('str_replace', { path: 'tally/stats.py', old_str: 'def median(values):', new_str: 'def median(values, key=None):' }),
+    tool('str_replace', {
+      path: 'tally/stats.py',
+      old_str: 'def median(values):',
+      new_str: 'def median(values, key=None):',
+    }),
     tool('str_replace', {
       path: 'tally/stats.py',
       old_str: '    ordered = sorted(values)\n    middle',
-      new_str: '    if key is not None:\n        values = [key(value) for value in values]\n    ordered = sorted(values)\n    middle',
+      new_str:
+        '    if key is not None:\n        values = [key(value) for value in values]\n    ordered = sorted(values)\n    middle',
     }),
     tool('submit', { summary: 'median takes a key' }),
   ],
@@ -55,7 +57,8 @@ function tool(name: string, args: Record<string, unknown>): Reply {
 
 const model = () =>
   scriptedModel({
-    agent: ({ stage, round, step }) => AGENT[`${stage}.${round}`][Math.min(step, AGENT[`${stage}.${round}`].length - 1)],
+    agent: ({ stage, round, step }) =>
+      AGENT[`${stage}.${round}`][Math.min(step, AGENT[`${stage}.${round}`].length - 1)],
     judge: ({ n }) => ({ content: JSON.stringify(VERDICTS[n]) }),
   });
 
@@ -89,9 +92,18 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
 
   test('a model rollout: stage 2 is rejected once, refined with feedback and accepted; the agent lives with its own stage-1 change', async () => {
     const fake = new FakeOpenAI(model());
-    const config = testConfig({ OPENAI_BASE_URL: await fake.start(), OPENAI_API_KEY: SECRET, CHAINSMITH_MODEL: 'scripted' });
+    const config = testConfig({
+      OPENAI_BASE_URL: await fake.start(),
+      OPENAI_API_KEY: SECRET,
+      CHAINSMITH_MODEL: 'scripted',
+    });
     try {
-      const { result, inspected: history } = await runOneChain(config, chain, { policy: 'model' }, ({ engines, workflowId }) => historyText(engines.client.workflow.getHandle(workflowId)));
+      const { result, inspected: history } = await runOneChain(
+        config,
+        chain,
+        { policy: 'model' },
+        ({ engines, workflowId }) => historyText(engines.client.workflow.getHandle(workflowId)),
+      );
 
       expect(result.status).toBe('accepted');
       expect(result.results.map((s) => s.rounds.map((r) => r.score))).toEqual([[0.9], [0.4, 0.95], [0.9]]);
@@ -102,11 +114,17 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
       const markers = (caller: string) => fake.requests.filter((r) => r.marker?.caller === caller).map((r) => r.marker);
       expect([...new Set(markers('query-writer').map((m) => m!.stage))].sort()).toEqual([0, 1, 2, undefined]);
       expect(markers('judge').map((m) => m!.stage)).toEqual([0, 1, 1, 2]);
-      expect(markers('agent').filter((m) => m!.step === 0).map((m) => `${m!.stage}.${m!.round}`)).toEqual(['0.0', '1.0', '1.1', '2.0']);
+      expect(
+        markers('agent')
+          .filter((m) => m!.step === 0)
+          .map((m) => `${m!.stage}.${m!.round}`),
+      ).toEqual(['0.0', '1.0', '1.1', '2.0']);
       expect(fake.requests.every((r) => r.marker)).toBe(true);
 
       // What the agent saw when it opened stats.py in stage 2: its own median, not the gold one.
-      const stage2Look = fake.requests.find((r) => r.marker?.caller === 'agent' && r.marker.stage === 1 && r.body.messages.at(-1)?.role === 'tool');
+      const stage2Look = fake.requests.find(
+        (r) => r.marker?.caller === 'agent' && r.marker.stage === 1 && r.body.messages.at(-1)?.role === 'tool',
+      );
       const seen = stage2Look!.body.messages.at(-1)!.content!;
       expect(seen).toContain(AGENT_DOC);
       expect(seen).not.toContain(GOLD_BUGGY_LINE);
@@ -114,7 +132,9 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
 
       // The judge's feedback went back as a new turn of the same conversation.
       const sample = JSON.parse(readFileSync(datasetPath(config.dataDir, 'model'), 'utf8').trim());
-      const userTurns = sample.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content);
+      const userTurns = sample.messages
+        .filter((m: { role: string }) => m.role === 'user')
+        .map((m: { content: string }) => m.content);
       expect(userTurns).toHaveLength(4);
       expect(userTurns[2]).toContain(VERDICTS[1].feedback);
       expect(sample.metadata).toMatchObject({ policy: 'model', prs: [2, 4, 6], model: 'scripted' });
@@ -139,7 +159,9 @@ describe('chainWorkflow on the Temporal dev server and Docker', () => {
   test('gold replay validates every stage: PR tests fail before and pass after, and the sample is labelled as a replay', async () => {
     const config = testConfig();
     // Only this run's sandboxes, counted before its workers close: other runs on the same engine (a bench, another suite) are not ours to judge.
-    const { result, inspected: left } = await runOneChain(config, chain, { policy: 'gold-replay' }, ({ workflowId }) => roundContainers(docker, { workflowId }));
+    const { result, inspected: left } = await runOneChain(config, chain, { policy: 'gold-replay' }, ({ workflowId }) =>
+      roundContainers(docker, { workflowId }),
+    );
     expect(result.status).toBe('accepted');
     const store = (ref: string) =>
       JSON.parse(readFileSync(join(config.dataDir, 'artifacts', 'sha256', ref.slice(7, 9), ref.slice(9)), 'utf8'));

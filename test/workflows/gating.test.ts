@@ -38,7 +38,12 @@ describe('gold validation gates every stage before a rollout', () => {
       await runOneChain(config, c, { policy: 'gold-replay' }, async ({ result, workflowId, engines }) => ({
         result,
         activities: await scheduled(engines.client, workflowId),
-        run: (await collectRuns(engines.client, ArtifactStore.fromConfig(config), { query: `WorkflowId = '${workflowId}'`, threshold: 0.8 })).runs[0],
+        run: (
+          await collectRuns(engines.client, ArtifactStore.fromConfig(config), {
+            query: `WorkflowId = '${workflowId}'`,
+            threshold: 0.8,
+          })
+        ).runs[0],
       }))
     ).inspected;
 
@@ -47,7 +52,8 @@ describe('gold validation gates every stage before a rollout', () => {
     expect(result.status).toBe('accepted');
     expect(result.cut).toMatchObject({
       before: 1,
-      reason: 'stage 2 (PR #2) cannot be judged: no test of the PR fails before it and passes after it, and no judge model is configured',
+      reason:
+        'stage 2 (PR #2) cannot be judged: no test of the PR fails before it and passes after it, and no judge model is configured',
     });
     expect(result.results.map((s) => [s.prNumber, s.status])).toEqual([[1, 'accepted']]);
     // The stages are validated first, one at a time, up to the first that nothing can judge (#3, past the cut, is not), and only then is anything written or rolled out.
@@ -59,10 +65,16 @@ describe('gold validation gates every stage before a rollout', () => {
 
   // The skipped branch itself (no query, no rollout) is test/workflows/branches.test.ts's; here, the real reason and record.
   test('a stage that cannot be set up is never rolled out either: the chain is skipped and says why', async () => {
-    const broken = { ...chain, id: `${chain.id}-broken`, prs: [{ ...chain.prs[0], baseSha: 'deadbeef'.repeat(5) }, chain.prs[2]] };
+    const broken = {
+      ...chain,
+      id: `${chain.id}-broken`,
+      prs: [{ ...chain.prs[0], baseSha: 'deadbeef'.repeat(5) }, chain.prs[2]],
+    };
     const { result, activities, run: record } = await run(broken);
     expect(result.status).toBe('skipped');
-    expect(result.reason).toMatch(/^stage 1 \(PR #1\) cannot be judged: invalid-inputs: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /);
+    expect(result.reason).toMatch(
+      /^stage 1 \(PR #1\) cannot be judged: invalid-inputs: the base commit deadbeef(deadbeef){4} of PR #1 does not exist in /,
+    );
     expect(result.unjudgeable).toMatchObject({ stage: 0, prNumber: 1, reason: { kind: 'invalid-inputs' } });
     expect(record.unjudgeable).toEqual(result.unjudgeable);
     // Stage 1 cannot be judged: stage 2 is never validated.
@@ -80,7 +92,10 @@ test('a chain is cut, not failed, before a stage whose dependencies cannot be re
   const config = testConfig();
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gate-deps-'));
   const calc = 'def add(a, b):\n    return a + b\n';
-  const repo = await ChainRepo.create(join(dir, 'calc'), { 'calc.py': calc, 'tests/test_add.py': 'from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n' });
+  const repo = await ChainRepo.create(join(dir, 'calc'), {
+    'calc.py': calc,
+    'tests/test_add.py': 'from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n',
+  });
   const sub = `${calc}\n\ndef sub(a, b):\n    return a - b\n`;
   const pr1 = await repo.pr(1, 'Add sub', {
     'calc.py': sub,
@@ -92,20 +107,36 @@ test('a chain is cut, not failed, before a stage whose dependencies cannot be re
     'tests/test_mul.py': 'from calc import mul\n\n\ndef test_mul():\n    assert mul(3, 2) == 6\n',
   });
   const chain = repo.chain(`gate-deps-${Date.now()}/calc`, [pr1, pr2]);
-  const { result, inspected: history } = await runOneChain(config, chain, { policy: 'gold-replay' }, ({ engines, workflowId }) => engines.client.workflow.getHandle(workflowId).fetchHistory());
+  const { result, inspected: history } = await runOneChain(
+    config,
+    chain,
+    { policy: 'gold-replay' },
+    ({ engines, workflowId }) => engines.client.workflow.getHandle(workflowId).fetchHistory(),
+  );
   expect(result.status).toBe('accepted');
-  expect(result.cut).toMatchObject({ before: 1, reason: expect.stringMatching(/^stage 2 \(PR #2\) cannot be judged: dependencies-unresolvable: /) });
+  expect(result.cut).toMatchObject({
+    before: 1,
+    reason: expect.stringMatching(/^stage 2 \(PR #2\) cannot be judged: dependencies-unresolvable: /),
+  });
   expect(result.results.map((s) => [s.prNumber, s.status])).toEqual([[1, 'accepted']]);
-  expect(result.unjudgeable).toMatchObject({ stage: 1, prNumber: 2, reason: { kind: 'dependencies-unresolvable', exitCode: 2 } });
+  expect(result.unjudgeable).toMatchObject({
+    stage: 1,
+    prNumber: 2,
+    reason: { kind: 'dependencies-unresolvable', exitCode: 2 },
+  });
   expect(result.unjudgeable!.reason.command).toMatch(/^uv pip compile requirements\.txt /);
   expect(result.unjudgeable!.reason.tail).toContain("Couldn't parse requirement");
   // Each stage's validation ran once: nothing was retried.
-  const attempts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt).filter((a) => a !== undefined && a !== null);
+  const attempts = (history.events ?? [])
+    .map((e) => e.activityTaskStartedEventAttributes?.attempt)
+    .filter((a) => a !== undefined && a !== null);
   expect(attempts.length).toBeGreaterThan(2);
   expect(new Set(attempts)).toEqual(new Set([1]));
 });
 
 async function scheduled(client: Client, workflowId: string): Promise<string[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name!);
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name!);
 }

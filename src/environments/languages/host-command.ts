@@ -3,11 +3,20 @@ import { stageReason } from '../../stage-reason';
 import { runTool, type ToolRun } from '../host-tools';
 
 /** Runs a host tool and throws a StageError with the end of its complaint when it fails. */
-export async function mustRun(what: string, cmd: string, args: string[], opts: Parameters<typeof runTool>[2]): Promise<ToolRun> {
+export async function mustRun(
+  what: string,
+  cmd: string,
+  args: string[],
+  opts: Parameters<typeof runTool>[2],
+): Promise<ToolRun> {
   const run = await runTool(cmd, args, opts);
   if (run.code !== 0) {
     const tail = `${run.stdout}\n${run.stderr}`.trim().split('\n').slice(-30).join('\n');
-    const reason = stageReason('dependencies-unresolvable', `${what} failed`, { command: [cmd, ...args].join(' '), exitCode: run.code, output: `${run.stdout}\n${run.stderr}` });
+    const reason = stageReason('dependencies-unresolvable', `${what} failed`, {
+      command: [cmd, ...args].join(' '),
+      exitCode: run.code,
+      output: `${run.stdout}\n${run.stderr}`,
+    });
     throw new StageError(`${what} failed (${cmd} ${args.join(' ')}, exit ${run.code}):\n${tail}`, { reason });
   }
   return run;

@@ -4,7 +4,14 @@ import { go } from './go/index';
 import { java } from './java/index';
 import { node } from './node/index';
 import { python } from './python/index';
-import { registryOf, type LanguageOf, type RecipeOf, type RunnerOf, type SettingsOfAll, type ToolchainOf } from './registry';
+import {
+  registryOf,
+  type LanguageOf,
+  type RecipeOf,
+  type RunnerOf,
+  type SettingsOfAll,
+  type ToolchainOf,
+} from './registry';
 import { rust } from './rust/index';
 
 /**
@@ -19,8 +26,19 @@ import { rust } from './rust/index';
  * whose files also appear in other projects' tooling; C comes last because a Makefile drives projects
  * in any language.
  */
-export const { LANGUAGES, LANGUAGE_NAMES, RUNNER_NAMES, TOOLCHAIN_NAMES, BASE, runnerFor, runnerOfCommand, toolchainProbe, toolchainLanguage, languageTitle, failureLine } =
-  registryOf([rust, go, java, python, node, c]);
+export const {
+  LANGUAGES,
+  LANGUAGE_NAMES,
+  RUNNER_NAMES,
+  TOOLCHAIN_NAMES,
+  BASE,
+  runnerFor,
+  runnerOfCommand,
+  toolchainProbe,
+  toolchainLanguage,
+  languageTitle,
+  failureLine,
+} = registryOf([rust, go, java, python, node, c]);
 
 export type Language = LanguageOf<typeof LANGUAGES>;
 export type RunnerName = RunnerOf<typeof LANGUAGES>;

@@ -13,7 +13,8 @@ export type RunnerOf<E extends readonly LanguageSupport[]> = RunnersOf<Entry<E>>
 /** A toolchain image (images/toolchains/NAME/packages on top of images/base). */
 export type ToolchainOf<E extends readonly LanguageSupport[]> = ToolchainsOf<Entry<E>>;
 /** The config settings the languages read, together (each language's own type, intersected). */
-export type SettingsOfAll<E extends readonly LanguageSupport[]> = SettingsOf<Entry<E>> extends (x: infer I) => void ? I : never;
+export type SettingsOfAll<E extends readonly LanguageSupport[]> =
+  SettingsOf<Entry<E>> extends (x: infer I) => void ? I : never;
 export type RecipeOf<E extends readonly LanguageSupport[]> = LanguageRecipe<LanguageOf<E>, RunnerOf<E>, ToolchainOf<E>>;
 
 /**
@@ -25,12 +26,17 @@ export function registryOf<const E extends readonly LanguageSupport[]>(languages
   type Language = LanguageOf<E>;
   type RunnerName = RunnerOf<E>;
   type ToolchainName = ToolchainOf<E>;
-  const runners = new Map<string, TestRunner>([...languages.flatMap((l) => Object.values<TestRunner>(l.runners)), exitCodeRunner].map((r) => [r.name, r]));
+  const runners = new Map<string, TestRunner>(
+    [...languages.flatMap((l) => Object.values<TestRunner>(l.runners)), exitCodeRunner].map((r) => [r.name, r]),
+  );
   const toolchains = new Map<string, { probe: string; language: LanguageSupport }>(
-    languages.flatMap((language) => Object.entries<string>(language.toolchains).map(([name, probe]) => [name, { probe, language }] as const)),
+    languages.flatMap((language) =>
+      Object.entries<string>(language.toolchains).map(([name, probe]) => [name, { probe, language }] as const),
+    ),
   );
   const bases = languages.filter((l) => l.base);
-  if (bases.length !== 1) throw new Error(`exactly one language has the base image as its toolchain; ${bases.length} do`);
+  if (bases.length !== 1)
+    throw new Error(`exactly one language has the base image as its toolchain; ${bases.length} do`);
   const toolchain = (name: ToolchainName) => {
     const found = toolchains.get(name);
     if (!found) throw new Error(`no language has a toolchain named ${name}`);
@@ -51,7 +57,8 @@ export function registryOf<const E extends readonly LanguageSupport[]>(languages
     },
     /** The runner a configured test command runs (pytest for `python3 -m pytest …`), else the exit code's. */
     runnerOfCommand(command: string | undefined): RunnerName {
-      return ((command ? [...runners.values()].find((r) => r.runs?.(command))?.name : undefined) ?? exitCodeRunner.name) as RunnerName;
+      return ((command ? [...runners.values()].find((r) => r.runs?.(command))?.name : undefined) ??
+        exitCodeRunner.name) as RunnerName;
     },
     /** What the toolchain reports as its version, run in the image after a build (recorded on the manifest). */
     toolchainProbe: (name: ToolchainName): string => toolchain(name).probe,

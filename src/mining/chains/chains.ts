@@ -29,14 +29,20 @@ export interface ChainOptions {
 /** The edges chains are built on: sure enough and strong enough. */
 export function linkingEdges(edges: readonly Edge[], opts: ChainOptions = {}): Edge[] {
   const min = opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
-  return edges.filter((edge) => edge.from !== edge.to && edge.confidence >= min && atLeast(edge, opts.minStrength ?? DEFAULT_MIN_STRENGTH));
+  return edges.filter(
+    (edge) =>
+      edge.from !== edge.to && edge.confidence >= min && atLeast(edge, opts.minStrength ?? DEFAULT_MIN_STRENGTH),
+  );
 }
 
 /** A chain's strength: its weakest consecutive link, each pair by its strongest edge. */
 export function chainStrength(path: readonly number[], edges: readonly Edge[]): Strength {
   let strength: Strength = 'strong';
   for (let i = 1; i < path.length; i++) {
-    const pair = edges.filter((edge) => (edge.from === path[i] && edge.to === path[i - 1]) || (edge.from === path[i - 1] && edge.to === path[i]));
+    const pair = edges.filter(
+      (edge) =>
+        (edge.from === path[i] && edge.to === path[i - 1]) || (edge.from === path[i - 1] && edge.to === path[i]),
+    );
     strength = weaker(strength, pair.some((edge) => atLeast(edge, 'strong')) ? 'strong' : 'weak');
   }
   return strength;
@@ -83,7 +89,12 @@ function linkMap(edges: Edge[]): Map<number, Map<number, number>> {
  * follow one PR; that cap keeps one noisy, much-linked PR from taking over. A chain's score is the
  * mean confidence of its consecutive links. Chains come oldest first.
  */
-export function buildChains<P extends Dated>(repo: RepoSource, prs: P[], edges: Edge[], opts: ChainOptions = {}): ChainOf<P>[] {
+export function buildChains<P extends Dated>(
+  repo: RepoSource,
+  prs: P[],
+  edges: Edge[],
+  opts: ChainOptions = {},
+): ChainOf<P>[] {
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
   const limit = opts.maxChainsPerPr ?? DEFAULT_CHAINS_PER_PR;
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
@@ -105,20 +116,35 @@ export function buildChains<P extends Dated>(repo: RepoSource, prs: P[], edges: 
     let best: [number, number] | undefined;
     for (const [next, confidence] of links.get(at) ?? []) {
       if (path.includes(next) || !free(next) || before(next, at) !== !later) continue;
-      if (!best || confidence > best[1] || (confidence === best[1] && earliest(byNumber, next, best[0]) < 0)) best = [next, confidence];
+      if (!best || confidence > best[1] || (confidence === best[1] && earliest(byNumber, next, best[0]) < 0))
+        best = [next, confidence];
     }
     return best;
   };
 
   const seeds = known
-    .map((edge) => ({ pair: before(edge.to, edge.from) ? [edge.to, edge.from] : [edge.from, edge.to], confidence: links.get(edge.from)?.get(edge.to) ?? 0 }))
-    .sort((a, b) => b.confidence - a.confidence || earliest(byNumber, a.pair[0], b.pair[0]) || earliest(byNumber, a.pair[1], b.pair[1]));
+    .map((edge) => ({
+      pair: before(edge.to, edge.from) ? [edge.to, edge.from] : [edge.from, edge.to],
+      confidence: links.get(edge.from)?.get(edge.to) ?? 0,
+    }))
+    .sort(
+      (a, b) =>
+        b.confidence - a.confidence ||
+        earliest(byNumber, a.pair[0], b.pair[0]) ||
+        earliest(byNumber, a.pair[1], b.pair[1]),
+    );
   const chains: ChainOf<P>[] = [];
   for (const { pair } of seeds) {
     if (covered.has(pairKey(pair[0], pair[1])) || !free(pair[0]) || !free(pair[1])) continue;
     const path = [...pair];
-    for (let next = step(path[path.length - 1], path, true); next && path.length < maxLength; next = step(path[path.length - 1], path, true)) path.push(next[0]);
-    for (let next = step(path[0], path, false); next && path.length < maxLength; next = step(path[0], path, false)) path.unshift(next[0]);
+    for (
+      let next = step(path[path.length - 1], path, true);
+      next && path.length < maxLength;
+      next = step(path[path.length - 1], path, true)
+    )
+      path.push(next[0]);
+    for (let next = step(path[0], path, false); next && path.length < maxLength; next = step(path[0], path, false))
+      path.unshift(next[0]);
     const strengths = path.slice(1).map((n, i) => links.get(path[i])?.get(n) ?? 0);
     path.slice(1).forEach((n, i) => covered.add(pairKey(path[i], n)));
     for (const n of path) uses.set(n, (uses.get(n) ?? 0) + 1);

@@ -5,7 +5,10 @@ type Numbered = { prs: readonly { number: number }[] };
 
 /** Strongest confidence between two PRs, either direction. */
 function strength(edges: readonly Edge[], a: number, b: number): number {
-  return Math.max(0, ...edges.filter((e) => (e.from === a && e.to === b) || (e.from === b && e.to === a)).map((e) => e.confidence));
+  return Math.max(
+    0,
+    ...edges.filter((e) => (e.from === a && e.to === b) || (e.from === b && e.to === a)).map((e) => e.confidence),
+  );
 }
 
 /**
@@ -13,7 +16,12 @@ function strength(edges: readonly Edge[], a: number, b: number): number {
  * new PR that builds on it (the edge goes from the new PR to it), then on from that PR through new
  * PRs only, up to `maxLength`. A chain no new PR builds on is not grown. Ties go to the earlier PR.
  */
-export function extensionPaths<C extends Numbered>(previous: readonly C[], edges: readonly Edge[], fresh: ReadonlySet<number>, opts: ChainOptions = {}): { chain: C; path: number[] }[] {
+export function extensionPaths<C extends Numbered>(
+  previous: readonly C[],
+  edges: readonly Edge[],
+  fresh: ReadonlySet<number>,
+  opts: ChainOptions = {},
+): { chain: C; path: number[] }[] {
   const maxLength = opts.maxLength ?? DEFAULT_MAX_LENGTH;
   const linking = linkingEdges(edges, opts);
   const builtOn = (at: number, path: number[]) =>
@@ -23,14 +31,25 @@ export function extensionPaths<C extends Numbered>(previous: readonly C[], edges
   const paths: { chain: C; path: number[] }[] = [];
   for (const chain of previous) {
     const path = chain.prs.map((pr) => pr.number);
-    for (let next = builtOn(path[path.length - 1], path); next !== undefined && path.length < maxLength; next = builtOn(path[path.length - 1], path)) path.push(next);
+    for (
+      let next = builtOn(path[path.length - 1], path);
+      next !== undefined && path.length < maxLength;
+      next = builtOn(path[path.length - 1], path)
+    )
+      path.push(next);
     if (path.length > chain.prs.length) paths.push({ chain, path });
   }
   return paths;
 }
 
 /** An earlier chain grown by new PRs (already patched): a new id, its links and score as chains.ts makes them. */
-export function extendChain(chain: Chain, path: number[], patched: ReadonlyMap<number, PullRequest>, edges: readonly Edge[], opts: ChainOptions = {}): Chain {
+export function extendChain(
+  chain: Chain,
+  path: number[],
+  patched: ReadonlyMap<number, PullRequest>,
+  edges: readonly Edge[],
+  opts: ChainOptions = {},
+): Chain {
   const linking = linkingEdges(edges, opts);
   const members = new Set(path);
   const strengths = path.slice(1).map((n, i) => strength(linking, path[i], n));
@@ -54,7 +73,12 @@ function isRunOf(part: number[], whole: number[]): boolean {
  * that hold a new PR, leaving out any an earlier mine wrote and any that is a run of an extension
  * (the same work, shorter).
  */
-export function addedChains(previous: readonly Chain[], extensions: readonly Chain[], rebuilt: readonly Chain[], fresh: ReadonlySet<number>): Chain[] {
+export function addedChains(
+  previous: readonly Chain[],
+  extensions: readonly Chain[],
+  rebuilt: readonly Chain[],
+  fresh: ReadonlySet<number>,
+): Chain[] {
   const known = new Set(previous.map((chain) => chain.id));
   const grown = extensions.map((chain) => chain.prs.map((pr) => pr.number));
   const added: Chain[] = [];

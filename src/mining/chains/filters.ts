@@ -1,7 +1,8 @@
 import type { PullRequestRecord } from '../../schemas';
 
 /** Accounts that open PRs by the thousand (dependency bumps, formatting); their PRs teach no agent. */
-const BOT_NAMES = /(\[bot\]|-bot|^dependabot|^renovate|^greenkeeper|^snyk-bot|^github-actions|^pre-commit-ci|^mergify|^codecov|^allcontributors)$/i;
+const BOT_NAMES =
+  /(\[bot\]|-bot|^dependabot|^renovate|^greenkeeper|^snyk-bot|^github-actions|^pre-commit-ci|^mergify|^codecov|^allcontributors)$/i;
 
 export interface PrFilterOptions {
   keepBots?: boolean;

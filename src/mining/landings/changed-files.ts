@@ -57,7 +57,18 @@ function parseDiffTree(output: string): Map<string, ChangedFile[]> {
 /** Below this a second process costs more to start than it saves. */
 const MIN_CHANGES_A_PROCESS = 50;
 
-const DIFF_TREE = ['diff-tree', '--stdin', '--always', '-z', '-r', '--raw', '--numstat', '-M', '--no-ext-diff', '--no-abbrev'];
+const DIFF_TREE = [
+  'diff-tree',
+  '--stdin',
+  '--always',
+  '-z',
+  '-r',
+  '--raw',
+  '--numstat',
+  '-M',
+  '--no-ext-diff',
+  '--no-abbrev',
+];
 
 /**
  * The files each change base..merge touched, for many changes in a few git processes (one process per
@@ -73,7 +84,11 @@ export async function changedFilesOf(
   const shares = [...Array(processes).keys()].map((p) => changes.filter((_, index) => index % processes === p));
   // "<commit> <parent>" compares the commit with the given parent: exactly base..merge.
   const outputs = await Promise.all(
-    shares.filter((share) => share.length > 0).map((share) => git(repoPath, DIFF_TREE, { input: share.map(({ base, merge }) => `${merge} ${base}\n`).join('') })),
+    shares
+      .filter((share) => share.length > 0)
+      .map((share) =>
+        git(repoPath, DIFF_TREE, { input: share.map(({ base, merge }) => `${merge} ${base}\n`).join('') }),
+      ),
   );
   return new Map(outputs.flatMap((output) => [...parseDiffTree(output)]));
 }

@@ -30,7 +30,9 @@ export async function logCommits(
     ...(options.reverse ? ['--reverse'] : []),
   ];
   // Revisions go through stdin: a clone with every refs/pull/N/head can name tens of thousands.
-  const output = await git(repoPath, ['log', ...flags, '--stdin', '--'], { input: revisions.map((revision) => `${revision}\n`).join('') });
+  const output = await git(repoPath, ['log', ...flags, '--stdin', '--'], {
+    input: revisions.map((revision) => `${revision}\n`).join(''),
+  });
   return output
     .split('\0')
     .filter((record) => record !== '')

@@ -36,7 +36,9 @@ async function resolveTip(repoPath: string, revision: string): Promise<string> {
   const ceiling = await realpath(repoPath).then(dirname, () => undefined);
   const verify = ['--verify', '--quiet', '--end-of-options', `${revision}^{commit}`];
   if (ceiling !== undefined) {
-    const answer = await git(repoPath, ['rev-parse', '--git-dir', ...verify], { env: { GIT_CEILING_DIRECTORIES: ceiling } }).catch(() => undefined);
+    const answer = await git(repoPath, ['rev-parse', '--git-dir', ...verify], {
+      env: { GIT_CEILING_DIRECTORIES: ceiling },
+    }).catch(() => undefined);
     const tip = answer?.trim().split('\n')[1];
     if (tip) return tip;
   }
@@ -53,7 +55,8 @@ async function resolveTip(repoPath: string, revision: string): Promise<string> {
 function describe(landing: Landing | undefined, message: string, own: LoggedCommit[]): { title: string; body: string } {
   const first = own.length > 0 ? splitMessage(own[0].message) : undefined;
   // A PR landed by hand has no landing message of GitHub's making; its first commit says the most.
-  if (!landing) return first ? { title: first.subject, body: first.rest } : { title: splitMessage(message).subject, body: '' };
+  if (!landing)
+    return first ? { title: first.subject, body: first.rest } : { title: splitMessage(message).subject, body: '' };
   const { subject, rest } = splitMessage(message);
   if (landing.title !== undefined) return { title: landing.title, body: rest };
   // GitHub writes only the PR title into a merge message; the PR's first commit is the closest
@@ -173,8 +176,17 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     const handMerged = landing ? undefined : commit.parents[1];
     // Copied only when it must drop one: copying every unlanded head at every commit made reading
     // a clone with many pull refs quadratic.
-    const sideHeads = handMerged && unlandedHeads.has(handMerged) ? new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged)) : unlandedHeads;
-    const rebasedOnto = commit.parents[1] ? { tip: commit.parents[1], find: (line: LoggedCommit[], taken: ReadonlySet<string>) => findRebaseLandings(line, rebaseCandidates, landed, taken) } : undefined;
+    const sideHeads =
+      handMerged && unlandedHeads.has(handMerged)
+        ? new Map([...unlandedHeads].filter(([sha]) => sha !== handMerged))
+        : unlandedHeads;
+    const rebasedOnto = commit.parents[1]
+      ? {
+          tip: commit.parents[1],
+          find: (line: LoggedCommit[], taken: ReadonlySet<string>) =>
+            findRebaseLandings(line, rebaseCandidates, landed, taken),
+        }
+      : undefined;
     const { sides, rest: restAll } = splitSideLandings(
       brought,
       landed,
@@ -189,18 +201,39 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
       // A rebased PR's first commit says the most, as on the branch itself.
       const landing = side.landing?.landing === 'rebase' ? undefined : side.landing;
       const own = untaken(side.own);
-      keep({ ...side, own, landing: side.landing?.landing ?? 'manual', ...describe(landing, side.commit.message, own) });
+      keep({
+        ...side,
+        own,
+        landing: side.landing?.landing ?? 'manual',
+        ...describe(landing, side.commit.message, own),
+      });
     }
     const rest = untaken(restAll);
     if (landing?.landing === 'rebase') {
       // The replayed commits are the PR's own; the first of them says the most (as for a hand-landed PR).
       const own = mainline.slice(rebaseStarts.get(commit.sha), index + 1);
-      keep({ number: landing.number, landing: 'rebase', commit, base: own[0].parents[0], head, own, ...describe(undefined, commit.message, own) });
+      keep({
+        number: landing.number,
+        landing: 'rebase',
+        commit,
+        base: own[0].parents[0],
+        head,
+        own,
+        ...describe(undefined, commit.message, own),
+      });
       return;
     }
     if (landing) {
       const own = landing.landing === 'merge' ? rest : squashed;
-      keep({ number: landing.number, landing: landing.landing, commit, base: commit.parents[0], head, own, ...describe(landing, commit.message, own) });
+      keep({
+        number: landing.number,
+        landing: landing.landing,
+        commit,
+        base: commit.parents[0],
+        head,
+        own,
+        ...describe(landing, commit.message, own),
+      });
       return;
     }
     for (const arrived of [commit, ...rest]) {
@@ -214,7 +247,10 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
 
   // What each PR changed, base..landing, diffed for the PRs alone: most first-parent commits of a real
   // history are no PR's landing, and diffing every one of them was most of the reading time.
-  const changed = await changedFilesOf(path, found.map(({ base, commit }) => ({ base, merge: commit.sha })));
+  const changed = await changedFilesOf(
+    path,
+    found.map(({ base, commit }) => ({ base, merge: commit.sha })),
+  );
   const filesOf = (pr: Found) => changed.get(pr.commit.sha) ?? [];
   const prs: PullRequestRecord[] = [];
   const skipped: SkippedPr[] = [];
@@ -260,7 +296,16 @@ function handLanded(
 ): Found {
   if (head.sha !== landingCommit.sha) {
     const { title, body } = describe(undefined, landingCommit.message, brought);
-    return { number, landing: 'manual', commit: landingCommit, base: landingCommit.parents[0], head: head.sha, own: brought, title, body };
+    return {
+      number,
+      landing: 'manual',
+      commit: landingCommit,
+      base: landingCommit.parents[0],
+      head: head.sha,
+      own: brought,
+      title,
+      body,
+    };
   }
   let start = index;
   const belongs = (commit: LoggedCommit) =>
@@ -277,7 +322,9 @@ function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestReco
     title: pr.title,
     body: pr.body,
     // A landing commit that is one of the PR's own (fast-forwarded or rebased) is not said twice.
-    messages: pr.own.some((c) => c.sha === pr.commit.sha) ? pr.own.map((c) => c.message) : [pr.commit.message, ...pr.own.map((c) => c.message)],
+    messages: pr.own.some((c) => c.sha === pr.commit.sha)
+      ? pr.own.map((c) => c.message)
+      : [pr.commit.message, ...pr.own.map((c) => c.message)],
     author: pr.own[0]?.author ?? pr.commit.author,
     mergedAt: new Date(pr.commit.committedAt).toISOString(),
     landing: pr.landing,
@@ -291,7 +338,10 @@ function toRecord(pr: Found, files: PullRequestRecord['files']): PullRequestReco
   const parsed = PullRequestRecordSchema.safeParse(candidate);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'record'}: ${issue.message}`);
-    return { number: pr.number, reason: `the record at ${pr.commit.sha.slice(0, 12)} does not fit the schema (${problems.slice(0, 2).join('; ')})` };
+    return {
+      number: pr.number,
+      reason: `the record at ${pr.commit.sha.slice(0, 12)} does not fit the schema (${problems.slice(0, 2).join('; ')})`,
+    };
   }
   return parsed.data;
 }

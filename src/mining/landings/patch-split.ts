@@ -9,7 +9,9 @@ const SECTION = /^diff --git /gm;
  */
 function sectionPath(section: string): string {
   const lines = section.split('\n');
-  const after = lines.find((line) => line.startsWith('+++ b/') || line.startsWith('rename to ') || line.startsWith('copy to '));
+  const after = lines.find(
+    (line) => line.startsWith('+++ b/') || line.startsWith('rename to ') || line.startsWith('copy to '),
+  );
   if (after) return after.replace(/^(\+\+\+ b\/|rename to |copy to )/, '');
   const before = lines.find((line) => line.startsWith('--- a/'));
   if (before) return before.slice('--- a/'.length);

@@ -10,7 +10,8 @@ export interface RebaseLanding {
 }
 
 /** What a rebase keeps of a commit: its author, its author date and its subject. */
-const keyOf = (commit: LoggedCommit) => `${commit.authorEmail}\x1f${commit.authoredAt}\x1f${splitMessage(commit.message).subject}`;
+const keyOf = (commit: LoggedCommit) =>
+  `${commit.authorEmail}\x1f${commit.authoredAt}\x1f${splitMessage(commit.message).subject}`;
 
 /**
  * The pull refs whose head the mined branch does not reach, by their head commit's key: the only PRs

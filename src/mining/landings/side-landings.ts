@@ -55,7 +55,8 @@ export function splitSideLandings(
     return found;
   };
   const order = new Map(brought.map((commit, index) => [commit.sha, index]));
-  const oldestFirst = (commits: LoggedCommit[]) => commits.sort((a, b) => (order.get(a.sha) ?? 0) - (order.get(b.sha) ?? 0));
+  const oldestFirst = (commits: LoggedCommit[]) =>
+    commits.sort((a, b) => (order.get(a.sha) ?? 0) - (order.get(b.sha) ?? 0));
 
   for (const commit of brought) {
     const landing = recognizeLanding(splitMessage(commit.message).subject, commit.parents.length);
@@ -96,7 +97,14 @@ export function splitSideLandings(
       landed.add(number);
       const own = line.slice(start, end + 1);
       for (const c of own) claimed.add(c.sha);
-      sides.push({ number, landing: { number, landing: 'rebase' }, commit: line[end], base: own[0].parents[0], head, own });
+      sides.push({
+        number,
+        landing: { number, landing: 'rebase' },
+        commit: line[end],
+        base: own[0].parents[0],
+        head,
+        own,
+      });
     }
   }
   sides.sort((a, b) => (order.get(a.commit.sha) ?? 0) - (order.get(b.commit.sha) ?? 0));

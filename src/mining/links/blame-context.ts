@@ -21,4 +21,3 @@ export interface BlameContext {
 export async function writtenBy(ctx: Pick<BlameContext, 'wrote'>, number: number, line: BlamedLine): Promise<boolean> {
   return !isTrivial(line.text) && (await ctx.wrote(number)).wrote(line.text);
 }
-

@@ -85,7 +85,8 @@ const MOVED_MIN_LINES = 3;
 /** A version release's bump lines: whoever wrote the old version string is no cause of the release. */
 const VERSION_LINE = /version|\b\d+\.\d+\.\d+\b/i;
 
-const pathsOf = (pr: PullRequestRecord, kind: FileKind) => pr.files.filter((file) => file.kind === kind && !file.binary).map((file) => file.path);
+const pathsOf = (pr: PullRequestRecord, kind: FileKind) =>
+  pr.files.filter((file) => file.kind === kind && !file.binary).map((file) => file.path);
 
 /**
  * What B is blamed over: its code, the tests rewritten by a PR that changes behaviour being only
@@ -98,9 +99,11 @@ function blamedKind(pr: PullRequestRecord): FileKind {
 
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(size, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(size, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
 }
 
 /**
@@ -121,7 +124,8 @@ export async function codeHistoryEdges(
   const syncs = opts.copies?.syncs ?? new Set<number>();
   const owner = new Map<string, number>();
   for (const pr of all) {
-    for (const sha of [pr.mergeSha, ...(pr.commitShas ?? [])]) if (!owner.has(sha)) owner.set(sha, copyOf.get(pr.number) ?? pr.number);
+    for (const sha of [pr.mergeSha, ...(pr.commitShas ?? [])])
+      if (!owner.has(sha)) owner.set(sha, copyOf.get(pr.number) ?? pr.number);
   }
   const byNumber = new Map(all.map((pr) => [pr.number, pr]));
   const windowMs = (opts.windowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000;
@@ -129,14 +133,19 @@ export async function codeHistoryEdges(
   // wrote the lines, as `git blame --ignore-revs-file` does for formatting commits.
   const folder = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
   const ignoreFile = join(folder, 'ignore-revs');
-  const ignored = new Set([...all.flatMap(sweepCommits), ...all.filter((pr) => syncs.has(pr.number)).map((pr) => pr.mergeSha)]);
+  const ignored = new Set([
+    ...all.flatMap(sweepCommits),
+    ...all.filter((pr) => syncs.has(pr.number)).map((pr) => pr.mergeSha),
+  ]);
   await writeFile(ignoreFile, [...ignored].join('\n') + '\n');
   const diffs = new Map<number, Promise<DiffText>>();
   const wrote = (number: number) => {
     let text = diffs.get(number);
     if (!text) {
       const pr = byNumber.get(number) as PullRequestRecord;
-      text = git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha]).catch(() => '').then((diff) => new DiffText(diff));
+      text = git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha])
+        .catch(() => '')
+        .then((diff) => new DiffText(diff));
       diffs.set(number, text);
     }
     return text;
@@ -144,13 +153,27 @@ export async function codeHistoryEdges(
   const edges: Edge[] = [];
   let done = 0;
   try {
-    const context: BlameContext = { clone, owner, byNumber, windowMs, ignoreFile, ignored, all, named: opts.named ?? new Set<string>(), wrote };
+    const context: BlameContext = {
+      clone,
+      owner,
+      byNumber,
+      windowMs,
+      ignoreFile,
+      ignored,
+      all,
+      named: opts.named ?? new Set<string>(),
+      wrote,
+    };
     // Sweeps are no endpoint: their lines are nobody's, and what they change is theirs. A version
     // release is blamed all the same, its bump lines left out: what else it changes is a fix landed
     // with the release.
-    const blamed = examined.filter((pr) => (!isSweep(pr) || isVersionRelease(pr)) && !copyOf.has(pr.number) && !syncs.has(pr.number));
+    const blamed = examined.filter(
+      (pr) => (!isSweep(pr) || isVersionRelease(pr)) && !copyOf.has(pr.number) && !syncs.has(pr.number),
+    );
     await pool(blamed, opts.concurrency ?? 2, async (pr) => {
-      const paths = pathsOf(pr, blamedKind(pr)).filter((path) => pr.files.some((file) => file.path === path && file.status !== 'added'));
+      const paths = pathsOf(pr, blamedKind(pr)).filter((path) =>
+        pr.files.some((file) => file.path === path && file.status !== 'added'),
+      );
       if (paths.length > 0) edges.push(...(await edgesOf(context, pr, paths)));
       opts.onProgress?.(++done, blamed.length);
     });
@@ -207,23 +230,43 @@ interface Overlap {
 async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]): Promise<Edge[]> {
   const { clone, owner, byNumber, windowMs } = ctx;
   const kind = blamedKind(pr);
-  const diff = await git(clone, ['diff', '-U0', '--no-color', '--no-renames', '--no-ext-diff', pr.baseSha, pr.mergeSha]).catch(() => '');
-  const change = readChange(diff, new Set(paths.concat(pathsOf(pr, kind))), isVersionRelease(pr) ? VERSION_LINE : undefined);
+  const diff = await git(clone, [
+    'diff',
+    '-U0',
+    '--no-color',
+    '--no-renames',
+    '--no-ext-diff',
+    pr.baseSha,
+    pr.mergeSha,
+  ]).catch(() => '');
+  const change = readChange(
+    diff,
+    new Set(paths.concat(pathsOf(pr, kind))),
+    isVersionRelease(pr) ? VERSION_LINE : undefined,
+  );
   if (change.removed >= MOVED_MIN_LINES && change.moved >= MOVED_SHARE * change.removed && !saysFix(pr)) return [];
   const deprecations = await deprecationEdges(ctx, pr, change.text, diff, (path) => fileComments(ctx, pr, path));
   const oldLines = [...change.ranges.values()].flat().reduce((sum, [, count]) => sum + count, 0);
   if (oldLines === 0 || oldLines > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
   const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
-  const since = namesOld ? [] : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
+  const since = namesOld
+    ? []
+    : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
   const recent = (number: number) => {
     const at = Date.parse(byNumber.get(number)?.mergedAt ?? '');
     return at <= merged && (at >= merged - windowMs || ctx.named.has(`${pr.number}->${number}`));
   };
   // A PR that speaks of a sweep's topic ("fix typing") and changes lines that sweep wrote repairs the
   // sweep's own work: for it, blame stops at sweeps of that topic instead of looking through them.
-  const topics = new Set(subjects(pr).map(sweepTopic).filter((topic): topic is number => topic !== undefined));
-  const sameTopic = (number: number) => topics.size > 0 && subjects(byNumber.get(number) as PullRequestRecord).some((subject) => topics.has(sweepTopic(subject) ?? -1));
+  const topics = new Set(
+    subjects(pr)
+      .map(sweepTopic)
+      .filter((topic): topic is number => topic !== undefined),
+  );
+  const sameTopic = (number: number) =>
+    topics.size > 0 &&
+    subjects(byNumber.get(number) as PullRequestRecord).some((subject) => topics.has(sweepTopic(subject) ?? -1));
   const repairable = new Set([...ctx.ignored].filter((sha) => sameTopic(owner.get(sha) ?? -1)));
   const ignored = new Set([...ctx.ignored].filter((sha) => !repairable.has(sha)));
   const ignoreFile = repairable.size > 0 ? `${ctx.ignoreFile}-${pr.number}` : ctx.ignoreFile;
@@ -231,7 +274,17 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   const overlaps = new Map<number, Overlap>();
   const repaired = new Set<number>();
   for (const [path, spans] of change.ranges) {
-    const args = ['blame', '--porcelain', '-w', ...since, `--ignore-revs-file=${ignoreFile}`, ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]), pr.baseSha, '--', path];
+    const args = [
+      'blame',
+      '--porcelain',
+      '-w',
+      ...since,
+      `--ignore-revs-file=${ignoreFile}`,
+      ...spans.flatMap(([start, count]) => ['-L', `${start},+${count}`]),
+      pr.baseSha,
+      '--',
+      path,
+    ];
     const blamed = blamedLines(await git(clone, args).catch(() => ''));
     const comments = blamed.length > 0 ? await fileComments(ctx, pr, path) : [];
     for (const line of blamed) {
@@ -246,10 +299,16 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       if (repairable.has(line.sha)) repaired.add(number);
     }
   }
-  const history = await Promise.all([...overlaps].map(([number, overlap]) => scoreEdge(ctx, pr, number, overlap, change.changed, kind, paths, repaired.has(number))));
+  const history = await Promise.all(
+    [...overlaps].map(([number, overlap]) =>
+      scoreEdge(ctx, pr, number, overlap, change.changed, kind, paths, repaired.has(number)),
+    ),
+  );
   // One edge per pair: the deprecation link where it is the stronger.
   const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
-  const kept = history.map((edge) => ((deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge));
+  const kept = history.map((edge) =>
+    (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge,
+  );
   return [...kept, ...deprecations.filter((edge) => !overlaps.has(edge.to))];
 }
 
@@ -259,9 +318,27 @@ async function fileComments(ctx: BlameContext, pr: PullRequestRecord, path: stri
   return commentLines(path, content);
 }
 
-async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: number, overlap: Overlap, changed: number, kind: FileKind, paths: string[], repaired: boolean): Promise<Edge> {
+async function scoreEdge(
+  ctx: BlameContext,
+  pr: PullRequestRecord,
+  number: number,
+  overlap: Overlap,
+  changed: number,
+  kind: FileKind,
+  paths: string[],
+  repaired: boolean,
+): Promise<Edge> {
   const a = ctx.byNumber.get(number) as PullRequestRecord;
-  const diffOfA = await git(ctx.clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha, '--', ...paths]).catch(() => '');
+  const diffOfA = await git(ctx.clone, [
+    'diff',
+    '-U0',
+    '--no-color',
+    '--no-ext-diff',
+    a.baseSha,
+    a.mergeSha,
+    '--',
+    ...paths,
+  ]).catch(() => '');
   const words = corroboration(pr, a, ctx.all, introduced(diffOfA));
   // Comments and docstrings beside code B changes are part of that change; alone, they count little.
   const n = overlap.code + (overlap.code > 0 ? 1 : DOC_WEIGHT) * overlap.doc;
@@ -272,7 +349,13 @@ async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: numbe
   const docsOnly = overlap.code === 0;
   const lines = overlap.code + overlap.doc;
   const why = `${words.why}${repaired ? `; #${pr.number} speaks of the same sweep` : ''}${rework.why}`;
-  const raw = Math.min(MAX_CONFIDENCE, BASE_CONFIDENCE + SHARE_WEIGHT * share + REWORK_WEIGHT * rework.share + bonus * Math.min(1, share / FULL_BONUS_SHARE));
+  const raw = Math.min(
+    MAX_CONFIDENCE,
+    BASE_CONFIDENCE +
+      SHARE_WEIGHT * share +
+      REWORK_WEIGHT * rework.share +
+      bonus * Math.min(1, share / FULL_BONUS_SHARE),
+  );
   // Words lift a link only as far as the code history carries it: one shared line stays weak.
   const backed = words.bonus >= REGRESSION_BONUS;
   const confidence = Math.round((docsOnly && !backed ? Math.min(DOCS_ONLY_CAP, raw) : raw) * 100) / 100;
@@ -290,7 +373,13 @@ async function scoreEdge(ctx: BlameContext, pr: PullRequestRecord, number: numbe
 }
 
 /** Strong where B fixes or changes code A wrote; weak where it is only A's comments, A's tests, text, or one line without a fix. */
-function historyStrength(pr: PullRequestRecord, number: number, kind: FileKind, docsOnly: boolean, codeLines: number): [Strength, string] {
+function historyStrength(
+  pr: PullRequestRecord,
+  number: number,
+  kind: FileKind,
+  docsOnly: boolean,
+  codeLines: number,
+): [Strength, string] {
   if (docsOnly) return ['weak', `#${pr.number} changes only comments or docstrings #${number} wrote`];
   if (kind === 'test') return ['weak', `#${pr.number} changes only tests, #${number}'s among them`];
   const thin = thinFollowUp(pr);
@@ -304,10 +393,18 @@ function historyStrength(pr: PullRequestRecord, number: number, kind: FileKind, 
 const kindWord = (kind: FileKind) => (kind === 'code' ? 'code' : 'tests');
 
 /** The share of the lines A added (of the blamed kind) that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
-function reworkShare(b: PullRequestRecord, a: PullRequestRecord, n: number, kind: FileKind): { share: number; why: string } {
+function reworkShare(
+  b: PullRequestRecord,
+  a: PullRequestRecord,
+  n: number,
+  kind: FileKind,
+): { share: number; why: string } {
   const added = a.files.filter((file) => file.kind === kind).reduce((sum, file) => sum + file.additions, 0);
   // More lines blamed on A than A added (moved or generated code): the two counts say nothing together.
   const share = n <= added ? n / added : 0;
   if (n < REWORK_MIN_LINES || b.number < a.number || share < REWORK_MIN_SHARE) return { share: 0, why: '' };
-  return { share, why: `; that is ${Math.round(share * 100)}% of the ${added} lines of ${kindWord(kind)} #${a.number} added` };
+  return {
+    share,
+    why: `; that is ${Math.round(share * 100)}% of the ${added} lines of ${kindWord(kind)} #${a.number} added`,
+  };
 }

@@ -1,6 +1,29 @@
 /** Line comments by file extension; C-like languages also have block comments. */
 const HASH = new Set(['py', 'pyi', 'pyx', 'sh', 'rb', 'r', 'pl', 'cmake', 'toml', 'yaml', 'yml']);
-const SLASH = new Set(['c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'java', 'kt', 'scala', 'js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'go', 'rs', 'cs', 'swift', 'php', 'm', 'dart']);
+const SLASH = new Set([
+  'c',
+  'h',
+  'cc',
+  'cpp',
+  'cxx',
+  'hpp',
+  'java',
+  'kt',
+  'scala',
+  'js',
+  'jsx',
+  'mjs',
+  'cjs',
+  'ts',
+  'tsx',
+  'go',
+  'rs',
+  'cs',
+  'swift',
+  'php',
+  'm',
+  'dart',
+]);
 const PYTHON = new Set(['py', 'pyi', 'pyx']);
 const DOCSTRING_START = /^[rRuUbB]?("""|''')/;
 
@@ -35,7 +58,10 @@ export function commentLines(path: string, content: string): boolean[] {
       if (!line.slice(2).includes('*/')) open = '*/';
       continue;
     }
-    const comment = (HASH.has(extension) && line.startsWith('#')) || (SLASH.has(extension) && line.startsWith('//')) || (extension === 'lua' && line.startsWith('--'));
+    const comment =
+      (HASH.has(extension) && line.startsWith('#')) ||
+      (SLASH.has(extension) && line.startsWith('//')) ||
+      (extension === 'lua' && line.startsWith('--'));
     marks.push(comment);
   }
   return marks;

@@ -31,16 +31,28 @@ export interface Copies {
  * same patch (`git patch-id --stable`) landed earlier. Neither is a chain stage: a copy's links go to
  * its original, and a sync links nothing.
  */
-export async function findCopies(prs: readonly PullRequestRecord[], textEdges: readonly Edge[], clone?: string): Promise<Copies> {
+export async function findCopies(
+  prs: readonly PullRequestRecord[],
+  textEdges: readonly Edge[],
+  clone?: string,
+): Promise<Copies> {
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
-  const earlier = (a: number, b: number) => (byNumber.get(a)?.mergedAt ?? '') < (byNumber.get(b)?.mergedAt ?? '') || ((byNumber.get(a)?.mergedAt ?? '') === (byNumber.get(b)?.mergedAt ?? '') && a < b);
-  const copies: Copies = { copyOf: new Map(), why: new Map(), syncs: new Set(prs.filter(isBranchSync).map((pr) => pr.number)) };
+  const earlier = (a: number, b: number) =>
+    (byNumber.get(a)?.mergedAt ?? '') < (byNumber.get(b)?.mergedAt ?? '') ||
+    ((byNumber.get(a)?.mergedAt ?? '') === (byNumber.get(b)?.mergedAt ?? '') && a < b);
+  const copies: Copies = {
+    copyOf: new Map(),
+    why: new Map(),
+    syncs: new Set(prs.filter(isBranchSync).map((pr) => pr.number)),
+  };
   const mark = (copy: number, original: number, why: string) => {
     if (copy === original || copies.copyOf.has(copy) || copies.syncs.has(copy) || !earlier(original, copy)) return;
     copies.copyOf.set(copy, original);
     copies.why.set(copy, why);
   };
-  const backports = textEdges.filter((edge) => BACKPORT.test(byNumber.get(edge.from)?.title ?? '')).sort((a, b) => Number(b.source?.field === 'title') - Number(a.source?.field === 'title'));
+  const backports = textEdges
+    .filter((edge) => BACKPORT.test(byNumber.get(edge.from)?.title ?? ''))
+    .sort((a, b) => Number(b.source?.field === 'title') - Number(a.source?.field === 'title'));
   for (const edge of backports) mark(edge.from, edge.to, `a backport of #${edge.to}`);
   const owner = new Map<string, number>();
   for (const pr of prs) for (const sha of [pr.mergeSha, ...(pr.commitShas ?? [])]) owner.set(sha, pr.number);
@@ -52,7 +64,9 @@ export async function findCopies(prs: readonly PullRequestRecord[], textEdges: r
   }
   // The same patch after a revert of it lands it again: a restore, a stage of its own.
   const reverted = new Set(textEdges.filter((edge) => edge.kind === 'reverts').map((edge) => edge.to));
-  if (clone) for (const [copy, original] of await samePatches(clone, prs)) if (!reverted.has(original)) mark(copy, original, `the same patch as #${original}`);
+  if (clone)
+    for (const [copy, original] of await samePatches(clone, prs))
+      if (!reverted.has(original)) mark(copy, original, `the same patch as #${original}`);
   return copies;
 }
 
@@ -64,7 +78,10 @@ async function samePatches(clone: string, prs: readonly PullRequestRecord[]): Pr
   const shapes = new Map<string, PullRequestRecord[]>();
   for (const pr of prs) {
     if (pr.files.length === 0) continue;
-    const shape = pr.files.map((file) => `${file.path}:${file.additions}:${file.deletions}`).sort().join('|');
+    const shape = pr.files
+      .map((file) => `${file.path}:${file.additions}:${file.deletions}`)
+      .sort()
+      .join('|');
     shapes.set(shape, [...(shapes.get(shape) ?? []), pr]);
   }
   const pairs: [number, number][] = [];
@@ -73,7 +90,9 @@ async function samePatches(clone: string, prs: readonly PullRequestRecord[]): Pr
     const ids = new Map<string, PullRequestRecord>();
     for (const pr of [...group].sort((a, b) => a.mergedAt.localeCompare(b.mergedAt) || a.number - b.number)) {
       const diff = await git(clone, ['diff', '--no-color', '--no-ext-diff', pr.baseSha, pr.mergeSha]).catch(() => '');
-      const id = (await git(clone, ['patch-id', '--stable'], { input: `commit ${pr.mergeSha}\n${diff}` }).catch(() => '')).split(' ')[0];
+      const id = (
+        await git(clone, ['patch-id', '--stable'], { input: `commit ${pr.mergeSha}\n${diff}` }).catch(() => '')
+      ).split(' ')[0];
       if (!id) continue;
       const first = ids.get(id);
       if (first) pairs.push([pr.number, first.number]);
@@ -88,6 +107,18 @@ export function redirect(edges: readonly Edge[], copies: Copies): Edge[] {
   const to = (n: number) => copies.copyOf.get(n) ?? n;
   return edges
     .filter((edge) => !copies.syncs.has(edge.from) && !copies.syncs.has(edge.to))
-    .map((edge) => (copies.copyOf.has(edge.from) || copies.copyOf.has(edge.to) ? { ...edge, from: to(edge.from), to: to(edge.to), evidence: `${edge.evidence} (between copies: ${[edge.from, edge.to].filter((n) => copies.copyOf.has(n)).map((n) => `#${n} is ${copies.why.get(n)}`).join(', ')})` } : edge))
+    .map((edge) =>
+      copies.copyOf.has(edge.from) || copies.copyOf.has(edge.to)
+        ? {
+            ...edge,
+            from: to(edge.from),
+            to: to(edge.to),
+            evidence: `${edge.evidence} (between copies: ${[edge.from, edge.to]
+              .filter((n) => copies.copyOf.has(n))
+              .map((n) => `#${n} is ${copies.why.get(n)}`)
+              .join(', ')})`,
+          }
+        : edge,
+    )
     .filter((edge) => edge.from !== edge.to);
 }

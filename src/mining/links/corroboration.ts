@@ -2,7 +2,8 @@ import type { PullRequestRecord } from '../../schemas';
 import { splitMessage } from '../landings/commit-log';
 
 /** B says it repairs something: rewriting A's lines is then most likely repairing A. */
-const FIX_WORDS = /\b(fix(es|ed|ing)?|bug|crash(es)?|regression|broken|breaks?|breaking|typo|incorrect|wrong|leak|overflow|use-after-free|infinite loop)\b/i;
+const FIX_WORDS =
+  /\b(fix(es|ed|ing)?|bug|crash(es)?|regression|broken|breaks?|breaking|typo|incorrect|wrong|leak|overflow|use-after-free|infinite loop)\b/i;
 const FIX_BONUS = 0.1;
 
 /** B's title or description calls it a fix. */
@@ -19,7 +20,9 @@ const IDENTIFIER = /`([^`\s]{3,})`|\b([A-Za-z][a-z0-9]+[A-Z]\w*|[A-Za-z]\w*_\w+)
 
 /** Subjects name the code touched; "Merge pull request #N from user/branch" names people. */
 const texts = (pr: PullRequestRecord) =>
-  [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)].filter((subject) => !/^Merge /.test(subject)).join('\n');
+  [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)]
+    .filter((subject) => !/^Merge /.test(subject))
+    .join('\n');
 
 /** "print_array: return booleans", "tests: print_string: …" tag a commit with the component it touches, which blame already says. */
 const COMPONENT_TAG = /^(?:\s*`?[\w.]+(?:\(\))?`?:\s+)+/gm;
@@ -34,7 +37,13 @@ function identifiers(pr: PullRequestRecord): Set<string> {
 }
 
 /** A title's long plain words: the frequency limit leaves only the rare ones ("OSS-Fuzz", "whitespace"). */
-const titleWords = (pr: PullRequestRecord) => new Set(pr.title.replace(COMPONENT_TAG, '').toLowerCase().match(/[a-z][a-z-]{5,}/g) ?? []);
+const titleWords = (pr: PullRequestRecord) =>
+  new Set(
+    pr.title
+      .replace(COMPONENT_TAG, '')
+      .toLowerCase()
+      .match(/[a-z][a-z-]{5,}/g) ?? [],
+  );
 
 /** Identifiers a PR's subjects name other than as a component tag: what the PR is about. */
 function topics(pr: PullRequestRecord): Set<string> {
@@ -48,7 +57,9 @@ function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
   let counts = frequencies.get(all);
   if (!counts) {
     counts = new Map();
-    for (const pr of all) for (const name of new Set([...identifiers(pr), ...titleWords(pr)])) counts.set(name, (counts.get(name) ?? 0) + 1);
+    for (const pr of all)
+      for (const name of new Set([...identifiers(pr), ...titleWords(pr)]))
+        counts.set(name, (counts.get(name) ?? 0) + 1);
     frequencies.set(all, counts);
   }
   return counts;
@@ -59,7 +70,12 @@ function frequency(all: readonly PullRequestRecord[]): Map<string, number> {
  * so), and both naming the
  * same identifier that few other PRs name (A in its words, or among the names its code brought in, `introducedByA`). Returns the confidence to add and why, for the evidence.
  */
-export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: readonly PullRequestRecord[], introducedByA: ReadonlySet<string> = new Set()): { bonus: number; why: string; shared?: string } {
+export function corroboration(
+  b: PullRequestRecord,
+  a: PullRequestRecord,
+  all: readonly PullRequestRecord[],
+  introducedByA: ReadonlySet<string> = new Set(),
+): { bonus: number; why: string; shared?: string } {
   let bonus = 0;
   const why: string[] = [];
   // The title and description say what the PR is for; one "fix comment" commit among many does not.
@@ -77,7 +93,9 @@ export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: r
   // what A wrote). Both naming it only as a component tag says no more than the blame did.
   const aWords = titleWords(a);
   const shared = [
-    ...[...identifiers(b)].filter((name) => (aNames.has(name) && (aTopics.has(name) || bTopics.has(name))) || introducedByA.has(name)),
+    ...[...identifiers(b)].filter(
+      (name) => (aNames.has(name) && (aTopics.has(name) || bTopics.has(name))) || introducedByA.has(name),
+    ),
     // Plain words only where both titles say them: in code, words are any module's or variable's.
     ...[...titleWords(b)].filter((word) => aWords.has(word)),
   ].filter((name) => (counts.get(name) ?? 0) <= limit);
@@ -91,7 +109,12 @@ export function corroboration(b: PullRequestRecord, a: PullRequestRecord, all: r
 /** Names a diff's added lines hold that none of its deleted lines held: what the change brought in. */
 export function introduced(diff: string): Set<string> {
   const names = (sign: string) =>
-    new Set(diff.split('\n').filter((line) => line.startsWith(sign) && !line.startsWith(sign.repeat(3))).flatMap((line) => line.match(/[A-Za-z_]\w{4,}/g) ?? []));
+    new Set(
+      diff
+        .split('\n')
+        .filter((line) => line.startsWith(sign) && !line.startsWith(sign.repeat(3)))
+        .flatMap((line) => line.match(/[A-Za-z_]\w{4,}/g) ?? []),
+    );
   const removed = names('-');
   return new Set([...names('+')].filter((name) => !removed.has(name)));
 }

@@ -21,7 +21,10 @@ const MAX_SOURCES = 3;
 
 /** B's own words say it removes something deprecated: inside a refactor with its own purpose, such lines go by the way. */
 function speaksOfDeprecation(pr: PullRequestRecord): boolean {
-  return [pr.title, pr.body, ...pr.messages].some((text) => DEPRECATION.test(text)) && [pr.title, pr.body, ...pr.messages].some((text) => REMOVAL.test(text));
+  return (
+    [pr.title, pr.body, ...pr.messages].some((text) => DEPRECATION.test(text)) &&
+    [pr.title, pr.body, ...pr.messages].some((text) => REMOVAL.test(text))
+  );
 }
 
 /** A diff's deprecation lines, added minus removed. */
@@ -52,22 +55,45 @@ function deprecationEdge(from: number, to: number, lines: number): Edge {
  * `Deprecated:` marker, not a docstring's note), B does not put it back elsewhere, and A's own diff
  * wrote it while deprecating more than it removed.
  */
-export async function deprecationEdges(ctx: BlameContext, pr: PullRequestRecord, text: DiffText, diff: string, comments: (path: string) => Promise<boolean[]>): Promise<Edge[]> {
+export async function deprecationEdges(
+  ctx: BlameContext,
+  pr: PullRequestRecord,
+  text: DiffText,
+  diff: string,
+  comments: (path: string) => Promise<boolean[]>,
+): Promise<Edge[]> {
   if (!speaksOfDeprecation(pr) || netDeprecations(diff) >= 0) return [];
   const found = new Map<string, number[]>();
   for (const { path, sign, text: line, oldLine } of diffLines(diff)) {
-    if (sign === '-' && path !== undefined && DEPRECATION.test(line) && !text.keeps(line)) found.set(path, [...(found.get(path) ?? []), oldLine]);
+    if (sign === '-' && path !== undefined && DEPRECATION.test(line) && !text.keeps(line))
+      found.set(path, [...(found.get(path) ?? []), oldLine]);
   }
   const counts = new Map<number, number>();
   for (const [path, numbers] of found) {
     const marks = await comments(path);
     const wanted = numbers.filter((line) => !marks[line]);
-    const args = ['blame', '--porcelain', '-w', `--ignore-revs-file=${ctx.ignoreFile}`, ...numbers.flatMap((line) => ['-L', `${line},+1`]), pr.baseSha, '--', path];
+    const args = [
+      'blame',
+      '--porcelain',
+      '-w',
+      `--ignore-revs-file=${ctx.ignoreFile}`,
+      ...numbers.flatMap((line) => ['-L', `${line},+1`]),
+      pr.baseSha,
+      '--',
+      path,
+    ];
     for (const line of blamedLines(await git(ctx.clone, args).catch(() => ''))) {
       if (!wanted.includes(line.line) && !MARKER_COMMENT.test(line.text)) continue;
       const number = ctx.owner.get(line.sha);
       const earlier = (ctx.byNumber.get(number ?? -1)?.mergedAt ?? '') <= pr.mergedAt;
-      if (number === undefined || number === pr.number || !earlier || ctx.ignored.has(line.sha) || !(await writtenBy(ctx, number, line))) continue;
+      if (
+        number === undefined ||
+        number === pr.number ||
+        !earlier ||
+        ctx.ignored.has(line.sha) ||
+        !(await writtenBy(ctx, number, line))
+      )
+        continue;
       counts.set(number, (counts.get(number) ?? 0) + 1);
     }
   }
@@ -75,7 +101,9 @@ export async function deprecationEdges(ctx: BlameContext, pr: PullRequestRecord,
   const edges: Edge[] = [];
   for (const [number, n] of counts) {
     const a = ctx.byNumber.get(number) as PullRequestRecord;
-    const diffOfA = await git(ctx.clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha]).catch(() => '');
+    const diffOfA = await git(ctx.clone, ['diff', '-U0', '--no-color', '--no-ext-diff', a.baseSha, a.mergeSha]).catch(
+      () => '',
+    );
     if (netDeprecations(diffOfA) > 0) edges.push(deprecationEdge(pr.number, number, n));
   }
   return edges;

@@ -27,7 +27,8 @@ export function* diffLines(diff: string): Generator<DiffLine> {
     if (text.startsWith('diff --git ')) header = true;
     else if (header && text.startsWith('--- ')) path = text === '--- /dev/null' ? undefined : text.slice(6);
     else if (header && text.startsWith('+++ ')) newPath = text === '+++ /dev/null' ? undefined : text.slice(6);
-    else if (text.startsWith('@@')) [header, oldLine, hunk] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0), hunk + 1];
+    else if (text.startsWith('@@'))
+      [header, oldLine, hunk] = [false, Number(/^@@ -(\d+)/.exec(text)?.[1] ?? 0), hunk + 1];
     else if (header) continue;
     else if (text.startsWith('+')) yield { path, newPath, sign: '+', text: text.slice(1), oldLine, hunk };
     else if (text.startsWith('-')) yield { path, newPath, sign: '-', text: text.slice(1), oldLine: oldLine++, hunk };

@@ -26,12 +26,15 @@ export function issueMediatedEdges(prs: readonly PullRequestRecord[], references
   const mergedAt = new Map(prs.map((pr) => [pr.number, pr.mergedAt]));
   const closers = new Map<number, Set<number>>();
   for (const reference of references) {
-    if (reference.kind === 'fixes') closers.set(reference.issue, (closers.get(reference.issue) ?? new Set()).add(reference.pr));
+    if (reference.kind === 'fixes')
+      closers.set(reference.issue, (closers.get(reference.issue) ?? new Set()).add(reference.pr));
   }
   const best = new Map<string, Edge>();
   for (const reference of references) {
     const when = mergedAt.get(reference.pr) ?? '';
-    const earlier = [...(closers.get(reference.issue) ?? [])].filter((a) => a !== reference.pr && (mergedAt.get(a) ?? '') < when);
+    const earlier = [...(closers.get(reference.issue) ?? [])].filter(
+      (a) => a !== reference.pr && (mergedAt.get(a) ?? '') < when,
+    );
     if (earlier.length === 0) continue;
     const closer = earlier.reduce((a, b) => ((mergedAt.get(a) ?? '') >= (mergedAt.get(b) ?? '') ? a : b));
     const [kind, confidence] =
@@ -44,7 +47,11 @@ export function issueMediatedEdges(prs: readonly PullRequestRecord[], references
       from: reference.pr,
       to: closer,
       kind,
-      evidence: `#${reference.pr} refers to issue #${reference.issue}, which #${closer} closed: ${reference.evidence}`.slice(0, 300),
+      evidence:
+        `#${reference.pr} refers to issue #${reference.issue}, which #${closer} closed: ${reference.evidence}`.slice(
+          0,
+          300,
+        ),
       confidence: Math.round(confidence * 100) / 100,
       source: reference.source,
     };

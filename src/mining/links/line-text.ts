@@ -10,9 +10,29 @@ const TRAILING_COMMENT = /\S\s+(#|\/\/)\s.*$/;
 export const squeeze = (text: string) => text.replace(TRAILING_COMMENT, (match) => match[0]).replace(/\s+/g, '');
 
 /** Words that stand alone on a line in many languages and say nothing about who wrote the code around them. */
-const LONE_WORDS = new Set(['else', 'return', 'pass', 'break', 'continue', 'end', 'try', 'finally', 'default', 'then', 'done', 'fi', 'endif', 'true', 'false', 'null', 'none', 'nil']);
+const LONE_WORDS = new Set([
+  'else',
+  'return',
+  'pass',
+  'break',
+  'continue',
+  'end',
+  'try',
+  'finally',
+  'default',
+  'then',
+  'done',
+  'fi',
+  'endif',
+  'true',
+  'false',
+  'null',
+  'none',
+  'nil',
+]);
 /** Imports and includes change with whatever uses them; a URL line changes when a site moves. */
-const BOOKKEEPING = /^\s*(import\s|from\s+\S+\s+import\s|#\s*include\b|use\s+[\w:{}, ]+;|package\s+[\w.]+;?\s*$|require\s*\(|extern crate\s)|^\W*https?:\/\/\S+\W*$/;
+const BOOKKEEPING =
+  /^\s*(import\s|from\s+\S+\s+import\s|#\s*include\b|use\s+[\w:{}, ]+;|package\s+[\w.]+;?\s*$|require\s*\(|extern crate\s)|^\W*https?:\/\/\S+\W*$/;
 
 /** Blank lines, braces, "return;", "else:", imports, a bare URL: any edit's, nobody's. */
 export function isTrivial(text: string): boolean {
@@ -86,20 +106,33 @@ export class DiffText {
     for (const candidate of this.addedText) {
       if (++checked > MAX_SIMILAR_CHECKS) break;
       const own = tokens(candidate);
-      if (own.size >= 2 && own.size * 2 >= words.size && [...own].every((word) => words.has(word)) && this.ownLine(squeeze(candidate))) return true;
+      if (
+        own.size >= 2 &&
+        own.size * 2 >= words.size &&
+        [...own].every((word) => words.has(word)) &&
+        this.ownLine(squeeze(candidate))
+      )
+        return true;
     }
     return false;
   }
 
   private ownLine(line: string): boolean {
     if (this.removedJoins.has(line)) return false;
-    return ![...this.hunks.values()].some((lines) => around(lines.added, line).some((joined) => this.removedJoins.has(joined)));
+    return ![...this.hunks.values()].some((lines) =>
+      around(lines.added, line).some((joined) => this.removedJoins.has(joined)),
+    );
   }
 
   /** A line this diff removed but put back somewhere, moved, re-indented or re-wrapped. */
   keeps(text: string): boolean {
     const line = squeeze(text);
-    return this.addedJoins.has(line) || [...this.hunks.values()].some((lines) => around(lines.removed, line).some((joined) => this.addedJoins.has(joined)));
+    return (
+      this.addedJoins.has(line) ||
+      [...this.hunks.values()].some((lines) =>
+        around(lines.removed, line).some((joined) => this.addedJoins.has(joined)),
+      )
+    );
   }
 
   /** A line of `hunk` that the same hunk puts back re-indented, re-spaced or re-wrapped: not changed at all. */

@@ -9,14 +9,22 @@ interface Rule {
 
 /** First match wins, so the specific kinds come before the generic ones. */
 const RULES: Rule[] = [
-  { kind: 'restores', confidence: 0.9, pattern: /\b(restor(e|es|ed|ing)|reappl(y|ies|ied|ying)|re-?land(s|ed|ing)?)\b/i },
+  {
+    kind: 'restores',
+    confidence: 0.9,
+    pattern: /\b(restor(e|es|ed|ing)|reappl(y|ies|ied|ying)|re-?land(s|ed|ing)?)\b/i,
+  },
   // 'Revert "Revert "X (#12)""' undoes the revert of #12: it brings #12 back. Only inside the inner
   // title: in 'Revert "Revert "X (#12)" (#13)"' this reverts #13, the revert itself.
   { kind: 'restores', confidence: 0.9, pattern: /\brevert\W+revert\s+"[^"]*$/i },
   { kind: 'reverts', confidence: 0.95, pattern: /\brevert(s|ed|ing)?\b/i },
   // "as it was before <sha>": the change undoes what that commit did.
   { kind: 'reverts', confidence: 0.85, pattern: /\b(as (it|they) (was|were)|behaviou?r|state) before\s*$/i },
-  { kind: 'regression-of', confidence: 0.95, pattern: /\b(regress(ion|ions|ed)?|broken (by|in|since)|broke in|introduced (in|by|with)|caused by)\b/i },
+  {
+    kind: 'regression-of',
+    confidence: 0.95,
+    pattern: /\b(regress(ion|ions|ed)?|broken (by|in|since)|broke in|introduced (in|by|with)|caused by)\b/i,
+  },
   {
     kind: 'follow-up',
     confidence: 0.9,
@@ -109,7 +117,10 @@ export function scanReferences(text: string): ScannedReference[] {
       const number = groups.urlNumber ?? groups.qualified ?? groups.number;
       const sha = (groups.urlSha ?? groups.sha ?? groups.bareSha)?.toLowerCase();
       references.push({
-        target: number !== undefined ? { number: Number(number) } : { sha: sha as string, ...(groups.bareSha ? { bare: true } : {}) },
+        target:
+          number !== undefined
+            ? { number: Number(number) }
+            : { sha: sha as string, ...(groups.bareSha ? { bare: true } : {}) },
         repo: owner !== undefined ? `${owner}/${repoName}`.toLowerCase() : undefined,
         ...classify(before),
         evidence: sentence.text.slice(0, MAX_EVIDENCE),

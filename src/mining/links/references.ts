@@ -24,8 +24,13 @@ const sharesWork = (b: PullRequestRecord, a: PullRequestRecord) => {
   if (a.files.length === 0 || b.files.length === 0) return true;
   const work = (pr: PullRequestRecord) => pr.files.filter((file) => file.kind !== 'other');
   const paths = new Set(work(a).map((file) => file.path));
-  const stems = work(a).filter((file) => file.kind === 'code').map((file) => stem(file.path)).filter((name) => name.length >= 3);
-  return work(b).some((file) => paths.has(file.path) || (file.kind === 'test' && stems.some((name) => stem(file.path).includes(name))));
+  const stems = work(a)
+    .filter((file) => file.kind === 'code')
+    .map((file) => stem(file.path))
+    .filter((name) => name.length >= 3);
+  return work(b).some(
+    (file) => paths.has(file.path) || (file.kind === 'test' && stems.some((name) => stem(file.path).includes(name))),
+  );
 };
 
 /** A mention known only from GitHub's timeline: no words to tell its kind. */
@@ -74,10 +79,14 @@ function prTexts(pr: PullRequestRecord, mined: ReadonlySet<number>): PrText[] {
   return [
     title,
     { text: blankNoise(pr.body), source: { field: 'body' as const }, weight: 1 },
-    ...pr.messages.flatMap((text, index) => (othersLanding(text) ? [] : [{ text: blankNoise(text), source: { field: 'message' as const, index }, weight: 1 }])),
+    ...pr.messages.flatMap((text, index) =>
+      othersLanding(text) ? [] : [{ text: blankNoise(text), source: { field: 'message' as const, index }, weight: 1 }],
+    ),
     // Indexed as stored (a source names its comment), bots' comments (coverage reports naming commits) left out.
     ...(pr.comments ?? []).flatMap((comment, index) =>
-      isBot({ author: comment.author }) ? [] : [{ text: blankNoise(comment.body), source: { field: 'comment' as const, index }, weight: COMMENT_WEIGHT }],
+      isBot({ author: comment.author })
+        ? []
+        : [{ text: blankNoise(comment.body), source: { field: 'comment' as const, index }, weight: COMMENT_WEIGHT }],
     ),
   ];
 }
@@ -97,7 +106,9 @@ class CommitIndex {
 
   /** The one PR a SHA or SHA prefix names; undefined when none or several do. */
   find(sha: string): number | undefined {
-    const numbers = new Set((this.byPrefix.get(sha.slice(0, 7)) ?? []).filter((c) => c.sha.startsWith(sha)).map((c) => c.number));
+    const numbers = new Set(
+      (this.byPrefix.get(sha.slice(0, 7)) ?? []).filter((c) => c.sha.startsWith(sha)).map((c) => c.number),
+    );
     return numbers.size === 1 ? [...numbers][0] : undefined;
   }
 }
@@ -108,7 +119,10 @@ class CommitIndex {
  * are not mined PRs are issues unless the source knows them as PRs; each (from, to) pair keeps its
  * strongest edge.
  */
-export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOptions = {}): { edges: Edge[]; tally: ReferenceTally } {
+export function linkPullRequests(
+  prs: readonly PullRequestRecord[],
+  opts: LinkOptions = {},
+): { edges: Edge[]; tally: ReferenceTally } {
   const mined = new Set(prs.map((pr) => pr.number));
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   const commits = new CommitIndex(prs);
@@ -125,7 +139,8 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
   const resolve = (reference: ScannedReference): number | keyof ReferenceTally | undefined => {
     if (reference.repo !== undefined && reference.repo !== repo) return 'otherRepo';
     // A bare hex word that names no mined commit is most likely not a commit at all.
-    if ('sha' in reference.target) return commits.find(reference.target.sha) ?? (reference.target.bare ? undefined : 'unknownCommit');
+    if ('sha' in reference.target)
+      return commits.find(reference.target.sha) ?? (reference.target.bare ? undefined : 'unknownCommit');
     const { number } = reference.target;
     if (mined.has(number)) return number;
     return opts.pullNumbers?.has(number) ? 'unmergedPr' : 'issue';
@@ -145,7 +160,14 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
         if (target === undefined) continue;
         if (target === 'issue' && 'number' in reference.target) {
           const { kind, confidence, evidence, start, end } = reference;
-          issueReferences.push({ pr: pr.number, issue: reference.target.number, kind, confidence: confidence * weight, evidence, source: { ...source, start, end } });
+          issueReferences.push({
+            pr: pr.number,
+            issue: reference.target.number,
+            kind,
+            confidence: confidence * weight,
+            evidence,
+            source: { ...source, start, end },
+          });
         }
         if (typeof target === 'string') {
           count(target, pr.number, [reference.repo, reference.target]);
@@ -173,10 +195,18 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
   for (const edge of revertReferences(prs, mined)) keep(edge);
   for (const pr of prs) {
     for (const issue of pr.closingIssues ?? []) {
-      issueReferences.push({ pr: pr.number, issue, kind: 'fixes', confidence: 0.9, evidence: `GitHub links #${pr.number} as closing #${issue}`, source: { field: 'cross-reference', start: 0, end: 0 } });
+      issueReferences.push({
+        pr: pr.number,
+        issue,
+        kind: 'fixes',
+        confidence: 0.9,
+        evidence: `GitHub links #${pr.number} as closing #${issue}`,
+        source: { field: 'cross-reference', start: 0, end: 0 },
+      });
     }
   }
-  for (const edge of issueMediatedEdges(prs, issueReferences)) if (!strongest.has(`${edge.from}->${edge.to}`)) keep(edge);
+  for (const edge of issueMediatedEdges(prs, issueReferences))
+    if (!strongest.has(`${edge.from}->${edge.to}`)) keep(edge);
   // GitHub's word that another PR mentioned this one: the weakest evidence, for links whose text
   // the miner never saw (comments past the pages read, edited descriptions).
   for (const pr of prs) {
@@ -194,6 +224,8 @@ export function linkPullRequests(prs: readonly PullRequestRecord[], opts: LinkOp
       });
     }
   }
-  const edges = [...strongest.values()].sort((a, b) => a.from - b.from || a.to - b.to).map((edge) => EdgeSchema.parse(edge));
+  const edges = [...strongest.values()]
+    .sort((a, b) => a.from - b.from || a.to - b.to)
+    .map((edge) => EdgeSchema.parse(edge));
   return { edges, tally };
 }

@@ -33,7 +33,11 @@ export function revertReferences(prs: readonly PullRequestRecord[], mined: Reado
   for (const pr of prs) {
     const texts: { text: string; field: 'title' | 'message'; index?: number }[] = [
       { text: pr.title, field: 'title' },
-      ...pr.messages.map((message, index) => ({ text: splitMessage(message).subject, field: 'message' as const, index })),
+      ...pr.messages.map((message, index) => ({
+        text: splitMessage(message).subject,
+        field: 'message' as const,
+        index,
+      })),
     ];
     for (const { text, field, index } of texts) {
       const branch = REVERT_BRANCH.exec(text);

@@ -17,7 +17,8 @@ export function sharedFileEdges(prs: readonly PullRequestRecord[]): Edge[] {
     const shared = new Map<number, string[]>();
     for (const path of paths) {
       const previous = lastChange.get(path);
-      if (previous !== undefined && previous !== pr.number) shared.set(previous, [...(shared.get(previous) ?? []), path]);
+      if (previous !== undefined && previous !== pr.number)
+        shared.set(previous, [...(shared.get(previous) ?? []), path]);
       lastChange.set(path, pr.number);
     }
     for (const [to, files] of shared) {

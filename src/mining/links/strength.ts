@@ -1,7 +1,8 @@
 import type { Edge, PullRequestRecord, Strength } from '../../schemas';
 
 /** Words of a PR about text, not behaviour: a typo, a message, a docstring, a changelog line. */
-const THIN_WORDS = /\b(typos?|spelling|misspell(ed|ing)?|wording|grammar|docstrings?|comments?|changelog|error messages?)\b/i;
+const THIN_WORDS =
+  /\b(typos?|spelling|misspell(ed|ing)?|wording|grammar|docstrings?|comments?|changelog|error messages?)\b/i;
 
 /** What each kind of words says about the dependency, when nothing thinner is known. */
 const BY_KIND: Record<Edge['kind'], [Strength, string]> = {
@@ -32,8 +33,13 @@ export function withStrength(edges: readonly Edge[], byNumber: ReadonlyMap<numbe
   return edges.map((edge) => {
     if (edge.strength) return edge;
     const [strength, why] = BY_KIND[edge.kind];
-    const thin = strength === 'strong' && edge.kind !== 'reverts' && edge.kind !== 'restores' ? thinFollowUp(byNumber.get(edge.from)) : undefined;
-    return thin ? { ...edge, strength: 'weak', strengthWhy: `#${edge.from} ${thin}` } : { ...edge, strength, strengthWhy: `#${edge.from} ${why}` };
+    const thin =
+      strength === 'strong' && edge.kind !== 'reverts' && edge.kind !== 'restores'
+        ? thinFollowUp(byNumber.get(edge.from))
+        : undefined;
+    return thin
+      ? { ...edge, strength: 'weak', strengthWhy: `#${edge.from} ${thin}` }
+      : { ...edge, strength, strengthWhy: `#${edge.from} ${why}` };
   });
 }
 

@@ -34,13 +34,17 @@ export function sweepTopic(subject: string): number | undefined {
 }
 
 /** Release and dependency bookkeeping: version strings change every time, and mean nothing. */
-const RELEASE = /^(release|bump|prepare)\b|\brelease (version )?v?\d|\bversion (to )?v?\d+\.\d+|^(update|upgrade) (version|changelog|requirements|dependencies|deps)\b|^\[pre-commit\.ci\]|^(chore|build)(\(deps\))?:/i;
+const RELEASE =
+  /^(release|bump|prepare)\b|\brelease (version )?v?\d|\bversion (to )?v?\d+\.\d+|^(update|upgrade) (version|changelog|requirements|dependencies|deps)\b|^\[pre-commit\.ci\]|^(chore|build)(\(deps\))?:/i;
 
 /** A PR changing this many code files at once is a sweep whatever it says. */
 const SWEEP_FILES = 20;
 
 /** A PR's title and its commits' subjects. */
-export const subjects = (pr: PullRequestRecord): string[] => [pr.title, ...pr.messages.map((message) => splitMessage(message).subject)];
+export const subjects = (pr: PullRequestRecord): string[] => [
+  pr.title,
+  ...pr.messages.map((message) => splitMessage(message).subject),
+];
 
 /** A release of a version (not a dependency or changelog update): it may carry a last fix beside the bump. */
 const VERSION_RELEASE = /^release\b|\brelease (version )?v?\d/i;

@@ -1,7 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputError } from '../../errors';
-import { DEFAULT_CHAINS_PER_PR, DEFAULT_MAX_LENGTH, DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_STRENGTH } from '../chains/chains';
+import {
+  DEFAULT_CHAINS_PER_PR,
+  DEFAULT_MAX_LENGTH,
+  DEFAULT_MIN_CONFIDENCE,
+  DEFAULT_MIN_STRENGTH,
+} from '../chains/chains';
 import { DEFAULT_MAX_CHANGED_LINES } from '../chains/filters';
 import { DEFAULT_WINDOW_DAYS } from '../links/code-history';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
@@ -50,9 +55,30 @@ const DEFAULTS: Record<string, unknown> = {
 
 /** The options that shape the graph and the chains, defaults filled in, with their CLI names, for the cursor. */
 export function mineFingerprint(opts: Record<string, unknown>): Record<string, unknown> {
-  const keys = ['repo', 'github', 'name', 'branch', 'clone', 'maxLength', 'maxChainsPerPr', 'minConfidence', 'blameDays', 'maxChangedLines', 'keepBots', 'keepNoCode', 'sharedFiles', 'mergedAfter', 'mergedBefore', 'minStrength', 'requireTests', 'judgeLinks'];
+  const keys = [
+    'repo',
+    'github',
+    'name',
+    'branch',
+    'clone',
+    'maxLength',
+    'maxChainsPerPr',
+    'minConfidence',
+    'blameDays',
+    'maxChangedLines',
+    'keepBots',
+    'keepNoCode',
+    'sharedFiles',
+    'mergedAfter',
+    'mergedBefore',
+    'minStrength',
+    'requireTests',
+    'judgeLinks',
+  ];
   const value = (key: string) => opts[key] ?? DEFAULTS[key];
-  return Object.fromEntries(keys.filter((key) => value(key) !== undefined && value(key) !== false).map((key) => [key, value(key)]));
+  return Object.fromEntries(
+    keys.filter((key) => value(key) !== undefined && value(key) !== false).map((key) => [key, value(key)]),
+  );
 }
 
 /**
@@ -69,11 +95,15 @@ async function readJsonLines<T>(path: string, schema: z.ZodType<T>): Promise<T[]
   const text = await readFile(path, 'utf8').catch((cause: Error) => {
     throw new InputError(`${path} is missing beside its cursor (${cause.message}): mine again with --fresh`, { cause });
   });
-  return text.split('\n').filter((line) => line.trim()).map((line, i) => {
-    const parsed = schema.safeParse(JSON.parse(line));
-    if (!parsed.success) throw new InputError(`${path}:${i + 1}: ${parsed.error.issues[0]?.message}; mine again with --fresh`);
-    return parsed.data;
-  });
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line, i) => {
+      const parsed = schema.safeParse(JSON.parse(line));
+      if (!parsed.success)
+        throw new InputError(`${path}:${i + 1}: ${parsed.error.issues[0]?.message}; mine again with --fresh`);
+      return parsed.data;
+    });
 }
 
 /**
@@ -89,7 +119,10 @@ export async function readPreviousMine(
   try {
     cursor = MineCursorSchema.parse(JSON.parse(await readFile(paths.cursor, 'utf8')));
   } catch (cause) {
-    throw new InputError(`${paths.cursor} is not a mining cursor (${(cause as Error).message.split('\n')[0]}): remove it or mine again with --fresh`, { cause });
+    throw new InputError(
+      `${paths.cursor} is not a mining cursor (${(cause as Error).message.split('\n')[0]}): remove it or mine again with --fresh`,
+      { cause },
+    );
   }
   const recorded = recordedOptions(cursor);
   const keys = [...new Set([...Object.keys(recorded), ...Object.keys(options)])].sort();
@@ -97,16 +130,24 @@ export async function readPreviousMine(
   if (differ.length > 0) {
     const was = (key: string, from: Record<string, unknown>) => (from[key] === undefined ? 'unset' : String(from[key]));
     const list = differ.map((key) => `${flag(key)} ${was(key, recorded)} then, ${was(key, options)} now`).join('; ');
-    throw new InputError(`${paths.chains} was mined with other options (${list}): rerun with the same options to add what is new, or add --fresh to mine it again from scratch`);
+    throw new InputError(
+      `${paths.chains} was mined with other options (${list}): rerun with the same options to add what is new, or add --fresh to mine it again from scratch`,
+    );
   }
   const records = await readJsonLines(paths.prs, PullRequestRecordSchema);
   const edges = await readJsonLines(paths.edges, EdgeSchema);
   const chains = (await stat(paths.chains).catch(() => undefined))?.size ? await readChains(paths.chains) : [];
   const summary = MiningSummarySchema.safeParse(JSON.parse(await readFile(paths.summary, 'utf8').catch(() => 'null')));
-  if (!summary.success) throw new InputError(`${paths.summary} is missing or not a mining summary beside its cursor: mine again with --fresh`);
+  if (!summary.success)
+    throw new InputError(
+      `${paths.summary} is missing or not a mining summary beside its cursor: mine again with --fresh`,
+    );
   return { cursor, records, edges, chains, summary: summary.data };
 }
 
 export function latestMerge(records: readonly PullRequestRecord[]): string | undefined {
-  return records.reduce<string | undefined>((latest, pr) => (!latest || pr.mergedAt > latest ? pr.mergedAt : latest), undefined);
+  return records.reduce<string | undefined>(
+    (latest, pr) => (!latest || pr.mergedAt > latest ? pr.mergedAt : latest),
+    undefined,
+  );
 }

@@ -22,7 +22,10 @@ export function toPrior(previous: PreviousMine): Prior {
 
 /** The pipeline's view: earlier edges stay, and only PRs the earlier mine had not seen are blamed. */
 export function priorOf(prior: Prior, records: readonly PullRequestRecord[]): { edges: Edge[]; newPrs: Set<number> } {
-  return { edges: prior.edges, newPrs: new Set(records.filter((pr) => !prior.numbers.has(pr.number)).map((pr) => pr.number)) };
+  return {
+    edges: prior.edges,
+    newPrs: new Set(records.filter((pr) => !prior.numbers.has(pr.number)).map((pr) => pr.number)),
+  };
 }
 
 /** A clone's branch tip, or undefined where it has none (the mine then says what is wrong). */
@@ -39,7 +42,10 @@ export async function checkNotRewritten(clone: string, before: string, now: stri
     await git(clone, ['merge-base', '--is-ancestor', before, now]);
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
-    throw new InputError(`the branch mined into ${out} was rewritten since (its tip then, ${before.slice(0, 12)}, is not in its history now): add --fresh to mine it again from scratch`, { cause: error });
+    throw new InputError(
+      `the branch mined into ${out} was rewritten since (its tip then, ${before.slice(0, 12)}, is not in its history now): add --fresh to mine it again from scratch`,
+      { cause: error },
+    );
   }
 }
 
@@ -47,14 +53,20 @@ export async function checkNotRewritten(clone: string, before: string, now: stri
  * The files after a rerun: earlier PRs, edges and chains kept; new PRs and edges added once; chains
  * a new PR grows (new ids, the shorter chain kept) and chains new PRs make, added.
  */
-export async function growPrevious(previous: PreviousMine, result: MineResult, opts: ChainOptions): Promise<MineResult> {
+export async function growPrevious(
+  previous: PreviousMine,
+  result: MineResult,
+  opts: ChainOptions,
+): Promise<MineResult> {
   const known = new Set(previous.records.map((pr) => pr.number));
   const newRecords = result.records.filter((pr) => !known.has(pr.number));
   const newNumbers = new Set(newRecords.map((pr) => pr.number));
   const fresh = new Set(result.stageable.filter((n) => newNumbers.has(n)));
   const growth = extensionPaths(previous.chains, result.edges, fresh, opts);
   const wanted = new Set(growth.flatMap(({ chain, path }) => path.slice(chain.prs.length)));
-  const patched = new Map((await result.patches(newRecords.filter((pr) => wanted.has(pr.number)))).map((pr) => [pr.number, pr]));
+  const patched = new Map(
+    (await result.patches(newRecords.filter((pr) => wanted.has(pr.number)))).map((pr) => [pr.number, pr]),
+  );
   const extensions = growth.map(({ chain, path }) => extendChain(chain, path, patched, result.edges, opts));
   const added = addedChains(previous.chains, extensions, result.chains, newNumbers);
   const chains: Chain[] = [...previous.chains, ...added];

@@ -25,7 +25,12 @@ export async function mineChains(repoPath: string, name: string, maxLength?: num
   return mineLocal(repoPath, name, { maxLength });
 }
 
-type SourceOptions = Omit<PipelineOptions, 'repo' | 'since'> & { branch?: string; onProgress?: ProgressListener; warn?: (message: string) => void; prior?: Prior };
+type SourceOptions = Omit<PipelineOptions, 'repo' | 'since'> & {
+  branch?: string;
+  onProgress?: ProgressListener;
+  warn?: (message: string) => void;
+  prior?: Prior;
+};
 
 /** Patches from the earlier mine where it made them; only new PRs are read from the source. */
 function reusing(prior: Prior | undefined, source: PatchSource): PatchSource {
@@ -38,7 +43,11 @@ function reusing(prior: Prior | undefined, source: PatchSource): PatchSource {
 
 async function mineLocal(repoPath: string, name: string, opts: SourceOptions): Promise<MineResult> {
   const path = resolve(repoPath);
-  const mined = await readLocalPullRequests(path, { branch: opts.branch, onProgress: opts.onProgress, warn: opts.warn });
+  const mined = await readLocalPullRequests(path, {
+    branch: opts.branch,
+    onProgress: opts.onProgress,
+    warn: opts.warn,
+  });
   // Links to this repository's own URLs are recognised by its owner/name, never by the clone's path.
   const patches = reusing(opts.prior, (prs) => withLocalPatches(path, prs));
   const result = await recordsToChains({ name, path }, mined.prs, patches, {
@@ -58,7 +67,16 @@ async function mineLocal(repoPath: string, name: string, opts: SourceOptions): P
     skipped: mined.skipped,
     dropped: { ...result.summary.dropped, ...(mined.skipped.length ? { unrecordable: mined.skipped.length } : {}) },
   });
-  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length, added: result.chains, stageable: result.stageable, patches };
+  return {
+    chains: result.chains,
+    edges: result.edges,
+    records: mined.prs,
+    summary,
+    prs: mined.prs.length,
+    added: result.chains,
+    stageable: result.stageable,
+    patches,
+  };
 }
 
 interface GitHubSourceOptions extends SourceOptions {
@@ -94,7 +112,8 @@ function apiUrl(value: string, from: string): string {
   } catch {
     url = undefined;
   }
-  if (!url || !['http:', 'https:'].includes(url.protocol)) throw new InputError(`${from} wants an http(s) URL, got "${value}"`);
+  if (!url || !['http:', 'https:'].includes(url.protocol))
+    throw new InputError(`${from} wants an http(s) URL, got "${value}"`);
   return value;
 }
 
@@ -102,16 +121,28 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
   const env = environment.env ?? process.env;
   const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
   const token = env.CHAINSMITH_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
-  const baseUrl = apiUrl(opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API), opts.githubUrl !== undefined ? '--github-url' : 'CHAINSMITH_GITHUB_URL');
+  const baseUrl = apiUrl(
+    opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API),
+    opts.githubUrl !== undefined ? '--github-url' : 'CHAINSMITH_GITHUB_URL',
+  );
   const { owner, name } = parseRepoName(opts.github);
   const cacheDir = opts.cacheDir ?? join(environment.dataDir, 'cache', 'github');
   const cacheStat = await stat(cacheDir).catch(() => undefined);
-  if (cacheStat && !cacheStat.isDirectory()) throw new InputError(`the GitHub cache ${cacheDir} is not a directory (set --cache-dir to one)`);
+  if (cacheStat && !cacheStat.isDirectory())
+    throw new InputError(`the GitHub cache ${cacheDir} is not a directory (set --cache-dir to one)`);
   if (!token) {
-    warn('no GitHub token (set GITHUB_TOKEN): GitHub allows 60 requests an hour without one and no GraphQL, so PR details come one PR at a time');
+    warn(
+      'no GitHub token (set GITHUB_TOKEN): GitHub allows 60 requests an hour without one and no GraphQL, so PR details come one PR at a time',
+    );
   }
   let requests = 0;
-  const client = createGitHubClient({ baseUrl, token, warn, secondMs: environment.secondMs, onRequest: () => (requests += 1) });
+  const client = createGitHubClient({
+    baseUrl,
+    token,
+    warn,
+    secondMs: environment.secondMs,
+    onRequest: () => (requests += 1),
+  });
   const mined = await mineGitHub({
     repo: opts.github,
     client,
@@ -128,22 +159,19 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
   const path = clone ?? join(environment.dataDir, 'repos', owner, name);
   const repoName = opts.name ?? opts.github;
   const patches = reusing(opts.prior, (prs) => (clone ? withLocalPatches(clone, prs) : apiPatches(mined.context, prs)));
-  const result = await recordsToChains(
-    { name: repoName, path },
-    mined.prs,
-    patches,
-    {
-      ...opts,
-      since: opts.prior && priorOf(opts.prior, mined.prs),
-      repo: opts.github,
-      pullNumbers: mined.pullNumbers,
-      clone,
-      blameWindowDays: opts.blameDays,
-      onBlameProgress: (done, total) => opts.onProgress?.({ phase: 'reading code history', done, total }),
-    },
-  );
+  const result = await recordsToChains({ name: repoName, path }, mined.prs, patches, {
+    ...opts,
+    since: opts.prior && priorOf(opts.prior, mined.prs),
+    repo: opts.github,
+    pullNumbers: mined.pullNumbers,
+    clone,
+    blameWindowDays: opts.blameDays,
+    onBlameProgress: (done, total) => opts.onProgress?.({ phase: 'reading code history', done, total }),
+  });
   if (!clone && result.chains.length > 0) {
-    warn(`the chains name ${path} as the clone to run in: clone ${opts.github} there before \`chainsmith start\`, or mine with --clone PATH`);
+    warn(
+      `the chains name ${path} as the clone to run in: clone ${opts.github} there before \`chainsmith start\`, or mine with --clone PATH`,
+    );
   }
   const summary = MiningSummarySchema.parse({
     repo: repoName,
@@ -153,7 +181,16 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
     requests,
     cacheHits: mined.context.cache.hits,
   });
-  return { chains: result.chains, edges: result.edges, records: mined.prs, summary, prs: mined.prs.length, added: result.chains, stageable: result.stageable, patches };
+  return {
+    chains: result.chains,
+    edges: result.edges,
+    records: mined.prs,
+    summary,
+    prs: mined.prs.length,
+    added: result.chains,
+    stageable: result.stageable,
+    patches,
+  };
 }
 
 export interface MineToFilesOptions extends Omit<GitHubSourceOptions, 'github'> {
@@ -174,7 +211,12 @@ export interface MineToFilesOptions extends Omit<GitHubSourceOptions, 'github'> 
 /** chains.jsonl → chains.prs.jsonl, chains.edges.jsonl, chains.summary.json and chains.cursor.json beside it. */
 export function companionPaths(out: string): { prs: string; edges: string; summary: string; cursor: string } {
   const stem = out.replace(/\.jsonl?$/, '');
-  return { prs: `${stem}.prs.jsonl`, edges: `${stem}.edges.jsonl`, summary: `${stem}.summary.json`, cursor: `${stem}.cursor.json` };
+  return {
+    prs: `${stem}.prs.jsonl`,
+    edges: `${stem}.edges.jsonl`,
+    summary: `${stem}.summary.json`,
+    cursor: `${stem}.cursor.json`,
+  };
 }
 
 /** Mining a large repository takes minutes: a place the files cannot go is said before, not after. */
@@ -184,7 +226,8 @@ async function checkOutputLocation(out: string): Promise<void> {
   if (info instanceof Error && info.code !== 'ENOENT' && info.code !== 'ENOTDIR') {
     throw new InputError(`--out ${out}: cannot reach ${folder} (${info.code ?? 'error'})`, { cause: info });
   }
-  if (info instanceof Error || !info.isDirectory()) throw new InputError(`--out ${out}: the folder ${folder} does not exist`);
+  if (info instanceof Error || !info.isDirectory())
+    throw new InputError(`--out ${out}: the folder ${folder} does not exist`);
   const target = await stat(resolve(out)).catch(() => undefined);
   if (target?.isDirectory()) throw new InputError(`--out ${out} is a folder; name the chains file to write`);
   // Permission bits do not tell (root ignores them; a read-only mount keeps them): try a file.
@@ -192,7 +235,10 @@ async function checkOutputLocation(out: string): Promise<void> {
   try {
     await writeFile(probe, '');
   } catch (cause) {
-    throw new InputError(`--out ${out}: cannot write in ${folder} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`, { cause });
+    throw new InputError(
+      `--out ${out}: cannot write in ${folder} (${(cause as NodeJS.ErrnoException).code ?? 'error'})`,
+      { cause },
+    );
   }
   await unlink(probe);
 }
@@ -211,12 +257,19 @@ async function localTip(opts: MineToFilesOptions, previous: PreviousMine | undef
  * (same options), only what is new is added.
  */
 export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnvironment): Promise<MineResult> {
-  if (!opts.repo === !opts.github) throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
-  if (opts.clone && !opts.github) throw new InputError('--clone goes with --github; with --repo the clone is the repository itself');
+  if (!opts.repo === !opts.github)
+    throw new InputError('say what to mine: either --repo PATH (a local clone) or --github OWNER/NAME');
+  if (opts.clone && !opts.github)
+    throw new InputError('--clone goes with --github; with --repo the clone is the repository itself');
   const window = dateWindow(opts.mergedAfter, opts.mergedBefore);
   await checkOutputLocation(opts.out);
   const paths = companionPaths(opts.out);
-  const fingerprint = mineFingerprint({ ...opts, judgeLinks: environment.judge?.model, repo: opts.repo && resolve(opts.repo), clone: opts.clone && resolve(opts.clone) });
+  const fingerprint = mineFingerprint({
+    ...opts,
+    judgeLinks: environment.judge?.model,
+    repo: opts.repo && resolve(opts.repo),
+    clone: opts.clone && resolve(opts.clone),
+  });
   const previous = opts.fresh ? undefined : await readPreviousMine({ chains: opts.out, ...paths }, fingerprint);
   const tip = await localTip(opts, previous);
   if (previous && tip && tip === previous.cursor.head) return unchanged(previous);
@@ -224,19 +277,31 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   const { judge } = environment;
   const { onProgress } = opts;
   // The judge reports its progress where the miners do.
-  const judgeWithProgress = judge && Object.assign((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress }), { model: judge.model });
+  const judgeWithProgress =
+    judge &&
+    Object.assign((edges: Edge[], input: JudgeInput) => judge(edges, { ...input, onProgress }), { model: judge.model });
   const source = { ...opts, window, warn, prior: previous && toPrior(previous), judge: judgeWithProgress };
   let result = opts.github
     ? await mineFromGitHub({ ...source, github: opts.github }, environment)
     : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
   if (previous) result = await growPrevious(previous, result, opts);
   await opts.beforeWrite?.(result);
-  await writeAtomic(paths.prs, result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''));
+  await writeAtomic(
+    paths.prs,
+    result.records.map((pr) => JSON.stringify(PullRequestRecordSchema.parse(pr)) + '\n').join(''),
+  );
   await writeAtomic(paths.edges, result.edges.map((edge) => JSON.stringify(EdgeSchema.parse(edge)) + '\n').join(''));
   await writeAtomic(paths.summary, JSON.stringify(result.summary, null, 2) + '\n');
   await writeChains(opts.out, result.chains);
   // Last: a mine cut short before here is redone whole by the next one, never half-counted as seen.
-  const cursor: MineCursor = { version: 2, options: fingerprint, head: tip, lastMergedAt: latestMerge(result.records), prs: result.records.length, minedAt: new Date().toISOString() };
+  const cursor: MineCursor = {
+    version: 2,
+    options: fingerprint,
+    head: tip,
+    lastMergedAt: latestMerge(result.records),
+    prs: result.records.length,
+    minedAt: new Date().toISOString(),
+  };
   await writeAtomic(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
   return result;
 }
@@ -244,5 +309,15 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
 /** A rerun over a clone whose branch has not moved: nothing is read, nothing is written. */
 function unchanged(previous: PreviousMine): MineResult {
   const none: PatchSource = async () => [];
-  return { chains: previous.chains, edges: previous.edges, records: previous.records, summary: previous.summary, prs: previous.records.length, added: [], stageable: [], patches: none, unchangedSince: previous.cursor };
+  return {
+    chains: previous.chains,
+    edges: previous.edges,
+    records: previous.records,
+    summary: previous.summary,
+    prs: previous.records.length,
+    added: [],
+    stageable: [],
+    patches: none,
+    unchangedSince: previous.cursor,
+  };
 }

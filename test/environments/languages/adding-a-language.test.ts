@@ -21,10 +21,16 @@ const tinyRunner: TestRunner<'tiny-tap'> = {
   command: (files, override) => {
     const scripts = files.filter((f) => f.endsWith('.t.sh'));
     const list = scripts.length ? scripts.map(shellQuote).join(' ') : 't/*.t.sh';
-    return override ?? `ok=0; for f in ${list}; do if sh "$f" >/dev/null 2>&1; then echo "tiny pass $f"; else echo "tiny fail $f"; ok=1; fi; done; exit $ok`;
+    return (
+      override ??
+      `ok=0; for f in ${list}; do if sh "$f" >/dev/null 2>&1; then echo "tiny pass $f"; else echo "tiny fail $f"; ok=1; fi; done; exit $ok`
+    );
   },
   parse: (output) => {
-    const cases = [...output.matchAll(/^tiny (pass|fail) (\S+)$/gm)].map((m) => ({ id: m[2], outcome: m[1] === 'pass' ? ('passed' as const) : ('failed' as const) }));
+    const cases = [...output.matchAll(/^tiny (pass|fail) (\S+)$/gm)].map((m) => ({
+      id: m[2],
+      outcome: m[1] === 'pass' ? ('passed' as const) : ('failed' as const),
+    }));
     return cases.length ? cases : undefined;
   },
 };
@@ -60,11 +66,15 @@ jest.doMock(REGISTRY, () => {
 });
 
 // Loaded after the registry is rebuilt.
-const { detectRecipe } = require('../../../src/environments/detect') as typeof import('../../../src/environments/detect');
-const { RecipeOverrideSchema } = require('../../../src/environments/recipe') as typeof import('../../../src/environments/recipe');
+const { detectRecipe } =
+  require('../../../src/environments/detect') as typeof import('../../../src/environments/detect');
+const { RecipeOverrideSchema } =
+  require('../../../src/environments/recipe') as typeof import('../../../src/environments/recipe');
 const { fileKind } = require('../../../src/mining/file-kind') as typeof import('../../../src/mining/file-kind');
-const { describeEnvironment } = require('../../../src/environments/describe') as typeof import('../../../src/environments/describe');
-const { goldTestsFor } = require('../../../src/judge/gold-validation') as typeof import('../../../src/judge/gold-validation');
+const { describeEnvironment } =
+  require('../../../src/environments/describe') as typeof import('../../../src/environments/describe');
+const { goldTestsFor } =
+  require('../../../src/judge/gold-validation') as typeof import('../../../src/judge/gold-validation');
 const { ArtifactStore } = require('../../../src/artifacts/store') as typeof import('../../../src/artifacts/store');
 const { testEnvironments } = require('../../support/environments') as typeof import('../../support/environments');
 const { ChainRepo } = require('../../support/chain-repo') as typeof import('../../support/chain-repo');
@@ -76,34 +86,78 @@ const ADD_TEST = '. ./lib/calc.tiny\n[ "$(add 2 3)" = 5 ]\n';
 const SUB_TEST = '. ./lib/calc.tiny\n[ "$(sub 5 3)" = 2 ]\n';
 
 test('a language defined in one object and added to the registry is detected, accepted by the config, classified and built', async () => {
-  const files = (names: Record<string, string>) => ({ rootFiles: new Set(Object.keys(names)), read: async (path: string) => names[path] });
+  const files = (names: Record<string, string>) => ({
+    rootFiles: new Set(Object.keys(names)),
+    read: async (path: string) => names[path],
+  });
   // Detection tries every language of the list, Tiny last.
-  expect(await detectRecipe(files({ 'tiny.toml': '' }), { defaultTestCommand: 'true' })).toMatchObject({ language: 'tiny', runner: 'tiny-tap', toolchain: { image: 'tiny-sh' } });
+  expect(await detectRecipe(files({ 'tiny.toml': '' }), { defaultTestCommand: 'true' })).toMatchObject({
+    language: 'tiny',
+    runner: 'tiny-tap',
+    toolchain: { image: 'tiny-sh' },
+  });
   // The languages before it still win where their layout is there.
-  expect(await detectRecipe(files({ 'tiny.toml': '', 'go.mod': 'module x\n\ngo 1.19\n' }), { defaultTestCommand: 'true' })).toMatchObject({ language: 'go' });
+  expect(
+    await detectRecipe(files({ 'tiny.toml': '', 'go.mod': 'module x\n\ngo 1.19\n' }), { defaultTestCommand: 'true' }),
+  ).toMatchObject({ language: 'go' });
   // A repository none of them knows is told what they look for, Tiny's file included.
-  await expect(detectRecipe(files({ Gemfile: '' }), { defaultTestCommand: 'python3 -m pytest', testFiles: ['spec/x_spec.rb'] })).rejects.toThrow(/it looks for Cargo\.toml, .*Makefile, tiny\.toml\)/);
+  await expect(
+    detectRecipe(files({ Gemfile: '' }), { defaultTestCommand: 'python3 -m pytest', testFiles: ['spec/x_spec.rb'] }),
+  ).rejects.toThrow(/it looks for Cargo\.toml, .*Makefile, tiny\.toml\)/);
   // A configured recipe may name its language, runner and toolchain.
-  expect(RecipeOverrideSchema.safeParse({ setup: [], language: 'tiny', runner: 'tiny-tap', toolchain: 'tiny-sh' }).success).toBe(true);
+  expect(
+    RecipeOverrideSchema.safeParse({ setup: [], language: 'tiny', runner: 'tiny-tap', toolchain: 'tiny-sh' }).success,
+  ).toBe(true);
   expect(RecipeOverrideSchema.safeParse({ setup: [], language: 'cobol' }).success).toBe(false);
   // The miner tells its tests and its code apart.
-  expect([fileKind('t/sub.t.sh'), fileKind('lib/calc.tiny'), fileKind('lib/calc.cbl')]).toEqual(['test', 'code', 'other']);
+  expect([fileKind('t/sub.t.sh'), fileKind('lib/calc.tiny'), fileKind('lib/calc.cbl')]).toEqual([
+    'test',
+    'code',
+    'other',
+  ]);
 });
 
 test('a Tiny project gets an environment in Docker, and its PR is validated by running its tests before and after', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-tiny-'));
-  const repo = await ChainRepo.create(join(dir, 'repo'), { 'tiny.toml': 'name = "calc"\n', 'lib/calc.tiny': CALC, 't/add.t.sh': ADD_TEST });
-  const chain = repo.chain('gen/calc', [await repo.pr(1, 'Subtraction', { 'lib/calc.tiny': CALC + SUB, 't/add.t.sh': `${ADD_TEST}[ "$(add 0 0)" = 0 ]\n`, 't/sub.t.sh': SUB_TEST })]);
-  expect(chain.prs[0].files.filter((f) => f.kind === 'test').map((f) => f.path).sort()).toEqual(['t/add.t.sh', 't/sub.t.sh']);
+  const repo = await ChainRepo.create(join(dir, 'repo'), {
+    'tiny.toml': 'name = "calc"\n',
+    'lib/calc.tiny': CALC,
+    't/add.t.sh': ADD_TEST,
+  });
+  const chain = repo.chain('gen/calc', [
+    await repo.pr(1, 'Subtraction', {
+      'lib/calc.tiny': CALC + SUB,
+      't/add.t.sh': `${ADD_TEST}[ "$(add 0 0)" = 0 ]\n`,
+      't/sub.t.sh': SUB_TEST,
+    }),
+  ]);
+  expect(
+    chain.prs[0].files
+      .filter((f) => f.kind === 'test')
+      .map((f) => f.path)
+      .sort(),
+  ).toEqual(['t/add.t.sh', 't/sub.t.sh']);
 
   const environments = testEnvironments(docker);
   const env = await environments.forStage(chain, 0);
   expect(env).toMatchObject({ language: 'tiny', runner: 'tiny-tap', recipe: { origin: 'tiny-sh' } });
   // The toolchain's probe ran in the built image.
   expect(env.manifest.toolchain).toMatchObject({ name: 'tiny-sh', version: expect.stringMatching(/^tiny on \//) });
-  expect(describeEnvironment(env)).toMatch(/^The environment has a Tiny Shell toolchain \(tiny on \/.*\).*`ok=0; for f in t\/\*\.t\.sh;/);
+  expect(describeEnvironment(env)).toMatch(
+    /^The environment has a Tiny Shell toolchain \(tiny on \/.*\).*`ok=0; for f in t\/\*\.t\.sh;/,
+  );
 
   const store = new ArtifactStore(join(dir, 'artifacts'));
-  const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 256, pidsLimit: 128 }, environments }, chain, 0);
-  expect(gold).toMatchObject({ status: 'verified', runner: 'tiny-tap', signal: 'per-test', failToPass: ['t/sub.t.sh'], passToPass: ['t/add.t.sh'] });
+  const gold = await goldTestsFor(
+    { docker, store, sandbox: { memoryMb: 256, pidsLimit: 128 }, environments },
+    chain,
+    0,
+  );
+  expect(gold).toMatchObject({
+    status: 'verified',
+    runner: 'tiny-tap',
+    signal: 'per-test',
+    failToPass: ['t/sub.t.sh'],
+    passToPass: ['t/add.t.sh'],
+  });
 });

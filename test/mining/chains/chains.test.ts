@@ -30,7 +30,10 @@ test('the demo has one chain, #2 → #4 → #6', async () => {
 
 test('dependencies order a chain even against merge time', () => {
   // #30 landed first but says it builds on #31 (a backport, say).
-  const prs = [makePr(30, { mergedAt: '2024-01-01T00:00:00.000Z' }), makePr(31, { mergedAt: '2024-02-01T00:00:00.000Z' })];
+  const prs = [
+    makePr(30, { mergedAt: '2024-01-01T00:00:00.000Z' }),
+    makePr(31, { mergedAt: '2024-02-01T00:00:00.000Z' }),
+  ];
   const [chain] = buildChains(repo, prs, [edge(30, 31)]);
   expect(chain.prs.map((pr) => pr.number)).toEqual([31, 30]);
 });
@@ -38,7 +41,10 @@ test('dependencies order a chain even against merge time', () => {
 test('consecutive PRs are always linked: a chain is a path, not a cluster; a cycle goes by merge time', () => {
   const prs = [makePr(1), makePr(2), makePr(3), makePr(4)];
   // #2 and #3 both build on #1 but not on each other: two chains share #1.
-  expect(buildChains(repo, prs, [edge(3, 1), edge(2, 1), edge(4, 3)]).map((chain) => chain.id)).toEqual(['acme/widgets#1-2', 'acme/widgets#1-3-4']);
+  expect(buildChains(repo, prs, [edge(3, 1), edge(2, 1), edge(4, 3)]).map((chain) => chain.id)).toEqual([
+    'acme/widgets#1-2',
+    'acme/widgets#1-3-4',
+  ]);
   expect(buildChains(repo, prs, [edge(1, 2), edge(2, 1)]).map((chain) => chain.id)).toEqual(['acme/widgets#1-2']);
 });
 
@@ -48,13 +54,21 @@ test('a run longer than the cap becomes overlapping chains, each with only the e
   const chains = buildChains(repo, prs, edges);
   expect(chains.map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3-4-5', 'acme/widgets#3-4-5-6-7']);
   expect(chains[0].edges).toHaveLength(4);
-  expect(buildChains(repo, prs, edges, { maxLength: 3 }).map((chain) => chain.id)).toEqual(['acme/widgets#1-2-3', 'acme/widgets#3-4-5', 'acme/widgets#5-6-7']);
+  expect(buildChains(repo, prs, edges, { maxLength: 3 }).map((chain) => chain.id)).toEqual([
+    'acme/widgets#1-2-3',
+    'acme/widgets#3-4-5',
+    'acme/widgets#5-6-7',
+  ]);
 });
 
 test('a much-linked PR joins three chains by default, and as many as allowed', () => {
   const prs = [1, 2, 3, 4, 5, 6, 7].map((n) => makePr(n));
   const edges = [2, 3, 4, 5, 6, 7].map((n) => edge(n, 1));
-  expect(buildChains(repo, prs, edges).map((chain) => chain.id)).toEqual(['acme/widgets#1-2', 'acme/widgets#1-3', 'acme/widgets#1-4']);
+  expect(buildChains(repo, prs, edges).map((chain) => chain.id)).toEqual([
+    'acme/widgets#1-2',
+    'acme/widgets#1-3',
+    'acme/widgets#1-4',
+  ]);
   expect(buildChains(repo, prs, edges, { maxChainsPerPr: 1 }).map((chain) => chain.id)).toEqual(['acme/widgets#1-2']);
   expect(buildChains(repo, prs, edges, { maxChainsPerPr: 6 })).toHaveLength(6);
 });
@@ -68,5 +82,7 @@ test('the strongest link grows a chain first; the score is the mean of the links
   expect(chain.score).toBe(0.95);
   // A plain mention (0.5) is below the default 0.6 and links nothing unless asked.
   expect(buildChains(repo, prs, [weak, strong]).map((c) => c.id)).toEqual(['acme/widgets#1-3']);
-  expect(buildChains(repo, prs, [weak, { ...strong, from: 3, to: 2 }], { minConfidence: 0.5 }).map((c) => [c.id, c.score])).toEqual([['acme/widgets#1-2-3', 0.725]]);
+  expect(
+    buildChains(repo, prs, [weak, { ...strong, from: 3, to: 2 }], { minConfidence: 0.5 }).map((c) => [c.id, c.score]),
+  ).toEqual([['acme/widgets#1-2-3', 0.725]]);
 });

@@ -38,7 +38,13 @@ beforeAll(async () => {
   for (const [n, mergedAt] of Object.entries(MERGED).map(([n, at]) => [Number(n), at] as const)) {
     const title = FOLLOWS[n] ? `Follow-up to #${FOLLOWS[n]}: step ${n}` : `Start feature ${n}`;
     // Each PR adds its own file: no code history links runs to each other.
-    history.pr({ number: n, title, landing: 'merge', mergedAt, commits: [{ message: title, files: { [`dated/step_${n}.py`]: `STEP = ${n}\n` } }] });
+    history.pr({
+      number: n,
+      title,
+      landing: 'merge',
+      mergedAt,
+      commits: [{ message: title, files: { [`dated/step_${n}.py`]: `STEP = ${n}\n` } }],
+    });
   }
   await history.write(clone);
 });
@@ -48,7 +54,9 @@ afterAll(async () => {
 });
 
 async function mine(out: string, ...window: string[]) {
-  const r = await cli(['mine', '--repo', clone, '--name', 'acme/dated', '--out', join(root, out), ...window], { CHAINSMITH_HOME: root });
+  const r = await cli(['mine', '--repo', clone, '--name', 'acme/dated', '--out', join(root, out), ...window], {
+    CHAINSMITH_HOME: root,
+  });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const paths = companionPaths(join(root, out));
@@ -62,19 +70,32 @@ async function mine(out: string, ...window: string[]) {
 
 test('only chains merged inside the window are mined; a straddling chain keeps its inside part; outside PRs still link', async () => {
   const undated = await mine('all.jsonl');
-  expect(undated.chains).toEqual([[1, 2], [3, 4, 5, 7], [6, 8], [9, 10]]);
+  expect(undated.chains).toEqual([
+    [1, 2],
+    [3, 4, 5, 7],
+    [6, 8],
+    [9, 10],
+  ]);
   expect(undated.summary.dates).toBeUndefined();
 
   const june = await mine('june.jsonl', '--merged-after', '2024-06-01', '--merged-before', '2024-07-01');
   // #5, merged exactly at --merged-after, is in; #10, merged exactly at --merged-before, is out.
-  expect(june.chains).toEqual([[5, 7], [6, 8]]);
+  expect(june.chains).toEqual([
+    [5, 7],
+    [6, 8],
+  ]);
   expect(june.edges).toBe(undated.edges);
   expect(june.summary).toMatchObject({
     prsSeen: 10,
     prsEligible: 5,
     dropped: { 'outside-window': 5 },
     chains: 2,
-    dates: { mergedAfter: '2024-06-01T00:00:00.000Z', mergedBefore: '2024-07-01T00:00:00.000Z', chainsLeftOut: 3, chainsShortened: 1 },
+    dates: {
+      mergedAfter: '2024-06-01T00:00:00.000Z',
+      mergedBefore: '2024-07-01T00:00:00.000Z',
+      chainsLeftOut: 3,
+      chainsShortened: 1,
+    },
   });
   expect(june.stdout).toMatch(/^mined 10 PRs \(5 eligible; left out 5 outside-window\)$/m);
   expect(june.stdout).toMatch(
@@ -94,10 +115,24 @@ test('the GitHub source keeps the same window, by the merge times the API gives'
   const baseUrl = await fake.start();
   try {
     const result = await mineToFiles(
-      { github: 'acme/dated', clone, out: join(root, 'github.jsonl'), mergedAfter: '2024-06-01T00:00:00.000Z', mergedBefore: '2024-07-01T00:00:00.000Z' },
-      { dataDir: root, env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' }, warn: () => undefined, secondMs: 5 },
+      {
+        github: 'acme/dated',
+        clone,
+        out: join(root, 'github.jsonl'),
+        mergedAfter: '2024-06-01T00:00:00.000Z',
+        mergedBefore: '2024-07-01T00:00:00.000Z',
+      },
+      {
+        dataDir: root,
+        env: { CHAINSMITH_GITHUB_URL: baseUrl, GITHUB_TOKEN: 'secret' },
+        warn: () => undefined,
+        secondMs: 5,
+      },
     );
-    expect(result.chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([[5, 7], [6, 8]]);
+    expect(result.chains.map((chain) => chain.prs.map((pr) => pr.number))).toEqual([
+      [5, 7],
+      [6, 8],
+    ]);
     expect(result.summary.dates).toMatchObject({ chainsLeftOut: 3, chainsShortened: 1 });
   } finally {
     await fake.stop();
@@ -108,9 +143,18 @@ test('a bad date or an empty window: one error line, exit 2, before anything is 
   const out = join(root, 'bad.jsonl');
   const notRepo = await mkdtemp(join(root, 'plain-'));
   const cases: [string[], string][] = [
-    [['--merged-after', '2024-02-30'], '--merged-after must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "2024-02-30"'],
-    [['--merged-before', 'last week'], '--merged-before must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "last week"'],
-    [['--merged-before', '2024-06-01T12:00'], '--merged-before must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "2024-06-01T12:00"'],
+    [
+      ['--merged-after', '2024-02-30'],
+      '--merged-after must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "2024-02-30"',
+    ],
+    [
+      ['--merged-before', 'last week'],
+      '--merged-before must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "last week"',
+    ],
+    [
+      ['--merged-before', '2024-06-01T12:00'],
+      '--merged-before must be a day (2024-06-01) or a time with its zone (2024-06-01T12:00:00Z), got "2024-06-01T12:00"',
+    ],
     [
       ['--merged-after', '2024-07-01', '--merged-before', '2024-07-01'],
       '--merged-after 2024-07-01T00:00:00.000Z is not before --merged-before 2024-07-01T00:00:00.000Z: no PR can be merged in between',
@@ -119,6 +163,11 @@ test('a bad date or an empty window: one error line, exit 2, before anything is 
   for (const [window, message] of cases) {
     // Not a repository: had mining started, that would be the error.
     const r = await cli(['mine', '--repo', notRepo, '--out', out, ...window], { CHAINSMITH_HOME: root });
-    expect({ window, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ window, code: 2, stderr: `error: ${message}\n`, stdout: '' });
+    expect({ window, code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({
+      window,
+      code: 2,
+      stderr: `error: ${message}\n`,
+      stdout: '',
+    });
   }
 });

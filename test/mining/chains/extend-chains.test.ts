@@ -2,7 +2,14 @@
 import { extensionPaths } from '../../../src/mining/chains/extend-chains';
 import type { Edge } from '../../../src/schemas';
 
-const edge = (from: number, to: number, confidence: number): Edge => ({ from, to, kind: 'follow-up', evidence: `#${from} follows #${to}`, confidence, source: { field: 'title', start: 0, end: 0 } });
+const edge = (from: number, to: number, confidence: number): Edge => ({
+  from,
+  to,
+  kind: 'follow-up',
+  evidence: `#${from} follows #${to}`,
+  confidence,
+  source: { field: 'title', start: 0, end: 0 },
+});
 const chain = (...numbers: number[]) => ({ prs: numbers.map((number) => ({ number })) });
 
 test('a chain grows only from its last stage, through new PRs, by the strongest link, up to the length cap', () => {
@@ -13,5 +20,7 @@ test('a chain grows only from its last stage, through new PRs, by the strongest 
   expect(extensionPaths([chain(1, 2, 3)], edges, fresh, { maxLength: 4 }).map((g) => g.path)).toEqual([[1, 2, 3, 6]]);
   expect(extensionPaths([chain(1, 2, 3)], edges, fresh, { maxLength: 3 })).toEqual([]);
   // Only new PRs grow a chain: had the earlier mine seen #6, #7 would be the one.
-  expect(extensionPaths([chain(1, 2, 3)], edges, new Set([7]))).toEqual([{ chain: chain(1, 2, 3), path: [1, 2, 3, 7] }]);
+  expect(extensionPaths([chain(1, 2, 3)], edges, new Set([7]))).toEqual([
+    { chain: chain(1, 2, 3), path: [1, 2, 3, 7] },
+  ]);
 });

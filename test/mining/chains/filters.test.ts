@@ -3,7 +3,14 @@ import { dropReason, filterPullRequests, isBot } from '../../../src/mining/chain
 import type { ChangedFile } from '../../../src/schemas';
 import { makePr } from '../make-pr';
 
-const file = (path: string, kind: ChangedFile['kind'], lines = 10): ChangedFile => ({ path, kind, status: 'modified', additions: lines, deletions: 0, binary: false });
+const file = (path: string, kind: ChangedFile['kind'], lines = 10): ChangedFile => ({
+  path,
+  kind,
+  status: 'modified',
+  additions: lines,
+  deletions: 0,
+  binary: false,
+});
 
 test.each([
   ['dependabot[bot]', true],

@@ -2,7 +2,12 @@
 import { agreement } from './agreement';
 import type { LabelRow } from './scores';
 
-const row = (from: number, to: number, link: boolean, strength: 'strong' | 'weak' | null = link ? 'strong' : null): LabelRow => ({ from, to, link, strength });
+const row = (
+  from: number,
+  to: number,
+  link: boolean,
+  strength: 'strong' | 'weak' | null = link ? 'strong' : null,
+): LabelRow => ({ from, to, link, strength });
 
 describe('agreement between two labellers', () => {
   it('counts only pairs both labelled, whichever way round they are written', () => {
@@ -19,8 +24,20 @@ describe('agreement between two labellers', () => {
   });
 
   it('tells a lenient second reader from an agreeing one, and compares strengths of shared links', () => {
-    const first = [row(2, 1, true, 'strong'), row(3, 1, true, 'weak'), row(4, 1, false), row(5, 1, false), row(6, 1, false)];
-    const second = [row(2, 1, true, 'weak'), row(3, 1, true, 'weak'), row(4, 1, true), row(5, 1, true), row(6, 1, false)];
+    const first = [
+      row(2, 1, true, 'strong'),
+      row(3, 1, true, 'weak'),
+      row(4, 1, false),
+      row(5, 1, false),
+      row(6, 1, false),
+    ];
+    const second = [
+      row(2, 1, true, 'weak'),
+      row(3, 1, true, 'weak'),
+      row(4, 1, true),
+      row(5, 1, true),
+      row(6, 1, false),
+    ];
     // observed 3/5; chance 0.4*0.8 + 0.6*0.2 = 0.44; kappa (0.6-0.44)/0.56
     expect(agreement(first, second)).toEqual({ pairs: 5, link: 0.6, kappa: 0.286, strength: 0.5, linksConfirmed: 1 });
   });

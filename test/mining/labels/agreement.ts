@@ -40,7 +40,10 @@ export function agreement(first: LabelRow[], second: LabelRow[]): Agreement {
     pairs: n,
     link: round(observed),
     kappa: chance === 1 ? (observed === 1 ? 1 : 0) : round((observed - chance) / (1 - chance)),
-    strength: bothLinks.length === 0 ? 0 : round(bothLinks.filter(([a, b]) => a.strength === b.strength).length / bothLinks.length),
+    strength:
+      bothLinks.length === 0
+        ? 0
+        : round(bothLinks.filter(([a, b]) => a.strength === b.strength).length / bothLinks.length),
     linksConfirmed: firstLinks.length === 0 ? 0 : round(bothLinks.length / firstLinks.length),
   };
 }

@@ -27,16 +27,39 @@ const PORCELAIN_HEADER = /^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$/;
  * blame cannot read (a submodule, a path git quotes) is skipped.
  */
 export async function blameRemovedLines(clone: string, base: string, tip: string): Promise<BlamedLine[]> {
-  const diff = await git(clone, ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '-w', '-U0', '-M', base, tip]);
+  const diff = await git(clone, [
+    '-c',
+    'core.quotePath=false',
+    'diff',
+    '--no-color',
+    '--no-ext-diff',
+    '-w',
+    '-U0',
+    '-M',
+    base,
+    tip,
+  ]);
   const blamed: BlamedLine[] = [];
   for (const file of parseDiff(diff)) {
     if (file.oldPath === null) continue;
-    const lines = file.hunks.flatMap((hunk) => hunk.removed).filter((removed) => removed.text.trim() !== '').map((removed) => removed.line);
+    const lines = file.hunks
+      .flatMap((hunk) => hunk.removed)
+      .filter((removed) => removed.text.trim() !== '')
+      .map((removed) => removed.line);
     if (lines.length === 0) continue;
     const wanted = new Set(lines);
     const seen = new Set<string>();
     for (const follow of FOLLOW) {
-      const args = ['blame', '-w', ...follow, '--porcelain', ...ranges(lines).flatMap(([from, to]) => ['-L', `${from},${to}`]), base, '--', file.oldPath];
+      const args = [
+        'blame',
+        '-w',
+        ...follow,
+        '--porcelain',
+        ...ranges(lines).flatMap(([from, to]) => ['-L', `${from},${to}`]),
+        base,
+        '--',
+        file.oldPath,
+      ];
       let out: string;
       try {
         out = await git(clone, args);
@@ -47,7 +70,12 @@ export async function blameRemovedLines(clone: string, base: string, tip: string
       for (const line of out.split('\n')) {
         const header = PORCELAIN_HEADER.exec(line);
         if (header) current = { sha: header[1], line: Number(header[2]) };
-        else if (line.startsWith('\t') && current && wanted.has(current.line) && !seen.has(`${current.sha}:${current.line}`)) {
+        else if (
+          line.startsWith('\t') &&
+          current &&
+          wanted.has(current.line) &&
+          !seen.has(`${current.sha}:${current.line}`)
+        ) {
           seen.add(`${current.sha}:${current.line}`);
           blamed.push({ sha: current.sha, path: file.oldPath, line: current.line, text: line.slice(1) });
         }

@@ -18,14 +18,22 @@ async function main(): Promise<number> {
   if (!clone || !dossiers || !scanOut) return fail(USAGE);
   if (!existsSync(clone)) return fail(`${clone} does not exist`);
   const pullRefs = await git(clone, ['for-each-ref', '--format=%(refname)', 'refs/pull/']);
-  const pullNumbers = new Set(pullRefs.split('\n').map((ref) => /^refs\/pull\/(\d+)\//.exec(ref)?.[1]).filter((n): n is string => n !== undefined).map(Number));
+  const pullNumbers = new Set(
+    pullRefs
+      .split('\n')
+      .map((ref) => /^refs\/pull\/(\d+)\//.exec(ref)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number),
+  );
   if (pullNumbers.size === 0) return fail(`${clone} has no refs/pull/*: fetch them as ../shared/repos/README.md says`);
 
   const started = Date.now();
   const { prs, skipped } = await readLandedPrs(clone);
   const read = Date.now();
   const landings = count(prs.map((pr) => pr.landing));
-  console.error(`${prs.length} merged PRs read in ${seconds(read - started)} s (${JSON.stringify(landings)}); no landing commit found for ${skipped.length}: ${skipped.join(' ')}`);
+  console.error(
+    `${prs.length} merged PRs read in ${seconds(read - started)} s (${JSON.stringify(landings)}); no landing commit found for ${skipped.length}: ${skipped.join(' ')}`,
+  );
   const { candidates, texts } = await scanCandidates(clone, prs, pullNumbers, {
     repo,
     progress: (done) => done % 100 === 0 && console.error(`  blamed ${done}/${prs.length}`),
@@ -36,7 +44,9 @@ async function main(): Promise<number> {
 
   await mkdir(dirname(scanOut), { recursive: true });
   await writeFile(scanOut, candidates.map((candidate) => JSON.stringify(candidate)).join('\n') + '\n');
-  const kinds = count(candidates.map((c) => (c.scans.includes('blame') ? (c.scans.length > 1 ? 'both' : 'blame') : 'text')));
+  const kinds = count(
+    candidates.map((c) => (c.scans.includes('blame') ? (c.scans.length > 1 ? 'both' : 'blame') : 'text')),
+  );
   const perLater = stats.files.map((file) => file.pairs);
   const summary = {
     clone,

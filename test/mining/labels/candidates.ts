@@ -52,7 +52,10 @@ export async function scanCandidates(
   const texts = new Map<number, string[]>();
   for (const pr of prs) {
     const own = [...pr.landingShas, ...pr.ownShas].filter((sha) => owner.get(sha) === pr.number);
-    texts.set(pr.number, [...new Set([pr.title, ...own.map((sha) => messages.get(sha) ?? '')])].filter((text) => text.trim() !== ''));
+    texts.set(
+      pr.number,
+      [...new Set([pr.title, ...own.map((sha) => messages.get(sha) ?? '')])].filter((text) => text.trim() !== ''),
+    );
   }
 
   const found = new Map<string, Candidate>();
@@ -75,7 +78,8 @@ export async function scanCandidates(
         if (byNumber.has(n)) add(pr.number, n, 'ref');
         else if (!pullNumbers.has(n)) issues.set(n, (issues.get(n) ?? new Set()).add(pr.number));
       }
-      for (const word of refs.hexWords) for (const sha of shas.withPrefix(word)) add(pr.number, owner.get(sha) as number, 'sha');
+      for (const word of refs.hexWords)
+        for (const sha of shas.withPrefix(word)) add(pr.number, owner.get(sha) as number, 'sha');
     }
   }
   for (const numbers of issues.values()) {
@@ -88,7 +92,8 @@ export async function scanCandidates(
   await pool(prs, options.concurrency ?? 2, async (pr) => {
     for (const blamed of await blameRemovedLines(clone, pr.base, pr.tip)) {
       const writer = owner.get(blamed.sha);
-      if (writer !== undefined && writer !== pr.number) add(pr.number, writer, 'blame', { path: blamed.path, line: blamed.line, text: blamed.text });
+      if (writer !== undefined && writer !== pr.number)
+        add(pr.number, writer, 'blame', { path: blamed.path, line: blamed.line, text: blamed.text });
     }
     done += 1;
     options.progress?.(done);

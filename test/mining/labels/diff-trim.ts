@@ -9,12 +9,23 @@ const MAX_NAMED = 15;
  * in order while they fit; a hunk too big for the room left is cut at a line. The kept hunks are
  * printed in the diff's own order, followed by "[trimmed N bytes …]" naming the files that lost hunks.
  */
-export function trimDiff(diff: string, budget: number, first: (file: DiffFile, hunk: DiffHunk) => boolean = () => false): string {
+export function trimDiff(
+  diff: string,
+  budget: number,
+  first: (file: DiffFile, hunk: DiffHunk) => boolean = () => false,
+): string {
   if (diff.length <= budget) return diff;
   const files = parseDiff(diff);
   // A file with no hunks (binary, rename, mode change) is one item of its header alone.
-  const items = files.flatMap((file, f) => (file.hunks.length === 0 ? [{ f, h: -1, size: file.header.length }] : file.hunks.map((hunk, h) => ({ f, h, size: hunk.text.length }))));
-  const ordered = [...items.filter((item) => item.h >= 0 && first(files[item.f], files[item.f].hunks[item.h])), ...items.filter((item) => !(item.h >= 0 && first(files[item.f], files[item.f].hunks[item.h])))];
+  const items = files.flatMap((file, f) =>
+    file.hunks.length === 0
+      ? [{ f, h: -1, size: file.header.length }]
+      : file.hunks.map((hunk, h) => ({ f, h, size: hunk.text.length })),
+  );
+  const ordered = [
+    ...items.filter((item) => item.h >= 0 && first(files[item.f], files[item.f].hunks[item.h])),
+    ...items.filter((item) => !(item.h >= 0 && first(files[item.f], files[item.f].hunks[item.h]))),
+  ];
   const kept = new Map<string, string>();
   const headed = new Set<number>();
   let room = budget;
@@ -39,11 +50,14 @@ export function trimDiff(diff: string, budget: number, first: (file: DiffFile, h
     const hunks = file.hunks.length === 0 ? [-1] : file.hunks.map((_, h) => h);
     for (const h of hunks) {
       const text = kept.get(`${f}:${h}`);
-      if (text === undefined || text !== (h < 0 ? '' : file.hunks[h].text)) lost.add(file.newPath ?? file.oldPath ?? '?');
+      if (text === undefined || text !== (h < 0 ? '' : file.hunks[h].text))
+        lost.add(file.newPath ?? file.oldPath ?? '?');
       if (text !== undefined) out += text;
     }
   });
   const names = [...lost];
-  const named = names.slice(0, MAX_NAMED).join(', ') + (names.length > MAX_NAMED ? `, and ${names.length - MAX_NAMED} more files` : '');
+  const named =
+    names.slice(0, MAX_NAMED).join(', ') +
+    (names.length > MAX_NAMED ? `, and ${names.length - MAX_NAMED} more files` : '');
   return out + `[trimmed ${Math.max(0, diff.length - out.length)} bytes; hunks left out or cut in: ${named}]\n`;
 }

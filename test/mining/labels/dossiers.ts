@@ -22,14 +22,29 @@ export interface DossierStats {
  * rewrites lines A's commits wrote, those lines. Nothing says why else a pair is there. Also
  * pairs.jsonl (the pairs to label) and INDEX.txt (files, pair counts, sizes).
  */
-export async function writeDossiers(clone: string, out: string, prs: readonly LandedPr[], texts: ReadonlyMap<number, string[]>, candidates: readonly Candidate[]): Promise<DossierStats> {
+export async function writeDossiers(
+  clone: string,
+  out: string,
+  prs: readonly LandedPr[],
+  texts: ReadonlyMap<number, string[]>,
+  candidates: readonly Candidate[],
+): Promise<DossierStats> {
   await mkdir(out, { recursive: true });
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   const diffs = new Map<number, string>();
   const diffOf = async (pr: LandedPr) => {
     const cached = diffs.get(pr.number);
     if (cached !== undefined) return cached;
-    const diff = await git(clone, ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '-M', pr.base, pr.tip]);
+    const diff = await git(clone, [
+      '-c',
+      'core.quotePath=false',
+      'diff',
+      '--no-color',
+      '--no-ext-diff',
+      '-M',
+      pr.base,
+      pr.tip,
+    ]);
     diffs.set(pr.number, diff);
     return diff;
   };
@@ -42,24 +57,42 @@ export async function writeDossiers(clone: string, out: string, prs: readonly La
     const touched = new Set(pairs.flatMap((pair) => pair.overlap.map((line) => `${line.path}:${line.line}`)));
     let text = `# Later PR #${from}: ${later.title}\n\n${landed(later)} ${pairs.length} earlier PR(s) follow, one section each.\n\n`;
     text += section(`Texts of #${from}`, joinTexts(texts.get(from) ?? []));
-    const diff = trimDiff(await diffOf(later), LATER_DIFF, (file, hunk) => hunk.removed.some((line) => touched.has(`${file.oldPath}:${line.line}`)));
+    const diff = trimDiff(await diffOf(later), LATER_DIFF, (file, hunk) =>
+      hunk.removed.some((line) => touched.has(`${file.oldPath}:${line.line}`)),
+    );
     text += section(`Diff of #${from} as landed`, diff, 'diff');
     for (const pair of [...pairs].sort((a, b) => b.to - a.to)) {
       const earlier = byNumber.get(pair.to) as LandedPr;
       text += `\n---\n\n# Earlier PR #${pair.to}: ${earlier.title}\n\n${landed(earlier)}\n\n`;
-      if (pair.overlap.length > 0) text += section(`Lines of #${from}'s change that #${pair.to} had added (at #${from}'s base)`, overlapText(pair.overlap));
+      if (pair.overlap.length > 0)
+        text += section(
+          `Lines of #${from}'s change that #${pair.to} had added (at #${from}'s base)`,
+          overlapText(pair.overlap),
+        );
       text += section(`Texts of #${pair.to}`, joinTexts(texts.get(pair.to) ?? []));
       const wrote = new Set(pair.overlap.map((line) => normalise(line.text)));
-      text += section(`Diff of #${pair.to} as landed`, trimDiff(await diffOf(earlier), EARLIER_DIFF, (_, hunk) => hunk.added.some((line) => wrote.has(normalise(line)))), 'diff');
+      text += section(
+        `Diff of #${pair.to} as landed`,
+        trimDiff(await diffOf(earlier), EARLIER_DIFF, (_, hunk) =>
+          hunk.added.some((line) => wrote.has(normalise(line))),
+        ),
+        'diff',
+      );
     }
     const name = `B-${from}.md`;
     await writeFile(join(out, name), text);
     stats.files.push({ name, pairs: pairs.length, bytes: Buffer.byteLength(text) });
   }
-  await writeFile(join(out, 'pairs.jsonl'), candidates.map((pair) => JSON.stringify({ from: pair.from, to: pair.to })).join('\n') + '\n');
+  await writeFile(
+    join(out, 'pairs.jsonl'),
+    candidates.map((pair) => JSON.stringify({ from: pair.from, to: pair.to })).join('\n') + '\n',
+  );
   const index = stats.files.map((file) => `${file.name}\t${file.pairs} pairs\t${file.bytes} bytes`);
   const total = stats.files.reduce((sum, file) => sum + file.bytes, 0);
-  await writeFile(join(out, 'INDEX.txt'), `${index.join('\n')}\n# ${stats.files.length} files, ${candidates.length} pairs, ${total} bytes\n`);
+  await writeFile(
+    join(out, 'INDEX.txt'),
+    `${index.join('\n')}\n# ${stats.files.length} files, ${candidates.length} pairs, ${total} bytes\n`,
+  );
   return stats;
 }
 

@@ -48,7 +48,9 @@ interface Commit {
 export async function readLandedPrs(clone: string): Promise<{ prs: LandedPr[]; skipped: number[] }> {
   const merged = await mergedPullNumbers(clone);
   const heads = new Map<number, string>();
-  for (const line of (await git(clone, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/pull/'])).split('\n')) {
+  for (const line of (await git(clone, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/pull/'])).split(
+    '\n',
+  )) {
     const [sha, ref] = line.split(' ');
     const n = PULL_HEAD.exec(ref ?? '')?.[1];
     if (n !== undefined) heads.set(Number(n), sha);
@@ -64,7 +66,8 @@ export async function readLandedPrs(clone: string): Promise<{ prs: LandedPr[]; s
     copies.set(commit.kept, [...(copies.get(commit.kept) ?? []), commit.sha]);
   }
   const mergersOf = new Map<string, Commit[]>();
-  for (const commit of order) for (const parent of commit.parents.slice(1)) mergersOf.set(parent, [...(mergersOf.get(parent) ?? []), commit]);
+  for (const commit of order)
+    for (const parent of commit.parents.slice(1)) mergersOf.set(parent, [...(mergersOf.get(parent) ?? []), commit]);
   const bySquash = new Map<number, Commit[]>();
   for (const commit of order) {
     const n = Number(SQUASH_SUBJECT.exec(commit.subject.trim())?.[1]);
@@ -74,7 +77,15 @@ export async function readLandedPrs(clone: string): Promise<{ prs: LandedPr[]; s
   for (const commit of order) byKept.set(commit.kept, commit); // the oldest wins: the first replay
 
   const firstParent = new Set((await git(clone, ['rev-list', '--first-parent', 'HEAD'])).split('\n').filter(Boolean));
-  const graph: Graph = { commits, firstParent, pullHeads: new Set(heads.values()), mergersOf, bySquash, byKept, copies };
+  const graph: Graph = {
+    commits,
+    firstParent,
+    pullHeads: new Set(heads.values()),
+    mergersOf,
+    bySquash,
+    byKept,
+    copies,
+  };
   const prs: LandedPr[] = [];
   const skipped: number[] = [];
   for (const number of [...merged].sort((a, b) => a - b)) {
@@ -92,7 +103,16 @@ export async function readLandedPrs(clone: string): Promise<{ prs: LandedPr[]; s
     landed.add(number);
     const title = (await bodyLine(clone, merge.sha)) || merge.subject;
     const own = await revList(clone, [merge.parents[1], `^${merge.parents[0]}`]);
-    prs.push({ number, title, landing: 'merge', landedAt: merge.committedAt, base: merge.parents[0], tip: merge.sha, landingShas: [merge.sha], ownShas: own });
+    prs.push({
+      number,
+      title,
+      landing: 'merge',
+      landedAt: merge.committedAt,
+      base: merge.parents[0],
+      tip: merge.sha,
+      landingShas: [merge.sha],
+      ownShas: own,
+    });
   }
   prs.sort((a, b) => a.number - b.number);
   return { prs, skipped };
@@ -109,7 +129,12 @@ interface Graph {
   copies: Map<string, string[]>;
 }
 
-async function readOne(clone: string, number: number, head: string | undefined, graph: Graph): Promise<LandedPr | undefined> {
+async function readOne(
+  clone: string,
+  number: number,
+  head: string | undefined,
+  graph: Graph,
+): Promise<LandedPr | undefined> {
   const headCommit = head === undefined ? undefined : graph.commits.get(head);
   if (head !== undefined && headCommit) {
     if (graph.firstParent.has(head)) return fastForward(number, headCommit, graph);
@@ -120,7 +145,16 @@ async function readOne(clone: string, number: number, head: string | undefined, 
       const brought = await commitsOf(clone, await revList(clone, [head, `^${merge.parents[0]}`]));
       const own = await withoutBase(clone, brought, merge.parents[0], graph);
       const title = MERGE_PULL.test(merge.subject) ? await bodyLine(clone, merge.sha) : stripNumber(merge.subject);
-      return { number, title: title || headCommit.subject, landing: 'merge', landedAt: merge.committedAt, base: merge.parents[0], tip: merge.sha, landingShas: [merge.sha], ownShas: own };
+      return {
+        number,
+        title: title || headCommit.subject,
+        landing: 'merge',
+        landedAt: merge.committedAt,
+        base: merge.parents[0],
+        tip: merge.sha,
+        landingShas: [merge.sha],
+        ownShas: own,
+      };
     }
     return fastForward(number, headCommit, graph);
   }
@@ -128,13 +162,23 @@ async function readOne(clone: string, number: number, head: string | undefined, 
   const squashes = graph.bySquash.get(number) ?? [];
   let landing: Commit[] = squashes;
   if (landing.length === 0 && headCommit === undefined && head !== undefined) landing = replayed(head, unmerged, graph);
-  const own = landing.length === 0 ? [] : await withoutBase(clone, unmerged, landing[0].parents[0] ?? landing[0].sha, graph);
+  const own =
+    landing.length === 0 ? [] : await withoutBase(clone, unmerged, landing[0].parents[0] ?? landing[0].sha, graph);
   if (landing.length === 0) return undefined;
   const first = landing[0];
   const last = landing[landing.length - 1];
   const landingKind: Landing = squashes.length === 1 ? 'squash' : 'rebase';
   const title = squashes.length > 0 ? stripNumber(last.subject) : last.subject;
-  return { number, title, landing: landingKind, landedAt: last.committedAt, base: first.parents[0] ?? first.sha, tip: last.sha, landingShas: landing.map((c) => c.sha), ownShas: own };
+  return {
+    number,
+    title,
+    landing: landingKind,
+    landedAt: last.committedAt,
+    base: first.parents[0] ?? first.sha,
+    tip: last.sha,
+    landingShas: landing.map((c) => c.sha),
+    ownShas: own,
+  };
 }
 
 /**
@@ -189,13 +233,21 @@ function sameWork(a: Commit, b: Commit): boolean {
 /** Commits (any, reachable or not) with what a rebase keeps, in the order given. */
 async function commitsOf(clone: string, shas: readonly string[]): Promise<Commit[]> {
   if (shas.length === 0) return [];
-  const out = await git(clone, ['log', '--no-walk=unsorted', '--stdin', `--format=${FORMAT}`], { input: shas.join('\n') + '\n' });
+  const out = await git(clone, ['log', '--no-walk=unsorted', '--stdin', `--format=${FORMAT}`], {
+    input: shas.join('\n') + '\n',
+  });
   return out.split('\n').filter(Boolean).map(parseCommit);
 }
 
 function parseCommit(line: string): Commit {
   const [sha, parents, committedAt, email, authoredAt, subject] = line.split('\x1f');
-  return { sha, parents: parents ? parents.split(' ') : [], committedAt, kept: `${email}\x1f${authoredAt}\x1f${subject}`, subject };
+  return {
+    sha,
+    parents: parents ? parents.split(' ') : [],
+    committedAt,
+    kept: `${email}\x1f${authoredAt}\x1f${subject}`,
+    subject,
+  };
 }
 
 /**
@@ -206,12 +258,25 @@ function parseCommit(line: string): Commit {
 function fastForward(number: number, head: Commit, graph: Graph): LandedPr {
   const own = [head];
   const author = head.kept.split('\x1f')[0];
-  for (let at = graph.commits.get(head.parents[0] ?? ''); at && own.length < MAX_OWN; at = graph.commits.get(at.parents[0] ?? '')) {
+  for (
+    let at = graph.commits.get(head.parents[0] ?? '');
+    at && own.length < MAX_OWN;
+    at = graph.commits.get(at.parents[0] ?? '')
+  ) {
     if (at.parents.length !== 1 || at.kept.split('\x1f')[0] !== author || graph.pullHeads.has(at.sha)) break;
     own.push(at);
   }
   const first = own[own.length - 1];
-  return { number, title: head.subject, landing: 'fast-forward', landedAt: head.committedAt, base: first.parents[0] ?? first.sha, tip: head.sha, landingShas: own.map((c) => c.sha), ownShas: own.map((c) => c.sha) };
+  return {
+    number,
+    title: head.subject,
+    landing: 'fast-forward',
+    landedAt: head.committedAt,
+    base: first.parents[0] ?? first.sha,
+    tip: head.sha,
+    landingShas: own.map((c) => c.sha),
+    ownShas: own.map((c) => c.sha),
+  };
 }
 
 function mentions(subject: string, number: number): boolean {
@@ -225,7 +290,12 @@ function stripNumber(subject: string): string {
 /** GitHub's merge commits carry the PR title as the first line of their body. */
 async function bodyLine(clone: string, sha: string): Promise<string> {
   const body = await git(clone, ['log', '-1', '--format=%b', sha]);
-  return body.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  return (
+    body
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  );
 }
 
 async function revList(clone: string, args: string[]): Promise<string[]> {
@@ -237,7 +307,9 @@ async function revList(clone: string, args: string[]): Promise<string[]> {
 export async function messagesOf(clone: string, shas: readonly string[]): Promise<Map<string, string>> {
   const messages = new Map<string, string>();
   if (shas.length === 0) return messages;
-  const out = await git(clone, ['log', '--no-walk=unsorted', '--stdin', '--format=%H%x1f%B%x1e'], { input: shas.join('\n') + '\n' });
+  const out = await git(clone, ['log', '--no-walk=unsorted', '--stdin', '--format=%H%x1f%B%x1e'], {
+    input: shas.join('\n') + '\n',
+  });
   for (const record of out.split('\x1e')) {
     const at = record.indexOf('\x1f');
     if (at > 0) messages.set(record.slice(0, at).trim(), record.slice(at + 1).trim());

@@ -17,9 +17,21 @@ const KEPT = '%ae%x1f%aI%x1f%s';
  */
 export async function mergedPullNumbers(clone: string): Promise<Set<number>> {
   const refs = await git(clone, ['for-each-ref', '--format=%(refname)', 'refs/pull/']);
-  const all = new Set(refs.split('\n').map((ref) => PULL_HEAD.exec(ref)?.[1]).filter((n): n is string => n !== undefined).map(Number));
+  const all = new Set(
+    refs
+      .split('\n')
+      .map((ref) => PULL_HEAD.exec(ref)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number),
+  );
   const reachable = await git(clone, ['for-each-ref', '--merged=HEAD', '--format=%(refname)', 'refs/pull/']);
-  const merged = new Set(reachable.split('\n').map((ref) => PULL_HEAD.exec(ref)?.[1]).filter((n): n is string => n !== undefined).map(Number));
+  const merged = new Set(
+    reachable
+      .split('\n')
+      .map((ref) => PULL_HEAD.exec(ref)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number),
+  );
   const subjects = await git(clone, ['log', '--format=%s', 'HEAD']);
   for (const subject of subjects.split('\n')) {
     const n = Number(SQUASH_SUBJECT.exec(subject.trim())?.[1]);
@@ -32,7 +44,9 @@ export async function mergedPullNumbers(clone: string): Promise<Set<number>> {
     const n = PULL_HEAD.exec(ref ?? '')?.[1];
     if (n !== undefined) numbersOf.set(sha, [...(numbersOf.get(sha) ?? []), Number(n)]);
   }
-  const headKeys = await git(clone, ['log', '--no-walk=unsorted', '--stdin', `--format=%H%x1f${KEPT}`], { input: [...numbersOf.keys()].join('\n') + '\n' });
+  const headKeys = await git(clone, ['log', '--no-walk=unsorted', '--stdin', `--format=%H%x1f${KEPT}`], {
+    input: [...numbersOf.keys()].join('\n') + '\n',
+  });
   for (const line of headKeys.split('\n').filter(Boolean)) {
     const at = line.indexOf('\x1f');
     if (kept.has(line.slice(at + 1))) for (const n of numbersOf.get(line.slice(0, at)) ?? []) merged.add(n);

@@ -48,7 +48,12 @@ export interface Scores {
 
 export const pairKey = (a: number, b: number) => (a < b ? `${a}-${b}` : `${b}-${a}`);
 const round = (x: number) => Math.round(x * 1000) / 1000;
-const ratio = (hits: number, of: number, unlabelled: number): Ratio => ({ value: of === 0 ? 0 : round(hits / of), hits: round(hits), of: round(of), unlabelled });
+const ratio = (hits: number, of: number, unlabelled: number): Ratio => ({
+  value: of === 0 ? 0 : round(hits / of),
+  hits: round(hits),
+  of: round(of),
+  unlabelled,
+});
 
 export function scoreLinks({ labels, links, chains }: ScoreInput): Scores {
   const byPair = new Map(labels.map((row) => [pairKey(row.from, row.to), row]));
@@ -56,7 +61,9 @@ export function scoreLinks({ labels, links, chains }: ScoreInput): Scores {
   const weight = (row: LabelRow) => (row.stratum === 'predicted' ? 1 : 1 / (row.p ?? 1));
   const predicted = new Set(links.map(([a, b]) => pairKey(a, b)));
 
-  const labelledLinks = [...predicted].map((pair) => byPair.get(pair)).filter((row): row is LabelRow => row !== undefined);
+  const labelledLinks = [...predicted]
+    .map((pair) => byPair.get(pair))
+    .filter((row): row is LabelRow => row !== undefined);
   const allLabelled = labelledLinks.length === predicted.size;
   const w = (row: LabelRow) => (allLabelled ? 1 : weight(row));
   const precision = ratio(

@@ -18,7 +18,8 @@ export function scanText(text: string, repo?: string): TextRefs {
   const numbers = new Set<number>();
   for (const match of text.matchAll(NUMBER)) numbers.add(Number(match[1]));
   for (const match of text.matchAll(URL)) {
-    if (repo === undefined || `${match[1]}/${match[2]}`.toLowerCase() === repo.toLowerCase()) numbers.add(Number(match[3]));
+    if (repo === undefined || `${match[1]}/${match[2]}`.toLowerCase() === repo.toLowerCase())
+      numbers.add(Number(match[3]));
   }
   const hexWords = new Set<string>();
   for (const match of text.matchAll(HEX)) hexWords.add(match[0].toLowerCase());

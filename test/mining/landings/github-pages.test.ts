@@ -22,28 +22,68 @@ test('connections past their first page are read to the end, every PR of every b
   // Twenty merged PRs in batches of five: these three come in different batches.
   const merged = repo.pulls.filter((p) => p.mergedAt);
   const [wide, talked, reviewed] = [merged[1], merged[7], merged[13]];
-  wide.files = [...Array(250).keys()].map((i) => ({ path: `vendor/file${i}.c`, additions: 1, deletions: 0, status: 'added' as const }));
+  wide.files = [...Array(250).keys()].map((i) => ({
+    path: `vendor/file${i}.c`,
+    additions: 1,
+    deletions: 0,
+    status: 'added' as const,
+  }));
   talked.comments = [...Array(120).keys()].map((i) => ({ user: `user${i % 7}`, body: `comment ${i}` }));
-  reviewed.reviews = [...Array(45).keys()].map((i) => ({ user: `reviewer${i % 3}`, body: `review ${i}`, comments: [{ user: 'reviewer0', body: `inline ${i}` }] }));
+  reviewed.reviews = [...Array(45).keys()].map((i) => ({
+    user: `reviewer${i % 3}`,
+    body: `review ${i}`,
+    comments: [{ user: 'reviewer0', body: `inline ${i}` }],
+  }));
   // A long review on the first page and one on the last: their inline comments past the first ten are read through the review's id.
-  for (const i of [0, 44]) reviewed.reviews[i].comments = [...Array(25).keys()].map((j) => ({ user: 'reviewer1', body: `inline ${i}.${j}${j === 22 ? ' (this regressed in #3)' : ''}` }));
+  for (const i of [0, 44])
+    reviewed.reviews[i].comments = [...Array(25).keys()].map((j) => ({
+      user: 'reviewer1',
+      body: `inline ${i}.${j}${j === 22 ? ' (this regressed in #3)' : ''}`,
+    }));
   const fake = new FakeGitHub([repo]);
   const baseUrl = await fake.start();
   try {
     const client = createGitHubClient({ baseUrl, token: 'token', secondMs: 1 });
-    const mined = await mineGitHub({ repo: 'acme/big', client, baseUrl, hasToken: true, cacheDir: join(root, 'cache'), batchSize: 5 });
+    const mined = await mineGitHub({
+      repo: 'acme/big',
+      client,
+      baseUrl,
+      hasToken: true,
+      cacheDir: join(root, 'cache'),
+      batchSize: 5,
+    });
     const record = (n: number) => mined.prs.find((pr) => pr.number === n)!;
     expect(record(wide.number).files.map((f) => f.path)).toEqual(wide.files.map((f) => f.path));
-    expect(record(talked.number).comments!.filter((c) => c.kind === 'comment').map((c) => c.body)).toEqual(talked.comments.map((c) => c.body));
-    expect(record(reviewed.number).comments!.filter((c) => c.kind === 'review').map((c) => c.body)).toEqual(reviewed.reviews.map((r) => r.body));
-    expect(record(reviewed.number).comments!.filter((c) => c.kind === 'review-comment').map((c) => c.body)).toEqual(reviewed.reviews.flatMap((r) => r.comments!.map((c) => c.body)));
+    expect(
+      record(talked.number)
+        .comments!.filter((c) => c.kind === 'comment')
+        .map((c) => c.body),
+    ).toEqual(talked.comments.map((c) => c.body));
+    expect(
+      record(reviewed.number)
+        .comments!.filter((c) => c.kind === 'review')
+        .map((c) => c.body),
+    ).toEqual(reviewed.reviews.map((r) => r.body));
+    expect(
+      record(reviewed.number)
+        .comments!.filter((c) => c.kind === 'review-comment')
+        .map((c) => c.body),
+    ).toEqual(reviewed.reviews.flatMap((r) => r.comments!.map((c) => c.body)));
     expect(record(reviewed.number).comments!.filter((c) => c.body.includes('regressed in #3'))).toHaveLength(2);
     // 250 files, 120 comments and 45 reviews are each three pages (100, 50 and 20 a page): a query
     // for each batch's first pages, then one for all second pages (and the first long review's
     // other inline comments) and one for all third pages (which bring the last long review), then
     // one for that review's other inline comments.
     const queries = fake.requests.filter((r) => r.graphql).map((r) => r.graphql!.split(/[ (]/)[1]);
-    expect(queries).toEqual(['PullDetails', 'PullDetails', 'PullDetails', 'PullDetails', 'MorePages', 'MorePages', 'MorePages']);
+    expect(queries).toEqual([
+      'PullDetails',
+      'PullDetails',
+      'PullDetails',
+      'PullDetails',
+      'MorePages',
+      'MorePages',
+      'MorePages',
+    ]);
   } finally {
     await fake.stop();
   }

@@ -3,7 +3,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitHubPayloadError, GitHubUnavailableError, MiningError, RateLimitError, RepositoryNotFoundError } from '../../../src/mining/errors';
+import {
+  GitHubPayloadError,
+  GitHubUnavailableError,
+  MiningError,
+  RateLimitError,
+  RepositoryNotFoundError,
+} from '../../../src/mining/errors';
 import { InputError } from '../../../src/errors';
 import { createGitHubClient } from '../../../src/mining/landings/github/client';
 import { mineGitHub, type GitHubMineResult } from '../../../src/mining/landings/github/mine-github';
@@ -37,14 +43,35 @@ beforeEach(() => {
 });
 
 /** GitHub's second is 5 ms here: waits for resets and back-offs happen, just quickly. */
-function mine(cacheDir: string, opts: { repo?: string; listTtlMs?: number; refresh?: boolean; maxWaitSeconds?: number } = {}): Promise<GitHubMineResult> {
-  const client = createGitHubClient({ baseUrl, token: 'token', secondMs: 5, retries: 2, maxWaitSeconds: opts.maxWaitSeconds, warn: (m) => warnings.push(m) });
-  return mineGitHub({ repo: opts.repo ?? 'acme/big', client, baseUrl, hasToken: true, cacheDir, listTtlMs: opts.listTtlMs, refresh: opts.refresh, warn: (m) => warnings.push(m) });
+function mine(
+  cacheDir: string,
+  opts: { repo?: string; listTtlMs?: number; refresh?: boolean; maxWaitSeconds?: number } = {},
+): Promise<GitHubMineResult> {
+  const client = createGitHubClient({
+    baseUrl,
+    token: 'token',
+    secondMs: 5,
+    retries: 2,
+    maxWaitSeconds: opts.maxWaitSeconds,
+    warn: (m) => warnings.push(m),
+  });
+  return mineGitHub({
+    repo: opts.repo ?? 'acme/big',
+    client,
+    baseUrl,
+    hasToken: true,
+    cacheDir,
+    listTtlMs: opts.listTtlMs,
+    refresh: opts.refresh,
+    warn: (m) => warnings.push(m),
+  });
 }
 
-const isPage = (page: number) => (r: Omit<SeenRequest, 'status'>) => r.path.endsWith('/pulls') && r.query.get('page') === String(page);
+const isPage = (page: number) => (r: Omit<SeenRequest, 'status'>) =>
+  r.path.endsWith('/pulls') && r.query.get('page') === String(page);
 const isGraphql = (r: Omit<SeenRequest, 'status'>) => r.path === '/graphql';
-const pagesAsked = () => fake.requests.filter((r) => r.path.endsWith('/pulls')).map((r) => `${r.query.get('page')}:${r.status}`);
+const pagesAsked = () =>
+  fake.requests.filter((r) => r.path.endsWith('/pulls')).map((r) => `${r.query.get('page')}:${r.status}`);
 
 test('listing pages follow the Link header; details come fifty PRs a query', async () => {
   const result = await mine(await mkdtemp(join(root, 'c-')));
@@ -74,7 +101,9 @@ test('a reset too far away stops the mine with a clear message; the rerun asks n
   fake.fail(isPage(3), rateLimited(3600));
   const failure = mine(cacheDir);
   await expect(failure).rejects.toBeInstanceOf(RateLimitError);
-  await expect(failure).rejects.toThrow(/^GitHub's rate limit ran out while fetching GET \/repos\/acme\/big\/pulls page 3 \(it resets at \d{4}-.*Z, in 60 minutes\); what was fetched is cached in .*acme\/big, so running the same command again continues from there after the reset$/);
+  await expect(failure).rejects.toThrow(
+    /^GitHub's rate limit ran out while fetching GET \/repos\/acme\/big\/pulls page 3 \(it resets at \d{4}-.*Z, in 60 minutes\); what was fetched is cached in .*acme\/big, so running the same command again continues from there after the reset$/,
+  );
 
   fake.requests.length = 0;
   const result = await mine(cacheDir);
@@ -89,7 +118,9 @@ test('a batch that fails is narrowed down at once, and the halves it did not nee
   fake.fail((r) => isGraphql(r) && ++queries >= 2, serverError(502), 3);
   const result = await mine(await mkdtemp(join(root, 'c-')));
   expect(result.prs).toHaveLength(MERGED);
-  const sizes = fake.requests.filter(isGraphql).map((r) => `${(r.graphql?.match(/pullRequest\(number:/g) ?? []).length}:${r.status}`);
+  const sizes = fake.requests
+    .filter(isGraphql)
+    .map((r) => `${(r.graphql?.match(/pullRequest\(number:/g) ?? []).length}:${r.status}`);
   // 50 fails, its first 25 fail, their first 13 fail; 7 and 6 pass. The untried 25 and 12 fill the next batches.
   expect(sizes).toEqual(['50:200', '50:502', '25:502', '13:502', '7:200', '6:200', '50:200', '50:200', '4:200']);
 });
@@ -105,9 +136,25 @@ test('a single PR whose query keeps failing is retried, then the mine stops with
 
 test('a GitHub that nothing answers at is unavailable (retry later), and the error says why it could not be reached', async () => {
   // A closed port, and one fetch refuses to use at all (no response either way, though octokit says 500).
-  for (const [nowhere, why] of [[`http://127.0.0.1:${await freePort()}`, 'ECONNREFUSED'], ['http://127.0.0.1:1', 'bad port']]) {
-    const client = createGitHubClient({ baseUrl: nowhere, token: 'token', secondMs: 5, retries: 2, warn: (m) => warnings.push(m) });
-    const failure = mineGitHub({ repo: 'acme/big', client, baseUrl: nowhere, hasToken: true, cacheDir: await mkdtemp(join(root, 'c-')), warn: (m) => warnings.push(m) });
+  for (const [nowhere, why] of [
+    [`http://127.0.0.1:${await freePort()}`, 'ECONNREFUSED'],
+    ['http://127.0.0.1:1', 'bad port'],
+  ]) {
+    const client = createGitHubClient({
+      baseUrl: nowhere,
+      token: 'token',
+      secondMs: 5,
+      retries: 2,
+      warn: (m) => warnings.push(m),
+    });
+    const failure = mineGitHub({
+      repo: 'acme/big',
+      client,
+      baseUrl: nowhere,
+      hasToken: true,
+      cacheDir: await mkdtemp(join(root, 'c-')),
+      warn: (m) => warnings.push(m),
+    });
     await expect(failure).rejects.toBeInstanceOf(GitHubUnavailableError);
     await expect(failure).rejects.toThrow(`cannot reach ${nowhere} (${why}) after retrying`);
   }
@@ -120,8 +167,11 @@ test('interrupted while fetching details, the rerun fetches only the PRs not yet
   fake.fail((r) => isGraphql(r) && ++batches >= 3, serverError(503), 1000);
   const failure = mine(cacheDir);
   await expect(failure).rejects.toBeInstanceOf(GitHubUnavailableError);
-  await expect(failure).rejects.toThrow(/^GitHub kept answering 503 for GraphQL details of PRs #\d+\.\.#\d+ after retrying; try again in a few minutes: what was fetched is cached/);
-  const asked = (requests: SeenRequest[]) => requests.filter(isGraphql).flatMap((r) => [...(r.graphql ?? '').matchAll(/pr(\d+): /g)].map((m) => Number(m[1])));
+  await expect(failure).rejects.toThrow(
+    /^GitHub kept answering 503 for GraphQL details of PRs #\d+\.\.#\d+ after retrying; try again in a few minutes: what was fetched is cached/,
+  );
+  const asked = (requests: SeenRequest[]) =>
+    requests.filter(isGraphql).flatMap((r) => [...(r.graphql ?? '').matchAll(/pr(\d+): /g)].map((m) => Number(m[1])));
   const done = new Set(asked(fake.requests.filter((r) => r.status === 200)));
   expect(done.size).toBe(100);
 
@@ -162,25 +212,38 @@ test('an unknown repository is a clear error, before anything is written', async
   const failure = mine(cacheDir, { repo: 'acme/nope' });
   await expect(failure).rejects.toBeInstanceOf(RepositoryNotFoundError);
   await expect(failure).rejects.toBeInstanceOf(InputError);
-  await expect(failure).rejects.toThrow(`GitHub has no repository acme/nope at ${baseUrl}, or the token cannot see it (404 on GET /repos/acme/nope)`);
+  await expect(failure).rejects.toThrow(
+    `GitHub has no repository acme/nope at ${baseUrl}, or the token cannot see it (404 on GET /repos/acme/nope)`,
+  );
   await expect(mine(cacheDir, { repo: 'not-a-name' })).rejects.toThrow('--github wants owner/name, got "not-a-name"');
 });
 
 test('a malformed payload names the request and the field; pages already read are kept', async () => {
   const cacheDir = await mkdtemp(join(root, 'c-'));
-  fake.fail(isPage(2), { malform: (items) => items.map((item: { number: number }, i: number) => (i === 7 ? { ...item, number: String(item.number) } : item)) });
+  fake.fail(isPage(2), {
+    malform: (items) =>
+      items.map((item: { number: number }, i: number) => (i === 7 ? { ...item, number: String(item.number) } : item)),
+  });
   const failure = mine(cacheDir);
   await expect(failure).rejects.toBeInstanceOf(GitHubPayloadError);
   await expect(failure).rejects.toBeInstanceOf(MiningError);
-  await expect(failure).rejects.toThrow(/^GitHub sent a payload chainsmith cannot read \(GET \/repos\/acme\/big\/pulls page 2\): 7\.number: Invalid input: expected number, received string$/);
+  await expect(failure).rejects.toThrow(
+    /^GitHub sent a payload chainsmith cannot read \(GET \/repos\/acme\/big\/pulls page 2\): 7\.number: Invalid input: expected number, received string$/,
+  );
 
   fake.requests.length = 0;
   await mine(cacheDir);
   expect(pagesAsked()).toEqual(['2:200', '3:200']);
 
-  fake.fail(isGraphql, { malform: (body) => ({ data: { repository: { ...body.data.repository, pr3: { ...body.data.repository.pr3, files: { nodes: 'none' } } } } }) });
+  fake.fail(isGraphql, {
+    malform: (body) => ({
+      data: { repository: { ...body.data.repository, pr3: { ...body.data.repository.pr3, files: { nodes: 'none' } } } },
+    }),
+  });
   const other = await mkdtemp(join(root, 'c-'));
-  await expect(mine(other)).rejects.toThrow(/^GitHub sent a payload chainsmith cannot read \(GraphQL details of PR #3\): files\.pageInfo: /);
+  await expect(mine(other)).rejects.toThrow(
+    /^GitHub sent a payload chainsmith cannot read \(GraphQL details of PR #3\): files\.pageInfo: /,
+  );
 });
 
 test('a corrupt cache file is moved aside with a warning and fetched again; the rest of the cache still counts', async () => {
@@ -195,10 +258,16 @@ test('a corrupt cache file is moved aside with a warning and fetched again; the 
   const result = await mine(cacheDir);
   expect(result.prs).toHaveLength(MERGED);
   expect(pagesAsked()).toEqual(['2:200']);
-  expect(fake.requests.filter(isGraphql).map((r) => r.graphql?.match(/pullRequest\(number: \d+\)/g))).toEqual([['pullRequest(number: 5)']]);
+  expect(fake.requests.filter(isGraphql).map((r) => r.graphql?.match(/pullRequest\(number: \d+\)/g))).toEqual([
+    ['pullRequest(number: 5)'],
+  ]);
   expect(warnings).toEqual([
-    expect.stringMatching(/^cache file .*page-2\.json is corrupt \(.*JSON.*\); moved it to .*page-2\.json\.corrupt and fetching that part again$/),
-    expect.stringMatching(/^cache file .*5\.json is corrupt \(detail\.number: Invalid input: expected number, received string\); moved it to/),
+    expect.stringMatching(
+      /^cache file .*page-2\.json is corrupt \(.*JSON.*\); moved it to .*page-2\.json\.corrupt and fetching that part again$/,
+    ),
+    expect.stringMatching(
+      /^cache file .*5\.json is corrupt \(detail\.number: Invalid input: expected number, received string\); moved it to/,
+    ),
   ]);
   expect(existsSync(join(base, 'pulls', 'page-2.json.corrupt'))).toBe(true);
 });
@@ -214,7 +283,9 @@ test("a detail cached by an older version of chainsmith is fetched again, quietl
   warnings.length = 0;
   const result = await mine(cacheDir);
   expect(result.prs).toHaveLength(MERGED);
-  expect(fake.requests.filter(isGraphql).map((r) => r.graphql?.match(/pullRequest\(number: \d+\)/g))).toEqual([['pullRequest(number: 5)']]);
+  expect(fake.requests.filter(isGraphql).map((r) => r.graphql?.match(/pullRequest\(number: \d+\)/g))).toEqual([
+    ['pullRequest(number: 5)'],
+  ]);
   expect(warnings).toEqual([]);
   expect(JSON.parse(await readFile(detail, 'utf8')).version).toBe(today.version);
 });
@@ -227,7 +298,10 @@ test('rebase merges are based where the replayed commits start; a bot account an
   repo.commits.set(first, { sha: first, message: 'Part one', parents: [base] });
   repo.commits.set(second, { sha: second, message: 'Part two', parents: [first] });
   // The PR's own commits, before GitHub replayed them.
-  const own = [{ sha: sha('e5'), message: 'Part one', parents: [base] }, { sha: sha('f6'), message: 'Part two', parents: [sha('e5')] }];
+  const own = [
+    { sha: sha('e5'), message: 'Part one', parents: [base] },
+    { sha: sha('f6'), message: 'Part two', parents: [sha('e5')] },
+  ];
   for (const commit of own) repo.commits.set(commit.sha, commit);
   const pull = (number: number, extra: object) => ({
     ...repo.pulls[1],

@@ -29,7 +29,13 @@ beforeAll(async () => {
   repo = await fakeRepoFromClone('acme', 'widgets', clone);
   // What only GitHub knows: a review comment that links #11 to #40, an issue #11 closes, a bot account.
   const eleven = repo.pulls.find((p) => p.number === 11)!;
-  eleven.reviews = [{ user: 'reviewer', body: 'Looks good.', comments: [{ user: 'reviewer', body: 'This is a follow-up to #40 as well.' }] }];
+  eleven.reviews = [
+    {
+      user: 'reviewer',
+      body: 'Looks good.',
+      comments: [{ user: 'reviewer', body: 'This is a follow-up to #40 as well.' }],
+    },
+  ];
   eleven.closingIssues = [3];
   // GitHub's timeline: #50 mentioned #10 somewhere the miner does not read; so did issue #3 and another repository's #7.
   repo.pulls.find((p) => p.number === 10)!.mentionedIn = [
@@ -51,7 +57,11 @@ beforeEach(() => {
   warnings.length = 0;
 });
 
-async function mine(dataDir: string, opts: Partial<MineToFilesOptions> = {}, env: Record<string, string> = { GITHUB_TOKEN: 'secret' }): Promise<MineResult> {
+async function mine(
+  dataDir: string,
+  opts: Partial<MineToFilesOptions> = {},
+  env: Record<string, string> = { GITHUB_TOKEN: 'secret' },
+): Promise<MineResult> {
   return mineToFiles(
     { github: 'acme/widgets', out: join(dataDir, 'chains.jsonl'), ...opts },
     { dataDir, env: { CHAINSMITH_GITHUB_URL: baseUrl, ...env }, warn: (m) => warnings.push(m), secondMs: 5 },
@@ -62,21 +72,35 @@ test('the API mines the same PRs, links and chains as the clone, plus what only 
   const dataDir = await mkdtemp(join(root, 'run-'));
   const viaApi = await mine(dataDir, { clone });
   const local = await readLocalPullRequests(clone);
-  const viaClone = await recordsToChains({ name: 'acme/widgets', path: clone }, local.prs, (prs) => withLocalPatches(clone, prs), {
-    repo: 'acme/widgets',
-    pullNumbers: local.pullNumbers,
-  });
+  const viaClone = await recordsToChains(
+    { name: 'acme/widgets', path: clone },
+    local.prs,
+    (prs) => withLocalPatches(clone, prs),
+    {
+      repo: 'acme/widgets',
+      pullNumbers: local.pullNumbers,
+    },
+  );
 
   expect(viaApi.records.map((pr) => pr.number)).toEqual(local.prs.map((pr) => pr.number));
-  expect(viaApi.records.map((pr) => [pr.baseSha, pr.mergeSha])).toEqual(local.prs.map((pr) => [pr.baseSha, pr.mergeSha]));
-  const pairs = (edges: { from: number; to: number; kind: string }[]) => edges.map(({ from, to, kind }) => `${from}->${to} ${kind}`);
+  expect(viaApi.records.map((pr) => [pr.baseSha, pr.mergeSha])).toEqual(
+    local.prs.map((pr) => [pr.baseSha, pr.mergeSha]),
+  );
+  const pairs = (edges: { from: number; to: number; kind: string }[]) =>
+    edges.map(({ from, to, kind }) => `${from}->${to} ${kind}`);
   // The review comment adds one edge, weighted as someone else's words; everything else agrees.
-  expect(pairs(viaApi.chains.flatMap((c) => c.edges))).toEqual(expect.arrayContaining(pairs(viaClone.chains.flatMap((c) => c.edges))));
+  expect(pairs(viaApi.chains.flatMap((c) => c.edges))).toEqual(
+    expect.arrayContaining(pairs(viaClone.chains.flatMap((c) => c.edges))),
+  );
   const extra = viaApi.records.find((pr) => pr.number === 11)!;
   expect(extra.closingIssues).toEqual([3]);
   expect(viaApi.records.find((pr) => pr.number === 10)?.mentionedBy).toEqual([50]);
   const apiEdges = linkPullRequests(viaApi.records, { repo: 'acme/widgets' }).edges;
-  expect(apiEdges.find((e) => e.from === 50 && e.to === 10)).toMatchObject({ kind: 'mentions', confidence: 0.4, source: { field: 'cross-reference' } });
+  expect(apiEdges.find((e) => e.from === 50 && e.to === 10)).toMatchObject({
+    kind: 'mentions',
+    confidence: 0.4,
+    source: { field: 'cross-reference' },
+  });
   expect(apiEdges.find((e) => e.from === 7 && e.to === 10)).toBeUndefined();
   // GitHub says #11 closes issue #3, which #4 said it fixed: a link through the issue.
   expect(apiEdges.find((e) => e.from === 11 && e.to === 4)).toMatchObject({ kind: 'follow-up', confidence: 0.6 });
@@ -87,7 +111,11 @@ test('the API mines the same PRs, links and chains as the clone, plus what only 
   expect(viaApi.chains[0].prs[0].patch).toBe(viaClone.chains[0].prs[0].patch);
 
   // One repository request, one listing page, one GraphQL query for all details; nothing per PR.
-  expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /repos/acme/widgets', 'GET /repos/acme/widgets/pulls', 'POST /graphql']);
+  expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    'GET /repos/acme/widgets',
+    'GET /repos/acme/widgets/pulls',
+    'POST /graphql',
+  ]);
   expect(viaApi.summary.requests).toBe(3);
   expect(await readChains(join(dataDir, 'chains.jsonl'))).toHaveLength(viaApi.chains.length);
 });
@@ -112,11 +140,21 @@ test('without a token: a warning, REST per PR, a clear stop at the 60-an-hour li
   const dataDir = await mkdtemp(join(root, 'run-'));
   const failure = mine(dataDir, { clone }, {});
   await expect(failure).rejects.toBeInstanceOf(RateLimitError);
-  await expect(failure).rejects.toThrow(/rate limit ran out .*\(it resets at .*\).*cached in .*running the same command again continues.*set GITHUB_TOKEN/);
+  await expect(failure).rejects.toThrow(
+    /rate limit ran out .*\(it resets at .*\).*cached in .*running the same command again continues.*set GITHUB_TOKEN/,
+  );
   expect(warnings[0]).toMatch(/no GitHub token \(set GITHUB_TOKEN\).*60 requests an hour/);
   expect(fake.count(/^\/graphql$/)).toBe(0);
   // What the cache holds is every PR whose three requests all went through before the limit hit.
-  const detailsDir = join(dataDir, 'cache', 'github', new URL(baseUrl).host.replace(':', '_'), 'acme', 'widgets', 'details');
+  const detailsDir = join(
+    dataDir,
+    'cache',
+    'github',
+    new URL(baseUrl).host.replace(':', '_'),
+    'acme',
+    'widgets',
+    'details',
+  );
   const cached = (await readdir(detailsDir)).map((file) => Number(file.replace('.json', '')));
   expect(cached.length).toBeGreaterThan(5);
   const fetched = new Set(cached.map((n) => `/repos/acme/widgets/pulls/${n}/files`));

@@ -28,9 +28,16 @@ test('the fake charges a query its points and reports them as rateLimit { cost }
   const fake = new FakeGitHub([syntheticFakeRepo(60)]);
   const baseUrl = await fake.start();
   try {
-    const aliases = [...Array(40).keys()].map((i) => `p${i}: pullRequest(number: ${i + 2}) { reviews(first: 20) { nodes { comments(first: 10) { nodes { body } } } } }`);
+    const aliases = [...Array(40).keys()].map(
+      (i) =>
+        `p${i}: pullRequest(number: ${i + 2}) { reviews(first: 20) { nodes { comments(first: 10) { nodes { body } } } } }`,
+    );
     const query = `{ repository(owner: "acme", name: "big") { ${aliases.join(' ')} } rateLimit { cost remaining } }`;
-    const response = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { authorization: 'bearer t' }, body: JSON.stringify({ query }) });
+    const response = await fetch(`${baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { authorization: 'bearer t' },
+      body: JSON.stringify({ query }),
+    });
     const body = (await response.json()) as { data: { rateLimit: { cost: number; remaining: number } } };
     // 40 x (1 + 20) = 840 requests: 8 points.
     expect(body.data.rateLimit).toEqual({ cost: 8, remaining: 4992 });

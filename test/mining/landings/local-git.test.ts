@@ -85,13 +85,17 @@ describe('the demo repository', () => {
 
   test('the patch turns the base tree into the merge tree', async () => {
     const pr = byNumber(2);
-    expect(pr.patch).toMatch(/^diff --git a\/tally\/__init__.py b\/tally\/__init__.py\nindex [0-9a-f]{40}\.\.[0-9a-f]{40} /);
+    expect(pr.patch).toMatch(
+      /^diff --git a\/tally\/__init__.py b\/tally\/__init__.py\nindex [0-9a-f]{40}\.\.[0-9a-f]{40} /,
+    );
     const clone = join(root, 'apply-check');
     await git(root, ['clone', '-q', demo, clone]);
     await git(clone, ['checkout', '-q', '--detach', pr.baseSha]);
     await writeFile(join(root, 'pr2.patch'), pr.patch);
     await git(clone, ['apply', '--index', join(root, 'pr2.patch')]);
-    expect((await git(clone, ['write-tree'])).trim()).toBe((await git(clone, ['rev-parse', `${pr.mergeSha}^{tree}`])).trim());
+    expect((await git(clone, ['write-tree'])).trim()).toBe(
+      (await git(clone, ['rev-parse', `${pr.mergeSha}^{tree}`])).trim(),
+    );
   });
 });
 
@@ -125,11 +129,13 @@ describe('other landing styles', () => {
     await scratch.run('merge', '-q', '--no-ff', '-m', 'Say goodbye too (#8)', 'farewell');
     await scratch.commit('Tidy whitespace', { 'src/bye.py': 'def bye():\n    return "bye!"\n' });
     await scratch.run('branch', 'release');
-    await scratch.commit('Speed up greeting (#9)\n\nFixes #100', { 'src/app.py': 'def greet(name):\n    return f"hi {name}"\n' });
+    await scratch.commit('Speed up greeting (#9)\n\nFixes #100', {
+      'src/app.py': 'def greet(name):\n    return f"hi {name}"\n',
+    });
     mined = await mineLocalRepo(scratch.path);
   });
 
-  test("\"Merge branch 'pr/N'\" and merges titled \"… (#N)\" are merges, a titled commit is a squash", () => {
+  test('"Merge branch \'pr/N\'" and merges titled "… (#N)" are merges, a titled commit is a squash', () => {
     expect(mined.map((pr) => [pr.number, pr.landing, pr.title])).toEqual([
       [7, 'merge', 'Teach app to greet by name'],
       [8, 'merge', 'Say goodbye too'],
@@ -161,7 +167,10 @@ describe('other landing styles', () => {
 describe('a PR stacked on another PR', () => {
   // #7's branch starts from #6's. #6 lands first by squash, so its own commit never reaches main and
   // #7's head still reaches it: it is #6's, not #7's, whether #7 lands by merge or by squash.
-  async function stacked(name: string, landSeven: (repo: ScratchRepo) => Promise<void>): Promise<{ repo: ScratchRepo; prs: PullRequest[] }> {
+  async function stacked(
+    name: string,
+    landSeven: (repo: ScratchRepo) => Promise<void>,
+  ): Promise<{ repo: ScratchRepo; prs: PullRequest[] }> {
     const repo = new ScratchRepo(join(root, name));
     await mkdir(repo.path);
     await repo.run('init', '-q');
@@ -170,7 +179,9 @@ describe('a PR stacked on another PR', () => {
     await repo.commit('Add a parser', { 'src/parser.py': 'def parse(text):\n    return text.split()\n' });
     await repo.run('update-ref', 'refs/pull/6/head', 'HEAD');
     await repo.run('checkout', '-q', '-b', 'cli');
-    await repo.commit('Parse the command line', { 'src/app.py': 'from src.parser import parse\n\ndef main(argv):\n    return parse(argv)\n' });
+    await repo.commit('Parse the command line', {
+      'src/app.py': 'from src.parser import parse\n\ndef main(argv):\n    return parse(argv)\n',
+    });
     await repo.run('update-ref', 'refs/pull/7/head', 'HEAD');
     await repo.run('checkout', '-q', 'main');
     await repo.run('merge', '-q', '--squash', 'parser');
@@ -183,8 +194,13 @@ describe('a PR stacked on another PR', () => {
     Promise.all((pr.commitShas ?? []).map(async (sha) => (await repo.run('log', '-1', '--format=%s', sha)).trim()));
 
   test('landed by merge, #7 keeps only its own commit', async () => {
-    const { repo, prs } = await stacked('stacked-merge', (r) => r.run('merge', '-q', '--no-ff', '-m', 'Merge pull request #7 from dev/cli', 'cli').then(() => undefined));
-    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([[6, 'squash'], [7, 'merge']]);
+    const { repo, prs } = await stacked('stacked-merge', (r) =>
+      r.run('merge', '-q', '--no-ff', '-m', 'Merge pull request #7 from dev/cli', 'cli').then(() => undefined),
+    );
+    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([
+      [6, 'squash'],
+      [7, 'merge'],
+    ]);
     expect(await ownSubjects(repo, prs[0])).toEqual(['Add a parser']);
     expect(await ownSubjects(repo, prs[1])).toEqual(['Parse the command line']);
     expect(prs[1].messages).toEqual(['Merge pull request #7 from dev/cli', 'Parse the command line']);
@@ -195,7 +211,10 @@ describe('a PR stacked on another PR', () => {
       await r.run('merge', '-q', '--squash', 'cli');
       await r.run('commit', '-q', '-m', 'Parse the command line (#7)');
     });
-    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([[6, 'squash'], [7, 'squash']]);
+    expect(prs.map((pr) => [pr.number, pr.landing])).toEqual([
+      [6, 'squash'],
+      [7, 'squash'],
+    ]);
     expect(await ownSubjects(repo, prs[1])).toEqual(['Parse the command line']);
   });
 });

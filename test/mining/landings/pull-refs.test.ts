@@ -15,7 +15,13 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'chainsmith-pull-refs-'));
   path = join(root, 'repo');
   await new HistoryBuilder({ 'app/core.py': 'X = 0\n' })
-    .pr({ number: 50, title: 'Merged by hand', landing: 'hand-merge', pullRef: true, commits: [{ message: 'Teach core to count', files: { 'app/core.py': 'X = 1\n' } }] })
+    .pr({
+      number: 50,
+      title: 'Merged by hand',
+      landing: 'hand-merge',
+      pullRef: true,
+      commits: [{ message: 'Teach core to count', files: { 'app/core.py': 'X = 1\n' } }],
+    })
     .direct({ message: 'Release 1.0', files: { 'CHANGES.md': '1.0\n' }, author: 'Release Bot' })
     .pr({
       number: 51,
@@ -95,7 +101,11 @@ test("a PR landed by GitHub's rebase button is found by its replayed commits: au
 
 test("a squashed PR's own commits are read from its ref", () => {
   const squashed = mined.prs.find((pr) => pr.number === 53)!;
-  expect(squashed.messages).toEqual(['Tidy counting (#53)\n\nTidy counting.', 'Rename X\n\nFollow-up to #51.', 'Mention #52 and #49']);
+  expect(squashed.messages).toEqual([
+    'Tidy counting (#53)\n\nTidy counting.',
+    'Rename X\n\nFollow-up to #51.',
+    'Mention #52 and #49',
+  ]);
 });
 
 test('with refs, a number is a merged PR, an unmerged PR or an issue', () => {

@@ -60,7 +60,11 @@ test('a PR rebased onto a release branch is found when main merges that branch, 
   await repo.syncMerge('main', '3.1.x');
   const { prs } = await readLocalPullRequests(repo.path);
   const rebased = prs.find((pr) => pr.number === 15);
-  expect(rebased).toMatchObject({ landing: 'rebase', title: 'Guard the frobnicator', headSha: await repo.sha('refs/pull/15/head') });
+  expect(rebased).toMatchObject({
+    landing: 'rebase',
+    title: 'Guard the frobnicator',
+    headSha: await repo.sha('refs/pull/15/head'),
+  });
   expect(subjects(rebased)).toEqual(['Guard the frobnicator', 'Test the guard']);
   expect(rebased!.commitShas).toEqual([await repo.sha('3.1.x~1'), await repo.sha('3.1.x')]);
   expect(rebased!.baseSha).toBe(await repo.sha('3.1.x~2'));
@@ -74,8 +78,15 @@ test('a sync merge of three release-branch PRs gives each PR its own commits and
   expect(prs.map((pr) => pr.number)).toEqual([11, 12, 13, 14]);
   expect(subjects(byNumber.get(11))).toEqual(['Merge pull request #11 from someone/feature-a', 'Add the frobnicator']);
   // A squash keeps the commits of its head ref, as on main.
-  expect(subjects(byNumber.get(12))).toEqual(['Fix regression from #11: frobnicator crash on empty input (#12)', 'Fix regression from #11: frobnicator crash on empty input']);
-  expect(subjects(byNumber.get(13))).toEqual(['Merge pull request #13 from someone/docs-c', 'Document the options', 'Tidy the docs']);
+  expect(subjects(byNumber.get(12))).toEqual([
+    'Fix regression from #11: frobnicator crash on empty input (#12)',
+    'Fix regression from #11: frobnicator crash on empty input',
+  ]);
+  expect(subjects(byNumber.get(13))).toEqual([
+    'Merge pull request #13 from someone/docs-c',
+    'Document the options',
+    'Tidy the docs',
+  ]);
   // Each is based where it landed on the release branch, not on main.
   expect(byNumber.get(12)?.baseSha).toBe(await repo.sha('3.1.x~2^1'));
   expect(byNumber.get(13)?.files.map((file) => file.path)).toEqual(['src/part3.py', 'src/part4.py']);
@@ -88,7 +99,11 @@ test('a merge-up PR that swallows release-branch PRs: they are recorded on their
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   expect(prs.map((pr) => pr.number)).toEqual([11, 12, 13, 14, 20]);
   // The release commit and the merge-up's own merge are all that #20 brought of its own.
-  expect(subjects(byNumber.get(20))).toEqual(['Merge pull request #20 from someone/merge-up', 'release version 3.1.5', "Merge branch '3.1.x' into merge-up"]);
+  expect(subjects(byNumber.get(20))).toEqual([
+    'Merge pull request #20 from someone/merge-up',
+    'release version 3.1.5',
+    "Merge branch '3.1.x' into merge-up",
+  ]);
   expect(byNumber.get(20)?.commitShas).toHaveLength(2);
   expect(edgesOf(prs)).toEqual(['12->11 regression-of']);
 });
@@ -101,16 +116,28 @@ test('GitHub mode: PRs merged into the release branch come back through the merg
   const mergeUp = fakeRepo.pulls.find((pull) => pull.number === 20)!;
   const brought = await logCommits(repo.path, [mergeUp.headSha, `^${mergeUp.baseSha}`]);
   mergeUp.commits = brought.reverse().map((c) => ({ sha: c.sha, message: c.message, parents: c.parents }));
-  expect(mergeUp.commits.map((c) => c.message.split('\n')[0])).toContain('Fix regression from #11: frobnicator crash on empty input (#12)');
+  expect(mergeUp.commits.map((c) => c.message.split('\n')[0])).toContain(
+    'Fix regression from #11: frobnicator crash on empty input (#12)',
+  );
   const fake = new FakeGitHub([fakeRepo], { token: 'secret' });
   const baseUrl = await fake.start();
   try {
     const client = createGitHubClient({ baseUrl, token: 'secret', secondMs: 5 });
-    const mined = await mineGitHub({ repo: 'acme/app', client, baseUrl, hasToken: true, cacheDir: join(root, 'cache') });
+    const mined = await mineGitHub({
+      repo: 'acme/app',
+      client,
+      baseUrl,
+      hasToken: true,
+      cacheDir: join(root, 'cache'),
+    });
     expect(mined.prs.map((pr) => pr.number).sort((a, b) => a - b)).toEqual([11, 12, 13, 14, 20]);
     expect(mined.dropped['other-base']).toBe(0);
     const twenty = mined.prs.find((pr) => pr.number === 20);
-    expect(subjects(twenty)).toEqual(['Merge pull request #20 from someone/merge-up', 'release version 3.1.5', "Merge branch '3.1.x' into merge-up"]);
+    expect(subjects(twenty)).toEqual([
+      'Merge pull request #20 from someone/merge-up',
+      'release version 3.1.5',
+      "Merge branch '3.1.x' into merge-up",
+    ]);
     expect(edgesOf(mined.prs)).toEqual(['12->11 regression-of']);
   } finally {
     await fake.stop();

@@ -26,7 +26,8 @@ async function mined(repo: ReleaseRepo) {
   return recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path, pullNumbers });
 }
 
-const described = (edges: Edge[]) => edges.map(({ from, to, kind, strength, confidence }) => `${from}->${to} ${kind} ${strength} ${confidence}`);
+const described = (edges: Edge[]) =>
+  edges.map(({ from, to, kind, strength, confidence }) => `${from}->${to} ${kind} ${strength} ${confidence}`);
 const links = (edges: Edge[]) => linkingEdges(edges).map(({ from, to }) => `${from}->${to}`);
 
 test('blame through a reformat lands on a PR that never wrote the line: no link; through a reformat sweep it reaches the writer', async () => {
@@ -36,7 +37,9 @@ test('blame through a reformat lands on a PR that never wrote the line: no link;
   // #2 joins lines 3 and 4 into one: blame now names #2 for a line #1 wrote.
   const joined = cache.replace('cache line 3\ncache line 4\n', 'cache line 3 cache line 4\n');
   await repo.quickPr(2, 'Tidy the cache module', '', { 'src/cache.py': joined });
-  await repo.quickPr(3, 'Evict on write', '', { 'src/cache.py': joined.replace('cache line 3 cache line 4', 'evict line 3') + lines('evict', 3) });
+  await repo.quickPr(3, 'Evict on write', '', {
+    'src/cache.py': joined.replace('cache line 3 cache line 4', 'evict line 3') + lines('evict', 3),
+  });
   // A reformat sweep is looked through: #6 reaches #4, who wrote what #5 re-indented.
   const store = lines('store', 12);
   await repo.quickPr(4, 'Add the store', '', { 'src/store.py': store });
@@ -51,16 +54,21 @@ test('a move or file split is no endpoint: neither the PR that moves code nor th
   const repo = await new ReleaseRepo(join(root, 'move')).init();
   const helpers = lines('helper', 12);
   await repo.quickPr(1, 'Add the helpers', '', { 'src/helpers.py': helpers });
-  const [kept, moved] = [helpers.split('\n').slice(0, 6).join('\n') + '\n', helpers.split('\n').slice(6, 12).join('\n') + '\n'];
+  const [kept, moved] = [
+    helpers.split('\n').slice(0, 6).join('\n') + '\n',
+    helpers.split('\n').slice(6, 12).join('\n') + '\n',
+  ];
   // #2 moves half of #1's helpers into their own module, changing none of them.
   await repo.quickPr(2, 'Put the text helpers together', '', { 'src/helpers.py': kept, 'src/text.py': moved });
   // #3 rewrites two moved lines: blame names #2, which only moved them.
-  await repo.quickPr(3, 'Speed up the text helpers', '', { 'src/text.py': rewrite(moved, 1, 2, 'fast') + lines('fast', 2) });
+  await repo.quickPr(3, 'Speed up the text helpers', '', {
+    'src/text.py': rewrite(moved, 1, 2, 'fast') + lines('fast', 2),
+  });
   const { edges } = await mined(repo);
   expect(described(edges)).toEqual([]);
 });
 
-test('a catch-up merge on a branch that re-wraps another PR\'s lines does not make that branch their writer', async () => {
+test("a catch-up merge on a branch that re-wraps another PR's lines does not make that branch their writer", async () => {
   const repo = await new ReleaseRepo(join(root, 'catch-up')).init();
   const parser = lines('parser', 12);
   await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
@@ -71,12 +79,16 @@ test('a catch-up merge on a branch that re-wraps another PR\'s lines does not ma
   await repo.quickPr(2, 'Tune the parser', '', { 'src/parser.py': tuned });
   await repo.run('checkout', '-q', 'pr-3');
   await repo.run('merge', '-q', '--no-commit', 'main');
-  await repo.commit("Merge branch 'main' into pr-3", { 'src/parser.py': tuned.replace('tuned 5\ntuned 6', 'tuned 5 tuned 6') });
+  await repo.commit("Merge branch 'main' into pr-3", {
+    'src/parser.py': tuned.replace('tuned 5\ntuned 6', 'tuned 5 tuned 6'),
+  });
   await repo.commit('Lex numbers', { 'src/lexer.py': lines('lexer', 10) + lines('number', 2) });
   await repo.mergePr(3, 'main', 'pr-3', 'Add the lexer');
   // #4 rewrites the re-wrapped line: #3 only merged it in, #2 wrote it in another shape.
   const current = tuned.replace('tuned 5\ntuned 6', 'tuned 5 tuned 6');
-  await repo.quickPr(4, 'Parse hex numbers', '', { 'src/parser.py': current.replace('tuned 5 tuned 6', 'hex 5') + lines('hex', 3) });
+  await repo.quickPr(4, 'Parse hex numbers', '', {
+    'src/parser.py': current.replace('tuned 5 tuned 6', 'hex 5') + lines('hex', 3),
+  });
   const { edges } = await mined(repo);
   expect(described(edges)).toEqual(['2->1 code-history strong 0.9']);
 });
@@ -92,9 +104,15 @@ test('a one-line PR is not all about the line it changes: an unused import links
   await repo.quickPr(5, 'Fix the off-by-one in the loader', '', { 'src/loader.py': rewrite(current, 6, 1, 'bounded') });
   const { edges, chains } = await mined(repo);
   // Rewriting every line it changes would score 0.8 (see the sweep test below): a one-liner is not all about #1.
-  expect(described(edges)).toEqual(['3->1 code-history weak 0.38', '4->1 code-history weak 0.63', '5->1 code-history strong 0.88']);
+  expect(described(edges)).toEqual([
+    '3->1 code-history weak 0.38',
+    '4->1 code-history weak 0.63',
+    '5->1 code-history strong 0.88',
+  ]);
   expect(edges[1].strengthWhy).toBe('#4 changes one line of code #1 wrote');
-  expect(edges[2].evidence).toBe('#5 changes 1 line that #1 wrote (67% of its 2 changed lines of code); #5 says it fixes; both name loader');
+  expect(edges[2].evidence).toBe(
+    '#5 changes 1 line that #1 wrote (67% of its 2 changed lines of code); #5 says it fixes; both name loader',
+  );
   expect(links(edges)).toEqual(['5->1']);
   expect(chains.map((chain) => [chain.id, chain.strength])).toEqual([['app#1-5', 'strong']]);
 });
@@ -107,9 +125,13 @@ test('sweeps are no endpoint on either side: a typing pass, a version bump and a
   await repo.quickPr(2, 'Add type annotations', '', { 'src/api.py': typed });
   await repo.quickPr(3, 'Release version 1.1.0', '', { 'src/api.py': typed.replace('1.0.0', '1.1.0') });
   const current = typed.replace('1.0.0', '1.1.0');
-  await repo.quickPr(4, 'Migrate CI to GitHub Actions', '', { 'src/api.py': current.replace('api line 12: int', 'api line 12: int  # pragma: no cover') });
+  await repo.quickPr(4, 'Migrate CI to GitHub Actions', '', {
+    'src/api.py': current.replace('api line 12: int', 'api line 12: int  # pragma: no cover'),
+  });
   // #5 changes typed lines: blame sees through the typing pass to #1.
-  await repo.quickPr(5, 'Retry failed API calls', '', { 'src/api.py': rewrite(current, 2, 3, 'retry') + lines('retry', 2) });
+  await repo.quickPr(5, 'Retry failed API calls', '', {
+    'src/api.py': rewrite(current, 2, 3, 'retry') + lines('retry', 2),
+  });
   const { edges } = await mined(repo);
   expect(described(edges)).toEqual(['5->1 code-history strong 0.68']);
 });
@@ -121,10 +143,17 @@ test('an overlap in docstrings or comments alone counts for little and is weak; 
   const parser = `def parse(text):\n${doc}${body}`;
   await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser });
   // #2 rewrites two docstring lines of #1 and nothing else.
-  await repo.quickPr(2, 'Clarify the parser docs', '', { 'src/parser.py': parser.replace('Returns the tree of the input.\n    Raises on bad input.', 'Returns a syntax tree.\n    Raises ParseError.') });
+  await repo.quickPr(2, 'Clarify the parser docs', '', {
+    'src/parser.py': parser.replace(
+      'Returns the tree of the input.\n    Raises on bad input.',
+      'Returns a syntax tree.\n    Raises ParseError.',
+    ),
+  });
   const printer = `/* Print a value.\n * Returns the bytes written.\n */\n${lines('print', 8)}`;
   await repo.quickPr(3, 'Add the printer', '', { 'src/printer.c': printer });
-  await repo.quickPr(4, 'Say what the printer returns', '', { 'src/printer.c': printer.replace(' * Returns the bytes written.', ' * Returns the number of bytes written.') });
+  await repo.quickPr(4, 'Say what the printer returns', '', {
+    'src/printer.c': printer.replace(' * Returns the bytes written.', ' * Returns the number of bytes written.'),
+  });
   const { edges } = await mined(repo);
   expect(described(edges)).toEqual(['2->1 code-history weak 0.45', '4->3 code-history weak 0.45']);
   expect(links(edges)).toEqual([]);
@@ -133,15 +162,24 @@ test('an overlap in docstrings or comments alone counts for little and is weak; 
 
 test('a deprecation removal links, weakly, to the PR that deprecated; not when it fans in to many, nor to a docstring note', async () => {
   const repo = await new ReleaseRepo(join(root, 'deprecation')).init();
-  const warn = (name: string) => `def ${name}():\n    warnings.warn("${name} is deprecated", DeprecationWarning)\n    return new_${name}()\n`;
+  const warn = (name: string) =>
+    `def ${name}():\n    warnings.warn("${name} is deprecated", DeprecationWarning)\n    return new_${name}()\n`;
   const names = ['load', 'dump', 'scan', 'walk'];
-  for (const [i, name] of names.entries()) await repo.quickPr(i + 1, `Deprecate ${name}`, '', { [`src/${name}.py`]: `${lines(name, 6)}${warn(name)}` });
+  for (const [i, name] of names.entries())
+    await repo.quickPr(i + 1, `Deprecate ${name}`, '', { [`src/${name}.py`]: `${lines(name, 6)}${warn(name)}` });
   repo.advance(800);
   // #5 removes the four deprecations at once: a removal sweep, no follow-up of any one of them.
-  await repo.quickPr(5, 'Remove deprecated functions', '', Object.fromEntries(names.map((name) => [`src/${name}.py`, lines(name, 6)])));
+  await repo.quickPr(
+    5,
+    'Remove deprecated functions',
+    '',
+    Object.fromEntries(names.map((name) => [`src/${name}.py`, lines(name, 6)])),
+  );
   await repo.quickPr(6, 'Deprecate the old reader', '', { 'src/reader.py': `${lines('reader', 6)}${warn('read')}` });
   // #7 only notes a deprecation in a docstring.
-  await repo.quickPr(7, 'Add the writer', '', { 'src/writer.py': `def write():\n    """Write it.\n\n    The mode argument is deprecated.\n    """\n${lines('writer', 6)}` });
+  await repo.quickPr(7, 'Add the writer', '', {
+    'src/writer.py': `def write():\n    """Write it.\n\n    The mode argument is deprecated.\n    """\n${lines('writer', 6)}`,
+  });
   repo.advance(800);
   await repo.quickPr(8, 'Remove the deprecated reader and writer mode', '', {
     'src/reader.py': lines('reader', 6),
@@ -167,7 +205,9 @@ test('a backport (the same patch landed again) and the branch sync that brings i
   await repo.commit('Set the 1.0.1 version', { 'src/version.py': '__version__ = "1.0.1"\n' });
   await repo.run('checkout', '-q', '-b', 'pr-4', '1.x');
   await repo.mergePr(4, 'main', 'pr-4', 'Merge 1.x into main');
-  await repo.quickPr(5, 'Report the position of empty input', 'Follows up on #3.', { 'src/report.py': lines('report', 4) });
+  await repo.quickPr(5, 'Report the position of empty input', 'Follows up on #3.', {
+    'src/report.py': lines('report', 4),
+  });
   const { edges, summary, stageable } = await mined(repo);
   expect(described(edges)).toEqual(['2->1 code-history strong 0.9', '5->2 follow-up strong 0.9']);
   expect(edges[1].evidence).toContain('#3 is the same patch as #2');

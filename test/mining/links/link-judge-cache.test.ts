@@ -12,11 +12,20 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const entry = { from: 9, to: 4, verdict: { verdict: 'weak' as const, reason: 'A typo in the message #4 added.' }, usage: { promptTokens: 900, completionTokens: 20 } };
+const entry = {
+  from: 9,
+  to: 4,
+  verdict: { verdict: 'weak' as const, reason: 'A typo in the message #4 added.' },
+  usage: { promptTokens: 900, completionTokens: 20 },
+};
 
 test('a verdict is read back under the same repository, model and prompt version only', async () => {
   await new VerdictCache(root, 'acme/widgets', 'org/model:v1', 'aaaa').put(entry);
-  expect(await new VerdictCache(root, 'acme/widgets', 'org/model:v1', 'aaaa').get(9, 4)).toMatchObject({ ...entry, repo: 'acme/widgets', model: 'org/model:v1' });
+  expect(await new VerdictCache(root, 'acme/widgets', 'org/model:v1', 'aaaa').get(9, 4)).toMatchObject({
+    ...entry,
+    repo: 'acme/widgets',
+    model: 'org/model:v1',
+  });
   expect(await new VerdictCache(root, 'acme/widgets', 'org/model:v1', 'aaaa').get(4, 9)).toBeUndefined();
   expect(await new VerdictCache(root, 'acme/widgets', 'org/model:v1', 'bbbb').get(9, 4)).toBeUndefined();
   expect(await new VerdictCache(root, 'acme/widgets', 'org/model:v2', 'aaaa').get(9, 4)).toBeUndefined();

@@ -6,7 +6,10 @@ const section = (path: string, lines: number) =>
   `diff --git a/${path} b/${path}\nindex 1111111..2222222 100644\n--- a/${path}\n+++ b/${path}\n@@ -1,${lines} +1,${lines} @@\n${Array.from({ length: lines }, (_, i) => `+line ${i} of ${path}`).join('\n')}\n`;
 
 test('a large diff is cut per file and in all, and names the files it leaves out', () => {
-  const patch = section('src/huge.py', 400) + section('src/small.py', 3) + Array.from({ length: 8 }, (_, i) => section(`src/more_${i}.py`, 60)).join('');
+  const patch =
+    section('src/huge.py', 400) +
+    section('src/small.py', 3) +
+    Array.from({ length: 8 }, (_, i) => section(`src/more_${i}.py`, 60)).join('');
   const shown = trimmedDiff(patch);
   expect(shown.length).toBeLessThan(TRIM.patchChars + 400);
   // The huge file does not hide the small one after it.

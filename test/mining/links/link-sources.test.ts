@@ -22,7 +22,14 @@ beforeAll(async () => {
   repo = await new ReleaseRepo(join(root, 'app')).init();
   await repo.run('remote', 'add', 'origin', 'https://github.com/acme/app.git');
   const sha: Record<number, string> = {};
-  for (const [n, title] of [[1, 'Add parser'], [2, 'Add lexer'], [3, 'Add cache'], [4, 'Add CLI'], [5, 'Add config'], [6, 'Add output']] as const) {
+  for (const [n, title] of [
+    [1, 'Add parser'],
+    [2, 'Add lexer'],
+    [3, 'Add cache'],
+    [4, 'Add CLI'],
+    [5, 'Add config'],
+    [6, 'Add output'],
+  ] as const) {
     sha[n] = await repo.quickPr(n, title);
   }
   await repo.quickPr(7, 'Fix unicode handling', 'Fixes #100.');
@@ -30,9 +37,17 @@ beforeAll(async () => {
   await repo.quickPr(10, 'Fix parser crash', `Parsing now behaves as it was before ${sha[1]}.`);
   await repo.quickPr(11, 'Handle empty input', `The crash was introduced in ${sha[2].slice(0, 9)}.`);
   // Hex-looking words that are no commit of the repository link nothing: a decade, deadbeef, 1234567, abc1234.
-  await repo.quickPr(12, 'Bound the cache', `Commit ${sha[3].slice(0, 12).toUpperCase()} left it unbounded for a decade; deadbeef 1234567 abc1234.`);
+  await repo.quickPr(
+    12,
+    'Bound the cache',
+    `Commit ${sha[3].slice(0, 12).toUpperCase()} left it unbounded for a decade; deadbeef 1234567 abc1234.`,
+  );
   await repo.quickPr(13, 'Speed up start-up', `Start-up got slow in ${sha[4].slice(0, 10)} somehow.`);
-  await repo.quickPr(14, 'Read config lazily', `Follow-up to https://github.com/acme/app/pull/5 and https://github.com/acme/app/commit/${sha[6]}.`);
+  await repo.quickPr(
+    14,
+    'Read config lazily',
+    `Follow-up to https://github.com/acme/app/pull/5 and https://github.com/acme/app/commit/${sha[6]}.`,
+  );
   await repo.quickPr(15, 'Revert "Add output"');
   await repo.branch('revert-4-add-cli', 'main', ['Revert the CLI']);
   await repo.mergePr(16, 'main', 'revert-4-add-cli', 'Take the CLI out again');
@@ -46,7 +61,10 @@ beforeAll(async () => {
   await repo.run('update-ref', 'refs/pull/0/head', 'odd');
   await repo.syncMerge('main', 'odd');
   printed = jest.spyOn(console, 'log').mockImplementation(() => undefined);
-  result = await mineToFiles({ repo: repo.path, out: join(root, 'chains.jsonl') }, { dataDir: root, warn: (m) => warnings.push(m) });
+  result = await mineToFiles(
+    { repo: repo.path, out: join(root, 'chains.jsonl') },
+    { dataDir: root, warn: (m) => warnings.push(m) },
+  );
 });
 
 afterAll(async () => {
@@ -73,8 +91,12 @@ test('every way of naming a PR becomes exactly one typed edge, and edges.jsonl h
     '18->7 mentions 0.4',
     '19->8 code-history 0.9',
   ]);
-  expect(written.find((edge) => edge.from === 17)?.evidence).toBe('#17 refers to issue #100, which #7 closed: Follow-up to #100: surrogates were still mangled.');
-  expect(written.find((edge) => edge.from === 19)?.evidence).toBe('#19 changes 4 lines that #8 wrote (100% of its 8 changed lines of code); #19 says it fixes; both name formatter');
+  expect(written.find((edge) => edge.from === 17)?.evidence).toBe(
+    '#17 refers to issue #100, which #7 closed: Follow-up to #100: surrogates were still mangled.',
+  );
+  expect(written.find((edge) => edge.from === 19)?.evidence).toBe(
+    '#19 changes 4 lines that #8 wrote (100% of its 8 changed lines of code); #19 says it fixes; both name formatter',
+  );
 });
 
 test('mining into files prints nothing: a scheduled mine inside a worker stays silent, and `chainsmith mine` does the printing', () => {
@@ -82,12 +104,22 @@ test('mining into files prints nothing: a scheduled mine inside a worker stays s
 });
 
 test('a PR that cannot be recorded is skipped with a warning and counted; the rest is mined', () => {
-  expect(result.summary.skipped).toEqual([{ number: 0, reason: expect.stringMatching(/does not fit the schema \(number: /) }]);
+  expect(result.summary.skipped).toEqual([
+    { number: 0, reason: expect.stringMatching(/does not fit the schema \(number: /) },
+  ]);
   expect(result.summary.dropped.unrecordable).toBe(1);
   expect(warnings).toEqual([expect.stringMatching(/^skipped PR #0: /)]);
   expect(result.summary.prsSeen).toBe(18);
 });
 
 test('chains follow the links at 0.6 or more', () => {
-  expect(result.chains.map((chain) => chain.id)).toEqual(['app#1-10', 'app#2-11', 'app#4-16', 'app#5-14', 'app#6-15', 'app#7-17', 'app#8-19']);
+  expect(result.chains.map((chain) => chain.id)).toEqual([
+    'app#1-10',
+    'app#2-11',
+    'app#4-16',
+    'app#5-14',
+    'app#6-15',
+    'app#7-17',
+    'app#8-19',
+  ]);
 });

@@ -60,9 +60,17 @@ test.each([
   expect(edge).toMatchObject({ from: 2, to: 1, kind });
 });
 
-test("a revert of a squashed revert restores the first PR and reverts the revert", () => {
-  const prs = [makePr(3, { title: 'Add cache' }), makePr(13, { title: 'Revert "Add cache (#3)"' }), makePr(20, { title: 'Revert "Revert "Add cache (#3)" (#13)"' })];
-  expect(extractEdges(prs).map(({ from, to, kind }) => `${from}->${to} ${kind}`)).toEqual(['13->3 reverts', '20->3 restores', '20->13 reverts']);
+test('a revert of a squashed revert restores the first PR and reverts the revert', () => {
+  const prs = [
+    makePr(3, { title: 'Add cache' }),
+    makePr(13, { title: 'Revert "Add cache (#3)"' }),
+    makePr(20, { title: 'Revert "Revert "Add cache (#3)" (#13)"' }),
+  ];
+  expect(extractEdges(prs).map(({ from, to, kind }) => `${from}->${to} ${kind}`)).toEqual([
+    '13->3 reverts',
+    '20->3 restores',
+    '20->13 reverts',
+  ]);
 });
 
 test('only the words since the previous reference qualify a reference', () => {
@@ -94,9 +102,16 @@ test("what is not the author speaking of this PR links nothing: a template's HTM
     { kind: 'comment' as const, author: 'codecov[bot]', body: 'Coverage is unchanged since #5.' },
     { kind: 'comment' as const, author: 'reviewer', body: 'Builds on #6 nicely.' },
   ];
-  const bump = makePr(8, { author: 'dependabot[bot]', body: '<a href="https://github.com/up/stream/pull/9">#1</a> Follow-up to #2' });
+  const bump = makePr(8, {
+    author: 'dependabot[bot]',
+    body: '<a href="https://github.com/up/stream/pull/9">#1</a> Follow-up to #2',
+  });
   // A bot's title still counts: a backport bot names what it carries there.
-  const backport = makePr(9, { author: 'mergify[bot]', title: 'Follow-up to #3 (backport)', body: 'Cherry-picked from #4.' });
+  const backport = makePr(9, {
+    author: 'mergify[bot]',
+    title: 'Follow-up to #3 (backport)',
+    body: 'Cherry-picked from #4.',
+  });
   const prs = [1, 2, 3, 4, 5, 6].map((n) => makePr(n)).concat(makePr(7, { body, comments }), bump, backport);
   const edges = extractEdges(prs);
   expect(edges.map(({ from, to, kind, source }) => [from, to, kind, source?.field])).toEqual([
@@ -116,7 +131,9 @@ test('the long forms of a reference to the same repository count; the repository
   ];
   for (const title of texts) {
     const { edges } = linkPullRequests([makePr(1), makePr(2, { title })], { repo: 'acme/widgets' });
-    expect(edges.map(({ to, kind }) => [to, kind])).toEqual([[1, title.split(' ')[0] === 'Reverts' ? 'reverts' : title.startsWith('Fixes') ? 'fixes' : 'follow-up']]);
+    expect(edges.map(({ to, kind }) => [to, kind])).toEqual([
+      [1, title.split(' ')[0] === 'Reverts' ? 'reverts' : title.startsWith('Fixes') ? 'fixes' : 'follow-up'],
+    ]);
   }
   expect(extractEdges([makePr(1), makePr(2, { title: 'Reverts acme/widgets#1' })])).toEqual([]);
 });
@@ -134,14 +151,18 @@ test('"This reverts commit <sha>" names the PR holding that commit, by full SHA 
   expect(tally.unknownCommit).toBe(1);
 });
 
-test('references in comments count, but weigh less than the author\'s own words', () => {
-  const pr = makePr(2, { comments: [{ kind: 'review', author: 'reviewer', body: 'This is a follow-up to #1, right?' }] });
+test("references in comments count, but weigh less than the author's own words", () => {
+  const pr = makePr(2, {
+    comments: [{ kind: 'review', author: 'reviewer', body: 'This is a follow-up to #1, right?' }],
+  });
   const [edge] = extractEdges([makePr(1), pr]);
   expect(edge).toMatchObject({ kind: 'follow-up', confidence: 0.72, source: { field: 'comment', index: 0 } });
 });
 
 test('numbers the source knows as PRs but that were not mined are unmerged PRs, not issues', () => {
-  const { tally } = linkPullRequests([makePr(1), makePr(2, { body: 'See #7 and #8' })], { pullNumbers: new Set([1, 2, 7]) });
+  const { tally } = linkPullRequests([makePr(1), makePr(2, { body: 'See #7 and #8' })], {
+    pullNumbers: new Set([1, 2, 7]),
+  });
   expect(tally).toMatchObject({ unmergedPr: 1, issue: 1 });
 });
 
@@ -165,12 +186,24 @@ test("GitHub's cross-references link PRs whose texts say nothing, weakest of all
 });
 
 test('"Fix #N" said of a PR that shares no code or tests with the fix (nor tests named after its code) is only a mention: the number names an issue elsewhere', () => {
-  const file = (path: string, kind: 'code' | 'test' | 'other') => ({ path, kind, status: 'modified' as const, additions: 1, deletions: 1, binary: false });
+  const file = (path: string, kind: 'code' | 'test' | 'other') => ({
+    path,
+    kind,
+    status: 'modified' as const,
+    additions: 1,
+    deletions: 1,
+    binary: false,
+  });
   const ignore = makePr(10, { files: [file('.gitignore', 'other')] });
   const parser = makePr(11, { files: [file('src/parse.c', 'code')] });
-  const release = makePr(66, { title: 'Release 1.0', messages: ['fix #10, now failing on bad escapes', 'fix #11: reject bad escapes'], files: [file('.gitignore', 'other'), file('tests/test_parse.c', 'test')] });
-  expect(extractEdges([ignore, parser, release]).map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual([
-    '66->10 mentions 0.5',
-    '66->11 fixes 0.8',
-  ]);
+  const release = makePr(66, {
+    title: 'Release 1.0',
+    messages: ['fix #10, now failing on bad escapes', 'fix #11: reject bad escapes'],
+    files: [file('.gitignore', 'other'), file('tests/test_parse.c', 'test')],
+  });
+  expect(
+    extractEdges([ignore, parser, release]).map(
+      ({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`,
+    ),
+  ).toEqual(['66->10 mentions 0.5', '66->11 fixes 0.8']);
 });

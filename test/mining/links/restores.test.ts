@@ -20,10 +20,16 @@ test('a PR that adds back what a revert took out restores the reverted PR and de
   const tail = ['tail = last(items)', 'tail.next = item', 'item.prev = tail', 'items.tail = item'].join('\n') + '\n';
   await repo.quickPr(1, 'Add arrays', '', { 'src/array.py': arrays });
   const sha = await repo.quickPr(2, 'Use a tail pointer when appending', '', { 'src/array.py': arrays + tail });
-  await repo.quickPr(3, 'Revert "Use a tail pointer when appending"', `This reverts commit ${sha}.`, { 'src/array.py': arrays });
+  await repo.quickPr(3, 'Revert "Use a tail pointer when appending"', `This reverts commit ${sha}.`, {
+    'src/array.py': arrays,
+  });
   // Touches the same file after the revert, but adds something else.
-  await repo.quickPr(4, 'Add array docs', '', { 'src/array.py': `${arrays}"""Arrays of items, appended at the end."""\n` });
-  await repo.quickPr(5, 'Speed up appending', '', { 'src/array.py': `${arrays}"""Arrays of items, appended at the end."""\n${tail}assert items.tail is item\n` });
+  await repo.quickPr(4, 'Add array docs', '', {
+    'src/array.py': `${arrays}"""Arrays of items, appended at the end."""\n`,
+  });
+  await repo.quickPr(5, 'Speed up appending', '', {
+    'src/array.py': `${arrays}"""Arrays of items, appended at the end."""\n${tail}assert items.tail is item\n`,
+  });
 
   const { prs } = await readLocalPullRequests(repo.path);
   const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));

@@ -1,10 +1,15 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { blankNoise } from '../../../src/mining/links/text-noise';
 
-const kept = (text: string) => blankNoise(text).split('\n').map((line) => line.trim()).filter(Boolean);
+const kept = (text: string) =>
+  blankNoise(text)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 test('HTML comments, fenced blocks and quoted lines are blanked in place; the rest keeps its offsets', () => {
-  const text = 'Fix #1.\n<!-- template: Fixes #<n> -->\n```js\nsee #2\n```js\nstill code #3\n```\nAfter #4.\n> quoted #5\n~~~\n#6\n~~~~\nLast #7';
+  const text =
+    'Fix #1.\n<!-- template: Fixes #<n> -->\n```js\nsee #2\n```js\nstill code #3\n```\nAfter #4.\n> quoted #5\n~~~\n#6\n~~~~\nLast #7';
   const blanked = blankNoise(text);
   expect(blanked).toHaveLength(text.length);
   expect(blanked.indexOf('After #4.')).toBe(text.indexOf('After #4.'));

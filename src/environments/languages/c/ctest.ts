@@ -43,7 +43,11 @@ export function parseCtest(output: string): TestCase[] | undefined {
   const printed = new Map<string, string[]>();
   for (const line of output.split('\n')) {
     const m = /^CHAINSMITH-CTEST (\w+) (.+)$/.exec(line);
-    if (m) tests.set(m[2], m[1] === 'run' ? 'passed' : m[1] === 'disabled' || m[1] === 'notrun_skipped' ? 'skipped' : 'failed');
+    if (m)
+      tests.set(
+        m[2],
+        m[1] === 'run' ? 'passed' : m[1] === 'disabled' || m[1] === 'notrun_skipped' ? 'skipped' : 'failed',
+      );
     const o = /^CHAINSMITH-CTEST-OUT (\S+) (.*)$/.exec(line);
     if (o) printed.set(o[1], [...(printed.get(o[1]) ?? []), o[2]]);
   }

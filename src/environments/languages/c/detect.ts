@@ -14,7 +14,12 @@ const MESON_BUILD_DIR = '/work/build';
  */
 export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
-  const base = { language: 'c' as const, toolchain: { image: 'c' as const }, env: { CHAINSMITH_BUILD_DIR: CMAKE_BUILD_DIR }, path: [] };
+  const base = {
+    language: 'c' as const,
+    toolchain: { image: 'c' as const },
+    env: { CHAINSMITH_BUILD_DIR: CMAKE_BUILD_DIR },
+    path: [],
+  };
   if (has('CMakeLists.txt')) {
     return {
       ...base,
@@ -31,7 +36,11 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
     return {
       ...base,
       origin: 'c-meson',
-      manifests: ['meson.build', ...(has('meson_options.txt') ? ['meson_options.txt'] : []), ...(has('meson.options') ? ['meson.options'] : [])],
+      manifests: [
+        'meson.build',
+        ...(has('meson_options.txt') ? ['meson_options.txt'] : []),
+        ...(has('meson.options') ? ['meson.options'] : []),
+      ],
       setup: [`meson setup ${MESON_BUILD_DIR}`, `meson compile -C ${MESON_BUILD_DIR}`],
       runner: 'make',
       test: `meson compile -C ${MESON_BUILD_DIR} && meson test -C ${MESON_BUILD_DIR} --print-errorlogs`,

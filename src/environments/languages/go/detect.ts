@@ -14,7 +14,14 @@ export const DEBIAN_GO = '1.19';
 const FIRST_TOOLCHAIN_MODULE = '1.21.0';
 const GOPATH = '/home/agent/go';
 const GOMODCACHE = `${GOPATH}/pkg/mod`;
-const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
+const GOARCH: Record<string, string> = {
+  x64: 'amd64',
+  arm64: 'arm64',
+  ia32: '386',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+};
 
 /** The go.mod's `go` and `toolchain` lines. */
 export function goVersions(gomod: string): { go?: string; toolchain?: string } {
@@ -34,9 +41,15 @@ export function toolchainFor(gomod: string): { version?: string; note?: string }
   if (!wanted || compareVersions(wanted, '1.20') < 0) return {};
   const release = wanted.split('.').length === 2 ? `${wanted}.0` : wanted;
   if (compareVersions(release, FIRST_TOOLCHAIN_MODULE) < 0) {
-    return { version: FIRST_TOOLCHAIN_MODULE, note: `go.mod asks for go ${wanted}; Debian has ${DEBIAN_GO} and toolchain modules start at go${FIRST_TOOLCHAIN_MODULE}, the nearest above` };
+    return {
+      version: FIRST_TOOLCHAIN_MODULE,
+      note: `go.mod asks for go ${wanted}; Debian has ${DEBIAN_GO} and toolchain modules start at go${FIRST_TOOLCHAIN_MODULE}, the nearest above`,
+    };
   }
-  return { version: release, note: `go.mod asks for go ${wanted}: go${release} from the golang.org/toolchain module, not Debian's ${DEBIAN_GO}` };
+  return {
+    version: release,
+    note: `go.mod asks for go ${wanted}: go${release} from the golang.org/toolchain module, not Debian's ${DEBIAN_GO}`,
+  };
 }
 
 /**
@@ -51,8 +64,11 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
   // The newer of the base's and the merge's Go: a PR that raises its go line is tested at the merge on the Go it asks for, and Go runs older code.
   const atMerge = toolchainFor((await merged?.read('go.mod')) ?? '');
   const atBase = toolchainFor(gomod);
-  const { version, note } = atMerge.version && (!atBase.version || compareVersions(atMerge.version, atBase.version) > 0) ? atMerge : atBase;
-  const toolchainModule = version ? `golang.org/toolchain@v0.0.1-go${version}.linux-${GOARCH[process.arch] ?? process.arch}` : undefined;
+  const { version, note } =
+    atMerge.version && (!atBase.version || compareVersions(atMerge.version, atBase.version) > 0) ? atMerge : atBase;
+  const toolchainModule = version
+    ? `golang.org/toolchain@v0.0.1-go${version}.linux-${GOARCH[process.arch] ?? process.arch}`
+    : undefined;
   return {
     language: 'go',
     origin: 'go-modules',
@@ -73,9 +89,21 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
       `go test -count=1 -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
     ],
     // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
-    env: { GOPATH, GOMODCACHE, GOCACHE: '/home/agent/.cache/go-build', GOPROXY: 'off', GOSUMDB: 'off', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' },
+    env: {
+      GOPATH,
+      GOMODCACHE,
+      GOCACHE: '/home/agent/.cache/go-build',
+      GOPROXY: 'off',
+      GOSUMDB: 'off',
+      GOTOOLCHAIN: 'local',
+      CGO_ENABLED: '0',
+    },
     // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
-    sharedCache: { dir: '/cache/go-build', env: { GOCACHE: '/cache/go-build' }, seedFrom: '/home/agent/.cache/go-build' },
+    sharedCache: {
+      dir: '/cache/go-build',
+      env: { GOCACHE: '/cache/go-build' },
+      seedFrom: '/home/agent/.cache/go-build',
+    },
     path: toolchainModule ? [`${GOMODCACHE}/${toolchainModule}/bin`] : [],
     runner: 'go',
   };
@@ -95,17 +123,27 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
   await mustRun('go mod download', 'go', ['mod', 'download'], run);
   // Modules only tests import (or a pruned graph leaves out) come in as the packages load.
   const list = await runTool('go', ['list', '-e', '-deps', '-test', './...'], run);
-  if (list.code !== 0) notes.push(`go list -deps -test ./... on the host: ${list.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  if (list.code !== 0)
+    notes.push(`go list -deps -test ./... on the host: ${list.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   const packages: Array<{ name: string; version: string }> = [];
-  const modules = await runTool('go', ['list', '-m', '-e', '-f', '{{if not .Main}}{{.Path}} {{.Version}}{{end}}', 'all'], run);
+  const modules = await runTool(
+    'go',
+    ['list', '-m', '-e', '-f', '{{if not .Main}}{{.Path}} {{.Version}}{{end}}', 'all'],
+    run,
+  );
   for (const line of modules.stdout.split('\n')) {
     const [name, version] = line.trim().split(' ');
     if (name && version) packages.push({ name, version });
   }
   if (toolchainModule) {
-    const version = toolchainModule.replace(/^golang\.org\/toolchain@v0\.0\.1-go/, '').replace(/\.[a-z]+-[a-z0-9]+$/, '');
+    const version = toolchainModule
+      .replace(/^golang\.org\/toolchain@v0\.0\.1-go/, '')
+      .replace(/\.[a-z]+-[a-z0-9]+$/, '');
     ctx.log(`go: fetching the go${version} toolchain module`);
-    await mustRun(`fetching the go${version} toolchain`, 'go', ['version'], { ...run, env: { ...env, GOTOOLCHAIN: `go${version}` } });
+    await mustRun(`fetching the go${version} toolchain`, 'go', ['version'], {
+      ...run,
+      env: { ...env, GOTOOLCHAIN: `go${version}` },
+    });
     packages.push({ name: 'golang.org/toolchain', version: toolchainModule.split('@')[1] });
     notes.push(`toolchain go${version} from ${toolchainModule}`);
   }
@@ -113,5 +151,11 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
   await mkdir(env.GOMODCACHE, { recursive: true });
   // The go command leaves toolchain directories read-only, which would stop the cache from being deleted.
   await runTool('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
-  return { ecosystem: 'go-modules', tool: await toolVersion('go', ['version']), lock: hasSum ? 'committed' : 'none', packages, notes };
+  return {
+    ecosystem: 'go-modules',
+    tool: await toolVersion('go', ['version']),
+    lock: hasSum ? 'committed' : 'none',
+    packages,
+    notes,
+  };
 }

@@ -60,7 +60,8 @@ export function parseGoTest(output: string): TestCase[] | undefined {
     } catch {
       continue;
     }
-    if (event.Test && event.Package && event.Action && event.Action in OUTCOME) put(event.Package, event.Test, event.Action);
+    if (event.Test && event.Package && event.Action && event.Action in OUTCOME)
+      put(event.Package, event.Test, event.Action);
   }
   return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
 }

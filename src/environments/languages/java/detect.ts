@@ -2,7 +2,14 @@ import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { StageError } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
-import { DEPS_MOUNT, type FetchContext, type ExitCode, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import {
+  DEPS_MOUNT,
+  type FetchContext,
+  type ExitCode,
+  type LanguageRecipe,
+  type RepoFiles,
+  type Resolution,
+} from '../../contract';
 import { mustRun } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
@@ -22,7 +29,8 @@ const GRADLE_FILES = ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'se
 
 /** The Java release a POM compiles for (maven.compiler.release/source, java.version, a compiler plugin's <release>). */
 export function javaRelease(pom: string): string | undefined {
-  const m = /<(?:maven\.compiler\.release|maven\.compiler\.source|java\.version|release|source)>\s*(?:1\.)?(\d+)\s*</.exec(pom);
+  const m =
+    /<(?:maven\.compiler\.release|maven\.compiler\.source|java\.version|release|source)>\s*(?:1\.)?(\d+)\s*</.exec(pom);
   return m?.[1];
 }
 
@@ -42,10 +50,13 @@ export async function detectJava(files: RepoFiles): Promise<JavaRecipe | undefin
 
 async function maven(files: RepoFiles): Promise<JavaRecipe> {
   const pom = (await files.read('pom.xml')) ?? '';
-  const modules = [...pom.matchAll(/<module>\s*([^<\s]+)\s*<\/module>/g)].map((m) => `${m[1].replace(/\/$/, '')}/pom.xml`);
+  const modules = [...pom.matchAll(/<module>\s*([^<\s]+)\s*<\/module>/g)].map(
+    (m) => `${m[1].replace(/\/$/, '')}/pom.xml`,
+  );
   const release = javaRelease(pom);
   const notes: string[] = [];
-  if (release && Number(release) > Number(DEBIAN_JDK)) notes.push(`the POM compiles for Java ${release}; Debian bookworm's JDK ${DEBIAN_JDK} is the newest available`);
+  if (release && Number(release) > Number(DEBIAN_JDK))
+    notes.push(`the POM compiles for Java ${release}; Debian bookworm's JDK ${DEBIAN_JDK} is the newest available`);
   if (files.rootFiles.has('mvnw')) notes.push("the Maven wrapper is not used: the image runs Debian's Maven 3.8");
   return {
     language: 'java',
@@ -115,14 +126,22 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
 export async function fetchMaven(ctx: FetchContext): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
-  await mustRun('mvn test (resolving only)', 'mvn', ['-B', `-Dmaven.repo.local=${repo}`, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))], {
-    cwd: ctx.srcDir,
-    signal: ctx.signal,
-  });
+  await mustRun(
+    'mvn test (resolving only)',
+    'mvn',
+    ['-B', `-Dmaven.repo.local=${repo}`, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))],
+    {
+      cwd: ctx.srcDir,
+      signal: ctx.signal,
+    },
+  );
   const packages = await artifacts(repo);
   const notes = ['versions as the POMs declare them'];
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
-  const version = (await runTool('mvn', ['-v'], { cwd: ctx.srcDir })).stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n')[0].trim();
+  const version = (await runTool('mvn', ['-v'], { cwd: ctx.srcDir })).stdout
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')[0]
+    .trim();
   return { ecosystem: 'maven', tool: version || 'mvn', lock: 'none', packages, notes };
 }
 

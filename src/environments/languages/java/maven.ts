@@ -14,7 +14,8 @@ const REPORT = reportStart('surefire reports');
  */
 const MAVEN_OPTS = 'export MAVEN_OPTS="${MAVEN_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"';
 /** The parts of a Surefire report that decide outcomes, as the runner prints them (or as the XML has them). */
-const TOKEN = /<testcase\b[^>]*>|<(?:failure|error|skipped|flakyFailure|flakyError|rerunFailure|rerunError)\b[^>]*>|<\/testcase>/g;
+const TOKEN =
+  /<testcase\b[^>]*>|<(?:failure|error|skipped|flakyFailure|flakyError|rerunFailure|rerunError)\b[^>]*>|<\/testcase>/g;
 const ATTRIBUTE = /(\w+)="([^"]*)"/g;
 /** `report: ./target/surefire-reports/TEST-org.a.BTest.xml`: the class of its test cases that name none. */
 const REPORT_LINE = /^report: .*\/TEST-(.+)\.xml$/gm;

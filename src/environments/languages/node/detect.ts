@@ -2,7 +2,14 @@ import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StageError, TransientError } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
-import { DEPS_MOUNT, type FetchContext, type ExitCode, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import {
+  DEPS_MOUNT,
+  type FetchContext,
+  type ExitCode,
+  type LanguageRecipe,
+  type RepoFiles,
+  type Resolution,
+} from '../../contract';
 import { runTool, tail } from '../../host-tools';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -19,7 +26,11 @@ const MODULES = '/work/node_modules';
  */
 export async function detectNode(files: RepoFiles): Promise<NodeRecipe | undefined> {
   if (!files.rootFiles.has('package.json')) return undefined;
-  const lock = files.rootFiles.has('package-lock.json') ? 'package-lock.json' : files.rootFiles.has('npm-shrinkwrap.json') ? 'npm-shrinkwrap.json' : undefined;
+  const lock = files.rootFiles.has('package-lock.json')
+    ? 'package-lock.json'
+    : files.rootFiles.has('npm-shrinkwrap.json')
+      ? 'npm-shrinkwrap.json'
+      : undefined;
   const other = ['yarn.lock', 'pnpm-lock.yaml'].filter((f) => files.rootFiles.has(f));
   let scripts: Record<string, unknown> = {};
   let engine: unknown;
@@ -64,7 +75,10 @@ const NODE_MAJOR = '18';
 /** Whether an engines.node range ('>=14', '^16 || ^18', '16.x', '>=20.0.0') admits a major version; an unreadable one does. */
 export function nodeRangeAllows(range: string, major: number): boolean {
   return range.split('||').some((alt) => {
-    const clauses = alt.trim().split(/\s+(?=[<>=^~\d])/).filter(Boolean);
+    const clauses = alt
+      .trim()
+      .split(/\s+(?=[<>=^~\d])/)
+      .filter(Boolean);
     return clauses.every((c) => {
       const m = /^(>=|<=|>|<|=|\^|~)?\s*v?(\d+|x|\*)/.exec(c.trim());
       if (!m || m[2] === 'x' || m[2] === '*') return true;
@@ -90,22 +104,40 @@ async function fetchNpm(ctx: FetchContext, lock: string | undefined, other: stri
   const notes = other.length && !lock ? [`${other.join(', ')} not read: resolved with npm`] : [];
   // A lock written here names every tarball's URL and hash (whatever the host's npmrc says), so the
   // offline install needs no package metadata, only the cached tarballs.
-  const common = ['--cache', cache, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--omit-lockfile-registry-resolved=false'];
+  const common = [
+    '--cache',
+    cache,
+    '--ignore-scripts',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    '--omit-lockfile-registry-resolved=false',
+  ];
   const args = lock ? ['ci', ...common] : ['install', ...common, '--before', ctx.asOf.toISOString()];
-  ctx.log(`npm ${args[0]} on the host (${lock ? `${lock} as committed` : `resolved as of ${ctx.asOf.toISOString().slice(0, 10)}`})`);
+  ctx.log(
+    `npm ${args[0]} on the host (${lock ? `${lock} as committed` : `resolved as of ${ctx.asOf.toISOString().slice(0, 10)}`})`,
+  );
   let r = await runTool('npm', args, { cwd: ctx.srcDir, signal: ctx.signal });
   let asOf: string | undefined = lock ? undefined : ctx.asOf.toISOString();
   if (r.code !== 0 && !lock && /ENOVERSIONS|ETARGET/.test(r.stderr)) {
     // A registry (a mirror, say) whose publish times do not reach back that far has nothing "before": resolve as of now.
-    const why = r.stderr.split('\n').find((l) => /ENOVERSIONS|ETARGET|No versions|No matching/.test(l) && !/code E/.test(l)) ?? 'ENOVERSIONS';
-    notes.push(`the registry has no versions published before ${asOf!.slice(0, 10)} (${why.replace(/^npm (error|ERR!) /, '')}); resolved as of the fetch`);
+    const why =
+      r.stderr.split('\n').find((l) => /ENOVERSIONS|ETARGET|No versions|No matching/.test(l) && !/code E/.test(l)) ??
+      'ENOVERSIONS';
+    notes.push(
+      `the registry has no versions published before ${asOf!.slice(0, 10)} (${why.replace(/^npm (error|ERR!) /, '')}); resolved as of the fetch`,
+    );
     asOf = undefined;
     r = await runTool('npm', args.slice(0, -2), { cwd: ctx.srcDir, signal: ctx.signal });
   }
   if (r.code !== 0) {
     const why = tail(r.stderr || r.stdout);
     if (/E404|ETARGET|ENOVERSIONS|ERESOLVE|EUSAGE|not in this registry|No matching version/i.test(why)) {
-      const reason = stageReason('dependencies-unresolvable', 'npm cannot resolve the packages', { command: `npm ${args.join(' ')}`, exitCode: r.code, output: r.stderr || r.stdout });
+      const reason = stageReason('dependencies-unresolvable', 'npm cannot resolve the packages', {
+        command: `npm ${args.join(' ')}`,
+        exitCode: r.code,
+        output: r.stderr || r.stdout,
+      });
       throw new StageError(`npm cannot resolve the packages:\n${why}`, { reason });
     }
     throw new TransientError(`npm ${args[0]} failed on the host:\n${why}`);
@@ -128,5 +160,12 @@ async function fetchNpm(ctx: FetchContext, lock: string | undefined, other: stri
   } catch {
     notes.push('npm ls gave no package list');
   }
-  return { ecosystem: 'npm', tool: `npm ${version}`, lock: lock ? 'committed' : 'resolved', ...(asOf ? { asOf } : {}), packages, notes };
+  return {
+    ecosystem: 'npm',
+    tool: `npm ${version}`,
+    lock: lock ? 'committed' : 'resolved',
+    ...(asOf ? { asOf } : {}),
+    packages,
+    notes,
+  };
 }

@@ -10,5 +10,9 @@ export const node: LanguageSupport<'node', 'node', 'node'> = {
   detect: (files) => detectNode(files),
   runners: { node: nodeRunner },
   toolchains: { node: 'echo "node $(node --version) npm $(npm --version)"' },
-  files: { tests: [/\.(test|spec)\.[cm]?[jt]sx?$/], testDirectories: ['__tests__'], code: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs'] },
+  files: {
+    tests: [/\.(test|spec)\.[cm]?[jt]sx?$/],
+    testDirectories: ['__tests__'],
+    code: ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs'],
+  },
 };

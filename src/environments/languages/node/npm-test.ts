@@ -18,7 +18,8 @@ export function parseNodeOutput(output: string): TestCase[] | undefined {
   for (const line of output.split('\n')) {
     const m = MARKED.exec(line);
     // Two tests whose names differ only in a trailing time ("debounces 100ms") share an id: a failure wins.
-    if (m && !FILE_SUMMARY.test(m[2])) cases.set(m[2], worse(cases.get(m[2]), '✓✔√'.includes(m[1]) ? 'passed' : 'failed'));
+    if (m && !FILE_SUMMARY.test(m[2]))
+      cases.set(m[2], worse(cases.get(m[2]), '✓✔√'.includes(m[1]) ? 'passed' : 'failed'));
   }
   return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
 }

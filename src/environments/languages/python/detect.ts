@@ -14,7 +14,13 @@ export const MERGED_VENV = '/work/.venv-merge';
 
 const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.ini', 'conftest.py', 'uv.lock'];
 /** Requirement files a test run usually needs, below the root. */
-const NESTED_REQUIREMENTS = ['requirements/tests.txt', 'requirements/test.txt', 'requirements/testing.txt', 'requirements/dev.txt', 'tests/requirements.txt'];
+const NESTED_REQUIREMENTS = [
+  'requirements/tests.txt',
+  'requirements/test.txt',
+  'requirements/testing.txt',
+  'requirements/dev.txt',
+  'tests/requirements.txt',
+];
 const TESTISH = /^(tests?|testing|dev)$/i;
 const DOCS = /^docs?$|documentation|sphinx/i;
 /**
@@ -31,7 +37,11 @@ const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
  * offline from the fetched wheels, then the project itself, editable and without its deps. A project
  * on the base image's Python that declares nothing to install (beyond setuptools) needs no registry at all.
  */
-export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: PythonEra): Promise<PythonRecipe | undefined> {
+export async function detectPython(
+  files: RepoFiles,
+  merged?: RepoFiles,
+  era?: PythonEra,
+): Promise<PythonRecipe | undefined> {
   const has = (name: string) => files.rootFiles.has(name);
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
@@ -63,24 +73,50 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
   const requiresPython =
     /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ??
     /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
-    poetryPython(/^\s*python\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1]);
-  const needsPackages = declaresDeps || requirementFiles.length > 0 || has('uv.lock') || prAdds.length > 0 || toolDeps.some((r) => !IN_IMAGE.has(requirementName(r)));
-  const python = choosePython(era?.provided ?? [], requiresPython, era ? await era.baseDate() : new Date(), !needsPackages, (await era?.tested?.()) ?? []);
+    poetryPython(
+      /^\s*python\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1],
+    );
+  const needsPackages =
+    declaresDeps ||
+    requirementFiles.length > 0 ||
+    has('uv.lock') ||
+    prAdds.length > 0 ||
+    toolDeps.some((r) => !IN_IMAGE.has(requirementName(r)));
+  const python = choosePython(
+    era?.provided ?? [],
+    requiresPython,
+    era ? await era.baseDate() : new Date(),
+    !needsPackages,
+    (await era?.tested?.()) ?? [],
+  );
   // A host Python has no Debian pytest to see: pytest is fetched with the rest.
   const testTooling = python.prefix ? ['pytest'] : [];
   const needsFetch = needsPackages || testTooling.length > 0;
 
   // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
   // layout), not in [project], is read by the resolver through that backend.
-  const backendOnly = !project && !has('setup.py') && tomlTable(pyproject, 'build-system') !== undefined && /^\[tool\.(poetry|flit\.metadata)\]/m.test(pyproject);
-  const sources = project || backendOnly ? ['pyproject.toml'] : has('setup.py') ? ['setup.py'] : has('setup.cfg') ? ['setup.cfg'] : [];
+  const backendOnly =
+    !project &&
+    !has('setup.py') &&
+    tomlTable(pyproject, 'build-system') !== undefined &&
+    /^\[tool\.(poetry|flit\.metadata)\]/m.test(pyproject);
+  const sources =
+    project || backendOnly
+      ? ['pyproject.toml']
+      : has('setup.py')
+        ? ['setup.py']
+        : has('setup.cfg')
+          ? ['setup.cfg']
+          : [];
   const testExtras = extras.filter((e) => TESTISH.test(e));
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
   const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
 
   const venvSetup = (venv: string, deps: string) => {
     const pip = `${venv}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
-    const lines = [`${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${venv}`];
+    const lines = [
+      `${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${venv}`,
+    ];
     if (needsFetch) lines.push(`${pip} --find-links ${deps} -r ${deps}/requirements.txt`);
     if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
     return lines;
@@ -89,8 +125,15 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
   return {
     language: 'python',
     origin: installable ? 'python-package' : 'python-plain',
-    toolchain: { image: 'python', version: python.version, note: python.note, ...(python.prefix ? { prefix: python.prefix } : {}) },
-    manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock', ...(toxIni ? ['tox.ini'] : [])].filter(has).concat(requirementFiles),
+    toolchain: {
+      image: 'python',
+      version: python.version,
+      note: python.note,
+      ...(python.prefix ? { prefix: python.prefix } : {}),
+    },
+    manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock', ...(toxIni ? ['tox.ini'] : [])]
+      .filter(has)
+      .concat(requirementFiles),
     ...(needsFetch
       ? {
           fetch: pythonFetch({
@@ -130,8 +173,16 @@ export async function detectPython(files: RepoFiles, merged?: RepoFiles, era?: P
  */
 export function withoutOwnVersion(path: string, text: string): string {
   const line = /^\s*(__version__|version)\s*[=:]\s*['"]?[\w.+!-]+['"]?\s*,?\s*$/;
-  if (/(^|\/)setup\.py$/.test(path)) return text.split('\n').filter((l) => !line.test(l)).join('\n');
-  const own = /(^|\/)pyproject\.toml$/.test(path) ? /^(project|tool\.poetry)$/ : /(^|\/)setup\.cfg$/.test(path) ? /^metadata$/ : undefined;
+  if (/(^|\/)setup\.py$/.test(path))
+    return text
+      .split('\n')
+      .filter((l) => !line.test(l))
+      .join('\n');
+  const own = /(^|\/)pyproject\.toml$/.test(path)
+    ? /^(project|tool\.poetry)$/
+    : /(^|\/)setup\.cfg$/.test(path)
+      ? /^metadata$/
+      : undefined;
   if (!own) return text;
   let table = '';
   return text
@@ -159,16 +210,29 @@ export function poetryPython(constraint: string | undefined): string | undefined
 
 /** Requirement files at the root and the usual nested places: test ones where there are some, else development ones (which often pull in docs and linters too). */
 async function requirementFilesOf(files: RepoFiles): Promise<{ requirementFiles: string[]; found: string[] }> {
-  const rootRequirements = [...files.rootFiles].filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f)).sort();
-  const nested = (await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))).filter((f): f is string => !!f);
+  const rootRequirements = [...files.rootFiles]
+    .filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f))
+    .sort();
+  const nested = (
+    await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))
+  ).filter((f): f is string => !!f);
   const found = [...rootRequirements, ...nested];
   const testFiles = found.filter((f) => /test/i.test(f));
-  return { requirementFiles: found.filter((f) => !/test|dev/i.test(f)).concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f))), found };
+  return {
+    requirementFiles: found
+      .filter((f) => !/test|dev/i.test(f))
+      .concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f))),
+    found,
+  };
 }
 
 /** The package names a requirements file's lines name (options, includes and comments left out). */
 function namesInRequirements(text: string | undefined): string[] {
-  return (text ?? '').split('\n').map((l) => l.replace(/#.*/, '').trim()).filter((l) => l && !l.startsWith('-') && !/^[./]|:\/\//.test(l)).map(requirementName);
+  return (text ?? '')
+    .split('\n')
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter((l) => l && !l.startsWith('-') && !/^[./]|:\/\//.test(l))
+    .map(requirementName);
 }
 
 /**
@@ -186,13 +250,20 @@ export async function addedTestRequirements(base: RepoFiles, merged: RepoFiles):
     const pyproject = files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
     for (const table of ['project.optional-dependencies', 'dependency-groups']) {
       const body = tomlTable(pyproject, table);
-      for (const key of tomlKeys(body)) if (!testOnly || (TESTISH.test(key) && !/^dev$/i.test(key))) names.push(...(tomlStrings(body, key) ?? []).map(requirementName));
+      for (const key of tomlKeys(body))
+        if (!testOnly || (TESTISH.test(key) && !/^dev$/i.test(key)))
+          names.push(...(tomlStrings(body, key) ?? []).map(requirementName));
     }
-    if (!testOnly) names.push(...(tomlStrings(tomlTable(pyproject, 'project'), 'dependencies') ?? []).map(requirementName));
+    if (!testOnly)
+      names.push(...(tomlStrings(tomlTable(pyproject, 'project'), 'dependencies') ?? []).map(requirementName));
     return names;
   };
   const scripts = ((await base.read('setup.py')) ?? '') + ((await base.read('setup.cfg')) ?? '');
   const known = new Set([...(await declaredIn(base, false)), ...IN_IMAGE]);
   const wanted = await declaredIn(merged, true);
-  return [...new Set(wanted.filter((n) => !known.has(n) && !new RegExp(`["'\\s]${n.replace(/[.-]/g, '[._-]')}\\b`, 'i').test(scripts)))].sort();
+  return [
+    ...new Set(
+      wanted.filter((n) => !known.has(n) && !new RegExp(`["'\\s]${n.replace(/[.-]/g, '[._-]')}\\b`, 'i').test(scripts)),
+    ),
+  ].sort();
 }

@@ -42,7 +42,8 @@ const TOOLING_FLOORS: Array<{ from: string; floors: Record<string, string>; asOf
   { from: '3.11', floors: { pytest: '7.0.1', py: '1.11.0' }, asOf: '2022-02-18T00:00:00Z' },
   { from: '3.12', floors: { pytest: '7.4.3', py: '1.11.0' }, asOf: '2023-10-25T00:00:00Z' },
 ];
-const toolingFloors = (python: string) => [...TOOLING_FLOORS].reverse().find((t) => compareVersions(python, t.from) >= 0);
+const toolingFloors = (python: string) =>
+  [...TOOLING_FLOORS].reverse().find((t) => compareVersions(python, t.from) >= 0);
 /** What pytest needs to run, lifted with it (their versions as of the manifests' date may predate what it requires, or ship only an sdist). */
 const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup'];
 
@@ -66,7 +67,8 @@ export function compareVersions(a: string, b: string): number {
   const parts = (v: string) => v.split('.').map((p) => parseInt(p, 10) || 0);
   const x = parts(a);
   const y = parts(b);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
   return 0;
 }
 
@@ -120,23 +122,60 @@ export function pythonFetch(inputs: PythonInputs) {
     let resolved = false;
     if (inputs.uvLock) {
       const groups = inputs.groups.flatMap((g) => ['--group', g]);
-      const r = await runTool(tools.uv, ['export', '--frozen', '--no-hashes', '--no-emit-project', '--no-header', '--no-default-groups', ...groups, '--all-extras', '-o', pinned], { cwd: ctx.srcDir, env, signal: ctx.signal });
+      const r = await runTool(
+        tools.uv,
+        [
+          'export',
+          '--frozen',
+          '--no-hashes',
+          '--no-emit-project',
+          '--no-header',
+          '--no-default-groups',
+          ...groups,
+          '--all-extras',
+          '-o',
+          pinned,
+        ],
+        { cwd: ctx.srcDir, env, signal: ctx.signal },
+      );
       if (r.code === 0) {
         lock = 'committed';
         resolved = true;
       } else notes.push(`uv.lock could not be exported (${tail(r.stderr, 1)}); resolved from the project instead`);
     }
     const compile = (sources: string[], out: string) => [
-      'pip', 'compile', ...sources,
-      '--python-version', pyVersion, '--python-platform', `x86_64-manylinux_2_${GLIBC_MINOR}`,
-      '--exclude-newer', ctx.asOf.toISOString(), '--no-header', '--no-annotate', '--quiet', '-o', out,
+      'pip',
+      'compile',
+      ...sources,
+      '--python-version',
+      pyVersion,
+      '--python-platform',
+      `x86_64-manylinux_2_${GLIBC_MINOR}`,
+      '--exclude-newer',
+      ctx.asOf.toISOString(),
+      '--no-header',
+      '--no-annotate',
+      '--quiet',
+      '-o',
+      out,
     ];
     let legacyBackend: string[] = [];
     const compileRun = async (args: string[]) => {
       const r = await runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
-      if (r.code === 0 || legacyBackend.length || !LEGACY_BACKEND.needs.test(r.stderr) || ctx.asOf.toISOString() >= LEGACY_BACKEND.asOf) return r;
-      legacyBackend = ['setuptools', 'wheel'].flatMap((name) => ['--exclude-newer-package', `${name}=${LEGACY_BACKEND.asOf}`]);
-      notes.push(`setuptools and wheel are resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`);
+      if (
+        r.code === 0 ||
+        legacyBackend.length ||
+        !LEGACY_BACKEND.needs.test(r.stderr) ||
+        ctx.asOf.toISOString() >= LEGACY_BACKEND.asOf
+      )
+        return r;
+      legacyBackend = ['setuptools', 'wheel'].flatMap((name) => [
+        '--exclude-newer-package',
+        `${name}=${LEGACY_BACKEND.asOf}`,
+      ]);
+      notes.push(
+        `setuptools and wheel are resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`,
+      );
       return runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
     };
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
@@ -147,48 +186,94 @@ export function pythonFetch(inputs: PythonInputs) {
       const asOf = ctx.asOf.toISOString() > floor.asOf ? ctx.asOf.toISOString() : floor.asOf;
       const plugins = (await readPinned(pinned)).map(requirementName).filter((n) => n.startsWith('pytest-'));
       const overrides = join(ctx.srcDir, '.chainsmith-tooling-overrides.txt');
-      await writeFile(overrides, Object.entries(floor.floors).map(([n, v]) => `${n}>=${v}`).join('\n') + '\n');
+      await writeFile(
+        overrides,
+        Object.entries(floor.floors)
+          .map(([n, v]) => `${n}>=${v}`)
+          .join('\n') + '\n',
+      );
       // Into a file of its own: uv takes an existing output file's pins as preferences, which would keep the old tooling.
       const out = join(ctx.srcDir, '.chainsmith-lifted.txt');
       const oIndex = args.indexOf('-o');
-      const lifted = [...args.slice(0, oIndex), '-o', out, ...args.slice(oIndex + 2), '--overrides', overrides, ...[...TOOLING, ...plugins].flatMap((n) => ['--exclude-newer-package', `${n}=${asOf}`])];
+      const lifted = [
+        ...args.slice(0, oIndex),
+        '-o',
+        out,
+        ...args.slice(oIndex + 2),
+        '--overrides',
+        overrides,
+        ...[...TOOLING, ...plugins].flatMap((n) => ['--exclude-newer-package', `${n}=${asOf}`]),
+      ];
       const r = await runTool(tools.uv, lifted, { cwd: ctx.srcDir, env, signal: ctx.signal });
       if (r.code === 0) await writeFile(pinned, await readFile(out, 'utf8'));
       if (r.code !== 0) {
-        notes.push(`the test tooling (${before.map(([n, v]) => `${n} ${v}`).join(', ')}) does not run on Python ${pyVersion} and could not be lifted (${tail(r.stderr, 1)})`);
+        notes.push(
+          `the test tooling (${before.map(([n, v]) => `${n} ${v}`).join(', ')}) does not run on Python ${pyVersion} and could not be lifted (${tail(r.stderr, 1)})`,
+        );
         return;
       }
-      const now = new Map((await readPinned(pinned)).map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => [requirementName(m[1]), m[2]]));
+      const now = new Map(
+        (await readPinned(pinned))
+          .map((l) => /^([A-Za-z0-9._-]+)==([^\s;]+)/.exec(l))
+          .filter((m): m is RegExpExecArray => !!m)
+          .map((m) => [requirementName(m[1]), m[2]]),
+      );
       notes.push(
         `test tooling lifted to run on Python ${pyVersion}: ${before.map(([n, v]) => `${n} ${v} → ${now.get(n) ?? 'not needed'}`).join(', ')} ` +
           `(${[...TOOLING, ...plugins].join(', ')} resolved as of ${asOf.slice(0, 10)}); the project's own dependencies stay as of ${ctx.asOf.toISOString().slice(0, 10)}`,
       );
     };
-    if (resolved && inputs.prAdds.length) notes.push(`the PR's added test requirements (${inputs.prAdds.join(', ')}) are not installed: the base's uv.lock is taken as committed`);
+    if (resolved && inputs.prAdds.length)
+      notes.push(
+        `the PR's added test requirements (${inputs.prAdds.join(', ')}) are not installed: the base's uv.lock is taken as committed`,
+      );
     if (!resolved) {
       // With the tools' test requirements and what the PR adds for its tests first; then with the PR's
       // alone (one bad tool table does not cost them); then without either, where they do not resolve with the project's.
       const { toolDeps, prAdds } = inputs;
       const sourceSets: { sources: string[]; tool: boolean; pr: boolean }[] = [];
-      for (const [tool, pr] of [[true, true], [false, true]] as const) {
+      for (const [tool, pr] of [
+        [true, true],
+        [false, true],
+      ] as const) {
         const added = [...(tool ? toolDeps : []), ...(pr ? prAdds : [])];
         if (!added.length || (!tool && !toolDeps.length)) continue;
         const file = join(ctx.srcDir, `.chainsmith-added-${sourceSets.length}.in`);
         await writeFile(file, added.join('\n') + '\n');
-        sourceSets.push({ sources: [...inputs.sources, file], tool: tool && toolDeps.length > 0, pr: pr && prAdds.length > 0 });
+        sourceSets.push({
+          sources: [...inputs.sources, file],
+          tool: tool && toolDeps.length > 0,
+          pr: pr && prAdds.length > 0,
+        });
       }
       sourceSets.push({ sources: inputs.sources, tool: false, pr: false });
-      const attempts: string[][] = [inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e])];
-      if (inputs.extras === 'all' || inputs.extras.length > inputs.testExtras.length) attempts.push(inputs.testExtras.flatMap((e) => ['--extra', e]));
+      const attempts: string[][] = [
+        inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e]),
+      ];
+      if (inputs.extras === 'all' || inputs.extras.length > inputs.testExtras.length)
+        attempts.push(inputs.testExtras.flatMap((e) => ['--extra', e]));
       let failure: { args: string[]; run: ToolRun } | undefined;
       for (const { sources, tool, pr } of sourceSets) {
         const base = [...compile(sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
         for (const [i, extras] of attempts.entries()) {
           const r = await compileRun([...base, ...extras]);
           if (r.code === 0) {
-            if (i > 0) notes.push(`not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`);
-            if (toolDeps.length) notes.push(tool ? `test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): ${toolDeps.join(', ')}` : `the test requirements of the project's tool tables (${toolDeps.join(', ')}) do not resolve with its own and are not installed`);
-            if (prAdds.length) notes.push(pr ? `test requirements the PR adds, which the base does not declare: ${prAdds.join(', ')}` : `the PR's added test requirements (${prAdds.join(', ')}) do not resolve with the base's and are not installed`);
+            if (i > 0)
+              notes.push(
+                `not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`,
+              );
+            if (toolDeps.length)
+              notes.push(
+                tool
+                  ? `test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): ${toolDeps.join(', ')}`
+                  : `the test requirements of the project's tool tables (${toolDeps.join(', ')}) do not resolve with its own and are not installed`,
+              );
+            if (prAdds.length)
+              notes.push(
+                pr
+                  ? `test requirements the PR adds, which the base does not declare: ${prAdds.join(', ')}`
+                  : `the PR's added test requirements (${prAdds.join(', ')}) do not resolve with the base's and are not installed`,
+              );
             resolved = true;
             await liftTooling([...base, ...extras, ...legacyBackend]);
             break;
@@ -197,14 +282,25 @@ export function pythonFetch(inputs: PythonInputs) {
         }
         if (resolved) break;
       }
-      if (!resolved && failure) throw resolverFailure('uv cannot resolve the Python requirements', shown(tools.uv, failure.args), failure.run, ` as of ${ctx.asOf.toISOString().slice(0, 10)}`);
+      if (!resolved && failure)
+        throw resolverFailure(
+          'uv cannot resolve the Python requirements',
+          shown(tools.uv, failure.args),
+          failure.run,
+          ` as of ${ctx.asOf.toISOString().slice(0, 10)}`,
+        );
     }
     // The build backend, resolved apart: a lock file need not hold it, and the project installs without build isolation.
     const build = join(ctx.srcDir, '.chainsmith-build-requirements.in');
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
     await writeFile(build, [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling].join('\n') + '\n');
     const b = await runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal });
-    if (b.code !== 0) throw resolverFailure(`uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')})`, shown(tools.uv, compile([build], buildPinned)), b);
+    if (b.code !== 0)
+      throw resolverFailure(
+        `uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')})`,
+        shown(tools.uv, compile([build], buildPinned)),
+        b,
+      );
     // The project itself (editable, a local path) is installed from the working tree, not from here.
     const lines = await readPinned(pinned);
     const names = new Set(lines.map(requirementName));
@@ -212,15 +308,46 @@ export function pythonFetch(inputs: PythonInputs) {
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
     ctx.log(`downloading ${lines.length} Python packages for CPython ${pyVersion}`);
     if (lines.length) {
-      const download = ['-m', 'pip', 'download', '--no-deps', '--prefer-binary', '--disable-pip-version-check', '--dest', ctx.depsDir,
-          '--python-version', pyVersion, '--implementation', 'cp', '--abi', `cp${pyVersion.replace('.', '')}`, '--abi', 'abi3', '--abi', 'none',
-          ...PLATFORMS.flatMap((p) => ['--platform', p]), '-r', join(ctx.depsDir, 'requirements.txt')];
+      const download = [
+        '-m',
+        'pip',
+        'download',
+        '--no-deps',
+        '--prefer-binary',
+        '--disable-pip-version-check',
+        '--dest',
+        ctx.depsDir,
+        '--python-version',
+        pyVersion,
+        '--implementation',
+        'cp',
+        '--abi',
+        `cp${pyVersion.replace('.', '')}`,
+        '--abi',
+        'abi3',
+        '--abi',
+        'none',
+        ...PLATFORMS.flatMap((p) => ['--platform', p]),
+        '-r',
+        join(ctx.depsDir, 'requirements.txt'),
+      ];
       const r = await runTool(tools.python, download, { cwd: ctx.srcDir, signal: ctx.signal });
-      if (r.code !== 0) throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
+      if (r.code !== 0)
+        throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
     }
     await wheelsFromSdists(tools.python, ctx, notes);
-    const packages = lines.map((l) => /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s;]+)/.exec(l)).filter((m): m is RegExpExecArray => !!m).map((m) => ({ name: m[1], version: m[2] }));
-    return { ecosystem: 'pypi', tool: `${tools.version}; pip ${tools.pipVersion}`, lock, asOf: ctx.asOf.toISOString(), packages, notes };
+    const packages = lines
+      .map((l) => /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s;]+)/.exec(l))
+      .filter((m): m is RegExpExecArray => !!m)
+      .map((m) => ({ name: m[1], version: m[2] }));
+    return {
+      ecosystem: 'pypi',
+      tool: `${tools.version}; pip ${tools.pipVersion}`,
+      lock,
+      asOf: ctx.asOf.toISOString(),
+      packages,
+      notes,
+    };
   };
 }
 
@@ -235,7 +362,21 @@ async function wheelsFromSdists(python: string, ctx: FetchContext, notes: string
   for (const sdist of sdists) {
     const out = await mkdtemp(join(tmpdir(), 'chainsmith-wheel-'));
     try {
-      const r = await runTool(python, ['-m', 'pip', 'wheel', '--no-deps', '--disable-pip-version-check', '--quiet', '-w', out, join(ctx.depsDir, sdist)], { cwd: ctx.srcDir, signal: ctx.signal });
+      const r = await runTool(
+        python,
+        [
+          '-m',
+          'pip',
+          'wheel',
+          '--no-deps',
+          '--disable-pip-version-check',
+          '--quiet',
+          '-w',
+          out,
+          join(ctx.depsDir, sdist),
+        ],
+        { cwd: ctx.srcDir, signal: ctx.signal },
+      );
       const wheel = r.code === 0 ? (await readdir(out)).find((f) => /-none-any\.whl$/.test(f)) : undefined;
       if (wheel) {
         await copyFile(join(out, wheel), join(ctx.depsDir, wheel));
@@ -251,12 +392,20 @@ async function wheelsFromSdists(python: string, ctx: FetchContext, notes: string
 /** A host command as a stage's reason shows it: the tool's name, and paths relative to the checkout (the host's temporary folders mean nothing to a reader). */
 function shown(tool: string, args: string[]): string {
   const name = tool.split('/').pop();
-  return [name, ...args.map((a) => a.replace(/^\/.*\/chainsmith-src-[^/]+\//, '').replace(/^\/.*\/(\.partial-[^/]+|deps\/[^/]+)\/files/, '$DEPS'))].join(' ');
+  return [
+    name,
+    ...args.map((a) =>
+      a.replace(/^\/.*\/chainsmith-src-[^/]+\//, '').replace(/^\/.*\/(\.partial-[^/]+|deps\/[^/]+)\/files/, '$DEPS'),
+    ),
+  ].join(' ');
 }
 
 /** The requirement lines of a pinned file, without comments, options and the project itself (editable, a local path). */
 async function readPinned(file: string): Promise<string[]> {
-  return (await readFile(file, 'utf8')).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('-') && !/file:|^\.|@ \//.test(l));
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#') && !l.startsWith('-') && !/file:|^\.|@ \//.test(l));
 }
 
 interface UvTools {
@@ -281,7 +430,8 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
       ctx.log(`installing uv into ${venv} with the host's pip (first time only)`);
       await mkdir(toolsDir, { recursive: true });
       const made = await runTool('python3', ['-m', 'venv', '--clear', venv]);
-      if (made.code !== 0) throw new TransientError(`python3 cannot create a venv for uv in ${venv}: ${tail(made.stderr)}`);
+      if (made.code !== 0)
+        throw new TransientError(`python3 cannot create a venv for uv in ${venv}: ${tail(made.stderr)}`);
       const pip = await runTool(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'uv']);
       if (pip.code !== 0) throw new TransientError(`pip cannot install uv into ${venv}: ${tail(pip.stderr)}`);
     }

@@ -12,7 +12,13 @@ export interface HostPython extends ProvidedPython {
 
 /** pyenv's versions directory: $PYENV_ROOT, else what `pyenv root` says, else pyenv's default ~/.pyenv. */
 async function pyenvVersions(): Promise<string | undefined> {
-  const root = process.env.PYENV_ROOT || (await runTool('pyenv', ['root']).then((r) => (r.code === 0 ? r.stdout.trim() : ''), () => '')) || join(homedir(), '.pyenv');
+  const root =
+    process.env.PYENV_ROOT ||
+    (await runTool('pyenv', ['root']).then(
+      (r) => (r.code === 0 ? r.stdout.trim() : ''),
+      () => '',
+    )) ||
+    join(homedir(), '.pyenv');
   const dir = join(root, 'versions');
   return existsSync(dir) ? dir : undefined;
 }
@@ -22,7 +28,10 @@ async function probe(path: string): Promise<HostPython | undefined> {
   if (!existsSync(join(path, 'bin', 'python3'))) return undefined;
   const prefix = realpathSync(path);
   const python = join(prefix, 'bin', 'python3');
-  const r = await runTool(python, ['-c', 'import sys, platform; print(platform.python_implementation(), "%d.%d.%d" % sys.version_info[:3])']).catch(() => undefined);
+  const r = await runTool(python, [
+    '-c',
+    'import sys, platform; print(platform.python_implementation(), "%d.%d.%d" % sys.version_info[:3])',
+  ]).catch(() => undefined);
   const m = r?.code === 0 ? /^CPython (\d+\.\d+)\.(\d+)$/.exec(r.stdout.trim()) : null;
   if (!m) return undefined;
   return { version: m[1], full: `${m[1]}.${m[2]}`, prefix };
@@ -31,7 +40,11 @@ async function probe(path: string): Promise<HostPython | undefined> {
 /** Size and modification time of a prefix's python3 and libpython: they change when the interpreter is rebuilt. */
 export function prefixFingerprint(prefix: string): string {
   const lib = join(prefix, 'lib');
-  const libs = existsSync(lib) ? readdirSync(lib).filter((f) => /^libpython.*\.so\.1\.0$/.test(f)).map((f) => join(lib, f)) : [];
+  const libs = existsSync(lib)
+    ? readdirSync(lib)
+        .filter((f) => /^libpython.*\.so\.1\.0$/.test(f))
+        .map((f) => join(lib, f))
+    : [];
   return [join(prefix, 'bin', 'python3'), ...libs]
     .map((f) => statSync(f, { throwIfNoEntry: false }))
     .map((s) => (s ? `${s.size}:${Math.round(s.mtimeMs)}` : 'missing'))
@@ -51,7 +64,11 @@ export function hostPythons(configured: string[] = []): Promise<HostPython[]> {
   if (!list) {
     list = (async () => {
       const versions = await pyenvVersions();
-      const pyenv = versions ? readdirSync(versions).sort().map((v) => join(versions, v)) : [];
+      const pyenv = versions
+        ? readdirSync(versions)
+            .sort()
+            .map((v) => join(versions, v))
+        : [];
       const probed = await Promise.all([...pyenv, ...configured.map((p) => resolve(p))].map(probe));
       const byMinor = new Map<string, HostPython>();
       const patch = (p: HostPython) => Number(p.full.split('.')[2]);

@@ -29,6 +29,10 @@ export const python: LanguageSupport<'python', 'pytest', 'python', PythonSetting
   runners: { pytest: pytestRunner },
   toolchains: { python: 'python3 --version' },
   files: { tests: [/^test_.*\.py$/, /_test\.py$/], code: ['py', 'pyx', 'pyi'] },
-  hostToolchain: { recipe: 'host-python', fingerprint: prefixFingerprint, unrunnable: /lacks libraries|does not run in the image/ },
+  hostToolchain: {
+    recipe: 'host-python',
+    fingerprint: prefixFingerprint,
+    unrunnable: /lacks libraries|does not run in the image/,
+  },
   base: { toolchain: 'python', testCommand: PYTEST },
 };

@@ -41,7 +41,8 @@ export function requirementName(req: string): string {
 export function specifierAllows(spec: string, version: string): boolean {
   const v = version.split('.').map(Number);
   const cmp = (a: number[], b: number[]) => {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    for (let i = 0; i < Math.max(a.length, b.length); i++)
+      if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
     return 0;
   };
   return spec.split(',').every((clause) => {

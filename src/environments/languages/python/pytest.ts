@@ -45,7 +45,8 @@ export function pytestFiles(files: string[]): string[] {
 export const pytestRunner: TestRunner<'pytest'> = {
   name: 'pytest',
   // A configured command (python3 -m pytest -x, tox -e py -- …) still gets the summary flag and the files.
-  command: (files, override) => [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...pytestFiles(files).map(shellQuote)].join(' '),
+  command: (files, override) =>
+    [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...pytestFiles(files).map(shellQuote)].join(' '),
   parse: parsePytestSummary,
   runs: (command) => /\bpytest\b/.test(command),
   selects: { files: pytestFiles, described: 'Python files pytest could run' },

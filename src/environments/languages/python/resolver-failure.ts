@@ -3,11 +3,14 @@ import { stageReason } from '../../../stage-reason';
 import type { ToolRun } from '../../host-tools';
 
 /** A requirement from a version-control URL no resolver here can fetch: pip's old `git://` and `svn+`, `hg+`, `bzr+` forms. */
-const UNSUPPORTED_SCHEME = /Unsupported URL prefix|Unsupported Git URL scheme|(^|[\s=@])(git|svn|hg|bzr)(\+[a-z]+)?:\/\/|(^|[\s=@])(svn|hg|bzr)\+/im;
+const UNSUPPORTED_SCHEME =
+  /Unsupported URL prefix|Unsupported Git URL scheme|(^|[\s=@])(git|svn|hg|bzr)(\+[a-z]+)?:\/\/|(^|[\s=@])(svn|hg|bzr)\+/im;
 /** The project asks for a Python none of the provided ones is (uv names the requested version). */
-const NO_PYTHON = /requested Python version|requires-python|no interpreter found|Python >=? ?[0-9.]+ .*(is not|not) (available|installed)/i;
+const NO_PYTHON =
+  /requested Python version|requires-python|no interpreter found|Python >=? ?[0-9.]+ .*(is not|not) (available|installed)/i;
 /** The resolver could not reach a registry: another try may work. */
-const UNREACHABLE = /error sending request|dns error|tcp connect error|Connection (refused|reset)|connection closed|timed out|Temporary failure in name resolution|Network is unreachable|\b(HTTP|status)( code)?:? ?(429|50[0-4])\b|Too Many Requests|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Max retries exceeded|NewConnectionError|ReadTimeoutError|ConnectTimeoutError|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN/i;
+const UNREACHABLE =
+  /error sending request|dns error|tcp connect error|Connection (refused|reset)|connection closed|timed out|Temporary failure in name resolution|Network is unreachable|\b(HTTP|status)( code)?:? ?(429|50[0-4])\b|Too Many Requests|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Max retries exceeded|NewConnectionError|ReadTimeoutError|ConnectTimeoutError|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN/i;
 
 /**
  * Output that names a cause the same inputs meet on every try: no version satisfies the requirements,
@@ -29,18 +32,31 @@ const DETERMINISTIC =
 export function resolverFailure(what: string, shown: string, run: ToolRun, detail = ''): StageError | TransientError {
   const output = `${run.stdout}\n${run.stderr}`.trim();
   // The tool did not run at all (not installed, or stopped): nothing about the stage is known.
-  if (run.code === -1) return new TransientError(`${what}: ${shown.split(' ')[0]} did not run: ${output.split('\n').pop()}`);
+  if (run.code === -1)
+    return new TransientError(`${what}: ${shown.split(' ')[0]} did not run: ${output.split('\n').pop()}`);
   const last = output.split('\n').slice(-25).join('\n');
   const failed = { command: shown, exitCode: run.code, output };
   if (UNSUPPORTED_SCHEME.test(output)) {
-    return new StageError(`${what}: a requirement names a URL scheme it cannot fetch:\n${last}`, { reason: stageReason('unsupported', `${what}: a requirement names a version-control URL scheme that cannot be fetched (git://, svn+, hg+, bzr+)`, failed) });
+    return new StageError(`${what}: a requirement names a URL scheme it cannot fetch:\n${last}`, {
+      reason: stageReason(
+        'unsupported',
+        `${what}: a requirement names a version-control URL scheme that cannot be fetched (git://, svn+, hg+, bzr+)`,
+        failed,
+      ),
+    });
   }
   if (NO_PYTHON.test(output)) {
-    return new StageError(`${what}: the Python it needs cannot be had:\n${last}`, { reason: stageReason('unsupported', `${what}: the project needs a Python that cannot be had here`, failed) });
+    return new StageError(`${what}: the Python it needs cannot be had:\n${last}`, {
+      reason: stageReason('unsupported', `${what}: the project needs a Python that cannot be had here`, failed),
+    });
   }
-  if (UNREACHABLE.test(output) && !/Couldn't parse|No solution found/i.test(output)) return new TransientError(`${what} could not reach a package registry:\n${last}`);
-  const summary = /Couldn't parse requirement/i.test(output) ? `${what}: a requirement line does not parse` : `${what}${detail}`;
+  if (UNREACHABLE.test(output) && !/Couldn't parse|No solution found/i.test(output))
+    return new TransientError(`${what} could not reach a package registry:\n${last}`);
+  const summary = /Couldn't parse requirement/i.test(output)
+    ? `${what}: a requirement line does not parse`
+    : `${what}${detail}`;
   const reason = stageReason('dependencies-unresolvable', summary, failed);
-  if (!DETERMINISTIC.test(output)) return new UnexplainedFailure(`${summary} (no known cause in its output; worth one more try):\n${last}`, reason);
+  if (!DETERMINISTIC.test(output))
+    return new UnexplainedFailure(`${summary} (no known cause in its output; worth one more try):\n${last}`, reason);
   return new StageError(`${summary}:\n${last}`, { reason });
 }

@@ -12,11 +12,21 @@ import { showFile } from '../../cat-file';
  */
 export async function testedPythons(repoPath: string, sha: string): Promise<string[]> {
   const workflows = await git(repoPath, ['ls-tree', '--name-only', sha, '--', '.github/workflows/']).catch(() => '');
-  const paths = [...workflows.split('\n').filter((p) => /\.ya?ml$/.test(p)), '.travis.yml', 'tox.ini', 'setup.py', 'setup.cfg', 'pyproject.toml'];
-  const texts = await Promise.all(paths.map(async (p) => [p, (await showFile(repoPath, `${sha}:${p}`)) ?? ''] as const));
+  const paths = [
+    ...workflows.split('\n').filter((p) => /\.ya?ml$/.test(p)),
+    '.travis.yml',
+    'tox.ini',
+    'setup.py',
+    'setup.cfg',
+    'pyproject.toml',
+  ];
+  const texts = await Promise.all(
+    paths.map(async (p) => [p, (await showFile(repoPath, `${sha}:${p}`)) ?? ''] as const),
+  );
   const minors = new Set<string>();
   for (const [path, text] of texts) {
-    const found = path === 'tox.ini' ? toxMinors(text) : /\.ya?ml$/.test(path) ? yamlMinors(text) : classifierMinors(text);
+    const found =
+      path === 'tox.ini' ? toxMinors(text) : /\.ya?ml$/.test(path) ? yamlMinors(text) : classifierMinors(text);
     for (const m of found) minors.add(m);
   }
   return [...minors].sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
@@ -44,7 +54,11 @@ export function yamlMinors(text: string): string[] {
       out.push(...versionsIn(rest));
       continue;
     }
-    for (let j = i + 1; j < lines.length && /^\s*(-\s|#|$)/.test(lines[j]) && (lines[j].match(/^\s*/)?.[0].length ?? 0) >= key[1].length; j++) {
+    for (
+      let j = i + 1;
+      j < lines.length && /^\s*(-\s|#|$)/.test(lines[j]) && (lines[j].match(/^\s*/)?.[0].length ?? 0) >= key[1].length;
+      j++
+    ) {
       out.push(...versionsIn(lines[j].replace(/#.*/, '')));
     }
   }
@@ -54,7 +68,12 @@ export function yamlMinors(text: string): string[] {
 /** tox's envlist factors: py311, py3{11,10,9}, py{38,37} (braces expanded once; pypy3 is not py3N). */
 export function toxMinors(text: string): string[] {
   const envlist = /^\s*envlist\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(text)?.[1] ?? '';
-  const expanded = envlist.replace(/\bpy(\d?)\{([^}]*)\}/g, (_, lead: string, body: string) => body.split(',').map((x) => `py${lead}${x.trim()}`).join(','));
+  const expanded = envlist.replace(/\bpy(\d?)\{([^}]*)\}/g, (_, lead: string, body: string) =>
+    body
+      .split(',')
+      .map((x) => `py${lead}${x.trim()}`)
+      .join(','),
+  );
   const out: string[] = [];
   for (const m of expanded.matchAll(/\bpy3(\d{1,2})\b/g)) out.push(`3.${m[1]}`);
   return out;

@@ -12,19 +12,29 @@ const TEST_OR_DEV = /^(tests?|testing|dev|develop|development|default)$/i;
  */
 export function toolTestRequirements(pyproject: string, toxIni: string): string[] {
   const found: string[] = [];
-  const poetryGroups = [...pyproject.matchAll(/^\[tool\.poetry\.group\.([\w.-]+)\.dependencies\]\s*$/gm)].map((m) => m[1]).filter((g) => TEST_OR_DEV.test(g));
-  for (const table of ['tool.poetry.dev-dependencies', ...poetryGroups.map((g) => `tool.poetry.group.${g}.dependencies`)]) {
+  const poetryGroups = [...pyproject.matchAll(/^\[tool\.poetry\.group\.([\w.-]+)\.dependencies\]\s*$/gm)]
+    .map((m) => m[1])
+    .filter((g) => TEST_OR_DEV.test(g));
+  for (const table of [
+    'tool.poetry.dev-dependencies',
+    ...poetryGroups.map((g) => `tool.poetry.group.${g}.dependencies`),
+  ]) {
     const body = tomlTable(pyproject, table) ?? '';
     // A path, git or URL dependency is no registry package: a name lookup could fetch a stranger's.
-    const local = new Set([...body.matchAll(/^\s*"?([\w.-]+)"?\s*=\s*\{[^}\n]*\b(path|git|url)\s*=/gm)].map((m) => m[1]));
+    const local = new Set(
+      [...body.matchAll(/^\s*"?([\w.-]+)"?\s*=\s*\{[^}\n]*\b(path|git|url)\s*=/gm)].map((m) => m[1]),
+    );
     found.push(...tomlKeys(body).filter((name) => name !== 'python' && !local.has(name)));
   }
   const pdm = tomlTable(pyproject, 'tool.pdm.dev-dependencies');
   for (const group of tomlKeys(pdm).filter((g) => TEST_OR_DEV.test(g))) found.push(...(tomlStrings(pdm, group) ?? []));
-  for (const env of ['default', 'test', 'tests']) found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), 'dependencies') ?? []));
+  for (const env of ['default', 'test', 'tests'])
+    found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), 'dependencies') ?? []));
   found.push(...toxDeps(toxIni));
   // The project itself (tox and Hatch often list it) is installed from its tree, not fetched.
-  const own = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'project') ?? tomlTable(pyproject, 'tool.poetry') ?? '')?.[1];
+  const own = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(
+    tomlTable(pyproject, 'project') ?? tomlTable(pyproject, 'tool.poetry') ?? '',
+  )?.[1];
   const seen = new Set<string>(own ? [requirementName(own)] : []);
   return found.filter((r) => /^[A-Za-z0-9]/.test(r) && !seen.has(requirementName(r)) && seen.add(requirementName(r)));
 }

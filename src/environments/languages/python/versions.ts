@@ -49,7 +49,11 @@ export interface PythonChoice {
 
 /** A minor missing from the table counts as not out yet: it is chosen only where nothing older is allowed. */
 const firstBeta = (version: string) => FIRST_BETA[version] ?? '9999-12-31';
-const minorKey = (v: string) => v.split('.').map(Number).reduce((acc, n) => acc * 1000 + n, 0);
+const minorKey = (v: string) =>
+  v
+    .split('.')
+    .map(Number)
+    .reduce((acc, n) => acc * 1000 + n, 0);
 
 /**
  * The Python for a stage: the newest minor (the base image's or a provided one) that the project's
@@ -60,17 +64,28 @@ const minorKey = (v: string) => v.split('.').map(Number).reduce((acc, n) => acc 
  * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
  * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
  */
-export function choosePython(provided: ProvidedPython[], requiresPython: string | undefined, baseDate: Date, needsNoFetch = false, tested: string[] = []): PythonChoice {
+export function choosePython(
+  provided: ProvidedPython[],
+  requiresPython: string | undefined,
+  baseDate: Date,
+  needsNoFetch = false,
+  tested: string[] = [],
+): PythonChoice {
   const spec = requiresPython?.trim();
   if (needsNoFetch && (!spec || specifierAllows(spec, BASE_PYTHON))) {
-    return { version: BASE_PYTHON, note: `the project needs no package beyond the image's own (pytest): the image's Python ${BASE_PYTHON}, which needs no registry` };
+    return {
+      version: BASE_PYTHON,
+      note: `the project needs no package beyond the image's own (pytest): the image's Python ${BASE_PYTHON}, which needs no registry`,
+    };
   }
   const candidates: Array<{ version: string; prefix?: string }> = [
     { version: BASE_PYTHON },
     // Python 2 has no venv module; the recipe needs one.
     ...provided.filter((p) => p.version !== BASE_PYTHON && minorKey(p.version) >= minorKey('3.0')),
   ];
-  const unique = [...new Map(candidates.map((c) => [c.version, c])).values()].sort((a, b) => minorKey(a.version) - minorKey(b.version));
+  const unique = [...new Map(candidates.map((c) => [c.version, c])).values()].sort(
+    (a, b) => minorKey(a.version) - minorKey(b.version),
+  );
   const allowed = unique.filter((c) => !spec || specifierAllows(spec, c.version));
   const day = baseDate.toISOString().slice(0, 10);
   const out = allowed.filter((c) => firstBeta(c.version) <= day);
@@ -80,15 +95,27 @@ export function choosePython(provided: ProvidedPython[], requiresPython: string 
   const testedOut = newestTested ? out.filter((c) => minorKey(c.version) <= minorKey(newestTested)) : [];
   if (testedOut.length) {
     const pick = testedOut[testedOut.length - 1];
-    return { ...pick, note: `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers); Python ${pick.version} is the newest of those provided (${offered}) it allows, no newer than it tests on, that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}` };
+    return {
+      ...pick,
+      note: `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers); Python ${pick.version} is the newest of those provided (${offered}) it allows, no newer than it tests on, that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}`,
+    };
   }
   if (out.length) {
     const pick = out[out.length - 1];
-    return { ...pick, note: `${asks}; Python ${pick.version} is the newest of those provided (${offered}) it allows that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}` };
+    return {
+      ...pick,
+      note: `${asks}; Python ${pick.version} is the newest of those provided (${offered}) it allows that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}`,
+    };
   }
   if (allowed.length) {
     const pick = allowed[0];
-    return { ...pick, note: `${asks}; none of those provided (${offered}) it allows was out by the base commit's date ${day}: Python ${pick.version}, the nearest` };
+    return {
+      ...pick,
+      note: `${asks}; none of those provided (${offered}) it allows was out by the base commit's date ${day}: Python ${pick.version}, the nearest`,
+    };
   }
-  return { version: BASE_PYTHON, note: `${asks}; none of those provided (${offered}) matches: the image's ${BASE_PYTHON}, the nearest available` };
+  return {
+    version: BASE_PYTHON,
+    note: `${asks}; none of those provided (${offered}) matches: the image's ${BASE_PYTHON}, the nearest available`,
+  };
 }

@@ -34,7 +34,8 @@ export function parseCargoTest(output: string): TestCase[] | undefined {
     const test = TEST_LINE.exec(line);
     if (!test || !target) continue;
     const name = test[1].replace(/ \(line \d+\)$/, '').replace(/ - compile( fail)?$/, '');
-    const outcome: TestCase['outcome'] = test[2] === 'FAILED' ? 'failed' : test[2].startsWith('ignored') ? 'skipped' : 'passed';
+    const outcome: TestCase['outcome'] =
+      test[2] === 'FAILED' ? 'failed' : test[2].startsWith('ignored') ? 'skipped' : 'passed';
     const id = `${target}::${name}`;
     cases.set(id, worse(cases.get(id), outcome));
   }
@@ -73,7 +74,10 @@ export function cargoTestTargets(files: string[]): string[] | undefined {
  * serde_json's preserve_order) stays off: turning it on would drop the tests written for the default.
  */
 export function gatedFeatures(files: string[]): string {
-  const rs = files.filter((f) => f.endsWith('.rs')).map(shellQuote).join(' ');
+  const rs = files
+    .filter((f) => f.endsWith('.rs'))
+    .map(shellQuote)
+    .join(' ');
   if (!rs) return '';
   const count = (pattern: string) => `$(cat ${rs} 2>/dev/null | grep -o "${pattern}" | wc -l)`;
   const names = `grep -ho 'feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;

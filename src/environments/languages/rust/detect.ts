@@ -32,7 +32,9 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
   const locked = files.rootFiles.has('Cargo.lock');
   const wants = /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
   const edition = /^\s*edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
-  const lockVersion = locked ? Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1) : 0;
+  const lockVersion = locked
+    ? Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1)
+    : 0;
   // The older rustc where it will do (the crates of older eras were written for compilers of their time), else rustc-web.
   const needs = [
     ...(wants && compareVersions(wants, RUSTC_VERSION) > 0 ? [`the crate asks for rustc ${wants}`] : []),
@@ -40,12 +42,19 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
     ...(lockVersion > 3 ? [`a Cargo.lock of format ${lockVersion}`] : []),
   ];
   const recipe = (rustc: string, why: string[]): RustRecipe => {
-    const notes = why.length ? [`${why.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`] : [];
-    if (wants && compareVersions(wants, rustc) > 0 && why.length) notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
+    const notes = why.length
+      ? [`${why.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`]
+      : [];
+    if (wants && compareVersions(wants, rustc) > 0 && why.length)
+      notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
     return {
       language: 'rust',
       origin: 'rust-cargo',
-      toolchain: { image: rustc === RUSTC_VERSION ? 'rust' : 'rust-web', version: rustc, ...(notes.length ? { note: notes.join('; ') } : {}) },
+      toolchain: {
+        image: rustc === RUSTC_VERSION ? 'rust' : 'rust-web',
+        version: rustc,
+        ...(notes.length ? { note: notes.join('; ') } : {}),
+      },
       manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
       fetch: (ctx) => fetchCrates(ctx, locked, rustc),
       // A committed lock decides every version; without one they are resolved as of a date.
@@ -74,7 +83,10 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
   };
   if (needs.length) return recipe(RUSTC_WEB_VERSION, needs);
   // Crates resolved for 1.63 may still need more (a dev-dependency whose every version does): rustc-web then.
-  return { ...recipe(RUSTC_VERSION, []), fallback: recipe(RUSTC_WEB_VERSION, [`the crates resolved for rustc ${RUSTC_VERSION} need more`]) };
+  return {
+    ...recipe(RUSTC_VERSION, []),
+    fallback: recipe(RUSTC_WEB_VERSION, [`the crates resolved for rustc ${RUSTC_VERSION} need more`]),
+  };
 }
 
 /**
@@ -101,12 +113,19 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
       // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
       const env = { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
       ctx.log(`cargo: resolving for rustc ${rustc} with crates published by ${asOf}`);
-      const dated = await runTool('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], { ...run, env });
+      const dated = await runTool('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], {
+        ...run,
+        env,
+      });
       if (dated.code === 0) {
-        notes.push(`Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${rustc}`);
+        notes.push(
+          `Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${rustc}`,
+        );
       } else {
         await mustRun('cargo generate-lockfile', 'cargo', ['generate-lockfile'], { ...run, env });
-        notes.push(`Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`);
+        notes.push(
+          `Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`,
+        );
       }
     }
     ctx.log('cargo: vendoring the locked crates');
@@ -126,12 +145,23 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
         `the crates ${locked ? 'the committed Cargo.lock pins' : `resolved for rustc ${rustc}`} need a newer one: ${beyond.slice(0, 5).join(', ')}${beyond.length > 5 ? ` and ${beyond.length - 5} more` : ''}`,
       );
     }
-    await writeFile(join(ctx.depsDir, 'config.toml'), imageCargoConfig(vendor.stdout, vendorDir, `${CARGO_HOME}/vendor`));
+    await writeFile(
+      join(ctx.depsDir, 'config.toml'),
+      imageCargoConfig(vendor.stdout, vendorDir, `${CARGO_HOME}/vendor`),
+    );
     const lock = await readFile(join(scratch, 'Cargo.lock'), 'utf8');
     await writeFile(join(ctx.depsDir, 'Cargo.lock'), lock);
     const lockVersion = Number(/^version\s*=\s*(\d+)/m.exec(lock)?.[1] ?? 1);
-    if (lockVersion > 3 && rustc === RUSTC_VERSION) notes.push(`Cargo.lock is format version ${lockVersion}; cargo ${RUSTC_VERSION} reads versions up to 3`);
-    return { ecosystem: 'crates', tool: await toolVersion('cargo'), lock: locked ? 'committed' : 'resolved', ...(locked ? {} : { asOf: ctx.asOf.toISOString() }), packages: lockedPackages(lock), notes };
+    if (lockVersion > 3 && rustc === RUSTC_VERSION)
+      notes.push(`Cargo.lock is format version ${lockVersion}; cargo ${RUSTC_VERSION} reads versions up to 3`);
+    return {
+      ecosystem: 'crates',
+      tool: await toolVersion('cargo'),
+      lock: locked ? 'committed' : 'resolved',
+      ...(locked ? {} : { asOf: ctx.asOf.toISOString() }),
+      packages: lockedPackages(lock),
+      notes,
+    };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -159,7 +189,8 @@ async function packageManifests(root: string): Promise<string[]> {
   const walk = async (dir: string, depth: number): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory() && depth < 4 && !['.git', 'target', 'node_modules'].includes(entry.name)) await walk(path, depth + 1);
+      if (entry.isDirectory() && depth < 4 && !['.git', 'target', 'node_modules'].includes(entry.name))
+        await walk(path, depth + 1);
       else if (entry.name === 'Cargo.toml' && /^\[package\]\s*$/m.test(await readFile(path, 'utf8'))) found.push(path);
     }
   };

@@ -34,16 +34,23 @@ export function createGitHubClient(opts: GitHubClientOptions = {}): GitHubClient
   const second = opts.secondMs ?? 1000;
   const maxWait = opts.maxWaitSeconds ?? 15 * 60;
   const warn = opts.warn ?? (() => undefined);
-  const onLimit = (what: string) => (retryAfter: number, options: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-    // After GITHUB_RATE_LIMIT_RETRIES the request fails and the mine stops with a clear message.
-    if (retryCount >= GITHUB_RATE_LIMIT_RETRIES || retryAfter > maxWait) return false;
-    // Octokit hands over the route template ("/repos/{owner}/{repo}/pulls"); name the real path.
-    const path = options.url.replace(/\{(\w+)\}/g, (_, key: string) => String((options as unknown as Record<string, unknown>)[key] ?? key));
-    warn(`GitHub ${what} on ${options.method} ${path}: waiting ${retryAfter}s before retrying`);
-    return true;
-  };
+  const onLimit =
+    (what: string) =>
+    (retryAfter: number, options: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+      // After GITHUB_RATE_LIMIT_RETRIES the request fails and the mine stops with a clear message.
+      if (retryCount >= GITHUB_RATE_LIMIT_RETRIES || retryAfter > maxWait) return false;
+      // Octokit hands over the route template ("/repos/{owner}/{repo}/pulls"); name the real path.
+      const path = options.url.replace(/\{(\w+)\}/g, (_, key: string) =>
+        String((options as unknown as Record<string, unknown>)[key] ?? key),
+      );
+      warn(`GitHub ${what} on ${options.method} ${path}: waiting ${retryAfter}s before retrying`);
+      return true;
+    };
   const fetchCounting: typeof fetch = (input, init) => {
-    opts.onRequest?.(init?.method ?? 'GET', typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    opts.onRequest?.(
+      init?.method ?? 'GET',
+      typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+    );
     return fetch(input, init);
   };
   return new ThrottledOctokit({

@@ -1,7 +1,16 @@
 import type { PrComment } from '../../../schemas';
 import { RepositoryNotFoundError } from '../../errors';
 import type { GitHubContext } from './context';
-import { connectionOf, GraphComment, GraphCommit, GraphFile, GraphPull, GraphReview, parsePayload, type PullDetail } from './payloads';
+import {
+  connectionOf,
+  GraphComment,
+  GraphCommit,
+  GraphFile,
+  GraphPull,
+  GraphReview,
+  parsePayload,
+  type PullDetail,
+} from './payloads';
 import { explainRequestError, graphErrorTypes } from './request-errors';
 
 /** The connections of a PR that may need more than one page, with page sizes and what each node holds. */
@@ -69,7 +78,9 @@ ${FRAGMENT}`;
     pulls.push(parsePayload(GraphPull, raw, `GraphQL details of PR #${number}`));
   }
   const unfinished = pulls.filter((pull) => unreadOf([pull]).length > 0);
-  const details = new Map(pulls.filter((pull) => !unfinished.includes(pull)).map((pull) => [pull.number, normalize(ctx, pull)]));
+  const details = new Map(
+    pulls.filter((pull) => !unfinished.includes(pull)).map((pull) => [pull.number, normalize(ctx, pull)]),
+  );
   return { details, unfinished };
 }
 
@@ -83,13 +94,20 @@ export async function finishDetails(ctx: GitHubContext, pulls: Unfinished[]): Pr
   let unread = unreadOf(pulls);
   for (let page = 1; unread.length > 0 && page < MAX_PAGES; page++) {
     const next: Unread[] = [];
-    for (let i = 0; i < unread.length; i += UNREAD_PER_QUERY) next.push(...(await nextPages(ctx, unread.slice(i, i + UNREAD_PER_QUERY))));
+    for (let i = 0; i < unread.length; i += UNREAD_PER_QUERY)
+      next.push(...(await nextPages(ctx, unread.slice(i, i + UNREAD_PER_QUERY))));
     unread = next;
   }
   return new Map(pulls.map((pull) => [pull.number, normalize(ctx, pull)]));
 }
 
-async function queryRepository(ctx: GitHubContext, query: string, what: string, variables: Record<string, unknown> = {}, retries?: number): Promise<Record<string, unknown>> {
+async function queryRepository(
+  ctx: GitHubContext,
+  query: string,
+  what: string,
+  variables: Record<string, unknown> = {},
+  retries?: number,
+): Promise<Record<string, unknown>> {
   return (await queryData(ctx, query, what, variables, retries)).repository!;
 }
 
@@ -103,19 +121,29 @@ async function queryData(
 ): Promise<{ repository?: Record<string, unknown> | null } & Record<string, unknown>> {
   let data: { repository?: Record<string, unknown> | null } & Record<string, unknown>;
   try {
-    data = await ctx.client.graphql(query, { owner: ctx.owner, name: ctx.name, ...variables, ...(retries !== undefined ? { request: { retries } } : {}) });
+    data = await ctx.client.graphql(query, {
+      owner: ctx.owner,
+      name: ctx.name,
+      ...variables,
+      ...(retries !== undefined ? { request: { retries } } : {}),
+    });
   } catch (error) {
     const types = graphErrorTypes(error);
     // Some PRs of the batch not found is an answer, not a failure; anything else is.
     if (!types || types.some((type) => type !== 'NOT_FOUND')) throw explainRequestError(error, ctx, what);
     data = (error as { data?: typeof data }).data ?? {};
   }
-  if (!data.repository) throw new RepositoryNotFoundError(`GitHub has no repository ${ctx.owner}/${ctx.name} at ${ctx.baseUrl}, or the token cannot see it`);
+  if (!data.repository)
+    throw new RepositoryNotFoundError(
+      `GitHub has no repository ${ctx.owner}/${ctx.name} at ${ctx.baseUrl}, or the token cannot see it`,
+    );
   return data;
 }
 
 /** A connection of one PR that has another page, and the page read so far; or a review's inline comments. */
-type Unread = { pull: GraphPull; connection: Connection; after: string } | { pull: GraphPull; review: GraphReview; after: string };
+type Unread =
+  | { pull: GraphPull; connection: Connection; after: string }
+  | { pull: GraphPull; review: GraphReview; after: string };
 
 /** Aliased connections per query: a reviews page with its comments is 21 of GitHub's requests, so 100 stay near 20 points. */
 const UNREAD_PER_QUERY = 100;
@@ -148,7 +176,10 @@ async function nextPages(ctx: GitHubContext, unread: Unread[]): Promise<Unread[]
   const after = (u: Unread) => `, after: ${JSON.stringify(u.after)}`;
   const aliases = unread.map((u, i) =>
     'connection' in u
-      ? { inRepository: true, text: `m${i}: pullRequest(number: ${u.pull.number}) { ${selection(u.connection, after(u))} }` }
+      ? {
+          inRepository: true,
+          text: `m${i}: pullRequest(number: ${u.pull.number}) { ${selection(u.connection, after(u))} }`,
+        }
       : {
           inRepository: false,
           text: `m${i}: node(id: ${JSON.stringify(u.review.id)}) { ... on PullRequestReview { comments(first: ${REVIEW_COMMENTS.first}${after(u)}) { pageInfo { hasNextPage endCursor } nodes { ${REVIEW_COMMENTS.node} } } } }`,
@@ -165,17 +196,28 @@ async function nextPages(ctx: GitHubContext, unread: Unread[]): Promise<Unread[]
   const data = await queryData(ctx, query, what);
   const next: Unread[] = [];
   unread.forEach((u, i) => {
-    const answer = ('connection' in u ? data.repository![`m${i}`] : data[`m${i}`]) as Record<string, unknown> | null | undefined;
+    const answer = ('connection' in u ? data.repository![`m${i}`] : data[`m${i}`]) as
+      | Record<string, unknown>
+      | null
+      | undefined;
     // Deleted since the first page: what was read stands.
     if (!answer) return;
     if ('review' in u) {
-      const more = parsePayload(connectionOf(GraphComment), answer.comments, `GraphQL inline comments of a review of PR #${u.pull.number}`);
+      const more = parsePayload(
+        connectionOf(GraphComment),
+        answer.comments,
+        `GraphQL inline comments of a review of PR #${u.pull.number}`,
+      );
       u.review.comments.nodes.push(...more.nodes);
       const cursor = nextCursor(more);
       if (cursor) next.push({ ...u, after: cursor });
       return;
     }
-    const more = parsePayload(connectionOf(CONNECTIONS[u.connection].schema), answer[u.connection], `GraphQL ${u.connection} of PR #${u.pull.number}`);
+    const more = parsePayload(
+      connectionOf(CONNECTIONS[u.connection].schema),
+      answer[u.connection],
+      `GraphQL ${u.connection} of PR #${u.pull.number}`,
+    );
     (u.pull[u.connection]!.nodes as unknown[]).push(...more.nodes);
     const cursor = nextCursor(more);
     if (cursor) next.push({ ...u, after: cursor });
@@ -184,29 +226,56 @@ async function nextPages(ctx: GitHubContext, unread: Unread[]): Promise<Unread[]
   return next;
 }
 
-const STATUS = { ADDED: 'added', COPIED: 'added', DELETED: 'deleted', RENAMED: 'renamed', MODIFIED: 'modified', CHANGED: 'modified' } as const;
+const STATUS = {
+  ADDED: 'added',
+  COPIED: 'added',
+  DELETED: 'deleted',
+  RENAMED: 'renamed',
+  MODIFIED: 'modified',
+  CHANGED: 'modified',
+} as const;
 
 function normalize(ctx: GitHubContext, pull: GraphPull): Detail {
   const files = pull.files?.nodes ?? [];
   const commits = pull.commits.nodes;
   const comments = pull.comments.nodes;
   const reviews = pull.reviews?.nodes ?? [];
-  const said = (kind: PrComment['kind'], c: GraphComment): PrComment => ({ kind, author: c.author?.login ?? 'ghost', body: c.body });
+  const said = (kind: PrComment['kind'], c: GraphComment): PrComment => ({
+    kind,
+    author: c.author?.login ?? 'ghost',
+    body: c.body,
+  });
   return {
     number: pull.number,
-    mergeCommit: pull.mergeCommit && { oid: pull.mergeCommit.oid, message: pull.mergeCommit.message, parents: pull.mergeCommit.parents.nodes.map((p) => p.oid) },
-    files: files.map((f) => ({ path: f.path, additions: f.additions, deletions: f.deletions, status: STATUS[f.changeType] })),
+    mergeCommit: pull.mergeCommit && {
+      oid: pull.mergeCommit.oid,
+      message: pull.mergeCommit.message,
+      parents: pull.mergeCommit.parents.nodes.map((p) => p.oid),
+    },
+    files: files.map((f) => ({
+      path: f.path,
+      additions: f.additions,
+      deletions: f.deletions,
+      status: STATUS[f.changeType],
+    })),
     commits: commits.map((c) => c.commit),
     comments: [
       ...comments.map((c) => said('comment', c)),
-      ...reviews.flatMap((r) => [...(r.body.trim() ? [said('review', r)] : []), ...r.comments.nodes.map((c) => said('review-comment', c))]),
+      ...reviews.flatMap((r) => [
+        ...(r.body.trim() ? [said('review', r)] : []),
+        ...r.comments.nodes.map((c) => said('review-comment', c)),
+      ]),
     ],
     closingIssues: (pull.closingIssuesReferences?.nodes ?? []).map((issue) => issue.number),
     mentionedBy: [
       ...new Set(
         (pull.timelineItems?.nodes ?? [])
           .map((event) => event.source)
-          .filter((source) => source?.__typename === 'PullRequest' && source.repository?.nameWithOwner.toLowerCase() === `${ctx.owner}/${ctx.name}`.toLowerCase())
+          .filter(
+            (source) =>
+              source?.__typename === 'PullRequest' &&
+              source.repository?.nameWithOwner.toLowerCase() === `${ctx.owner}/${ctx.name}`.toLowerCase(),
+          )
           .map((source) => source?.number as number),
       ),
     ],

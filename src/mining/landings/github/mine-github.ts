@@ -80,7 +80,12 @@ export async function mineGitHub(opts: GitHubMineOptions): Promise<GitHubMineRes
   const branch = opts.branch ?? repo.default_branch;
   const listed = await listPulls(ctx, { ttlMs, refresh: opts.refresh });
 
-  const dropped: Record<string, number> = { 'other-base': 0, 'no-merge-commit': 0, 'unresolved-base': 0, unrecordable: 0 };
+  const dropped: Record<string, number> = {
+    'other-base': 0,
+    'no-merge-commit': 0,
+    'unresolved-base': 0,
+    unrecordable: 0,
+  };
   const elsewhere: PullListItem[] = [];
   const merged = listed.filter((item) => {
     if (item.merged_at === null) return false;
@@ -100,7 +105,8 @@ export async function mineGitHub(opts: GitHubMineOptions): Promise<GitHubMineRes
   const foreign = new Map<string, number>();
   for (const item of swallowed) {
     const detail = details.get(item.number);
-    for (const sha of [item.merge_commit_sha as string, ...(detail?.commits.map((commit) => commit.oid) ?? [])]) foreign.set(sha, item.number);
+    for (const sha of [item.merge_commit_sha as string, ...(detail?.commits.map((commit) => commit.oid) ?? [])])
+      foreign.set(sha, item.number);
   }
 
   const prs: PullRequestRecord[] = [];
@@ -109,12 +115,17 @@ export async function mineGitHub(opts: GitHubMineOptions): Promise<GitHubMineRes
     if (!detail?.mergeCommit) dropped['no-merge-commit'] += 1;
     else if (detail.rebaseBase === null) dropped['unresolved-base'] += 1;
     else {
-      const own = { ...detail, commits: detail.commits.filter((commit) => (foreign.get(commit.oid) ?? item.number) === item.number) };
+      const own = {
+        ...detail,
+        commits: detail.commits.filter((commit) => (foreign.get(commit.oid) ?? item.number) === item.number),
+      };
       const record = PullRequestRecordSchema.safeParse(toRecord(item, own));
       if (record.success) prs.push(record.data);
       else {
         dropped.unrecordable += 1;
-        opts.warn?.(`skipped PR #${item.number}: its record does not fit the schema (${record.error.issues[0]?.message})`);
+        opts.warn?.(
+          `skipped PR #${item.number}: its record does not fit the schema (${record.error.issues[0]?.message})`,
+        );
       }
     }
   }
@@ -138,12 +149,17 @@ async function repository(ctx: GitHubContext, ttlMs: number, refresh?: boolean):
 }
 
 /** Cached details whose PR has not changed since, and fresh ones for the rest, cached batch by batch. */
-async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSize: number): Promise<Map<number, PullDetail>> {
+async function fetchDetails(
+  ctx: GitHubContext,
+  merged: PullListItem[],
+  batchSize: number,
+): Promise<Map<number, PullDetail>> {
   const details = new Map<number, PullDetail>();
   const missing: PullListItem[] = [];
   for (const item of merged) {
     const cached = await ctx.cache.read(`details/${item.number}`, DetailEntry, DETAIL_VERSION);
-    const usable = cached && cached.detail.updatedAt === item.updated_at && (!ctx.hasToken || cached.detail.source !== 'rest');
+    const usable =
+      cached && cached.detail.updatedAt === item.updated_at && (!ctx.hasToken || cached.detail.source !== 'rest');
     if (usable) details.set(item.number, ctx.cache.hit(cached.detail));
     else missing.push(item);
   }
@@ -186,9 +202,20 @@ async function fetchDetails(ctx: GitHubContext, merged: PullListItem[], batchSiz
  * `queue` to fill a later batch instead of costing a query of its own; if it passes, the second
  * half is narrowed down the same way. Only a single PR's query is retried before the mine gives up.
  */
-async function graphBatch(ctx: GitHubContext, batch: PullListItem[], queue: PullListItem[]): Promise<Awaited<ReturnType<typeof graphDetails>> & { failed: boolean }> {
+async function graphBatch(
+  ctx: GitHubContext,
+  batch: PullListItem[],
+  queue: PullListItem[],
+): Promise<Awaited<ReturnType<typeof graphDetails>> & { failed: boolean }> {
   try {
-    return { ...(await graphDetails(ctx, batch.map((item) => item.number), batch.length > 1 ? { retries: 0 } : {})), failed: false };
+    return {
+      ...(await graphDetails(
+        ctx,
+        batch.map((item) => item.number),
+        batch.length > 1 ? { retries: 0 } : {},
+      )),
+      failed: false,
+    };
   } catch (error) {
     if (!(error instanceof GitHubUnavailableError) || batch.length === 1) throw error;
     const half = Math.ceil(batch.length / 2);
@@ -198,7 +225,11 @@ async function graphBatch(ctx: GitHubContext, batch: PullListItem[], queue: Pull
       return first;
     }
     const second = await graphBatch(ctx, batch.slice(half), queue);
-    return { details: new Map([...first.details, ...second.details]), unfinished: [...first.unfinished, ...second.unfinished], failed: true };
+    return {
+      details: new Map([...first.details, ...second.details]),
+      unfinished: [...first.unfinished, ...second.unfinished],
+      failed: true,
+    };
   }
 }
 

@@ -42,7 +42,14 @@ export const PullDetail = z.object({
   /** The list entry's updated_at when this was fetched: a newer one means fetch again. */
   updatedAt: z.string(),
   mergeCommit: z.object({ oid: Sha, message: z.string(), parents: z.array(Sha) }).nullable(),
-  files: z.array(z.object({ path: z.string().min(1), additions: z.number().int().nonnegative(), deletions: z.number().int().nonnegative(), status: FileStatus })),
+  files: z.array(
+    z.object({
+      path: z.string().min(1),
+      additions: z.number().int().nonnegative(),
+      deletions: z.number().int().nonnegative(),
+      status: FileStatus,
+    }),
+  ),
   commits: z.array(z.object({ oid: Sha, message: z.string() })),
   comments: z.array(PrCommentSchema),
   closingIssues: z.array(z.number().int().positive()),
@@ -71,16 +78,29 @@ export const GraphComment = z.object({ author: Actor, body: z.string() });
 
 /** A timeline's CROSS_REFERENCED_EVENT: which issue or PR, in which repository, mentioned this one. */
 const GraphCrossReference = z.object({
-  source: z.object({ __typename: z.string(), number: z.number().int().positive().optional(), repository: z.object({ nameWithOwner: z.string() }).optional() }).nullable(),
+  source: z
+    .object({
+      __typename: z.string(),
+      number: z.number().int().positive().optional(),
+      repository: z.object({ nameWithOwner: z.string() }).optional(),
+    })
+    .nullable(),
 });
 
 export const connectionOf = <T extends z.ZodType>(node: T) => z.object({ pageInfo: PageInfo, nodes: z.array(node) });
 /** A review with its first page of inline comments; `id` reads the rest (node(id:)). */
-export const GraphReview = z.object({ id: z.string(), author: Actor, body: z.string(), comments: connectionOf(GraphComment) });
+export const GraphReview = z.object({
+  id: z.string(),
+  author: Actor,
+  body: z.string(),
+  comments: connectionOf(GraphComment),
+});
 
 export const GraphPull = z.object({
   number: z.number().int().positive(),
-  mergeCommit: z.object({ oid: Sha, message: z.string(), parents: z.object({ nodes: z.array(z.object({ oid: Sha })) }) }).nullable(),
+  mergeCommit: z
+    .object({ oid: Sha, message: z.string(), parents: z.object({ nodes: z.array(z.object({ oid: Sha })) }) })
+    .nullable(),
   // GitHub answers null for the files of PRs too large to list.
   files: connectionOf(GraphFile).nullable(),
   commits: connectionOf(GraphCommit),
@@ -92,7 +112,9 @@ export const GraphPull = z.object({
 export type GraphPull = z.infer<typeof GraphPull>;
 
 export const GraphHistory = z.object({
-  history: z.object({ nodes: z.array(z.object({ oid: Sha, parents: z.object({ nodes: z.array(z.object({ oid: Sha })) }) })) }),
+  history: z.object({
+    nodes: z.array(z.object({ oid: Sha, parents: z.object({ nodes: z.array(z.object({ oid: Sha })) }) })),
+  }),
 });
 export type GraphFile = z.infer<typeof GraphFile>;
 export type GraphCommit = z.infer<typeof GraphCommit>;

@@ -22,20 +22,36 @@ export type LinkVerdict = z.infer<typeof LinkVerdictSchema>;
  * cached verdict is only reused under the same version, so any change to the prompt asks again.
  */
 export function promptVersion(): string {
-  const parts = [promptTemplate('link-judge', 'system'), promptTemplate('link-judge', 'pair'), promptTemplate('link-judge', 'malformed'), JSON.stringify(z.toJSONSchema(RequestedVerdict)), JSON.stringify(TRIM)];
+  const parts = [
+    promptTemplate('link-judge', 'system'),
+    promptTemplate('link-judge', 'pair'),
+    promptTemplate('link-judge', 'malformed'),
+    JSON.stringify(z.toJSONSchema(RequestedVerdict)),
+    JSON.stringify(TRIM),
+  ];
   return createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 12);
 }
 
-const usageOf = (response: { usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null }): Usage => ({
+const usageOf = (response: {
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+  } | null;
+}): Usage => ({
   promptTokens: response.usage?.prompt_tokens ?? 0,
   completionTokens: response.usage?.completion_tokens ?? 0,
-  ...(response.usage?.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: response.usage.prompt_tokens_details.cached_tokens } : {}),
+  ...(response.usage?.prompt_tokens_details?.cached_tokens
+    ? { cachedPromptTokens: response.usage.prompt_tokens_details.cached_tokens }
+    : {}),
 });
 
 export const addUsage = (a: Usage, b: Usage): Usage => ({
   promptTokens: a.promptTokens + b.promptTokens,
   completionTokens: a.completionTokens + b.completionTokens,
-  ...(a.cachedPromptTokens || b.cachedPromptTokens ? { cachedPromptTokens: (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0) } : {}),
+  ...(a.cachedPromptTokens || b.cachedPromptTokens
+    ? { cachedPromptTokens: (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0) }
+    : {}),
 });
 
 /** What one judged pair cost, even when no valid verdict came of it. */
@@ -54,24 +70,47 @@ export class NoVerdictError extends MalformedReplyError {
  * with zod, a reply that does not fit pointed out and asked again, three times in all. An endpoint
  * that fails throws the model layer's error (after its retries).
  */
-export async function askVerdict(client: ModelClient, model: string, edge: Edge, earlier: PullRequest, later: PullRequest, redactor: Redactor = NO_REDACTION): Promise<{ verdict: LinkVerdict; usage: Usage; requests: number }> {
+export async function askVerdict(
+  client: ModelClient,
+  model: string,
+  edge: Edge,
+  earlier: PullRequest,
+  later: PullRequest,
+  redactor: Redactor = NO_REDACTION,
+): Promise<{ verdict: LinkVerdict; usage: Usage; requests: number }> {
   const messages: ChatMessage[] = [
     { role: 'system', content: promptTemplate('link-judge', 'system') },
-        {
+    {
       role: 'user',
-      content: redactor.text(fillTemplate(promptTemplate('link-judge', 'pair'), { hint: edge.evidence.replace(/\.?$/, '.'), earlier: describePr(earlier), later: describePr(later) })),
+      content: redactor.text(
+        fillTemplate(promptTemplate('link-judge', 'pair'), {
+          hint: edge.evidence.replace(/\.?$/, '.'),
+          earlier: describePr(earlier),
+          later: describePr(later),
+        }),
+      ),
     },
   ];
   let usage: Usage = { promptTokens: 0, completionTokens: 0 };
   const problems: string[] = [];
   for (let attempt = 1; attempt <= LINK_JUDGE_ASKS; attempt++) {
-    const response = await client.complete({ model, messages, response_format: jsonFormat({ name: 'link_verdict', schema: RequestedVerdict }) }, { marker: { caller: 'link-judge' } });
+    const response = await client.complete(
+      { model, messages, response_format: jsonFormat({ name: 'link_verdict', schema: RequestedVerdict }) },
+      { marker: { caller: 'link-judge' } },
+    );
     usage = addUsage(usage, usageOf(response));
     const content = response.choices?.[0]?.message?.content ?? '';
     const reply = parseJsonReply(content, LinkVerdictSchema);
     if ('value' in reply) return { verdict: reply.value, usage, requests: attempt };
     problems.push(`attempt ${attempt}: ${reply.problem}`);
-    messages.push({ role: 'assistant', content }, { role: 'user', content: fillTemplate(promptTemplate('link-judge', 'malformed'), { problem: reply.problem }) });
+    messages.push(
+      { role: 'assistant', content },
+      { role: 'user', content: fillTemplate(promptTemplate('link-judge', 'malformed'), { problem: reply.problem }) },
+    );
   }
-  throw new NoVerdictError(`the link judge returned no valid verdict in ${LINK_JUDGE_ASKS} attempts (${problems.join('; ')})`, usage, LINK_JUDGE_ASKS);
+  throw new NoVerdictError(
+    `the link judge returned no valid verdict in ${LINK_JUDGE_ASKS} attempts (${problems.join('; ')})`,
+    usage,
+    LINK_JUDGE_ASKS,
+  );
 }

@@ -13,14 +13,25 @@ const linkJudgeCacheDir = (dataDir: string) => join(dataDir, 'cache', 'link-judg
  * where no judge model is set). With no endpoint configured there is nothing to ask: a note says so
  * and the mine goes on unjudged, so one mine command serves hosts with a model and hosts without.
  */
-export function linkJudgeFromConfig(config: Config, note: (message: string) => void = (m) => console.error(`note: ${m}`)): LinkJudge | undefined {
+export function linkJudgeFromConfig(
+  config: Config,
+  note: (message: string) => void = (m) => console.error(`note: ${m}`),
+): LinkJudge | undefined {
   const { model } = config;
   if (!model.baseUrl) {
-    note('--judge-links needs a model endpoint (CHAINSMITH_MODEL_BASE_URL or model.baseUrl in the config): links are not judged in this mine');
+    note(
+      '--judge-links needs a model endpoint (CHAINSMITH_MODEL_BASE_URL or model.baseUrl in the config): links are not judged in this mine',
+    );
     return undefined;
   }
   const redactor = Redactor.forWorker(process.env, [model.apiKey]);
-  const client = new ModelClient({ baseUrl: model.baseUrl, apiKey: model.apiKey, timeoutMs: model.timeoutMs, retry: retryPolicyFrom(model), redactor });
+  const client = new ModelClient({
+    baseUrl: model.baseUrl,
+    apiKey: model.apiKey,
+    timeoutMs: model.timeoutMs,
+    retry: retryPolicyFrom(model),
+    redactor,
+  });
   const name = model.judgeName ?? model.name;
   return createLinkJudge({
     client,

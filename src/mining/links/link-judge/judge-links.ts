@@ -49,7 +49,8 @@ interface LinkJudgeOptions {
 
 /** The edges worth a verdict: code history, or weak words, strong enough to join a chain of stageable PRs. */
 function isCandidate(edge: Edge, input: Pick<JudgeInput, 'eligible' | 'minConfidence' | 'records'>): boolean {
-  if (edge.from === edge.to || edge.confidence < input.minConfidence || edge.judgement?.status === 'judged') return false;
+  if (edge.from === edge.to || edge.confidence < input.minConfidence || edge.judgement?.status === 'judged')
+    return false;
   if (edge.kind !== 'code-history' && edge.strength !== 'weak') return false;
   return [edge.from, edge.to].every((n) => input.eligible.has(n) && input.records.has(n));
 }
@@ -92,7 +93,11 @@ export function createLinkJudge(opts: LinkJudgeOptions): LinkJudge {
     }
     const patched = new Map<number, Promise<PullRequest | undefined>>();
     const patchOf = (n: number) => {
-      if (!patched.has(n)) patched.set(n, input.patches([input.records.get(n) as PullRequestRecord]).then((prs) => prs[0]));
+      if (!patched.has(n))
+        patched.set(
+          n,
+          input.patches([input.records.get(n) as PullRequestRecord]).then((prs) => prs[0]),
+        );
       return patched.get(n) as Promise<PullRequest | undefined>;
     };
 
@@ -110,10 +115,13 @@ export function createLinkJudge(opts: LinkJudgeOptions): LinkJudge {
         const asked = await askVerdict(opts.client, opts.model, edge, earlier, later, opts.redactor);
         requests += asked.requests;
         usage = addUsage(usage, asked.usage);
-        await cache.put({ from: edge.from, to: edge.to, verdict: asked.verdict, usage: asked.usage }).catch((error: Error) => {
-          if (!cacheFailure) opts.warn(`link verdicts cannot be cached in ${opts.cacheDir} (${error.message}): a rerun asks again`);
-          cacheFailure = true;
-        });
+        await cache
+          .put({ from: edge.from, to: edge.to, verdict: asked.verdict, usage: asked.usage })
+          .catch((error: Error) => {
+            if (!cacheFailure)
+              opts.warn(`link verdicts cannot be cached in ${opts.cacheDir} (${error.message}): a rerun asks again`);
+            cacheFailure = true;
+          });
         return { verdict: asked.verdict, cached: false };
       } catch (error) {
         if (error instanceof NoVerdictError) {
@@ -168,7 +176,11 @@ export function createLinkJudge(opts: LinkJudgeOptions): LinkJudge {
 }
 
 /** Verdicts onto the edges: none drops one, strong or weak sets its strength and adds to its evidence. */
-function apply(edges: Edge[], results: ReadonlyMap<string, Result>, model: string): { edges: Edge[]; dropped: LinkJudgeTally['droppedLinks'] } {
+function apply(
+  edges: Edge[],
+  results: ReadonlyMap<string, Result>,
+  model: string,
+): { edges: Edge[]; dropped: LinkJudgeTally['droppedLinks'] } {
   const kept: Edge[] = [];
   const dropped: LinkJudgeTally['droppedLinks'] = [];
   for (const edge of edges) {

@@ -15,7 +15,11 @@ function cut(text: string, max: number): string {
 /** The patch, each file's section at most TRIM.fileChars and all of them TRIM.patchChars; binary contents left out. */
 export function trimmedDiff(patch: string): string {
   const starts = [...patch.matchAll(SECTION)].map((match) => match.index ?? 0);
-  const sections = starts.map((start, i) => patch.slice(start, starts[i + 1] ?? patch.length).replace(/^GIT binary patch\n[\s\S]*$/m, '(binary contents not shown)\n'));
+  const sections = starts.map((start, i) =>
+    patch
+      .slice(start, starts[i + 1] ?? patch.length)
+      .replace(/^GIT binary patch\n[\s\S]*$/m, '(binary contents not shown)\n'),
+  );
   let out = '';
   for (const [i, section] of sections.entries()) {
     const piece = cut(section.trimEnd(), TRIM.fileChars) + '\n';

@@ -12,7 +12,9 @@ export function describeJudging(tally: LinkJudgeTally): string {
     // Earlier PR first, as chains are printed.
     ...tally.droppedLinks.map((link) => `  dropped #${link.to} → #${link.from} (${link.kind}): ${link.reason}`),
     ...tally.notJudgedReasons.slice(0, SHOWN_REASONS).map((reason) => `  not judged: ${reason}`),
-    ...(tally.notJudgedReasons.length > SHOWN_REASONS ? [`  (${tally.notJudgedReasons.length - SHOWN_REASONS} more reasons in the summary)`] : []),
+    ...(tally.notJudgedReasons.length > SHOWN_REASONS
+      ? [`  (${tally.notJudgedReasons.length - SHOWN_REASONS} more reasons in the summary)`]
+      : []),
   ];
   return lines.join('\n');
 }

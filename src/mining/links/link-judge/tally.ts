@@ -22,7 +22,9 @@ export const LinkJudgeTallySchema = z.object({
   /** US dollars for this mine's requests; absent when the model has no price (budget.prices). */
   costUsd: z.number().nonnegative().optional(),
   /** The pairs dropped, and why. */
-  droppedLinks: z.array(z.object({ from: z.number().int(), to: z.number().int(), kind: z.string(), reason: z.string() })),
+  droppedLinks: z.array(
+    z.object({ from: z.number().int(), to: z.number().int(), kind: z.string(), reason: z.string() }),
+  ),
   /** Why links went unjudged (one line per distinct reason). */
   notJudgedReasons: z.array(z.string()),
 });

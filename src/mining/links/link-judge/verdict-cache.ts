@@ -55,7 +55,13 @@ export class VerdictCache {
   }
 
   async put(entry: Omit<CachedVerdict, 'repo' | 'model' | 'promptVersion' | 'judgedAt'>): Promise<void> {
-    const full: CachedVerdict = { repo: this.repo, model: this.model, promptVersion: this.promptVersion, ...entry, judgedAt: new Date().toISOString() };
+    const full: CachedVerdict = {
+      repo: this.repo,
+      model: this.model,
+      promptVersion: this.promptVersion,
+      ...entry,
+      judgedAt: new Date().toISOString(),
+    };
     await writeAtomic(this.path(entry.from, entry.to), JSON.stringify(full, null, 2) + '\n');
   }
 }

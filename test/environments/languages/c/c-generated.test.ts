@@ -27,15 +27,34 @@ async function validate(name: string, files: Files, fix: Files) {
   const chain = repo.chain(name, [await repo.pr(1, 'Clamp from above too', fix)]);
   const environments = testEnvironments(docker);
   const env = await environments.forStage(chain, 0);
-  const gold = await goldTestsFor({ docker, store: new ArtifactStore(join(dir, 'artifacts')), sandbox: { memoryMb: 512, pidsLimit: 256 }, environments }, chain, 0);
+  const gold = await goldTestsFor(
+    {
+      docker,
+      store: new ArtifactStore(join(dir, 'artifacts')),
+      sandbox: { memoryMb: 512, pidsLimit: 256 },
+      environments,
+    },
+    chain,
+    0,
+  );
   return { env, gold };
 }
 
 test('plain make: `make check` builds and runs the tests; their TAP lines give FAIL_TO_PASS', async () => {
-  const makefile = 'CFLAGS ?= -O0 -g\ncheck: test_clamp\n\t./test_clamp\ntest_clamp: clamp.c tests/test_clamp.c\n\t$(CC) $(CFLAGS) -o $@ $^\n';
-  const { env, gold } = await validate('gen/clamp-make', { Makefile: makefile, 'clamp.c': BUGGY, 'tests/test_clamp.c': TESTS([LOW]) }, { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) });
+  const makefile =
+    'CFLAGS ?= -O0 -g\ncheck: test_clamp\n\t./test_clamp\ntest_clamp: clamp.c tests/test_clamp.c\n\t$(CC) $(CFLAGS) -o $@ $^\n';
+  const { env, gold } = await validate(
+    'gen/clamp-make',
+    { Makefile: makefile, 'clamp.c': BUGGY, 'tests/test_clamp.c': TESTS([LOW]) },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
   expect(env).toMatchObject({ language: 'c', runner: 'make', test: 'make -k check', recipe: { origin: 'c-make' } });
-  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test', failToPass: ['clamps above'], passToPass: ['clamps below'] });
+  expect(gold).toMatchObject({
+    status: 'verified',
+    signal: 'per-test',
+    failToPass: ['clamps above'],
+    passToPass: ['clamps below'],
+  });
 });
 
 test('meson: configured and built in the image; `meson test` result lines give FAIL_TO_PASS per test', async () => {
@@ -61,21 +80,42 @@ test('meson: configured and built in the image; `meson test` result lines give F
  */
 test('CMake: a stage sharing an environment built at an older commit rebuilds only the sources changed since', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'chainsmith-c-mtimes-'));
-  const cmake = 'cmake_minimum_required(VERSION 3.10)\nproject(pair C)\nenable_testing()\nadd_library(pair a.c b.c)\nadd_executable(test_pair tests/test_pair.c)\ntarget_link_libraries(test_pair pair)\nadd_test(NAME pair COMMAND test_pair)\n';
-  const test = '#include <stdio.h>\nint a(void); int b(void);\nint main(void) { printf("%d %d\\n", a(), b()); return 0; }\n';
-  const repo = await ChainRepo.create(join(dir, 'repo'), { 'CMakeLists.txt': cmake, 'a.c': 'int a(void) { return 1; }\n', 'b.c': 'int b(void) { return 2; }\n', 'tests/test_pair.c': test });
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(pair C)\nenable_testing()\nadd_library(pair a.c b.c)\nadd_executable(test_pair tests/test_pair.c)\ntarget_link_libraries(test_pair pair)\nadd_test(NAME pair COMMAND test_pair)\n';
+  const test =
+    '#include <stdio.h>\nint a(void); int b(void);\nint main(void) { printf("%d %d\\n", a(), b()); return 0; }\n';
+  const repo = await ChainRepo.create(join(dir, 'repo'), {
+    'CMakeLists.txt': cmake,
+    'a.c': 'int a(void) { return 1; }\n',
+    'b.c': 'int b(void) { return 2; }\n',
+    'tests/test_pair.c': test,
+  });
   const first = repo.chain('gen/pair-1', [await repo.pr(1, 'Change b', { 'b.c': 'int b(void) { return 3; }\n' })]);
-  const later = repo.chain('gen/pair-2', [await repo.pr(2, 'Change b again', { 'b.c': 'int b(void) { return 4; }\n' })]);
+  const later = repo.chain('gen/pair-2', [
+    await repo.pr(2, 'Change b again', { 'b.c': 'int b(void) { return 4; }\n' }),
+  ]);
   const environments = testEnvironments(docker);
   const env = await environments.forStage(first, 0);
   // Same CMakeLists.txt, nothing fetched: the later stage shares the image built at the first one's base.
   expect((await environments.forStage(later, 0)).image).toBe(env.image);
-  const sandbox = await DockerContainer.create(docker, { image: env.image, mirrorPath: repo.path, labels: { 'chainsmith.test': 'c-mtimes' }, memoryMb: 512, pidsLimit: 256 });
+  const sandbox = await DockerContainer.create(docker, {
+    image: env.image,
+    mirrorPath: repo.path,
+    labels: { 'chainsmith.test': 'c-mtimes' },
+    memoryMb: 512,
+    pidsLimit: 256,
+  });
   try {
     const dryRun = async (sha: string) => {
-      const r = await sandbox.exec(`set -e\n${checkoutLines(sha).join('\n')}\nmake -C ${CMAKE_BUILD_DIR} -n 2>&1 | grep -o '[ab]\\.c\\.o -c' | sort -u`, { timeoutSeconds: 120, maxOutputChars: 4_000, cwd: '/work' });
+      const r = await sandbox.exec(
+        `set -e\n${checkoutLines(sha).join('\n')}\nmake -C ${CMAKE_BUILD_DIR} -n 2>&1 | grep -o '[ab]\\.c\\.o -c' | sort -u`,
+        { timeoutSeconds: 120, maxOutputChars: 4_000, cwd: '/work' },
+      );
       expect(r.exitCode).toBe(0);
-      return r.output.split('\n').filter(Boolean).map((l) => l.replace(' -c', ''));
+      return r.output
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.replace(' -c', ''));
     };
     // At the base it was built at, nothing; at the later base (b.c changed since), b alone.
     expect(await dryRun(later.prs[0].baseSha)).toEqual(['b.c.o']);
@@ -83,9 +123,18 @@ test('CMake: a stage sharing an environment built at an older commit rebuilds on
     await sandbox.destroy();
   }
   // And on a fresh checkout of the very commit it was built at, nothing is rebuilt.
-  const again = await DockerContainer.create(docker, { image: env.image, mirrorPath: repo.path, labels: { 'chainsmith.test': 'c-mtimes' }, memoryMb: 512, pidsLimit: 256 });
+  const again = await DockerContainer.create(docker, {
+    image: env.image,
+    mirrorPath: repo.path,
+    labels: { 'chainsmith.test': 'c-mtimes' },
+    memoryMb: 512,
+    pidsLimit: 256,
+  });
   try {
-    const r = await again.exec(`set -e\n${checkoutLines(first.prs[0].baseSha).join('\n')}\nmake -C ${CMAKE_BUILD_DIR} -n 2>&1 | grep -c '\\.c\\.o -c' || true`, { timeoutSeconds: 120, maxOutputChars: 4_000, cwd: '/work' });
+    const r = await again.exec(
+      `set -e\n${checkoutLines(first.prs[0].baseSha).join('\n')}\nmake -C ${CMAKE_BUILD_DIR} -n 2>&1 | grep -c '\\.c\\.o -c' || true`,
+      { timeoutSeconds: 120, maxOutputChars: 4_000, cwd: '/work' },
+    );
     expect(r.output.trim()).toBe('0');
   } finally {
     await again.destroy();

@@ -13,24 +13,43 @@ const bundle = bundlePath('DaveGamble+cJSON');
 if (!bundle) console.warn(`skipping the cJSON environment tests: no DaveGamble+cJSON.bundle in ${SHARED_REPOS}`);
 const real = bundle ? test : test.skip;
 
-real('cJSON: CMake configures and builds in the C toolchain image; a real PR validates per Unity case through CTest', async () => {
-  const repo = await cloneBundle('DaveGamble+cJSON');
-  // #885 (2024): cJSON_SetValuestring must refuse overlapping strings; a new Unity case in tests/misc_tests.c.
-  const chain = await pullRequestChain(repo, 'DaveGamble/cJSON', 885, 'master');
-  const environments = testEnvironments(docker);
-  const env = await environments.forStage(chain, 0);
-  expect(env).toMatchObject({ language: 'c', runner: 'ctest', recipe: { origin: 'c-cmake' } });
-  expect(env.manifest.toolchain).toMatchObject({ name: 'c', image: expect.stringMatching(/^chainsmith-toolchain:c-/), version: expect.stringMatching(/gcc .*12\.\d.* \/ cmake version 3\.25/) });
-  expect(env.manifest.resolution).toBeUndefined();
+real(
+  'cJSON: CMake configures and builds in the C toolchain image; a real PR validates per Unity case through CTest',
+  async () => {
+    const repo = await cloneBundle('DaveGamble+cJSON');
+    // #885 (2024): cJSON_SetValuestring must refuse overlapping strings; a new Unity case in tests/misc_tests.c.
+    const chain = await pullRequestChain(repo, 'DaveGamble/cJSON', 885, 'master');
+    const environments = testEnvironments(docker);
+    const env = await environments.forStage(chain, 0);
+    expect(env).toMatchObject({ language: 'c', runner: 'ctest', recipe: { origin: 'c-cmake' } });
+    expect(env.manifest.toolchain).toMatchObject({
+      name: 'c',
+      image: expect.stringMatching(/^chainsmith-toolchain:c-/),
+      version: expect.stringMatching(/gcc .*12\.\d.* \/ cmake version 3\.25/),
+    });
+    expect(env.manifest.resolution).toBeUndefined();
 
-  const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-cjson-')), 'artifacts'));
-  const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 1024, pidsLimit: 256 }, environments }, chain, 0);
-  expect(gold).toMatchObject({ status: 'verified', runner: 'ctest', signal: 'per-test' });
-  // The new case fails before the fix (and so does its test executable); every other case keeps passing.
-  expect(gold.failToPass).toEqual(expect.arrayContaining(['misc_tests', 'misc_tests::cjson_set_valuestring_should_return_null_if_strings_overlap']));
-  expect(gold.passToPass).toEqual(expect.arrayContaining(['parse_number', 'parse_number::parse_number_should_parse_zero', 'misc_tests::cjson_array_foreach_should_loop_over_arrays']));
-  expect(gold.passToPass.length).toBeGreaterThan(100);
-  expect(gold.brokenOnGold).toEqual([]);
-  // This process's gold sandboxes (other processes may share the engine).
-  expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-});
+    const store = new ArtifactStore(join(await mkdtemp(join(tmpdir(), 'chainsmith-cjson-')), 'artifacts'));
+    const gold = await goldTestsFor(
+      { docker, store, sandbox: { memoryMb: 1024, pidsLimit: 256 }, environments },
+      chain,
+      0,
+    );
+    expect(gold).toMatchObject({ status: 'verified', runner: 'ctest', signal: 'per-test' });
+    // The new case fails before the fix (and so does its test executable); every other case keeps passing.
+    expect(gold.failToPass).toEqual(
+      expect.arrayContaining(['misc_tests', 'misc_tests::cjson_set_valuestring_should_return_null_if_strings_overlap']),
+    );
+    expect(gold.passToPass).toEqual(
+      expect.arrayContaining([
+        'parse_number',
+        'parse_number::parse_number_should_parse_zero',
+        'misc_tests::cjson_array_foreach_should_loop_over_arrays',
+      ]),
+    );
+    expect(gold.passToPass.length).toBeGreaterThan(100);
+    expect(gold.brokenOnGold).toEqual([]);
+    // This process's gold sandboxes (other processes may share the engine).
+    expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
+  },
+);

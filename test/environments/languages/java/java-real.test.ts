@@ -9,7 +9,10 @@ realTest('jhy+jsoup')(
     expect(env.manifest.toolchain.version).toMatch(/17\./);
     expect(env.manifest.resolution).toMatchObject({ ecosystem: 'maven' });
     expect(gold).toMatchObject({ status: 'verified', runner: 'maven' });
-    expect(gold.failToPass.sort()).toEqual(['org.jsoup.parser.XmlTreeBuilderTest#deepEndTagClosesElement', 'org.jsoup.parser.XmlTreeBuilderTest#xmlParserHasDefaultDepth']);
+    expect(gold.failToPass.sort()).toEqual([
+      'org.jsoup.parser.XmlTreeBuilderTest#deepEndTagClosesElement',
+      'org.jsoup.parser.XmlTreeBuilderTest#xmlParserHasDefaultDepth',
+    ]);
     expect(gold.passToPass.length).toBeGreaterThan(50);
   },
   30 * 60_000,

@@ -9,8 +9,13 @@ import { ChainRepo } from '../../../support/chain-repo';
 
 const docker = new Docker();
 
-const PACKAGE = JSON.stringify({ name: 'durations', version: '1.0.0', scripts: { test: 'node --test' }, dependencies: { ms: '^2.1.0' } }, null, 2);
-const TEST = (cases: string) => `const test = require('node:test');\nconst assert = require('node:assert');\nconst { seconds } = require('../index.js');\n${cases}`;
+const PACKAGE = JSON.stringify(
+  { name: 'durations', version: '1.0.0', scripts: { test: 'node --test' }, dependencies: { ms: '^2.1.0' } },
+  null,
+  2,
+);
+const TEST = (cases: string) =>
+  `const test = require('node:test');\nconst assert = require('node:assert');\nconst { seconds } = require('../index.js');\n${cases}`;
 const SECONDS_CASE = `test('seconds of a minute', () => assert.strictEqual(seconds('1m'), 60));\n`;
 const ROUNDING_CASE = `test('seconds round down', () => assert.strictEqual(seconds('1500ms'), 1));\n`;
 
@@ -40,6 +45,16 @@ test('Node: packages resolved on the host as of the base (npm --before) into an 
   else expect(resolution.notes.join('\n')).toMatch(/no versions published before 2023-01-01.*resolved as of the fetch/);
 
   const store = new ArtifactStore(join(dir, 'artifacts'));
-  const gold = await goldTestsFor({ docker, store, sandbox: { memoryMb: 512, pidsLimit: 256 }, environments }, chain, 0);
-  expect(gold).toMatchObject({ status: 'verified', runner: 'node', signal: 'per-test', failToPass: ['seconds round down'], passToPass: ['seconds of a minute'] });
+  const gold = await goldTestsFor(
+    { docker, store, sandbox: { memoryMb: 512, pidsLimit: 256 }, environments },
+    chain,
+    0,
+  );
+  expect(gold).toMatchObject({
+    status: 'verified',
+    runner: 'node',
+    signal: 'per-test',
+    failToPass: ['seconds round down'],
+    passToPass: ['seconds of a minute'],
+  });
 });

@@ -72,25 +72,57 @@ test('a Poetry project without a [project] table resolves through its build back
   await writeFile(
     join(src, 'pyproject.toml'),
     [
-      '[tool.poetry]', 'name = "acme"', 'version = "0.1.0"', 'description = ""', 'authors = ["A <a@example.test>"]', '',
-      '[tool.poetry.dependencies]', 'python = "^3.8"', 'six = "^1.16"', '',
-      '[tool.poetry.group.dev.dependencies]', 'pytest-cov = "^4"', '',
-      '[build-system]', 'requires = ["poetry-core>=1.0.0"]', 'build-backend = "poetry.core.masonry.api"', '',
+      '[tool.poetry]',
+      'name = "acme"',
+      'version = "0.1.0"',
+      'description = ""',
+      'authors = ["A <a@example.test>"]',
+      '',
+      '[tool.poetry.dependencies]',
+      'python = "^3.8"',
+      'six = "^1.16"',
+      '',
+      '[tool.poetry.group.dev.dependencies]',
+      'pytest-cov = "^4"',
+      '',
+      '[build-system]',
+      'requires = ["poetry-core>=1.0.0"]',
+      'build-backend = "poetry.core.masonry.api"',
+      '',
     ].join('\n'),
   );
-  const files = { rootFiles: new Set(['pyproject.toml', 'acme']), read: (p: string) => readFile(join(src, p), 'utf8').catch(() => undefined) };
+  const files = {
+    rootFiles: new Set(['pyproject.toml', 'acme']),
+    read: (p: string) => readFile(join(src, p), 'utf8').catch(() => undefined),
+  };
   const recipe = (await detectPython(files))!;
   expect(recipe.origin).toBe('python-package');
   const depsDir = join(root, 'deps');
   await mkdir(depsDir);
-  const resolution = await recipe.fetch!({ srcDir: src, depsDir, asOf: new Date('2023-06-01T00:00:00Z'), log: () => undefined, signal: new AbortController().signal });
+  const resolution = await recipe.fetch!({
+    srcDir: src,
+    depsDir,
+    asOf: new Date('2023-06-01T00:00:00Z'),
+    log: () => undefined,
+    signal: new AbortController().signal,
+  });
   const names = resolution.packages.map((p) => p.name.toLowerCase());
   // six from the Poetry table (through poetry-core), pytest-cov from the dev group, poetry-core to install it.
   expect(names).toEqual(expect.arrayContaining(['six', 'pytest-cov', 'coverage', 'poetry-core']));
-  expect(resolution.notes).toContain("test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): pytest-cov");
+  expect(resolution.notes).toContain(
+    "test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): pytest-cov",
+  );
   await rm(root, { recursive: true, force: true });
 }, 300_000);
 
 test("Poetry's python constraint keeps its upper bound when it becomes a PEP 440 specifier", () => {
-  expect(['^3.8', '~3.7', '^3', '>=3.8,<3.12', '~=3.8', '*', undefined].map(poetryPython)).toEqual(['>=3.8,<4', '>=3.7,<3.8', '>=3.0,<4', '>=3.8,<3.12', '~=3.8', undefined, undefined]);
+  expect(['^3.8', '~3.7', '^3', '>=3.8,<3.12', '~=3.8', '*', undefined].map(poetryPython)).toEqual([
+    '>=3.8,<4',
+    '>=3.7,<3.8',
+    '>=3.0,<4',
+    '>=3.8,<3.12',
+    '~=3.8',
+    undefined,
+    undefined,
+  ]);
 });

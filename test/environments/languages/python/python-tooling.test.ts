@@ -9,8 +9,17 @@ test('versions compare numerically, a pre-release as its release', () => {
 
 test('test tooling older than what runs on Python 3.11 is found in pinned lines; the project’s own dependencies are not', () => {
   // Jinja as of June 2020: pytest 5 and py 1.8 (its apipkg fails on 3.11 at import).
-  const pinned = ['attrs==19.3.0', 'markupsafe==1.1.1', 'py==1.8.1', 'pytest==5.4.3', "colorama==0.4.3 ; sys_platform == 'win32'"];
-  expect(toolingBelowFloor(pinned, '3.11')).toEqual([['py', '1.8.1'], ['pytest', '5.4.3']]);
+  const pinned = [
+    'attrs==19.3.0',
+    'markupsafe==1.1.1',
+    'py==1.8.1',
+    'pytest==5.4.3',
+    "colorama==0.4.3 ; sys_platform == 'win32'",
+  ];
+  expect(toolingBelowFloor(pinned, '3.11')).toEqual([
+    ['py', '1.8.1'],
+    ['pytest', '5.4.3'],
+  ]);
   // As of 2022 (pytest 7.0.1, py 1.11): nothing to lift.
   expect(toolingBelowFloor(['py==1.11.0', 'pytest==7.0.1', 'markupsafe==2.0.1'], '3.11')).toEqual([]);
   expect(toolingBelowFloor(['PyTest==6.2.5'], '3.11')).toEqual([['pytest', '6.2.5']]);
@@ -20,6 +29,9 @@ test('each Python has its own tooling floor: none before 3.11, pytest 7.4.3 from
   const pinned = ['pytest==7.2.0', 'py==1.8.1', 'markupsafe==2.1.2'];
   expect(toolingBelowFloor(pinned, '3.9')).toEqual([]);
   expect(toolingBelowFloor(pinned, '3.11')).toEqual([['py', '1.8.1']]);
-  expect(toolingBelowFloor(pinned, '3.12')).toEqual([['pytest', '7.2.0'], ['py', '1.8.1']]);
+  expect(toolingBelowFloor(pinned, '3.12')).toEqual([
+    ['pytest', '7.2.0'],
+    ['py', '1.8.1'],
+  ]);
   expect(toolingBelowFloor(['pytest==7.4.3'], '3.13')).toEqual([]);
 });

@@ -15,7 +15,9 @@ realTest('serde-rs+json')(
     expect(gold).toMatchObject({ status: 'verified', runner: 'cargo' });
     expect(gold.failToPass).toEqual(['regression::regression::issue953::test']);
     // The regression tests already at the base pass before and after.
-    expect(gold.passToPass).toEqual(expect.arrayContaining(['regression::regression::issue520::test', 'regression::regression::issue795::test']));
+    expect(gold.passToPass).toEqual(
+      expect.arrayContaining(['regression::regression::issue520::test', 'regression::regression::issue795::test']),
+    );
   },
   40 * 60_000,
 );

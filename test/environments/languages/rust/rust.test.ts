@@ -4,43 +4,75 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEPS_MOUNT, type RepoFiles } from '../../../../src/environments/contract';
 import { ToolchainTooOld } from '../../../../src/errors';
-import { detectRust, imageCargoConfig, lockedPackages, pinRustVersion } from '../../../../src/environments/languages/rust/detect';
+import {
+  detectRust,
+  imageCargoConfig,
+  lockedPackages,
+  pinRustVersion,
+} from '../../../../src/environments/languages/rust/detect';
 import { gitRepoFiles } from '../../../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
 import { cloneBundle } from '../../../support/real-repos';
 import { checkoutAt, commitDate, fetchContext } from '../../real-repos';
 
-const files = (entries: Record<string, string>): RepoFiles => ({ rootFiles: new Set(Object.keys(entries)), read: async (p) => entries[p] });
+const files = (entries: Record<string, string>): RepoFiles => ({
+  rootFiles: new Set(Object.keys(entries)),
+  read: async (p) => entries[p],
+});
 
 describe('Rust recipe', () => {
   it('is detected from Cargo.toml, with the lock file as a manifest when one is committed', async () => {
     expect(await detectRust(files({ 'setup.py': '' }))).toBeUndefined();
-    const recipe = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.56"\n', 'Cargo.lock': '' }));
-    expect(recipe).toMatchObject({ language: 'rust', origin: 'rust-cargo', runner: 'cargo', manifests: ['Cargo.toml', 'Cargo.lock'], toolchain: { image: 'rust', version: '1.63' } });
+    const recipe = await detectRust(
+      files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.56"\n', 'Cargo.lock': '' }),
+    );
+    expect(recipe).toMatchObject({
+      language: 'rust',
+      origin: 'rust-cargo',
+      runner: 'cargo',
+      manifests: ['Cargo.toml', 'Cargo.lock'],
+      toolchain: { image: 'rust', version: '1.63' },
+    });
     expect(recipe?.toolchain.note).toBeUndefined();
     expect(recipe?.setup.join('\n')).toContain(`${DEPS_MOUNT}/vendor`);
     expect(recipe?.env.CARGO_NET_OFFLINE).toBe('true');
   });
 
   it("builds a crate that needs more than rustc 1.63 with Debian's rustc-web, and says why", async () => {
-    const recipe = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nedition = "2024"\nrust-version = "1.85"\n' }));
+    const recipe = await detectRust(
+      files({ 'Cargo.toml': '[package]\nname = "a"\nedition = "2024"\nrust-version = "1.85"\n' }),
+    );
     expect(recipe?.toolchain).toMatchObject({ image: 'rust-web', version: '1.85' });
-    expect(recipe?.toolchain.note).toMatch(/^the crate asks for rustc 1\.85, edition 2024: Debian bookworm's rustc-web 1\.85 rather than its rustc 1\.63$/);
-    const v4 = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.56"\n', 'Cargo.lock': 'version = 4\n' }));
-    expect(v4?.toolchain).toMatchObject({ image: 'rust-web', note: expect.stringMatching(/^a Cargo\.lock of format 4:/) });
+    expect(recipe?.toolchain.note).toMatch(
+      /^the crate asks for rustc 1\.85, edition 2024: Debian bookworm's rustc-web 1\.85 rather than its rustc 1\.63$/,
+    );
+    const v4 = await detectRust(
+      files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.56"\n', 'Cargo.lock': 'version = 4\n' }),
+    );
+    expect(v4?.toolchain).toMatchObject({
+      image: 'rust-web',
+      note: expect.stringMatching(/^a Cargo\.lock of format 4:/),
+    });
     const newer = await detectRust(files({ 'Cargo.toml': '[package]\nname = "a"\nrust-version = "1.90"\n' }));
     expect(newer?.toolchain.note).toMatch(/asks for rustc 1\.90; 1\.85 is the newest available$/);
   });
 
   it('pins rust-version in [package] only, replacing, inheriting or adding it', () => {
-    expect(pinRustVersion('[package]\nname = "a"\nrust-version = "1.36"\n[dependencies]\n', '1.63')).toBe('[package]\nname = "a"\nrust-version = "1.63"\n[dependencies]\n');
-    expect(pinRustVersion('[package]\nrust-version.workspace = true\n', '1.63')).toBe('[package]\nrust-version = "1.63"\n');
-    expect(pinRustVersion('[package]\nname = "a"\n[dependencies]\nrust-version = "x"\n', '1.63')).toBe('[package]\nrust-version = "1.63"\nname = "a"\n[dependencies]\nrust-version = "x"\n');
+    expect(pinRustVersion('[package]\nname = "a"\nrust-version = "1.36"\n[dependencies]\n', '1.63')).toBe(
+      '[package]\nname = "a"\nrust-version = "1.63"\n[dependencies]\n',
+    );
+    expect(pinRustVersion('[package]\nrust-version.workspace = true\n', '1.63')).toBe(
+      '[package]\nrust-version = "1.63"\n',
+    );
+    expect(pinRustVersion('[package]\nname = "a"\n[dependencies]\nrust-version = "x"\n', '1.63')).toBe(
+      '[package]\nrust-version = "1.63"\nname = "a"\n[dependencies]\nrust-version = "x"\n',
+    );
     expect(pinRustVersion('[workspace]\nmembers = []\n', '1.63')).toBe('[workspace]\nmembers = []\n');
   });
 
   it("points cargo vendor's source replacement at the image's copy and goes offline", () => {
-    const printed = 'To use vendored sources, add this to your .cargo/config.toml for this project:\n\n[source.crates-io]\nreplace-with = "vendored-sources"\n\n[source.vendored-sources]\ndirectory = "/tmp/d/vendor"\n';
+    const printed =
+      'To use vendored sources, add this to your .cargo/config.toml for this project:\n\n[source.crates-io]\nreplace-with = "vendored-sources"\n\n[source.vendored-sources]\ndirectory = "/tmp/d/vendor"\n';
     const config = imageCargoConfig(printed, '/tmp/d/vendor', '/home/agent/.cargo/vendor');
     expect(config).toContain('directory = "/home/agent/.cargo/vendor"');
     expect(config).toContain('[net]\noffline = true');
@@ -48,75 +80,113 @@ describe('Rust recipe', () => {
   });
 
   it('lists the locked registry packages, not the workspace', () => {
-    const lock = 'version = 3\n\n[[package]]\nname = "itoa"\nversion = "1.0.5"\nsource = "registry+x"\n\n[[package]]\nname = "serde_json"\nversion = "1.0.92"\n';
+    const lock =
+      'version = 3\n\n[[package]]\nname = "itoa"\nversion = "1.0.5"\nsource = "registry+x"\n\n[[package]]\nname = "serde_json"\nversion = "1.0.92"\n';
     expect(lockedPackages(lock)).toEqual([{ name: 'itoa', version: '1.0.5' }]);
   });
 
-  testIf(missingTool('cargo'))('uses a committed Cargo.lock, updated minimally (and noted) where it is behind Cargo.toml', async () => {
-    const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
-    mkdirSync(join(src, 'src'));
-    writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
-    writeFileSync(join(src, 'Cargo.toml'), '[package]\nname = "stale"\nversion = "0.1.0"\nedition = "2018"\n\n[dependencies]\nitoa = "=1.0.5"\n');
-    writeFileSync(join(src, 'Cargo.lock'), 'version = 3\n\n[[package]]\nname = "stale"\nversion = "0.1.0"\n');
-    const ctx = fetchContext(src, new Date());
-    try {
-      const resolution = await (await detectRust(files({ 'Cargo.toml': '', 'Cargo.lock': '' })))!.fetch!(ctx);
-      expect(resolution).toMatchObject({ lock: 'committed', packages: [{ name: 'itoa', version: '1.0.5' }] });
-      expect(resolution.notes.join(' ')).toMatch(/behind Cargo\.toml/);
-      expect(readdirSync(join(ctx.depsDir, 'vendor'))).toEqual(['itoa']);
-    } finally {
-      rmSync(ctx.depsDir, { recursive: true, force: true });
-      rmSync(src, { recursive: true, force: true });
-    }
-  });
+  testIf(missingTool('cargo'))(
+    'uses a committed Cargo.lock, updated minimally (and noted) where it is behind Cargo.toml',
+    async () => {
+      const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
+      mkdirSync(join(src, 'src'));
+      writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
+      writeFileSync(
+        join(src, 'Cargo.toml'),
+        '[package]\nname = "stale"\nversion = "0.1.0"\nedition = "2018"\n\n[dependencies]\nitoa = "=1.0.5"\n',
+      );
+      writeFileSync(join(src, 'Cargo.lock'), 'version = 3\n\n[[package]]\nname = "stale"\nversion = "0.1.0"\n');
+      const ctx = fetchContext(src, new Date());
+      try {
+        const resolution = await (await detectRust(files({ 'Cargo.toml': '', 'Cargo.lock': '' })))!.fetch!(ctx);
+        expect(resolution).toMatchObject({ lock: 'committed', packages: [{ name: 'itoa', version: '1.0.5' }] });
+        expect(resolution.notes.join(' ')).toMatch(/behind Cargo\.toml/);
+        expect(readdirSync(join(ctx.depsDir, 'vendor'))).toEqual(['itoa']);
+      } finally {
+        rmSync(ctx.depsDir, { recursive: true, force: true });
+        rmSync(src, { recursive: true, force: true });
+      }
+    },
+  );
 
-  testIf(missingRealRepo('serde-rs+json', 'cargo'))("says a 1.63 resolution is too old where cargo's MSRV resolver had to fall back, and offers rustc-web instead", async () => {
-    const repo = await cloneBundle('serde-rs+json');
-    // serde_json at PR #1165's base (July 2024): rust-version 1.56, but trybuild's toml needs serde_spanned for rustc 1.65.
-    const sha = 'eca2658a22cb39952783cb6914eb18242659f66a';
-    const src = await checkoutAt(repo, sha);
-    const recipe = await detectRust(await gitRepoFiles(repo, sha));
-    expect(recipe).toMatchObject({ toolchain: { image: 'rust' }, fallback: { toolchain: { image: 'rust-web', version: '1.85' } } });
-    // cargo's own words, where a fetch cached before this check reaches the build (the builder then falls back too).
-    expect(recipe!.tooOld!.test('error: package `winnow v0.6.16` cannot be built because it requires rustc 1.65.0 or newer, while the currently active rustc version is 1.63.0')).toBe(true);
-    expect(recipe!.tooOld!.test('error[E0308]: mismatched types')).toBe(false);
-    const ctx = fetchContext(src, commitDate(repo, sha));
-    try {
-      const err = await recipe!.fetch!(ctx).catch((e: Error) => e);
-      expect(err).toBeInstanceOf(ToolchainTooOld);
-      expect((err as Error).message).toMatch(/resolved for rustc 1\.63 need a newer one: .*serde_spanned \S+ \(rust-version 1\.6[5-9]/);
-    } finally {
-      rmSync(ctx.depsDir, { recursive: true, force: true });
-      rmSync(src, { recursive: true, force: true });
-    }
-  });
+  testIf(missingRealRepo('serde-rs+json', 'cargo'))(
+    "says a 1.63 resolution is too old where cargo's MSRV resolver had to fall back, and offers rustc-web instead",
+    async () => {
+      const repo = await cloneBundle('serde-rs+json');
+      // serde_json at PR #1165's base (July 2024): rust-version 1.56, but trybuild's toml needs serde_spanned for rustc 1.65.
+      const sha = 'eca2658a22cb39952783cb6914eb18242659f66a';
+      const src = await checkoutAt(repo, sha);
+      const recipe = await detectRust(await gitRepoFiles(repo, sha));
+      expect(recipe).toMatchObject({
+        toolchain: { image: 'rust' },
+        fallback: { toolchain: { image: 'rust-web', version: '1.85' } },
+      });
+      // cargo's own words, where a fetch cached before this check reaches the build (the builder then falls back too).
+      expect(
+        recipe!.tooOld!.test(
+          'error: package `winnow v0.6.16` cannot be built because it requires rustc 1.65.0 or newer, while the currently active rustc version is 1.63.0',
+        ),
+      ).toBe(true);
+      expect(recipe!.tooOld!.test('error[E0308]: mismatched types')).toBe(false);
+      const ctx = fetchContext(src, commitDate(repo, sha));
+      try {
+        const err = await recipe!.fetch!(ctx).catch((e: Error) => e);
+        expect(err).toBeInstanceOf(ToolchainTooOld);
+        expect((err as Error).message).toMatch(
+          /resolved for rustc 1\.63 need a newer one: .*serde_spanned \S+ \(rust-version 1\.6[5-9]/,
+        );
+      } finally {
+        rmSync(ctx.depsDir, { recursive: true, force: true });
+        rmSync(src, { recursive: true, force: true });
+      }
+    },
+  );
 
   // serde_json PR #982 (integer128 to Value): its base has no Cargo.lock and declares rust-version 1.36.
   const base = 'a9c984f13e6086c093c2f7a1014148c1922bac27';
-  testIf(missingRealRepo('serde-rs+json', 'cargo'))('fetches serde_json at PR #982: a lock for rustc 1.63 as of the base date, vendored, resolvable offline', async () => {
-    const repo = await cloneBundle('serde-rs+json');
-    const src = await checkoutAt(repo, base);
-    const recipe = await detectRust(await gitRepoFiles(repo, base));
-    const ctx = fetchContext(src, commitDate(repo, base));
-    try {
-      const resolution = await recipe!.fetch!(ctx);
-      expect(resolution).toMatchObject({ ecosystem: 'crates', lock: 'resolved', tool: expect.stringMatching(/^cargo \d/) });
-      const versions = Object.fromEntries(resolution.packages.map((p) => [p.name, p.version]));
-      // Published before 2023-02-05: serde_derive 1.0.152 (its later versions need newer compilers).
-      expect(versions.serde_derive).toBe('1.0.152');
-      expect(resolution.notes.join(' ')).toMatch(/published by 2023-02-05/);
-      expect(readFileSync(join(ctx.depsDir, 'Cargo.lock'), 'utf8')).toMatch(/^version = 3$/m);
-      expect(readdirSync(join(ctx.depsDir, 'vendor'))).toContain('serde_derive');
-      expect(readFileSync(join(ctx.depsDir, 'config.toml'), 'utf8')).toContain('directory = "/home/agent/.cargo/vendor"');
-      // The vendored directory alone resolves the same versions offline (the config pointed back at the host copy).
-      const home = join(ctx.depsDir, 'home');
-      mkdirSync(home);
-      writeFileSync(join(home, 'config.toml'), readFileSync(join(ctx.depsDir, 'config.toml'), 'utf8').replace('/home/agent/.cargo/vendor', join(ctx.depsDir, 'vendor')));
-      execFileSync('cargo', ['generate-lockfile', '--offline'], { cwd: src, env: { ...process.env, CARGO_HOME: home }, stdio: 'pipe' });
-      expect(lockedPackages(readFileSync(join(src, 'Cargo.lock'), 'utf8'))).toEqual(resolution.packages);
-    } finally {
-      rmSync(ctx.depsDir, { recursive: true, force: true });
-      rmSync(src, { recursive: true, force: true });
-    }
-  });
+  testIf(missingRealRepo('serde-rs+json', 'cargo'))(
+    'fetches serde_json at PR #982: a lock for rustc 1.63 as of the base date, vendored, resolvable offline',
+    async () => {
+      const repo = await cloneBundle('serde-rs+json');
+      const src = await checkoutAt(repo, base);
+      const recipe = await detectRust(await gitRepoFiles(repo, base));
+      const ctx = fetchContext(src, commitDate(repo, base));
+      try {
+        const resolution = await recipe!.fetch!(ctx);
+        expect(resolution).toMatchObject({
+          ecosystem: 'crates',
+          lock: 'resolved',
+          tool: expect.stringMatching(/^cargo \d/),
+        });
+        const versions = Object.fromEntries(resolution.packages.map((p) => [p.name, p.version]));
+        // Published before 2023-02-05: serde_derive 1.0.152 (its later versions need newer compilers).
+        expect(versions.serde_derive).toBe('1.0.152');
+        expect(resolution.notes.join(' ')).toMatch(/published by 2023-02-05/);
+        expect(readFileSync(join(ctx.depsDir, 'Cargo.lock'), 'utf8')).toMatch(/^version = 3$/m);
+        expect(readdirSync(join(ctx.depsDir, 'vendor'))).toContain('serde_derive');
+        expect(readFileSync(join(ctx.depsDir, 'config.toml'), 'utf8')).toContain(
+          'directory = "/home/agent/.cargo/vendor"',
+        );
+        // The vendored directory alone resolves the same versions offline (the config pointed back at the host copy).
+        const home = join(ctx.depsDir, 'home');
+        mkdirSync(home);
+        writeFileSync(
+          join(home, 'config.toml'),
+          readFileSync(join(ctx.depsDir, 'config.toml'), 'utf8').replace(
+            '/home/agent/.cargo/vendor',
+            join(ctx.depsDir, 'vendor'),
+          ),
+        );
+        execFileSync('cargo', ['generate-lockfile', '--offline'], {
+          cwd: src,
+          env: { ...process.env, CARGO_HOME: home },
+          stdio: 'pipe',
+        });
+        expect(lockedPackages(readFileSync(join(src, 'Cargo.lock'), 'utf8'))).toEqual(resolution.packages);
+      } finally {
+        rmSync(ctx.depsDir, { recursive: true, force: true });
+        rmSync(src, { recursive: true, force: true });
+      }
+    },
+  );
 });
