@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: provisioning, then the build (dist/, which the worker-process tests run), then three
-# things side by side: the type check of src, test and bench, the lint, and the test files that need
+# `npm test`: provisioning, then the build (dist/, which the worker-process tests run), then four
+# things side by side: the type check of src, test and bench, the lint, the formatter's check, and the test files that need
 # no Docker (first line `// no-docker:`, jest.config.js), run with DOCKER_HOST pointing nowhere: one
 # that does use Docker fails there every time. Then the other test files, four at a time
 # (jest.config.js). Arguments go to that last jest run. No test stops the machine's engines (the
@@ -13,9 +13,9 @@ npm run -s build || { echo '[test] the build failed' >&2; exit 1; }
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-names=(typecheck lint no-docker)
-cmds=("npm run -s typecheck" "npm run -s lint" "npx jest")
-envs=("" "" "CHAINSMITH_TESTS=no-docker DOCKER_HOST=unix:///nonexistent/docker.sock")
+names=(typecheck lint format no-docker)
+cmds=("npm run -s typecheck" "npm run -s lint" "npm run -s format:check" "npx jest")
+envs=("" "" "" "CHAINSMITH_TESTS=no-docker DOCKER_HOST=unix:///nonexistent/docker.sock")
 pids=()
 for i in "${!names[@]}"; do
   env ${envs[$i]} ${cmds[$i]} >"$out/${names[$i]}" 2>&1 &
