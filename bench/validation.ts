@@ -211,14 +211,12 @@ function languageFigures(
       unit: 'ratio',
       goal: `context: stages with a flaky test, of ${ran.length} whose tests ran`,
     },
-    ...[...kinds]
-      .sort()
-      .map(([kind, n]) => ({
-        measure: `unverified_${kind.replace(/-/g, '_')}${l}`,
-        value: n,
-        unit: 'stages',
-        goal: 'context: unverified stages by reason kind',
-      })),
+    ...[...kinds].sort().map(([kind, n]) => ({
+      measure: `unverified_${kind.replace(/-/g, '_')}${l}`,
+      value: n,
+      unit: 'stages',
+      goal: 'context: unverified stages by reason kind',
+    })),
   ];
 }
 
