@@ -23,6 +23,27 @@ const program = new Command('chainsmith')
 
 const DATE_FORMS = ': a day (2024-06-01, midnight UTC) or a time with its zone';
 
+/** The options that decide which links join PRs into chains: `mine` and a schedule's mines take the same. */
+function withLinkOptions(command: Command): Command {
+  return command
+    .option(
+      '--min-confidence <x>',
+      `weakest link that joins PRs (default ${DEFAULT_MIN_CONFIDENCE}; plain mentions are 0.5)`,
+      (v) => parseFraction('--min-confidence', v),
+    )
+    .option(
+      '--min-strength <strength>',
+      'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)',
+      parseStrength,
+    )
+    .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
+    .option(
+      '--blame-days <n>',
+      `code-history links: lines a PR rewrites that another wrote within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`,
+      (v) => parseCount('--blame-days', v),
+    );
+}
+
 const config = (): Config => loadConfig({ file: program.opts().config });
 
 program
@@ -34,7 +55,7 @@ program
     process.exitCode = await demoCommand(config());
   });
 
-program
+const mine = program
   .command('mine')
   .description(
     'mine merged PRs and their dependency chains, from a local clone or the GitHub API, into JSONL files; a rerun into the same --out adds only what is new since the last (its cursor is kept beside the chains)',
@@ -63,23 +84,9 @@ program
   )
   .option('--max-chains-per-pr <n>', `how many chains one PR may join (default ${DEFAULT_CHAINS_PER_PR})`, (v) =>
     parsePositive('--max-chains-per-pr', v),
-  )
-  .option(
-    '--min-confidence <x>',
-    `weakest link that joins PRs (default ${DEFAULT_MIN_CONFIDENCE}; plain mentions are 0.5)`,
-    (v) => parseFraction('--min-confidence', v),
-  )
-  .option(
-    '--min-strength <strength>',
-    'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)',
-    parseStrength,
-  )
-  .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
-  .option(
-    '--blame-days <n>',
-    `code-history links: lines a PR rewrites that another wrote within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`,
-    (v) => parseCount('--blame-days', v),
-  )
+  );
+
+withLinkOptions(mine)
   .option(
     '--max-changed-lines <n>',
     'PRs changing more lines are left out',
@@ -258,7 +265,7 @@ const schedule = program
     'a Temporal Schedule that mines repositories every interval and starts a batch of the chains new since its last run',
   );
 
-schedule
+const scheduleCreate = schedule
   .command('create <id>')
   .description(
     'create the schedule: each run fetches and mines every listed repository (adding to its files under <dataDir>/schedules/ID) and starts the new chains as a batch',
@@ -287,21 +294,9 @@ schedule
     (v) => parsePositive('--attempts', v),
     SCHEDULE_RUN_ATTEMPTS,
   )
-  .option('--max-length <n>', `longest chain (default ${DEFAULT_MAX_LENGTH})`, (v) => parsePositive('--max-length', v))
-  .option('--min-confidence <x>', `weakest link that joins PRs (default ${DEFAULT_MIN_CONFIDENCE})`, (v) =>
-    parseFraction('--min-confidence', v),
-  )
-  .option(
-    '--min-strength <strength>',
-    'weakest link that joins PRs: strong (fixes, reverts, restores, changes or extends what the earlier PR added; the default) or weak (also deprecate → remove, typo, test, one-line or message follow-ups)',
-    parseStrength,
-  )
-  .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
-  .option(
-    '--blame-days <n>',
-    `code-history links within this many days (0: off; default ${DEFAULT_WINDOW_DAYS})`,
-    (v) => parseCount('--blame-days', v),
-  )
+  .option('--max-length <n>', `longest chain (default ${DEFAULT_MAX_LENGTH})`, (v) => parsePositive('--max-length', v));
+
+withLinkOptions(scheduleCreate)
   .option(
     '--merged-after <date>',
     `only chains whose every PR was merged at or after DATE${DATE_FORMS}: a model's training cutoff`,
