@@ -12,8 +12,14 @@ import { withLocalPatches } from '../landings/local-patches';
 import { recordsToChains, type PipelineOptions } from '../pipeline';
 import type { PatchSource } from '../landings/patch-source';
 import type { ProgressListener } from '../progress';
-import { MiningSummarySchema } from '../summary';
-import { EdgeSchema, PullRequestRecordSchema, type Edge, type PullRequest } from '../../schemas';
+import { MiningSummarySchema, type MiningSummary } from '../summary';
+import {
+  EdgeSchema,
+  PullRequestRecordSchema,
+  type Edge,
+  type PullRequest,
+  type PullRequestRecord,
+} from '../../schemas';
 import { writeChains } from './chains-file';
 import type { JudgeInput, LinkJudge } from '../links/link-judge/judge-links';
 import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
@@ -67,16 +73,7 @@ async function mineLocal(repoPath: string, name: string, opts: SourceOptions): P
     skipped: mined.skipped,
     dropped: { ...result.summary.dropped, ...(mined.skipped.length ? { unrecordable: mined.skipped.length } : {}) },
   });
-  return {
-    chains: result.chains,
-    edges: result.edges,
-    records: mined.prs,
-    summary,
-    prs: mined.prs.length,
-    added: result.chains,
-    stageable: result.stageable,
-    patches,
-  };
+  return wholeMine(result, mined.prs, summary, patches);
 }
 
 interface GitHubSourceOptions extends SourceOptions {
@@ -102,6 +99,25 @@ interface MineEnvironment {
   secondMs?: number;
   /** mine --judge-links with a model configured (src/mining/links/link-judge/from-config.ts). */
   judge?: LinkJudge;
+}
+
+/** A mine's result before any cursor: every chain it found is new. */
+function wholeMine(
+  result: Awaited<ReturnType<typeof recordsToChains>>,
+  records: PullRequestRecord[],
+  summary: MiningSummary,
+  patches: PatchSource,
+): MineResult {
+  return {
+    chains: result.chains,
+    edges: result.edges,
+    records,
+    summary,
+    prs: records.length,
+    added: result.chains,
+    stageable: result.stageable,
+    patches,
+  };
 }
 
 /** The API base URL, checked before a request: an http(s) URL. */
@@ -181,16 +197,7 @@ async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnviro
     requests,
     cacheHits: mined.context.cache.hits,
   });
-  return {
-    chains: result.chains,
-    edges: result.edges,
-    records: mined.prs,
-    summary,
-    prs: mined.prs.length,
-    added: result.chains,
-    stageable: result.stageable,
-    patches,
-  };
+  return wholeMine(result, mined.prs, summary, patches);
 }
 
 export interface MineToFilesOptions extends Omit<GitHubSourceOptions, 'github'> {
