@@ -1,6 +1,6 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { running } from '../support/process-alive';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths';
 
@@ -18,16 +18,6 @@ run('bash', ['-c', 'trap "" TERM; sleep 300 & echo "grandchild $!"; wait'], { ow
 run('bash', ['-c', 'echo "child $$"; exec sleep 300'], { onStdout: say });
 setInterval(() => undefined, 1000);
 `;
-
-/** Whether a process is still running (a zombie waiting to be reaped has ended). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 for (const [signal, code] of [
   ['SIGTERM', 143],

@@ -1,17 +1,7 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
-import { readFileSync } from 'node:fs';
+import { running } from '../support/process-alive';
 import { run, stopAllChildren } from '../../src/process/run';
 import { shellQuote } from '../../src/process/shell-quote';
-
-/** Whether a process is still running (a zombie waiting to be reaped has ended). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** Until `pid` has ended: an orphan is reaped by init a moment after its group is killed. */
 async function ended(pid: number): Promise<boolean> {
