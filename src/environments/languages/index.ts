@@ -1,9 +1,8 @@
-// Each folder's index by its full name: a build output from before the folders (c.js beside c/) would win over './c'.
-import { c } from './c/index';
-import { go } from './go/index';
-import { java } from './java/index';
-import { node } from './node/index';
-import { python } from './python/index';
+import { c } from './c';
+import { go } from './go';
+import { java } from './java';
+import { node } from './node';
+import { python } from './python';
 import {
   registryOf,
   type LanguageOf,
@@ -12,7 +11,7 @@ import {
   type SettingsOfAll,
   type ToolchainOf,
 } from './registry';
-import { rust } from './rust/index';
+import { rust } from './rust';
 
 /**
  * The languages chainsmith builds environments for: the only list of them. Everything else that
