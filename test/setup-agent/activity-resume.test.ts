@@ -3,7 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../src/activities';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { GoldTestsSchema } from '../../src/schemas';
-import { SetupProgressSchema } from '../../src/setup-agent/progress';
+import { activityCheckpoint } from '../../src/setup-agent/progress';
 import { buildDeps } from '../../src/workers/deps';
 import type { StageCheck } from '../../src/workflows/types';
 import { testConfig } from '../support/engines';
@@ -11,10 +11,10 @@ import { FakeOpenAI } from '../support/fake-openai';
 import { ciReadingModel, layoutChain } from '../support/setup-layouts';
 
 /**
- * The validateGold activity in the SDK's activity context (its real cancellation signal and heartbeat
- * details): a cancellation stops the setup agent's model call in flight, and the activity's next try,
- * given the details the cancelled one heartbeat last (as Temporal gives a retried attempt), resumes at
- * the recipe under way without asking the model again for what it already answered.
+ * The validateGold activity in the SDK's activity context (its real cancellation signal): a
+ * cancellation stops the setup agent's model call in flight, and the activity's next attempt (the same
+ * workflow run and activity id, as Temporal retries it) resumes at the recipe under way from the
+ * progress the first saved, without asking the model again for what it already answered.
  */
 test('a cancelled validateGold stops the setup agent mid-call; its retry resumes at the next recipe, asking nothing again', async () => {
   const chain = await layoutChain('script', `resume-${process.pid}`);
@@ -38,8 +38,6 @@ test('a cancelled validateGold stops the setup agent mid-call; its retry resumes
     const input = { chainRef: await store.putJson(chain), stage: 0, policy: 'gold-replay' as const };
 
     const first = new MockActivityEnvironment();
-    const beats: unknown[] = [];
-    first.on('heartbeat', (details: unknown) => beats.push(details));
     inFlight = () => first.cancel();
     let releasedBeforeEnd = false;
     await expect(
@@ -54,15 +52,14 @@ test('a cancelled validateGold stops the setup agent mid-call; its retry resumes
       [0, 1],
       [1, 0],
     ]);
-    // Heartbeats went with every reply and the first recipe's outcome; the last is where the second recipe starts.
-    const last = JSON.parse(JSON.stringify(beats[beats.length - 1])) as { setup: unknown };
-    const progress = SetupProgressSchema.parse(last.setup);
+    // Saved after every reply and the first recipe's outcome: the last is where the second recipe starts.
+    const progress = (await activityCheckpoint(store, first.context.info)!.load())!;
     expect(progress).toMatchObject({ attempt: 1, step: 0, requests: 2, problems: [] });
     expect(progress.proposal).toBeUndefined();
     expect(progress.reasons[1]).toMatch(/^recipe 1: build-failed: .*`apt-get install -y shellcheck`/);
 
     release!();
-    const retry = new MockActivityEnvironment({ heartbeatDetails: last, attempt: 2 });
+    const retry = new MockActivityEnvironment({ attempt: 2 });
     const check = (await retry.run(activities.validateGold, input)) as StageCheck;
     const gold = await store.getJson(check.goldTestsRef!, GoldTestsSchema);
     expect(gold).toMatchObject({ status: 'verified', setup: { outcome: 'rescued', attempts: 2, requests: 4 } });
