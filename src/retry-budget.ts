@@ -72,6 +72,8 @@ export const setupAgentWorstRequests = (attempts: number, modelTries: number) =>
 export const SETUP_AGENT_STAGE_WORST_REQUESTS =
   setupAgentWorstRequests(SETUP_AGENT_ATTEMPTS, MODEL_TRIES_IN_ACTIVITY) +
   (ACTIVITY_ATTEMPTS.backoff - 1) * MODEL_TRIES_IN_ACTIVITY;
+/** Tries of one GitHub request in `chainsmith mine`: the first, and each plugin's retries (counted on the wire by test/mining/landings/github-tries.test.ts). */
+export const GITHUB_REQUEST_TRIES = 1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES;
 /** Tries of one GitHub request in a scheduled run's mine: Octokit's, every attempt of the activity, every attempt of the run. */
 export const GITHUB_REQUEST_WORST_TRIES =
-  (1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES) * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;
+  GITHUB_REQUEST_TRIES * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;
