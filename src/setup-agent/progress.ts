@@ -56,11 +56,13 @@ export class SetupCheckpoint {
     private readonly pointer: string,
   ) {}
 
-  /** The last progress saved, or undefined (none, or one this code can no longer read: the stage starts afresh). */
+  /** The last progress saved, or undefined (none, or one this code or store can no longer read: the stage starts afresh). */
   async load(): Promise<SetupProgress | undefined> {
     const ref = await this.store.getPointer(this.pointer);
     if (!ref) return undefined;
-    return this.store.getJson(ref, SetupProgressSchema).catch(() => undefined);
+    const progress = await this.store.getJson(ref, SetupProgressSchema).catch(() => undefined);
+    const transcript = progress && (await this.store.get(progress.transcriptRef).catch(() => undefined));
+    return transcript ? progress : undefined;
   }
 
   async save(progress: SetupProgress): Promise<void> {

@@ -1,13 +1,16 @@
 import { CancelledFailure } from '@temporalio/common';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../src/activities';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { GoldTestsSchema } from '../../src/schemas';
-import { activityCheckpoint } from '../../src/setup-agent/progress';
+import { activityCheckpoint, type SetupProgress } from '../../src/setup-agent/progress';
 import { buildDeps } from '../../src/workers/deps';
 import type { StageCheck } from '../../src/workflows/types';
 import { testConfig } from '../support/engines';
 import { FakeOpenAI } from '../support/fake-openai';
+import { testSetup } from '../support/setup-agent';
 import { ciReadingModel, layoutChain } from '../support/setup-layouts';
 
 /**
@@ -74,6 +77,41 @@ test('a cancelled validateGold stops the setup agent mid-call; its retry resumes
   } finally {
     release?.();
     await deps.pool?.drain();
+    await fake.stop();
+  }
+});
+
+test('progress saved between a proposal and its build resumes by building that proposal, with no model call', async () => {
+  const chain = await layoutChain('script', `built-${process.pid}`);
+  const fake = new FakeOpenAI(ciReadingModel());
+  try {
+    const setup = await testSetup({ baseUrl: await fake.start() });
+    const saved: SetupProgress[] = [];
+    const gold = await setup.agent.goldTests(chain, 0, { save: (p) => void saved.push(p) });
+    expect(gold.setup).toMatchObject({ outcome: 'rescued', attempts: 2, requests: 4 });
+    // After each of the four replies, and after the first recipe's outcome.
+    expect(saved.map((p) => [p.attempt, p.step, !!p.proposal])).toEqual([
+      [0, 1, false],
+      [0, 2, true],
+      [1, 0, false],
+      [1, 1, false],
+      [1, 2, true],
+    ]);
+
+    // As if the process died while the second recipe was building (before the recipe was saved): another one, same store.
+    const asked = fake.requests.length;
+    await rm(join(setup.dir, 'recipes'), { recursive: true });
+    const again = await testSetup({ baseUrl: await fake.start(), dir: setup.dir });
+    const resumed = await again.agent.goldTests(chain, 0, { resume: JSON.parse(JSON.stringify(saved[4])) });
+    expect(resumed).toMatchObject({ status: 'verified', setup: { outcome: 'rescued', attempts: 2, requests: 4 } });
+    expect(resumed.setup!.reasons).toEqual(gold.setup!.reasons);
+    expect(fake.requests).toHaveLength(asked);
+    // Progress of another stage is not taken for this one's.
+    await rm(join(setup.dir, 'recipes'), { recursive: true });
+    const other = await testSetup({ baseUrl: await fake.start(), dir: setup.dir });
+    await other.agent.goldTests(chain, 0, { resume: { ...saved[4], baseSha: chain.prs[1].baseSha } });
+    expect(fake.requests.length).toBeGreaterThan(asked);
+  } finally {
     await fake.stop();
   }
 });
