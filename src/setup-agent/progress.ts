@@ -68,7 +68,15 @@ export class SetupCheckpoint {
   async save(progress: SetupProgress): Promise<void> {
     await this.store.setPointer(this.pointer, await this.store.putJson(progress));
   }
+
+  /** The stage has its record: a later run of it starts afresh. */
+  async clear(): Promise<void> {
+    await this.store.removePointer(this.pointer);
+  }
 }
+
+/** A pointer name's part: what the store allows in one (a workflow id may hold anything). */
+const part = (text: string) => text.replace(/[^\w.-]+/g, '-');
 
 /** The checkpoint of one activity (every retry of it), by its workflow run and id; none outside a workflow, where nothing retries it. */
 export function activityCheckpoint(
@@ -76,5 +84,15 @@ export function activityCheckpoint(
   info: { activityId: string; workflowExecution?: { workflowId: string; runId: string } },
 ): SetupCheckpoint | undefined {
   const run = info.workflowExecution;
-  return run ? new SetupCheckpoint(store, `setup-agent/${run.workflowId}/${run.runId}/${info.activityId}`) : undefined;
+  return run
+    ? new SetupCheckpoint(store, `setup-agent/${part(run.workflowId)}/${part(run.runId)}/${part(info.activityId)}`)
+    : undefined;
+}
+
+/**
+ * The checkpoint of one stage in a process without Temporal (`validate`): by repository, PR and base,
+ * kept until the stage has its record, so the same command run again after a crash resumes it.
+ */
+export function stageCheckpoint(store: ArtifactStore, repo: string, pr: number, baseSha: string): SetupCheckpoint {
+  return new SetupCheckpoint(store, `setup-agent/stages/${part(repo)}/${pr}-${part(baseSha)}`);
 }

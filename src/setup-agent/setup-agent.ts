@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import type { ArtifactStore } from '../artifacts/store';
 import { costOf, type Price } from '../agent/pricing';
 import type { Environments } from '../environments/builder';
 import type { RecipeOverride } from '../environments/recipe';
@@ -16,7 +17,7 @@ import { reasonOf, stageReason } from '../stage-reason';
 import { Conversation, NoRecipeError } from './conversation';
 import { toOverride } from './proposal';
 import { RepoReader } from './read-tools';
-import type { SetupProgress, SetupRun } from './progress';
+import { stageCheckpoint, type SetupProgress, type SetupRun } from './progress';
 import type { RecipesStore } from './recipes-file';
 import { countStage, type SetupTally } from './tally';
 
@@ -268,6 +269,22 @@ export class SetupAgent {
     } finally {
       await reader.close();
     }
+  }
+
+  /**
+   * goldTests with the stage's progress kept in `store` (stageCheckpoint) while the agent works on it:
+   * `validate` run again after a crash goes on where the agent was, without asking the model again.
+   */
+  async goldTestsResumable(chain: Chain, stage: number, store: ArtifactStore): Promise<GoldTests> {
+    const pr = chain.prs[stage];
+    const checkpoint = stageCheckpoint(store, chain.repo.name, pr.number, pr.baseSha);
+    const resume = await checkpoint.load();
+    const gold = await this.goldTests(chain, stage, {
+      ...(resume ? { resume } : {}),
+      save: (progress) => checkpoint.save(progress),
+    });
+    await checkpoint.clear();
+    return gold;
   }
 
   /** The stage validated with `recipe` in place of detection's; a recipe that does not build is a record with its reason. */
