@@ -2,7 +2,7 @@ import { inWindow, type DateWindow } from '../date-window';
 import { ChainSchema, type Chain, type Edge, type PullRequestRecord, type RepoSource } from '../schemas';
 import { buildChains, DEFAULT_MIN_CONFIDENCE, linkingEdges, type ChainOptions } from './chains/chains';
 import { findCopies, redirect } from './links/copies';
-import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './links/code-history';
+import { codeHistoryEdges, windowMs } from './links/code-history';
 import { dateCut } from './chains/date-cut';
 import { prChangesTests } from './file-kind';
 import { filterPullRequests, type PrFilterOptions } from './chains/filters';
@@ -19,7 +19,7 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
   sharedFiles?: boolean;
   /** A local clone of the repository: enables code-history (blame) edges. */
   clone?: string;
-  /** Days before a PR's merge within which blamed lines link it to their PR; 0 turns blame off. */
+  /** Days before a PR's merge within which blamed lines link it to their PR (unset: any age); 0 turns blame off. */
   blameWindowDays?: number;
   onBlameProgress?: (done: number, total: number) => void;
   /** Only PRs merged in it become stages; the others still link PRs, as in a mine without it. */
@@ -120,7 +120,7 @@ export async function recordsToChains(
   );
   const restores =
     opts.clone && opts.blameWindowDays !== 0
-      ? await restoreEdges(opts.clone, prs, reverts, (opts.blameWindowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000)
+      ? await restoreEdges(opts.clone, prs, reverts, windowMs(opts.blameWindowDays))
       : [];
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   const mined = withStrength(

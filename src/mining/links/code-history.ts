@@ -15,7 +15,11 @@ import { thinFollowUp } from './strength';
 import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
 
 export interface CodeHistoryOptions {
-  /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
+  /**
+   * How long before B's merge a PR's lines count; older lines are nobody's. Unset: any age. A line
+   * blame still gives to A is A's as A wrote it, and on the tuning repositories fixes of a feature
+   * came years later as often as weeks later: a window in days only cut real links.
+   */
   windowDays?: number;
   /**
    * Pairs ("B->A") where B's text names A: no coincidence to guard against, so A's lines count at
@@ -29,12 +33,8 @@ export interface CodeHistoryOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/**
- * A year: fixes of a feature often come a release or two later. Measured on both labelled
- * repositories, 365 days found more real links than 180 and no more false ones once words and
- * sweeps were read right.
- */
-export const DEFAULT_WINDOW_DAYS = 365;
+/** The blame window in milliseconds: unset is any age. */
+export const windowMs = (days?: number): number => (days === undefined ? Infinity : days * 86_400_000);
 /**
  * Commit dates of a PR's own commits can be far older than its merge: blame looks back this much
  * further, and the window is then applied to merge dates.
@@ -128,7 +128,6 @@ export async function codeHistoryEdges(
       if (!owner.has(sha)) owner.set(sha, copyOf.get(pr.number) ?? pr.number);
   }
   const byNumber = new Map(all.map((pr) => [pr.number, pr]));
-  const windowMs = (opts.windowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000;
   // Blame sees through sweeps (reformatting, renames, typing, releases) and branch syncs to whoever
   // wrote the lines, as `git blame --ignore-revs-file` does for formatting commits.
   const folder = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
@@ -157,7 +156,7 @@ export async function codeHistoryEdges(
       clone,
       owner,
       byNumber,
-      windowMs,
+      windowMs: windowMs(opts.windowDays),
       ignoreFile,
       ignored,
       all,
@@ -250,9 +249,10 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   if (oldLines === 0 || oldLines > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
   const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
-  const since = namesOld
-    ? []
-    : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
+  const since =
+    namesOld || windowMs === Infinity
+      ? []
+      : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
   const recent = (number: number) => {
     const at = Date.parse(byNumber.get(number)?.mergedAt ?? '');
     return at <= merged && (at >= merged - windowMs || ctx.named.has(`${pr.number}->${number}`));
@@ -304,11 +304,13 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       scoreEdge(ctx, pr, number, overlap, change.changed, kind, paths, repaired.has(number)),
     ),
   );
-  // One edge per pair: the deprecation link where it is the stronger.
+  // One edge per pair: removing what A deprecated says what B does to A's lines better than the blame
+  // does (a weak deprecate → remove link), however many of A's lines go with it.
   const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
-  const kept = history.map((edge) =>
-    (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge,
-  );
+  const kept = history.map((edge) => {
+    const removal = deprecated.get(edge.to);
+    return removal ? { ...removal, confidence: Math.max(removal.confidence, edge.confidence) } : edge;
+  });
   return [...kept, ...deprecations.filter((edge) => !overlaps.has(edge.to))];
 }
 
