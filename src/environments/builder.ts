@@ -358,11 +358,14 @@ export class Environments {
         ...holds
       } = recipe;
       void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache];
+      // The toolchain's note is prose for the user (Python's names the stage's date): the image, version and prefix decide.
+      const { note, ...toolchainHeld } = recipe.toolchain;
+      void note;
       const keyParts = [
         LAYOUT,
         toolchain,
         this.opts.network,
-        holds,
+        { ...holds, toolchain: toolchainHeld },
         history,
         recipe.origin === 'config' || recipe.origin === 'setup-agent' ? blobs : '',
       ];
