@@ -48,6 +48,8 @@ export const QUERY_WORST_REQUESTS = QUERY_WRITER_TRIES * MODEL_TRIES_IN_ACTIVITY
 export const AGENT_STEP_WORST_REQUESTS = MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTEMPTS.rolloutRound;
 /** Model requests for one pair the link judge asks about, with `modelRetries` (config model.retries) tries per request. */
 export const linkJudgeWorstRequests = (modelRetries: number) => LINK_JUDGE_ASKS * modelRetries;
+/** Tries of one GitHub request in `chainsmith mine`: the first, and each plugin's retries (counted on the wire by test/mining/landings/github-tries.test.ts). */
+export const GITHUB_REQUEST_TRIES = 1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES;
 /** Tries of one GitHub request in a scheduled run's mine: Octokit's, every attempt of the activity, every attempt of the run. */
 export const GITHUB_REQUEST_WORST_TRIES =
-  (1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES) * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;
+  GITHUB_REQUEST_TRIES * ACTIVITY_ATTEMPTS.mineForSchedule * SCHEDULE_RUN_ATTEMPTS;
