@@ -57,7 +57,7 @@ export async function validateRun(
     // In the data directory: no chainsmith.config.json of the caller's folder applies.
     cwd: home,
     env: { CHAINSMITH_HOME: home },
-    // A bench told to stop ends the validate run under bash too (bench/support/end-children.ts).
+    // A bench told to stop ends the validate run under bash too (src/process/end-on-signals.ts).
     ownGroup: true,
     maxOutputBytes: 200_000,
     onStdout: (d) => {

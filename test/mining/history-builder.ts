@@ -32,6 +32,8 @@ export interface PrSpec {
   author?: string;
   /** When it lands (ISO): its landing commit's date, its own commits a minute apart before it. */
   mergedAt?: string;
+  /** A rebase landing that replays only the PR's last this many commits (a maintainer dropped the others). */
+  replayed?: number;
 }
 
 type Tree = ReadonlyMap<string, string>;
@@ -95,7 +97,8 @@ export class HistoryBuilder {
   /** Forks a branch from main (`forkBack` steps ago), commits on it and lands it. */
   pr(spec: PrSpec, forkBack = 0): this {
     const fork = this.history[Math.max(0, this.history.length - 1 - forkBack)];
-    const landingCommits = { 'fast-forward': 0, rebase: spec.commits.length }[spec.landing as string] ?? 1;
+    const replayed = spec.replayed ?? spec.commits.length;
+    const landingCommits = { 'fast-forward': 0, rebase: replayed }[spec.landing as string] ?? 1;
     if (spec.mergedAt) this.landAt(spec.mergedAt, spec.commits.length + landingCommits);
     const head = this.branch(spec, fork);
     const author = spec.author ?? this.defaultAuthor;
@@ -128,7 +131,7 @@ export class HistoryBuilder {
         break;
       }
       case 'rebase':
-        for (const original of this.commits.slice(-spec.commits.length)) {
+        for (const original of this.commits.slice(-replayed)) {
           const tree = apply(this.tip.tree, Object.fromEntries(original.changes));
           this.tip = this.commit(original.message, 'GitHub', this.tip, [], tree, {
             author: original.author,

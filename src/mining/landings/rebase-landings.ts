@@ -46,12 +46,14 @@ export class RebaseCandidates {
  * The PRs whose refs/pull/N/head is not on the branch but whose commits are, replayed one for one
  * onto `line` (the branch's first-parent line, or a side branch's that a merge brought), oldest first:
  * a rebase gives each commit a new id and committer date but keeps its author, author date and
- * message. A PR counts when its head's commits, walked back to one whose parent the branch reaches
- * (where the PR was forked, wherever that is), match consecutive commits of the line, none of which
- * lands anything else or is a PR's head itself (a fast-forwarded PR whose commits another PR carried
- * too). A key that two commits of the line share proves nothing, and a PR with a merge of its own is
- * not matched (a rebase drops it). Lower numbers are matched first. `landed` (numbers) and `claimed`
- * (branch commits that land a PR) are left as they are.
+ * message. A PR counts when its head commit matches a commit of the line that lands nothing else and
+ * is no PR's head itself (a fast-forwarded PR whose commits another PR carried too). Its own commits
+ * are the run of its commits, walked back from the head, that match consecutive commits of the line:
+ * back to where it was forked, or to the first one the line lacks, since maintainers replay a PR's
+ * last commits alone, drop or reword an early one, or cherry-pick the head of a branch based on
+ * history the branch never had. A key that two commits of the line share proves nothing, and the walk
+ * stops at a merge of the PR's own (a rebase drops it). Lower numbers are matched first. `landed`
+ * (numbers) and `claimed` (branch commits that land a PR) are left as they are.
  */
 export function findRebaseLandings(
   line: readonly LoggedCommit[],
@@ -77,10 +79,8 @@ export function findRebaseLandings(
     let commit: LoggedCommit | undefined = head;
     let start: number | undefined;
     while (commit && commit.parents.length === 1 && at.get(keyOf(commit)) === index && !taken.has(index)) {
-      if (candidates.onBranch.has(commit.parents[0])) {
-        start = index;
-        break;
-      }
+      start = index;
+      if (candidates.onBranch.has(commit.parents[0])) break;
       commit = candidates.bySha.get(commit.parents[0]);
       index -= 1;
     }

@@ -94,7 +94,16 @@ function sentences(text: string): { text: string; start: number }[] {
   return found;
 }
 
-function classify(before: string): { kind: EdgeKind; confidence: number } {
+/**
+ * Inside the quoted title of `Revert "…"`: the number there is one the reverted change's title named
+ * ('Revert "Add tests for #842"' reverts the tests, not #842), unless it closes the title as a squash
+ * landing's "(#N)" does.
+ */
+const IN_REVERTED_TITLE = /\brevert\w*\s+"[^"]*$/i;
+const CLOSES_TITLE = (before: string, after: string) => before.endsWith('(') && after.startsWith(')"');
+
+function classify(before: string, after: string): { kind: EdgeKind; confidence: number } {
+  if (IN_REVERTED_TITLE.test(before) && !CLOSES_TITLE(before, after)) return MENTION;
   const rule = RULES.find((candidate) => candidate.pattern.test(before));
   return rule ? { kind: rule.kind, confidence: rule.confidence } : MENTION;
 }
@@ -122,7 +131,7 @@ export function scanReferences(text: string): ScannedReference[] {
             ? { number: Number(number) }
             : { sha: sha as string, ...(groups.bareSha ? { bare: true } : {}) },
         repo: owner !== undefined ? `${owner}/${repoName}`.toLowerCase() : undefined,
-        ...classify(before),
+        ...classify(before, sentence.text.slice(previousEnd, previousEnd + 2)),
         evidence: sentence.text.slice(0, MAX_EVIDENCE),
         start: sentence.start + at,
         end: sentence.start + previousEnd,

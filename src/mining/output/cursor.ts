@@ -8,7 +8,6 @@ import {
   DEFAULT_MIN_STRENGTH,
 } from '../chains/chains';
 import { DEFAULT_MAX_CHANGED_LINES } from '../chains/filters';
-import { DEFAULT_WINDOW_DAYS } from '../links/code-history';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
 import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../../schemas';
 import { readChains } from './chains-file';
@@ -49,7 +48,6 @@ const DEFAULTS: Record<string, unknown> = {
   maxChainsPerPr: DEFAULT_CHAINS_PER_PR,
   minConfidence: DEFAULT_MIN_CONFIDENCE,
   minStrength: DEFAULT_MIN_STRENGTH,
-  blameDays: DEFAULT_WINDOW_DAYS,
   maxChangedLines: DEFAULT_MAX_CHANGED_LINES,
 };
 
@@ -106,6 +104,16 @@ async function readJsonLines<T>(path: string, schema: z.ZodType<T>): Promise<T[]
     });
 }
 
+/** Files mined with other options than this run's: `differ` names them, then and now. */
+export class OptionsChanged extends InputError {
+  constructor(
+    message: string,
+    readonly differ: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The earlier mine into these files, or undefined where there is none (no cursor). Files mined with
  * other options are refused, naming the options that differ: growing them would mix two graphs.
@@ -130,8 +138,9 @@ export async function readPreviousMine(
   if (differ.length > 0) {
     const was = (key: string, from: Record<string, unknown>) => (from[key] === undefined ? 'unset' : String(from[key]));
     const list = differ.map((key) => `${flag(key)} ${was(key, recorded)} then, ${was(key, options)} now`).join('; ');
-    throw new InputError(
+    throw new OptionsChanged(
       `${paths.chains} was mined with other options (${list}): rerun with the same options to add what is new, or add --fresh to mine it again from scratch`,
+      list,
     );
   }
   const records = await readJsonLines(paths.prs, PullRequestRecordSchema);

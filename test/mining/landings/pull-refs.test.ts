@@ -61,6 +61,19 @@ beforeAll(async () => {
         { message: 'Mention #52 and #49', files: { 'app/core.py': 'COUNT = 3\n' } },
       ],
     })
+    // The maintainer replayed only its last commit: the first was dropped, as hand rebases do.
+    .pr({
+      number: 55,
+      title: 'Partly replayed',
+      landing: 'rebase',
+      replayed: 1,
+      pullRef: true,
+      author: 'Barbara Liskov',
+      commits: [
+        { message: 'Try a counter', files: { 'app/counter.py': 'N = 0\n' } },
+        { message: 'Count with the counter', files: { 'app/counter.py': 'N = 1\n', 'app/core.py': 'COUNT = 4\n' } },
+      ],
+    })
     .write(path);
   mined = await readLocalPullRequests(path);
 });
@@ -76,6 +89,7 @@ test('refs/pull/N/head finds PRs landed by hand: merged locally or fast-forwarde
     [51, 'manual'],
     [54, 'rebase'],
     [53, 'squash'],
+    [55, 'rebase'],
   ]);
   expect(fifty.title).toBe('Teach core to count');
   expect(fifty.baseSha).toBe((await git(path, ['rev-parse', `${fifty.mergeSha}^1`])).trim());
@@ -99,6 +113,19 @@ test("a PR landed by GitHub's rebase button is found by its replayed commits: au
   expect(rebased.files.map((file) => file.path)).toEqual(['app/four.py', 'tests/test_four.py']);
 });
 
+test('a PR whose last commits alone were replayed onto the branch landed, with those commits as its own', async () => {
+  const partly = mined.prs.find((pr) => pr.number === 55)!;
+  const onMain = (await git(path, ['log', '--format=%H|%an|%s', '--first-parent', 'main'])).trim().split('\n');
+  expect(onMain.filter((line) => line.includes('|Barbara Liskov|')).map((line) => line.split('|')[2])).toEqual([
+    'Count with the counter',
+  ]);
+  const replayed = onMain.find((line) => line.endsWith('|Barbara Liskov|Count with the counter'))!.split('|')[0];
+  expect(partly.commitShas).toEqual([replayed]);
+  expect(partly.mergeSha).toBe(replayed);
+  expect(partly.baseSha).toBe((await git(path, ['rev-parse', `${replayed}^1`])).trim());
+  expect(partly.files.map((file) => file.path).sort()).toEqual(['app/core.py', 'app/counter.py']);
+});
+
 test("a squashed PR's own commits are read from its ref", () => {
   const squashed = mined.prs.find((pr) => pr.number === 53)!;
   expect(squashed.messages).toEqual([
@@ -109,7 +136,7 @@ test("a squashed PR's own commits are read from its ref", () => {
 });
 
 test('with refs, a number is a merged PR, an unmerged PR or an issue', () => {
-  expect([...mined.pullNumbers].sort()).toEqual([50, 51, 52, 53, 54]);
+  expect([...mined.pullNumbers].sort()).toEqual([50, 51, 52, 53, 54, 55]);
   const { edges, tally } = linkPullRequests(mined.prs, { pullNumbers: mined.pullNumbers });
   expect(edges.map(({ from, to, kind }) => [from, to, kind])).toEqual([
     [51, 50, 'follow-up'],

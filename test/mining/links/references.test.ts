@@ -47,6 +47,9 @@ test.each([
   ['Reapply the cache from #1 with the race fixed', 'restores'],
   ['Restore #1 after the revert', 'restores'],
   ['Revert "Revert "Add cache (#1)""', 'restores'],
+  // A number inside the reverted title is what that title named, not the reverted PR.
+  ['Revert "Add tests for #1" to fix test failures', 'mentions'],
+  ['Revert "Revert "Add tests for #1""', 'mentions'],
   ['Fix regression introduced by #1', 'regression-of'],
   ['Regression in #1: cache never expires', 'regression-of'],
   ['Follow up on #1: expire entries', 'follow-up'],
