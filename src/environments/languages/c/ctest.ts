@@ -26,11 +26,32 @@ for case in root.iter("testcase"):
         if CASE.search(line): print("${MARK}-OUT", case.get("name"), line)
 ${MARK}-PY`;
 
+/**
+ * The test programs CTest would run that this build did not remake (older than `since`), one a line:
+ * after a failed build they may be the image's, built at another commit.
+ */
+const NOT_REMADE = (since: string) => `python3 - ${since} <<'${MARK}-EXE'
+import json, os, subprocess, sys
+since = os.path.getmtime(sys.argv[1])
+try: tests = json.loads(subprocess.run(["ctest", "--show-only=json-v1"], capture_output=True, text=True).stdout)["tests"]
+except Exception: tests = []
+for t in tests:
+    exe = (t.get("command") or [""])[0]
+    if os.path.isfile(exe) and os.path.getmtime(exe) < since: print(exe)
+${MARK}-EXE`;
+
 function command(_files: string[], override?: string): string {
   if (override) return override;
   const dir = `\${CHAINSMITH_BUILD_DIR:-${CMAKE_BUILD_DIR}}`;
+  const log = '/tmp/chainsmith-build.log';
+  const since = '/tmp/chainsmith-build-start';
   return [
-    `if ! cmake --build ${dir} -j2 -- -k >/tmp/chainsmith-build.log 2>&1; then echo "the build failed (tests that need it will not run):"; grep -E 'error|Error' /tmp/chainsmith-build.log | head -n 30; fi`,
+    `touch ${since}`,
+    // A test program whose target failed to build (a new test before the gold change, a stage older
+    // than the image's commit) would otherwise run as the image left it: the programs not remade are
+    // removed and the build goes once more, so those that can be remade are, and the others fail as missing.
+    `if ! cmake --build ${dir} -j2 -- -k >${log} 2>&1; then (cd ${dir} && ${NOT_REMADE(since)}
+) | xargs -r rm -f; cmake --build ${dir} -j2 -- -k >>${log} 2>&1; echo "the build failed (tests that need it will not run):"; grep -E 'error|Error' ${log} | head -n 30; fi`,
     `(cd ${dir} && ctest --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml >/tmp/ctest.log 2>&1); s=$?`,
     'tail -n 40 /tmp/ctest.log',
     CONVERT,

@@ -140,3 +140,33 @@ test('CMake: a stage sharing an environment built at an older commit rebuilds on
     await again.destroy();
   }
 });
+
+/**
+ * The environment's build directory holds every test program as built at the image's commit: a PR's
+ * test that cannot compile before the gold change (it uses what the PR adds to a header) must fail
+ * there, not run the program the image left. (A failed link leaves no program: ld removes it.)
+ */
+test('CMake: a test program that fails to compile runs as missing, not as the image built it', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(calc C)\nenable_testing()\nadd_library(calc calc.c)\n' +
+    'add_executable(test_calc tests/test_calc.c)\ntarget_link_libraries(test_calc calc)\nadd_test(NAME calc COMMAND test_calc)\n';
+  const test = (cases: string[]) =>
+    `#include <stdio.h>\n#include "../calc.h"\nint main(void) {\n  int bad = 0, n = 0;\n${cases.map((c) => `  { int ok = ${c.split('|')[1]}; printf("%sok %d - ${c.split('|')[0]}\\n", ok ? "" : "not ", ++n); bad += !ok; }\n`).join('')}  return bad != 0;\n}\n`;
+  const { gold } = await validate(
+    'gen/calc-stale',
+    {
+      'CMakeLists.txt': cmake,
+      'calc.h': 'int version(void);\n',
+      'calc.c': 'int version(void) { return 1; }\n',
+      'tests/test_calc.c': test(['version|version() == 1']),
+    },
+    {
+      'calc.h': 'int version(void);\n#define CALC_MAX 9\n',
+      'tests/test_calc.c': test(['version|version() == 1', 'max|CALC_MAX == 9']),
+    },
+  );
+  expect(gold.status).toBe('verified');
+  // The program as a whole: it does not compile before the change (CALC_MAX is missing), so it fails there.
+  expect(gold.failToPass).toContain('calc');
+  expect(gold.passToPass).not.toContain('calc');
+});
