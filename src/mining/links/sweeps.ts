@@ -24,6 +24,10 @@ const SWEEP_TOPICS = [
   // i18n wrapping: every user-facing string passed through the translation call at once.
   String.raw`\b(mark|wrap)\b.*\b(strings?|messages?)\b.*\b(translat\w*|i18n|gettext)\b|\b(translatable|localizable) strings\b`,
   String.raw`\b(mass|bulk) (move|rename|replace)\b|\bmove (all|every)\b|\bsplit\b.*\binto (separate|several|multiple) (files|modules)\b`,
+  // Link maintenance: every URL moved to https or to a site's new address.
+  String.raw`\b(prefer|use|switch to|move to)\s+https\b|\bhttp\b.*\bto\b.*\bhttps\b|\b(all|every)\b.*\b(urls|links)\b`,
+  // What a static-analysis tool reported, fixed in one pass: its findings, not one bug it found.
+  String.raw`\b(issues|warnings|findings|defects)\b.*\b(static analy\w*|code analysis|coverity|cppcheck|scan-build|sonar\w*|pvs-studio)\b|\b(static analy\w*|code analysis|coverity|cppcheck)\b.*\b(issues|warnings|findings|defects)\b`,
 ].map((pattern) => new RegExp(pattern, 'i'));
 const SWEEP = { test: (text: string) => SWEEP_TOPICS.some((topic) => topic.test(text)) };
 
@@ -36,6 +40,10 @@ export function sweepTopic(subject: string): number | undefined {
 /** Release and dependency bookkeeping: version strings change every time, and mean nothing. */
 const RELEASE =
   /^(release|bump|prepare)\b|\brelease (version )?v?\d|\bversion (to )?v?\d+\.\d+|^(update|upgrade) (version|changelog|requirements|dependencies|deps)\b|^\[pre-commit\.ci\]|^(chore|build)(\(deps\))?:/i;
+
+/** CI configuration: a PR that changes only these keeps the pipeline running (a runner, a compiler version). */
+const CI_FILES =
+  /^(\.github\/workflows\/|\.circleci\/)|^(\.travis\.yml|\.?appveyor\.yml|\.gitlab-ci\.yml|azure-pipelines\.yml|\.cirrus\.yml|\.drone\.yml|Jenkinsfile)$/;
 
 /** A PR changing this many code files at once is a sweep whatever it says. */
 const SWEEP_FILES = 20;
@@ -58,11 +66,13 @@ function isRelease(pr: PullRequestRecord): boolean {
 }
 
 /**
- * Formatting, renames, typing, lint, compiler-flag, port, tool, docs-theme, CI, i18n and move sweeps,
- * and releases and version bumps: whatever else a release carries rides along with the bump.
+ * Formatting, renames, typing, lint, compiler-flag, port, tool, docs-theme, CI, i18n, move, URL and
+ * static-analysis sweeps, PRs that change only CI configuration, and releases and version bumps:
+ * whatever else a release carries rides along with the bump.
  */
 export function isSweep(pr: PullRequestRecord): boolean {
   if (isRelease(pr)) return true;
+  if (pr.files.length > 0 && pr.files.every((file) => CI_FILES.test(file.path))) return true;
   if (pr.files.filter((file) => file.kind === 'code').length >= SWEEP_FILES) return true;
   return SWEEP.test(pr.title) || subjects(pr).filter((subject) => SWEEP.test(subject)).length * 2 > subjects(pr).length;
 }
