@@ -6,7 +6,8 @@ import { splitMessage } from '../landings/commit-log';
  * One pattern per topic, so that a later fix of a sweep's own work can be told by its topic.
  */
 const SWEEP_TOPICS = [
-  String.raw`\b(re)?format(ting|ted)?\b`,
+  // Reformatting, not "format" itself: "Fix format problem with empty objects" fixes the printer.
+  String.raw`\breformat\w*\b|\bformat(ted|ting)?\s+(the\s+)?(code|sources?|files?|codebase|everything|with)\b|^(fix\s+|apply\s+)?(code\s+)?formatting$|\bformatting (changes|fixes|only|pass)\b`,
   String.raw`\b(black|isort|flake8|ruff|pyupgrade|prettier|eslint|clang-format|clang-tidy|gofmt|goimports|golint|golangci-lint|go vet|rustfmt|clippy|checkstyle|spotless|codespell|pre-commit|lint(s|er|ers|ing)?)\b`,
   String.raw`\btype (annotations?|hints?)\b|\b(add|update|fix) (typing|types|type annotations)\b|\bmypy\b`,
   String.raw`\brename\b.*\b(to|directory|package|module|imports)\b`,
@@ -78,12 +79,18 @@ export function isSweep(pr: PullRequestRecord): boolean {
 }
 
 /**
- * The commits blame should look through: all of a sweep PR's, and a sweep commit inside any other
- * PR ("apply black" among real changes). A PR's own commits are the last of its messages.
+ * The commits blame should look through: all of a sweep PR's but a release's work, and a sweep commit
+ * inside any other PR ("apply black" among real changes). A PR's own commits are the last of its messages.
  */
 export function sweepCommits(pr: PullRequestRecord): string[] {
   const own = pr.commitShas ?? [];
-  if (isSweep(pr)) return [pr.mergeSha, ...own];
   const messages = pr.messages.slice(-own.length);
-  return own.filter((_, index) => own.length === messages.length && SWEEP.test(splitMessage(messages[index]).subject));
+  const subjectsSay = (test: (subject: string) => boolean) =>
+    own.filter((_, index) => own.length === messages.length && test(splitMessage(messages[index]).subject));
+  // A release that lands a branch of work (commits of its own, on the branch) carries that work: only
+  // its bump and sweep commits are bookkeeping.
+  if (isRelease(pr) && own.length > 1 && own.length === messages.length)
+    return [pr.mergeSha, ...subjectsSay((subject) => RELEASE.test(subject) || SWEEP.test(subject))];
+  if (isSweep(pr)) return [pr.mergeSha, ...own];
+  return subjectsSay((subject) => SWEEP.test(subject));
 }

@@ -230,6 +230,7 @@ test('sweeps are told by their words across languages, and by their breadth', ()
     'Fix release notes link in README',
     'Fix a leak Coverity found in the parser',
     'Support https proxies',
+    'Fix format problem with empty objects',
   ];
   expect(sweeps.filter((title) => !isSweep(pr(title)))).toEqual([]);
   expect(work.filter((title) => isSweep(pr(title)))).toEqual([]);
