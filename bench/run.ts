@@ -3,11 +3,11 @@
 import '../test/support/quiet-sdk';
 import { readdirSync } from 'node:fs';
 import { printFigures, type Figure } from './figure';
-import { endChildrenOnSignals } from './support/end-children';
+import { endChildrenOnSignals } from '../src/process/end-on-signals';
 
 /** `npm run bench -- NAME` runs bench/NAME.ts, whose `run()` measures and returns its figures. */
 async function main(): Promise<void> {
-  endChildrenOnSignals();
+  endChildrenOnSignals('bench');
   const available = readdirSync(__dirname)
     .filter((f) => /\.(js|ts)$/.test(f) && !/^(run|figure)\./.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.map'))
     .map((f) => f.replace(/\.(js|ts)$/, ''));

@@ -44,7 +44,7 @@ export async function wholeMineFigures(root: string): Promise<Figure[]> {
       ],
       {
         env: { CHAINSMITH_HOME: dir },
-        // A bench told to stop ends the mine under time too (end-children.ts).
+        // A bench told to stop ends the mine under time too (src/process/end-on-signals.ts).
         ownGroup: true,
         maxOutputBytes: 64 * 1024 * 1024,
       },

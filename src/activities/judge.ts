@@ -1,3 +1,5 @@
+import { activityInfo, cancellationSignal } from '@temporalio/activity';
+import { activityCheckpoint, type SetupProgress } from '../setup-agent/progress';
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { invalidGold, stageCheck } from '../judge/gold-validation';
 import { StageError } from '../errors';
@@ -35,14 +37,23 @@ export function judgeActivities(ctx: ActivityContext) {
      * reason; the workflow cuts the chain before it.
      */
     async validateGold(input: { chainRef: ArtifactRef; stage: number; policy: PolicyKind }): Promise<StageCheck> {
+      // The setup agent's progress an earlier attempt of this activity saved: its model calls are not made again.
+      const progress = activityCheckpoint(store, activityInfo());
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
+        const resume = await progress?.load();
         // Where detection's recipe fails, the setup agent tries (with a model) or a recipe it saved serves.
-        const gold = await ctx.setupAgent.goldTests(chain, input.stage).catch((err) => {
-          if (err instanceof StageError)
-            return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
-          throw err;
-        });
+        const gold = await ctx.setupAgent
+          .goldTests(chain, input.stage, {
+            signal: cancellationSignal(),
+            ...(resume ? { resume } : {}),
+            ...(progress ? { save: (p: SetupProgress) => progress.save(p) } : {}),
+          })
+          .catch((err) => {
+            if (err instanceof StageError)
+              return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
+            throw err;
+          });
         return { goldTestsRef: await store.putJson(gold), ...stageCheck(gold, !!ctx.judgeModel(input.policy)) };
       });
     },

@@ -5,6 +5,7 @@ import { ChainsmithError, InputError } from '../errors';
 import { DEFAULT_CHAINS_PER_PR, DEFAULT_MAX_LENGTH, DEFAULT_MIN_CONFIDENCE } from '../mining/chains/chains';
 import { DEFAULT_MAX_CHANGED_LINES } from '../mining/chains/filters';
 import { SCHEDULE_RUN_ATTEMPTS } from '../retry-budget';
+import { endChildrenOnSignals } from '../process/end-on-signals';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
 import { parseCount, parseEvery, parseFraction, parsePositive, parseRepoLabel, parseStrength } from './option-parsers';
 
@@ -393,6 +394,11 @@ function quietSdkLogs({ Runtime, DefaultLogger }: typeof import('@temporalio/wor
 }
 
 async function main(): Promise<void> {
+  // Ctrl-C on a long host-side command ends the resolvers, builds and git runs it started (some run
+  // in process groups of their own, which the terminal's signal does not reach).
+  program.hook('preAction', (_program, command) => {
+    if (['mine', 'validate'].includes(command.name())) endChildrenOnSignals(command.name());
+  });
   await program.parseAsync(process.argv);
 }
 

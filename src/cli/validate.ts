@@ -90,7 +90,8 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     },
     {
       known: log ? (place, chain) => log.known(place, chain) : undefined,
-      goldTests: (chain, stage) => setup.agent.goldTests(chain, stage),
+      // The agent's progress on a stage is kept until the stage has its record: run again after a crash, it goes on.
+      goldTests: (chain, stage) => setup.agent.goldTestsResumable(chain, stage, store),
     },
   )
     .catch((err) => {

@@ -122,6 +122,12 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
   test?: string;
 }
 
+/** What a configured recipe that names manifests to resolve takes from its language (LanguageSupport.resolveConfigured). */
+export type ConfiguredFetch<L extends string = string, R extends string = string, T extends string = string> = Required<
+  Pick<LanguageRecipe<L, R, T>, 'fetch'>
+> &
+  Pick<LanguageRecipe<L, R, T>, 'fetchRevision' | 'dependencyText' | 'pinned'>;
+
 /** Runs the tests that check a PR and reads per-test outcomes from what the command printed. */
 export interface TestRunner<R extends string = string> {
   name: R;
@@ -181,6 +187,13 @@ export interface LanguageSupport<
    * installation cannot run in the image (not worth a retry).
    */
   hostToolchain?: { recipe: string; fingerprint(prefix: string): string; unrunnable: RegExp };
+  /**
+   * The host-side fetch of a recipe the config (environments.repos) or the setup agent gives, for the
+   * manifests it names to resolve (`resolve`): the same fetcher detection's recipes use, given those
+   * files, filling DEPS_MOUNT for the recipe's own setup to install from offline. Absent: a configured
+   * recipe of this language cannot ask for a fetch.
+   */
+  resolveConfigured?(manifests: string[]): ConfiguredFetch<L, R, T>;
   /**
    * On the one language whose toolchain is the base image: where nothing is detected (or a configured
    * recipe names no toolchain) the stage builds on it, and runs this test command unless one is configured.

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { TailBuffer } from './tail-buffer';
 
 export interface RunOptions {
@@ -81,13 +82,16 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
 
+    // One decoder a stream: a character whose bytes two chunks split reaches the callback whole.
+    const outText = new StringDecoder('utf8');
+    const errText = new StringDecoder('utf8');
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout.push(chunk);
-      opts.onStdout?.(chunk.toString('utf8'));
+      if (opts.onStdout) emit(opts.onStdout, outText.write(chunk));
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr.push(chunk);
-      opts.onStderr?.(chunk.toString('utf8'));
+      if (opts.onStderr) emit(opts.onStderr, errText.write(chunk));
     });
     if (child.stdin) {
       // A process may exit before reading all its input (a bad argument); its exit code says so.
@@ -101,6 +105,8 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
       clearTimeout(killer);
       opts.signal?.removeEventListener('abort', onAbort);
       live.delete(child);
+      if (opts.onStdout) emit(opts.onStdout, outText.end());
+      if (opts.onStderr) emit(opts.onStderr, errText.end());
       resolve({
         exitCode: startError ? null : code,
         signal,
@@ -113,6 +119,10 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     });
   });
 }
+
+const emit = (callback: (chunk: string) => void, text: string) => {
+  if (text) callback(text);
+};
 
 /** The children started by `run` that have not ended yet, and whether each leads a process group. */
 const live = new Map<ChildProcess, boolean>();

@@ -49,7 +49,16 @@ export async function mineForSchedule(
     ? linkJudgeFromConfig(config, (note) => console.error(`note: ${repo.source}: ${note}`))
     : undefined;
   await mineToFiles(
-    { ...source, ...run.mine, name: repo.name, branch, out: join(folder, 'chains.jsonl'), beforeWrite },
+    // No one can add --fresh to a schedule: a repos file edited, or another judge model, mines again from scratch.
+    {
+      ...source,
+      ...run.mine,
+      name: repo.name,
+      branch,
+      out: join(folder, 'chains.jsonl'),
+      beforeWrite,
+      whenOptionsChange: 'fresh',
+    },
     { dataDir: config.dataDir, warn, ...(judge ? { judge } : {}) },
   );
   return result;

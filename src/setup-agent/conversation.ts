@@ -3,14 +3,13 @@ import { MalformedReplyError } from '../model/errors';
 import { fillTemplate, promptTemplate } from '../model/prompt-files';
 import { addUsage } from '../mining/links/link-judge/ask-model';
 import { NO_REDACTION, type Redactor } from '../redact';
+import { SETUP_AGENT_STEPS } from '../retry-budget';
 import type { Usage } from '../schemas';
 import { ProposalSchema, type Proposal } from './proposal';
 import { SETUP_TOOL_SPECS, type RepoReader } from './read-tools';
 
 /** Replies that fit nothing (no tool call, a proposal that does not parse) before the agent gives up on a recipe: the model layer's three. */
 const MALFORMED = 3;
-/** Model calls one recipe may take, reads included: the agent reads a few files, not the whole repository. */
-export const MAX_STEPS = 16;
 
 /** The agent produced no usable recipe (replies that did not fit, or reading without end). */
 export class NoRecipeError extends MalformedReplyError {}
@@ -24,6 +23,21 @@ export interface ConversationOptions {
   signal?: AbortSignal;
   /** The stage, for the call markers (0-based). */
   stage: number;
+  /** Called after every model reply has been answered (a checkpoint: `state` is what a retry resumes from). */
+  onStep?: () => Promise<void>;
+}
+
+/** What a conversation is at a point between two model calls: enough to go on from there in another process. */
+export interface ConversationState {
+  messages: ChatMessage[];
+  usage: Usage;
+  requests: number;
+  /** Model calls of the recipe under way so far, and its replies that fit nothing. */
+  step: number;
+  problems: string[];
+  pending?: string;
+  /** Proposed and not yet answered by a build. */
+  proposal?: Proposal;
 }
 
 /**
@@ -38,31 +52,66 @@ export class Conversation {
   requests = 0;
   /** The propose_recipe call awaiting its result (the build's): answered by the next attempt's feedback. */
   private pending?: string;
+  private proposal?: Proposal;
+  private step = 0;
+  private problems: string[] = [];
   private readonly redactor: Redactor;
 
+  /** `first` the repository prompt of a new conversation, or the state an earlier process left (resumed as it was). */
   constructor(
     private readonly opts: ConversationOptions,
-    first: string,
+    first: string | ConversationState,
   ) {
     this.redactor = opts.redactor ?? NO_REDACTION;
+    if (typeof first !== 'string') {
+      this.messages = first.messages;
+      this.usage = first.usage;
+      this.requests = first.requests;
+      this.step = first.step;
+      this.problems = first.problems;
+      this.pending = first.pending;
+      this.proposal = first.proposal;
+      return;
+    }
     this.messages = [
       { role: 'system', content: promptTemplate('setup-agent', 'system') },
       { role: 'user', content: this.redactor.text(first) },
     ];
   }
 
-  /** Why the last proposal failed, as the answer to its call. */
+  get state(): ConversationState {
+    return {
+      messages: this.messages,
+      usage: this.usage,
+      requests: this.requests,
+      step: this.step,
+      problems: this.problems,
+      ...(this.pending ? { pending: this.pending } : {}),
+      ...(this.proposal ? { proposal: this.proposal } : {}),
+    };
+  }
+
+  /** Why the last proposal failed, as the answer to its call; the next recipe starts afresh. */
   feedback(text: string): void {
     const content = this.redactor.text(text);
     if (this.pending) this.messages.push({ role: 'tool', tool_call_id: this.pending, content });
     else this.messages.push({ role: 'user', content });
     this.pending = undefined;
+    this.proposal = undefined;
+    this.step = 0;
+    this.problems = [];
   }
 
-  /** The next recipe. `attempt` is 0-based (the call markers' round). Throws the model layer's errors, or NoRecipeError. */
+  /**
+   * The next recipe: the one proposed and not yet answered where a resumed conversation has one, else
+   * the model's. `attempt` is 0-based (the call markers' round). Throws the model layer's errors, or
+   * NoRecipeError.
+   */
   async propose(attempt: number): Promise<Proposal> {
-    const problems: string[] = [];
-    for (let step = 0; step < MAX_STEPS; step++) {
+    if (this.proposal) return this.proposal;
+    const problems = this.problems;
+    for (; this.step < SETUP_AGENT_STEPS; ) {
+      const step = this.step;
       const response = await this.opts.client.complete(
         { model: this.opts.model, messages: this.messages, tools: SETUP_TOOL_SPECS, tool_choice: 'required' },
         {
@@ -83,8 +132,10 @@ export class Conversation {
         content: message?.content ?? null,
         ...(calls.length ? { tool_calls: calls } : {}),
       });
+      this.step += 1;
       if (!calls.length) {
         this.malformed(problems, 'it calls no tool', attempt);
+        await this.opts.onStep?.();
         if (problems.length >= MALFORMED) break;
         continue;
       }
@@ -117,13 +168,15 @@ export class Conversation {
           problems.push(problem);
         }
       }
+      this.proposal = proposal;
+      await this.opts.onStep?.();
       if (proposal) return proposal;
       if (problems.length >= MALFORMED) break;
     }
     throw new NoRecipeError(
       problems.length >= MALFORMED
         ? `the setup agent gave no usable recipe in ${MALFORMED} replies (${problems.slice(0, MALFORMED).join('; ')})`
-        : `the setup agent proposed no recipe in ${MAX_STEPS} model calls`,
+        : `the setup agent proposed no recipe in ${SETUP_AGENT_STEPS} model calls`,
     );
   }
 

@@ -7,10 +7,9 @@ import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import { commitDate } from '../environments/repo-files';
 import type { ModelClient } from '../model/client';
 import { Redactor } from '../redact';
+import { SETUP_AGENT_ATTEMPTS } from '../retry-budget';
 import { RecipesStore } from './recipes-file';
 import { SetupAgent } from './setup-agent';
-
-export const DEFAULT_SETUP_ATTEMPTS = 3;
 
 /** Where accepted recipes are saved: environments.recipesDir, or <dataDir>/recipes. */
 export const recipesDirOf = (config: Config) => config.environments.recipesDir ?? join(config.dataDir, 'recipes');
@@ -62,7 +61,7 @@ export function setupFromConfig(
           },
         }
       : {}),
-    attempts: config.environments.setupAttempts ?? DEFAULT_SETUP_ATTEMPTS,
+    attempts: config.environments.setupAttempts ?? SETUP_AGENT_ATTEMPTS,
     redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
     log,
     ...(deps.forgetOutages ? { forgetOutages: true } : {}),

@@ -1,11 +1,13 @@
 import type Docker from 'dockerode';
+import type { ArtifactStore } from '../artifacts/store';
 import { costOf, type Price } from '../agent/pricing';
 import type { Environments } from '../environments/builder';
 import type { RecipeOverride } from '../environments/recipe';
 import { commitDate } from '../environments/repo-files';
 import { StageError } from '../errors';
 import { goldTestsFor, invalidGold, type GoldValidationDeps } from '../judge/gold-validation';
-import type { ModelClient } from '../model/client';
+import { z } from 'zod';
+import type { ChatMessage, ModelClient } from '../model/client';
 import { ModelError } from '../model/errors';
 import { fillTemplate, promptTemplate } from '../model/prompt-files';
 import { NO_REDACTION, type Redactor } from '../redact';
@@ -15,6 +17,7 @@ import { reasonOf, stageReason } from '../stage-reason';
 import { Conversation, NoRecipeError } from './conversation';
 import { toOverride } from './proposal';
 import { RepoReader } from './read-tools';
+import { stageCheckpoint, type SetupProgress, type SetupRun } from './progress';
 import type { RecipesStore } from './recipes-file';
 import { countStage, type SetupTally } from './tally';
 
@@ -67,8 +70,12 @@ export class SetupAgent {
 
   constructor(private readonly opts: SetupAgentOptions) {}
 
-  /** goldTestsFor, with the agent's help where the detected recipe fails; errors that are no recipe's are thrown as goldTestsFor throws them. */
-  async goldTests(chain: Chain, stage: number): Promise<GoldTests> {
+  /**
+   * goldTestsFor, with the agent's help where the detected recipe fails; errors that are no recipe's are
+   * thrown as goldTestsFor throws them. `run` (an activity's) stops the agent on cancellation, and keeps
+   * and resumes its progress across the activity's tries.
+   */
+  async goldTests(chain: Chain, stage: number, run: SetupRun = {}): Promise<GoldTests> {
     const { gold } = this.opts;
     let first: GoldTests;
     try {
@@ -92,6 +99,16 @@ export class SetupAgent {
     // A stage without tests has nothing to validate a recipe with; a configured recipe is the user's to fix.
     if (!prTestFiles(pr).length || this.opts.configured(repo)) return first;
     const date = await commitDate(chain.repo.path, pr.baseSha);
+    // An earlier try of this stage got as far as the model: go on from there (nothing before it is asked again).
+    const resume =
+      run.resume &&
+      run.resume.repo === repo &&
+      run.resume.pr === pr.number &&
+      run.resume.baseSha === pr.baseSha &&
+      this.opts.model
+        ? run.resume
+        : undefined;
+    if (resume) return this.agent(chain, stage, first, date, resume.reasons, run, resume);
     const reasons = [`detection: ${oneLine(first.reason)}`];
     // The era holding this base was tried above already (the environments use it): only another era's is new.
     const nearest = await this.opts.recipes.nearest(repo, date);
@@ -119,7 +136,7 @@ export class SetupAgent {
       return first;
     }
     if (this.outage) return this.unavailable(chain, first, reasons, this.outage, zero());
-    return this.agent(chain, stage, first, date, reasons);
+    return this.agent(chain, stage, first, date, reasons, run);
   }
 
   private async agent(
@@ -127,39 +144,81 @@ export class SetupAgent {
     stage: number,
     first: GoldTests,
     date: Date,
-    reasons: string[],
+    given: string[],
+    run: SetupRun,
+    resume?: SetupProgress,
   ): Promise<GoldTests> {
     const model = this.opts.model!;
     const pr = chain.prs[stage];
     const redactor = this.opts.redactor ?? NO_REDACTION;
+    const signal = run.signal ?? model.signal;
+    const store = this.opts.gold.store;
+    const reasons = [...given];
     const reader = await RepoReader.open(this.opts.docker, this.opts.readerImage, chain.repo.path, pr.baseSha);
     let conversation: Conversation | undefined;
+    let attempt = resume?.attempt ?? 0;
     const spent = () => (conversation ? { requests: conversation.requests, ...conversation.usage } : zero());
+    // After every model reply and every recipe's outcome: what a retried activity goes on from.
+    const save = async () => {
+      if (!run.save || !conversation) return;
+      const { messages, usage, requests, step, problems, pending, proposal } = conversation.state;
+      await run.save({
+        repo: chain.repo.name,
+        pr: pr.number,
+        baseSha: pr.baseSha,
+        attempt,
+        step,
+        problems: [...problems],
+        reasons: [...reasons],
+        transcriptRef: await store.putJson(messages),
+        ...(pending ? { pending } : {}),
+        ...(proposal ? { proposal } : {}),
+        requests,
+        ...usage,
+      });
+    };
     try {
+      const options = {
+        client: model.client,
+        model: model.name,
+        reader,
+        redactor,
+        stage,
+        onStep: save,
+        ...(signal ? { signal } : {}),
+      };
       const tests = prTestFiles(pr);
       conversation = new Conversation(
-        {
-          client: model.client,
-          model: model.name,
-          reader,
-          redactor,
-          stage,
-          ...(model.signal ? { signal: model.signal } : {}),
-        },
-        fillTemplate(promptTemplate('setup-agent', 'repository'), {
-          repo: chain.repo.name,
-          sha: pr.baseSha,
-          root: await reader.root(),
-          tests: tests.slice(0, 20).join(', ') + (tests.length > 20 ? ', …' : ''),
-          detection: reasons.join('\n'),
-        }),
+        options,
+        resume
+          ? {
+              messages: await store.getJson(resume.transcriptRef, TranscriptSchema),
+              usage: { promptTokens: resume.promptTokens, completionTokens: resume.completionTokens },
+              requests: resume.requests,
+              step: resume.step,
+              problems: [...resume.problems],
+              ...(resume.pending ? { pending: resume.pending } : {}),
+              ...(resume.proposal ? { proposal: resume.proposal } : {}),
+            }
+          : fillTemplate(promptTemplate('setup-agent', 'repository'), {
+              repo: chain.repo.name,
+              sha: pr.baseSha,
+              root: await reader.root(),
+              tests: tests.slice(0, 20).join(', ') + (tests.length > 20 ? ', …' : ''),
+              detection: reasons.join('\n'),
+            }),
       );
+      if (resume)
+        this.opts.log(
+          `setup agent: ${chain.repo.name} PR #${pr.number}: resuming at recipe ${attempt + 1} after ${resume.requests} model call(s) an earlier try made`,
+        );
       let last = first;
-      for (let attempt = 0; attempt < this.opts.attempts; attempt++) {
+      while (attempt < this.opts.attempts) {
         this.opts.log(
           `setup agent: ${chain.repo.name} PR #${pr.number}: asking for recipe ${attempt + 1} of at most ${this.opts.attempts}`,
         );
         const recipe = toOverride(await conversation.propose(attempt));
+        signal?.throwIfAborted();
         last = await this.tryRecipe(chain, stage, recipe);
         if (last.status === 'verified') {
           return this.accepted(
@@ -182,9 +241,13 @@ export class SetupAgent {
             tail: r?.tail ?? '(no output)',
           }),
         );
+        attempt += 1;
+        await save();
       }
       return this.failed(chain, first, last, reasons, this.opts.attempts, spent());
     } catch (err) {
+      // Cancelled (the model call in flight stopped with it): no outcome, the activity ends as cancelled.
+      if (signal?.aborted) throw err;
       if (err instanceof NoRecipeError) {
         reasons.push(err.message);
         return this.failed(
@@ -206,6 +269,22 @@ export class SetupAgent {
     } finally {
       await reader.close();
     }
+  }
+
+  /**
+   * goldTests with the stage's progress kept in `store` (stageCheckpoint) while the agent works on it:
+   * `validate` run again after a crash goes on where the agent was, without asking the model again.
+   */
+  async goldTestsResumable(chain: Chain, stage: number, store: ArtifactStore): Promise<GoldTests> {
+    const pr = chain.prs[stage];
+    const checkpoint = stageCheckpoint(store, chain.repo.name, pr.number, pr.baseSha);
+    const resume = await checkpoint.load();
+    const gold = await this.goldTests(chain, stage, {
+      ...(resume ? { resume } : {}),
+      save: (progress) => checkpoint.save(progress),
+    });
+    await checkpoint.clear();
+    return gold;
   }
 
   /** The stage validated with `recipe` in place of detection's; a recipe that does not build is a record with its reason. */
@@ -301,6 +380,9 @@ export class SetupAgent {
     };
   }
 }
+
+/** A conversation's messages as the artifact store keeps them (written by this code, read back as they were). */
+const TranscriptSchema = z.array(z.looseObject({ role: z.string() })) as unknown as z.ZodType<ChatMessage[]>;
 
 type Spent = { requests: number; promptTokens: number; completionTokens: number };
 const zero = (): Spent => ({ requests: 0, promptTokens: 0, completionTokens: 0 });

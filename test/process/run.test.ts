@@ -95,3 +95,14 @@ test('shellQuote keeps plain words bare and makes anything else one literal word
   const r = await run('bash', ['-c', `printf '%s\\0' ${words.map(shellQuote).join(' ')}`]);
   expect(r.stdout.split('\0').slice(0, -1)).toEqual(words);
 });
+
+test('a character whose bytes arrive in two writes reaches the output callback whole', async () => {
+  const seen: string[] = [];
+  // "é" is 0xC3 0xA9: the script writes its first byte, waits, then the second.
+  const r = await run('bash', ['-c', "printf '\\xc3'; sleep 0.3; printf '\\xa9\\n'"], {
+    onStdout: (chunk) => seen.push(chunk),
+  });
+  expect(r.stdout).toBe('é\n');
+  expect(seen.join('')).toBe('é\n');
+  expect(seen.join('')).not.toContain('\ufffd');
+});

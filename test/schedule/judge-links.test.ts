@@ -51,21 +51,24 @@ test('a repos file line with judge-links=yes has each scheduled mine ask the mod
   await writeFile(reposFile, 'judged judge-links=maybe\n');
   await expect(readReposFile(reposFile)).rejects.toThrow(/repos\.txt:1: judge-links= wants yes or no, got "maybe"/);
 
+  let verdict = 'none';
   const model = new FakeOpenAI((_req, marker) => {
     if (marker?.caller !== 'link-judge') throw new Error(`unexpected caller ${marker?.caller}`);
-    return { content: JSON.stringify({ verdict: 'none', reason: 'Scripted: no dependency on #1.' }) };
+    return { content: JSON.stringify({ verdict, reason: `Scripted: ${verdict}.` }) };
   });
   const url = await model.start();
   try {
-    const config = loadConfig({
-      env: {
-        CHAINSMITH_HOME: join(root, 'data'),
-        CHAINSMITH_MODEL_BASE_URL: url,
-        CHAINSMITH_MODEL: 'judge-model',
-        CHAINSMITH_MODEL_RETRIES: '1',
-      },
-      cwd: root,
-    });
+    const configWith = (modelName: string) =>
+      loadConfig({
+        env: {
+          CHAINSMITH_HOME: join(root, 'data'),
+          CHAINSMITH_MODEL_BASE_URL: url,
+          CHAINSMITH_MODEL: modelName,
+          CHAINSMITH_MODEL_RETRIES: '1',
+        },
+        cwd: root,
+      });
+    const config = configWith('judge-model');
     const run = {
       scheduleId: 'nightly',
       repos,
@@ -90,6 +93,19 @@ test('a repos file line with judge-links=yes has each scheduled mine ask the mod
     expect(plain.newChains).toHaveLength(1);
     expect((await summaryOf(1)).linkJudge).toBeUndefined();
     expect(model.requests).toHaveLength(1);
+
+    // No one can add --fresh to a schedule: another judge model mines a repository again from scratch, and
+    // only the chains its earlier files lacked are handed on.
+    verdict = 'strong';
+    const other = configWith('judge-model-2');
+    const rejudged = await mineForSchedule(other, run, 0, 'run-2');
+    expect((await summaryOf(0)).linkJudge).toMatchObject({ model: 'judge-model-2', judged: 1, dropped: 0 });
+    expect(rejudged.newChains).toHaveLength(1);
+    // The plain line turned judged: its one chain was handed on at run-1, so nothing is new.
+    const nowJudged = { ...run, repos: [repos[0], { ...repos[1], judgeLinks: true }] };
+    const plainAgain = await mineForSchedule(other, nowJudged, 1, 'run-2');
+    expect((await summaryOf(1)).linkJudge).toMatchObject({ model: 'judge-model-2', judged: 1, dropped: 0 });
+    expect(plainAgain.newChains).toEqual([]);
   } finally {
     await model.stop();
   }

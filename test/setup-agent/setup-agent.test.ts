@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { environmentsFrom } from '../../src/environments/from-config';
+import { RecipeOverrideSchema } from '../../src/environments/recipe';
+import { baseImageTag } from '../../src/environments/images';
 import { commitDate } from '../../src/environments/repo-files';
 import { validateStages } from '../../src/judge/gold-yield';
 import { RecipesFileSchema } from '../../src/setup-agent/recipes-file';
 import { FakeOpenAI } from '../support/fake-openai';
 import { testSetup } from '../support/setup-agent';
-import { ciReadingModel, layoutChain, proposal } from '../support/setup-layouts';
+import { ciReadingModel, layoutChain, proposal, REGISTRY_PACKAGE } from '../support/setup-layouts';
 
 let model: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -82,6 +85,39 @@ test('a repository whose tests a project script runs: a wrong recipe, then one t
     test: 'sh scripts/run-checks',
   });
   expect(later.lines.filter((l) => l.startsWith('note:'))).toEqual([]);
+});
+
+test('a repository whose tests need a registry package: the proposed recipe names its requirements to resolve, fetched on the host as a configured recipe is', async () => {
+  const chain = await layoutChain('pip-packages', `fetch-${process.pid}`);
+  const setup = await testSetup({ baseUrl: await scripted(ciReadingModel()) });
+
+  const gold = await setup.agent.goldTests(chain, 0);
+  expect(gold).toMatchObject({ status: 'verified', signal: 'exit-code', setup: { outcome: 'rescued', attempts: 2 } });
+  // The CI's own install needs the network the build has not; the second recipe resolves the same file on the host.
+  expect(gold.setup!.reasons[1]).toMatch(/^recipe 1: build-failed: .*`pip install -r ci\/pip-packages\.txt`/);
+  expect(gold.environment!.dependencies).toMatch(
+    /^uv [\d.]+; pip [\d.]+, resolved as of \d{4}-\d\d-\d\d, \d+ packages?/,
+  );
+  const saved = RecipesFileSchema.parse(JSON.parse(await readFile(gold.setup!.recipeFile!, 'utf8')));
+  expect(saved.eras[0].recipe).toMatchObject({ resolve: ['ci/pip-packages.txt'], language: 'python' });
+
+  // The same recipe named in the config is built the same way: resolved on the host, the package in the image.
+  const configured = await testSetup();
+  const env = await environmentsFrom(
+    {
+      ...configured.config,
+      environments: { ...configured.config.environments, repos: { [chain.repo.name]: saved.eras[0].recipe } },
+    },
+    configured.docker,
+    baseImageTag(),
+  ).forStage(chain, 0);
+  expect(env.recipe.origin).toBe('config');
+  expect(env.manifest.resolution).toMatchObject({ ecosystem: 'pypi', lock: 'resolved' });
+  expect(env.manifest.resolution!.packages.map((p) => p.name)).toContain(REGISTRY_PACKAGE);
+  // A language with no such fetch refuses the field when the config (or a proposal) is read.
+  expect(() => RecipeOverrideSchema.parse({ toolchain: 'c', setup: [], resolve: ['deps.txt'] })).toThrow(
+    /resolve: c has no host-side fetch for a configured recipe \(only python has\)/,
+  );
 });
 
 test('the attempts stop at N, every reason kept; without a model a note says what one would add', async () => {

@@ -12,8 +12,11 @@ import type { ChatRequest, Reply, Script } from './fake-openai';
  * that needs the network, as real CI files have. Every chain has two stages, each a fix with a test
  * that fails before it.
  */
-export type Layout = 'script' | 'make' | 'subfolder-runner' | 'unrescuable';
-export const LAYOUTS: Layout[] = ['script', 'make', 'subfolder-runner', 'unrescuable'];
+export type Layout = 'script' | 'make' | 'subfolder-runner' | 'pip-packages' | 'unrescuable';
+export const LAYOUTS: Layout[] = ['script', 'make', 'subfolder-runner', 'pip-packages', 'unrescuable'];
+
+/** A package from the registry the host's pip is configured for, pure Python, that the images do not have: the pip-packages layout's code imports it. */
+export const REGISTRY_PACKAGE = 'sortedcontainers';
 
 const ci = (toolchain: string, runs: string[]) =>
   `# CI of the project\ntoolchain: ${toolchain}\nsteps:\n${runs.map((r) => `  - run: ${r}\n`).join('')}`;
@@ -30,6 +33,21 @@ const shCheck = (cases: string[]) =>
       return `[ "$(clamp ${x} ${lo} ${hi})" = ${want} ] && echo "ok clamp ${x} ${lo} ${hi}" || { echo "FAIL clamp ${x} ${lo} ${hi}"; fail=1; }\n`;
     })
     .join('')}exit $fail\n`;
+
+/** The clamp function in Python, importing the registry package (so nothing runs without it), with the shell version's two bugs. */
+const clampPy = (stage: number) =>
+  `from ${REGISTRY_PACKAGE} import SortedList\n\n\ndef clamp(x, lo, hi):\n` +
+  (stage >= 2 ? '    lo, hi = SortedList([lo, hi])\n' : '') +
+  '    if x < lo:\n        return lo\n' +
+  (stage >= 1 ? '    if x > hi:\n        return hi\n' : '') +
+  '    return x\n';
+/** Runs each `x lo hi expected` case file of a folder through the Python clamp. */
+const pyCases =
+  'import pathlib, sys\nsys.path.insert(0, "lib")\nfrom clamp import clamp\n\nfailed = 0\n' +
+  'for case in sorted(pathlib.Path(sys.argv[1]).glob("*.case")):\n' +
+  '    x, lo, hi, want = map(int, case.read_text().split())\n' +
+  '    print(("ok " if clamp(x, lo, hi) == want else "FAIL ") + case.name)\n' +
+  '    failed += clamp(x, lo, hi) != want\nsys.exit(1 if failed else 0)\n';
 
 interface LayoutFiles {
   init: Files;
@@ -86,6 +104,22 @@ function layoutFiles(layout: Layout): LayoutFiles {
         ],
       };
     }
+    case 'pip-packages':
+      // Its requirements sit where no detector looks (ci/), and its tests are case files a script runs.
+      return {
+        init: {
+          'lib/clamp.py': clampPy(0),
+          '.ci.yml': ci('python', ['pip install -r ci/pip-packages.txt', 'sh scripts/run-checks']),
+          'ci/pip-packages.txt': `${REGISTRY_PACKAGE}>=2\n`,
+          'scripts/run-checks': 'exec python3 scripts/cases.py tests/cases\n',
+          'scripts/cases.py': pyCases,
+          'tests/cases/low.case': CASES[0],
+        },
+        prs: [
+          { 'lib/clamp.py': clampPy(1), 'tests/cases/high.case': CASES[1] },
+          { 'lib/clamp.py': clampPy(2), 'tests/cases/swapped.case': CASES[2] },
+        ],
+      };
     case 'unrescuable':
       return {
         init: {
@@ -131,11 +165,21 @@ function failedCommands(request: ChatRequest): Set<string> {
   return new Set([...text.matchAll(/^The failing command: (.*)$/gm)].map((m) => m[1].trim()));
 }
 
+/** A CI line that installs requirement files from a registry: `pip install -r FILE`. */
+const PIP_REQUIREMENTS = /^pip3? install\b.*\s-r\s+(\S+)/;
+/** The venv a recipe installs what chainsmith fetched into (src/model/prompts/setup-agent/system.md). */
+const FETCHED_INSTALL = [
+  'python3 -m venv --system-site-packages /work/.venv',
+  '/work/.venv/bin/pip install --no-index --find-links /deps -r /deps/requirements.txt',
+];
+
 /**
  * A scripted setup agent that reads the CI file and proposes what it says: every `run:` line, the last
  * one the test command and the others setup, less the setup lines the feedback so far named as the
- * failing command. So the first recipe of a CI file with an install step that needs the network fails,
- * and the second works only if the failing command reached the model. It knows nothing of the layouts:
+ * failing command; a failed `pip install -r FILE` becomes FILE to resolve on the host and an offline
+ * install from /deps, as the system prompt says. So the first recipe of a CI file with an install step
+ * that needs the network fails, and the second works only if the failing command reached the model
+ * (and, for a requirements file, only if the host-side fetch ran). It knows nothing of the layouts:
  * its recipe comes from what the read tool returned. Other callers are not expected.
  */
 export function ciReadingModel(): Script {
@@ -145,25 +189,35 @@ export function ciReadingModel(): Script {
       return { toolCalls: [{ name: 'read_file', args: { path: '.ci.yml', start_line: 1 } }] };
     const { toolchain, runs } = ciRuns(request);
     const failed = failedCommands(request);
-    const setup = runs.slice(0, -1).filter((r) => !failed.has(r));
+    const setup: string[] = [];
+    const resolve: string[] = [];
+    for (const run of runs.slice(0, -1)) {
+      const file = PIP_REQUIREMENTS.exec(run)?.[1];
+      if (!failed.has(run)) setup.push(run);
+      else if (file) resolve.push(file);
+    }
+    const test = runs[runs.length - 1] ?? 'true';
     return proposal({
       toolchain,
-      language: 'unknown',
+      language: resolve.length ? 'python' : 'unknown',
       manifests: ['.ci.yml'],
-      setup,
-      test: runs[runs.length - 1] ?? 'true',
+      resolve,
+      setup: resolve.length ? [...FETCHED_INSTALL, ...setup] : setup,
+      test: resolve.length ? `PATH=/work/.venv/bin:$PATH ${test}` : test,
       runner: 'exit-code',
     });
   };
 }
 
+/** A propose_recipe call; `resolve` empty where not given (the schema asks for every field). */
 export function proposal(recipe: {
   toolchain: string;
   language: string;
   manifests: string[];
+  resolve?: string[];
   setup: string[];
   test: string;
   runner: string;
 }): Reply {
-  return { toolCalls: [{ name: 'propose_recipe', args: recipe }] };
+  return { toolCalls: [{ name: 'propose_recipe', args: { resolve: [], ...recipe } }] };
 }

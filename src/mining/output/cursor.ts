@@ -104,6 +104,16 @@ async function readJsonLines<T>(path: string, schema: z.ZodType<T>): Promise<T[]
     });
 }
 
+/** Files mined with other options than this run's: `differ` names them, then and now. */
+export class OptionsChanged extends InputError {
+  constructor(
+    message: string,
+    readonly differ: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The earlier mine into these files, or undefined where there is none (no cursor). Files mined with
  * other options are refused, naming the options that differ: growing them would mix two graphs.
@@ -128,8 +138,9 @@ export async function readPreviousMine(
   if (differ.length > 0) {
     const was = (key: string, from: Record<string, unknown>) => (from[key] === undefined ? 'unset' : String(from[key]));
     const list = differ.map((key) => `${flag(key)} ${was(key, recorded)} then, ${was(key, options)} now`).join('; ');
-    throw new InputError(
+    throw new OptionsChanged(
       `${paths.chains} was mined with other options (${list}): rerun with the same options to add what is new, or add --fresh to mine it again from scratch`,
+      list,
     );
   }
   const records = await readJsonLines(paths.prs, PullRequestRecordSchema);

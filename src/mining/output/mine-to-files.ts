@@ -20,9 +20,16 @@ import {
   type PullRequest,
   type PullRequestRecord,
 } from '../../schemas';
-import { writeChains } from './chains-file';
+import { readChains, writeChains } from './chains-file';
 import type { JudgeInput, LinkJudge } from '../links/link-judge/judge-links';
-import { latestMerge, mineFingerprint, readPreviousMine, type MineCursor, type PreviousMine } from './cursor';
+import {
+  latestMerge,
+  mineFingerprint,
+  OptionsChanged,
+  readPreviousMine,
+  type MineCursor,
+  type PreviousMine,
+} from './cursor';
 import { branchTip, checkNotRewritten, growPrevious, priorOf, toPrior, type Prior } from './incremental';
 import type { MineResult } from './mine-result';
 
@@ -211,6 +218,11 @@ export interface MineToFilesOptions extends Omit<GitHubSourceOptions, 'github'> 
   mergedBefore?: string;
   /** Ignore the cursor of an earlier mine into --out and mine everything again. */
   fresh?: boolean;
+  /**
+   * Files mined with other options: refused (the default), or mined again from scratch with only the
+   * chains the earlier files lacked counted as added (a schedule, which no one can rerun with --fresh).
+   */
+  whenOptionsChange?: 'refuse' | 'fresh';
   /** Called with the result before any file is written (a scheduled run records what it will start). */
   beforeWrite?: (result: MineResult) => Promise<void>;
 }
@@ -277,7 +289,7 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
     repo: opts.repo && resolve(opts.repo),
     clone: opts.clone && resolve(opts.clone),
   });
-  const previous = opts.fresh ? undefined : await readPreviousMine({ chains: opts.out, ...paths }, fingerprint);
+  const { previous, before } = await previousMine(opts, paths, fingerprint, environment);
   const tip = await localTip(opts, previous);
   if (previous && tip && tip === previous.cursor.head) return unchanged(previous);
   const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
@@ -292,6 +304,7 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
     ? await mineFromGitHub({ ...source, github: opts.github }, environment)
     : await mineLocal(opts.repo as string, opts.name ?? basename(resolve(opts.repo as string)), source);
   if (previous) result = await growPrevious(previous, result, opts);
+  if (before) result = { ...result, added: result.chains.filter((chain) => !before.has(chain.id)) };
   await opts.beforeWrite?.(result);
   await writeAtomic(
     paths.prs,
@@ -311,6 +324,29 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
   };
   await writeAtomic(paths.cursor, JSON.stringify(cursor, null, 2) + '\n');
   return result;
+}
+
+/**
+ * The earlier mine to grow, if any; where it was mined with other options and the caller asked for a
+ * fresh mine then, none, and the ids of the chains it held (they are not new).
+ */
+async function previousMine(
+  opts: MineToFilesOptions,
+  paths: ReturnType<typeof companionPaths>,
+  fingerprint: Record<string, unknown>,
+  environment: MineEnvironment,
+): Promise<{ previous?: PreviousMine; before?: Set<string> }> {
+  if (opts.fresh) return {};
+  try {
+    return { previous: await readPreviousMine({ chains: opts.out, ...paths }, fingerprint) };
+  } catch (error) {
+    if (!(error instanceof OptionsChanged) || opts.whenOptionsChange !== 'fresh') throw error;
+    (environment.warn ?? ((message: string) => console.error(`warning: ${message}`)))(
+      `the options changed since the last mine into ${opts.out} (${error.differ}): mined again from scratch`,
+    );
+    const held = (await stat(opts.out).catch(() => undefined))?.size ? await readChains(opts.out) : [];
+    return { before: new Set(held.map((chain) => chain.id)) };
+  }
 }
 
 /** A rerun over a clone whose branch has not moved: nothing is read, nothing is written. */

@@ -1,4 +1,5 @@
 import type { LanguageSupport } from '../../contract';
+import { pythonConfiguredFetch } from './configured-fetch';
 import { detectPython } from './detect';
 import { hostPythons, prefixFingerprint } from './host-pythons';
 import { PYTEST, pytestRunner } from './pytest';
@@ -26,6 +27,7 @@ export const python: LanguageSupport<'python', 'pytest', 'python', PythonSetting
       baseDate: ctx.baseDate,
       ...(ctx.repo ? { tested: () => testedPythons(ctx.repo!.path, ctx.repo!.sha) } : {}),
     }),
+  resolveConfigured: pythonConfiguredFetch,
   runners: { pytest: pytestRunner },
   toolchains: { python: 'python3 --version' },
   files: { tests: [/^test_.*\.py$/, /_test\.py$/], code: ['py', 'pyx', 'pyi'] },

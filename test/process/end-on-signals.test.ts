@@ -12,7 +12,7 @@ import { packageRoot } from '../../src/paths';
 const BENCH = `
 const { run } = require(process.argv[1]);
 const { endChildrenOnSignals } = require(process.argv[2]);
-endChildrenOnSignals();
+endChildrenOnSignals('bench');
 const say = (d) => process.stdout.write(d);
 run('bash', ['-c', 'trap "" TERM; sleep 300 & echo "grandchild $!"; wait'], { ownGroup: true, onStdout: say });
 run('bash', ['-c', 'echo "child $$"; exec sleep 300'], { onStdout: say });
@@ -25,7 +25,7 @@ for (const [signal, code] of [
 ] as const) {
   test(`a bench sent ${signal} stops the processes it started, and what they started, before it exits ${code}`, async () => {
     const dist = (path: string) => join(packageRoot(), 'dist', path);
-    const bench = spawn('node', ['-e', BENCH, dist('src/process/run.js'), dist('bench/support/end-children.js')], {
+    const bench = spawn('node', ['-e', BENCH, dist('src/process/run.js'), dist('src/process/end-on-signals.js')], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
