@@ -41,7 +41,7 @@ export interface SetupAgentOptions {
   /** The image the agent reads the repository in. */
   readerImage: string;
   /** Absent: no model is configured; saved recipes are still used, and a note says what a model would add. */
-  model?: { client: ModelClient; name: string; price?: Price; signal?: AbortSignal };
+  model?: { client: ModelClient; name: string; price?: Price };
   /** Recipes proposed per stage at most (environments.setupAttempts). */
   attempts: number;
   redactor?: Redactor;
@@ -150,7 +150,7 @@ export class SetupAgent {
     const model = this.opts.model!;
     const pr = chain.prs[stage];
     const redactor = this.opts.redactor ?? NO_REDACTION;
-    const signal = run.signal ?? model.signal;
+    const { signal } = run;
     const store = this.opts.gold.store;
     const reasons = [...given];
     const reader = await RepoReader.open(this.opts.docker, this.opts.readerImage, chain.repo.path, pr.baseSha);
