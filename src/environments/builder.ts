@@ -12,6 +12,7 @@ import { hasCommit } from '../container/host-repo';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
 import { DEPS_MOUNT, type RepoFiles } from './contract';
 import { DependencyCache, type FetchedDependencies } from './dependencies';
+import { declarationsDate } from './declarations-date';
 import { detectRecipe } from './detect';
 import { MANIFEST_LABEL, readManifest, type EnvironmentManifest } from './manifest';
 import { recipeFromConfig, type RecipeOverride } from './recipe';
@@ -314,9 +315,15 @@ export class Environments {
             ? await dependencyDeclarations(recipe, merged)
             : await manifestBlobs(repoPath, pr.mergeSha, recipe.manifests, merged.entries)
           : declared;
-      // Walking back to the manifests' last change can take most of a second on a long history: only a fetch that resolves by date needs it.
+      // Walking back to the declarations' last change can take most of a second on a long history: only a fetch that resolves by date needs it.
       const dateOf = (sha: string) =>
-        recipe.pinned ? commitDate(repoPath, sha) : manifestsDate(repoPath, sha, recipe.manifests);
+        recipe.pinned
+          ? commitDate(repoPath, sha)
+          : recipe.dependencyText
+            ? declarationsDate(repoPath, sha, recipe.manifests, async (rev) =>
+                dependencyDeclarations(recipe, await gitRepoFiles(repoPath, rev)),
+              )
+            : manifestsDate(repoPath, sha, recipe.manifests);
       const asOf = recipe.fetch ? await dateOf(pr.baseSha) : undefined;
       const withMerge =
         recipe.fetch && mergedDeclared !== declared ? { sha: pr.mergeSha, asOf: await dateOf(pr.mergeSha) } : undefined;
@@ -358,11 +365,14 @@ export class Environments {
         ...holds
       } = recipe;
       void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache];
+      // The toolchain's note is prose for the user (Python's names the stage's date): the image, version and prefix decide.
+      const { note, ...toolchainHeld } = recipe.toolchain;
+      void note;
       const keyParts = [
         LAYOUT,
         toolchain,
         this.opts.network,
-        holds,
+        { ...holds, toolchain: toolchainHeld },
         history,
         recipe.origin === 'config' || recipe.origin === 'setup-agent' ? blobs : '',
       ];

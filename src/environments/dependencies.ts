@@ -139,11 +139,34 @@ export class DependencyCache {
       const files = join(partial, 'files');
       const { merged } = req;
       const how = req.recipe.withMerged;
+      /**
+       * The merge's manifests resolved as of the base's date first: a requirement the PR leaves alone
+       * then resolves as the base's does, and a PR that changes no requirement (metadata, a rename)
+       * shares the base's resolution instead of one from months later. Only where that fails (a floor
+       * the PR raises past what was published by then) as of the merge's own date.
+       */
+      const fetchMerge = async (dir: string): Promise<Resolution> => {
+        if (!merged) throw new Error('no merge to fetch');
+        // Pinned versions resolve the same whatever the date.
+        if (req.recipe.pinned || merged.asOf.getTime() <= req.asOf.getTime())
+          return fetchAt(merged.sha, merged.asOf, dir);
+        try {
+          return await fetchAt(merged.sha, req.asOf, dir);
+        } catch (err) {
+          if (!(err instanceof StageError || err instanceof UnexplainedFailure) || err instanceof ToolchainTooOld)
+            throw err;
+          req.log(
+            `the manifests of the PR's merge ${merged.sha.slice(0, 12)} do not resolve as of the base's date ${req.asOf.toISOString().slice(0, 10)}; as of their own, ${merged.asOf.toISOString().slice(0, 10)}`,
+          );
+          await rm(dir, { recursive: true, force: true });
+          return fetchAt(merged.sha, merged.asOf, dir);
+        }
+      };
       let resolution: Resolution;
       if (merged && how === 'separate') {
         resolution = await fetchAt(req.sha, req.asOf, files);
         const mergedDir = join(files, 'merged');
-        const atMerge = await fetchAt(merged.sha, merged.asOf, mergedDir);
+        const atMerge = await fetchMerge(mergedDir);
         const names = (r: Resolution) =>
           r.packages
             .map((p) => `${p.name.toLowerCase()}@${p.version}`)
@@ -166,7 +189,7 @@ export class DependencyCache {
       } else if (merged && typeof how === 'function') {
         resolution = await fetchAt(req.sha, req.asOf, files);
         const mergedDir = join(partial, 'merged');
-        const atMerge = await fetchAt(merged.sha, merged.asOf, mergedDir);
+        const atMerge = await fetchMerge(mergedDir);
         await how(files, mergedDir);
         await rm(mergedDir, { recursive: true, force: true });
         const have = new Set(resolution.packages.map((p) => `${p.name}@${p.version}`));

@@ -27,6 +27,12 @@ export class ChainRepo {
     return repo;
   }
 
+  /** The next commit is dated `date` (a history that pauses for months), the ones after a minute on each. */
+  at(date: Date): this {
+    this.clock = date.getTime() / 1000 - 60;
+    return this;
+  }
+
   /** Commits `files` on top of the checked-out commit and returns the new SHA. */
   async commit(message: string, files: Files): Promise<string> {
     for (const [path, content] of Object.entries(files)) {

@@ -178,7 +178,7 @@ test('a PR that names another and rewrites its lines follows up on it; naming al
   );
 });
 
-test("naming a PR and rewriting its lines links at any age; without the name, lines older than the window are nobody's", async () => {
+test('lines link at any age by default: a fix a year later changes what the earlier PR wrote; --blame-days cuts old lines unless the PR names their writer', async () => {
   const repo = await new ReleaseRepo(join(root, 'named-old')).init();
   const cache = lines('cache', 20);
   const store = lines('store', 20);
@@ -191,10 +191,12 @@ test("naming a PR and rewriting its lines links at any age; without the name, li
   await repo.quickPr(4, 'Store in batches', '', { 'src/store.py': rewrite(store, 3, 2, 'batched') });
   const { prs } = await readLocalPullRequests(repo.path);
   const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));
-  const { edges } = await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path });
-  expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual([
-    '3->1 follow-up 0.8',
-  ]);
+  const mined = async (blameWindowDays?: number) =>
+    (
+      await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path, blameWindowDays })
+    ).edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`);
+  expect(await mined()).toEqual(['3->1 follow-up 0.8', '4->2 code-history 0.8']);
+  expect(await mined(365)).toEqual(['3->1 follow-up 0.8']);
 });
 
 test('sweeps are told by their words across languages, and by their breadth', () => {

@@ -186,8 +186,16 @@ test('a deprecation removal links, weakly, to the PR that deprecated; not when i
     'src/writer.py': `def write():\n    """Write it."""\n${lines('writer', 6)}`,
   });
   const { edges } = await mined(repo);
-  expect(described(edges)).toEqual(['8->6 follow-up weak 0.8']);
-  expect(edges[0].strengthWhy).toBe('deprecate → remove: #8 removes what #6 deprecated');
+  // #5 does rewrite each function's lines, at any age: a small share of its change each, below a link.
+  expect(described(edges)).toEqual([
+    '5->1 code-history strong 0.55',
+    '5->2 code-history strong 0.55',
+    '5->3 code-history strong 0.55',
+    '5->4 code-history strong 0.55',
+    '8->6 follow-up weak 0.9',
+    '8->7 code-history weak 0.45',
+  ]);
+  expect(edges[4].strengthWhy).toBe('deprecate → remove: #8 removes what #6 deprecated');
 });
 
 test('a backport (the same patch landed again) and the branch sync that brings it are no stages: links to the copy go to the original', async () => {
@@ -213,4 +221,30 @@ test('a backport (the same patch landed again) and the branch sync that brings i
   expect(edges[1].evidence).toContain('#3 is the same patch as #2');
   expect(stageable).toEqual([1, 2, 5]);
   expect(summary.dropped).toMatchObject({ copy: 1, 'branch-sync': 1 });
+});
+
+test('a PR that can be no stage is blamed all the same: a docs typo fix links weakly, a docs edit without words of a fix stays below a link, an oversized fix links', async () => {
+  const repo = await new ReleaseRepo(join(root, 'no-stage')).init();
+  const parser = lines('parser', 12);
+  const guide = lines('The parser reads', 12);
+  await repo.quickPr(1, 'Add the parser', '', { 'src/parser.py': parser, 'docs/parser.md': guide });
+  // Docs only: no stage, but fixing the text #1 wrote is working on #1's text.
+  const corrected = rewrite(guide, 2, 1, 'corrected');
+  await repo.quickPr(2, 'Fix a typo in the parser guide', '', { 'docs/parser.md': corrected });
+  // Docs only, and no word of a fix: an edit in passing, below a link.
+  await repo.quickPr(3, 'Describe the options', '', { 'docs/parser.md': rewrite(corrected, 6, 2, 'options') });
+  // Too large to be a stage (a generated table beside it), yet a fix of #1's code.
+  await repo.quickPr(4, 'Fix the parser on empty input', '', {
+    'src/parser.py': rewrite(parser, 3, 4, 'fixed'),
+    'data/table.csv': lines('row', 2100),
+  });
+  const { edges, chains, stageable } = await mined(repo);
+  expect(described(edges)).toEqual([
+    '2->1 code-history weak 0.73',
+    '3->1 code-history weak 0.45',
+    '4->1 code-history strong 0.9',
+  ]);
+  expect(edges[0].strengthWhy).toBe("#2 changes only docs or build files, #1's among them");
+  expect(stageable).toEqual([1]);
+  expect(chains).toEqual([]);
 });

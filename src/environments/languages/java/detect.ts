@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { StageError } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
@@ -13,6 +13,8 @@ import {
 import { mustRun } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
+import { shellQuote } from '../../../process/shell-quote';
+import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
@@ -58,12 +60,25 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
   if (release && Number(release) > Number(DEBIAN_JDK))
     notes.push(`the POM compiles for Java ${release}; Debian bookworm's JDK ${DEBIAN_JDK} is the newest available`);
   if (files.rootFiles.has('mvnw')) notes.push("the Maven wrapper is not used: the image runs Debian's Maven 3.8");
+  const compat = belowOldest(release);
+  if (compat)
+    notes.push(
+      `the POM compiles for Java ${release}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
+    );
+  const wrapper = `${M2}/javac-compat`;
+  const properties = compat
+    ? `<profiles><profile><id>chainsmith-javac</id><properties>${Object.entries(compatProperties(wrapper))
+        .map(([k, v]) => `<${k}>${v}</${k}>`)
+        .join(
+          '',
+        )}</properties></profile></profiles><activeProfiles><activeProfile>chainsmith-javac</activeProfile></activeProfiles>`
+    : '';
   return {
     language: 'java',
     origin: 'java-maven',
     toolchain: { image: 'java', version: DEBIAN_JDK, ...(notes.length ? { note: notes.join('; ') } : {}) },
     manifests: ['pom.xml', ...modules],
-    fetch: (ctx) => fetchMaven(ctx),
+    fetch: (ctx) => fetchMaven(ctx, compat),
     pinned: true,
     withMerged: unionDirectory('m2'),
     dependencyText: withoutOwnVersion,
@@ -72,7 +87,9 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       `cp -R ${DEPS_MOUNT}/m2 ${M2}/repository`,
       // Artifacts fetched on the host remember the host's repository ids, which offline Maven would not trust here.
       `find ${M2}/repository \\( -name _remote.repositories -o -name '*.lastUpdated' -o -name resolver-status.properties \\) -delete`,
-      `printf '%s\\n' '<settings><offline>true</offline></settings>' > ${M2}/settings.xml`,
+      ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
+      // Settings' active profiles' properties reach every project's model: the offline test runs fork javac through the wrapper too.
+      `printf '%s\\n' '<settings><offline>true</offline>${properties}</settings>' > ${M2}/settings.xml`,
       // Proves the copy suffices offline: compiles main and test code and starts Surefire's provider.
       `mvn -o -B -q ${RESOLVE_ONLY}`,
     ],
@@ -123,13 +140,17 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
  * the provider). Versions are the POMs' own; Maven has no resolution date (ranges and snapshots
  * resolve now, which the notes say).
  */
-export async function fetchMaven(ctx: FetchContext): Promise<Resolution> {
+export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
+  // The checkout is a scratch copy of the host's: the wrapper can sit in it for this run.
+  const wrapper = join(ctx.srcDir, '.chainsmith-javac-compat');
+  if (compat) await writeFile(wrapper, JAVAC_COMPAT, { mode: 0o755 });
+  const forked = compat ? Object.entries(compatProperties(wrapper)).map(([k, v]) => `-D${k}=${v}`) : [];
   await mustRun(
     'mvn test (resolving only)',
     'mvn',
-    ['-B', `-Dmaven.repo.local=${repo}`, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))],
+    ['-B', `-Dmaven.repo.local=${repo}`, ...forked, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))],
     {
       cwd: ctx.srcDir,
       signal: ctx.signal,

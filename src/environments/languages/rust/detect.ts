@@ -60,6 +60,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
       // A committed lock decides every version; without one they are resolved as of a date.
       ...(locked ? { pinned: true } : {}),
       withMerged: unionVendor,
+      dependencyText: withoutOwnVersion,
       // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed on).
       ...(rustc === RUSTC_VERSION ? {} : { fetchRevision: 2 }),
       setup: [
@@ -87,6 +88,28 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
     ...recipe(RUSTC_VERSION, []),
     fallback: recipe(RUSTC_WEB_VERSION, [`the crates resolved for rustc ${RUSTC_VERSION} need more`]),
   };
+}
+
+/**
+ * A manifest without the crate's own version: a release bumps it, and nothing cargo fetches depends on
+ * it. In Cargo.toml the `version` key of [package] and [workspace.package]; in Cargo.lock the version
+ * of each package without a source (the workspace's own). A dependency's version stays.
+ */
+export function withoutOwnVersion(path: string, text: string): string {
+  if (/(^|\/)Cargo\.lock$/.test(path))
+    return text
+      .split(/^(?=\[\[package\]\]$)/m)
+      .map((block) => (/^source = /m.test(block) ? block : block.replace(/^version = "[^"]*"\n/m, '')))
+      .join('');
+  let own = false;
+  return text
+    .split('\n')
+    .filter((line) => {
+      const table = /^\s*\[([^\]]+)\]\s*(#.*)?$/.exec(line);
+      if (table) own = table[1].trim() === 'package' || table[1].trim() === 'workspace.package';
+      return !(own && /^\s*version\s*=/.test(line));
+    })
+    .join('\n');
 }
 
 /**

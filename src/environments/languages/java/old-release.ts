@@ -1,0 +1,40 @@
+/**
+ * POMs that compile for a Java older than Debian's JDK 17 takes (source, target or release below 7:
+ * Java 5 and 6, as Maven projects of the 2000s and early 2010s declare them). Their compiler plugin's
+ * `<source>1.5</source>` is plugin configuration, which no property overrides, and javac 17 refuses it
+ * ("Source option 5 is no longer supported"). Maven is told instead to fork the compiler through
+ * JAVAC_COMPAT, which raises those values to 7 and runs the JDK's javac: code written for Java 5
+ * compiles as Java 7. Only `maven.compiler.fork` and `maven.compiler.executable` are set, and only where
+ * the POM leaves them unset (a POM's own value wins, as for any property).
+ */
+
+/** The oldest release javac 17 compiles for. */
+export const OLDEST_RELEASE = 7;
+
+/**
+ * The wrapper. Maven's forked compiler passes its options in an @argfile, one quoted option a line
+ * (plexus-compiler's javac): the value after -source, -target or --release is raised there, and on
+ * the command line alike.
+ */
+export const JAVAC_COMPAT = String.raw`#!/bin/sh
+# chainsmith: javac for a POM that compiles for a Java older than this JDK takes (-source/-target/--release below 7 become 7).
+prev=
+for a do
+  shift
+  case "$prev" in -source|-target|--release|--source|--target) case "$a" in 1.[0-6]|[1-6]) a=7 ;; esac ;; esac
+  case "$a" in @*) sed -i -E '/^"?(-source|-target|--release)"?$/{n;s/^("?)(1\.[0-6]|[1-6])("?)$/\17\3/}' "${'$'}{a#@}" ;; esac
+  set -- "$@" "$a"
+  prev=$a
+done
+exec javac "$@"
+`;
+
+/** Whether a POM's Java release (javaRelease) is one javac 17 no longer takes. */
+export function belowOldest(release: string | undefined): boolean {
+  return release !== undefined && Number(release) < OLDEST_RELEASE;
+}
+
+/** The properties that make Maven fork javac through the wrapper at `path`. */
+export function compatProperties(path: string): Record<string, string> {
+  return { 'maven.compiler.fork': 'true', 'maven.compiler.executable': path };
+}
