@@ -6,6 +6,7 @@ import { linkingEdges } from '../../../src/mining/chains/chains';
 import { readLocalPullRequests } from '../../../src/mining/landings/local-git';
 import { recordsToChains } from '../../../src/mining/pipeline';
 import type { Edge } from '../../../src/schemas';
+import { HistoryBuilder } from '../history-builder';
 import { lines, ReleaseRepo, rewrite } from '../release-branch';
 
 /**
@@ -247,4 +248,42 @@ test('a PR that can be no stage is blamed all the same: a docs typo fix links we
   expect(edges[0].strengthWhy).toBe("#2 changes only docs or build files, #1's among them");
   expect(stageable).toEqual([1]);
   expect(chains).toEqual([]);
+});
+
+test('a release that lands a branch of work carries that work: a fix of it links to the release, whose bump commit links nothing', async () => {
+  const path = join(root, 'release-work');
+  const printer = lines('printer', 12);
+  const compact = rewrite(printer, 2, 3, 'compact');
+  await new HistoryBuilder({ 'src/printer.c': printer, 'src/version.h': '#define VERSION 1\n' })
+    .pr({
+      number: 10,
+      title: 'Release version 1.1',
+      landing: 'merge',
+      commits: [
+        { message: 'Print empty objects on one line', files: { 'src/printer.c': compact } },
+        { message: 'Release version 1.1', files: { 'src/version.h': '#define VERSION 2\n' } },
+      ],
+    })
+    .pr({
+      number: 11,
+      title: 'Fix the compact printer on nested objects',
+      landing: 'merge',
+      commits: [
+        {
+          message: 'Fix the compact printer on nested objects',
+          files: { 'src/printer.c': rewrite(compact, 2, 3, 'nested') },
+        },
+      ],
+    })
+    .pr({
+      number: 12,
+      title: 'Store the version as a string',
+      landing: 'merge',
+      commits: [{ message: 'Store the version as a string', files: { 'src/version.h': '#define VERSION "2"\n' } }],
+    })
+    .write(path);
+  const { prs, pullNumbers } = await readLocalPullRequests(path);
+  const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));
+  const { edges } = await recordsToChains({ name: 'app', path }, prs, patches, { clone: path, pullNumbers });
+  expect(described(edges)).toEqual(['11->10 code-history strong 0.9']);
 });
