@@ -119,9 +119,10 @@ export async function run(): Promise<Figure[]> {
         `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
       );
     const layers = await Promise.all(oursBuilt.map((t) => layerBytes(docker, t)));
-    figures.push(
-      ...languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers),
-    );
+    const done = languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers);
+    // On stderr as each language ends: a run of several languages stopped later keeps the ones done.
+    for (const f of done) say(`${name}: ${JSON.stringify(f)}`);
+    figures.push(...done);
   }
   figures.push({
     measure: 'aborts',
