@@ -119,9 +119,10 @@ export async function run(): Promise<Figure[]> {
         `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
       );
     const layers = await Promise.all(oursBuilt.map((t) => layerBytes(docker, t)));
-    figures.push(
-      ...languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers),
-    );
+    const done = languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers);
+    // On stderr as each language ends: a run of several languages stopped later keeps the ones done.
+    for (const f of done) say(`${name}: ${JSON.stringify(f)}`);
+    figures.push(...done);
   }
   figures.push({
     measure: 'aborts',
@@ -155,7 +156,7 @@ function languageFigures(
   const kinds = new Map<string, number>();
   for (const r of ours.records) if (!verified(r)) kinds.set(kindOf(r), (kinds.get(kindOf(r)) ?? 0) + 1);
   const cpu = (r: ValidateRun) =>
-    `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers, ${round(r.wallSeconds, 0)} s wall`;
+    `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers (${round(r.buildCpu, 0)} s in environment builds, ${round(r.goldCpu, 0)} s in ${r.goldSandboxes} gold sandboxes), ${round(r.wallSeconds, 0)} s wall`;
   return [
     {
       measure: `stage_validation_yield${l}`,

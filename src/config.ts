@@ -23,8 +23,9 @@ const ConfigSchema = z.strictObject({
     judgeName: z.string().min(1).optional(),
     timeoutMs: z.number().int().positive(),
     /**
-     * Tries per model call of the link judge (`mine --judge-links`, scheduled mines: 429, 5xx, timeouts; src/model/retry.ts); backoff doubles
-     * from retryBaseMs. Inside activities (agent, judge, query writer) a call is tried once and Temporal retries the activity (src/retry-budget.ts).
+     * Tries per model call of the link judge (`mine --judge-links`, scheduled mines) and of the setup agent under `validate` (429, 5xx,
+     * timeouts; src/model/retry.ts); backoff doubles from retryBaseMs. Inside activities (agent, judge, query writer, setup agent) a call is
+     * tried once and Temporal retries the activity (src/retry-budget.ts).
      */
     retries: z.number().int().min(1).max(10),
     retryBaseMs: z.number().int().nonnegative(),

@@ -9,7 +9,8 @@
  * Tries of one model request inside a Temporal activity: one. A failed request (timeout, 5xx, 429)
  * fails the activity, and Temporal's retry of the activity is the only retry, so the layers do not
  * multiply. The link judge's client retries instead, config model.retries (`mine --judge-links`, and
- * scheduled mines, where a pair the model cannot answer stops the judging, never the activity).
+ * scheduled mines, where a pair the model cannot answer stops the judging, never the activity), as
+ * does `validate`'s for the setup agent (a stage the model cannot answer is marked, the run goes on).
  */
 export const MODEL_TRIES_IN_ACTIVITY = 1;
 
@@ -19,6 +20,14 @@ export const JUDGE_ASKS = 3;
 export const LINK_JUDGE_ASKS = 3;
 /** Tries of the query writer for one query: a malformed or leaking reply is pointed out and asked again. */
 export const QUERY_WRITER_TRIES = 4;
+
+/** Recipes the setup agent proposes for one stage at most, by default (config environments.setupAttempts). */
+export const SETUP_AGENT_ATTEMPTS = 3;
+/**
+ * Model calls one recipe of the setup agent may take, reads included: the agent reads a few files, not
+ * the whole repository. A recipe it has not proposed by then ends the stage's attempts (NoRecipeError).
+ */
+export const SETUP_AGENT_STEPS = 16;
 
 /** Temporal attempts of an activity (workflows/activity-table.ts). */
 export const ACTIVITY_ATTEMPTS = {
@@ -48,6 +57,21 @@ export const QUERY_WORST_REQUESTS = QUERY_WRITER_TRIES * MODEL_TRIES_IN_ACTIVITY
 export const AGENT_STEP_WORST_REQUESTS = MODEL_TRIES_IN_ACTIVITY * ACTIVITY_ATTEMPTS.rolloutRound;
 /** Model requests for one pair the link judge asks about, with `modelRetries` (config model.retries) tries per request. */
 export const linkJudgeWorstRequests = (modelRetries: number) => LINK_JUDGE_ASKS * modelRetries;
+/**
+ * Model requests the setup agent makes for one stage with `attempts` recipes and `modelTries` tries per
+ * request: every recipe read to its last step. A model failure left after its tries ends the stage's
+ * agent (marked model-unavailable), so nothing above the client retries a model request.
+ */
+export const setupAgentWorstRequests = (attempts: number, modelTries: number) =>
+  attempts * SETUP_AGENT_STEPS * modelTries;
+/**
+ * The same in a worker's validateGold activity: one try per request, and each Temporal retry of the
+ * activity (a crash, a build the engine failed) resumes from the progress saved after every reply, so
+ * it asks again at most the one request that was in flight.
+ */
+export const SETUP_AGENT_STAGE_WORST_REQUESTS =
+  setupAgentWorstRequests(SETUP_AGENT_ATTEMPTS, MODEL_TRIES_IN_ACTIVITY) +
+  (ACTIVITY_ATTEMPTS.backoff - 1) * MODEL_TRIES_IN_ACTIVITY;
 /** Tries of one GitHub request in `chainsmith mine`: the first, and each plugin's retries (counted on the wire by test/mining/landings/github-tries.test.ts). */
 export const GITHUB_REQUEST_TRIES = 1 + GITHUB_ERROR_RETRIES + GITHUB_RATE_LIMIT_RETRIES;
 /** Tries of one GitHub request in a scheduled run's mine: Octokit's, every attempt of the activity, every attempt of the run. */

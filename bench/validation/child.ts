@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { GoldTestsSchema, type GoldTests } from '../../src/schemas';
 import { OWNER_LABEL } from '../../src/container/orphans';
+import { BUILD_LABEL } from '../../src/environments/builder';
 import { run } from '../../src/process/run';
 
 /** Where cgroup v1 (cgroupfs driver) keeps a container's CPU time, in nanoseconds; under v2, where the unified hierarchy does. */
@@ -23,6 +24,11 @@ export interface ValidateRun {
   processCpu: number;
   /** CPU seconds of the containers it owned (build and gold sandboxes), from their cgroups, sampled twice a second. */
   containerCpu: number;
+  /** Of containerCpu: environment builds (containers labelled with the image they build), gold sandboxes (the rest). */
+  buildCpu: number;
+  goldCpu: number;
+  /** Gold sandboxes started: at most one per stage whose tests ran (a stage validated before in the run is not). */
+  goldSandboxes: number;
   wallSeconds: number;
   /** The last lines of its output, for a run that failed. */
   tail: string;
@@ -68,12 +74,15 @@ export async function validateRun(
     },
   });
   const usage = new Map<string, number>();
+  /** Build containers by id: their label names the image they build (sandboxes from an environment image inherit it empty). */
+  const builds = new Set<string>();
   const sample = async () => {
     if (!pid) return;
     const owned = await docker
       .listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${hostname()}:${pid}`] } })
       .catch(() => []);
     for (const c of owned) {
+      if (c.Labels?.[BUILD_LABEL]) builds.add(c.Id);
       const seconds = await containerCpu(c.Id);
       if (seconds !== undefined) usage.set(c.Id, Math.max(usage.get(c.Id) ?? 0, seconds));
     }
@@ -93,12 +102,17 @@ export async function validateRun(
           return parsed.success ? [parsed.data] : [];
         })
     : [];
+  const sum = (ids: string[]) => ids.reduce((a, id) => a + (usage.get(id) ?? 0), 0);
+  const containers = [...usage.keys()];
   return {
     records,
     stagesDone: Math.max(stagesDone, records.length),
     exitCode: exitCode ?? -1,
     processCpu,
-    containerCpu: [...usage.values()].reduce((a, b) => a + b, 0),
+    containerCpu: sum(containers),
+    buildCpu: sum(containers.filter((id) => builds.has(id))),
+    goldCpu: sum(containers.filter((id) => !builds.has(id))),
+    goldSandboxes: containers.filter((id) => !builds.has(id)).length,
     wallSeconds: (Date.now() - started) / 1000,
     tail: `${stdout.split('\n').slice(-5).join('\n')}\n${stderr.split('\n').slice(-8).join('\n')}`.trim(),
   };

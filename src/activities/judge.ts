@@ -1,5 +1,5 @@
-import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
-import { SetupProgressSchema, type SetupProgress } from '../setup-agent/progress';
+import { activityInfo, cancellationSignal } from '@temporalio/activity';
+import { activityCheckpoint } from '../setup-agent/progress';
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { invalidGold, stageCheck } from '../judge/gold-validation';
 import { StageError } from '../errors';
@@ -37,31 +37,19 @@ export function judgeActivities(ctx: ActivityContext) {
      * reason; the workflow cuts the chain before it.
      */
     async validateGold(input: { chainRef: ArtifactRef; stage: number; policy: PolicyKind }): Promise<StageCheck> {
-      // The setup agent's progress an earlier attempt heartbeat: its model calls are not made again.
-      const previous = SetupProgressSchema.safeParse(
-        (activityInfo().heartbeatDetails as { setup?: unknown } | undefined)?.setup,
-      );
-      let last: { setup?: SetupProgress } = previous.success ? { setup: previous.data } : {};
-      // The timer's heartbeats repeat the last progress: a heartbeat without details would drop it.
-      return guard(
-        async () => {
-          const chain = await store.getJson(input.chainRef, ChainSchema);
-          // Where detection's recipe fails, the setup agent tries (with a model) or a recipe it saved serves.
-          const gold = await ctx.setupAgent
-            .goldTests(chain, input.stage, {
-              signal: cancellationSignal(),
-              ...(previous.success ? { resume: previous.data } : {}),
-              save: (setup) => heartbeat((last = { setup })),
-            })
-            .catch((err) => {
-              if (err instanceof StageError)
-                return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
-              throw err;
-            });
-          return { goldTestsRef: await store.putJson(gold), ...stageCheck(gold, !!ctx.judgeModel(input.policy)) };
-        },
-        () => heartbeat(last),
-      );
+      return guard(async () => {
+        const chain = await store.getJson(input.chainRef, ChainSchema);
+        // Where detection's recipe fails, the setup agent tries (with a model) or a recipe it saved serves.
+        // Its progress is kept for this activity's retries (no model call made again), and it stops with the activity.
+        const gold = await ctx.setupAgent
+          .goldTestsResumable(chain, input.stage, activityCheckpoint(store, activityInfo()), cancellationSignal())
+          .catch((err) => {
+            if (err instanceof StageError)
+              return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));
+            throw err;
+          });
+        return { goldTestsRef: await store.putJson(gold), ...stageCheck(gold, !!ctx.judgeModel(input.policy)) };
+      });
     },
 
     async judgeStage(input: JudgeInput) {

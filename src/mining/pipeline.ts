@@ -2,10 +2,10 @@ import { inWindow, type DateWindow } from '../date-window';
 import { ChainSchema, type Chain, type Edge, type PullRequestRecord, type RepoSource } from '../schemas';
 import { buildChains, DEFAULT_MIN_CONFIDENCE, linkingEdges, type ChainOptions } from './chains/chains';
 import { findCopies, redirect } from './links/copies';
-import { codeHistoryEdges, DEFAULT_WINDOW_DAYS } from './links/code-history';
+import { codeHistoryEdges, windowMs } from './links/code-history';
 import { dateCut } from './chains/date-cut';
 import { prChangesTests } from './file-kind';
-import { filterPullRequests, type PrFilterOptions } from './chains/filters';
+import { filterPullRequests, isBot, type PrFilterOptions } from './chains/filters';
 import { linkPullRequests, type LinkOptions } from './links/references';
 import { restoreEdges } from './links/restores';
 import { sharedFileEdges } from './links/shared-files';
@@ -19,7 +19,7 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
   sharedFiles?: boolean;
   /** A local clone of the repository: enables code-history (blame) edges. */
   clone?: string;
-  /** Days before a PR's merge within which blamed lines link it to their PR; 0 turns blame off. */
+  /** Days before a PR's merge within which blamed lines link it to their PR (unset: any age); 0 turns blame off. */
   blameWindowDays?: number;
   onBlameProgress?: (done: number, total: number) => void;
   /** Only PRs merged in it become stages; the others still link PRs, as in a mine without it. */
@@ -85,7 +85,10 @@ export async function recordsToChains(
   const inWindowed = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
   const kept = opts.requireTests ? inWindowed.filter(prChangesTests) : inWindowed;
   const { since } = opts;
-  const examined = since ? eligible.filter((pr) => since.newPrs.has(pr.number)) : eligible;
+  // A PR too large or too thin to be a stage still fixes or follows up what another wrote: its links
+  // are real, though chains are made of stages only. Bots' PRs are bookkeeping, blamed on no one.
+  const blameable = prs.filter((pr) => !isBot(pr) && !copies.copyOf.has(pr.number) && !copies.syncs.has(pr.number));
+  const examined = since ? blameable.filter((pr) => since.newPrs.has(pr.number)) : blameable;
   const mentioned = new Set(
     textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`),
   );
@@ -120,7 +123,7 @@ export async function recordsToChains(
   );
   const restores =
     opts.clone && opts.blameWindowDays !== 0
-      ? await restoreEdges(opts.clone, prs, reverts, (opts.blameWindowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000)
+      ? await restoreEdges(opts.clone, prs, reverts, windowMs(opts.blameWindowDays))
       : [];
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   const mined = withStrength(

@@ -3,14 +3,13 @@ import { MalformedReplyError } from '../model/errors';
 import { fillTemplate, promptTemplate } from '../model/prompt-files';
 import { addUsage } from '../mining/links/link-judge/ask-model';
 import { NO_REDACTION, type Redactor } from '../redact';
+import { SETUP_AGENT_STEPS } from '../retry-budget';
 import type { Usage } from '../schemas';
 import { ProposalSchema, type Proposal } from './proposal';
 import { SETUP_TOOL_SPECS, type RepoReader } from './read-tools';
 
 /** Replies that fit nothing (no tool call, a proposal that does not parse) before the agent gives up on a recipe: the model layer's three. */
 const MALFORMED = 3;
-/** Model calls one recipe may take, reads included: the agent reads a few files, not the whole repository. */
-export const MAX_STEPS = 16;
 
 /** The agent produced no usable recipe (replies that did not fit, or reading without end). */
 export class NoRecipeError extends MalformedReplyError {}
@@ -111,7 +110,7 @@ export class Conversation {
   async propose(attempt: number): Promise<Proposal> {
     if (this.proposal) return this.proposal;
     const problems = this.problems;
-    for (; this.step < MAX_STEPS; ) {
+    for (; this.step < SETUP_AGENT_STEPS; ) {
       const step = this.step;
       const response = await this.opts.client.complete(
         { model: this.opts.model, messages: this.messages, tools: SETUP_TOOL_SPECS, tool_choice: 'required' },
@@ -177,7 +176,7 @@ export class Conversation {
     throw new NoRecipeError(
       problems.length >= MALFORMED
         ? `the setup agent gave no usable recipe in ${MALFORMED} replies (${problems.slice(0, MALFORMED).join('; ')})`
-        : `the setup agent proposed no recipe in ${MAX_STEPS} model calls`,
+        : `the setup agent proposed no recipe in ${SETUP_AGENT_STEPS} model calls`,
     );
   }
 

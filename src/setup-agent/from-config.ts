@@ -7,10 +7,9 @@ import { environmentsFrom, sandboxSpecFrom } from '../environments/from-config';
 import { commitDate } from '../environments/repo-files';
 import type { ModelClient } from '../model/client';
 import { Redactor } from '../redact';
+import { SETUP_AGENT_ATTEMPTS } from '../retry-budget';
 import { RecipesStore } from './recipes-file';
 import { SetupAgent } from './setup-agent';
-
-export const DEFAULT_SETUP_ATTEMPTS = 3;
 
 /** Where accepted recipes are saved: environments.recipesDir, or <dataDir>/recipes. */
 export const recipesDirOf = (config: Config) => config.environments.recipesDir ?? join(config.dataDir, 'recipes');
@@ -27,7 +26,6 @@ export function setupFromConfig(
     store: ArtifactStore;
     baseImage: string;
     model?: ModelClient;
-    signal?: AbortSignal;
     log?: (line: string) => void;
     forgetOutages?: boolean;
   },
@@ -58,11 +56,10 @@ export function setupFromConfig(
             client: deps.model,
             name: modelName,
             price: config.budget.prices[modelName],
-            ...(deps.signal ? { signal: deps.signal } : {}),
           },
         }
       : {}),
-    attempts: config.environments.setupAttempts ?? DEFAULT_SETUP_ATTEMPTS,
+    attempts: config.environments.setupAttempts ?? SETUP_AGENT_ATTEMPTS,
     redactor: Redactor.forWorker(process.env, [config.model.apiKey]),
     log,
     ...(deps.forgetOutages ? { forgetOutages: true } : {}),

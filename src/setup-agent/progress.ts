@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ArtifactStore } from '../artifacts/store';
 import { ArtifactRef } from '../schemas/artifact';
 import { ProposalSchema } from './proposal';
 
@@ -6,9 +7,9 @@ const Count = z.number().int().nonnegative();
 
 /**
  * Where the setup agent got to on one stage, saved after every model reply and every recipe's outcome
- * (SetupRun.save; the validateGold activity keeps it in its heartbeat details), so that a retried
- * activity goes on from there instead of asking the model again for what it answered. The conversation
- * itself is in the artifact store (claim check): the details carry only its reference.
+ * (SetupRun.save; the validateGold activity keeps it behind a pointer in the artifact store,
+ * SetupCheckpoint), so that a retried activity goes on from there instead of asking the model again for
+ * what it answered. The conversation is a blob of its own, referenced.
  */
 export const SetupProgressSchema = z.object({
   /** The stage it belongs to: progress of another stage (or another base) is not resumed. */
@@ -37,8 +38,61 @@ export type SetupProgress = z.infer<typeof SetupProgressSchema>;
 export interface SetupRun {
   /** Stops the model call in flight and every call after it (the activity's cancellationSignal()). */
   signal?: AbortSignal;
-  /** What an earlier try of this stage saved (the activity's last heartbeat details); resumed where it matches the stage. */
+  /** What an earlier try of this stage saved (SetupCheckpoint.load); resumed where it matches the stage. */
   resume?: SetupProgress;
-  /** Keeps the progress (a heartbeat); called after every model reply and every recipe's outcome. */
+  /** Keeps the progress (SetupCheckpoint.save); called after every model reply and every recipe's outcome. */
   save?: (progress: SetupProgress) => void | Promise<void>;
+}
+
+/**
+ * One activity's setup-agent progress behind a named pointer in the artifact store, written at once
+ * (heartbeat details are throttled by the worker: a kill could lose several replies' worth), and
+ * shared across hosts where the store is. The name holds the workflow run and the activity's id,
+ * which every retry of the activity keeps and no other activity has.
+ */
+export class SetupCheckpoint {
+  constructor(
+    private readonly store: ArtifactStore,
+    private readonly pointer: string,
+  ) {}
+
+  /** The last progress saved, or undefined (none, or one this code or store can no longer read: the stage starts afresh). */
+  async load(): Promise<SetupProgress | undefined> {
+    const ref = await this.store.getPointer(this.pointer);
+    if (!ref) return undefined;
+    const progress = await this.store.getJson(ref, SetupProgressSchema).catch(() => undefined);
+    const transcript = progress && (await this.store.get(progress.transcriptRef).catch(() => undefined));
+    return transcript ? progress : undefined;
+  }
+
+  async save(progress: SetupProgress): Promise<void> {
+    await this.store.setPointer(this.pointer, await this.store.putJson(progress));
+  }
+
+  /** The stage has its record: a later run of it starts afresh. */
+  async clear(): Promise<void> {
+    await this.store.removePointer(this.pointer);
+  }
+}
+
+/** A pointer name's part: what the store allows in one (a workflow id may hold anything). */
+const part = (text: string) => text.replace(/[^\w.-]+/g, '-');
+
+/** The checkpoint of one activity (every retry of it), by its workflow run and id; none outside a workflow, where nothing retries it. */
+export function activityCheckpoint(
+  store: ArtifactStore,
+  info: { activityId: string; workflowExecution?: { workflowId: string; runId: string } },
+): SetupCheckpoint | undefined {
+  const run = info.workflowExecution;
+  return run
+    ? new SetupCheckpoint(store, `setup-agent/${part(run.workflowId)}/${part(run.runId)}/${part(info.activityId)}`)
+    : undefined;
+}
+
+/**
+ * The checkpoint of one stage in a process without Temporal (`validate`): by repository, PR and base,
+ * kept until the stage has its record, so the same command run again after a crash resumes it.
+ */
+export function stageCheckpoint(store: ArtifactStore, repo: string, pr: number, baseSha: string): SetupCheckpoint {
+  return new SetupCheckpoint(store, `setup-agent/stages/${part(repo)}/${pr}-${part(baseSha)}`);
 }

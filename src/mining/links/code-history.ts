@@ -5,7 +5,7 @@ import type { Edge, FileKind, PullRequestRecord, Strength } from '../../schemas'
 import { git } from '../../git';
 import { blamedLines } from './blame-lines';
 import { writtenBy, type BlameContext } from './blame-context';
-import { commentLines } from './comment-lines';
+import { commentLines, isProse } from './comment-lines';
 import type { Copies } from './copies';
 import { corroboration, introduced, REGRESSION_BONUS, saysFix } from './corroboration';
 import { deprecationEdges } from './deprecations';
@@ -15,7 +15,11 @@ import { thinFollowUp } from './strength';
 import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
 
 export interface CodeHistoryOptions {
-  /** How long before B's merge a PR's lines count as recent; older lines are nobody's. */
+  /**
+   * How long before B's merge a PR's lines count; older lines are nobody's. Unset: any age. A line
+   * blame still gives to A is A's as A wrote it, and on the tuning repositories fixes of a feature
+   * came years later as often as weeks later: a window in days only cut real links.
+   */
   windowDays?: number;
   /**
    * Pairs ("B->A") where B's text names A: no coincidence to guard against, so A's lines count at
@@ -29,12 +33,8 @@ export interface CodeHistoryOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/**
- * A year: fixes of a feature often come a release or two later. Measured on both labelled
- * repositories, 365 days found more real links than 180 and no more false ones once words and
- * sweeps were read right.
- */
-export const DEFAULT_WINDOW_DAYS = 365;
+/** The blame window in milliseconds: unset is any age. */
+export const windowMs = (days?: number): number => (days === undefined ? Infinity : days * 86_400_000);
 /**
  * Commit dates of a PR's own commits can be far older than its merge: blame looks back this much
  * further, and the window is then applied to merge dates.
@@ -90,11 +90,12 @@ const pathsOf = (pr: PullRequestRecord, kind: FileKind) =>
 
 /**
  * What B is blamed over: its code, the tests rewritten by a PR that changes behaviour being only
- * rewritten for its own reasons. A PR that changes no code is about its tests: fixing or extending
- * one is working on whoever's test that is.
+ * rewritten for its own reasons. A PR that changes no code is about its tests, and one that changes
+ * neither about its docs or build files: fixing or extending one is working on whoever's that is.
  */
 function blamedKind(pr: PullRequestRecord): FileKind {
-  return pathsOf(pr, 'code').length > 0 ? 'code' : 'test';
+  if (pathsOf(pr, 'code').length > 0) return 'code';
+  return pathsOf(pr, 'test').length > 0 ? 'test' : 'other';
 }
 
 async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -128,7 +129,6 @@ export async function codeHistoryEdges(
       if (!owner.has(sha)) owner.set(sha, copyOf.get(pr.number) ?? pr.number);
   }
   const byNumber = new Map(all.map((pr) => [pr.number, pr]));
-  const windowMs = (opts.windowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000;
   // Blame sees through sweeps (reformatting, renames, typing, releases) and branch syncs to whoever
   // wrote the lines, as `git blame --ignore-revs-file` does for formatting commits.
   const folder = await mkdtemp(join(tmpdir(), 'chainsmith-blame-'));
@@ -157,7 +157,7 @@ export async function codeHistoryEdges(
       clone,
       owner,
       byNumber,
-      windowMs,
+      windowMs: windowMs(opts.windowDays),
       ignoreFile,
       ignored,
       all,
@@ -250,9 +250,10 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
   if (oldLines === 0 || oldLines > MAX_OLD_LINES) return deprecations;
   const merged = Date.parse(pr.mergedAt);
   const namesOld = [...ctx.named].some((pair) => pair.startsWith(`${pr.number}->`));
-  const since = namesOld
-    ? []
-    : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
+  const since =
+    namesOld || windowMs === Infinity
+      ? []
+      : [`--since=${new Date(merged - windowMs - COMMIT_AGE_MARGIN_DAYS * 86_400_000).toISOString()}`];
   const recent = (number: number) => {
     const at = Date.parse(byNumber.get(number)?.mergedAt ?? '');
     return at <= merged && (at >= merged - windowMs || ctx.named.has(`${pr.number}->${number}`));
@@ -290,8 +291,8 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
     for (const line of blamed) {
       const number = owner.get(line.sha);
       if (number === undefined || number === pr.number || !recent(number) || ignored.has(line.sha)) continue;
-      // Tests are everyone's: only a PR opened after A (numbers follow creation) works on A's tests.
-      if (kind === 'test' && number > pr.number) continue;
+      // Tests and docs are everyone's: only a PR opened after A (numbers follow creation) works on A's.
+      if (kind !== 'code' && number > pr.number) continue;
       if (!(await writtenBy(ctx, number, line))) continue;
       const overlap = overlaps.get(number) ?? { code: 0, doc: 0 };
       overlap[comments[line.line] ? 'doc' : 'code'] += 1;
@@ -304,18 +305,25 @@ async function edgesOf(ctx: BlameContext, pr: PullRequestRecord, paths: string[]
       scoreEdge(ctx, pr, number, overlap, change.changed, kind, paths, repaired.has(number)),
     ),
   );
-  // One edge per pair: the deprecation link where it is the stronger.
+  // One edge per pair: removing what A deprecated says what B does to A's lines better than the blame
+  // does (a weak deprecate → remove link), however many of A's lines go with it.
   const deprecated = new Map(deprecations.map((edge) => [edge.to, edge]));
-  const kept = history.map((edge) =>
-    (deprecated.get(edge.to)?.confidence ?? 0) > edge.confidence ? (deprecated.get(edge.to) as Edge) : edge,
-  );
+  const kept = history.map((edge) => {
+    const removal = deprecated.get(edge.to);
+    return removal ? { ...removal, confidence: Math.max(removal.confidence, edge.confidence) } : edge;
+  });
   return [...kept, ...deprecations.filter((edge) => !overlaps.has(edge.to))];
 }
 
-/** Comment and docstring lines of a file at B's base. */
+/** Comment and docstring lines of a file at B's base; every line of prose (README, docs, changelog). */
 async function fileComments(ctx: BlameContext, pr: PullRequestRecord, path: string): Promise<boolean[]> {
   const content = await git(ctx.clone, ['show', `${pr.baseSha}:${path}`]).catch(() => '');
-  return commentLines(path, content);
+  return isProse(path)
+    ? content
+        .split('\n')
+        .map(() => true)
+        .concat(true)
+    : commentLines(path, content);
 }
 
 async function scoreEdge(
@@ -341,7 +349,8 @@ async function scoreEdge(
   ]).catch(() => '');
   const words = corroboration(pr, a, ctx.all, introduced(diffOfA));
   // Comments and docstrings beside code B changes are part of that change; alone, they count little.
-  const n = overlap.code + (overlap.code > 0 ? 1 : DOC_WEIGHT) * overlap.doc;
+  // In a PR that changes only docs, prose is its substance: it counts in full, below a link unless words back it.
+  const n = overlap.code + (overlap.code > 0 || kind === 'other' ? 1 : DOC_WEIGHT) * overlap.doc;
   // A modified line is one removal and one addition; the share is of everything B changed, and of no less than a few lines.
   const share = Math.min(1, (2 * n) / Math.max(MIN_CHANGED_LINES, changed));
   const bonus = words.bonus + (repaired ? SAME_SWEEP_BONUS : 0);
@@ -357,7 +366,7 @@ async function scoreEdge(
       bonus * Math.min(1, share / FULL_BONUS_SHARE),
   );
   // Words lift a link only as far as the code history carries it: one shared line stays weak.
-  const backed = words.bonus >= REGRESSION_BONUS;
+  const backed = words.bonus >= REGRESSION_BONUS || saysFix(pr);
   const confidence = Math.round((docsOnly && !backed ? Math.min(DOCS_ONLY_CAP, raw) : raw) * 100) / 100;
   const [strength, strengthWhy] = historyStrength(pr, number, kind, docsOnly, overlap.code);
   return {
@@ -372,7 +381,7 @@ async function scoreEdge(
   };
 }
 
-/** Strong where B fixes or changes code A wrote; weak where it is only A's comments, A's tests, text, or one line without a fix. */
+/** Strong where B fixes or changes code A wrote; weak where it is only A's docs, comments or tests, text, or one line without a fix. */
 function historyStrength(
   pr: PullRequestRecord,
   number: number,
@@ -380,6 +389,7 @@ function historyStrength(
   docsOnly: boolean,
   codeLines: number,
 ): [Strength, string] {
+  if (kind === 'other') return ['weak', `#${pr.number} changes only docs or build files, #${number}'s among them`];
   if (docsOnly) return ['weak', `#${pr.number} changes only comments or docstrings #${number} wrote`];
   if (kind === 'test') return ['weak', `#${pr.number} changes only tests, #${number}'s among them`];
   const thin = thinFollowUp(pr);
@@ -390,7 +400,7 @@ function historyStrength(
   return ['strong', `#${pr.number} changes code #${number} wrote`];
 }
 
-const kindWord = (kind: FileKind) => (kind === 'code' ? 'code' : 'tests');
+const kindWord = (kind: FileKind) => ({ code: 'code', test: 'tests', other: 'docs or build files' })[kind];
 
 /** The share of the lines A added (of the blamed kind) that B's `n` rewritten lines are, where it counts (see REWORK_WEIGHT). */
 function reworkShare(

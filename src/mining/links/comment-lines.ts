@@ -66,3 +66,19 @@ export function commentLines(path: string, content: string): boolean[] {
   }
   return marks;
 }
+
+/** Prose: documentation, changelogs, READMEs, by extension or by a conventional name without one. */
+const PROSE_EXTENSIONS = new Set(['md', 'markdown', 'rst', 'txt', 'adoc', 'asciidoc', 'rdoc', 'textile']);
+const PROSE_NAMES =
+  /^(readme|changes|changelog|history|news|authors|contributors|contributing|license|copying|notice)$/i;
+
+/** Build and dependency files that happen to end in .txt. */
+const BUILD_TEXT = /^(cmakelists\.txt|requirements.*\.txt|constraints.*\.txt)$/i;
+
+/** Whether a file is prose, where every line says what something does rather than doing it. */
+export function isProse(path: string): boolean {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  if (BUILD_TEXT.test(name)) return false;
+  const dot = name.lastIndexOf('.');
+  return PROSE_EXTENSIONS.has(dot > 0 ? name.slice(dot + 1).toLowerCase() : '') || PROSE_NAMES.test(name);
+}

@@ -8,7 +8,6 @@ import {
   DEFAULT_MIN_STRENGTH,
 } from '../chains/chains';
 import { DEFAULT_MAX_CHANGED_LINES } from '../chains/filters';
-import { DEFAULT_WINDOW_DAYS } from '../links/code-history';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
 import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../../schemas';
 import { readChains } from './chains-file';
@@ -49,7 +48,6 @@ const DEFAULTS: Record<string, unknown> = {
   maxChainsPerPr: DEFAULT_CHAINS_PER_PR,
   minConfidence: DEFAULT_MIN_CONFIDENCE,
   minStrength: DEFAULT_MIN_STRENGTH,
-  blameDays: DEFAULT_WINDOW_DAYS,
   maxChangedLines: DEFAULT_MAX_CHANGED_LINES,
 };
 

@@ -178,7 +178,7 @@ test('a PR that names another and rewrites its lines follows up on it; naming al
   );
 });
 
-test("naming a PR and rewriting its lines links at any age; without the name, lines older than the window are nobody's", async () => {
+test('lines link at any age by default: a fix a year later changes what the earlier PR wrote; --blame-days cuts old lines unless the PR names their writer', async () => {
   const repo = await new ReleaseRepo(join(root, 'named-old')).init();
   const cache = lines('cache', 20);
   const store = lines('store', 20);
@@ -191,10 +191,12 @@ test("naming a PR and rewriting its lines links at any age; without the name, li
   await repo.quickPr(4, 'Store in batches', '', { 'src/store.py': rewrite(store, 3, 2, 'batched') });
   const { prs } = await readLocalPullRequests(repo.path);
   const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));
-  const { edges } = await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path });
-  expect(edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`)).toEqual([
-    '3->1 follow-up 0.8',
-  ]);
+  const mined = async (blameWindowDays?: number) =>
+    (
+      await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path, blameWindowDays })
+    ).edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`);
+  expect(await mined()).toEqual(['3->1 follow-up 0.8', '4->2 code-history 0.8']);
+  expect(await mined(365)).toEqual(['3->1 follow-up 0.8']);
 });
 
 test('sweeps are told by their words across languages, and by their breadth', () => {
@@ -218,11 +220,36 @@ test('sweeps are told by their words across languages, and by their breadth', ()
     'Release version 3.1.5',
     'Bump serde to 1.0.100',
     'golangci-lint fixes',
+    'In documentation, prefer https over http when available',
+    'Update all pypi.python.org URLs to pypi.org',
+    'Fix most of the issues reported by the Visual Studio code analysis tool',
   ];
-  const work = ['Fix the formatter for dates', 'Add the printer', 'Fix release notes link in README'];
+  const work = [
+    'Fix the formatter for dates',
+    'Add the printer',
+    'Fix release notes link in README',
+    'Fix a leak Coverity found in the parser',
+    'Support https proxies',
+    'Fix format problem with empty objects',
+  ];
   expect(sweeps.filter((title) => !isSweep(pr(title)))).toEqual([]);
   expect(work.filter((title) => isSweep(pr(title)))).toEqual([]);
   expect(isSweep(pr('Use the new error type', 25))).toBe(true);
+  // Only CI configuration changed, whatever the title says: the pipeline kept running, nobody's code.
+  const ci = (path: string) => ({
+    path,
+    kind: 'other' as const,
+    status: 'modified' as const,
+    additions: 1,
+    deletions: 1,
+    binary: false,
+  });
+  expect(
+    isSweep(makePr(2, { title: 'upgrade clang to fix actions error', files: [ci('.github/workflows/CI.yml')] })),
+  ).toBe(true);
+  expect(
+    isSweep(makePr(3, { title: 'Add a CI job', files: [ci('.github/workflows/CI.yml'), ci('CMakeLists.txt')] })),
+  ).toBe(false);
 });
 
 test('removing what a PR deprecated links to it at any age; rewording a deprecation or removing it in passing does not', async () => {

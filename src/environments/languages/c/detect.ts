@@ -5,6 +5,20 @@ import { CMAKE_BUILD_DIR } from './ctest';
 export type CRecipe = LanguageRecipe<'c', 'ctest' | 'make', 'c'>;
 
 const MESON_BUILD_DIR = '/work/build';
+/** ccache's store in the image, warmed by its setup's build (rollouts use it as it is). */
+const IMAGE_CCACHE = '/home/agent/.cache/ccache';
+
+/**
+ * Compiler outputs cached by ccache (images/toolchains/c): keyed by a hash of the compiler, its flags
+ * and the preprocessed source, and safe for concurrent writers, so gold validation's sandboxes share
+ * one store across stages and chains (LanguageRecipe.sharedCache) as Go's do with GOCACHE. An image is
+ * built at one commit and a stage far from it recompiles what changed since, in every test run that
+ * checks out anew: with the store shared, a file compiled once in a run is compiled only once.
+ */
+const CCACHE = {
+  env: { CCACHE_DIR: IMAGE_CCACHE },
+  sharedCache: { dir: '/cache/ccache', env: { CCACHE_DIR: '/cache/ccache' }, seedFrom: IMAGE_CCACHE },
+};
 
 /**
  * C and C++ projects on Debian's gcc, CMake, meson and make. CMake and meson configure and build once
@@ -25,8 +39,10 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       ...base,
       origin: 'c-cmake',
       manifests: ['CMakeLists.txt'],
+      env: { ...base.env, ...CCACHE.env },
+      sharedCache: CCACHE.sharedCache,
       setup: [
-        `cmake -S . -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON`,
+        `cmake -S . -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache`,
         `cmake --build ${CMAKE_BUILD_DIR} -j2`,
       ],
       runner: 'ctest',
@@ -36,6 +52,9 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
     return {
       ...base,
       origin: 'c-meson',
+      // meson setup puts ccache before the compilers by itself where it finds it on PATH.
+      env: { ...base.env, ...CCACHE.env },
+      sharedCache: CCACHE.sharedCache,
       manifests: [
         'meson.build',
         ...(has('meson_options.txt') ? ['meson_options.txt'] : []),

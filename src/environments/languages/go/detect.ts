@@ -80,6 +80,8 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
     withMerged: unionDirectory('mod'),
     setup: [
       `mkdir -p ${GOPATH}/pkg`,
+      // An earlier era's image (the seed) holds its own module cache: replaced, so the image holds this resolution alone.
+      `if [ -d ${GOMODCACHE} ]; then chmod -R u+w ${GOMODCACHE} && rm -rf ${GOMODCACHE}; fi`,
       `cp -R ${DEPS_MOUNT}/mod ${GOMODCACHE}`,
       'go version',
       'go build ./...',
@@ -98,6 +100,8 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
       GOTOOLCHAIN: 'local',
       CGO_ENABLED: '0',
     },
+    reuse:
+      'the Go build cache (entries keyed by the hashes of their inputs, the Go version included: packages unchanged since the earlier era are not compiled again)',
     // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
     sharedCache: {
       dir: '/cache/go-build',
