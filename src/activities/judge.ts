@@ -1,5 +1,5 @@
 import { activityInfo, cancellationSignal } from '@temporalio/activity';
-import { activityCheckpoint, type SetupProgress } from '../setup-agent/progress';
+import { activityCheckpoint } from '../setup-agent/progress';
 import { judgementSummary, judgeStage as judgeRound } from '../judge/judge-stage';
 import { invalidGold, stageCheck } from '../judge/gold-validation';
 import { StageError } from '../errors';
@@ -37,18 +37,12 @@ export function judgeActivities(ctx: ActivityContext) {
      * reason; the workflow cuts the chain before it.
      */
     async validateGold(input: { chainRef: ArtifactRef; stage: number; policy: PolicyKind }): Promise<StageCheck> {
-      // The setup agent's progress an earlier attempt of this activity saved: its model calls are not made again.
-      const progress = activityCheckpoint(store, activityInfo());
       return guard(async () => {
         const chain = await store.getJson(input.chainRef, ChainSchema);
-        const resume = await progress?.load();
         // Where detection's recipe fails, the setup agent tries (with a model) or a recipe it saved serves.
+        // Its progress is kept for this activity's retries (no model call made again), and it stops with the activity.
         const gold = await ctx.setupAgent
-          .goldTests(chain, input.stage, {
-            signal: cancellationSignal(),
-            ...(resume ? { resume } : {}),
-            ...(progress ? { save: (p: SetupProgress) => progress.save(p) } : {}),
-          })
+          .goldTestsResumable(chain, input.stage, activityCheckpoint(store, activityInfo()), cancellationSignal())
           .catch((err) => {
             if (err instanceof StageError)
               return invalidGold(chain, input.stage, '', err.message, reasonOf(err, 'invalid-inputs'));

@@ -16,6 +16,7 @@ import { ModelClient } from '../model/client';
 import { retryPolicyFrom } from '../model/retry';
 import { Redactor } from '../redact';
 import { setupFromConfig } from '../setup-agent/from-config';
+import { stageCheckpoint } from '../setup-agent/progress';
 import { describeSetup } from '../setup-agent/tally';
 
 /**
@@ -91,7 +92,14 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     {
       known: log ? (place, chain) => log.known(place, chain) : undefined,
       // The agent's progress on a stage is kept until the stage has its record: run again after a crash, it goes on.
-      goldTests: (chain, stage) => setup.agent.goldTestsResumable(chain, stage, store),
+      goldTests: (chain, stage) => {
+        const pr = chain.prs[stage];
+        return setup.agent.goldTestsResumable(
+          chain,
+          stage,
+          stageCheckpoint(store, chain.repo.name, pr.number, pr.baseSha),
+        );
+      },
     },
   )
     .catch((err) => {

@@ -18,7 +18,7 @@ export interface UnverifiedRuns {
 
 /**
  * Why the PR's tests verify nothing, most telling first: a run that hit its time limit, tests that
- * could not run (a service they need, no test reported at all), or tests that ran and of which none
+ * could not run (a service they need, no test reported or none passing after the change), or tests that ran and of which none
  * fails before the change and passes after it. The run after the change is the one shown, unless
  * the run before is the one that timed out.
  */
@@ -32,10 +32,16 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
       `the PR's tests seem to need a service the sandbox does not run ("${v.service}")`,
       v.after,
     );
-  if (!v.after.passed && !v.after.cases?.length && !v.gold.passToPass.length) {
+  // Not one of the PR's tests passes after the real change (none reported, or every one failing or in
+  // error, as a test module that cannot be imported is): the environment cannot run them, whatever they check.
+  const passing = (v.after.cases ?? []).filter((c) => c.outcome === 'passed' || c.outcome === 'xfailed');
+  if (!v.after.passed && passing.length === 0 && !v.gold.passToPass.length) {
+    const reported = v.after.cases?.length ?? 0;
     return stageReason(
       'tests-not-runnable',
-      `the PR's tests report no test after the change (exit code ${v.after.exitCode})`,
+      reported
+        ? `none of the PR's ${reported} reported tests passes after the change (exit code ${v.after.exitCode})`
+        : `the PR's tests report no test after the change (exit code ${v.after.exitCode})`,
       v.after,
     );
   }

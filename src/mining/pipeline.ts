@@ -5,7 +5,7 @@ import { findCopies, redirect } from './links/copies';
 import { codeHistoryEdges, windowMs } from './links/code-history';
 import { dateCut } from './chains/date-cut';
 import { prChangesTests } from './file-kind';
-import { filterPullRequests, isBot, type PrFilterOptions } from './chains/filters';
+import { dropReason, filterPullRequests, isBot, type PrFilterOptions } from './chains/filters';
 import { linkPullRequests, type LinkOptions } from './links/references';
 import { restoreEdges } from './links/restores';
 import { sharedFileEdges } from './links/shared-files';
@@ -85,9 +85,13 @@ export async function recordsToChains(
   const inWindowed = window ? eligible.filter((pr) => inWindow(window, pr.mergedAt)) : eligible;
   const kept = opts.requireTests ? inWindowed.filter(prChangesTests) : inWindowed;
   const { since } = opts;
-  // A PR too large or too thin to be a stage still fixes or follows up what another wrote: its links
-  // are real, though chains are made of stages only. Bots' PRs are bookkeeping, blamed on no one.
-  const blameable = prs.filter((pr) => !isBot(pr) && !copies.copyOf.has(pr.number) && !copies.syncs.has(pr.number));
+  // A PR without code is no stage but still fixes or follows up what another wrote (docs, build
+  // files): its links are real, though chains are made of stages only. Bots' PRs are bookkeeping, and
+  // an oversized PR is a large change of its own whose blame landed on no labelled real link.
+  const blameable = prs.filter(
+    (pr) =>
+      !isBot(pr) && dropReason(pr) !== 'oversized' && !copies.copyOf.has(pr.number) && !copies.syncs.has(pr.number),
+  );
   const examined = since ? blameable.filter((pr) => since.newPrs.has(pr.number)) : blameable;
   const mentioned = new Set(
     textEdges.filter((edge) => edge.kind === 'mentions').map((edge) => `${edge.from}->${edge.to}`),

@@ -26,7 +26,6 @@ export function setupFromConfig(
     store: ArtifactStore;
     baseImage: string;
     model?: ModelClient;
-    signal?: AbortSignal;
     log?: (line: string) => void;
     forgetOutages?: boolean;
   },
@@ -57,7 +56,6 @@ export function setupFromConfig(
             client: deps.model,
             name: modelName,
             price: config.budget.prices[modelName],
-            ...(deps.signal ? { signal: deps.signal } : {}),
           },
         }
       : {}),

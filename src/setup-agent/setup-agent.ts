@@ -1,5 +1,4 @@
 import type Docker from 'dockerode';
-import type { ArtifactStore } from '../artifacts/store';
 import { costOf, type Price } from '../agent/pricing';
 import type { Environments } from '../environments/builder';
 import type { RecipeOverride } from '../environments/recipe';
@@ -17,7 +16,7 @@ import { reasonOf, stageReason } from '../stage-reason';
 import { Conversation, NoRecipeError } from './conversation';
 import { toOverride } from './proposal';
 import { RepoReader } from './read-tools';
-import { stageCheckpoint, type SetupProgress, type SetupRun } from './progress';
+import type { SetupCheckpoint, SetupProgress, SetupRun } from './progress';
 import type { RecipesStore } from './recipes-file';
 import { countStage, type SetupTally } from './tally';
 
@@ -42,7 +41,7 @@ export interface SetupAgentOptions {
   /** The image the agent reads the repository in. */
   readerImage: string;
   /** Absent: no model is configured; saved recipes are still used, and a note says what a model would add. */
-  model?: { client: ModelClient; name: string; price?: Price; signal?: AbortSignal };
+  model?: { client: ModelClient; name: string; price?: Price };
   /** Recipes proposed per stage at most (environments.setupAttempts). */
   attempts: number;
   redactor?: Redactor;
@@ -151,7 +150,7 @@ export class SetupAgent {
     const model = this.opts.model!;
     const pr = chain.prs[stage];
     const redactor = this.opts.redactor ?? NO_REDACTION;
-    const signal = run.signal ?? model.signal;
+    const { signal } = run;
     const store = this.opts.gold.store;
     const reasons = [...given];
     const reader = await RepoReader.open(this.opts.docker, this.opts.readerImage, chain.repo.path, pr.baseSha);
@@ -272,18 +271,23 @@ export class SetupAgent {
   }
 
   /**
-   * goldTests with the stage's progress kept in `store` (stageCheckpoint) while the agent works on it:
-   * `validate` run again after a crash goes on where the agent was, without asking the model again.
+   * goldTests with the agent's progress kept in `checkpoint` while it works on the stage (an activity's
+   * across its retries, activityCheckpoint; a stage's across `validate` runs, stageCheckpoint) and
+   * resumed from there, then removed once the stage has its record. `signal` stops the agent.
    */
-  async goldTestsResumable(chain: Chain, stage: number, store: ArtifactStore): Promise<GoldTests> {
-    const pr = chain.prs[stage];
-    const checkpoint = stageCheckpoint(store, chain.repo.name, pr.number, pr.baseSha);
-    const resume = await checkpoint.load();
+  async goldTestsResumable(
+    chain: Chain,
+    stage: number,
+    checkpoint: SetupCheckpoint | undefined,
+    signal?: AbortSignal,
+  ): Promise<GoldTests> {
+    const resume = await checkpoint?.load();
     const gold = await this.goldTests(chain, stage, {
+      ...(signal ? { signal } : {}),
       ...(resume ? { resume } : {}),
-      save: (progress) => checkpoint.save(progress),
+      ...(checkpoint ? { save: (progress: SetupProgress) => checkpoint.save(progress) } : {}),
     });
-    await checkpoint.clear();
+    await checkpoint?.clear();
     return gold;
   }
 

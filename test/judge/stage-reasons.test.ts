@@ -150,6 +150,36 @@ test('a test run killed before its time limit is not a timeout, and the next sta
 });
 
 /**
+ * A test module that cannot be imported in the environment (a package the build lacks) errors before
+ * and after the change alike: the tests cannot run there, which is not the same as a PR whose tests
+ * verify nothing (and only the former is the setup agent's to mend).
+ */
+test('tests that error after the real change too are not runnable, and the reason shows the error', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-import-'));
+  const missing = await oneStage(
+    dir,
+    'gen/missing-module',
+    {},
+    'import chainsmith_absent_module\n\nfrom calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n',
+  );
+  const good = await oneStage(dir, 'gen/after-missing', {});
+  const deps = {
+    docker,
+    store: new ArtifactStore(join(dir, 'artifacts')),
+    sandbox: { memoryMb: 512, pidsLimit: 128 },
+    environments: testEnvironments(docker),
+    timeoutSeconds: 300,
+  };
+  const [unrunnable, next] = await validateStages(deps, [missing, good]);
+  expect(unrunnable.reason).toMatchObject({ kind: 'tests-not-runnable' });
+  expect(unrunnable.reason!.summary).toMatch(
+    /^none of the PR's 1 reported tests passes after the change \(exit code [12]\)$/,
+  );
+  expect(unrunnable.reason!.tail).toContain("No module named 'chainsmith_absent_module'");
+  expect(next.status).toBe('verified');
+});
+
+/**
  * What is no stage's fault stops the run: with Docker gone, validation throws a retry-later error (the
  * CLI exits 75) after handing on every stage done before it, instead of recording a reason for each
  * stage that follows.

@@ -74,6 +74,8 @@ test('a cancelled validateGold stops the setup agent mid-call; its retry resumes
       [1, 1],
     ]);
     expect(after[0].body.messages).toEqual(fake.requests[2].body.messages);
+    // The stage has its record: the progress is gone.
+    expect(await activityCheckpoint(store, retry.context.info)!.load()).toBeUndefined();
   } finally {
     release?.();
     await deps.pool?.drain();

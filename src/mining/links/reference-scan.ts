@@ -30,6 +30,12 @@ const RULES: Rule[] = [
     confidence: 0.9,
     pattern: /\b(follow(s|ing)?[- ]?ups?( to| of| on)?|follows? on from|builds? (up)?on|extends?|extending)\b/i,
   },
+  // Tests written for what another PR changed are written against it.
+  {
+    kind: 'follow-up',
+    confidence: 0.8,
+    pattern: /\b(add(s|ed|ing)?|more|new|write|wrote)\s+(unit\s+)?tests?\s+(for|of|covering)\s*$/i,
+  },
   // "fixes" must sit right before the number: "Fix the crash; see #12" is only a mention.
   { kind: 'fixes', confidence: 0.8, pattern: /\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*(commit\s+)?$/i },
 ];

@@ -220,11 +220,36 @@ test('sweeps are told by their words across languages, and by their breadth', ()
     'Release version 3.1.5',
     'Bump serde to 1.0.100',
     'golangci-lint fixes',
+    'In documentation, prefer https over http when available',
+    'Update all pypi.python.org URLs to pypi.org',
+    'Fix most of the issues reported by the Visual Studio code analysis tool',
   ];
-  const work = ['Fix the formatter for dates', 'Add the printer', 'Fix release notes link in README'];
+  const work = [
+    'Fix the formatter for dates',
+    'Add the printer',
+    'Fix release notes link in README',
+    'Fix a leak Coverity found in the parser',
+    'Support https proxies',
+    'Fix format problem with empty objects',
+  ];
   expect(sweeps.filter((title) => !isSweep(pr(title)))).toEqual([]);
   expect(work.filter((title) => isSweep(pr(title)))).toEqual([]);
   expect(isSweep(pr('Use the new error type', 25))).toBe(true);
+  // Only CI configuration changed, whatever the title says: the pipeline kept running, nobody's code.
+  const ci = (path: string) => ({
+    path,
+    kind: 'other' as const,
+    status: 'modified' as const,
+    additions: 1,
+    deletions: 1,
+    binary: false,
+  });
+  expect(
+    isSweep(makePr(2, { title: 'upgrade clang to fix actions error', files: [ci('.github/workflows/CI.yml')] })),
+  ).toBe(true);
+  expect(
+    isSweep(makePr(3, { title: 'Add a CI job', files: [ci('.github/workflows/CI.yml'), ci('CMakeLists.txt')] })),
+  ).toBe(false);
 });
 
 test('removing what a PR deprecated links to it at any age; rewording a deprecation or removing it in passing does not', async () => {

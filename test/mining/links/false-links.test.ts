@@ -6,6 +6,7 @@ import { linkingEdges } from '../../../src/mining/chains/chains';
 import { readLocalPullRequests } from '../../../src/mining/landings/local-git';
 import { recordsToChains } from '../../../src/mining/pipeline';
 import type { Edge } from '../../../src/schemas';
+import { HistoryBuilder } from '../history-builder';
 import { lines, ReleaseRepo, rewrite } from '../release-branch';
 
 /**
@@ -223,7 +224,7 @@ test('a backport (the same patch landed again) and the branch sync that brings i
   expect(summary.dropped).toMatchObject({ copy: 1, 'branch-sync': 1 });
 });
 
-test('a PR that can be no stage is blamed all the same: a docs typo fix links weakly, a docs edit without words of a fix stays below a link, an oversized fix links', async () => {
+test('a PR without code is blamed all the same: a docs typo fix links weakly, a docs edit without words of a fix stays below a link; an oversized PR is not blamed', async () => {
   const repo = await new ReleaseRepo(join(root, 'no-stage')).init();
   const parser = lines('parser', 12);
   const guide = lines('The parser reads', 12);
@@ -233,18 +234,52 @@ test('a PR that can be no stage is blamed all the same: a docs typo fix links we
   await repo.quickPr(2, 'Fix a typo in the parser guide', '', { 'docs/parser.md': corrected });
   // Docs only, and no word of a fix: an edit in passing, below a link.
   await repo.quickPr(3, 'Describe the options', '', { 'docs/parser.md': rewrite(corrected, 6, 2, 'options') });
-  // Too large to be a stage (a generated table beside it), yet a fix of #1's code.
+  // Too large to be a stage (a generated table beside it): a change of its own, blamed on no one.
   await repo.quickPr(4, 'Fix the parser on empty input', '', {
     'src/parser.py': rewrite(parser, 3, 4, 'fixed'),
     'data/table.csv': lines('row', 2100),
   });
   const { edges, chains, stageable } = await mined(repo);
-  expect(described(edges)).toEqual([
-    '2->1 code-history weak 0.73',
-    '3->1 code-history weak 0.45',
-    '4->1 code-history strong 0.9',
-  ]);
+  expect(described(edges)).toEqual(['2->1 code-history weak 0.73', '3->1 code-history weak 0.45']);
   expect(edges[0].strengthWhy).toBe("#2 changes only docs or build files, #1's among them");
   expect(stageable).toEqual([1]);
   expect(chains).toEqual([]);
+});
+
+test('a release that lands a branch of work carries that work: a fix of it links to the release, whose bump commit links nothing', async () => {
+  const path = join(root, 'release-work');
+  const printer = lines('printer', 12);
+  const compact = rewrite(printer, 2, 3, 'compact');
+  await new HistoryBuilder({ 'src/printer.c': printer, 'src/version.h': '#define VERSION 1\n' })
+    .pr({
+      number: 10,
+      title: 'Release version 1.1',
+      landing: 'merge',
+      commits: [
+        { message: 'Print empty objects on one line', files: { 'src/printer.c': compact } },
+        { message: 'Release version 1.1', files: { 'src/version.h': '#define VERSION 2\n' } },
+      ],
+    })
+    .pr({
+      number: 11,
+      title: 'Fix the compact printer on nested objects',
+      landing: 'merge',
+      commits: [
+        {
+          message: 'Fix the compact printer on nested objects',
+          files: { 'src/printer.c': rewrite(compact, 2, 3, 'nested') },
+        },
+      ],
+    })
+    .pr({
+      number: 12,
+      title: 'Store the version as a string',
+      landing: 'merge',
+      commits: [{ message: 'Store the version as a string', files: { 'src/version.h': '#define VERSION "2"\n' } }],
+    })
+    .write(path);
+  const { prs, pullNumbers } = await readLocalPullRequests(path);
+  const patches = async (records: typeof prs) => records.map((pr) => ({ ...pr, patch: '' }));
+  const { edges } = await recordsToChains({ name: 'app', path }, prs, patches, { clone: path, pullNumbers });
+  expect(described(edges)).toEqual(['11->10 code-history strong 0.9']);
 });

@@ -54,6 +54,7 @@ test.each([
   ['Regression in #1: cache never expires', 'regression-of'],
   ['Follow up on #1: expire entries', 'follow-up'],
   ['Extends #1 to the CLI', 'follow-up'],
+  ['feat: add tests for #1', 'follow-up'],
   ['Fixes #1', 'fixes'],
   ['closes: #1', 'fixes'],
   ['Fix the crash; see #1', 'mentions'],

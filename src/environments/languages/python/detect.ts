@@ -33,9 +33,10 @@ const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
 /**
  * Python projects: a venv on the Python of the stage's era (versions.ts: the base image's 3.11
  * or one the host provides), with the project's dependencies (runtime, extras, test groups and test
- * requirement files) resolved on the host for that Python as of the date its dependency declarations last changed (declarations-date.ts) and installed
- * offline from the fetched wheels, then the project itself, editable and without its deps. A project
- * on the base image's Python that declares nothing to install (beyond setuptools) needs no registry at all.
+ * requirement files) resolved on the host for that Python as of the date its dependency declarations
+ * last changed (declarations-date.ts) and installed offline from the fetched wheels, then the project
+ * itself, editable and without its deps. A project on the base image's Python that declares nothing to
+ * install (beyond setuptools) needs no registry at all.
  */
 export async function detectPython(
   files: RepoFiles,

@@ -17,6 +17,8 @@ export const RUSTC_WEB_VERSION = '1.85';
 const CARGO_HOME = '/home/agent/.cargo';
 /** Outside the repository, so the image keeps the compiled dependencies and test runs build only the crate. */
 const TARGET_DIR = '/home/agent/.cargo-target';
+/** Days after the stage's date tried in turn where nothing published by then satisfies the manifests. */
+const LATER_DAYS = [0, 1, 7, 30, 90];
 /** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
 const VENDOR_MTIME = 946684800;
 
@@ -132,22 +134,29 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
       for (const manifest of await packageManifests(scratch)) {
         await writeFile(manifest, pinRustVersion(await readFile(manifest, 'utf8'), rustc));
       }
-      const asOf = ctx.asOf.toISOString().replace(/\.\d{3}Z$/, 'Z');
       // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
       const env = { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
-      ctx.log(`cargo: resolving for rustc ${rustc} with crates published by ${asOf}`);
-      const dated = await runTool('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], {
-        ...run,
-        env,
-      });
-      if (dated.code === 0) {
+      let dated: Awaited<ReturnType<typeof runTool>> | undefined;
+      let asOf = '';
+      // A manifest may name a version published hours or days after its commit (bumped on release day):
+      // the nearest later date that resolves, not today's crates, which need a newer rustc than the era's.
+      for (const days of LATER_DAYS) {
+        asOf = new Date(ctx.asOf.getTime() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        ctx.log(`cargo: resolving for rustc ${rustc} with crates published by ${asOf}`);
+        dated = await runTool('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], {
+          ...run,
+          env,
+        });
+        if (dated.code === 0 || !/failed to select a version|no matching package/.test(dated.stderr)) break;
+      }
+      if (dated?.code === 0) {
         notes.push(
-          `Cargo.lock resolved with crates published by ${asOf}, preferring versions whose rust-version allows ${rustc}`,
+          `Cargo.lock resolved with crates published by ${asOf}${asOf.slice(0, 10) === ctx.asOf.toISOString().slice(0, 10) ? '' : ` (nothing published by ${ctx.asOf.toISOString().slice(0, 10)} satisfies the manifests)`}, preferring versions whose rust-version allows ${rustc}`,
         );
       } else {
         await mustRun('cargo generate-lockfile', 'cargo', ['generate-lockfile'], { ...run, env });
         notes.push(
-          `Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`,
+          `Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated?.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`,
         );
       }
     }

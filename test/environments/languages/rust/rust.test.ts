@@ -109,6 +109,32 @@ describe('Rust recipe', () => {
     },
   );
 
+  testIf(missingTool('cargo'))(
+    "resolves as of the nearest later date where nothing published by the stage's date satisfies the manifest",
+    async () => {
+      // itoa 1.0.1 was published on 2021-12-12 at 20:07 UTC, 1.0.2 in 2022: a manifest committed that
+      // morning that asks for 1.0.1 resolves a day later, not to today's itoa.
+      const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
+      mkdirSync(join(src, 'src'));
+      writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
+      writeFileSync(
+        join(src, 'Cargo.toml'),
+        '[package]\nname = "early"\nversion = "0.1.0"\nedition = "2018"\n\n[dependencies]\nitoa = "1.0.1"\n',
+      );
+      const ctx = fetchContext(src, new Date('2021-12-12T12:00:00Z'));
+      try {
+        const resolution = await (await detectRust(files({ 'Cargo.toml': '' })))!.fetch!(ctx);
+        expect(resolution).toMatchObject({ lock: 'resolved', packages: [{ name: 'itoa', version: '1.0.1' }] });
+        expect(resolution.notes.join(' ')).toMatch(
+          /published by 2021-12-13T12:00:00Z \(nothing published by 2021-12-12/,
+        );
+      } finally {
+        rmSync(ctx.depsDir, { recursive: true, force: true });
+        rmSync(src, { recursive: true, force: true });
+      }
+    },
+  );
+
   testIf(missingRealRepo('serde-rs+json', 'cargo'))(
     "says a 1.63 resolution is too old where cargo's MSRV resolver had to fall back, and offers rustc-web instead",
     async () => {
