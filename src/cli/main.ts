@@ -4,6 +4,7 @@ import { parseDateOption } from '../date-window';
 import { ChainsmithError, InputError } from '../errors';
 import { DEFAULT_CHAINS_PER_PR, DEFAULT_MAX_LENGTH, DEFAULT_MIN_CONFIDENCE } from '../mining/chains/chains';
 import { DEFAULT_MAX_CHANGED_LINES } from '../mining/chains/filters';
+import { DEFAULT_WINDOW_DAYS } from '../mining/links/code-history';
 import { SCHEDULE_RUN_ATTEMPTS } from '../retry-budget';
 import { endChildrenOnSignals } from '../process/end-on-signals';
 import { EXIT_CODES_HELP, exitCodeFor } from './exit-codes';
@@ -39,7 +40,7 @@ function withLinkOptions(command: Command): Command {
     .option('--require-tests', 'only PRs that change a test become stages: chains are cut to their tested PRs')
     .option(
       '--blame-days <n>',
-      'code-history links: only lines another PR wrote within this many days count (0: off; default: any age)',
+      `code-history links: only lines another PR wrote within this many days count (0: off; default ${DEFAULT_WINDOW_DAYS})`,
       (v) => parseCount('--blame-days', v),
     );
 }

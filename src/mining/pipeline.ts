@@ -19,7 +19,7 @@ export interface PipelineOptions extends ChainOptions, PrFilterOptions, LinkOpti
   sharedFiles?: boolean;
   /** A local clone of the repository: enables code-history (blame) edges. */
   clone?: string;
-  /** Days before a PR's merge within which blamed lines link it to their PR (unset: any age); 0 turns blame off. */
+  /** Days before a PR's merge within which blamed lines link it to their PR (default DEFAULT_WINDOW_DAYS); 0 turns blame off. */
   blameWindowDays?: number;
   onBlameProgress?: (done: number, total: number) => void;
   /** Only PRs merged in it become stages; the others still link PRs, as in a mine without it. */

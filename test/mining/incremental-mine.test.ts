@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readChains } from '../../src/mining/output/chains-file';
 import { companionPaths } from '../../src/mining/output/mine-to-files';
 import { DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_STRENGTH } from '../../src/mining/chains/chains';
+import { DEFAULT_WINDOW_DAYS } from '../../src/mining/links/code-history';
 import { MineCursorSchema } from '../../src/mining/output/cursor';
 import { MiningSummarySchema } from '../../src/mining/summary';
 import { EdgeSchema, PullRequestRecordSchema } from '../../src/schemas';
@@ -103,6 +104,7 @@ test('the cursor records the defaults a mine ran under: naming a default is the 
   expect(first.cursor?.options).toMatchObject({
     minStrength: DEFAULT_MIN_STRENGTH,
     minConfidence: DEFAULT_MIN_CONFIDENCE,
+    blameDays: DEFAULT_WINDOW_DAYS,
   });
 
   const named = await mine('defaults.jsonl', '--min-strength', DEFAULT_MIN_STRENGTH);
@@ -119,7 +121,7 @@ test('the cursor records the defaults a mine ran under: naming a default is the 
   expect(refused.stderr).toContain(`(--min-strength ${other} then, ${DEFAULT_MIN_STRENGTH} now)`);
 
   // A version-1 cursor recorded only the options given: it is read as made under today's defaults.
-  const defaulted = ['minStrength', 'minConfidence', 'maxChainsPerPr'];
+  const defaulted = ['minStrength', 'minConfidence', 'blameDays', 'maxChainsPerPr'];
   const given = Object.fromEntries(Object.entries(cursor.options).filter(([key]) => !defaulted.includes(key)));
   await writeFile(cursorPath, JSON.stringify({ ...cursor, version: 1, options: given }));
   const old = await mine('defaults.jsonl');

@@ -8,6 +8,7 @@ import {
   DEFAULT_MIN_STRENGTH,
 } from '../chains/chains';
 import { DEFAULT_MAX_CHANGED_LINES } from '../chains/filters';
+import { DEFAULT_WINDOW_DAYS } from '../links/code-history';
 import { MiningSummarySchema, type MiningSummary } from '../summary';
 import { EdgeSchema, PullRequestRecordSchema, type Chain, type Edge, type PullRequestRecord } from '../../schemas';
 import { readChains } from './chains-file';
@@ -49,6 +50,7 @@ const DEFAULTS: Record<string, unknown> = {
   minConfidence: DEFAULT_MIN_CONFIDENCE,
   minStrength: DEFAULT_MIN_STRENGTH,
   maxChangedLines: DEFAULT_MAX_CHANGED_LINES,
+  blameDays: DEFAULT_WINDOW_DAYS,
 };
 
 /** The options that shape the graph and the chains, defaults filled in, with their CLI names, for the cursor. */

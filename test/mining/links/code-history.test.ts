@@ -178,7 +178,7 @@ test('a PR that names another and rewrites its lines follows up on it; naming al
   );
 });
 
-test('lines link at any age by default: a fix a year later changes what the earlier PR wrote; --blame-days cuts old lines unless the PR names their writer', async () => {
+test("naming a PR and rewriting its lines links at any age; without the name, lines older than the window (a year by default) are nobody's; --blame-days widens it", async () => {
   const repo = await new ReleaseRepo(join(root, 'named-old')).init();
   const cache = lines('cache', 20);
   const store = lines('store', 20);
@@ -195,8 +195,9 @@ test('lines link at any age by default: a fix a year later changes what the earl
     (
       await recordsToChains({ name: 'app', path: repo.path }, prs, patches, { clone: repo.path, blameWindowDays })
     ).edges.map(({ from, to, kind, confidence }) => `${from}->${to} ${kind} ${confidence}`);
-  expect(await mined()).toEqual(['3->1 follow-up 0.8', '4->2 code-history 0.8']);
+  expect(await mined()).toEqual(['3->1 follow-up 0.8']);
   expect(await mined(365)).toEqual(['3->1 follow-up 0.8']);
+  expect(await mined(1000)).toEqual(['3->1 follow-up 0.8', '4->2 code-history 0.8']);
 });
 
 test('sweeps are told by their words across languages, and by their breadth', () => {

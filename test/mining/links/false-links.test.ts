@@ -187,16 +187,9 @@ test('a deprecation removal links, weakly, to the PR that deprecated; not when i
     'src/writer.py': `def write():\n    """Write it."""\n${lines('writer', 6)}`,
   });
   const { edges } = await mined(repo);
-  // #5 does rewrite each function's lines, at any age: a small share of its change each, below a link.
-  expect(described(edges)).toEqual([
-    '5->1 code-history strong 0.55',
-    '5->2 code-history strong 0.55',
-    '5->3 code-history strong 0.55',
-    '5->4 code-history strong 0.55',
-    '8->6 follow-up weak 0.9',
-    '8->7 code-history weak 0.45',
-  ]);
-  expect(edges[4].strengthWhy).toBe('deprecate → remove: #8 removes what #6 deprecated');
+  // #5's and #8's lines are more than a year after the deprecations: only the deprecation rule links.
+  expect(described(edges)).toEqual(['8->6 follow-up weak 0.8']);
+  expect(edges[0].strengthWhy).toBe('deprecate → remove: #8 removes what #6 deprecated');
 });
 
 test('a backport (the same patch landed again) and the branch sync that brings it are no stages: links to the copy go to the original', async () => {
