@@ -122,6 +122,30 @@ test('a test that passes on alternate runs after the gold change is flaky and in
   expect(once).toMatchObject({ status: 'verified', failToPass: [t('test_circle_flips')], flaky: [] });
 });
 
+/**
+ * A PR that changes only its tests runs the same tree before and after: a test that fails at the first
+ * run of the sandbox and passes after it (state kept in the container's /tmp) changed its outcome by
+ * chance, not by the change.
+ */
+test('a PR that changes only its tests: a test failing before and passing after on the same tree is flaky, not FAIL_TO_PASS', async () => {
+  const repo = await repository('tests-only');
+  const firstFails =
+    'def test_first_run_fails():\n    import os\n    path = "/tmp/chainsmith-first-run"\n' +
+    '    first = not os.path.exists(path)\n    open(path, "w").write("ran")\n    assert not first\n';
+  const pr = await repo.pr(1, 'Test the square of zero', {
+    'tests/test_zero.py': `from shapes import area\n\n\ndef test_zero():\n    assert area.square(0) == 0\n\n\n${firstFails}`,
+  });
+  const t = (name: string) => `tests/test_zero.py::${name}`;
+  const gold = await goldTestsFor(deps, repo.chain('gen/tests-only', [pr]), 0);
+  expect(gold).toMatchObject({
+    status: 'no-verifying-test',
+    failToPass: [],
+    flaky: [t('test_first_run_fails')],
+  });
+  expect(gold.passToPass).toContain(t('test_zero'));
+  expect(gold.reason).toMatchObject({ kind: 'flaky', summary: expect.stringContaining('test_first_run_fails') });
+});
+
 test('a PR whose tests already pass with an empty patch on its starting state (the earlier stage carried in) has no verifying test', async () => {
   const repo = await repository('empty-patch');
   const base = await repo.head();
