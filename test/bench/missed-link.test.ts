@@ -12,7 +12,7 @@ const code = {
 };
 const docs = { ...code, path: 'docs/a.rst', kind: 'other' as const };
 
-test('a missed link says which gate kept its edge out: no stage, the blame window, a sweep, or none', () => {
+test('a missed link says which gate kept its edge out: the blame window, a sweep, or none (a PR with no code is blamed too)', () => {
   const prs = [
     makePr(1, { files: [code], mergedAt: '2020-01-01T00:00:00Z' }),
     makePr(2, { files: [code], mergedAt: '2020-02-01T00:00:00Z' }),
@@ -21,8 +21,8 @@ test('a missed link says which gate kept its edge out: no stage, the blame windo
   ];
   const byNumber = new Map(prs.map((pr) => [pr.number, pr]));
   expect(whyNoEdge(byNumber, 2, 1)).toBe('no gate: blame found none of its lines, or no text names it');
-  // Either order: the later PR is the one that would have been blamed.
-  expect(whyNoEdge(byNumber, 1, 3)).toBe('#3 is no stage (no-code), so never blamed');
+  // Either order: the later PR is the one that would have been blamed; one with no code is blamed as well.
+  expect(whyNoEdge(byNumber, 1, 3)).toBe('no gate: blame found none of its lines, or no text names it');
   expect(whyNoEdge(byNumber, 4, 2)).toBe('1065 days apart, beyond the blame window; #4 is a sweep');
   expect(whyNoEdge(byNumber, 5, 2)).toBe('not mined: #5');
 });
