@@ -5,7 +5,7 @@ import { findCopies, redirect } from './links/copies';
 import { codeHistoryEdges, windowMs } from './links/code-history';
 import { dateCut } from './chains/date-cut';
 import { prChangesTests } from './file-kind';
-import { dropReason, filterPullRequests, isBot, type PrFilterOptions } from './chains/filters';
+import { dropReason, filterPullRequests, type PrFilterOptions } from './chains/filters';
 import { linkPullRequests, type LinkOptions } from './links/references';
 import { restoreEdges } from './links/restores';
 import { sharedFileEdges } from './links/shared-files';
@@ -87,10 +87,13 @@ export async function recordsToChains(
   const { since } = opts;
   // A PR without code is no stage but still fixes or follows up what another wrote (docs, build
   // files): its links are real, though chains are made of stages only. Bots' PRs are bookkeeping, and
-  // an oversized PR is a large change of its own whose blame landed on no labelled real link.
+  // an oversized PR is a large change of its own whose blame landed on no labelled real link (both as
+  // the mine's own --keep-bots and --max-changed-lines say).
   const blameable = prs.filter(
     (pr) =>
-      !isBot(pr) && dropReason(pr) !== 'oversized' && !copies.copyOf.has(pr.number) && !copies.syncs.has(pr.number),
+      dropReason(pr, { ...opts, keepNoCode: true }) === undefined &&
+      !copies.copyOf.has(pr.number) &&
+      !copies.syncs.has(pr.number),
   );
   const examined = since ? blameable.filter((pr) => since.newPrs.has(pr.number)) : blameable;
   const mentioned = new Set(

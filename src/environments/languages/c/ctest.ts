@@ -28,7 +28,8 @@ ${MARK}-PY`;
 
 /**
  * The test programs CTest would run that this build did not remake (older than `since`), one a line:
- * after a failed build they may be the image's, built at another commit.
+ * after a failed build they may be the image's, built at another commit. Only programs the build makes:
+ * compiled (ELF) files below the build folder, never a script of the source tree or a system binary.
  */
 const NOT_REMADE = (since: string) => `python3 - ${since} <<'${MARK}-EXE'
 import json, os, subprocess, sys
@@ -37,7 +38,10 @@ try: tests = json.loads(subprocess.run(["ctest", "--show-only=json-v1"], capture
 except Exception: tests = []
 for t in tests:
     exe = (t.get("command") or [""])[0]
-    if os.path.isfile(exe) and os.path.getmtime(exe) < since: print(exe)
+    real = os.path.realpath(exe)
+    if not real.startswith(os.getcwd() + os.sep) or not os.path.isfile(real) or os.path.getmtime(real) >= since: continue
+    with open(real, "rb") as f:
+        if f.read(4) == b"\\x7fELF": print(real)
 ${MARK}-EXE`;
 
 function command(_files: string[], override?: string): string {
