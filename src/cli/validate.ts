@@ -91,15 +91,9 @@ export async function validateCommand(config: Config, opts: { chains: string; ou
     },
     {
       known: log ? (place, chain) => log.known(place, chain) : undefined,
-      // The agent's progress on a stage is kept until the stage has its record: run again after a crash, it goes on.
-      goldTests: (chain, stage) => {
-        const pr = chain.prs[stage];
-        return setup.agent.goldTestsResumable(
-          chain,
-          stage,
-          stageCheckpoint(store, chain.repo.name, pr.number, pr.baseSha),
-        );
-      },
+      // The agent's progress on a stage is kept until it is done with it: run again after a crash, it goes on.
+      goldTests: (chain, stage) =>
+        setup.agent.goldTestsResumable(chain, stage, stageCheckpoint(store, chain.id, stage)),
     },
   )
     .catch((err) => {

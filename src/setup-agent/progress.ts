@@ -90,9 +90,10 @@ export function activityCheckpoint(
 }
 
 /**
- * The checkpoint of one stage in a process without Temporal (`validate`): by repository, PR and base,
- * kept until the stage has its record, so the same command run again after a crash resumes it.
+ * The checkpoint of one stage in a process without Temporal (`validate`): by chain and stage (one PR
+ * at another stage starts from another carry), kept until the agent is done with the stage, so the
+ * same command run again after a crash resumes it.
  */
-export function stageCheckpoint(store: ArtifactStore, repo: string, pr: number, baseSha: string): SetupCheckpoint {
-  return new SetupCheckpoint(store, `setup-agent/stages/${part(repo)}/${pr}-${part(baseSha)}`);
+export function stageCheckpoint(store: ArtifactStore, chainId: string, stage: number): SetupCheckpoint {
+  return new SetupCheckpoint(store, `setup-agent/stages/${part(chainId)}/${stage}`);
 }
