@@ -63,8 +63,8 @@ const MIN_CHANGED_LINES = 3;
 const DOC_WEIGHT = 0.25;
 /**
  * An overlap in comments or docstrings alone stays below a link unless B's words back it: B says an
- * earlier change broke something, or calls itself a fix and names what A's code names (B naming A
- * is a mention, which the pipeline joins to the code history).
+ * earlier change broke something, or calls itself a fix (B naming A is a mention, which the pipeline
+ * joins to the code history).
  */
 const DOCS_ONLY_CAP = 0.45;
 /**

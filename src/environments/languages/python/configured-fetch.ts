@@ -8,8 +8,8 @@ const PACKAGE_FILE = /(^|\/)(pyproject\.toml|setup\.py|setup\.cfg)$/;
 
 /**
  * The fetch of a configured (or setup-agent) Python recipe: uv resolves exactly the files it names
- * (requirement files, a pyproject.toml, a setup.py; every extra of a package file) as of the manifests'
- * date, for the base image's Python (a configured recipe names no other), and pip downloads the wheels
+ * (requirement files, a pyproject.toml, a setup.py; every extra of a package file) as of the date their
+ * dependency declarations last changed, for the base image's Python (a configured recipe names no other), and pip downloads the wheels
  * into DEPS_MOUNT with DEPS_MOUNT/requirements.txt listing them, as for a detected project. The
  * recipe's setup installs them offline (`pip install --no-index --find-links /deps -r /deps/requirements.txt`).
  */
