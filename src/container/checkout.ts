@@ -34,6 +34,9 @@ export function checkoutLines(sha: string): string[] {
     `  if [ -s ${BUILT_AT_FILE} ] && git diff --name-only -z "$(cat ${BUILT_AT_FILE})" HEAD -- > /tmp/.chainsmith-changed 2>/dev/null; then`,
     `    find . -path ./.git -prune -o -exec touch -h -d @${UNCHANGED_MTIME} {} +`,
     '    xargs -0 -r touch -c -h -- < /tmp/.chainsmith-changed',
+    // The index keeps the checkout's stat data: `git apply --index/--3way` (a gold replay's apply) would
+    // take every dated-back file for one that does not match the index.
+    '    git update-index -q --refresh >/dev/null || true',
     '  fi',
     'fi',
   ];

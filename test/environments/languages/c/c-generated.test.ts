@@ -136,6 +136,14 @@ test('CMake: a stage sharing an environment built at an older commit rebuilds on
       { timeoutSeconds: 120, maxOutputChars: 4_000, cwd: '/work' },
     );
     expect(r.output.trim()).toBe('0');
+    // The index knows the dated-back files: the PR's patch applies with --3way, as a gold replay applies it.
+    const patch = first.prs[0].patch.endsWith('\n') ? first.prs[0].patch : `${first.prs[0].patch}\n`;
+    const applied = await again.exec(`cd /work/repo && git apply --3way - <<'PATCH_END'\n${patch}PATCH_END`, {
+      timeoutSeconds: 60,
+      maxOutputChars: 4_000,
+    });
+    expect(applied.output).not.toMatch(/does not match index/);
+    expect(applied.exitCode).toBe(0);
   } finally {
     await again.destroy();
   }
