@@ -9,15 +9,17 @@ export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
 
 /**
  * Environments as a worker builds them (offline, on the provisioned images), for tests and benchmarks.
- * Fetched dependencies are cached in the user's data directory, as a worker's are, so reruns reuse them.
+ * Fetched dependencies are cached in the user's data directory, as a worker's are, so reruns reuse them;
+ * `dataDir` gives a test one of its own (its shared build caches start empty).
  */
 export function testEnvironments(
   docker: Docker = new Docker(),
   overrides: Record<string, RecipeOverride> = {},
+  dataDir = process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'),
 ): Environments {
   return new Environments(docker, {
     baseImage: baseImageTag(),
-    dataDir: process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'),
+    dataDir,
     overrides,
     network: 'none',
     timeoutSeconds: 900,

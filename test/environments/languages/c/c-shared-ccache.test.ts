@@ -54,11 +54,7 @@ test("gold sandboxes share ccache's store: the next stage's base compiles from i
   const second = await repo.pr(2, 'Version 3', { 'calc.c': CALC(3), 'tests/test_version.c': TEST(3) });
   const chain = repo.chain('gen/calc-c', [first, second]);
   // A data directory of its own: its shared store starts empty.
-  const home = process.env.CHAINSMITH_HOME;
-  process.env.CHAINSMITH_HOME = join(dir, 'data');
-  const environments = testEnvironments(docker);
-  if (home === undefined) delete process.env.CHAINSMITH_HOME;
-  else process.env.CHAINSMITH_HOME = home;
+  const environments = testEnvironments(docker, {}, join(dir, 'data'));
   const deps = {
     docker,
     store: new ArtifactStore(join(dir, 'artifacts')),

@@ -42,11 +42,7 @@ testIf(missingTool('go'))(
     });
     const chain = repo.chain('gen/calc', [first, second]);
     // A data directory of its own: its shared cache starts empty.
-    const home = process.env.CHAINSMITH_HOME;
-    process.env.CHAINSMITH_HOME = join(dir, 'data');
-    const environments = testEnvironments(docker);
-    if (home === undefined) delete process.env.CHAINSMITH_HOME;
-    else process.env.CHAINSMITH_HOME = home;
+    const environments = testEnvironments(docker, {}, join(dir, 'data'));
     const deps = {
       docker,
       store: new ArtifactStore(join(dir, 'artifacts')),
@@ -59,7 +55,7 @@ testIf(missingTool('go'))(
     });
     // Seeded once from the image's own cache (its setup compiled the project at the first commit), then filled by the gold runs.
     const cached = await readdir(join(dir, 'data', 'build-cache', 'go'));
-    expect(cached).toContain(`.seeded-${(await testEnvironments(docker).forStage(chain, 0)).image.replace(':', '_')}`);
+    expect(cached).toContain(`.seeded-${(await environments.forStage(chain, 0)).image.replace(':', '_')}`);
     expect(cached.length).toBeGreaterThan(2);
 
     /** How many packages `go test` compiles at stage 2's base (`-x` prints each compiler command). */
