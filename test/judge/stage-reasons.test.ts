@@ -12,6 +12,20 @@ import { ownSandboxes } from '../support/containers';
 
 const docker = new Docker();
 
+/** What validateStages needs, its artifacts under `dir`: the environments and engine given, or the test's own. */
+const depsIn = (
+  dir: string,
+  timeoutSeconds?: number,
+  engine: Docker = docker,
+  environments = testEnvironments(engine),
+) => ({
+  docker: engine,
+  store: new ArtifactStore(join(dir, 'artifacts')),
+  sandbox: { memoryMb: 512, pidsLimit: 128 },
+  environments,
+  ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+});
+
 const CALC = 'def add(a, b):\n    return a + b\n';
 const TEST_ADD = 'from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n';
 
@@ -56,13 +70,7 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
   const environments = testEnvironments(docker, {
     'gen/build': { setup: ['python3 -c "import _chainsmith_missing_extension"'] },
   });
-  const deps = {
-    docker,
-    store: new ArtifactStore(join(dir, 'artifacts')),
-    sandbox: { memoryMb: 512, pidsLimit: 128 },
-    environments,
-    timeoutSeconds: 15,
-  };
+  const deps = depsIn(dir, 15, docker, environments);
   const seen: string[] = [];
   const records = await validateStages(
     deps,
@@ -132,13 +140,7 @@ test('a test run killed before its time limit is not a timeout, and the next sta
     'import os\nimport signal\n\n\ndef test_kills_its_run():\n    os.killpg(os.getpgid(0), signal.SIGKILL)\n',
   );
   const good = await oneStage(dir, 'gen/after-killer', {});
-  const deps = {
-    docker,
-    store: new ArtifactStore(join(dir, 'artifacts')),
-    sandbox: { memoryMb: 512, pidsLimit: 128 },
-    environments: testEnvironments(docker),
-    timeoutSeconds: 300,
-  };
+  const deps = depsIn(dir, 300);
   const [killed, next] = await validateStages(deps, [killer, good]);
   expect(killed.reason).toMatchObject({
     kind: 'tests-not-runnable',
@@ -163,13 +165,7 @@ test('tests that error after the real change too are not runnable, and the reaso
     'import chainsmith_absent_module\n\nfrom calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n',
   );
   const good = await oneStage(dir, 'gen/after-missing', {});
-  const deps = {
-    docker,
-    store: new ArtifactStore(join(dir, 'artifacts')),
-    sandbox: { memoryMb: 512, pidsLimit: 128 },
-    environments: testEnvironments(docker),
-    timeoutSeconds: 300,
-  };
+  const deps = depsIn(dir, 300);
   const [unrunnable, next] = await validateStages(deps, [missing, good]);
   expect(unrunnable.reason).toMatchObject({ kind: 'tests-not-runnable' });
   expect(unrunnable.reason!.summary).toMatch(
@@ -194,12 +190,7 @@ test('a Docker engine that stops answering stops the run with a retryable error,
     prs: [{ ...good.prs[0], baseSha: 'deadbeef'.repeat(5) }],
   };
   const gone = new Docker({ socketPath: join(dir, 'no-docker.sock') });
-  const deps = {
-    docker: gone,
-    store: new ArtifactStore(join(dir, 'artifacts')),
-    sandbox: { memoryMb: 512, pidsLimit: 128 },
-    environments: testEnvironments(gone),
-  };
+  const deps = depsIn(dir, undefined, gone);
   const seen: string[] = [];
   const run = validateStages(deps, [broken, good, broken], (r) => void seen.push(`${r.repo} ${r.reason?.kind}`));
   await expect(run).rejects.toThrow(TransientError);
