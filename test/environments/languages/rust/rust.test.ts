@@ -20,6 +20,18 @@ const files = (entries: Record<string, string>): RepoFiles => ({
   read: async (p) => entries[p],
 });
 
+/** A one-file library crate `name` in a temporary folder, with one dependency line. */
+function crate(name: string, dependency: string): string {
+  const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
+  mkdirSync(join(src, 'src'));
+  writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
+  writeFileSync(
+    join(src, 'Cargo.toml'),
+    `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2018"\n\n[dependencies]\n${dependency}\n`,
+  );
+  return src;
+}
+
 describe('Rust recipe', () => {
   it('is detected from Cargo.toml, with the lock file as a manifest when one is committed', async () => {
     expect(await detectRust(files({ 'setup.py': '' }))).toBeUndefined();
@@ -88,13 +100,7 @@ describe('Rust recipe', () => {
   testIf(missingTool('cargo'))(
     'uses a committed Cargo.lock, updated minimally (and noted) where it is behind Cargo.toml',
     async () => {
-      const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
-      mkdirSync(join(src, 'src'));
-      writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
-      writeFileSync(
-        join(src, 'Cargo.toml'),
-        '[package]\nname = "stale"\nversion = "0.1.0"\nedition = "2018"\n\n[dependencies]\nitoa = "=1.0.5"\n',
-      );
+      const src = crate('stale', 'itoa = "=1.0.5"');
       writeFileSync(join(src, 'Cargo.lock'), 'version = 3\n\n[[package]]\nname = "stale"\nversion = "0.1.0"\n');
       const ctx = fetchContext(src, new Date());
       try {
@@ -114,13 +120,7 @@ describe('Rust recipe', () => {
     async () => {
       // itoa 1.0.1 was published on 2021-12-12 at 20:07 UTC, 1.0.2 in 2022: a manifest committed that
       // morning that asks for 1.0.1 resolves a day later, not to today's itoa.
-      const src = mkdtempSync(join(tmpdir(), 'chainsmith-crate-'));
-      mkdirSync(join(src, 'src'));
-      writeFileSync(join(src, 'src/lib.rs'), 'pub fn f() {}\n');
-      writeFileSync(
-        join(src, 'Cargo.toml'),
-        '[package]\nname = "early"\nversion = "0.1.0"\nedition = "2018"\n\n[dependencies]\nitoa = "1.0.1"\n',
-      );
+      const src = crate('early', 'itoa = "1.0.1"');
       const ctx = fetchContext(src, new Date('2021-12-12T12:00:00Z'));
       try {
         const resolution = await (await detectRust(files({ 'Cargo.toml': '' })))!.fetch!(ctx);
