@@ -108,6 +108,10 @@ interface MineEnvironment {
   judge?: LinkJudge;
 }
 
+/** Where a mine's warnings go: the caller's, or stderr. */
+const warnerOf = (environment: MineEnvironment) =>
+  environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
+
 /** A mine's result before any cursor: every chain it found is new. */
 function wholeMine(
   result: Awaited<ReturnType<typeof recordsToChains>>,
@@ -142,7 +146,7 @@ function apiUrl(value: string, from: string): string {
 
 async function mineFromGitHub(opts: GitHubSourceOptions, environment: MineEnvironment): Promise<MineResult> {
   const env = environment.env ?? process.env;
-  const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
+  const warn = warnerOf(environment);
   const token = env.CHAINSMITH_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
   const baseUrl = apiUrl(
     opts.githubUrl ?? (env.CHAINSMITH_GITHUB_URL || PUBLIC_API),
@@ -289,10 +293,10 @@ export async function mineToFiles(opts: MineToFilesOptions, environment: MineEnv
     repo: opts.repo && resolve(opts.repo),
     clone: opts.clone && resolve(opts.clone),
   });
-  const { previous, before } = await previousMine(opts, paths, fingerprint, environment);
+  const warn = warnerOf(environment);
+  const { previous, before } = await previousMine(opts, paths, fingerprint, warn);
   const tip = await localTip(opts, previous);
   if (previous && tip && tip === previous.cursor.head) return unchanged(previous);
-  const warn = environment.warn ?? ((message: string) => console.error(`warning: ${message}`));
   const { judge } = environment;
   const { onProgress } = opts;
   // The judge reports its progress where the miners do.
@@ -334,16 +338,14 @@ async function previousMine(
   opts: MineToFilesOptions,
   paths: ReturnType<typeof companionPaths>,
   fingerprint: Record<string, unknown>,
-  environment: MineEnvironment,
+  warn: (message: string) => void,
 ): Promise<{ previous?: PreviousMine; before?: Set<string> }> {
   if (opts.fresh) return {};
   try {
     return { previous: await readPreviousMine({ chains: opts.out, ...paths }, fingerprint) };
   } catch (error) {
     if (!(error instanceof OptionsChanged) || opts.whenOptionsChange !== 'fresh') throw error;
-    (environment.warn ?? ((message: string) => console.error(`warning: ${message}`)))(
-      `the options changed since the last mine into ${opts.out} (${error.differ}): mined again from scratch`,
-    );
+    warn(`the options changed since the last mine into ${opts.out} (${error.differ}): mined again from scratch`);
     const held = (await stat(opts.out).catch(() => undefined))?.size ? await readChains(opts.out) : [];
     return { before: new Set(held.map((chain) => chain.id)) };
   }
