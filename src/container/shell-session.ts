@@ -27,13 +27,16 @@ export interface ExecOptions {
  * parameters and no variable of the shell's. The command runs under
  * `timeout` (which kills its whole process group) with the input (an empty file when there is none) as its standard input:
  * never the request stream. Its output, stderr merged in order, is followed by NUL, the request's id
- * and its exit code. Variables here are not exported: commands see none of them, nor LC_ALL=C, which
+ * and its exit code. A command killed by a signal gets a line that says which, in its own output: bash's
+own notice of it would come on the shell's stderr, at a moment of its choosing (often during a later
+command), so the shell's stderr goes to a file. Variables here are not exported: commands see none of them, nor LC_ALL=C, which
  * makes the lengths count bytes. The shell first waits (briefly) for the /etc/hosts an offline sandbox's
  * PID 1 writes (docker-sandbox.ts).
  */
 const SERVER = `LC_ALL=C
 for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s /etc/hosts ] && break; sleep 0.01; done
 d=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
+exec 2>>"$d/shell.err"
 take() { if [ "$1" -gt 0 ]; then dd bs="$1" count=1 iflag=fullblock status=none > "$2"; else : > "$2"; fi; }
 field() {
   if [ "$1" -eq 0 ]; then printf -v "$2" ''
@@ -46,7 +49,8 @@ while read -r id t n_cwd n_cmd n_in; do
   else take "$n_cmd" "$d/cmd" || exit 70; run=(-c "IFS= read -r -d '' __c < '$d/cmd'; eval \\"unset __c; \\$__c\\"" chainsmith); fi
   take "$n_in" "$d/in" || exit 70
   (cd -- "$cwd" && exec timeout -k 5 "$t" bash "\${run[@]}") < "$d/in" 2>&1
-  printf '\\n\\0chainsmith-exit %s %d\\0' "$id" "$?"
+  s=$?; [ "$s" -gt 128 ] && printf 'chainsmith: the command was killed by SIG%s\\n' "$(kill -l "$s")"
+  printf '\\n\\0chainsmith-exit %s %d\\0' "$id" "$s"
 done`;
 
 interface Pending {

@@ -114,6 +114,16 @@ test('output a background process writes after its command returned does not rea
   expect(await run('echo mine')).toMatchObject({ output: 'mine\n', exitCode: 0 });
 });
 
+test('a command killed by a signal says so in its own output, and no notice of it reaches a later command', async () => {
+  for (let i = 0; i < 4; i++) {
+    expect(await run('echo before; kill -9 0')).toMatchObject({
+      output: 'before\nchainsmith: the command was killed by SIGKILL\n',
+      exitCode: 137,
+    });
+    expect(await run('echo after')).toMatchObject({ output: 'after\n', exitCode: 0 });
+  }
+});
+
 test('a command that kills the shell gets its exit code, and the next command gets a new shell', async () => {
   const r = await run('kill -9 $(pgrep -x bash)');
   expect(r.exitCode).toBe(137);

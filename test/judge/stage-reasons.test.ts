@@ -147,7 +147,7 @@ test('a test run killed before its time limit is not a timeout, and the next sta
     summary: "the PR's tests report no test after the change (exit code 137)",
     exitCode: 137,
   });
-  expect(killed.reason!.tail).toMatch(/Killed/);
+  expect(killed.reason!.tail).toMatch(/killed by SIGKILL$/);
   expect(next.status).toBe('verified');
 });
 
