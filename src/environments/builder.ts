@@ -18,6 +18,7 @@ import { MANIFEST_LABEL, readManifest, type EnvironmentManifest } from './manife
 import { recipeFromConfig, type RecipeOverride } from './recipe';
 import { commitDate, gitRepoFiles, manifestBlobs, manifestsDate, rootCommit } from './repo-files';
 import { findSeed, LINEAGE_LABEL } from './seeds';
+import { addToStore } from './store';
 import { toolchainProbe, type Language, type LanguageSettings, type Recipe, type RunnerName } from './languages';
 import { Toolchains } from './toolchains';
 import { shellQuote } from '../process/shell-quote';
@@ -40,6 +41,9 @@ export interface Environment {
   test?: string;
   /** Put first on PATH for a test run after a change, where the image holds the merge's own resolution apart (LanguageRecipe.mergedPath). */
   afterChangePath?: string[];
+  /** Host directories every sandbox of the environment mounts read-only, by their path inside (LanguageRecipe.dependencyStore). */
+  mounts?: Record<string, string>;
+  /** The image's manifest; where the dependencies live in a store beside the image, its resolution is the stage's own. */
   manifest: EnvironmentManifest;
 }
 
@@ -80,6 +84,8 @@ interface Resolved {
   merged?: { sha: string; asOf: Date };
   /** Images of one lineage may seed each other's builds (LanguageRecipe.reuse). */
   lineage: string;
+  /** The host directory of the repository's dependency store, where the recipe keeps one (LanguageRecipe.dependencyStore). */
+  store?: string;
   /** The recipe's fallback, resolved the same way. */
   fallback?: Resolved;
 }
@@ -132,6 +138,8 @@ export class Environments {
         const { recipe } = resolved;
         const afterChange =
           manifest.resolution?.merged && recipe.mergedPath ? { afterChangePath: recipe.mergedPath } : {};
+        const store =
+          resolved.store && recipe.dependencyStore ? { mounts: { [resolved.store]: recipe.dependencyStore.dir } } : {};
         return {
           image,
           recipe,
@@ -139,7 +147,15 @@ export class Environments {
           runner: recipe.runner,
           ...(recipe.test ? { test: recipe.test } : {}),
           ...afterChange,
-          manifest,
+          ...store,
+          // An image shared by stages whose dependencies differ records its first stage's: each stage is told its own.
+          manifest:
+            store.mounts && deps
+              ? {
+                  ...manifest,
+                  resolution: { ...deps.resolution, key: deps.key, fetchSeconds: deps.fetchSeconds },
+                }
+              : manifest,
         };
       } catch (err) {
         if (!(err instanceof ToolchainTooOld)) throw err;
@@ -213,14 +229,21 @@ export class Environments {
   /** The recipe's fetched dependencies (fetched now where `fetch`, else only where on disk already); undefined for a recipe that fetches nothing. */
   private async dependencies(r: Resolved, fetch: boolean): Promise<FetchedDependencies | undefined> {
     if (!r.recipe.fetch || !r.asOf) return undefined;
-    if (!fetch) return this.deps.cached(r.depsKey);
+    const deps = fetch ? await this.fetched(r) : await this.deps.cached(r.depsKey);
+    const kept = r.recipe.dependencyStore;
+    // Once per fetch (a marker in the store says it was), also for a fetch an earlier process left on disk.
+    if (deps && kept && r.store) await addToStore(join(deps.dir, kept.from), r.store, deps.key, kept.leaveOut);
+    return deps;
+  }
+
+  private fetched(r: Resolved): Promise<FetchedDependencies> {
     return this.deps.get({
       repoName: r.repoName,
       repoPath: r.repoPath,
       sha: r.sha,
       recipe: r.recipe,
       key: r.depsKey,
-      asOf: r.asOf,
+      asOf: r.asOf!,
       ...(r.merged ? { merged: r.merged } : {}),
       log: this.log,
     });
@@ -387,6 +410,9 @@ export class Environments {
         depsKey,
         asOf,
         lineage,
+        ...(recipe.dependencyStore
+          ? { store: join(this.opts.dataDir, 'dependency-store', `${recipe.language}-${history.slice(0, 16)}`) }
+          : {}),
         ...(withMerge ? { merged: withMerge } : {}),
         ...(recipe.fallback ? { fallback: await keyed(recipe.fallback) } : {}),
       };
@@ -426,7 +452,10 @@ export class Environments {
       pidsLimit: this.opts.pidsLimit,
       cpus: this.opts.cpus,
       network: this.opts.network,
-      ...(deps ? { readOnlyMounts: { [deps.dir]: DEPS_MOUNT } } : {}),
+      readOnlyMounts: {
+        ...(deps ? { [deps.dir]: DEPS_MOUNT } : {}),
+        ...(r.store && recipe.dependencyStore ? { [r.store]: recipe.dependencyStore.dir } : {}),
+      },
     });
     try {
       const exportLines = [
@@ -561,9 +590,11 @@ export interface BuiltImage {
 function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
   const names = (list: Array<{ name: string; version: string }>) => list.map((p) => `${p.name}@${p.version}`).sort();
   const merged = deps?.resolution.merged ? { merged: names(deps.resolution.merged.packages) } : {};
-  const packages = deps
-    ? { ecosystem: deps.resolution.ecosystem, packages: names(deps.resolution.packages), ...merged }
-    : null;
+  // Dependencies kept in a store beside the image are not in it: its key leaves them out.
+  const packages =
+    deps && !r.recipe.dependencyStore
+      ? { ecosystem: deps.resolution.ecosystem, packages: names(deps.resolution.packages), ...merged }
+      : null;
   return `${ENV_IMAGE}:${createHash('sha256')
     .update(JSON.stringify([...r.keyParts, packages]))
     .digest('hex')

@@ -91,6 +91,16 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
     env: Record<string, string>;
     /** The image's own cache (warmed by its setup), copied in once per image. */ seedFrom?: string;
   };
+  /**
+   * Fetched dependencies kept out of the image, for an ecosystem whose local store is addressed by
+   * coordinates and only ever added to (Maven's local repository): each fetch's `from` (below the
+   * fetch's directory) joins one store per repository history on the host (store.ts), mounted
+   * read-only at `dir` in builds and in every sandbox of the environment, gold and agent alike. The
+   * image then holds the toolchain and setup only, so its key leaves the packages out: stages whose
+   * dependencies differ share one image, each finding its own in the store. Files named by `leaveOut`
+   * are not added (a resolver's bookkeeping that would tie entries to the host's repository ids).
+   */
+  dependencyStore?: { dir: string; from: string; leaveOut?: RegExp };
   /** With withMerged 'separate': setup lines that install the merge's resolution (DEPS_MOUNT/merged) beside the base's. */
   mergedSetup?: string[];
   /** With withMerged 'separate': directories put first on PATH for a test run after a change, where the merge's resolution is installed. */

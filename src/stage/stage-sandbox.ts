@@ -109,7 +109,7 @@ export class StageSandbox implements Sandbox {
     env?: Environment,
   ): Promise<StageSandbox> {
     env ??= await StageSandbox.environment(deps, chain, stage);
-    const spec = { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
+    const spec = sandboxSpec(deps, env, chain);
     const role = opts.role;
     let sandbox: DockerContainer;
     let source: ContainerSource = 'new';
@@ -198,6 +198,12 @@ export class StageSandbox implements Sandbox {
   }
 }
 
+/** A sandbox of the stage's environment: its image, the repository's mirror, and the stores it mounts read-only (Environment.mounts). */
+function sandboxSpec(deps: Pick<StageSandboxDeps, 'sandbox'>, env: Environment, chain: Chain) {
+  const mounts = env.mounts ? { readOnlyMounts: { ...deps.sandbox.readOnlyMounts, ...env.mounts } } : {};
+  return { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path, ...mounts };
+}
+
 /**
  * While stage t runs, the container of stage t+1's first round is prepared in the worker's pool: its
  * environment's container with the repository at t+1's base (the carry alone is left for its open).
@@ -216,7 +222,7 @@ function prepareNext(
   const kind = async () => {
     if (await stageInputProblem(chain.repo.path, chain.prs[stage + 1])) return undefined;
     const env = await deps.environments.builtForStage(chain, stage + 1).catch(() => undefined);
-    return env && { ...deps.sandbox, image: env.image, mirrorPath: chain.repo.path };
+    return env && sandboxSpec(deps, env, chain);
   };
   pool.prepare(name, kind, (s) => prepareStage(s, chain, stage + 1));
   return name;

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { TransientError } from '../errors';
+
+/**
+ * One store of fetched dependencies per repository history (LanguageRecipe.dependencyStore), which
+ * every fetch adds to and none removes from. Entries are addressed by coordinates (a Maven artifact's
+ * group/artifact/version path): a file already there is the same file, so it is kept, and a fetch's
+ * new files are hard links to its own (a copy across file systems), each put in place by a rename so
+ * that a sandbox reading the store never sees half a file. Metadata files (`maven-metadata*.xml`,
+ * the versions a registry lists for a version range) are the one exception: the later fetch's
+ * replaces the earlier's (by its own `lastUpdated`), since a registry only adds versions and the later
+ * list holds the earlier.
+ */
+const REPLACED = /^maven-metadata.*\.xml$/;
+
+/** Adds what `from` holds to `store`, leaving out names `leaveOut` matches; written once per fetch (`done` marks it). */
+export async function addToStore(from: string, store: string, done: string, leaveOut?: RegExp): Promise<void> {
+  const marker = join(store, '.added', done);
+  if (existsSync(marker)) return;
+  await mkdir(store, { recursive: true });
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await readdir(join(from, rel), { withFileTypes: true }).catch(() => []);
+    if (entries.length) await mkdir(join(store, rel), { recursive: true, mode: 0o755 });
+    for (const entry of entries) {
+      const path = join(rel, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() && !leaveOut?.test(entry.name)) await place(join(from, path), join(store, path));
+    }
+  };
+  try {
+    await walk('');
+    await mkdir(join(store, '.added'), { recursive: true });
+    await writeFile(marker, '');
+  } catch (err) {
+    throw new TransientError(`cannot add ${from} to the dependency store ${store}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+async function place(src: string, dst: string): Promise<void> {
+  if (existsSync(dst)) {
+    if (!REPLACED.test(dst.slice(dst.lastIndexOf('/') + 1))) return;
+    if ((await lastUpdated(src)) <= (await lastUpdated(dst))) return;
+  }
+  const tmp = `${dst}.adding-${randomBytes(4).toString('hex')}`;
+  try {
+    await link(src, tmp).catch(() => copyFile(src, tmp));
+    await rename(tmp, dst);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/** A metadata file's `<lastUpdated>` stamp (yyyyMMddHHmmss), '' where it has none. */
+async function lastUpdated(path: string): Promise<string> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return /<lastUpdated>\s*(\d+)\s*</.exec(text)?.[1] ?? '';
+}
