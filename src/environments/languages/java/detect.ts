@@ -2,19 +2,13 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { StageError } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
-import {
-  DEPS_MOUNT,
-  type FetchContext,
-  type ExitCode,
-  type LanguageRecipe,
-  type RepoFiles,
-  type Resolution,
-} from '../../contract';
+import { type FetchContext, type ExitCode, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
 import { mustRun } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
 import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
+import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
@@ -22,6 +16,13 @@ export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
 /** Debian bookworm's JDK (with its Maven 3.8). */
 export const DEBIAN_JDK = '17';
 const M2 = '/home/agent/.m2';
+/**
+ * Where the repository's Maven store (every artifact any of its stages' POMs fetched, store.ts) is
+ * mounted read-only, as every Maven run's local repository (the image's settings name it).
+ */
+export const MAVEN_STORE = '/opt/chainsmith/m2';
+/** What the resolver writes beside an artifact about where it came from: tied to the host's repository ids, which offline Maven here would not trust. */
+const HOST_BOOKKEEPING = /^(?:_remote\.repositories|resolver-status\.properties)$|\.lastUpdated$/;
 /**
  * A Surefire run that resolves and loads everything a test run needs (plugins, the test provider
  * for the project's JUnit or TestNG, its launcher) and runs no test: a method name no test has.
@@ -38,8 +39,12 @@ export function javaRelease(pom: string): string | undefined {
 
 /**
  * Maven projects (pom.xml at the root). The host's Maven fills a local repository in depsDir with all
- * that `mvn test` needs, through the host's settings (~/.m2/settings.xml, mirrors, proxies); the
- * image gets a copy as its own ~/.m2/repository and settings that make every Maven run offline.
+ * that `mvn test` needs, through the host's settings (~/.m2/settings.xml, mirrors, proxies), the
+ * base's POMs and the merge's; that joins the repository's one store (LanguageRecipe.dependencyStore),
+ * mounted read-only at MAVEN_STORE in builds and sandboxes. The image holds the JDK and settings that
+ * make every Maven run offline on that store, skipping plugins no test outcome depends on (SKIPPED):
+ * every stage of a repository on one JDK and compiler setting shares one image, whatever its POM's
+ * dependencies and plugins.
  * Gradle builds are detected and refused with the reason: the Gradle distribution a wrapper downloads
  * is on no package registry this host reaches, and Debian's Gradle (4.4) is too old for them.
  */
@@ -66,13 +71,6 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       `the POM compiles for Java ${release}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
     );
   const wrapper = `${M2}/javac-compat`;
-  const properties = compat
-    ? `<profiles><profile><id>chainsmith-javac</id><properties>${Object.entries(compatProperties(wrapper))
-        .map(([k, v]) => `<${k}>${v}</${k}>`)
-        .join(
-          '',
-        )}</properties></profile></profiles><activeProfiles><activeProfile>chainsmith-javac</activeProfile></activeProfiles>`
-    : '';
   return {
     language: 'java',
     origin: 'java-maven',
@@ -81,17 +79,15 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
     fetch: (ctx) => fetchMaven(ctx, compat),
     pinned: true,
     withMerged: unionDirectory('m2'),
+    dependencyStore: { dir: MAVEN_STORE, from: 'm2', leaveOut: HOST_BOOKKEEPING },
     dependencyText: withoutOwnVersion,
     setup: [
       `mkdir -p ${M2}`,
-      `cp -R ${DEPS_MOUNT}/m2 ${M2}/repository`,
-      // Artifacts fetched on the host remember the host's repository ids, which offline Maven would not trust here.
-      `find ${M2}/repository \\( -name _remote.repositories -o -name '*.lastUpdated' -o -name resolver-status.properties \\) -delete`,
       ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
-      // Settings' active profiles' properties reach every project's model: the offline test runs fork javac through the wrapper too.
-      `printf '%s\\n' '<settings><offline>true</offline>${properties}</settings>' > ${M2}/settings.xml`,
-      // Proves the copy suffices offline: compiles main and test code and starts Surefire's provider.
-      `mvn -o -B -q ${RESOLVE_ONLY}`,
+      // Settings' active profiles' properties reach every project's model: the offline test runs (an agent's too) skip what SKIPPED names and fork javac through the wrapper.
+      `printf '%s\\n' ${shellQuote(settings(MAVEN_STORE, compat ? compatProperties(wrapper) : {}))} > ${M2}/settings.xml`,
+      // Proves the store suffices offline: compiles main and test code and starts Surefire's provider.
+      `${MAVEN_OPTS}; mvn -o -B -q ${RESOLVE_ONLY}`,
     ],
     env: {},
     path: [],
@@ -146,14 +142,16 @@ export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Res
   // The checkout is a scratch copy of the host's: the wrapper can sit in it for this run.
   const wrapper = join(ctx.srcDir, '.chainsmith-javac-compat');
   if (compat) await writeFile(wrapper, JAVAC_COMPAT, { mode: 0o755 });
-  const forked = compat ? Object.entries(compatProperties(wrapper)).map(([k, v]) => `-D${k}=${v}`) : [];
+  // The image's settings skip the same plugins (settings.ts): what they would fetch is not needed there either.
+  const properties = propertyArgs(compat ? compatProperties(wrapper) : {});
   await mustRun(
     'mvn test (resolving only)',
     'mvn',
-    ['-B', `-Dmaven.repo.local=${repo}`, ...forked, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))],
+    ['-B', `-Dmaven.repo.local=${repo}`, ...properties, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))],
     {
       cwd: ctx.srcDir,
       signal: ctx.signal,
+      env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
     },
   );
   const packages = await artifacts(repo);

@@ -2,17 +2,11 @@ import type { TestCase } from '../../../schemas';
 import type { TestRunner } from '../../contract';
 import { REPORT_END, reportStart, RUN_DIR, worse } from '../../runners/shell';
 import { shellQuote } from '../../../process/shell-quote';
+import { MAVEN_OPTS } from './settings';
 
 /** Offline (the image's settings say so too); -fae runs every module's tests despite an earlier module's failures. */
 const MVN_TEST = 'mvn -o -B -fae test -Dsurefire.failIfNoSpecifiedTests=false -DfailIfNoTests=false';
 const REPORT = reportStart('surefire reports');
-/**
- * Maven's own JVM (it compiles in-process) with the quick JIT tier only and one GC thread, unless the
- * image or the user set MAVEN_OPTS: a test run is one short-lived JVM, where C2's compiling costs more
- * than it saves. Halves the CPU of a compile-and-test of jsoup (23.6 to 11.8 CPU-seconds); Surefire's
- * forked JVM, whose flags are the project's (argLine), is left alone.
- */
-const MAVEN_OPTS = 'export MAVEN_OPTS="${MAVEN_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"';
 /** The parts of a Surefire report that decide outcomes, as the runner prints them (or as the XML has them). */
 const TOKEN =
   /<testcase\b[^>]*>|<(?:failure|error|skipped|flakyFailure|flakyError|rerunFailure|rerunError)\b[^>]*>|<\/testcase>/g;
