@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TransientError } from '../errors';
@@ -23,7 +23,8 @@ export async function addToStore(from: string, store: string, done: string, leav
   await mkdir(store, { recursive: true });
   const walk = async (rel: string): Promise<void> => {
     const entries = await readdir(join(from, rel), { withFileTypes: true }).catch(() => []);
-    if (entries.length) await mkdir(join(store, rel), { recursive: true, mode: 0o755 });
+    // Readable by the sandboxes' user whatever the worker's umask (a hard link keeps the fetch's own modes, made readable there).
+    if (entries.length) await mkdir(join(store, rel), { recursive: true }).then(() => chmod(join(store, rel), 0o755));
     for (const entry of entries) {
       const path = join(rel, entry.name);
       if (entry.isDirectory()) await walk(path);
@@ -48,7 +49,10 @@ async function place(src: string, dst: string): Promise<void> {
   }
   const tmp = `${dst}.adding-${randomBytes(4).toString('hex')}`;
   try {
-    await link(src, tmp).catch(() => copyFile(src, tmp));
+    await link(src, tmp).catch(async () => {
+      await copyFile(src, tmp);
+      await chmod(tmp, 0o644);
+    });
     await rename(tmp, dst);
   } finally {
     await rm(tmp, { force: true });
