@@ -92,6 +92,8 @@ testIf(missingTool('mvn'))(
     expect(second).toMatchObject({ status: 'verified', failToPass: ['m.ShoutTest#shouts'] });
     const merged = await environments.forStage(chain, 1);
     expect(merged.manifest.resolution?.packages.map((p) => p.name)).toContain('org.apache.commons:commons-lang3');
+    // Its POM's new dependency is in the repository's store: the image, the JDK and the wrapper, is the first stage's.
+    expect(merged.image).toBe(env.image);
   },
   1_200_000,
 );
