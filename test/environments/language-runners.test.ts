@@ -57,6 +57,10 @@ describe('cargo runner', () => {
     // A PR whose tests are the root package's own does not build every member.
     expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast');
     expect(cargoRunner.command([], 'cargo test -p root')).toBe('ws=\ncargo test -p root $ws 2>&1');
+    // Test files under tests/ that name no target of their own: every test target, no doc tests; so too
+    // where a target they name is no file of its own.
+    expect(args(['tests/ui/missing_colon.stderr'])).toBe('test --offline --no-fail-fast --tests');
+    expect(args(['tests/test.rs'])).toBe('test --offline --no-fail-fast --tests');
   });
 
   it('enables the crate features the test files gate tests on, where Cargo.toml declares them; runs again with those also named under not(…) item by item', () => {

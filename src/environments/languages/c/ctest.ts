@@ -1,6 +1,7 @@
 import type { TestCase } from '../../../schemas';
 import type { TestRunner } from '../../contract';
 import { parseCaseLines } from '../../runners/case-lines';
+import { ctestSelection } from './ctest-select';
 
 /** The CMake build directory an environment configured (outside the working tree, so the image keeps it). */
 export const CMAKE_BUILD_DIR = '/work/build';
@@ -27,14 +28,15 @@ for case in root.iter("testcase"):
 ${MARK}-PY`;
 
 /**
- * The test programs CTest would run that this build did not remake (older than `since`), one a line:
+ * The test programs CTest would run (those `tests` chose, where it is set) that this build did not remake (older than `since`), one a line:
  * after a failed build they may be the image's, built at another commit. Only programs the build makes:
  * compiled (ELF) files below the build folder, never a script of the source tree or a system binary.
  */
-const NOT_REMADE = (since: string) => `python3 - ${since} <<'${MARK}-EXE'
+const NOT_REMADE = (since: string) => `python3 - ${since} "$tests" <<'${MARK}-EXE'
 import json, os, subprocess, sys
 since = os.path.getmtime(sys.argv[1])
-try: tests = json.loads(subprocess.run(["ctest", "--show-only=json-v1"], capture_output=True, text=True).stdout)["tests"]
+chosen = ["-R", sys.argv[2]] if sys.argv[2] else []
+try: tests = json.loads(subprocess.run(["ctest", "--show-only=json-v1", *chosen], capture_output=True, text=True).stdout)["tests"]
 except Exception: tests = []
 for t in tests:
     exe = (t.get("command") or [""])[0]
@@ -44,19 +46,25 @@ for t in tests:
         if f.read(4) == b"\\x7fELF": print(real)
 ${MARK}-EXE`;
 
-function command(_files: string[], override?: string): string {
+/**
+ * Builds and runs the PR's own tests where its test files name them (ctest-select.ts), every test
+ * otherwise: `targets` and `tests` empty build everything and run every test.
+ */
+function command(files: string[], override?: string): string {
   if (override) return override;
   const dir = `\${CHAINSMITH_BUILD_DIR:-${CMAKE_BUILD_DIR}}`;
   const log = '/tmp/chainsmith-build.log';
   const since = '/tmp/chainsmith-build-start';
+  const build = `cmake --build ${dir} \${targets:+--target $targets} -j2 -- -k`;
   return [
     `touch ${since}`,
+    ctestSelection(files, dir),
     // A test program whose target failed to build (a new test before the gold change, a stage older
     // than the image's commit) would otherwise run as the image left it: the programs not remade are
     // removed and the build goes once more, so those that can be remade are, and the others fail as missing.
-    `if ! cmake --build ${dir} -j2 -- -k >${log} 2>&1; then (cd ${dir} && ${NOT_REMADE(since)}
-) | xargs -r rm -f; cmake --build ${dir} -j2 -- -k >>${log} 2>&1; echo "the build failed (tests that need it will not run):"; grep -E 'error|Error' ${log} | head -n 30; fi`,
-    `(cd ${dir} && ctest --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml >/tmp/ctest.log 2>&1); s=$?`,
+    `if ! ${build} >${log} 2>&1; then (cd ${dir} && ${NOT_REMADE(since)}
+) | xargs -r rm -f; ${build} >>${log} 2>&1; echo "the build failed (tests that need it will not run):"; grep -E 'error|Error' ${log} | head -n 30; fi`,
+    `(cd ${dir} && ctest \${tests:+-R "$tests"} --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml >/tmp/ctest.log 2>&1); s=$?`,
     'tail -n 40 /tmp/ctest.log',
     CONVERT,
     'exit $s',

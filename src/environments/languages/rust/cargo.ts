@@ -105,6 +105,16 @@ const WORKSPACE = "ws=; grep -q '^\\[workspace\\]' Cargo.toml 2>/dev/null && ws=
 /** Where the root package's own tests live: a Rust test file elsewhere is a member crate's. */
 const ROOT_PACKAGE = /^(src|tests|benches|examples)\//;
 
+/**
+ * Where the PR's test files are all under the root's tests/ but name no target of their own (trybuild's
+ * .stderr files, fixtures a test reads): every test target and the unit tests, not the doc tests. Doc
+ * tests are compiled one by one (serde_json's hundred took 39 of a whole suite's 48 CPU-s) and live in
+ * src/, which a PR's test files under tests/ are not.
+ */
+function allTestTargets(files: string[]): boolean {
+  return files.length > 0 && files.every((f) => f.startsWith('tests/'));
+}
+
 export const cargoRunner: TestRunner<'cargo'> = {
   name: 'cargo',
   command(files, override) {
@@ -112,14 +122,15 @@ export const cargoRunner: TestRunner<'cargo'> = {
     if (!/^cargo test\b/.test(plain)) return `${plain} 2>&1`;
     const features = gatedFeatures(files);
     const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
+    const rest = allTestTargets(files) ? '--tests' : '';
     // The whole suite runs every member's tests where there are members (a configured command is left as it is).
     const inMember = files.some((f) => f.endsWith('.rs') && !ROOT_PACKAGE.test(f));
     const workspace = override || !inMember ? 'ws=\n' : WORKSPACE;
-    if (!features && !targets?.length) return `${workspace}${plain} $ws 2>&1`;
+    if (!features && !targets?.length && !rest) return `${workspace}${plain} $ws 2>&1`;
     // A target name that is not a file of its own (a [[test]] with another path) would stop cargo: run all then.
     const select = targets?.length
-      ? `sel=; if ${targets.map((t) => `{ [ -f tests/${t}.rs ] || [ -f tests/${t}/main.rs ]; }`).join(' && ')}; then sel='${targets.map((t) => `--test ${t}`).join(' ')}'; fi\n`
-      : 'sel=\n';
+      ? `sel=${rest}; if ${targets.map((t) => `{ [ -f tests/${t}.rs ] || [ -f tests/${t}/main.rs ]; }`).join(' && ')}; then sel='${targets.map((t) => `--test ${t}`).join(' ')}'; fi\n`
+      : `sel=${rest}\n`;
     if (!features) return `${select}${plain} $sel 2>&1`;
     // --workspace only for the whole suite without features: features name the root package's.
     return [

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ToolchainTooOld } from '../../../errors';
@@ -171,6 +171,8 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
     } else if (vendor.code !== 0) {
       await mustRun('cargo vendor', 'cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
     }
+    // A crate that depends on nothing leaves no vendor directory; the image copies one, empty or not.
+    await mkdir(vendorDir, { recursive: true });
     const beyond = await cratesBeyond(vendorDir, rustc);
     if (beyond.length) {
       throw new ToolchainTooOld(

@@ -178,3 +178,47 @@ test('CMake: a test program that fails to compile runs as missing, not as the im
   expect(gold.failToPass).toContain('calc');
   expect(gold.passToPass).not.toContain('calc');
 });
+
+/**
+ * Two test programs beside the library: a PR whose test files are test sources builds and runs only
+ * the tests they name (a header every test includes would otherwise recompile every test program, in
+ * every run), and one whose test files include anything else (a data file here) runs them all.
+ */
+describe('CMake: the PR names its tests by its test sources', () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\nenable_testing()\nadd_library(clamp clamp.c)\n' +
+    ['low', 'high']
+      .map(
+        (t) =>
+          `add_executable(test_${t} tests/test_${t}.c)\ntarget_link_libraries(test_${t} clamp)\nadd_test(NAME ${t} COMMAND test_${t})\n`,
+      )
+      .join('');
+  // `low` fails before and after the change: where it runs, it is broken on gold.
+  const base = {
+    'CMakeLists.txt': cmake,
+    'clamp.c': BUGGY,
+    'tests/test_low.c': TESTS([LOW, 'clamps the middle|clamp(5, 0, 10) == 6']),
+    'tests/test_high.c': TESTS([LOW]),
+  };
+
+  test('only its tests run', async () => {
+    const { gold } = await validate('gen/clamp-narrow', base, {
+      'clamp.c': FIXED,
+      'tests/test_high.c': TESTS([LOW, HIGH]),
+    });
+    expect(gold).toMatchObject({ status: 'verified', signal: 'per-test', brokenOnGold: [] });
+    expect(gold.failToPass).toEqual(['high', 'high::clamps above']);
+    expect(gold.passToPass).toEqual(['high::clamps below']);
+    expect([...gold.passToPass, ...gold.failToPass].filter((id) => id.startsWith('low'))).toEqual([]);
+  });
+
+  test('a test file that is no test source runs every test', async () => {
+    const { gold } = await validate('gen/clamp-every', base, {
+      'clamp.c': FIXED,
+      'tests/test_high.c': TESTS([LOW, HIGH]),
+      'tests/cases.txt': 'above\n',
+    });
+    expect(gold.failToPass).toEqual(['high', 'high::clamps above']);
+    expect(gold.brokenOnGold).toEqual(expect.arrayContaining(['low', 'low::clamps the middle']));
+  });
+});
