@@ -2,7 +2,7 @@ import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract'
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON } from './fetch';
 import { toolTestRequirements } from './tool-deps';
-import { withoutOwnVersion } from './declarations';
+import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -159,7 +159,7 @@ export async function detectPython(
             withMerged: 'separate' as const,
             mergedSetup: venvSetup(MERGED_VENV, `${DEPS_MOUNT}/merged`),
             mergedPath: [`${MERGED_VENV}/bin`],
-            dependencyText: withoutOwnVersion,
+            dependencyText: declaredText,
           }
         : {}),
       setup,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../../../src/environments/builder';
 import type { PullRequest } from '../../../../src/schemas';
+import { declaredText } from '../../../../src/environments/languages/python/declarations';
 import { ChainRepo } from '../../../support/chain-repo';
 import { missingPythons, testIf } from '../../../support/preconditions';
 import { testEnvironments } from '../../../support/environments';
@@ -31,6 +32,31 @@ const versions = (env: Environment, merged = false) =>
   ((merged ? env.manifest.resolution?.merged?.packages : env.manifest.resolution?.packages) ?? []).map(
     (p) => `${p.name}@${p.version}`,
   );
+
+test('what a Python manifest declares leaves out tool configuration, project prose and tox beyond its deps', () => {
+  const pyproject = (extra: string, deps = '"markupsafe>=2"') =>
+    `[project]\nname = "x"\nversion = "1.0"\ndescription = "X"\nclassifiers = [\n  "Programming Language :: Python :: 3.12",${extra}\n]\ndependencies = [${deps}]\n\n[project.urls]\nDocs = "https://x.test/${extra.length}"\n\n[tool.ruff]\nline-length = ${80 + extra.length}\n\n[tool.poetry.group.dev.dependencies]\npytest = "*"\n`;
+  expect(declaredText('pyproject.toml', pyproject(''))).toBe(
+    declaredText('pyproject.toml', pyproject('\n  "Programming Language :: Python :: 3.13",')),
+  );
+  expect(declaredText('pyproject.toml', pyproject(''))).not.toBe(
+    declaredText('pyproject.toml', pyproject('', '"markupsafe>=3"')),
+  );
+  // A table it does not know stays: Poetry's groups are read for test requirements.
+  expect(declaredText('pyproject.toml', pyproject(''))).toContain('pytest = "*"');
+  const cfg = (flake8: string, requires = 'MarkupSafe>=2.0') =>
+    `[metadata]\nname = Jinja2\nversion = attr: jinja2.__version__\nproject_urls =\n    Docs = https://x.test\n\n[options]\npython_requires = >= 3.6\ninstall_requires =\n    ${requires}\n\n[flake8]\nselect = ${flake8}\n\n[mypy]\nstrict = True\n`;
+  expect(declaredText('setup.cfg', cfg('B, E'))).toBe(declaredText('setup.cfg', cfg('B, E, W')));
+  expect(declaredText('setup.cfg', cfg('B, E'))).not.toBe(declaredText('setup.cfg', cfg('B, E', 'MarkupSafe>=2.1')));
+  const tox = (envlist: string, deps: string) =>
+    `[tox]\nenvlist = ${envlist}\n\n[testenv]\ndeps = -r requirements/tests.txt\n    ${deps}\ncommands = pytest {posargs}\n`;
+  expect(declaredText('tox.ini', tox('py3{9,8,7,6}', 'trio'))).toBe(
+    declaredText('tox.ini', tox('py3{10,9,8,7}', 'trio')),
+  );
+  expect(declaredText('tox.ini', tox('py3{9,8}', 'trio'))).not.toBe(
+    declaredText('tox.ini', tox('py3{9,8}', 'trio>=0.20')),
+  );
+});
 
 /**
  * A Python project whose CI tests on 3.8–3.11 (host Pythons copied into toolchain images, pytest
