@@ -9,39 +9,13 @@ import { MiningSummarySchema } from '../../src/mining/summary';
 import { readReposFile, repoSlug } from '../../src/schedule/repos-file';
 import { mineForSchedule, scheduleFolder } from '../../src/schedule/scheduled-mine';
 import { FakeOpenAI } from '../support/fake-openai';
-import { HistoryBuilder } from '../mining/history-builder';
-
-const lines = (tag: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `${tag}_${i + 1} = ${i + 1}`).join('\n') + '\n';
-const rewrite = (text: string, from: number, count: number, tag: string) => {
-  const all = text.split('\n');
-  all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag}_${from + i + 1} = 0`));
-  return all.join('\n');
-};
+import { parserRewriteHistory } from '../mining/rewrite-history';
 
 test('a repos file line with judge-links=yes has each scheduled mine ask the model about its candidate links; other lines do not', async () => {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-schedule-judge-'));
-  const parser = lines('parser', 12);
-  const history = () =>
-    new HistoryBuilder({ 'pkg/__init__.py': '' })
-      .pr({
-        number: 1,
-        title: 'Add the parser',
-        body: 'A parser for the config format.',
-        landing: 'squash',
-        commits: [{ message: 'Add the parser', files: { 'pkg/parser.py': parser } }],
-      })
-      .pr({
-        number: 2,
-        title: 'Handle empty input in the parser',
-        landing: 'squash',
-        commits: [
-          { message: 'Handle empty input in the parser', files: { 'pkg/parser.py': rewrite(parser, 2, 4, 'parser') } },
-        ],
-      });
   // A scheduled mine fetches each clone from its remote first: the clones have one.
   for (const name of ['judged', 'plain']) {
-    await history().write(join(root, 'upstream', name));
+    await parserRewriteHistory().write(join(root, 'upstream', name));
     await git(root, ['clone', '-q', join(root, 'upstream', name), name]);
   }
   const reposFile = join(root, 'repos.txt');

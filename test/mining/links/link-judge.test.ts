@@ -10,6 +10,7 @@ import { MiningSummarySchema } from '../../../src/mining/summary';
 import { EdgeSchema } from '../../../src/schemas';
 import { FakeOpenAI, type Script } from '../../support/fake-openai';
 import { HistoryBuilder } from '../history-builder';
+import { numberedLines, parserRewriteHistory, rewriteLines } from '../rewrite-history';
 
 const run = promisify(execFile);
 const bin = resolve(__dirname, '../../../bin/chainsmith.js');
@@ -17,36 +18,12 @@ const bin = resolve(__dirname, '../../../bin/chainsmith.js');
 let root: string;
 let repo: string;
 
-const lines = (tag: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `${tag}_${i + 1} = ${i + 1}`).join('\n') + '\n';
-const rewrite = (text: string, from: number, count: number, tag: string) => {
-  const all = text.split('\n');
-  all.splice(from, count, ...Array.from({ length: count }, (_, i) => `${tag}_${from + i + 1} = 0`));
-  return all.join('\n');
-};
-
 /** Two code-history candidates, and nothing in any PR's words: #2 rewrites #1's lines, #4 rewrites #3's. */
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'chainsmith-link-judge-'));
   repo = join(root, 'parsers');
-  const parser = lines('parser', 12);
-  const printer = lines('printer', 12);
-  await new HistoryBuilder({ 'pkg/__init__.py': '' })
-    .pr({
-      number: 1,
-      title: 'Add the parser',
-      body: 'A parser for the config format.',
-      landing: 'squash',
-      commits: [{ message: 'Add the parser', files: { 'pkg/parser.py': parser } }],
-    })
-    .pr({
-      number: 2,
-      title: 'Handle empty input in the parser',
-      landing: 'squash',
-      commits: [
-        { message: 'Handle empty input in the parser', files: { 'pkg/parser.py': rewrite(parser, 2, 4, 'parser') } },
-      ],
-    })
+  const printer = numberedLines('printer', 12);
+  await parserRewriteHistory()
     .pr({
       number: 3,
       title: 'Add the printer',
@@ -58,7 +35,7 @@ beforeAll(async () => {
       title: 'Rename printer constants',
       landing: 'squash',
       commits: [
-        { message: 'Rename printer constants', files: { 'pkg/printer.py': rewrite(printer, 3, 4, 'printer') } },
+        { message: 'Rename printer constants', files: { 'pkg/printer.py': rewriteLines(printer, 3, 4, 'printer') } },
       ],
     })
     .write(repo);
@@ -228,7 +205,7 @@ test('the judge drops the candidate it calls none and keeps, strong, the one it 
 });
 
 test('a weak candidate the model calls strong becomes a strong link, and chains (built on strong links by default) take it', async () => {
-  const cache = lines('cache', 12);
+  const cache = numberedLines('cache', 12);
   const typo = join(root, 'typo');
   await new HistoryBuilder({ 'pkg/__init__.py': '' })
     .pr({
@@ -241,7 +218,7 @@ test('a weak candidate the model calls strong becomes a strong link, and chains 
       number: 2,
       title: 'Fix a typo in the cache',
       landing: 'squash',
-      commits: [{ message: 'Fix a typo in the cache', files: { 'pkg/cache.py': rewrite(cache, 2, 4, 'cache') } }],
+      commits: [{ message: 'Fix a typo in the cache', files: { 'pkg/cache.py': rewriteLines(cache, 2, 4, 'cache') } }],
     })
     .write(typo);
   const dataDir = join(root, 'data-typo');
