@@ -116,7 +116,8 @@ export async function detectPython(
     const testTooling = python.prefix ? ['pytest'] : [];
     const needsFetch = needsPackages || testTooling.length > 0;
     const venvSetup = (venv: string, deps: string) => {
-      const pip = `${venv}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
+      // pip before 19 (Python 3.6's own, 18.1) fails on PIP_NO_CACHE_DIR=1, which the build exports (TypeError: expected str ... not int): the flag instead.
+      const pip = `env -u PIP_NO_CACHE_DIR ${venv}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index`;
       const lines = [
         `${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${venv}`,
       ];
