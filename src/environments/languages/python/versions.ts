@@ -73,8 +73,9 @@ const minorKey = (v: string) =>
  * The Python for a stage: where the project names the minors it tests on (`tested`: CI, tox,
  * classifiers), the roundest (`roundness`) of those between the oldest and the newest of them that
  * its requires-python allows and that were out (first beta) by the stage's base commit date, with the
- * newest of them as `newer`; where none is, the newest minor (the base image's or a provided one)
- * that requires-python allows and that was out by then; where none was out, the oldest allowed (the nearest
+ * newest of them as `newer`; where none is, the newest below them; where none is either (or the
+ * project names none), the newest minor (the base image's or a provided one) that requires-python
+ * allows and that was out by then; where none was out, the oldest allowed (the nearest
  * to the era); where none is allowed, the base image's with a note. Only the base decides: a PR's merge never raises it.
  * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
  * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
@@ -128,6 +129,15 @@ export function choosePython(
       ...pick,
       note: `${why}, Python ${pick.version} is the roundest: the one a span of history keeps while its CI adds and drops minors around it, so its stages share environments (the newest, ${newest.version}, where it cannot have what the stage resolves)`,
       newer,
+    };
+  }
+  // None of the tested minors is provided: the newest below them, nearer to what CI ran than a newer one.
+  const below = newestTested ? out.filter((c) => minorKey(c.version) <= minorKey(newestTested)) : [];
+  if (below.length) {
+    const pick = below[below.length - 1];
+    return {
+      ...pick,
+      note: `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers), none of which is provided (${offered}); Python ${pick.version} is the newest it allows below them that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}`,
     };
   }
   if (out.length) {

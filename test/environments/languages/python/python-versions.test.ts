@@ -74,6 +74,12 @@ test('a project that names the Pythons it tests on gets the roundest of them, wi
   });
   // Once the span drops it, the roundest left: 3.12 (4) over 3.10 (2), 3.9, 3.11, 3.13.
   expect(choosePython(wide, '>=3.9', at, false, ['3.9', '3.10', '3.11', '3.12', '3.13']).version).toBe('3.12');
+  // Tested only on a minor the host lacks: the newest below it, not a newer one.
+  const gap = [
+    { version: '3.10', prefix: '/opt/python3.10' },
+    { version: '3.13', prefix: '/opt/python3.13' },
+  ];
+  expect(choosePython(gap, '>=3.7', at, false, ['3.12']).version).toBe('3.11');
   // Only minors between the oldest and the newest tested: none older than the project tests on.
   expect(choosePython(provided, '>=3.7', at, false, ['3.10', '3.12']).version).toBe('3.12');
   expect(choosePython(provided, '>=3.7', at, false, [])).toMatchObject({ version: '3.13' });
