@@ -10,6 +10,7 @@ import type { Copies } from './copies';
 import { corroboration, introduced, REGRESSION_BONUS, saysFix } from './corroboration';
 import { deprecationEdges } from './deprecations';
 import { diffLines } from './diff-lines';
+import { editKey, repeatedEdits } from './repeated-edits';
 import { DiffText, isTrivial, squeeze } from './line-text';
 import { thinFollowUp } from './strength';
 import { isSweep, isVersionRelease, subjects, sweepCommits, sweepTopic } from './sweeps';
@@ -114,7 +115,8 @@ async function pool<T>(items: T[], size: number, work: (item: T) => Promise<void
  * (`git blame` of B's base over the lines B deletes or modifies in code, or in tests for a PR that
  * changes no code). A blamed line counts only if A's own diff added it (whitespace ignored) and did
  * not take the same text out elsewhere: blame that passes a move, re-wrap or catch-up merge lands on
- * a PR that never wrote the line. The confidence grows with the share of B's changed lines that A
+ * a PR that never wrote the line. Nor does a line B edits the way it edits many others (a call or a
+ * qualifier replaced throughout, repeated-edits.ts): that is a sweep inside B. The confidence grows with the share of B's changed lines that A
  * wrote, and with the share of A's added lines that B rewrites; comments and docstrings count little.
  */
 export async function codeHistoryEdges(
@@ -201,7 +203,12 @@ function readChange(diff: string, paths: ReadonlySet<string>, skip?: RegExp): Ch
   const text = new DiffText(diff);
   const ranges = new Map<string, [number, number][]>();
   let [changed, removed, moved] = [0, 0, 0];
+  // An edit B repeats on many lines is a sweep inside B: those lines are not about their writers.
+  const repeated = repeatedEdits(diff);
+  const seen = new Map<string, number>();
   for (const { path, newPath, sign, text: line, oldLine, hunk } of diffLines(diff)) {
+    const index = seen.get(`${hunk}${sign}`) ?? 0;
+    seen.set(`${hunk}${sign}`, index + 1);
     if (isTrivial(line) || skip?.test(line)) continue;
     if (sign === '+') {
       if (newPath !== undefined && paths.has(newPath) && !text.removed.has(squeeze(line))) changed += 1;
@@ -214,6 +221,8 @@ function readChange(diff: string, paths: ReadonlySet<string>, skip?: RegExp): Ch
     if (text.keepsInPlace(hunk, line)) continue;
     if (text.keeps(line)) moved += 1;
     changed += 1;
+    // Part of B's change all the same: the share of it that is A's is smaller.
+    if (repeated.has(editKey(hunk, sign, index))) continue;
     const spans = ranges.get(path) ?? [];
     const last = spans[spans.length - 1];
     if (last && last[0] + last[1] === oldLine) last[1] += 1;

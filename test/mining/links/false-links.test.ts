@@ -137,6 +137,24 @@ test('sweeps are no endpoint on either side: a typing pass, a version bump and a
   expect(described(edges)).toEqual(['5->1 code-history strong 0.68']);
 });
 
+test('an edit a PR repeats on many lines is a sweep inside it: those lines link nothing, the rest of its change counts as the small share of it that it is; repeated a few times it is an edit', async () => {
+  const repo = await new ReleaseRepo(join(root, 'repeated')).init();
+  const totals = Array.from({ length: 12 }, (_, i) => `total_${i + 1} = compute(${i + 1})\n`).join('');
+  await repo.quickPr(1, 'Add the totals', '', { 'src/totals.py': totals });
+  await repo.quickPr(2, 'Add the report', '', { 'src/report.py': lines('report', 8) });
+  // #3 calls evaluate() for compute() on nine of #1's lines (a sweep its title does not name), and
+  // really changes two lines of #2's report.
+  const evaluated = totals.replace(/compute\((\d)\)/g, 'evaluate($1)');
+  await repo.quickPr(3, 'Evaluate totals lazily', '', {
+    'src/totals.py': evaluated,
+    'src/report.py': rewrite(lines('report', 8), 2, 2, 'lazy') + lines('lazy', 2),
+  });
+  // #4 makes the same edit on the three lines left: an edit of #1's lines, not a sweep.
+  await repo.quickPr(4, 'Evaluate the last totals', '', { 'src/totals.py': evaluated.replace(/compute/g, 'evaluate') });
+  const { edges } = await mined(repo);
+  expect(described(edges)).toEqual(['3->2 code-history strong 0.38', '4->1 code-history strong 0.8']);
+});
+
 test('an overlap in docstrings or comments alone counts for little and is weak; beside code it is part of the change', async () => {
   const repo = await new ReleaseRepo(join(root, 'docstring')).init();
   const body = lines('parse', 8);
