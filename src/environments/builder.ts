@@ -327,6 +327,8 @@ export class Environments {
     // Clones of one history share its root commit.
     const history = await rootCommit(repoPath, pr.baseSha);
     const blobs = await manifestBlobs(repoPath, pr.baseSha, recipe.manifests, files.entries);
+    // A recipe and its fallback (another toolchain) date the same manifests alike: walked once.
+    const dates = new Map<string, Promise<Date>>();
     const keyed = async (recipe: Recipe): Promise<Resolved> => {
       const toolchain = this.toolchains.image(recipe.toolchain);
       const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
@@ -339,14 +341,20 @@ export class Environments {
             : await manifestBlobs(repoPath, pr.mergeSha, recipe.manifests, merged.entries)
           : declared;
       // Walking back to the declarations' last change can take most of a second on a long history: only a fetch that resolves by date needs it.
-      const dateOf = (sha: string) =>
-        recipe.pinned
+      const dateOf = (sha: string) => {
+        const how = `${sha}\0${recipe.manifests.join('\0')}\0${recipe.pinned ? 'pinned' : recipe.dependencyText ? 'declared' : 'bytes'}`;
+        const known = dates.get(how);
+        if (known) return known;
+        const date = recipe.pinned
           ? commitDate(repoPath, sha)
           : recipe.dependencyText
             ? declarationsDate(repoPath, sha, recipe.manifests, async (rev) =>
                 dependencyDeclarations(recipe, await gitRepoFiles(repoPath, rev)),
               )
             : manifestsDate(repoPath, sha, recipe.manifests);
+        dates.set(how, date);
+        return date;
+      };
       const asOf = recipe.fetch ? await dateOf(pr.baseSha) : undefined;
       const withMerge =
         recipe.fetch && mergedDeclared !== declared ? { sha: pr.mergeSha, asOf: await dateOf(pr.mergeSha) } : undefined;

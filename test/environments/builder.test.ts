@@ -36,7 +36,7 @@ test('recipes are detected per language from the files at the base; a layout not
     toolchain: { image: 'python', version: '3.11' },
     setup: [
       `python3 -m venv --system-site-packages ${VENV}`,
-      `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index --no-build-isolation --no-deps -e .`,
+      `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index --no-build-isolation --no-deps -e .`,
     ],
     path: [`${VENV}/bin`],
     manifests: ['pyproject.toml'],
@@ -74,7 +74,7 @@ test('recipes are detected per language from the files at the base; a layout not
   );
   expect(deps.fetch).toBeInstanceOf(Function);
   expect(deps.setup[1]).toBe(
-    `${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-index --find-links /deps -r /deps/requirements.txt`,
+    `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index --find-links /deps -r /deps/requirements.txt`,
   );
   expect(deps.manifests).toEqual(['setup.py', 'requirements.txt', 'requirements/tests.txt']);
   expect((await detectRecipe(repoFiles({ 'requirements-dev.txt': 'pytest\n' }), opts)).manifests).toEqual([

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { withoutOwnVersion as pomWithoutVersion } from '../../src/environments/languages/java/detect';
-import { withoutOwnVersion as pythonWithoutVersion } from '../../src/environments/languages/python/detect';
+import { withoutOwnVersion as pythonWithoutVersion } from '../../src/environments/languages/python/declarations';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { ChainRepo } from '../support/chain-repo';
 import { ownSandboxes } from '../support/containers';

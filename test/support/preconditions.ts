@@ -58,13 +58,25 @@ function pyenvRoot(): string | undefined {
  * there after this said yes fails, as it should).
  */
 export function missingPython(minMinor = 0): string | undefined {
+  const { dir, found } = pyenvPythons();
+  return found.some((v) => Number(v.split('.')[1]) >= minMinor)
+    ? undefined
+    : `no CPython ${minMinor ? `3.${minMinor} or later` : 3} in ${dir} (pyenv)`;
+}
+
+/** What the host lacks to provide every one of these CPython minors ('3.8'), or undefined. */
+export function missingPythons(minors: string[]): string | undefined {
+  const { dir, found } = pyenvPythons();
+  const missing = minors.filter((m) => !found.some((v) => v.startsWith(`${m}.`)));
+  return missing.length ? `no CPython ${missing.join(', ')} in ${dir} (pyenv)` : undefined;
+}
+
+/** pyenv's CPython 3 versions ('3.12.1') that have a python3. */
+function pyenvPythons(): { dir: string; found: string[] } {
   const root = process.env.PYENV_ROOT || pyenvRoot() || join(homedir(), '.pyenv');
   const dir = join(root, 'versions');
   const found = existsSync(dir)
-    ? readdirSync(dir).filter(
-        (v) =>
-          /^3\.(\d+)\./.test(v) && Number(v.split('.')[1]) >= minMinor && existsSync(join(dir, v, 'bin', 'python3')),
-      )
+    ? readdirSync(dir).filter((v) => /^3\.(\d+)\./.test(v) && existsSync(join(dir, v, 'bin', 'python3')))
     : [];
-  return found.length ? undefined : `no CPython ${minMinor ? `3.${minMinor} or later` : 3} in ${dir} (pyenv)`;
+  return { dir, found };
 }

@@ -1,5 +1,5 @@
 import type { ConfiguredFetch } from '../../contract';
-import { withoutOwnVersion } from './detect';
+import { withoutOwnVersion } from './declarations';
 import { pythonFetch, pythonFetchRevision } from './fetch';
 import { BASE_PYTHON } from './versions';
 

@@ -1,8 +1,9 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { pythonFetch, pythonFetchRevision } from './fetch';
+import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON } from './fetch';
 import { toolTestRequirements } from './tool-deps';
-import { choosePython, type PythonEra } from './versions';
+import { declaredText } from './declarations';
+import { choosePython, type PythonChoice, type PythonEra } from './versions';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
@@ -90,10 +91,6 @@ export async function detectPython(
     !needsPackages,
     (await era?.tested?.()) ?? [],
   );
-  // A host Python has no Debian pytest to see: pytest is fetched with the rest.
-  const testTooling = python.prefix ? ['pytest'] : [];
-  const needsFetch = needsPackages || testTooling.length > 0;
-
   // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
   // layout), not in [project], is read by the resolver through that backend.
   const backendOnly =
@@ -113,87 +110,73 @@ export async function detectPython(
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
   const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
 
-  const venvSetup = (venv: string, deps: string) => {
-    const pip = `${venv}/bin/python -m pip install --quiet --disable-pip-version-check --no-index`;
-    const lines = [
-      `${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${venv}`,
-    ];
-    if (needsFetch) lines.push(`${pip} --find-links ${deps} -r ${deps}/requirements.txt`);
-    if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
-    return lines;
+  // The Python chosen, and where it is an older one than the project tests on, the newest as its fallback.
+  const recipeOn = (python: PythonChoice): PythonRecipe => {
+    // A host Python has no Debian pytest to see: pytest is fetched with the rest.
+    const testTooling = python.prefix ? ['pytest'] : [];
+    const needsFetch = needsPackages || testTooling.length > 0;
+    const venvSetup = (venv: string, deps: string) => {
+      // pip before 19 (Python 3.6's own, 18.1) fails on PIP_NO_CACHE_DIR=1, which the build exports (TypeError: expected str ... not int): the flag instead.
+      const pip = `env -u PIP_NO_CACHE_DIR ${venv}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index`;
+      const lines = [
+        `${python.prefix ? `${python.prefix}/bin/python3` : 'python3'} -m venv --system-site-packages ${venv}`,
+      ];
+      if (needsFetch) lines.push(`${pip} --find-links ${deps} -r ${deps}/requirements.txt`);
+      if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
+      return lines;
+    };
+    const setup = venvSetup(VENV, DEPS_MOUNT);
+    return {
+      language: 'python',
+      origin: installable ? 'python-package' : 'python-plain',
+      toolchain: {
+        image: 'python',
+        version: python.version,
+        note: python.note,
+        ...(python.prefix ? { prefix: python.prefix } : {}),
+      },
+      manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock', ...(toxIni ? ['tox.ini'] : [])]
+        .filter(has)
+        .concat(requirementFiles),
+      ...(needsFetch
+        ? {
+            fetch: pythonFetch({
+              sources: [...sources, ...requirementFiles],
+              // Extras that setup.py, setup.cfg or a build backend declare cannot be read here: ask for all of them.
+              extras: project ? nonDocExtras : sources.length ? 'all' : [],
+              testExtras,
+              groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
+              buildRequires,
+              testTooling,
+              python: python.version,
+              uvLock: has('uv.lock'),
+              prAdds,
+              toolDeps,
+              ...(python.newer ? { newerPython: python.newer.version } : {}),
+            }),
+            ...(prAdds.length ? { prAdds } : {}),
+            fetchRevision: pythonFetchRevision(python.version),
+            // Ranges: the base runs on its own resolution, runs after a change on the merge's (a PR may remove or cap a dependency).
+            withMerged: 'separate' as const,
+            mergedSetup: venvSetup(MERGED_VENV, `${DEPS_MOUNT}/merged`),
+            mergedPath: [`${MERGED_VENV}/bin`],
+            dependencyText: declaredText,
+          }
+        : {}),
+      setup,
+      env: {},
+      path: [`${VENV}/bin`],
+      runner: 'pytest',
+      ...(python.newer
+        ? {
+            fallback: recipeOn(python.newer),
+            // pip in the build: a package (fetched in an earlier process, before the fetch could tell) that needs a newer Python.
+            tooOld: TOO_OLD_PYTHON,
+          }
+        : {}),
+    };
   };
-  const setup = venvSetup(VENV, DEPS_MOUNT);
-  return {
-    language: 'python',
-    origin: installable ? 'python-package' : 'python-plain',
-    toolchain: {
-      image: 'python',
-      version: python.version,
-      note: python.note,
-      ...(python.prefix ? { prefix: python.prefix } : {}),
-    },
-    manifests: ['pyproject.toml', 'setup.py', 'setup.cfg', 'uv.lock', ...(toxIni ? ['tox.ini'] : [])]
-      .filter(has)
-      .concat(requirementFiles),
-    ...(needsFetch
-      ? {
-          fetch: pythonFetch({
-            sources: [...sources, ...requirementFiles],
-            // Extras that setup.py, setup.cfg or a build backend declare cannot be read here: ask for all of them.
-            extras: project ? nonDocExtras : sources.length ? 'all' : [],
-            testExtras,
-            groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
-            buildRequires,
-            testTooling,
-            python: python.version,
-            uvLock: has('uv.lock'),
-            prAdds,
-            toolDeps,
-          }),
-          ...(prAdds.length ? { prAdds } : {}),
-          fetchRevision: pythonFetchRevision(python.version),
-          // Ranges: the base runs on its own resolution, runs after a change on the merge's (a PR may remove or cap a dependency).
-          withMerged: 'separate' as const,
-          mergedSetup: venvSetup(MERGED_VENV, `${DEPS_MOUNT}/merged`),
-          mergedPath: [`${MERGED_VENV}/bin`],
-          dependencyText: withoutOwnVersion,
-        }
-      : {}),
-    setup,
-    env: {},
-    path: [`${VENV}/bin`],
-    runner: 'pytest',
-  };
-}
-
-/**
- * A manifest without the project's own version: a release bumps it, and it decides no dependency. In
- * pyproject.toml only the `version` key of [project] and [tool.poetry] (a Poetry dependency table's
- * `version = "2.28.1"` is a dependency's and stays), in setup.cfg only [metadata]'s; in setup.py the
- * `version=` and `__version__` lines.
- */
-export function withoutOwnVersion(path: string, text: string): string {
-  const line = /^\s*(__version__|version)\s*[=:]\s*['"]?[\w.+!-]+['"]?\s*,?\s*$/;
-  if (/(^|\/)setup\.py$/.test(path))
-    return text
-      .split('\n')
-      .filter((l) => !line.test(l))
-      .join('\n');
-  const own = /(^|\/)pyproject\.toml$/.test(path)
-    ? /^(project|tool\.poetry)$/
-    : /(^|\/)setup\.cfg$/.test(path)
-      ? /^metadata$/
-      : undefined;
-  if (!own) return text;
-  let table = '';
-  return text
-    .split('\n')
-    .filter((l) => {
-      const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(l);
-      if (header) table = header[1].replace(/\s+/g, '');
-      return !(own.test(table) && line.test(l));
-    })
-    .join('\n');
+  return recipeOn(python);
 }
 
 /**

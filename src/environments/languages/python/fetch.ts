@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TransientError } from '../../../errors';
+import { StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../../../errors';
+import { stageReason } from '../../../stage-reason';
 import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
 import { resolverFailure } from './resolver-failure';
@@ -25,8 +26,8 @@ const PLATFORMS = [
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution.
-  return compareVersions(python, '3.12') >= 0 ? 5 : 4;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, and when ranges began to resolve as of their quarter's start (quarterStart).
+  return compareVersions(python, '3.12') >= 0 ? 6 : 5;
 }
 
 /**
@@ -103,6 +104,8 @@ export interface PythonInputs {
   prAdds: string[];
   /** Test requirements in Poetry's, PDM's, Hatch's or tox's own tables (tool-deps.ts), resolved with the rest. */
   toolDeps: string[];
+  /** A newer minor the project tests on, the recipe's fallback: a resolution that needs a newer Python than `python` is ToolchainTooOld. */
+  newerPython?: string;
 }
 
 /**
@@ -116,6 +119,52 @@ export function pythonFetch(inputs: PythonInputs) {
   return async (ctx: FetchContext): Promise<Resolution> => {
     const tools = await ensureUv(ctx.toolsDir ?? join(homedir(), '.chainsmith', 'tools'), ctx);
     const env = await uvSettings(tools.python);
+    const quarter = quarterStart(ctx.asOf);
+    try {
+      if (quarter.getTime() < ctx.asOf.getTime()) {
+        try {
+          const r = await fetchAsOf({ ...ctx, asOf: quarter }, tools, env);
+          r.notes.unshift(
+            `resolved as of ${day(quarter)}, the start of the quarter in which the dependency declarations last changed (${day(ctx.asOf)}): declarations changed within a quarter that what was out at its start satisfies resolve alike`,
+          );
+          return r;
+        } catch (err) {
+          if (!(err instanceof StageError || err instanceof UnexplainedFailure) || err instanceof ToolchainTooOld)
+            throw err;
+          ctx.log(`not resolvable as of ${day(quarter)}; as of ${day(ctx.asOf)}: ${err.message.split('\n')[0]}`);
+          await emptied(ctx.depsDir);
+        }
+      }
+      const r = await fetchAsOf(ctx, tools, env);
+      if (quarter.getTime() < ctx.asOf.getTime())
+        r.notes.unshift(
+          `the declarations do not resolve as of ${day(quarter)}, the start of their quarter: resolved as of their last change (${day(ctx.asOf)})`,
+        );
+      return r;
+    } catch (err) {
+      // An older minor than the project tests on, chosen so that stages share it: the newest is the recipe's fallback.
+      if (
+        inputs.newerPython &&
+        err instanceof StageError &&
+        !(err instanceof ToolchainTooOld) &&
+        TOO_OLD_PYTHON.test(err.message)
+      )
+        throw new ToolchainTooOld(`what the stage resolves needs a newer Python than ${pyVersion}`, {
+          cause: err,
+          reason: stageReason(
+            'unsupported',
+            `what the stage resolves needs a newer Python than ${pyVersion} (tried ${inputs.newerPython} next)`,
+          ),
+        });
+      throw err;
+    }
+  };
+
+  /** The resolution and download as of `ctx.asOf`, into `ctx.depsDir`. */
+  async function fetchAsOf(ctx: FetchContext, tools: UvTools, env: Record<string, string>): Promise<Resolution> {
+    // uv takes an existing output file's pins as preferences: an earlier attempt's must not steer this one.
+    for (const f of (await readdir(ctx.srcDir)).filter((f) => f.startsWith('.chainsmith-')))
+      await rm(join(ctx.srcDir, f), { force: true });
     const notes: string[] = [];
     const pinned = join(ctx.srcDir, '.chainsmith-pinned.txt');
     let lock: Resolution['lock'] = 'resolved';
@@ -348,7 +397,29 @@ export function pythonFetch(inputs: PythonInputs) {
       packages,
       notes,
     };
-  };
+  }
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * The first day of `date`'s calendar quarter (UTC), what a range resolves as of first. Resolved as of
+ * the day its declarations last changed, each change (a floor raised, a test requirement added, a pin
+ * bumped by a bot) would move every other package to what had come out since, so stages a few weeks
+ * apart would hold different sets; as of the quarter's start they hold the same, and a change whose
+ * requirements were not out by then (a floor, a pin released since) resolves as of its own day.
+ * Fixed by the calendar, not by other stages: a rerun, in any order, resolves the same.
+ */
+export function quarterStart(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), Math.floor(date.getUTCMonth() / 3) * 3, 1));
+}
+
+/** A resolver's or pip's output saying a package needs a newer Python than the one resolved or installed for. */
+export const TOO_OLD_PYTHON =
+  /(requested|current) Python version \([^)]*\) does not satisfy|requires a different Python|require a different python version/i;
+
+async function emptied(dir: string): Promise<void> {
+  for (const f of await readdir(dir)) await rm(join(dir, f), { recursive: true, force: true });
 }
 
 /**

@@ -44,7 +44,7 @@ export function toolTestRequirements(pyproject: string, toxIni: string): string[
  * paths are left out, and so are lines for some environments only ("py27: pytest<5"): which of them the
  * stage's Python is cannot be told here, and an old pin could win over the general line.
  */
-function toxDeps(ini: string): string[] {
+export function toxDeps(ini: string): string[] {
   const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(ini)?.[1] ?? '';
   const deps = /^deps\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
   return deps

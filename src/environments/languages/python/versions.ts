@@ -45,6 +45,20 @@ export interface PythonChoice {
   prefix?: string;
   /** Why this one, for the manifest. */
   note: string;
+  /** The newest the project tests on, where the choice is an older one: built instead where the older cannot have what the stage resolves (a pin that needs a newer Python). */
+  newer?: PythonChoice;
+}
+
+/**
+ * How round a minor is: the power of two its number is a multiple of (3.8 → 8, 3.12 → 4, 3.10 → 2, 3.9 → 1).
+ * A project tests on a span of consecutive minors that slides up a minor or so a year (one added at
+ * the top, the oldest dropped); the roundest member of such a span stays in it, and stays the
+ * roundest, for longer than any other, so stages years apart pick the same one. The newest tested
+ * minor moves with every addition: a new interpreter, and a new environment, for each CI matrix edit.
+ */
+function roundness(version: string): number {
+  const minor = Number(version.split('.')[1] ?? 0);
+  return minor === 0 ? Infinity : minor & -minor;
 }
 
 /** A minor missing from the table counts as not out yet: it is chosen only where nothing older is allowed. */
@@ -56,10 +70,12 @@ const minorKey = (v: string) =>
     .reduce((acc, n) => acc * 1000 + n, 0);
 
 /**
- * The Python for a stage: the newest minor (the base image's or a provided one) that the project's
- * requires-python allows, that was out (first beta) by the stage's base commit date and, where the
- * project names the minors it tests on (`tested`: CI, tox, classifiers), no newer than the newest of
- * them; where none is, the same without that cap; where none was out, the oldest allowed (the nearest
+ * The Python for a stage: where the project names the minors it tests on (`tested`: CI, tox,
+ * classifiers), the roundest (`roundness`) of those between the oldest and the newest of them that
+ * its requires-python allows and that were out (first beta) by the stage's base commit date, with the
+ * newest of them as `newer`; where none is, the newest below them; where none is either (or the
+ * project names none), the newest minor (the base image's or a provided one) that requires-python
+ * allows and that was out by then; where none was out, the oldest allowed (the nearest
  * to the era); where none is allowed, the base image's with a note. Only the base decides: a PR's merge never raises it.
  * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
  * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
@@ -92,12 +108,36 @@ export function choosePython(
   const asks = spec ? `the project asks for Python ${spec}` : 'the project names no Python version';
   const offered = unique.map((c) => c.version).join(', ');
   const newestTested = tested.length ? tested.reduce((a, b) => (minorKey(a) >= minorKey(b) ? a : b)) : undefined;
-  const testedOut = newestTested ? out.filter((c) => minorKey(c.version) <= minorKey(newestTested)) : [];
+  const oldestTested = tested.length ? tested.reduce((a, b) => (minorKey(a) <= minorKey(b) ? a : b)) : undefined;
+  const testedOut = newestTested
+    ? out.filter((c) => minorKey(c.version) >= minorKey(oldestTested!) && minorKey(c.version) <= minorKey(newestTested))
+    : [];
   if (testedOut.length) {
-    const pick = testedOut[testedOut.length - 1];
+    const newest = testedOut[testedOut.length - 1];
+    const pick = testedOut.reduce((a, b) => (roundness(b.version) >= roundness(a.version) ? b : a));
+    const why = `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers); of those provided (${offered}) it allows and tests on that were out by the base commit's date ${day} (${testedOut.map((c) => c.version).join(', ')})`;
+    const newer: PythonChoice = {
+      ...newest,
+      note: `${why}, Python ${newest.version} is the newest (first beta ${firstBeta(newest.version)}); the roundest, ${pick.version}, cannot have what the stage resolves`,
+    };
+    if (pick === newest)
+      return {
+        ...pick,
+        note: `${why}, Python ${pick.version} is the roundest (the one a sliding span of tested minors keeps longest) and the newest`,
+      };
     return {
       ...pick,
-      note: `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers); Python ${pick.version} is the newest of those provided (${offered}) it allows, no newer than it tests on, that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}`,
+      note: `${why}, Python ${pick.version} is the roundest: the one a span of history keeps while its CI adds and drops minors around it, so its stages share environments (the newest, ${newest.version}, where it cannot have what the stage resolves)`,
+      newer,
+    };
+  }
+  // None of the tested minors is provided: the newest below them, nearer to what CI ran than a newer one.
+  const below = newestTested ? out.filter((c) => minorKey(c.version) <= minorKey(newestTested)) : [];
+  if (below.length) {
+    const pick = below[below.length - 1];
+    return {
+      ...pick,
+      note: `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers), none of which is provided (${offered}); Python ${pick.version} is the newest it allows below them that was out (first beta ${firstBeta(pick.version)}) by the base commit's date ${day}`,
     };
   }
   if (out.length) {

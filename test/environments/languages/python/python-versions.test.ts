@@ -45,13 +45,43 @@ test("a stage gets the newest Python its project allows that was out by its base
   );
 });
 
-test('a project that tests on older Pythons than the era offers gets the newest it tests on; one that names none, or none provided, keeps the era rule', () => {
+test('a project that names the Pythons it tests on gets the roundest of them, with the newest as its fallback; one that names none, or none provided, keeps the era rule', () => {
   // jinja #1960: three days after 3.13.0b1, CI up to 3.12: its pins (trio 0.22.2) do not import on 3.13.
   const at = new Date('2024-05-11T12:00:00Z');
-  expect(choosePython(provided, '>=3.7', at, false, ['3.7', '3.8', '3.12'])).toMatchObject({
+  expect(choosePython(provided, '>=3.7', at, false, ['3.9', '3.10', '3.11', '3.12'])).toMatchObject({
     version: '3.12',
-    note: expect.stringMatching(/tests on Python 3\.7, 3\.8, 3\.12/),
+    note: expect.stringMatching(/tests on Python 3\.9, 3\.10, 3\.11, 3\.12/),
   });
+  expect(choosePython(provided, '>=3.7', at, false, ['3.9', '3.10', '3.11', '3.12']).newer).toBeUndefined();
+  // A span of tested minors that slides up a minor a year keeps its roundest: 3.8 from 3.5–3.8 to 3.8–3.13.
+  const spans = [
+    ['2020-01-10', ['3.5', '3.6', '3.7', '3.8']],
+    ['2021-03-26', ['3.6', '3.7', '3.8', '3.9']],
+    ['2021-11-09', ['3.7', '3.8', '3.9', '3.10', '3.11']],
+    ['2024-07-02', ['3.8', '3.9', '3.10', '3.11', '3.12', '3.13']],
+  ] as const;
+  const wide = [{ version: '3.8', prefix: '/opt/python3.8' }, ...provided];
+  expect(spans.map(([d, t]) => choosePython(wide, '>=3.5', new Date(d), false, [...t]).version)).toEqual([
+    '3.8',
+    '3.8',
+    '3.8',
+    '3.8',
+  ]);
+  // Where the roundest is older than the newest, the newest is the fallback (what the stage resolves may need it).
+  expect(choosePython(wide, '>=3.5', new Date('2024-07-02'), false, [...spans[3][1]]).newer).toMatchObject({
+    version: '3.13',
+    prefix: '/opt/python3.13',
+  });
+  // Once the span drops it, the roundest left: 3.12 (4) over 3.10 (2), 3.9, 3.11, 3.13.
+  expect(choosePython(wide, '>=3.9', at, false, ['3.9', '3.10', '3.11', '3.12', '3.13']).version).toBe('3.12');
+  // Tested only on a minor the host lacks: the newest below it, not a newer one.
+  const gap = [
+    { version: '3.10', prefix: '/opt/python3.10' },
+    { version: '3.13', prefix: '/opt/python3.13' },
+  ];
+  expect(choosePython(gap, '>=3.7', at, false, ['3.12']).version).toBe('3.11');
+  // Only minors between the oldest and the newest tested: none older than the project tests on.
+  expect(choosePython(provided, '>=3.7', at, false, ['3.10', '3.12']).version).toBe('3.12');
   expect(choosePython(provided, '>=3.7', at, false, [])).toMatchObject({ version: '3.13' });
   // A minor tested before its first beta (3.11-dev in CI) is still capped by the era.
   expect(choosePython(provided, '>=3.7', new Date('2022-03-01'), false, ['3.10', '3.11']).version).toBe('3.10');
