@@ -9,16 +9,13 @@ import { manifestsDate } from '../../src/environments/repo-files';
 import { git } from '../../src/git';
 import { ChainRepo } from '../support/chain-repo';
 import { testEnvironments } from '../support/environments';
+import { removeImages } from '../support/containers';
 
 const docker = new Docker();
 const images: string[] = [];
 
 afterAll(async () => {
-  for (const image of new Set(images))
-    await docker
-      .getImage(image)
-      .remove()
-      .catch(() => undefined);
+  await removeImages(docker, images);
 });
 
 const pyproject = (version: string, description = 'Adds numbers') =>

@@ -8,7 +8,7 @@ import { withoutOwnVersion as pomWithoutVersion } from '../../src/environments/l
 import { withoutOwnVersion as pythonWithoutVersion } from '../../src/environments/languages/python/declarations';
 import { goldTestsFor } from '../../src/judge/gold-validation';
 import { ChainRepo } from '../support/chain-repo';
-import { ownSandboxes } from '../support/containers';
+import { ownSandboxes, removeImages } from '../support/containers';
 import { testEnvironments } from '../support/environments';
 
 const docker = new Docker();
@@ -16,11 +16,7 @@ const images: string[] = [];
 
 afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-  for (const image of new Set(images))
-    await docker
-      .getImage(image)
-      .remove()
-      .catch(() => undefined);
+  await removeImages(docker, images);
 });
 
 const pyproject = (version: string) =>

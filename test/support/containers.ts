@@ -10,3 +10,12 @@ export async function ownSandboxes(docker: Docker, ...labels: string[]): Promise
   const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
   return docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, ...owner, ...labels] } });
 }
+
+/** Removes the images a test built (each once; one already gone, or still in use elsewhere, is left). */
+export async function removeImages(docker: Docker, images: Iterable<string>): Promise<void> {
+  for (const image of new Set(images))
+    await docker
+      .getImage(image)
+      .remove()
+      .catch(() => undefined);
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { ownSandboxes } from '../../../support/containers';
+import { ownSandboxes, removeImages } from '../../../support/containers';
 import { testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
@@ -15,11 +15,7 @@ const images: string[] = [];
 
 afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-  for (const image of new Set(images))
-    await docker
-      .getImage(image)
-      .remove()
-      .catch(() => undefined);
+  await removeImages(docker, images);
 });
 
 /** A POM of 2010: Java 5 in the compiler plugin's own configuration (no property overrides it), JUnit 4. */

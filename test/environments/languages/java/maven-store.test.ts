@@ -9,7 +9,7 @@ import { MAVEN_STORE } from '../../../../src/environments/languages/java/detect'
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { StageSandbox } from '../../../../src/stage/stage-sandbox';
 import { ChainRepo } from '../../../support/chain-repo';
-import { ownSandboxes } from '../../../support/containers';
+import { ownSandboxes, removeImages } from '../../../support/containers';
 import { testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
@@ -18,11 +18,7 @@ const images: string[] = [];
 
 afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-  for (const image of new Set(images))
-    await docker
-      .getImage(image)
-      .remove()
-      .catch(() => undefined);
+  await removeImages(docker, images);
 });
 
 /**

@@ -9,16 +9,13 @@ import { declaredText } from '../../../../src/environments/languages/python/decl
 import { ChainRepo } from '../../../support/chain-repo';
 import { missingPythons, testIf } from '../../../support/preconditions';
 import { testEnvironments } from '../../../support/environments';
+import { removeImages } from '../../../support/containers';
 
 const docker = new Docker();
 const images: string[] = [];
 
 afterAll(async () => {
-  for (const image of new Set(images))
-    await docker
-      .getImage(image)
-      .remove()
-      .catch(() => undefined);
+  await removeImages(docker, images);
 });
 
 const PYPROJECT =
