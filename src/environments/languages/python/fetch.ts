@@ -269,7 +269,7 @@ export function pythonFetch(inputs: PythonInputs) {
       );
       notes.push(
         `test tooling lifted to run on Python ${pyVersion}: ${before.map(([n, v]) => `${n} ${v} → ${now.get(n) ?? 'not needed'}`).join(', ')} ` +
-          `(${[...TOOLING, ...plugins].join(', ')} resolved as of ${asOf.slice(0, 10)}); the project's own dependencies stay as of ${ctx.asOf.toISOString().slice(0, 10)}`,
+          `(${[...TOOLING, ...plugins].join(', ')} resolved as of ${asOf.slice(0, 10)}); the project's own dependencies stay as of ${day(ctx.asOf)}`,
       );
     };
     if (resolved && inputs.prAdds.length)
@@ -336,7 +336,7 @@ export function pythonFetch(inputs: PythonInputs) {
           'uv cannot resolve the Python requirements',
           shown(tools.uv, failure.args),
           failure.run,
-          ` as of ${ctx.asOf.toISOString().slice(0, 10)}`,
+          ` as of ${day(ctx.asOf)}`,
         );
     }
     // The build backend, resolved apart: a lock file need not hold it, and the project installs without build isolation.
