@@ -8,6 +8,7 @@ import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
 import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
+import { DownloadStore } from './download-store';
 
 /** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
 const GLIBC_MINOR = 36;
@@ -355,8 +356,18 @@ export function pythonFetch(inputs: PythonInputs) {
     const names = new Set(lines.map(requirementName));
     lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
-    ctx.log(`downloading ${lines.length} Python packages for CPython ${pyVersion}`);
-    if (lines.length) {
+    // Pins an earlier fetch downloaded for the same Python, platforms and index are taken from the store.
+    const store = new DownloadStore(join(tools.dir, 'pypi-files'), [pyVersion, PLATFORMS, env, tools.pipVersion]);
+    const missing = await store.take(lines, ctx.depsDir);
+    ctx.log(
+      `downloading ${missing.length} Python packages for CPython ${pyVersion}${missing.length < lines.length ? ` (${lines.length - missing.length} more from the download store)` : ''}`,
+    );
+    if (missing.length) {
+      const fresh = await mkdtemp(join(tmpdir(), 'chainsmith-pip-download-'));
+      const missingFile = join(fresh, 'requirements.txt');
+      const dest = join(fresh, 'files');
+      await mkdir(dest);
+      await writeFile(missingFile, missing.join('\n') + '\n');
       const download = [
         '-m',
         'pip',
@@ -365,7 +376,7 @@ export function pythonFetch(inputs: PythonInputs) {
         '--prefer-binary',
         '--disable-pip-version-check',
         '--dest',
-        ctx.depsDir,
+        dest,
         '--python-version',
         pyVersion,
         '--implementation',
@@ -378,11 +389,18 @@ export function pythonFetch(inputs: PythonInputs) {
         'none',
         ...PLATFORMS.flatMap((p) => ['--platform', p]),
         '-r',
-        join(ctx.depsDir, 'requirements.txt'),
+        missingFile,
       ];
-      const r = await runTool(tools.python, download, { cwd: ctx.srcDir, signal: ctx.signal });
-      if (r.code !== 0)
-        throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
+      try {
+        const r = await runTool(tools.python, download, { cwd: ctx.srcDir, signal: ctx.signal });
+        if (r.code !== 0)
+          throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
+        const files = await readdir(dest);
+        await store.keep(missing, files, dest);
+        for (const f of files) await copyFile(join(dest, f), join(ctx.depsDir, f));
+      } finally {
+        await rm(fresh, { recursive: true, force: true });
+      }
     }
     await wheelsFromSdists(tools.python, ctx, notes);
     const packages = lines
@@ -466,7 +484,10 @@ function shown(tool: string, args: string[]): string {
   return [
     name,
     ...args.map((a) =>
-      a.replace(/^\/.*\/chainsmith-src-[^/]+\//, '').replace(/^\/.*\/(\.partial-[^/]+|deps\/[^/]+)\/files/, '$DEPS'),
+      a
+        .replace(/^\/.*\/chainsmith-src-[^/]+\//, '')
+        .replace(/^\/.*\/chainsmith-pip-download-[^/]+\//, '')
+        .replace(/^\/.*\/(\.partial-[^/]+|deps\/[^/]+)\/files/, '$DEPS'),
     ),
   ].join(' ');
 }
@@ -480,6 +501,8 @@ async function readPinned(file: string): Promise<string[]> {
 }
 
 interface UvTools {
+  /** The tools' directory: uv's venv and the download store are under it. */
+  dir: string;
   uv: string;
   /** The venv's Python, whose pip downloads. */
   python: string;
@@ -508,7 +531,7 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
     }
     const version = (await runTool(uv, ['--version'])).stdout.trim().replace(/ \(.*\)$/, '');
     const pipVersion = /pip (\S+)/.exec((await runTool(python, ['-m', 'pip', '--version'])).stdout)?.[1] ?? 'unknown';
-    return { uv, python, version, pipVersion };
+    return { dir: toolsDir, uv, python, version, pipVersion };
   })();
   installs.set(toolsDir, installing);
   installing.catch(() => installs.delete(toolsDir));
