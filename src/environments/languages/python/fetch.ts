@@ -9,6 +9,7 @@ import { runTool, tail, type ToolRun } from '../../host-tools';
 import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
 import { DownloadStore } from './download-store';
+import { buildResolutionKey, keptResolution } from './build-resolutions';
 
 /** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
 const GLIBC_MINOR = 36;
@@ -343,9 +344,15 @@ export function pythonFetch(inputs: PythonInputs) {
     // The build backend, resolved apart: a lock file need not hold it, and the project installs without build isolation.
     const build = join(ctx.srcDir, '.chainsmith-build-requirements.in');
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
-    await writeFile(build, [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling].join('\n') + '\n');
-    const b = await runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal });
-    if (b.code !== 0)
+    const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling];
+    await writeFile(build, buildLines.join('\n') + '\n');
+    const b = await keptResolution(
+      join(tools.dir, 'build-resolutions'),
+      buildResolutionKey(buildLines, [pyVersion, GLIBC_MINOR, ctx.asOf.toISOString(), tools.version, env]),
+      buildPinned,
+      () => runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal }),
+    );
+    if (!('kept' in b) && b.code !== 0)
       throw resolverFailure(
         `uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')})`,
         shown(tools.uv, compile([build], buildPinned)),

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detectPython } from '../../../../src/environments/languages/python/detect';
 import { fileRelease } from '../../../../src/environments/languages/python/download-store';
+import { buildResolutionKey } from '../../../../src/environments/languages/python/build-resolutions';
 
-/** A pyproject project requiring `requirement`, fetched as of mid-2023 with the given tools directory. */
-async function fetchProject(root: string, name: string, requirement: string, toolsDir: string) {
+/** A pyproject project requiring `requirement`, fetched as of `asOf` (mid-2023) with the given tools directory. */
+async function fetchProject(root: string, name: string, requirement: string, toolsDir: string, asOf = '2023-06-01') {
   const src = join(root, `${name}-src`);
   await mkdir(join(src, 'acme'), { recursive: true });
   await writeFile(join(src, 'acme', '__init__.py'), '');
@@ -36,7 +37,7 @@ async function fetchProject(root: string, name: string, requirement: string, too
   const resolution = await recipe.fetch!({
     srcDir: src,
     depsDir,
-    asOf: new Date('2023-06-01T00:00:00Z'),
+    asOf: new Date(`${asOf}T00:00:00Z`),
     log: (l) => log.push(l),
     signal: new AbortController().signal,
     toolsDir,
@@ -80,4 +81,32 @@ test("distribution files are matched to a pin's name and version, wheels and sdi
   expect(fileRelease('python-dateutil-2.8.2.tar.gz', '2.8.2')).toBe('python-dateutil');
   expect(fileRelease('six-1.16.0-py2.py3-none-any.whl', '1.15.0')).toBeUndefined();
   expect(fileRelease('requirements.txt', '1.0')).toBeUndefined();
+});
+
+test('the build requirements resolve once per lines, Python and date: a repeat takes the kept resolution, another date resolves anew', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-build-resolutions-'));
+  const tools = join(root, 'tools');
+  const kept = () => readdir(join(tools, 'build-resolutions')).catch(() => []);
+  const version = (r: { resolution: { packages: Array<{ name: string; version: string }> } }, name: string) =>
+    r.resolution.packages.find((p) => p.name.toLowerCase() === name)?.version;
+  const first = await fetchProject(root, 'first', 'six', tools);
+  expect(await kept()).toHaveLength(1);
+  const again = await fetchProject(root, 'again', 'six', tools);
+  expect(await kept()).toHaveLength(1);
+  expect(again.resolution.packages).toEqual(first.resolution.packages);
+  // A year earlier: not the kept resolution, an older setuptools.
+  const older = await fetchProject(root, 'older', 'six', tools, '2022-06-01');
+  expect(await kept()).toHaveLength(2);
+  expect(version(older, 'setuptools')).not.toEqual(version(first, 'setuptools'));
+  expect(Number(version(older, 'setuptools')!.split('.')[0])).toBeLessThan(
+    Number(version(first, 'setuptools')!.split('.')[0]),
+  );
+  await rm(root, { recursive: true, force: true });
+}, 600_000);
+
+test('build requirements naming a path or URL are not kept', () => {
+  expect(buildResolutionKey(['setuptools>=61', 'wheel'], ['3.8'])).toMatch(/^[0-9a-f]{24}$/);
+  expect(buildResolutionKey(['setuptools', './backend'], ['3.8'])).toBeUndefined();
+  expect(buildResolutionKey(['acme @ https://example.test/acme.whl'], ['3.8'])).toBeUndefined();
+  expect(buildResolutionKey(['setuptools'], ['3.8'])).not.toEqual(buildResolutionKey(['setuptools'], ['3.9']));
 });
