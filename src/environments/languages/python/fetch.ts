@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -545,8 +545,45 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
   return installing;
 }
 
+const settings = new Map<string, Promise<Record<string, string>>>();
+
+/**
+ * uvSettings, asked once per Python and state of the host's pip configuration (`pip config list` is a
+ * Python start-up, 0.36 CPU-s, and ran at every fetch): a changed PIP_* variable or pip.conf (its size
+ * or time) asks again.
+ */
+export function uvSettings(python: string): Promise<Record<string, string>> {
+  const files = [
+    process.env.PIP_CONFIG_FILE,
+    '/etc/pip.conf',
+    '/etc/xdg/pip/pip.conf',
+    join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'pip', 'pip.conf'),
+    join(homedir(), '.pip', 'pip.conf'),
+    process.env.VIRTUAL_ENV && join(process.env.VIRTUAL_ENV, 'pip.conf'),
+  ].filter((f): f is string => !!f);
+  const state = JSON.stringify([
+    python,
+    Object.entries(process.env).filter(([k]) => k.startsWith('PIP_')),
+    files.map((f) => {
+      try {
+        const st = statSync(f);
+        return [f, st.size, st.mtimeMs];
+      } catch {
+        return [f];
+      }
+    }),
+  ]);
+  let known = settings.get(state);
+  if (!known) {
+    known = readUvSettings(python);
+    settings.set(state, known);
+    known.catch(() => settings.delete(state));
+  }
+  return known;
+}
+
 /** The host's pip configuration (pip.conf files and PIP_* variables) as uv's variables: uv reads no pip.conf. */
-async function uvSettings(python: string): Promise<Record<string, string>> {
+async function readUvSettings(python: string): Promise<Record<string, string>> {
   const listed = (await runTool(python, ['-m', 'pip', 'config', 'list'])).stdout;
   const conf = new Map<string, string>();
   for (const line of listed.split('\n')) {
