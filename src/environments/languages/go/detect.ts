@@ -93,7 +93,8 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
       // Every package and test import resolves from the copied cache alone.
       'go list -deps -test ./... > /dev/null',
       // Leaves the test builds in the image's build cache; a base whose tests do not build still gets an image.
-      `go test -count=1 -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
+      // Without vet, as the runner's test runs (go-test.ts): its facts would fill the cache for nothing.
+      `go test -count=1 -vet=off -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
     ],
     // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
     env: {
