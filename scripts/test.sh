@@ -15,7 +15,8 @@ out=$(mktemp -d)
 # Every temporary directory the tests and the processes they start make (os.tmpdir() reads TMPDIR) goes
 # under one directory of this run's, removed when it ends: runs left their clones, data directories
 # and dossiers behind in /tmp (18 GB had piled up).
-TMPDIR=$(mktemp -d -t chainsmith-tests.XXXXXX)
+# Open to every user as /tmp is: some tests run the CLI as an unprivileged user.
+TMPDIR=$(mktemp -d -t chainsmith-tests.XXXXXX) && chmod 1777 "$TMPDIR"
 export TMPDIR
 trap 'rm -rf "$out"; rm -rf "$TMPDIR" 2>/dev/null' EXIT
 names=(typecheck lint format no-docker)

@@ -93,8 +93,8 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
   };
   /**
    * Fetched dependencies kept out of the image, for an ecosystem whose local store is addressed by
-   * coordinates and only ever added to (Maven's local repository): each fetch's `from` (below the
-   * fetch's directory) joins one store per repository history on the host (store.ts), mounted
+   * coordinates and only ever added to (Maven's local repository, Go's module cache): each fetch's
+   * `from` (below the fetch's directory) joins one store per repository history on the host (store.ts), mounted
    * read-only at `dir` in builds and in every sandbox of the environment, gold and agent alike. The
    * image then holds the toolchain and setup only, so its key leaves the packages out: stages whose
    * dependencies differ share one image, each finding its own in the store. Files named by `leaveOut`

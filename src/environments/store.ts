@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, link, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TransientError } from '../errors';
@@ -7,7 +7,7 @@ import { TransientError } from '../errors';
 /**
  * One store of fetched dependencies per repository history (LanguageRecipe.dependencyStore), which
  * every fetch adds to and none removes from. Entries are addressed by coordinates (a Maven artifact's
- * group/artifact/version path): a file already there is the same file, so it is kept, and a fetch's
+ * group/artifact/version path, a Go module's path@version): a file already there is the same file, so it is kept, and a fetch's
  * new files are hard links to its own (a copy across file systems), each put in place by a rename so
  * that a sandbox reading the store never sees half a file. Metadata files (`maven-metadata*.xml`,
  * the versions a registry lists for a version range) are the one exception: the later fetch's
@@ -51,7 +51,8 @@ async function place(src: string, dst: string): Promise<void> {
   try {
     await link(src, tmp).catch(async () => {
       await copyFile(src, tmp);
-      await chmod(tmp, 0o644);
+      // Readable by all; executable where the fetch's file is (a Go toolchain module's binaries).
+      await chmod(tmp, (await stat(src)).mode & 0o111 ? 0o755 : 0o644);
     });
     await rename(tmp, dst);
   } finally {

@@ -146,8 +146,10 @@ describe('go runner', () => {
       './doc',
     ]);
     expect(goTestPackages(['completions_test.go', 'README.md'])).toBeUndefined();
-    expect(goRunner.command(['doc/man_docs_test.go'])).toContain('go test -json -count=1 ./doc >');
-    expect(goRunner.command([])).toContain('go test -json -count=1 ./... >');
+    expect(goRunner.command(['doc/man_docs_test.go'])).toContain(
+      'go test -json -count=1 -vet=off "${gc_exec[@]}" ./doc >',
+    );
+    expect(goRunner.command([])).toContain('go test -json -count=1 -vet=off "${gc_exec[@]}" ./... >');
   });
 });
 

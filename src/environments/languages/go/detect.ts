@@ -1,4 +1,4 @@
-import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import { type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
 import { compareVersions, mustRun, toolVersion } from '../host-command';
 import { runTool } from '../../host-tools';
 import { join } from 'node:path';
@@ -13,7 +13,13 @@ export const DEBIAN_GO = '1.19';
 /** The first Go released as a golang.org/toolchain module. */
 const FIRST_TOOLCHAIN_MODULE = '1.21.0';
 const GOPATH = '/home/agent/go';
-const GOMODCACHE = `${GOPATH}/pkg/mod`;
+/**
+ * The repository's module store (LanguageRecipe.dependencyStore), mounted read-only: the module cache
+ * every build and sandbox reads. Its entries are module@version directories and downloads, each the
+ * same bytes whichever fetch brought it (checked against go.sum as it came in), and go.mod with go.sum
+ * pick the versions a build reads, never what else the cache holds.
+ */
+export const GO_STORE = '/opt/chainsmith/go-modules';
 const GOARCH: Record<string, string> = {
   x64: 'amd64',
   arm64: 'arm64',
@@ -53,10 +59,12 @@ export function toolchainFor(gomod: string): { version?: string; note?: string }
 }
 
 /**
- * Go modules with a go.mod at the root. The module cache is filled on the host (`go mod download`
+ * Go modules with a go.mod at the root. A module cache is filled on the host (`go mod download`
  * through the host's GOPROXY, checked against the committed go.sum), with the golang.org/toolchain
- * module of a newer Go where go.mod needs one, and copied into the image; builds there run with
- * GOPROXY=off. Debian's go 1.19 predates GOTOOLCHAIN, so a newer toolchain is put first on PATH.
+ * module of a newer Go where go.mod needs one, and joins the repository's module store (GO_STORE),
+ * which builds and sandboxes read with GOPROXY=off. The image holds the toolchain and a build cache
+ * warmed at its first stage, not the modules: every stage on one Go version shares one image, whatever
+ * its go.mod requires. Debian's go 1.19 predates GOTOOLCHAIN, so a newer toolchain is put first on PATH.
  */
 export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<GoRecipe | undefined> {
   if (!files.rootFiles.has('go.mod')) return undefined;
@@ -78,37 +86,33 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
     // Minimal version selection from go.mod (and go.sum) decides every version: no date enters.
     pinned: true,
     withMerged: unionDirectory('mod'),
+    dependencyStore: { dir: GO_STORE, from: 'mod' },
     setup: [
-      `mkdir -p ${GOPATH}/pkg`,
-      // An earlier era's image (the seed) holds its own module cache: replaced, so the image holds this resolution alone.
-      `if [ -d ${GOMODCACHE} ]; then chmod -R u+w ${GOMODCACHE} && rm -rf ${GOMODCACHE}; fi`,
-      `cp -R ${DEPS_MOUNT}/mod ${GOMODCACHE}`,
       'go version',
       'go build ./...',
       // Every package and test import resolves from the copied cache alone.
       'go list -deps -test ./... > /dev/null',
       // Leaves the test builds in the image's build cache; a base whose tests do not build still gets an image.
-      `go test -count=1 -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
+      // Without vet, as the runner's test runs (go-test.ts): its facts would fill the cache for nothing.
+      `go test -count=1 -vet=off -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
     ],
     // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
     env: {
       GOPATH,
-      GOMODCACHE,
+      GOMODCACHE: GO_STORE,
       GOCACHE: '/home/agent/.cache/go-build',
       GOPROXY: 'off',
       GOSUMDB: 'off',
       GOTOOLCHAIN: 'local',
       CGO_ENABLED: '0',
     },
-    reuse:
-      'the Go build cache (entries keyed by the hashes of their inputs, the Go version included: packages unchanged since the earlier era are not compiled again)',
     // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
     sharedCache: {
       dir: '/cache/go-build',
       env: { GOCACHE: '/cache/go-build' },
       seedFrom: '/home/agent/.cache/go-build',
     },
-    path: toolchainModule ? [`${GOMODCACHE}/${toolchainModule}/bin`] : [],
+    path: toolchainModule ? [`${GO_STORE}/${toolchainModule}/bin`] : [],
     runner: 'go',
   };
 }
@@ -153,8 +157,9 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
   }
   // A module that requires nothing leaves no cache at all; the build copies one, empty or not.
   await mkdir(env.GOMODCACHE, { recursive: true });
-  // The go command leaves toolchain directories read-only, which would stop the cache from being deleted.
-  await runTool('chmod', ['-R', 'u+w', env.GOMODCACHE], { cwd: ctx.depsDir });
+  // The go command leaves toolchain directories read-only, which would stop the cache from being deleted;
+  // the store links these files, which the sandboxes' user reads whatever the host's umask.
+  await runTool('chmod', ['-R', 'u+w,a+rX', env.GOMODCACHE], { cwd: ctx.depsDir });
   return {
     ecosystem: 'go-modules',
     tool: await toolVersion('go', ['version']),

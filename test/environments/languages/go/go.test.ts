@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RepoFiles } from '../../../../src/environments/contract';
-import { detectGo, toolchainFor } from '../../../../src/environments/languages/go/detect';
+import { detectGo, GO_STORE, toolchainFor } from '../../../../src/environments/languages/go/detect';
 import { gitRepoFiles } from '../../../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
 import { cloneBundle } from '../../../support/real-repos';
@@ -33,7 +33,8 @@ describe('Go recipe', () => {
       toolchain: { image: 'go', version: '1.19' },
       path: [],
     });
-    expect(recipe?.env).toMatchObject({ GOPROXY: 'off', GOMODCACHE: '/home/agent/go/pkg/mod', GOTOOLCHAIN: 'local' });
+    expect(recipe?.env).toMatchObject({ GOPROXY: 'off', GOMODCACHE: GO_STORE, GOTOOLCHAIN: 'local' });
+    expect(recipe?.dependencyStore).toEqual({ dir: GO_STORE, from: 'mod' });
   });
 
   it('takes a newer Go from the toolchain module: the toolchain line, else the go line, at least go1.21.0', async () => {
@@ -48,7 +49,7 @@ describe('Go recipe', () => {
       note: expect.stringContaining('golang.org/toolchain'),
     });
     expect(recipe?.path[0]).toMatch(
-      /^\/home\/agent\/go\/pkg\/mod\/golang\.org\/toolchain@v0\.0\.1-go1\.22\.1\.linux-\w+\/bin$/,
+      /^\/opt\/chainsmith\/go-modules\/golang\.org\/toolchain@v0\.0\.1-go1\.22\.1\.linux-\w+\/bin$/,
     );
   });
 
@@ -89,7 +90,7 @@ describe('Go recipe', () => {
       try {
         const resolution = await recipe!.fetch!(ctx);
         expect(resolution.packages.map((p) => p.name)).toContain('golang.org/toolchain');
-        const bin = recipe!.path[0].replace('/home/agent/go/pkg/mod', join(ctx.depsDir, 'mod'));
+        const bin = recipe!.path[0].replace(GO_STORE, join(ctx.depsDir, 'mod'));
         expect(existsSync(join(bin, 'go'))).toBe(true);
         const version = execFileSync(join(bin, 'go'), ['version'], {
           cwd: src,
