@@ -1,9 +1,11 @@
 import Docker from 'dockerode';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ArtifactStore } from '../../src/artifacts/store';
 import { Environments } from '../../src/environments/builder';
 import { baseImageTag } from '../../src/environments/images';
 import type { RecipeOverride } from '../../src/environments/recipe';
+import type { GoldValidationDeps } from '../../src/judge/gold-validation';
 
 export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
 
@@ -29,4 +31,14 @@ export function testEnvironments(
     defaultTestCommand: TEST_COMMAND,
     log: () => undefined,
   });
+}
+
+/** What gold validation needs in a test: its artifacts under `dir`, sandboxes capped as testEnvironments' builds are. */
+export function goldDeps(docker: Docker, dir: string, environments: Environments): GoldValidationDeps {
+  return {
+    docker,
+    store: new ArtifactStore(join(dir, 'artifacts')),
+    sandbox: { memoryMb: 1024, pidsLimit: 256 },
+    environments,
+  };
 }

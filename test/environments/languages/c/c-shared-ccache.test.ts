@@ -2,7 +2,6 @@ import Docker from 'dockerode';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { checkoutLines } from '../../../../src/container/checkout';
 import { DockerContainer } from '../../../../src/container/docker-container';
 import { CMAKE_BUILD_DIR } from '../../../../src/environments/languages/c/ctest';
@@ -10,7 +9,7 @@ import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { StageSandbox } from '../../../../src/stage/stage-sandbox';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes } from '../../../support/containers';
-import { testEnvironments } from '../../../support/environments';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 
 const docker = new Docker();
 
@@ -55,12 +54,7 @@ test("gold sandboxes share ccache's store: the next stage's base compiles from i
   const chain = repo.chain('gen/calc-c', [first, second]);
   // A data directory of its own: its shared store starts empty.
   const environments = testEnvironments(docker, {}, join(dir, 'data'));
-  const deps = {
-    docker,
-    store: new ArtifactStore(join(dir, 'artifacts')),
-    sandbox: { memoryMb: 1024, pidsLimit: 256 },
-    environments,
-  };
+  const deps = goldDeps(docker, dir, environments);
   const env = await environments.forStage(chain, 0);
   expect(env.recipe.origin).toBe('c-cmake');
   // One image for both stages (same CMakeLists.txt, nothing fetched), built at stage 1's base.

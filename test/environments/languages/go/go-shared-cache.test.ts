@@ -2,14 +2,13 @@ import Docker from 'dockerode';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { checkoutLines } from '../../../../src/container/checkout';
 import { DockerContainer } from '../../../../src/container/docker-container';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { StageSandbox } from '../../../../src/stage/stage-sandbox';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes } from '../../../support/containers';
-import { testEnvironments } from '../../../support/environments';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
@@ -43,12 +42,7 @@ testIf(missingTool('go'))(
     const chain = repo.chain('gen/calc', [first, second]);
     // A data directory of its own: its shared cache starts empty.
     const environments = testEnvironments(docker, {}, join(dir, 'data'));
-    const deps = {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 1024, pidsLimit: 256 },
-      environments,
-    };
+    const deps = goldDeps(docker, dir, environments);
     expect(await goldTestsFor(deps, chain, 0)).toMatchObject({
       status: 'verified',
       failToPass: ['example.test/calc/TestVersion'],

@@ -4,12 +4,11 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { GO_STORE } from '../../../../src/environments/languages/go/detect';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes, removeImages } from '../../../support/containers';
-import { testEnvironments } from '../../../support/environments';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
@@ -65,12 +64,7 @@ testIf(missingTool('go'))(
     const chain = repo.chain('gen/go-store', [fix, is]);
     // A data directory of its own: the store starts empty.
     const environments = testEnvironments(docker, {}, join(dir, 'home'));
-    const deps = {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 1024, pidsLimit: 256 },
-      environments,
-    };
+    const deps = goldDeps(docker, dir, environments);
     try {
       expect(await goldTestsFor(deps, chain, 0)).toMatchObject({
         status: 'verified',

@@ -2,11 +2,10 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes } from '../../../support/containers';
-import { testEnvironments } from '../../../support/environments';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
@@ -30,12 +29,7 @@ testIf(missingTool('go'))(
       'half.go': code('n / 3'),
     });
     const pr = await repo.pr(1, 'Half halves', { 'half.go': code('n / 2'), 'half_test.go': TEST });
-    const deps = {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 1024, pidsLimit: 256 },
-      environments: testEnvironments(docker, {}, join(dir, 'home')),
-    };
+    const deps = goldDeps(docker, dir, testEnvironments(docker, {}, join(dir, 'home')));
     expect(await goldTestsFor(deps, repo.chain('gen/go-vet', [pr]), 0)).toMatchObject({
       status: 'verified',
       failToPass: ['example.test/half/TestHalf'],

@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes, removeImages } from '../../../support/containers';
-import { testEnvironments } from '../../../support/environments';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
@@ -66,12 +65,7 @@ testIf(missingTool('mvn'))(
     });
     const chain = repo.chain('gen/tally-java5', [fix, shout]);
     const environments = testEnvironments(docker);
-    const deps = {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 1024, pidsLimit: 256 },
-      environments,
-    };
+    const deps = goldDeps(docker, dir, environments);
 
     const first = await goldTestsFor(deps, chain, 0);
     images.push(...environments.built.map((b) => b.image));

@@ -4,13 +4,12 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { MAVEN_STORE } from '../../../../src/environments/languages/java/detect';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { StageSandbox } from '../../../../src/stage/stage-sandbox';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes, removeImages } from '../../../support/containers';
-import { testEnvironments } from '../../../support/environments';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
@@ -89,12 +88,7 @@ testIf(missingTool('mvn'))(
     const chain = repo.chain('gen/words-store', [fix, shout]);
     // A data directory of its own: the store starts empty.
     const environments = testEnvironments(docker, {}, join(dir, 'home'));
-    const deps = {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 1024, pidsLimit: 256 },
-      environments,
-    };
+    const deps = goldDeps(docker, dir, environments);
 
     try {
       const first = await goldTestsFor(deps, chain, 0);

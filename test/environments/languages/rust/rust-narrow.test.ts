@@ -2,10 +2,9 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { testEnvironments } from '../../../support/environments';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
@@ -35,16 +34,7 @@ testIf(missingTool('cargo'))(
     // The fixture changes with the code: before the change the test compares 42 with 41.
     await repo.checkout(chain.prs[0].mergeSha);
     const environments = testEnvironments(docker);
-    const gold = await goldTestsFor(
-      {
-        docker,
-        store: new ArtifactStore(join(dir, 'artifacts')),
-        sandbox: { memoryMb: 1024, pidsLimit: 256 },
-        environments,
-      },
-      chain,
-      0,
-    );
+    const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0);
     expect(gold).toMatchObject({ status: 'verified', runner: 'cargo', signal: 'per-test', brokenOnGold: [] });
     expect(gold.failToPass).toEqual(['fixture::matches_fixture']);
     expect(gold.passToPass).toEqual(['narrow::tests::positive']);
