@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../../../errors';
@@ -28,9 +28,15 @@ const PLATFORMS = [
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, and when ranges began to resolve as of their quarter's start (quarterStart).
-  return compareVersions(python, '3.12') >= 0 ? 6 : 5;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), and when the fetch began to leave uv in the dependency directory (UV_IN_DEPS).
+  return compareVersions(python, '3.12') >= 0 ? 7 : 6;
 }
+
+/**
+ * The name under which a fetch for Python 3.8 or later leaves the host's uv (a hard link where it can)
+ * in the dependency directory: the environment's build fills its venv with it (detect.ts, uvVenv).
+ */
+export const UV_IN_DEPS = 'uv';
 
 /**
  * Test tooling that runs on a Python only from these versions on, by the minor from which a floor
@@ -410,6 +416,7 @@ export function pythonFetch(inputs: PythonInputs) {
       }
     }
     await wheelsFromSdists(tools.python, ctx, notes);
+    if (compareVersions(pyVersion, '3.8') >= 0) await linkOrCopy(tools.uv, join(ctx.depsDir, UV_IN_DEPS));
     const packages = lines
       .map((l) => /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s;]+)/.exec(l))
       .filter((m): m is RegExpExecArray => !!m)
@@ -423,6 +430,12 @@ export function pythonFetch(inputs: PythonInputs) {
       notes,
     };
   }
+}
+
+/** A hard link where `from` and `to` share a file system (uv is 38 MB), a copy where they do not. */
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  await rm(to, { force: true });
+  await link(from, to).catch(() => copyFile(from, to));
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
