@@ -188,23 +188,27 @@ const uvInstalls = (minor: string) => compareVersions(minor, '3.8') >= 0;
 
 /**
  * A venv filled by the uv the fetch left in the dependency directory (fetch.ts, UV_IN_DEPS) instead of
- * ensurepip and pip: the same wheels, the same pip, the same files (uv adds its own dist-info notes),
- * all byte-compiled as pip compiles them. Profiled on Jinja's 3.8 venv (one CPU, cgroup CPU):
- * `python -m venv` 4.3–5.3 CPU-s (ensurepip runs pip from its wheel, compiling it on every import, to
- * install pip and a setuptools the pinned one then replaces), pip's install of 12 wheels 3.7 s; here
- * 0.2 s, pip's wheel 2.5 s and the 12 wheels 3.0 s, most of both the byte-compiling. pip is the one
- * ensurepip would have installed (its wheel from the interpreter's `ensurepip/_bundled`, or Debian's
- * python-wheels), before the requirements as ensurepip's is, so a pinned pip replaces it as before;
- * where no such wheel is found, ensurepip seeds it as before.
+ * ensurepip and pip: the same wheels, the same pip, the same files (uv adds its own dist-info notes).
+ * Profiled on Jinja's 3.8 venv (one CPU, cgroup CPU): `python -m venv` 4.3–5.3 CPU-s (ensurepip runs
+ * pip from its wheel, compiling it on every import, to install pip and a setuptools the pinned one then
+ * replaces), pip's install of 12 wheels 3.7 s; here 0.2 s, the 12 wheels 3.0 s (byte-compiled as pip
+ * compiles them) and pip's wheel 0.75 s. pip is the one ensurepip would have installed (its wheel
+ * from the interpreter's `ensurepip/_bundled`, or Debian's python-wheels), or the requirements' own
+ * where they pin one, as before; where no such wheel is found, ensurepip installs it as before.
+ * pip alone is not byte-compiled (1.7 CPU-s a venv): test runs never import it; a pip run in the
+ * sandbox (the project's editable install below, an agent's) compiles what it imports in memory,
+ * about 0.3 s a run. That is work left out, not shared.
  */
 function uvVenv(interpreter: string, venv: string, deps: string): string[] {
-  const uv = `${deps}/${UV_IN_DEPS} pip install --python ${venv}/bin/python --offline --no-index --no-cache --quiet --compile-bytecode`;
+  const uv = `${deps}/${UV_IN_DEPS} pip install --python ${venv}/bin/python --offline --no-index --no-cache --quiet`;
   const bundled = `$(${interpreter} -c 'import ensurepip,os;print(os.path.dirname(ensurepip.__file__))')/_bundled`;
   return [
     `${interpreter} -m venv --system-site-packages --without-pip ${venv}`,
-    `v=$(${interpreter} -m ensurepip --version | cut -d' ' -f2); w=$(ls ${bundled}/pip-$v-*.whl /usr/share/python-wheels/pip-$v-*.whl 2>/dev/null | head -n1 || true); ` +
-      `if [ -n "$w" ]; then ${uv} --find-links "$(dirname "$w")" "pip==$v"; else ${venv}/bin/python -m ensurepip --default-pip; fi`,
-    `${uv} --find-links ${deps} -r ${deps}/requirements.txt`,
+    `${uv} --compile-bytecode --find-links ${deps} -r ${deps}/requirements.txt`,
+    // Last, so that no later install byte-compiles it (uv compiles the whole of site-packages); where the requirements pinned a pip, that one stays.
+    `if ! ls -d ${venv}/lib/python*/site-packages/pip-*.dist-info >/dev/null 2>&1; then ` +
+      `v=$(${interpreter} -m ensurepip --version | cut -d' ' -f2); w=$(ls ${bundled}/pip-$v-*.whl /usr/share/python-wheels/pip-$v-*.whl 2>/dev/null | head -n1 || true); ` +
+      `if [ -n "$w" ]; then ${uv} --find-links "$(dirname "$w")" "pip==$v"; else ${venv}/bin/python -m ensurepip --default-pip; fi; fi`,
   ];
 }
 

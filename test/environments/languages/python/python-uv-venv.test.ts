@@ -63,7 +63,7 @@ async function inImage(env: Environment, repoPath: string): Promise<Record<strin
  * next environment holds.
  */
 testIf(missingPythons(['3.8']))(
-  "a 3.8 venv filled by uv holds ensurepip's pip and the pinned packages, compiled; a changed pin is installed",
+  "a 3.8 venv filled by uv holds ensurepip's pip and the pinned packages, compiled (pip alone is not); a changed pin is installed",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-uv-venv-'));
     const repo = await ChainRepo.create(
@@ -98,8 +98,9 @@ testIf(missingPythons(['3.8']))(
     expect(a.iniconfig).toBe('/work/.venv/lib/python3.8/site-packages/iniconfig');
     expect(a.versions).toMatch(/iniconfig==2\.0\.0/);
     expect(a.versions).toMatch(/pytest==/);
+    // The requirements are byte-compiled as pip compiles them; pip itself, which test runs never import, is not.
     expect(Number(a.pyc)).toBeGreaterThan(0);
-    expect(Number(a['pip-pyc'])).toBeGreaterThan(100);
+    expect(a['pip-pyc']).toBe('0');
 
     // #2 pins an older iniconfig: the stage after it holds that one, in an environment of its own.
     expect(third.image).not.toBe(first.image);
