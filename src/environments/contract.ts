@@ -90,6 +90,11 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
     dir: string;
     env: Record<string, string>;
     /** The image's own cache (warmed by its setup), copied in once per image. */ seedFrom?: string;
+    /**
+     * A directory of the image replaced by a link to `dir` in each gold sandbox, for a tool whose cache
+     * no variable moves (cargo keeps rustc's incremental state under its target directory).
+     */
+    link?: string;
   };
   /**
    * Fetched dependencies kept out of the image, for an ecosystem whose local store is addressed by

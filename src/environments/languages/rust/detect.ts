@@ -27,6 +27,22 @@ const LATER_DAYS = [0, 1, 7, 30, 90];
  * and every sandbox compile alike (a setting that differed would rebuild every dependency).
  */
 const LIMITED_DEBUGINFO = { CARGO_PROFILE_DEV_DEBUG: '1', CARGO_PROFILE_TEST_DEBUG: '1' };
+/**
+ * rustc's incremental state, shared by gold sandboxes across stages and chains (as Go's GOCACHE): a
+ * sandbox's first run compiles the crate under the PR's feature sets, which the image's build did not,
+ * and the next stage's base is mostly this stage's merge. Safe to share as a developer's target dir
+ * keeps it across edits and checkouts (and as the image's own serves every later stage): rustc reuses
+ * a result only where the stable hashes of all its inputs are unchanged, rejects state another rustc
+ * wrote, and locks each session against concurrent compilers; each crate's directory is named by
+ * cargo's metadata hash (rustc, features, profile, dependencies, the crate's version). cargo still
+ * decides what to compile from the sandbox's own target dir.
+ */
+const INCREMENTAL_SHARED = {
+  dir: '/cache/rustc-incremental',
+  env: {},
+  seedFrom: `${TARGET_DIR}/debug/incremental`,
+  link: `${TARGET_DIR}/debug/incremental`,
+};
 /** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
 const VENDOR_MTIME = 946684800;
 
@@ -93,6 +109,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
         CARGO_TERM_COLOR: 'never',
         ...LIMITED_DEBUGINFO,
       },
+      sharedCache: INCREMENTAL_SHARED,
       path: [],
       runner: 'cargo',
       tooOld: /package `[^`]+` cannot be built because it requires rustc \S+ or newer/,
