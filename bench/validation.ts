@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths';
@@ -57,72 +57,78 @@ function languages(): string[] {
 export async function run(): Promise<Figure[]> {
   const wanted = languages();
   const docker = new Docker();
-  const work = await mkdtemp(join(tmpdir(), 'chainsmith-bench-validation-'));
   const newCli = join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
   if (!existsSync(newCli)) throw new Error(`${newCli} is missing: npm run build first`);
-  const oldCli = await buildBaseline(work);
+  const work = await mkdtemp(join(tmpdir(), 'chainsmith-bench-validation-'));
   const figures: Figure[] = [];
   let aborts = 0;
-  for (const [name, language] of Object.entries(REPOS)) {
-    if (!wanted.includes(language)) continue;
-    const bundle = name.replace('/', '+');
-    if (!bundlePath(bundle)) {
-      say(`${name}: skipped, no ${bundle}.bundle in ${SHARED_REPOS}`);
-      continue;
-    }
-    const clone = await cloneBundle(bundle);
-    const chainsFile = join(work, `${bundle}.chains.jsonl`);
-    const mined = join(work, `${bundle}.mined.jsonl`);
-    await must('node', [newCli, 'mine', '--repo', clone, '--name', name, '--out', mined], work);
-    let lines = (await readFile(mined, 'utf8')).split('\n').filter((l) => l.trim());
-    if (CHAIN_LIMIT > 0) lines = lines.slice(-CHAIN_LIMIT);
-    await writeFile(chainsFile, lines.join('\n') + '\n');
-    const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: unknown[] });
-    const stages = chains.reduce((n, c) => n + c.prs.length, 0);
-    say(
-      `${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`,
-    );
-
-    const kept = await removeEnvImages(docker, name);
-    if (kept)
-      say(`${name}: ${kept} environment image(s) in use could not be removed; a stage on one of them starts warm`);
-    const before = new Set((await envImages(docker, name)).keys());
-    say(`${name}: validating with this code`);
-    const ours = await validateRun(
-      newCli,
-      chainsFile,
-      join(work, `${bundle}.new.jsonl`),
-      await fresh(work, `${bundle}-new`),
-      (l) => say(`${name} new ${l}`),
-    );
-    const afterOurs = await envImages(docker, name);
-    const oursBuilt = [...afterOurs.keys()].filter((t) => !before.has(t));
-    say(`${name}: validating with today's code (${BASELINE_COMMIT})`);
-    const today = await validateRun(
-      oldCli,
-      chainsFile,
-      join(work, `${bundle}.today.jsonl`),
-      await fresh(work, `${bundle}-today`),
-      (l) => say(`${name} today ${l}`),
-    );
-    const todayBuilt = [...(await envImages(docker, name)).keys()].filter((t) => !afterOurs.has(t) && !before.has(t));
-
-    const ourAborted = ours.exitCode !== 0 || ours.records.length < stages;
-    if (ourAborted) {
-      aborts += 1;
+  try {
+    const oldCli = await buildBaseline(work);
+    for (const [name, language] of Object.entries(REPOS)) {
+      if (!wanted.includes(language)) continue;
+      const bundle = name.replace('/', '+');
+      if (!bundlePath(bundle)) {
+        say(`${name}: skipped, no ${bundle}.bundle in ${SHARED_REPOS}`);
+        continue;
+      }
+      const clone = await cloneBundle(bundle);
+      const chainsFile = join(work, `${bundle}.chains.jsonl`);
+      const mined = join(work, `${bundle}.mined.jsonl`);
+      await must('node', [newCli, 'mine', '--repo', clone, '--name', name, '--out', mined], work);
+      let lines = (await readFile(mined, 'utf8')).split('\n').filter((l) => l.trim());
+      if (CHAIN_LIMIT > 0) lines = lines.slice(-CHAIN_LIMIT);
+      await writeFile(chainsFile, lines.join('\n') + '\n');
+      const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: unknown[] });
+      const stages = chains.reduce((n, c) => n + c.prs.length, 0);
       say(
-        `${name}: this code stopped (exit ${ours.exitCode}, ${ours.records.length} of ${stages} stages written):\n${ours.tail}`,
+        `${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`,
       );
+
+      const kept = await removeEnvImages(docker, name);
+      if (kept)
+        say(`${name}: ${kept} environment image(s) in use could not be removed; a stage on one of them starts warm`);
+      const before = new Set((await envImages(docker, name)).keys());
+      say(`${name}: validating with this code`);
+      const ours = await validateRun(
+        newCli,
+        chainsFile,
+        join(work, `${bundle}.new.jsonl`),
+        await fresh(work, `${bundle}-new`),
+        (l) => say(`${name} new ${l}`),
+      );
+      const afterOurs = await envImages(docker, name);
+      const oursBuilt = [...afterOurs.keys()].filter((t) => !before.has(t));
+      say(`${name}: validating with today's code (${BASELINE_COMMIT})`);
+      const today = await validateRun(
+        oldCli,
+        chainsFile,
+        join(work, `${bundle}.today.jsonl`),
+        await fresh(work, `${bundle}-today`),
+        (l) => say(`${name} today ${l}`),
+      );
+      const todayBuilt = [...(await envImages(docker, name)).keys()].filter((t) => !afterOurs.has(t) && !before.has(t));
+
+      const ourAborted = ours.exitCode !== 0 || ours.records.length < stages;
+      if (ourAborted) {
+        aborts += 1;
+        say(
+          `${name}: this code stopped (exit ${ours.exitCode}, ${ours.records.length} of ${stages} stages written):\n${ours.tail}`,
+        );
+      }
+      if (today.exitCode !== 0)
+        say(
+          `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
+        );
+      const layers = await Promise.all(oursBuilt.map((t) => layerBytes(docker, t)));
+      const done = languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers);
+      // On stderr as each language ends: a run of several languages stopped later keeps the ones done.
+      for (const f of done) say(`${name}: ${JSON.stringify(f)}`);
+      figures.push(...done);
     }
-    if (today.exitCode !== 0)
-      say(
-        `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
-      );
-    const layers = await Promise.all(oursBuilt.map((t) => layerBytes(docker, t)));
-    const done = languageFigures(language, chains, stages, ours, today, oursBuilt.length, todayBuilt.length, layers);
-    // On stderr as each language ends: a run of several languages stopped later keeps the ones done.
-    for (const f of done) say(`${name}: ${JSON.stringify(f)}`);
-    figures.push(...done);
+  } finally {
+    // The data directories hold each code's stores and fetched packages (gigabytes on a whole run).
+    if (process.env.CHAINSMITH_BENCH_KEEP) say(`kept ${work} (CHAINSMITH_BENCH_KEEP)`);
+    else await rm(work, { recursive: true, force: true });
   }
   figures.push({
     measure: 'aborts',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ArtifactStore } from '../artifacts/store';
+import type { ChatMessage } from '../model/client';
 import { ArtifactRef } from '../schemas/artifact';
 import { ProposalSchema } from './proposal';
 
@@ -9,7 +10,7 @@ const Count = z.number().int().nonnegative();
  * Where the setup agent got to on one stage, saved after every model reply and every recipe's outcome
  * (SetupRun.save; the validateGold activity keeps it behind a pointer in the artifact store,
  * SetupCheckpoint), so that a retried activity goes on from there instead of asking the model again for
- * what it answered. The conversation is a blob of its own, referenced.
+ * what it answered. The conversation is one blob per message, referenced in order (TranscriptBlobs).
  */
 export const SetupProgressSchema = z.object({
   /** The stage it belongs to: progress of another stage (or another base) is not resumed. */
@@ -23,7 +24,7 @@ export const SetupProgressSchema = z.object({
   problems: z.array(z.string()),
   /** The outcome's reasons so far: detection's, then one per failed recipe. */
   reasons: z.array(z.string()),
-  transcriptRef: ArtifactRef,
+  transcript: z.array(ArtifactRef),
   /** The propose_recipe call awaiting the build's answer. */
   pending: z.string().optional(),
   /** The recipe proposed for `attempt` and not yet built: a retry builds it without asking again. */
@@ -61,7 +62,7 @@ export class SetupCheckpoint {
     const ref = await this.store.getPointer(this.pointer);
     if (!ref) return undefined;
     const progress = await this.store.getJson(ref, SetupProgressSchema).catch(() => undefined);
-    const transcript = progress && (await this.store.get(progress.transcriptRef).catch(() => undefined));
+    const transcript = progress && (await TranscriptBlobs.load(this.store, progress.transcript).catch(() => undefined));
     return transcript ? progress : undefined;
   }
 
@@ -72,6 +73,37 @@ export class SetupCheckpoint {
   /** The stage has its record: a later run of it starts afresh. */
   async clear(): Promise<void> {
     await this.store.removePointer(this.pointer);
+  }
+}
+
+/** A message as the artifact store keeps it (written by this code, read back as it was). */
+const MessageSchema = z.looseObject({ role: z.string() }) as unknown as z.ZodType<ChatMessage>;
+
+/**
+ * A conversation kept one blob per message. A transcript only grows, so a save writes the messages added
+ * since the last save and refers to the earlier ones: saving after every reply costs what the reply
+ * adds, not the whole conversation again (a 50-call stage would otherwise store about 25 copies of it).
+ */
+export class TranscriptBlobs {
+  private readonly refs: ArtifactRef[];
+
+  /** `saved`: the refs a resumed progress holds, for the messages it was loaded with. */
+  constructor(
+    private readonly store: ArtifactStore,
+    saved: readonly ArtifactRef[] = [],
+  ) {
+    this.refs = [...saved];
+  }
+
+  /** The refs of `messages`, whose first ones are those saved before. */
+  async save(messages: readonly ChatMessage[]): Promise<ArtifactRef[]> {
+    if (messages.length < this.refs.length) throw new Error('a transcript only grows: fewer messages than saved');
+    for (const message of messages.slice(this.refs.length)) this.refs.push(await this.store.putJson(message));
+    return [...this.refs];
+  }
+
+  static load(store: ArtifactStore, refs: readonly ArtifactRef[]): Promise<ChatMessage[]> {
+    return Promise.all(refs.map((ref) => store.getJson(ref, MessageSchema)));
   }
 }
 

@@ -5,8 +5,7 @@ import type { RecipeOverride } from '../environments/recipe';
 import { commitDate } from '../environments/repo-files';
 import { StageError } from '../errors';
 import { goldTestsFor, invalidGold, type GoldValidationDeps } from '../judge/gold-validation';
-import { z } from 'zod';
-import type { ChatMessage, ModelClient } from '../model/client';
+import type { ModelClient } from '../model/client';
 import { ModelError } from '../model/errors';
 import { fillTemplate, promptTemplate } from '../model/prompt-files';
 import { NO_REDACTION, type Redactor } from '../redact';
@@ -16,7 +15,7 @@ import { reasonOf, stageReason } from '../stage-reason';
 import { Conversation, NoRecipeError } from './conversation';
 import { toOverride } from './proposal';
 import { RepoReader } from './read-tools';
-import type { SetupCheckpoint, SetupProgress, SetupRun } from './progress';
+import { TranscriptBlobs, type SetupCheckpoint, type SetupProgress, type SetupRun } from './progress';
 import type { RecipesStore } from './recipes-file';
 import { countStage, type SetupTally } from './tally';
 
@@ -156,6 +155,7 @@ export class SetupAgent {
     const reader = await RepoReader.open(this.opts.docker, this.opts.readerImage, chain.repo.path, pr.baseSha);
     let conversation: Conversation | undefined;
     let attempt = resume?.attempt ?? 0;
+    const transcript = new TranscriptBlobs(store, resume?.transcript);
     const spent = () => (conversation ? { requests: conversation.requests, ...conversation.usage } : zero());
     // After every model reply and every recipe's outcome: what a retried activity goes on from.
     const save = async () => {
@@ -169,7 +169,7 @@ export class SetupAgent {
         step,
         problems: [...problems],
         reasons: [...reasons],
-        transcriptRef: await store.putJson(messages),
+        transcript: await transcript.save(messages),
         ...(pending ? { pending } : {}),
         ...(proposal ? { proposal } : {}),
         requests,
@@ -191,7 +191,7 @@ export class SetupAgent {
         options,
         resume
           ? {
-              messages: await store.getJson(resume.transcriptRef, TranscriptSchema),
+              messages: await TranscriptBlobs.load(store, resume.transcript),
               usage: { promptTokens: resume.promptTokens, completionTokens: resume.completionTokens },
               requests: resume.requests,
               step: resume.step,
@@ -384,9 +384,6 @@ export class SetupAgent {
     };
   }
 }
-
-/** A conversation's messages as the artifact store keeps them (written by this code, read back as they were). */
-const TranscriptSchema = z.array(z.looseObject({ role: z.string() })) as unknown as z.ZodType<ChatMessage[]>;
 
 type Spent = { requests: number; promptTokens: number; completionTokens: number };
 const zero = (): Spent => ({ requests: 0, promptTokens: 0, completionTokens: 0 });
