@@ -9,7 +9,7 @@ import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
 import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
-import { stubCompiler } from './stub-javac';
+import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
@@ -72,6 +72,7 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       `the POM compiles for Java ${release}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
     );
   const wrapper = `${M2}/javac-compat`;
+  const stub = `${M2}/stub-javac`;
   return {
     language: 'java',
     origin: 'java-maven',
@@ -87,8 +88,12 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
       // Settings' active profiles' properties reach every project's model: the offline test runs (an agent's too) skip what SKIPPED names and fork javac through the wrapper.
       `printf '%s\\n' ${shellQuote(settings(MAVEN_STORE, compat ? compatProperties(wrapper) : {}))} > ${M2}/settings.xml`,
-      // Proves the store suffices offline: compiles main and test code and starts Surefire's provider.
-      `${MAVEN_OPTS}; mvn -o -B -q ${RESOLVE_ONLY}`,
+      `printf '%s' ${shellQuote(STUB_JAVAC)} > ${stub}`,
+      `chmod 755 ${stub}`,
+      // Proves the store suffices offline for what `mvn test` resolves and starts (Surefire's provider
+      // and fork), compiling nothing (stub-javac.ts; every sandbox's run compiles its own tree); with
+      // the real compile where the build fails without the classes, as the host's fetch does.
+      `${MAVEN_OPTS}; mvn -o -B -q ${propertyArgs(stubProperties(stub), false).join(' ')} ${RESOLVE_ONLY} || mvn -o -B -q ${RESOLVE_ONLY}`,
     ],
     env: {},
     path: [],

@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { shellQuote } from '../../../process/shell-quote';
 
 /**
  * The host's fetch needs what `mvn test` resolves (plugins with their own dependencies, the project's
@@ -35,12 +34,11 @@ export function emptyClass(): Buffer {
 
 /**
  * The stub: `-version` goes to the JDK's javac (plexus-compiler asks it which options it takes); any
- * other call copies the empty class into the output directory (`-d`, on the command line or in the
+ * other call writes the empty class into the output directory (`-d`, on the command line or in the
  * @argfile plexus-compiler writes, one quoted option a line) and succeeds.
  */
-function stubJavac(classFile: string): string {
-  return String.raw`#!/bin/sh
-# chainsmith: a javac that compiles nothing (the host's dependency fetch, stub-javac.ts).
+export const STUB_JAVAC = String.raw`#!/bin/sh
+# chainsmith: a javac that compiles nothing (stub-javac.ts).
 case "$1" in -version|--version|-fullversion) exec "${'$'}{JAVA_HOME:+${'$'}JAVA_HOME/bin/}javac" "$@" ;; esac
 out=
 prev=
@@ -49,16 +47,18 @@ for a do
   [ "$prev" = -d ] && out=$a
   prev=$a
 done
-[ -n "$out" ] && mkdir -p "$out/${CLASS_NAME.split('/')[0]}" && cp ${shellQuote(classFile)} "$out/${CLASS_NAME}.class"
+[ -n "$out" ] && mkdir -p "$out/${CLASS_NAME.split('/')[0]}" && printf '${[...emptyClass()].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')}' > "$out/${CLASS_NAME}.class"
 exit 0
 `;
+
+/** The properties that make Maven fork its compiler through the stub at `path`. */
+export function stubProperties(path: string): Record<string, string> {
+  return { 'maven.compiler.fork': 'true', 'maven.compiler.executable': path };
 }
 
-/** Writes the stub and its class into `dir` (a scratch directory of the fetch); the properties that make Maven use it. */
+/** Writes the stub into `dir` (a scratch directory of the fetch); the properties that make Maven use it. */
 export async function stubCompiler(dir: string): Promise<Record<string, string>> {
-  const classFile = join(dir, '.chainsmith-stub.class');
   const stub = join(dir, '.chainsmith-stub-javac');
-  await writeFile(classFile, emptyClass());
-  await writeFile(stub, stubJavac(classFile), { mode: 0o755 });
-  return { 'maven.compiler.fork': 'true', 'maven.compiler.executable': stub };
+  await writeFile(stub, STUB_JAVAC, { mode: 0o755 });
+  return stubProperties(stub);
 }

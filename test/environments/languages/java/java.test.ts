@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { RepoFiles } from '../../../../src/environments/contract';
-import { detectJava, javaRelease } from '../../../../src/environments/languages/java/detect';
+import { detectJava, javaRelease, RESOLVE_ONLY } from '../../../../src/environments/languages/java/detect';
+import { STUB_JAVAC, stubProperties } from '../../../../src/environments/languages/java/stub-javac';
 import { propertyArgs, QUICK_JVM } from '../../../../src/environments/languages/java/settings';
 import { gitRepoFiles } from '../../../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
@@ -142,6 +143,28 @@ describe('Java recipe', () => {
         const offline = offlineTest(src, join(ctx.depsDir, 'm2'));
         expect(offline.output).toMatch(/Tests run: 1, Failures: 0, Errors: 0/);
         expect(offline.code).toBe(0);
+        // The image build's proof (the stub, offline) passes on that store and fails where it lacks Surefire's provider.
+        const stub = join(ctx.depsDir, 'stub-javac');
+        writeFileSync(stub, STUB_JAVAC, { mode: 0o755 });
+        const proof = () =>
+          spawnSync(
+            'mvn',
+            [
+              '-o',
+              '-B',
+              `-Dmaven.repo.local=${join(ctx.depsDir, 'm2')}`,
+              ...propertyArgs(stubProperties(stub)),
+              ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
+            ],
+            { cwd: src, encoding: 'utf8', env: { ...process.env, MAVEN_OPTS: QUICK_JVM } },
+          );
+        rmSync(join(src, 'target'), { recursive: true, force: true });
+        expect(proof().status).toBe(0);
+        expect(existsSync(join(src, 'target/classes/m/F.class'))).toBe(false);
+        rmSync(dirname(dirname(jar)), { recursive: true, force: true });
+        const missing = proof();
+        expect(`${missing.stdout}`).toMatch(/surefire-junit-platform/);
+        expect(missing.status).not.toBe(0);
       } finally {
         rmSync(ctx.depsDir, { recursive: true, force: true });
         rmSync(src, { recursive: true, force: true });
