@@ -249,6 +249,7 @@ export class Environments {
       key: r.depsKey,
       asOf: r.asOf!,
       ...(r.merged ? { merged: r.merged } : {}),
+      ...(r.store ? { store: r.store } : {}),
       log: this.log,
     });
   }

@@ -33,6 +33,12 @@ export interface FetchContext {
   signal: AbortSignal;
   /** Where host tools a fetcher needs may be installed and kept between builds (uv in a venv, say). */
   toolsDir?: string;
+  /**
+   * The repository's dependency store as earlier fetches left it (LanguageRecipe.dependencyStore), given
+   * only where every entry in it is whole (storeSettled): a fetcher may take from it what it would
+   * otherwise download again, checked as a download is. Read only: fetches join it through depsDir.
+   */
+  store?: string;
 }
 
 /** What was resolved, recorded on the environment's manifest. */
