@@ -196,9 +196,13 @@ export class Environments {
     // What the image's setup compiled (its whole project, at the commit it was built at), copied in once
     // per image without overwriting: otherwise the first stages on each toolchain would compile it all again.
     const marker = `${cache.dir}/.seeded-${env.image.replace(/[^\w.-]/g, '_')}`;
-    const seed = cache.seedFrom
+    const seeded = cache.seedFrom
       ? `if [ ! -e ${marker} ] && [ -d ${cache.seedFrom} ]; then cp -Rn ${cache.seedFrom}/. ${cache.dir}/ 2>/dev/null || true; touch ${marker}; fi`
       : undefined;
+    const link = cache.link
+      ? `rm -rf ${cache.link} && mkdir -p $(dirname ${cache.link}) && ln -s ${cache.dir} ${cache.link}`
+      : undefined;
+    const seed = seeded && link ? `${seeded}\n${link}` : (seeded ?? link);
     return {
       cacheMounts: { [host]: cache.dir },
       env: Object.entries(cache.env).map(([k, v]) => `${k}=${v}`),
@@ -245,6 +249,7 @@ export class Environments {
       key: r.depsKey,
       asOf: r.asOf!,
       ...(r.merged ? { merged: r.merged } : {}),
+      ...(r.store ? { store: r.store } : {}),
       log: this.log,
     });
   }

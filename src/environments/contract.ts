@@ -33,6 +33,12 @@ export interface FetchContext {
   signal: AbortSignal;
   /** Where host tools a fetcher needs may be installed and kept between builds (uv in a venv, say). */
   toolsDir?: string;
+  /**
+   * The repository's dependency store as earlier fetches left it (LanguageRecipe.dependencyStore), given
+   * only where every entry in it is whole (storeSettled): a fetcher may take from it what it would
+   * otherwise download again, checked as a download is. Read only: fetches join it through depsDir.
+   */
+  store?: string;
 }
 
 /** What was resolved, recorded on the environment's manifest. */
@@ -90,6 +96,11 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
     dir: string;
     env: Record<string, string>;
     /** The image's own cache (warmed by its setup), copied in once per image. */ seedFrom?: string;
+    /**
+     * A directory of the image replaced by a link to `dir` in each gold sandbox, for a tool whose cache
+     * no variable moves (cargo keeps rustc's incremental state under its target directory).
+     */
+    link?: string;
   };
   /**
    * Fetched dependencies kept out of the image, for an ecosystem whose local store is addressed by

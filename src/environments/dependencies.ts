@@ -9,6 +9,7 @@ import type { Recipe } from './languages';
 import { runTool } from './host-tools';
 import { run } from '../process/run';
 import { stageReason } from '../stage-reason';
+import { storeSettled } from './store';
 
 export interface FetchedDependencies {
   /** Mounted read-only at DEPS_MOUNT in the build. */
@@ -28,6 +29,8 @@ export interface FetchRequest {
   asOf: Date;
   /** The stage PR's merge, where it changes a manifest and the recipe takes the merge's dependencies in (LanguageRecipe.withMerged). */
   merged?: { sha: string; asOf: Date };
+  /** The repository's dependency store (LanguageRecipe.dependencyStore), which the fetcher may read (FetchContext.store). */
+  store?: string;
   log(line: string): void;
   signal?: AbortSignal;
 }
@@ -129,6 +132,8 @@ export class DependencyCache {
           log: req.log,
           signal: req.signal ?? new AbortController().signal,
           toolsDir: join(this.dataDir, 'tools'),
+          // Asked at each fetch: what another process is adding right now is not whole yet.
+          ...(req.store && (await storeSettled(req.store)) ? { store: req.store } : {}),
         }).catch((err) => {
           if (err instanceof ChainsmithError) throw err;
           throw new TransientError(`fetching the dependencies of ${req.repoName} failed: ${(err as Error).message}`, {

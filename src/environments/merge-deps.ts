@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { cp, lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TransientError } from '../errors';
 
@@ -15,7 +15,12 @@ export function unionDirectory(sub: string) {
     const from = join(mergedDir, sub);
     if (!existsSync(from)) return;
     // force: false keeps every file the base's fetch wrote (cp -n's exit status differs between coreutils releases).
-    await cp(from, join(baseDir, sub), { recursive: true, force: false, errorOnExist: false }).catch((err) => {
+    // A link (a Go module directory a fetch linked to the store's) is the entry whole: where either side has one, the base's stays.
+    const filter = async (src: string, dest: string) => {
+      const there = await lstat(dest).catch(() => undefined);
+      return !there || !(there.isSymbolicLink() || (await lstat(src)).isSymbolicLink());
+    };
+    await cp(from, join(baseDir, sub), { recursive: true, force: false, errorOnExist: false, filter }).catch((err) => {
       throw new TransientError(`cannot add the merge's ${sub} to the base's: ${(err as Error).message}`, {
         cause: err,
       });

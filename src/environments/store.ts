@@ -20,7 +20,10 @@ const REPLACED = /^maven-metadata.*\.xml$/;
 export async function addToStore(from: string, store: string, done: string, leaveOut?: RegExp): Promise<void> {
   const marker = join(store, '.added', done);
   if (existsSync(marker)) return;
-  await mkdir(store, { recursive: true });
+  // Until the marker is written, the store may hold part of an entry (a module's directory without all its files): see storeSettled.
+  const adding = join(store, '.adding', done);
+  await mkdir(join(store, '.adding'), { recursive: true });
+  await writeFile(adding, '');
   const walk = async (rel: string): Promise<void> => {
     const entries = await readdir(join(from, rel), { withFileTypes: true }).catch(() => []);
     // Readable by the sandboxes' user whatever the worker's umask (a hard link keeps the fetch's own modes, made readable there).
@@ -35,11 +38,22 @@ export async function addToStore(from: string, store: string, done: string, leav
     await walk('');
     await mkdir(join(store, '.added'), { recursive: true });
     await writeFile(marker, '');
+    await rm(adding, { force: true });
   } catch (err) {
     throw new TransientError(`cannot add ${from} to the dependency store ${store}: ${(err as Error).message}`, {
       cause: err,
     });
   }
+}
+
+/**
+ * Whether every entry in the store is whole: the store exists and no addition is under way or was cut
+ * short (a crash leaves its `.adding` mark until the same fetch is added again). Only then may a fetcher
+ * take an entry's presence as the entry (FetchContext.store).
+ */
+export async function storeSettled(store: string): Promise<boolean> {
+  if (!existsSync(join(store, '.added'))) return false;
+  return (await readdir(join(store, '.adding')).catch(() => [])).length === 0;
 }
 
 async function place(src: string, dst: string): Promise<void> {

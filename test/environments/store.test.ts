@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { addToStore } from '../../src/environments/store';
+import { addToStore, storeSettled } from '../../src/environments/store';
 
 async function tree(root: string, files: Record<string, string>): Promise<string> {
   for (const [path, text] of Object.entries(files)) {
@@ -55,4 +55,19 @@ test("fetches join one store: an entry already there is kept, a newer registry l
   await writeFile(join(second, 'junit/junit/4.14.jar'), 'not added again');
   await addToStore(second, store, 'second', leaveOut);
   expect(existsSync(join(store, 'junit/junit/4.14.jar'))).toBe(false);
+});
+
+test('a store is settled only where no addition is under way or was cut short', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-store-'));
+  const store = join(dir, 'store');
+  expect(await storeSettled(store)).toBe(false);
+  await addToStore(await tree(join(dir, 'first'), { 'a/b@v1/b.go': 'package b' }), store, 'first');
+  expect(await storeSettled(store)).toBe(true);
+  // A process killed while adding leaves its mark: an entry may be there without all its files.
+  await writeFile(join(store, '.adding', 'second'), '');
+  expect(await storeSettled(store)).toBe(false);
+  // The same fetch added again (the next process that uses it) completes it and clears the mark.
+  await addToStore(await tree(join(dir, 'second'), { 'a/c@v1/c.go': 'package c' }), store, 'second');
+  expect(existsSync(join(store, 'a/c@v1/c.go'))).toBe(true);
+  expect(await storeSettled(store)).toBe(true);
 });

@@ -4,6 +4,7 @@ import { runTool } from '../../host-tools';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { unionDirectory } from '../../merge-deps';
+import { seedFromStore } from './seed-cache';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type GoRecipe = LanguageRecipe<'go', 'go', 'go'>;
@@ -120,13 +121,19 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
 /**
  * Fills depsDir/mod as a module cache: the modules go.mod and go.sum pin (so `asOf` changes nothing),
  * those every package and test imports, and the toolchain module, fetched as GOTOOLCHAIN does (the
- * go command then marks its binaries executable).
+ * go command then marks its binaries executable). What the repository's store holds already is linked
+ * in first (seedFromStore): only new module versions are downloaded and extracted.
  */
 export async function fetchModules(ctx: FetchContext, toolchainModule?: string, hasSum = true): Promise<Resolution> {
   const hostFlags = (await runTool('go', ['env', 'GOFLAGS'], { cwd: ctx.srcDir })).stdout.trim();
   const env = { GOMODCACHE: join(ctx.depsDir, 'mod'), GOFLAGS: [hostFlags, '-modcacherw'].filter(Boolean).join(' ') };
   const run = { cwd: ctx.srcDir, env, signal: ctx.signal };
   const notes = [hasSum ? 'versions as go.mod and go.sum pin them' : 'versions as go.mod pins them (no go.sum)'];
+  if (ctx.store) {
+    const seeded = await seedFromStore(ctx.store, ctx.srcDir, env.GOMODCACHE);
+    if (seeded)
+      notes.push(`${seeded} module versions go.sum names taken from the repository's store, not downloaded again`);
+  }
   ctx.log('go: downloading the modules go.mod requires');
   await mustRun('go mod download', 'go', ['mod', 'download'], run);
   // Modules only tests import (or a pruned graph leaves out) come in as the packages load.

@@ -9,6 +9,7 @@ import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
 import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
+import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
@@ -71,6 +72,7 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       `the POM compiles for Java ${release}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
     );
   const wrapper = `${M2}/javac-compat`;
+  const stub = `${M2}/stub-javac`;
   return {
     language: 'java',
     origin: 'java-maven',
@@ -86,8 +88,12 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
       // Settings' active profiles' properties reach every project's model: the offline test runs (an agent's too) skip what SKIPPED names and fork javac through the wrapper.
       `printf '%s\\n' ${shellQuote(settings(MAVEN_STORE, compat ? compatProperties(wrapper) : {}))} > ${M2}/settings.xml`,
-      // Proves the store suffices offline: compiles main and test code and starts Surefire's provider.
-      `${MAVEN_OPTS}; mvn -o -B -q ${RESOLVE_ONLY}`,
+      `printf '%s' ${shellQuote(STUB_JAVAC)} > ${stub}`,
+      `chmod 755 ${stub}`,
+      // Proves the store suffices offline for what `mvn test` resolves and starts (Surefire's provider
+      // and fork), compiling nothing (stub-javac.ts; every sandbox's run compiles its own tree); with
+      // the real compile where the build fails without the classes, as the host's fetch does.
+      `${MAVEN_OPTS}; mvn -o -B -q ${propertyArgs(stubProperties(stub), false).join(' ')} ${RESOLVE_ONLY} || mvn -o -B -q ${RESOLVE_ONLY}`,
     ],
     env: {},
     path: [],
@@ -133,27 +139,43 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
 /**
  * Runs the project's test lifecycle on the host with a fresh local repository in depsDir/m2, so that
  * plugins and Surefire's provider come in along with the dependencies (`dependency:go-offline` misses
- * the provider). Versions are the POMs' own; Maven has no resolution date (ranges and snapshots
- * resolve now, which the notes say).
+ * the provider). The compiler is a stub that compiles nothing (stub-javac.ts): what is fetched is what
+ * `mvn test` resolves, not the project's classes. Where the build fails without them, it runs again
+ * with the real compile (forked through the javac wrapper for a Java 5 or 6 POM), on the same local
+ * repository. Versions are the POMs' own; Maven has no resolution date (ranges and snapshots resolve
+ * now, which the notes say).
  */
 export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
-  // The checkout is a scratch copy of the host's: the wrapper can sit in it for this run.
-  const wrapper = join(ctx.srcDir, '.chainsmith-javac-compat');
-  if (compat) await writeFile(wrapper, JAVAC_COMPAT, { mode: 0o755 });
-  // The image's settings skip the same plugins (settings.ts): what they would fetch is not needed there either.
-  const properties = propertyArgs(compat ? compatProperties(wrapper) : {});
-  await mustRun(
-    'mvn test (resolving only)',
-    'mvn',
-    ['-B', `-Dmaven.repo.local=${repo}`, ...properties, ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, ''))],
-    {
-      cwd: ctx.srcDir,
-      signal: ctx.signal,
-      env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
-    },
-  );
+  const resolve = (what: string, extra: Record<string, string>) =>
+    mustRun(
+      what,
+      'mvn',
+      // The image's settings skip the same plugins (settings.ts): what they would fetch is not needed there either.
+      [
+        '-B',
+        `-Dmaven.repo.local=${repo}`,
+        ...propertyArgs(extra),
+        ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
+      ],
+      {
+        cwd: ctx.srcDir,
+        signal: ctx.signal,
+        env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
+      },
+    );
+  // The checkout is a scratch copy of the host's: the stub and the wrapper can sit in it for this run.
+  try {
+    await resolve('mvn test (resolving only, compiling nothing)', await stubCompiler(ctx.srcDir));
+  } catch (err) {
+    if (!(err instanceof StageError) || ctx.signal.aborted) throw err;
+    // Every source is stale to the compiler plugin (its class is missing), so all of it compiles.
+    ctx.log('maven: the build needs the project compiled; resolving again with the real compile');
+    const wrapper = join(ctx.srcDir, '.chainsmith-javac-compat');
+    if (compat) await writeFile(wrapper, JAVAC_COMPAT, { mode: 0o755 });
+    await resolve('mvn test (resolving only)', compat ? compatProperties(wrapper) : {});
+  }
   const packages = await artifacts(repo);
   const notes = ['versions as the POMs declare them'];
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');

@@ -48,9 +48,9 @@ export const SKIPPED: Readonly<Record<string, string>> = Object.fromEntries(
   ].map((p) => [p, 'true']),
 );
 
-/** SKIPPED and `extra` as `-Dname=value` arguments, for a Maven run on the host. */
-export function propertyArgs(extra: Record<string, string> = {}): string[] {
-  return Object.entries({ ...SKIPPED, ...extra }).map(([k, v]) => `-D${k}=${v}`);
+/** SKIPPED (unless `skipped` is false: the image's settings hold them) and `extra` as `-Dname=value` arguments. */
+export function propertyArgs(extra: Record<string, string> = {}, skipped = true): string[] {
+  return Object.entries({ ...(skipped ? SKIPPED : {}), ...extra }).map(([k, v]) => `-D${k}=${v}`);
 }
 
 /**

@@ -1,8 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { RepoFiles } from '../../../../src/environments/contract';
-import { detectJava, javaRelease } from '../../../../src/environments/languages/java/detect';
+import { detectJava, javaRelease, RESOLVE_ONLY } from '../../../../src/environments/languages/java/detect';
+import { STUB_JAVAC, stubProperties } from '../../../../src/environments/languages/java/stub-javac';
+import { propertyArgs, QUICK_JVM } from '../../../../src/environments/languages/java/settings';
 import { gitRepoFiles } from '../../../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
 import { cloneBundle } from '../../../support/real-repos';
@@ -72,24 +75,44 @@ describe('Java recipe', () => {
     });
   });
 
+  /** The generated project: F and a JUnit 5 test of it; `pom` as given. */
+  const miniProject = (pom: string): string => {
+    const src = mkdtempSync(join(tmpdir(), 'chainsmith-maven-'));
+    mkdirSync(join(src, 'src/main/java/m'), { recursive: true });
+    mkdirSync(join(src, 'src/test/java/m'), { recursive: true });
+    writeFileSync(join(src, 'pom.xml'), pom);
+    writeFileSync(
+      join(src, 'src/main/java/m/F.java'),
+      'package m;\n\npublic class F {\n  public static int f() { return 1; }\n}\n',
+    );
+    writeFileSync(
+      join(src, 'src/test/java/m/FTest.java'),
+      'package m;\n\nimport org.junit.jupiter.api.Test;\n\nclass FTest {\n  @Test void one() { org.junit.jupiter.api.Assertions.assertEquals(1, F.f()); }\n}\n',
+    );
+    return src;
+  };
+
+  /** The project's real `mvn test`, offline on the fetched local repository, in a copy without the fetch's target/. */
+  const offlineTest = (src: string, repo: string): { code: number; output: string } => {
+    const copy = mkdtempSync(join(tmpdir(), 'chainsmith-maven-offline-'));
+    cpSync(join(src, 'pom.xml'), join(copy, 'pom.xml'));
+    cpSync(join(src, 'src'), join(copy, 'src'), { recursive: true });
+    const run = spawnSync('mvn', ['-o', '-B', `-Dmaven.repo.local=${repo}`, ...propertyArgs(), 'test'], {
+      cwd: copy,
+      encoding: 'utf8',
+      env: { ...process.env, MAVEN_OPTS: QUICK_JVM },
+    });
+    rmSync(copy, { recursive: true, force: true });
+    return { code: run.status ?? -1, output: `${run.stdout}${run.stderr}` };
+  };
+
   testIf(missingTool('mvn'))(
-    "fetches a project's plugins, test framework and Surefire's provider into a fresh local repository",
+    "fetches a project's plugins, test framework and Surefire's provider into a fresh local repository, compiling nothing",
     async () => {
       // A small generated project: the fetch is real Maven against the registry, without compiling
-      // jsoup again. That what it fetches suffices offline is java-real's check (jsoup #2570 gold-validated
-      // in a container with network none).
-      const src = mkdtempSync(join(tmpdir(), 'chainsmith-maven-'));
-      mkdirSync(join(src, 'src/main/java/m'), { recursive: true });
-      mkdirSync(join(src, 'src/test/java/m'), { recursive: true });
-      writeFileSync(join(src, 'pom.xml'), MINI_POM);
-      writeFileSync(
-        join(src, 'src/main/java/m/F.java'),
-        'package m;\n\npublic class F {\n  public static int f() { return 1; }\n}\n',
-      );
-      writeFileSync(
-        join(src, 'src/test/java/m/FTest.java'),
-        'package m;\n\nimport org.junit.jupiter.api.Test;\n\nclass FTest {\n  @Test void one() { org.junit.jupiter.api.Assertions.assertEquals(1, F.f()); }\n}\n',
-      );
+      // jsoup again. That what it fetches suffices offline is checked here on the project's own
+      // `mvn test` and in java-real (jsoup #2570 gold-validated in a container with network none).
+      const src = miniProject(MINI_POM);
       const ctx = fetchContext(src, new Date());
       try {
         const resolution = await (await detectJava(files({ 'pom.xml': MINI_POM })))!.fetch!(ctx);
@@ -112,6 +135,64 @@ describe('Java recipe', () => {
           `surefire-junit-platform-${provider.version}.jar`,
         );
         expect(existsSync(jar)).toBe(true);
+        // The stub compiled nothing of the project's (work left out)...
+        expect(existsSync(join(src, 'target/classes/m/F.class'))).toBe(false);
+        expect(existsSync(join(src, 'target/test-classes/m/FTest.class'))).toBe(false);
+        expect(ctx.lines.join('\n')).not.toMatch(/real compile/);
+        // ...and the real compile and test run find all they need offline.
+        const offline = offlineTest(src, join(ctx.depsDir, 'm2'));
+        expect(offline.output).toMatch(/Tests run: 1, Failures: 0, Errors: 0/);
+        expect(offline.code).toBe(0);
+        // The image build's proof (the stub, offline) passes on that store and fails where it lacks Surefire's provider.
+        const stub = join(ctx.depsDir, 'stub-javac');
+        writeFileSync(stub, STUB_JAVAC, { mode: 0o755 });
+        const proof = () =>
+          spawnSync(
+            'mvn',
+            [
+              '-o',
+              '-B',
+              `-Dmaven.repo.local=${join(ctx.depsDir, 'm2')}`,
+              ...propertyArgs(stubProperties(stub)),
+              ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
+            ],
+            { cwd: src, encoding: 'utf8', env: { ...process.env, MAVEN_OPTS: QUICK_JVM } },
+          );
+        rmSync(join(src, 'target'), { recursive: true, force: true });
+        expect(proof().status).toBe(0);
+        expect(existsSync(join(src, 'target/classes/m/F.class'))).toBe(false);
+        rmSync(dirname(dirname(jar)), { recursive: true, force: true });
+        const missing = proof();
+        expect(`${missing.stdout}`).toMatch(/surefire-junit-platform/);
+        expect(missing.status).not.toBe(0);
+      } finally {
+        rmSync(ctx.depsDir, { recursive: true, force: true });
+        rmSync(src, { recursive: true, force: true });
+      }
+    },
+  );
+
+  testIf(missingTool('mvn'))(
+    'fetches again with the real compile where the build fails without the classes, and that suffices offline',
+    async () => {
+      // antrun at process-classes fails unless F's class was compiled: the stub's run fails, the real one passes.
+      const pom = MINI_POM.replace(
+        '</plugins>',
+        `<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><version>3.1.0</version>
+        <executions><execution><id>needs-classes</id><phase>process-classes</phase><goals><goal>run</goal></goals>
+        <configuration><target><fail message="F was not compiled"><condition><not><available file="\${project.build.outputDirectory}/m/F.class"/></not></condition></fail></target></configuration>
+        </execution></executions></plugin></plugins>`,
+      );
+      const src = miniProject(pom);
+      const ctx = fetchContext(src, new Date());
+      try {
+        const resolution = await (await detectJava(files({ 'pom.xml': pom })))!.fetch!(ctx);
+        expect(ctx.lines.join('\n')).toMatch(/resolving again with the real compile/);
+        expect(existsSync(join(src, 'target/classes/m/F.class'))).toBe(true);
+        expect(resolution.packages.map((p) => p.name)).toContain('org.apache.maven.surefire:surefire-junit-platform');
+        const offline = offlineTest(src, join(ctx.depsDir, 'm2'));
+        expect(offline.output).toMatch(/Tests run: 1, Failures: 0, Errors: 0/);
+        expect(offline.code).toBe(0);
       } finally {
         rmSync(ctx.depsDir, { recursive: true, force: true });
         rmSync(src, { recursive: true, force: true });

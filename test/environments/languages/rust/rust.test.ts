@@ -48,6 +48,8 @@ describe('Rust recipe', () => {
     expect(recipe?.toolchain.note).toBeUndefined();
     expect(recipe?.setup.join('\n')).toContain(`${DEPS_MOUNT}/vendor`);
     expect(recipe?.env.CARGO_NET_OFFLINE).toBe('true');
+    // Line tables, not full debuginfo, for the build and every sandbox alike (rust-debuginfo.test.ts).
+    expect(recipe?.env).toMatchObject({ CARGO_PROFILE_DEV_DEBUG: '1', CARGO_PROFILE_TEST_DEBUG: '1' });
   });
 
   it("builds a crate that needs more than rustc 1.63 with Debian's rustc-web, and says why", async () => {
