@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from '../git';
@@ -39,8 +40,16 @@ const CALLED = /([A-Za-z_]\w*)\s*(?:<[^>()]*>)?\s*\(/g;
 let attributes: Promise<string> | undefined;
 function attributesFile(): Promise<string> {
   attributes ??= (async () => {
-    const path = join(tmpdir(), `chainsmith-funcname-${process.pid}.gitattributes`);
-    await writeFile(path, `${DRIVERS.join('\n')}\n`);
+    // Named by its content, not by process: every process shares one file, where each used to leave its own in /tmp.
+    const text = `${DRIVERS.join('\n')}\n`;
+    const path = join(
+      tmpdir(),
+      `chainsmith-funcname-${createHash('sha256').update(text).digest('hex').slice(0, 12)}.gitattributes`,
+    );
+    // Written whole under a name of this process's, then renamed: another process never reads half of it.
+    const partial = `${path}.${process.pid}`;
+    await writeFile(partial, text);
+    await rename(partial, path);
     return path;
   })();
   return attributes;
