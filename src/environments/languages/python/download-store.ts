@@ -73,7 +73,8 @@ export function fileRelease(file: string, version: string): string | undefined {
   return undefined;
 }
 
-async function linkOrCopy(from: string, to: string): Promise<void> {
+/** A hard link where `from` and `to` share a file system, a copy where they do not; a file already at `to` stays. */
+export async function linkOrCopy(from: string, to: string): Promise<void> {
   if (existsSync(to)) return;
   await link(from, to).catch(() => copyFile(from, to));
 }

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../../../errors';
@@ -8,7 +8,7 @@ import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
 import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
-import { DownloadStore } from './download-store';
+import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 
 /** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
@@ -416,7 +416,11 @@ export function pythonFetch(inputs: PythonInputs) {
       }
     }
     await wheelsFromSdists(tools.python, ctx, notes);
-    if (compareVersions(pyVersion, '3.8') >= 0) await linkOrCopy(tools.uv, join(ctx.depsDir, UV_IN_DEPS));
+    if (compareVersions(pyVersion, '3.8') >= 0) {
+      // Replaced, not kept: the uv of this run (38 MB, so linked where it can be).
+      await rm(join(ctx.depsDir, UV_IN_DEPS), { force: true });
+      await linkOrCopy(tools.uv, join(ctx.depsDir, UV_IN_DEPS));
+    }
     const packages = lines
       .map((l) => /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s;]+)/.exec(l))
       .filter((m): m is RegExpExecArray => !!m)
@@ -430,12 +434,6 @@ export function pythonFetch(inputs: PythonInputs) {
       notes,
     };
   }
-}
-
-/** A hard link where `from` and `to` share a file system (uv is 38 MB), a copy where they do not. */
-async function linkOrCopy(from: string, to: string): Promise<void> {
-  await rm(to, { force: true });
-  await link(from, to).catch(() => copyFile(from, to));
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
