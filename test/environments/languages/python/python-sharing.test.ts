@@ -10,6 +10,7 @@ import { ChainRepo } from '../../../support/chain-repo';
 import { missingPythons, testIf } from '../../../support/preconditions';
 import { testEnvironments } from '../../../support/environments';
 import { removeImages } from '../../../support/containers';
+import { ciWorkflow, TALLY_PYPROJECT } from '../../../support/python-project';
 
 const docker = new Docker();
 const images: string[] = [];
@@ -18,10 +19,6 @@ afterAll(async () => {
   await removeImages(docker, images);
 });
 
-const PYPROJECT =
-  '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "tally"\nversion = "0.1"\nrequires-python = ">=3.8"\n';
-const ci = (pythons: string[]) =>
-  `name: tests\non: [push]\njobs:\n  tests:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python-version: [${pythons.map((p) => `"${p}"`).join(', ')}]\n    steps:\n      - run: pytest\n`;
 const code = (n: number) => `def add(a, b):\n    return a + b + ${n} - ${n}\n`;
 const testFile = (n: number) =>
   `from tally import add\n\n\ndef test_add_${n}():\n    assert add(${n}, 1) == ${n + 1}\n`;
@@ -68,9 +65,9 @@ testIf(missingPythons(['3.8', '3.12']))(
     const repo = await ChainRepo.create(
       join(dir, 'tally'),
       {
-        'pyproject.toml': PYPROJECT,
+        'pyproject.toml': TALLY_PYPROJECT,
         'requirements.txt': 'iniconfig==2.0.0\n',
-        '.github/workflows/tests.yml': ci(['3.8', '3.9', '3.10', '3.11']),
+        '.github/workflows/tests.yml': ciWorkflow(['3.8', '3.9', '3.10', '3.11']),
         'tally/__init__.py': code(0),
         'tests/test_add.py': testFile(0),
         NONCE: randomBytes(8).toString('hex'),
@@ -86,10 +83,12 @@ testIf(missingPythons(['3.8', '3.12']))(
     await step(2, '2024-03-05', 'Any iniconfig 2', { 'requirements.txt': 'iniconfig>=2\n' });
     await step(3, '2024-03-20', 'Add three');
     await step(4, '2024-06-10', 'Test on 3.12', {
-      '.github/workflows/tests.yml': ci(['3.8', '3.9', '3.10', '3.11', '3.12']),
+      '.github/workflows/tests.yml': ciWorkflow(['3.8', '3.9', '3.10', '3.11', '3.12']),
     });
     await step(5, '2024-06-20', 'Add five');
-    await step(6, '2024-08-01', 'Drop 3.8', { '.github/workflows/tests.yml': ci(['3.9', '3.10', '3.11', '3.12']) });
+    await step(6, '2024-08-01', 'Drop 3.8', {
+      '.github/workflows/tests.yml': ciWorkflow(['3.9', '3.10', '3.11', '3.12']),
+    });
     await step(7, '2024-08-10', 'Add seven');
     await step(8, '2024-09-10', 'Pin pytest 8.3.2', { 'requirements.txt': 'iniconfig>=2\npytest==8.3.2\n' });
     await step(9, '2024-09-20', 'Add nine');
@@ -141,9 +140,9 @@ testIf(missingPythons(['3.8', '3.12']))(
     const repo = await ChainRepo.create(
       join(dir, 'tally'),
       {
-        'pyproject.toml': PYPROJECT,
+        'pyproject.toml': TALLY_PYPROJECT,
         'requirements.txt': 'pluggy==1.6.0\n',
-        '.github/workflows/tests.yml': ci(['3.8', '3.9', '3.10', '3.11', '3.12']),
+        '.github/workflows/tests.yml': ciWorkflow(['3.8', '3.9', '3.10', '3.11', '3.12']),
         'tally/__init__.py': code(0),
         'tests/test_add.py': testFile(0),
         NONCE: randomBytes(8).toString('hex'),

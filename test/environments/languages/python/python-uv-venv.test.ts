@@ -9,6 +9,7 @@ import { ChainRepo } from '../../../support/chain-repo';
 import { missingPythons, testIf } from '../../../support/preconditions';
 import { testEnvironments } from '../../../support/environments';
 import { removeImages } from '../../../support/containers';
+import { ciWorkflow, TALLY_PYPROJECT } from '../../../support/python-project';
 
 const docker = new Docker();
 const images: string[] = [];
@@ -17,10 +18,6 @@ afterAll(async () => {
   await removeImages(docker, images);
 });
 
-const PYPROJECT =
-  '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "tally"\nversion = "0.1"\nrequires-python = ">=3.8"\n';
-const CI =
-  'name: tests\non: [push]\njobs:\n  tests:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python-version: ["3.8"]\n    steps:\n      - run: pytest\n';
 const testFile = (n: number) =>
   `import iniconfig\nfrom tally import add\n\n\ndef test_add_${n}():\n    assert add(${n}, 1) == ${n + 1}\n`;
 
@@ -69,9 +66,9 @@ testIf(missingPythons(['3.8']))(
     const repo = await ChainRepo.create(
       join(dir, 'tally'),
       {
-        'pyproject.toml': PYPROJECT,
+        'pyproject.toml': TALLY_PYPROJECT,
         'requirements.txt': 'iniconfig==2.0.0\n',
-        '.github/workflows/tests.yml': CI,
+        '.github/workflows/tests.yml': ciWorkflow(['3.8']),
         'tally/__init__.py': 'def add(a, b):\n    return a + b\n',
         'tests/test_add.py': testFile(0),
         NONCE: randomBytes(8).toString('hex'),
