@@ -263,8 +263,9 @@ test("a SIGKILLed worker's warm containers are left running, and the sweep of de
       ['running', String(child.pid)],
       ['running', String(child.pid)],
     ]);
-    // Only its own host identity's pooled containers: another's are left for that one's worker.
-    expect(await removeOrphans(docker, `${host}-other`)).toBe(0);
+    // Only its own host identity's pooled containers: another's are left for that one's worker. (Its count
+    // is not asserted: one-off orphans of other test files' killed processes on this engine count in it.)
+    await removeOrphans(docker, `${host}-other`);
     expect(await onHost(host)).toHaveLength(2);
     expect(await removeOrphans(docker, host)).toBeGreaterThanOrEqual(2);
     expect(await onHost(host)).toHaveLength(0);
