@@ -29,6 +29,14 @@ export interface ValidateRun {
   goldCpu: number;
   /** Gold sandboxes started: at most one per stage whose tests ran (a stage validated before in the run is not). */
   goldSandboxes: number;
+  /**
+   * Environment images its own build containers built (their label names the image), counted from
+   * those containers rather than from the engine's images before and after: an image another process
+   * builds meanwhile (a test on the same repository) is not counted, nor one found already there.
+   */
+  imagesBuilt: string[];
+  /** Builds it started whose image is not on the engine after the run (failed, timed out, or cut short). */
+  buildsFailed: string[];
   wallSeconds: number;
   /** The last lines of its output, for a run that failed. */
   tail: string;
@@ -76,13 +84,17 @@ export async function validateRun(
   const usage = new Map<string, number>();
   /** Build containers by id: their label names the image they build (sandboxes from an environment image inherit it empty). */
   const builds = new Set<string>();
+  const buildImages = new Set<string>();
   const sample = async () => {
     if (!pid) return;
     const owned = await docker
       .listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${hostname()}:${pid}`] } })
       .catch(() => []);
     for (const c of owned) {
-      if (c.Labels?.[BUILD_LABEL]) builds.add(c.Id);
+      if (c.Labels?.[BUILD_LABEL]) {
+        builds.add(c.Id);
+        buildImages.add(c.Labels[BUILD_LABEL]);
+      }
       const seconds = await containerCpu(c.Id);
       if (seconds !== undefined) usage.set(c.Id, Math.max(usage.get(c.Id) ?? 0, seconds));
     }
@@ -102,6 +114,15 @@ export async function validateRun(
           return parsed.success ? [parsed.data] : [];
         })
     : [];
+  const exists = await Promise.all(
+    [...buildImages].map((tag) =>
+      docker
+        .getImage(tag)
+        .inspect()
+        .then(() => true)
+        .catch(() => false),
+    ),
+  );
   const sum = (ids: string[]) => ids.reduce((a, id) => a + (usage.get(id) ?? 0), 0);
   const containers = [...usage.keys()];
   return {
@@ -113,6 +134,8 @@ export async function validateRun(
     buildCpu: sum(containers.filter((id) => builds.has(id))),
     goldCpu: sum(containers.filter((id) => !builds.has(id))),
     goldSandboxes: containers.filter((id) => !builds.has(id)).length,
+    imagesBuilt: [...buildImages].filter((_, i) => exists[i]),
+    buildsFailed: [...buildImages].filter((_, i) => !exists[i]),
     wallSeconds: (Date.now() - started) / 1000,
     tail: `${stdout.split('\n').slice(-5).join('\n')}\n${stderr.split('\n').slice(-8).join('\n')}`.trim(),
   };
