@@ -1,4 +1,5 @@
 import Docker from 'dockerode';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -77,7 +78,12 @@ export async function run(): Promise<Figure[]> {
       let lines = (await readFile(mined, 'utf8')).split('\n').filter((l) => l.trim());
       if (CHAIN_LIMIT > 0) lines = lines.slice(-CHAIN_LIMIT);
       await writeFile(chainsFile, lines.join('\n') + '\n');
-      const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: unknown[] });
+      const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: Array<{ number: number; baseSha: string }> });
+      // What was validated, so that runs are compared on the same stages: a slice is the last N chains
+      // of this checkout's mine, and a change to the miner changes which chains those are.
+      const stageList = chains.flatMap((c) => c.prs.map((p) => `${p.number}@${p.baseSha.slice(0, 10)}`));
+      const slice = createHash('sha256').update(stageList.join(' ')).digest('hex').slice(0, 12);
+      say(`${name}: stages ${stageList.join(' ')} (slice ${slice})`);
       const stages = chains.reduce((n, c) => n + c.prs.length, 0);
       say(
         `${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`,
@@ -130,7 +136,10 @@ export async function run(): Promise<Figure[]> {
         say(
           `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
         );
-      const done = languageFigures(language, chains, stages, ours, today, layers, { ours: oursWarm, today: todayWarm });
+      const done = languageFigures(language, chains, stages, slice, ours, today, layers, {
+        ours: oursWarm,
+        today: todayWarm,
+      });
       // On stderr as each language ends: a run of several languages stopped later keeps the ones done.
       for (const f of done) say(`${name}: ${JSON.stringify(f)}`);
       figures.push(...done);
@@ -153,6 +162,7 @@ function languageFigures(
   language: string,
   chains: Array<{ id: string; prs: unknown[] }>,
   stages: number,
+  slice: string,
   ours: ValidateRun,
   today: ValidateRun,
   layers: number[],
@@ -182,7 +192,7 @@ function languageFigures(
       measure: `stage_validation_yield${l}`,
       value: round(ours.records.filter(verified).length / stages, 3),
       unit: 'ratio',
-      goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${CHAIN_LIMIT > 0 ? ` (last ${CHAIN_LIMIT} chains only)` : ''}`,
+      goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${CHAIN_LIMIT > 0 ? ` (last ${CHAIN_LIMIT} chains only)` : ''}; slice ${slice} (a hash of the stages' PR numbers and bases: runs compare only where it is the same)`,
     },
     {
       measure: `chain_full_yield${l}`,
