@@ -10,17 +10,7 @@ import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
 import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
-
-/** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
-const GLIBC_MINOR = 36;
-/** Wheels' platform tags that bookworm's glibc 2.36 runs, newest first (pip 23 does not widen one tag to older ones). */
-const PLATFORMS = [
-  ...Array.from({ length: GLIBC_MINOR - 16 }, (_, i) => `manylinux_2_${GLIBC_MINOR - i}_x86_64`),
-  'manylinux2014_x86_64',
-  'manylinux2010_x86_64',
-  'manylinux1_x86_64',
-  'linux_x86_64',
-];
+import { GLIBC_MINOR, wheelTags } from './wheel-tags';
 
 /**
  * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
@@ -114,6 +104,8 @@ export interface PythonInputs {
   toolDeps: string[];
   /** A newer minor the project tests on, the recipe's fallback: a resolution that needs a newer Python than `python` is ToolchainTooOld. */
   newerPython?: string;
+  /** The pip that installs the downloads into the venv, where uv does not (Pythons before 3.8): the wheels it accepts. */
+  installerPip?: string;
 }
 
 /**
@@ -370,7 +362,8 @@ export function pythonFetch(inputs: PythonInputs) {
     lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
     // Pins an earlier fetch downloaded for the same Python, platforms and index are taken from the store.
-    const store = new DownloadStore(join(tools.dir, 'pypi-files'), [pyVersion, PLATFORMS, env, tools.pipVersion]);
+    const tags = wheelTags(pyVersion, inputs.installerPip);
+    const store = new DownloadStore(join(tools.dir, 'pypi-files'), [pyVersion, tags, env, tools.pipVersion]);
     const missing = await store.take(lines, ctx.depsDir);
     ctx.log(
       `downloading ${missing.length} Python packages for CPython ${pyVersion}${missing.length < lines.length ? ` (${lines.length - missing.length} more from the download store)` : ''}`,
@@ -394,13 +387,8 @@ export function pythonFetch(inputs: PythonInputs) {
         pyVersion,
         '--implementation',
         'cp',
-        '--abi',
-        `cp${pyVersion.replace('.', '')}`,
-        '--abi',
-        'abi3',
-        '--abi',
-        'none',
-        ...PLATFORMS.flatMap((p) => ['--platform', p]),
+        ...tags.abis.flatMap((a) => ['--abi', a]),
+        ...tags.platforms.flatMap((p) => ['--platform', p]),
         '-r',
         missingFile,
       ];
