@@ -182,6 +182,7 @@ export function pythonFetch(inputs: PythonInputs) {
           '--no-default-groups',
           ...groups,
           '--all-extras',
+          '--no-python-downloads',
           '-o',
           pinned,
         ],
@@ -196,6 +197,13 @@ export function pythonFetch(inputs: PythonInputs) {
       'pip',
       'compile',
       ...sources,
+      // The interpreter that builds a setup.py's metadata, named: uv would look for one of the target's
+      // minor on PATH (pyenv's shims of it fail, 0.5 CPU-s a compile), try to download one from outside
+      // the package index (three times, blocked here), and then fall back to the host's default python,
+      // the one this venv was made from.
+      '--python',
+      tools.python,
+      '--no-python-downloads',
       '--python-version',
       pyVersion,
       '--python-platform',
