@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../../../errors';
+import { StageError, ToolchainTooOld, UnexplainedFailure } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
 import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
@@ -11,6 +11,7 @@ import { requirementName } from './pyproject';
 import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 import { GLIBC_MINOR, wheelTags } from './wheel-tags';
+import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
 
 /**
  * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
@@ -401,7 +402,7 @@ export function pythonFetch(inputs: PythonInputs) {
         missingFile,
       ];
       try {
-        const r = await runTool(tools.python, download, { cwd: ctx.srcDir, signal: ctx.signal });
+        const r = await runTool(tools.python, download, { cwd: ctx.srcDir, env: TOOLS_PIP_ENV, signal: ctx.signal });
         if (r.code !== 0)
           throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
         const files = await readdir(dest);
@@ -478,7 +479,7 @@ async function wheelsFromSdists(python: string, ctx: FetchContext, notes: string
           out,
           join(ctx.depsDir, sdist),
         ],
-        { cwd: ctx.srcDir, signal: ctx.signal },
+        { cwd: ctx.srcDir, env: TOOLS_PIP_ENV, signal: ctx.signal },
       );
       const wheel = r.code === 0 ? (await readdir(out)).find((f) => /-none-any\.whl$/.test(f)) : undefined;
       if (wheel) {
@@ -537,14 +538,10 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
     if (!existsSync(uv)) {
       ctx.log(`installing uv into ${venv} with the host's pip (first time only)`);
       await mkdir(toolsDir, { recursive: true });
-      const made = await runTool('python3', ['-m', 'venv', '--clear', venv]);
-      if (made.code !== 0)
-        throw new TransientError(`python3 cannot create a venv for uv in ${venv}: ${tail(made.stderr)}`);
-      const pip = await runTool(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'uv']);
-      if (pip.code !== 0) throw new TransientError(`pip cannot install uv into ${venv}: ${tail(pip.stderr)}`);
+      await makeToolsVenv(venv);
     }
     const version = (await runTool(uv, ['--version'])).stdout.trim().replace(/ \(.*\)$/, '');
-    const pipVersion = /pip (\S+)/.exec((await runTool(python, ['-m', 'pip', '--version'])).stdout)?.[1] ?? 'unknown';
+    const pipVersion = await installedVersion(venv, 'pip');
     return { dir: toolsDir, uv, python, version, pipVersion };
   })();
   installs.set(toolsDir, installing);
@@ -591,7 +588,7 @@ export function uvSettings(python: string): Promise<Record<string, string>> {
 
 /** The host's pip configuration (pip.conf files and PIP_* variables) as uv's variables: uv reads no pip.conf. */
 async function readUvSettings(python: string): Promise<Record<string, string>> {
-  const listed = (await runTool(python, ['-m', 'pip', 'config', 'list'])).stdout;
+  const listed = (await runTool(python, ['-m', 'pip', 'config', 'list'], { env: TOOLS_PIP_ENV })).stdout;
   const conf = new Map<string, string>();
   for (const line of listed.split('\n')) {
     const m = /^[^.]*\.([\w-]+)='(.*)'$/.exec(line.trim());
