@@ -4,6 +4,7 @@ import { compareVersions, pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_I
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
+import { bundledPip } from './wheel-tags';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
@@ -110,6 +111,13 @@ export async function detectPython(
   const nonDocExtras = extras.filter((e) => !DOCS.test(e));
   const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
 
+  // The pip that fills the venvs uv does not (before 3.8), by minor: the wheels the fetch may take for it.
+  // One whose version is not found is taken for the oldest (manylinux1 wheels, or the sdist).
+  const installerPips = new Map<string, string>();
+  for (let p: PythonChoice | undefined = python; p; p = p.newer)
+    if (!uvInstalls(p.version))
+      installerPips.set(p.version, (p.prefix && (await bundledPip(p.prefix, p.version))) || '0');
+
   // The Python chosen, and where it is an older one than the project tests on, the newest as its fallback.
   const recipeOn = (python: PythonChoice): PythonRecipe => {
     // A host Python has no Debian pytest to see: pytest is fetched with the rest.
@@ -157,6 +165,7 @@ export async function detectPython(
               prAdds,
               toolDeps,
               ...(python.newer ? { newerPython: python.newer.version } : {}),
+              ...(installerPips.has(python.version) ? { installerPip: installerPips.get(python.version) } : {}),
             }),
             ...(prAdds.length ? { prAdds } : {}),
             fetchRevision: pythonFetchRevision(python.version),

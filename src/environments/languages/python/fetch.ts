@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StageError, ToolchainTooOld, TransientError, UnexplainedFailure } from '../../../errors';
+import { StageError, ToolchainTooOld, UnexplainedFailure } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
 import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
@@ -10,17 +10,8 @@ import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
 import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
-
-/** The images' platform (Debian bookworm, whatever the Python): what wheels are resolved and fetched for. */
-const GLIBC_MINOR = 36;
-/** Wheels' platform tags that bookworm's glibc 2.36 runs, newest first (pip 23 does not widen one tag to older ones). */
-const PLATFORMS = [
-  ...Array.from({ length: GLIBC_MINOR - 16 }, (_, i) => `manylinux_2_${GLIBC_MINOR - i}_x86_64`),
-  'manylinux2014_x86_64',
-  'manylinux2010_x86_64',
-  'manylinux1_x86_64',
-  'linux_x86_64',
-];
+import { GLIBC_MINOR, wheelTags } from './wheel-tags';
+import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
 
 /**
  * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
@@ -114,6 +105,8 @@ export interface PythonInputs {
   toolDeps: string[];
   /** A newer minor the project tests on, the recipe's fallback: a resolution that needs a newer Python than `python` is ToolchainTooOld. */
   newerPython?: string;
+  /** The pip that installs the downloads into the venv, where uv does not (Pythons before 3.8): the wheels it accepts. */
+  installerPip?: string;
 }
 
 /**
@@ -190,6 +183,7 @@ export function pythonFetch(inputs: PythonInputs) {
           '--no-default-groups',
           ...groups,
           '--all-extras',
+          '--no-python-downloads',
           '-o',
           pinned,
         ],
@@ -204,6 +198,13 @@ export function pythonFetch(inputs: PythonInputs) {
       'pip',
       'compile',
       ...sources,
+      // The interpreter that builds a setup.py's metadata, named: uv would look for one of the target's
+      // minor on PATH (pyenv's shims of it fail, 0.5 CPU-s a compile), try to download one from outside
+      // the package index (three times, blocked here), and then fall back to the host's default python,
+      // the one this venv was made from.
+      '--python',
+      tools.python,
+      '--no-python-downloads',
       '--python-version',
       pyVersion,
       '--python-platform',
@@ -370,7 +371,8 @@ export function pythonFetch(inputs: PythonInputs) {
     lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
     // Pins an earlier fetch downloaded for the same Python, platforms and index are taken from the store.
-    const store = new DownloadStore(join(tools.dir, 'pypi-files'), [pyVersion, PLATFORMS, env, tools.pipVersion]);
+    const tags = wheelTags(pyVersion, inputs.installerPip);
+    const store = new DownloadStore(join(tools.dir, 'pypi-files'), [pyVersion, tags, env, tools.pipVersion]);
     const missing = await store.take(lines, ctx.depsDir);
     ctx.log(
       `downloading ${missing.length} Python packages for CPython ${pyVersion}${missing.length < lines.length ? ` (${lines.length - missing.length} more from the download store)` : ''}`,
@@ -394,18 +396,13 @@ export function pythonFetch(inputs: PythonInputs) {
         pyVersion,
         '--implementation',
         'cp',
-        '--abi',
-        `cp${pyVersion.replace('.', '')}`,
-        '--abi',
-        'abi3',
-        '--abi',
-        'none',
-        ...PLATFORMS.flatMap((p) => ['--platform', p]),
+        ...tags.abis.flatMap((a) => ['--abi', a]),
+        ...tags.platforms.flatMap((p) => ['--platform', p]),
         '-r',
         missingFile,
       ];
       try {
-        const r = await runTool(tools.python, download, { cwd: ctx.srcDir, signal: ctx.signal });
+        const r = await runTool(tools.python, download, { cwd: ctx.srcDir, env: TOOLS_PIP_ENV, signal: ctx.signal });
         if (r.code !== 0)
           throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
         const files = await readdir(dest);
@@ -482,7 +479,7 @@ async function wheelsFromSdists(python: string, ctx: FetchContext, notes: string
           out,
           join(ctx.depsDir, sdist),
         ],
-        { cwd: ctx.srcDir, signal: ctx.signal },
+        { cwd: ctx.srcDir, env: TOOLS_PIP_ENV, signal: ctx.signal },
       );
       const wheel = r.code === 0 ? (await readdir(out)).find((f) => /-none-any\.whl$/.test(f)) : undefined;
       if (wheel) {
@@ -541,14 +538,10 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
     if (!existsSync(uv)) {
       ctx.log(`installing uv into ${venv} with the host's pip (first time only)`);
       await mkdir(toolsDir, { recursive: true });
-      const made = await runTool('python3', ['-m', 'venv', '--clear', venv]);
-      if (made.code !== 0)
-        throw new TransientError(`python3 cannot create a venv for uv in ${venv}: ${tail(made.stderr)}`);
-      const pip = await runTool(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'uv']);
-      if (pip.code !== 0) throw new TransientError(`pip cannot install uv into ${venv}: ${tail(pip.stderr)}`);
+      await makeToolsVenv(venv);
     }
     const version = (await runTool(uv, ['--version'])).stdout.trim().replace(/ \(.*\)$/, '');
-    const pipVersion = /pip (\S+)/.exec((await runTool(python, ['-m', 'pip', '--version'])).stdout)?.[1] ?? 'unknown';
+    const pipVersion = await installedVersion(venv, 'pip');
     return { dir: toolsDir, uv, python, version, pipVersion };
   })();
   installs.set(toolsDir, installing);
@@ -595,7 +588,7 @@ export function uvSettings(python: string): Promise<Record<string, string>> {
 
 /** The host's pip configuration (pip.conf files and PIP_* variables) as uv's variables: uv reads no pip.conf. */
 async function readUvSettings(python: string): Promise<Record<string, string>> {
-  const listed = (await runTool(python, ['-m', 'pip', 'config', 'list'])).stdout;
+  const listed = (await runTool(python, ['-m', 'pip', 'config', 'list'], { env: TOOLS_PIP_ENV })).stdout;
   const conf = new Map<string, string>();
   for (const line of listed.split('\n')) {
     const m = /^[^.]*\.([\w-]+)='(.*)'$/.exec(line.trim());

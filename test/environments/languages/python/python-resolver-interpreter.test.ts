@@ -1,0 +1,60 @@
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
+
+test("a setup.py project's metadata is built by the tools' interpreter: no python3.X of the target's minor is looked for on PATH", async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-resolver-interpreter-'));
+  const bin = join(root, 'bin');
+  const called = join(root, 'called');
+  const path = process.env.PATH;
+  try {
+    // What uv's discovery would run: a Python 3.8 of its own on PATH (a pyenv shim of a version not activated fails like this one).
+    await mkdir(bin);
+    for (const name of ['python3.8', 'python3.8m'])
+      await writeFile(
+        join(bin, name),
+        `#!/bin/sh\necho "$0" >> ${called}\necho "pyenv: ${name}: command not found" >&2\nexit 127\n`,
+      );
+    await chmod(join(bin, 'python3.8'), 0o755);
+    await chmod(join(bin, 'python3.8m'), 0o755);
+    process.env.PATH = `${bin}:${path}`;
+    const src = join(root, 'src');
+    const depsDir = join(root, 'deps');
+    await mkdir(join(src, 'acme'), { recursive: true });
+    await mkdir(depsDir);
+    await writeFile(join(src, 'acme', '__init__.py'), '');
+    // Its requirement is computed when setup.py runs: only a built metadata names it.
+    await writeFile(
+      join(src, 'setup.py'),
+      'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six" + "==1.15.0"])\n',
+    );
+    const resolution = await pythonFetch({
+      sources: ['setup.py'],
+      extras: 'all',
+      testExtras: [],
+      groups: [],
+      buildRequires: [],
+      testTooling: [],
+      python: '3.8',
+      uvLock: false,
+      prAdds: [],
+      toolDeps: [],
+    })({
+      srcDir: src,
+      depsDir,
+      asOf: new Date('2021-06-01T00:00:00Z'),
+      log: () => undefined,
+      signal: new AbortController().signal,
+      toolsDir: join(root, 'tools'),
+    });
+    expect(resolution.packages).toContainEqual({ name: 'six', version: '1.15.0' });
+    expect(await readFile(join(depsDir, 'requirements.txt'), 'utf8')).toMatch(/^six==1\.15\.0$/m);
+    expect(existsSync(called)).toBe(false);
+  } finally {
+    process.env.PATH = path;
+    await rm(root, { recursive: true, force: true });
+  }
+}, 600_000);
