@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { cleanEnv, git } from '../git';
+import { hasCommit } from '../container/host-repo';
 
 /** A reader idle this long exits; the next read starts another. */
 const IDLE_MS = 2000;
@@ -38,6 +39,27 @@ export async function listTree(repoPath: string, commit: string): Promise<string
   const answer = await ask(repoPath, `${commit}^{tree}`);
   const lines = answer?.type === 'tree' ? treeLines(answer.body) : undefined;
   return lines ?? git(repoPath, ['ls-tree', commit]);
+}
+
+/**
+ * Whether `rev` names a commit in the clone, as hasCommit's `git cat-file -e <rev>^{commit}` tells
+ * (which answers where the reader failed). A stage's commits are asked about several times each (its
+ * inputs, its recipe), a process apiece before.
+ */
+export async function commitExists(repoPath: string, rev: string): Promise<boolean> {
+  const answer = await ask(repoPath, `${rev}^{commit}`);
+  if (answer === undefined) return hasCommit(repoPath, rev);
+  return answer?.type === 'commit';
+}
+
+/** The committer date of commit `rev`, the instant `git log -1 --format=%cI` prints; undefined where the reader cannot tell. */
+export async function committerDate(repoPath: string, rev: string): Promise<Date | undefined> {
+  const answer = await ask(repoPath, `${rev}^{commit}`);
+  if (answer?.type !== 'commit') return undefined;
+  // The header ends at the first empty line; its committer line ends in seconds since the epoch and the zone.
+  const header = answer.body.subarray(0, answer.body.indexOf('\n\n')).toString('utf8');
+  const seconds = /^committer .* (\d+) [+-]\d{4}$/m.exec(header)?.[1];
+  return seconds ? new Date(Number(seconds) * 1000) : undefined;
 }
 
 /** A tree object's entries as ls-tree prints them, or undefined where a name would be quoted. */

@@ -15,10 +15,13 @@ export function unionDirectory(sub: string) {
     const from = join(mergedDir, sub);
     if (!existsSync(from)) return;
     // force: false keeps every file the base's fetch wrote (cp -n's exit status differs between coreutils releases).
-    // A link (a Go module directory a fetch linked to the store's) is the entry whole: where either side has one, the base's stays.
+    // Where the base has the entry, the base's stays; only a directory on both sides is walked into, for
+    // what the merge adds inside it. A link (a Go module directory a fetch linked to the store's) is the
+    // entry whole; two hard links to one store file (both fetches seeded from it) are not copied onto each
+    // other (cp refuses a source and destination that are the same file, even where it would not overwrite).
     const filter = async (src: string, dest: string) => {
       const there = await lstat(dest).catch(() => undefined);
-      return !there || !(there.isSymbolicLink() || (await lstat(src)).isSymbolicLink());
+      return !there || (there.isDirectory() && (await lstat(src)).isDirectory());
     };
     await cp(from, join(baseDir, sub), { recursive: true, force: false, errorOnExist: false, filter }).catch((err) => {
       throw new TransientError(`cannot add the merge's ${sub} to the base's: ${(err as Error).message}`, {

@@ -1,5 +1,5 @@
 import { git } from '../git';
-import { listTree, showFile } from './cat-file';
+import { committerDate, listTree, showFile } from './cat-file';
 import type { RepoFiles } from './contract';
 
 /**
@@ -52,6 +52,8 @@ export async function manifestsDate(repoPath: string, sha: string, files: string
 
 /** The commit date of `sha`: the era a stage's toolchain is chosen for. */
 export async function commitDate(repoPath: string, sha: string): Promise<Date> {
+  const read = await committerDate(repoPath, sha);
+  if (read) return read;
   return new Date((await git(repoPath, ['log', '-1', '--format=%cI', sha])).trim());
 }
 

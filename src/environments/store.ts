@@ -57,10 +57,17 @@ export async function storeSettled(store: string): Promise<boolean> {
 }
 
 async function place(src: string, dst: string): Promise<void> {
-  if (existsSync(dst)) {
-    if (!REPLACED.test(dst.slice(dst.lastIndexOf('/') + 1))) return;
-    if ((await lastUpdated(src)) <= (await lastUpdated(dst))) return;
-  }
+  if (!REPLACED.test(dst.slice(dst.lastIndexOf('/') + 1))) {
+    // A hard link names a whole file at once, so it is made straight in place: one system call per new
+    // file, where an existence check, a temporary name, a rename and its cleanup were four more. An
+    // entry already there is kept (EEXIST); another file system falls back to a copy below.
+    const failed = await link(src, dst).then(
+      () => undefined,
+      (err: NodeJS.ErrnoException) => err,
+    );
+    if (!failed || failed.code === 'EEXIST') return;
+  } else if (existsSync(dst) && (await lastUpdated(src)) <= (await lastUpdated(dst))) return;
+  // A copy (another file system) or a replacement goes under a temporary name, renamed into place whole.
   const tmp = `${dst}.adding-${randomBytes(4).toString('hex')}`;
   try {
     await link(src, tmp).catch(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from '../git';
 import type { PullRequest } from '../schemas';
-import { hasCommit } from '../container/host-repo';
+import { commitExists } from '../environments/cat-file';
 
 /** `Binary files a/x and b/x differ`: a diff that names a binary change without carrying it (GitHub's API sends these). */
 const BINARY_WITHOUT_CONTENT = /^Binary files (?:a\/)?(.+?) and (?:b\/)?(.+?) differ$/m;
@@ -35,9 +35,9 @@ export async function stageInputProblem(repoPath: string, pr: PullRequest): Prom
 
 async function findProblem(repoPath: string, pr: PullRequest): Promise<string | undefined> {
   const which = `PR #${pr.number}`;
-  if (!(await hasCommit(repoPath, pr.baseSha)))
+  if (!(await commitExists(repoPath, pr.baseSha)))
     return `the base commit ${pr.baseSha} of ${which} does not exist in ${repoPath}`;
-  if (!(await hasCommit(repoPath, pr.mergeSha)))
+  if (!(await commitExists(repoPath, pr.mergeSha)))
     return `the merge commit ${pr.mergeSha} of ${which} does not exist in ${repoPath}`;
   if (!pr.patch.trim()) return `the gold patch of ${which} is empty`;
   const binary = BINARY_WITHOUT_CONTENT.exec(pr.patch);

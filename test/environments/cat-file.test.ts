@@ -3,7 +3,8 @@ import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listTree, showFile } from '../../src/environments/cat-file';
+import { commitExists, listTree, showFile } from '../../src/environments/cat-file';
+import { commitDate } from '../../src/environments/repo-files';
 import { bundlePath, cloneBundle, SHARED_REPOS } from '../support/real-repos';
 
 const run = promisify(execFile);
@@ -77,6 +78,52 @@ withJinja('showFile: one cat-file reader a clone, the same text as git show', ()
         expect(listed.split('\n').length).toBeGreaterThan(3);
       }
       await expect(listTree(repo, 'f'.repeat(40))).rejects.toThrow(/ls-tree/);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test('whether a revision is a commit, and its committer date, as git cat-file -e and git log -1 --format=%cI tell', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'chainsmith-cat-file-'));
+    try {
+      await run('git', ['init', '-q'], { cwd: scratch });
+      await writeFile(join(scratch, 'a.txt'), 'a');
+      await run('git', ['add', '-A'], { cwd: scratch });
+      // A zone far from UTC, a date before 1970's tenth year: the instant is what counts, not its spelling.
+      const env = {
+        ...process.env,
+        GIT_COMMITTER_DATE: '1975-03-01T23:30:00-0930',
+        GIT_AUTHOR_DATE: '2001-01-01T00:00:00Z',
+      };
+      await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'old'], { cwd: scratch, env });
+      await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'tag', '-a', '-m', 'tagged', 'v1'], {
+        cwd: scratch,
+      });
+      const plainExists = (clone: string, rev: string) =>
+        run('git', ['cat-file', '-e', `${rev}^{commit}`], { cwd: clone }).then(
+          () => true,
+          () => false,
+        );
+      const plainDate = async (clone: string, rev: string) =>
+        new Date((await run('git', ['log', '-1', '--format=%cI', rev], { cwd: clone })).stdout.trim());
+      const revs: Array<[string, string]> = [
+        ...shas.map((sha): [string, string] => [repo, sha]),
+        [repo, 'HEAD'],
+        [scratch, 'HEAD'],
+        [scratch, 'v1'],
+        [scratch, 'HEAD^{tree}'],
+        [scratch, 'HEAD:a.txt'],
+        [scratch, 'f'.repeat(40)],
+        [repo, 'not-a-revision'],
+      ];
+      const exists = await Promise.all(revs.map(([clone, rev]) => commitExists(clone, rev)));
+      expect(exists).toEqual(await Promise.all(revs.map(([clone, rev]) => plainExists(clone, rev))));
+      // Not vacuous: commits and non-commits both.
+      expect(exists.filter(Boolean).length).toBe(shas.length + 3);
+      for (const [clone, rev] of revs.filter((_, i) => exists[i]))
+        expect((await commitDate(clone, rev)).toISOString()).toBe((await plainDate(clone, rev)).toISOString());
+      expect((await commitDate(scratch, 'v1')).toISOString()).toBe('1975-03-02T09:00:00.000Z');
+      await expect(commitDate(scratch, 'f'.repeat(40))).rejects.toThrow();
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }

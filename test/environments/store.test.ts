@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { addToStore, storeSettled } from '../../src/environments/store';
@@ -50,6 +50,11 @@ test("fetches join one store: an entry already there is kept, a newer registry l
   expect((await stat(join(store, 'junit/junit/4.13/junit-4.13.jar'))).ino).toBe(
     (await stat(join(second, 'junit/junit/4.13/junit-4.13.jar'))).ino,
   );
+
+  // Each file is linked straight into place: no temporary name is left beside the entries.
+  const names = (await readdir(store, { recursive: true })) as string[];
+  expect(names.filter((n) => n.includes('.adding-'))).toEqual([]);
+  expect(names).toContain(join('junit', 'junit', '4.13', 'junit-4.13.jar'));
 
   // A fetch is added once: its marker says so, and a second call changes nothing.
   await writeFile(join(second, 'junit/junit/4.14.jar'), 'not added again');

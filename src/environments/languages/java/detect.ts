@@ -9,6 +9,7 @@ import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
 import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
+import { seedFromStore } from './seed-repo';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -23,7 +24,7 @@ const M2 = '/home/agent/.m2';
  */
 export const MAVEN_STORE = '/opt/chainsmith/m2';
 /** What the resolver writes beside an artifact about where it came from: tied to the host's repository ids, which offline Maven here would not trust. */
-const HOST_BOOKKEEPING = /^(?:_remote\.repositories|resolver-status\.properties)$|\.lastUpdated$/;
+export const HOST_BOOKKEEPING = /^(?:_remote\.repositories|resolver-status\.properties)$|\.lastUpdated$/;
 /**
  * A Surefire run that resolves and loads everything a test run needs (plugins, the test provider
  * for the project's JUnit or TestNG, its launcher) and runs no test: a method name no test has.
@@ -143,10 +144,12 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
  * `mvn test` resolves, not the project's classes. Where the build fails without them, it runs again
  * with the real compile (forked through the javac wrapper for a Java 5 or 6 POM), on the same local
  * repository. Versions are the POMs' own; Maven has no resolution date (ranges and snapshots resolve
- * now, which the notes say).
+ * now, which the notes say). The local repository starts with what the repository's store holds
+ * (seed-repo.ts), so only what no earlier fetch brought is downloaded.
  */
 export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
+  const seeded = ctx.store ? await seedFromStore(ctx.store, repo, HOST_BOOKKEEPING) : undefined;
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
   const resolve = (what: string, extra: Record<string, string>) =>
     mustRun(
@@ -176,8 +179,14 @@ export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Res
     if (compat) await writeFile(wrapper, JAVAC_COMPAT, { mode: 0o755 });
     await resolve('mvn test (resolving only)', compat ? compatProperties(wrapper) : {});
   }
-  const packages = await artifacts(repo);
   const notes = ['versions as the POMs declare them'];
+  if (seeded) {
+    const unused = await seeded.prune();
+    notes.push(
+      `${seeded.versions - unused} artifact versions the build read taken from the repository's store, not downloaded again`,
+    );
+  }
+  const packages = await artifacts(repo);
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
   const version = (await runTool('mvn', ['-v'], { cwd: ctx.srcDir })).stdout
     .replace(/\x1b\[[0-9;]*m/g, '')
