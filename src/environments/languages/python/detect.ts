@@ -1,6 +1,7 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { compareVersions, pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS } from './fetch';
+import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS } from './fetch';
+import { compareVersions } from '../host-command';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';

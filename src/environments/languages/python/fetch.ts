@@ -6,6 +6,7 @@ import { StageError, ToolchainTooOld, UnexplainedFailure } from '../../../errors
 import { stageReason } from '../../../stage-reason';
 import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
+import { compareVersions } from '../host-command';
 import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
 import { DownloadStore, linkOrCopy } from './download-store';
@@ -61,16 +62,6 @@ const LEGACY_BACKEND = {
   needs: /setuptools>=40\.8\.0|build_meta:__legacy__[\s\S]*site-packages\/setuptools\//,
   asOf: '2024-01-01T00:00:00.000Z',
 };
-
-/** Compares dotted release versions numerically ('6.2.5' < '7.0.1'); pre-release suffixes count as their release. */
-export function compareVersions(a: string, b: string): number {
-  const parts = (v: string) => v.split('.').map((p) => parseInt(p, 10) || 0);
-  const x = parts(a);
-  const y = parts(b);
-  for (let i = 0; i < Math.max(x.length, y.length); i++)
-    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
-}
 
 /** The tooling pins below their floor on `python` in a pinned requirements file's lines ('pytest==5.4.3' → ['pytest', '5.4.3']). */
 export function toolingBelowFloor(lines: string[], python: string): [string, string][] {

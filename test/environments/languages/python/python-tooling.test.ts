@@ -1,4 +1,5 @@
-import { compareVersions, toolingBelowFloor } from '../../../../src/environments/languages/python/fetch';
+import { toolingBelowFloor } from '../../../../src/environments/languages/python/fetch';
+import { compareVersions } from '../../../../src/environments/languages/host-command';
 
 test('versions compare numerically, a pre-release as its release', () => {
   expect(compareVersions('6.2.5', '7.0.1')).toBeLessThan(0);
