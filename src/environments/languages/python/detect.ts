@@ -1,7 +1,6 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
-import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS } from './fetch';
-import { compareVersions } from '../host-command';
+import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
@@ -192,9 +191,6 @@ export async function detectPython(
   };
   return recipeOn(python);
 }
-
-/** uv installs into Pythons from 3.8 on; the venvs of older ones are made and filled by their own pip. */
-const uvInstalls = (minor: string) => compareVersions(minor, '3.8') >= 0;
 
 /**
  * A venv filled by the uv the fetch left in the dependency directory (fetch.ts, UV_IN_DEPS) instead of

@@ -30,6 +30,9 @@ export function pythonFetchRevision(python: string): number {
  */
 export const UV_IN_DEPS = 'uv';
 
+/** uv installs into Pythons from 3.8 on (UV_IN_DEPS); the venvs of older ones are made and filled by their own pip. */
+export const uvInstalls = (minor: string) => compareVersions(minor, '3.8') >= 0;
+
 /**
  * Test tooling that runs on a Python only from these versions on, by the minor from which a floor
  * applies (a minor takes the newest entry at or below it): older pytest imports the py library, whose
@@ -404,7 +407,7 @@ export function pythonFetch(inputs: PythonInputs) {
       }
     }
     await wheelsFromSdists(tools.python, ctx, notes);
-    if (compareVersions(pyVersion, '3.8') >= 0) {
+    if (uvInstalls(pyVersion)) {
       // Replaced, not kept: the uv of this run (38 MB, so linked where it can be).
       await rm(join(ctx.depsDir, UV_IN_DEPS), { force: true });
       await linkOrCopy(tools.uv, join(ctx.depsDir, UV_IN_DEPS));
