@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TransientError } from '../../../errors';
 import { runTool, tail } from '../../host-tools';
+import { bundledWheels } from './wheel-tags';
 
 /**
  * What pip runs of the tools venv are given: the host may forbid writing bytecode
@@ -25,10 +26,7 @@ export async function makeToolsVenv(venv: string): Promise<void> {
   if (bare.code === 0) {
     const dir = await runTool(python, ['-c', 'import ensurepip, os; print(os.path.dirname(ensurepip.__file__))']);
     const bundled = join(dir.stdout.trim(), '_bundled');
-    const pins = (await readdir(bundled).catch(() => [] as string[]))
-      .map((f) => /^([A-Za-z0-9_.]+)-([^-]+)-.*\.whl$/.exec(f))
-      .filter((m): m is RegExpExecArray => !!m)
-      .map((m) => `${m[1]}==${m[2]}`);
+    const pins = (await bundledWheels(bundled)).map((w) => `${w.name}==${w.version}`);
     if (dir.code === 0 && pins.some((p) => p.startsWith('pip=='))) {
       const r = await runTool('python3', [
         '-m',
@@ -56,9 +54,10 @@ export async function makeToolsVenv(venv: string): Promise<void> {
 /** The version of a package installed in a venv, read from its dist-info directory's name (no Python start). */
 export async function installedVersion(venv: string, name: string): Promise<string> {
   const lib = join(venv, 'lib');
+  const distInfo = new RegExp(`^${name}-([^-]+)\\.dist-info$`, 'i');
   for (const py of await readdir(lib).catch(() => [] as string[])) {
     const found = (await readdir(join(lib, py, 'site-packages')).catch(() => [] as string[]))
-      .map((f) => new RegExp(`^${name}-([^-]+)\\.dist-info$`, 'i').exec(f)?.[1])
+      .map((f) => distInfo.exec(f)?.[1])
       .find((v) => v);
     if (found) return found;
   }

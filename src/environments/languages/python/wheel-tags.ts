@@ -41,15 +41,23 @@ export function wheelTags(minor: string, installerPip?: string): { abis: string[
   return { abis, platforms };
 }
 
+/** The wheels in an interpreter's `ensurepip/_bundled` directory (`dir`), by project name and version: what ensurepip installs. */
+export async function bundledWheels(dir: string): Promise<Array<{ name: string; version: string }>> {
+  return (await readdir(dir).catch(() => [] as string[]))
+    .map((f) => /^([A-Za-z0-9_.]+)-([^-]+)-.*\.whl$/.exec(f))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => ({ name: m[1], version: m[2] }));
+}
+
 /**
  * The version of the pip that `python -m venv` installs from a Python prefix (its ensurepip's bundled
  * wheel), or undefined where none is found there (a Debian Python's comes from python-wheels).
  */
 export async function bundledPip(prefix: string, minor: string): Promise<string | undefined> {
-  const dir = join(prefix, 'lib', `python${minor}`, 'ensurepip', '_bundled');
-  const versions = (await readdir(dir).catch(() => [] as string[]))
-    .map((f) => /^pip-([\d.]+)-/.exec(f)?.[1])
-    .filter((v): v is string => !!v)
+  const wheels = await bundledWheels(join(prefix, 'lib', `python${minor}`, 'ensurepip', '_bundled'));
+  const versions = wheels
+    .filter((w) => w.name === 'pip' && /^[\d.]+$/.test(w.version))
+    .map((w) => w.version)
     .sort(compareVersions);
   return versions.at(-1);
 }
