@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
+import { fetchInputs } from '../../../support/python-project';
 
 test("a setup.py project's metadata is built by the tools' interpreter: no python3.X of the target's minor is looked for on PATH", async () => {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-resolver-interpreter-'));
@@ -31,18 +32,7 @@ test("a setup.py project's metadata is built by the tools' interpreter: no pytho
       join(src, 'setup.py'),
       'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six" + "==1.15.0"])\n',
     );
-    const resolution = await pythonFetch({
-      sources: ['setup.py'],
-      extras: 'all',
-      testExtras: [],
-      groups: [],
-      buildRequires: [],
-      testTooling: [],
-      python: '3.8',
-      uvLock: false,
-      prAdds: [],
-      toolDeps: [],
-    })({
+    const resolution = await pythonFetch(fetchInputs({ sources: ['setup.py'], extras: 'all', python: '3.8' }))({
       srcDir: src,
       depsDir,
       asOf: new Date('2021-06-01T00:00:00Z'),

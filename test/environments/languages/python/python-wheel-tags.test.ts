@@ -2,8 +2,9 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pythonFetch, type PythonInputs } from '../../../../src/environments/languages/python/fetch';
+import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
 import { wheelTags } from '../../../../src/environments/languages/python/wheel-tags';
+import { fetchInputs } from '../../../support/python-project';
 
 /** A project whose only requirement is `requirement` (a package with a C extension), fetched for `python` as of 2020. */
 async function fetchFor(root: string, name: string, python: string, installerPip?: string): Promise<string[]> {
@@ -12,19 +13,7 @@ async function fetchFor(root: string, name: string, python: string, installerPip
   await mkdir(src);
   await mkdir(depsDir);
   await writeFile(join(src, 'requirements.txt'), 'MarkupSafe==1.1.1\n');
-  const inputs: PythonInputs = {
-    sources: ['requirements.txt'],
-    extras: [],
-    testExtras: [],
-    groups: [],
-    buildRequires: [],
-    testTooling: [],
-    python,
-    uvLock: false,
-    prAdds: [],
-    toolDeps: [],
-    ...(installerPip ? { installerPip } : {}),
-  };
+  const inputs = fetchInputs({ sources: ['requirements.txt'], python, ...(installerPip ? { installerPip } : {}) });
   await pythonFetch(inputs)({
     srcDir: src,
     depsDir,
