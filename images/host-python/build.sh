@@ -27,4 +27,14 @@ if [ -n "$missing" ]; then
 fi
 docker exec --user agent "$cid" "$prefix/bin/python3" -c 'import ssl, sqlite3, ctypes, venv, ensurepip' \
   || { echo "Python $minor from $prefix does not run in the image as the agent user" >&2; exit 1; }
+# The standard library compiled in the image, as CPython's own install leaves it (the copy above leaves the
+# host's __pycache__ behind): sandboxes and builds run with PYTHONDONTWRITEBYTECODE, so otherwise every
+# Python process compiles each standard module it imports anew (about 0.35 CPU-s of a 0.6 s pytest run).
+# Checked-hash bytecode (3.7+) is used only where its source's hash matches, so an edited module is
+# never read stale; 3.6 has timestamps only, on files the agent user cannot write. Test packages stay
+# out: some hold files that do not compile on purpose.
+mode=$(docker exec "$cid" "$prefix/bin/python3" -c 'import sys; print("--invalidation-mode=checked-hash" if sys.version_info >= (3, 7) else "")')
+docker exec --user root "$cid" "$prefix/bin/python3" -m compileall -q -j0 $mode \
+  -x '/(tests?|idle_test|site-packages)/' "$prefix/lib/python$minor" >/dev/null \
+  || { echo "Python $minor from $prefix: compileall failed on its standard library" >&2; exit 1; }
 docker commit --change 'USER agent' "$cid" "$tag" >/dev/null
