@@ -406,7 +406,7 @@ export function pythonFetch(inputs: PythonInputs) {
         await rm(fresh, { recursive: true, force: true });
       }
     }
-    await wheelsFromSdists(tools.python, ctx, notes);
+    await wheelsFromSdists(tools, env, ctx, notes);
     if (uvInstalls(pyVersion)) {
       // Replaced, not kept: the uv of this run (38 MB, so linked where it can be).
       await rm(join(ctx.depsDir, UV_IN_DEPS), { force: true });
@@ -453,28 +453,37 @@ async function emptied(dir: string): Promise<void> {
  * Pure-Python sdists built into wheels on the host, where their build may fetch what it needs (a
  * setup_requires such as setuptools_scm, which the offline image build cannot get). A wheel tied to the
  * host's interpreter is dropped: the image builds that sdist itself.
+ *
+ * uv builds it (`uv build`, in an isolated environment of the sdist's build requirements, run by the
+ * tools venv's Python, as pip's was), where pip's `pip wheel` spent about four CPU-s more on its own
+ * start and its build environment's install (iniconfig 1.0.0: 5.4 against 1.2 CPU-s, the same files in
+ * the wheel). Where uv cannot build it, pip tries as before.
  */
-async function wheelsFromSdists(python: string, ctx: FetchContext, notes: string[]): Promise<void> {
+async function wheelsFromSdists(
+  tools: UvTools,
+  env: Record<string, string>,
+  ctx: FetchContext,
+  notes: string[],
+): Promise<void> {
   const sdists = (await readdir(ctx.depsDir)).filter((f) => /\.(tar\.gz|zip|tar\.bz2)$/.test(f));
   const built: string[] = [];
   for (const sdist of sdists) {
     const out = await mkdtemp(join(tmpdir(), 'chainsmith-wheel-'));
     try {
-      const r = await runTool(
-        python,
-        [
-          '-m',
-          'pip',
-          'wheel',
-          '--no-deps',
-          '--disable-pip-version-check',
-          '--quiet',
-          '-w',
-          out,
-          join(ctx.depsDir, sdist),
-        ],
-        { cwd: ctx.srcDir, env: TOOLS_PIP_ENV, signal: ctx.signal },
+      const from = join(ctx.depsDir, sdist);
+      const byUv = await runTool(
+        tools.uv,
+        ['build', '--wheel', '--quiet', '--no-python-downloads', '--python', tools.python, '-o', out, from],
+        { cwd: ctx.srcDir, env, signal: ctx.signal },
       );
+      const r =
+        byUv.code === 0
+          ? byUv
+          : await runTool(
+              tools.python,
+              ['-m', 'pip', 'wheel', '--no-deps', '--disable-pip-version-check', '--quiet', '-w', out, from],
+              { cwd: ctx.srcDir, env: TOOLS_PIP_ENV, signal: ctx.signal },
+            );
       const wheel = r.code === 0 ? (await readdir(out)).find((f) => /-none-any\.whl$/.test(f)) : undefined;
       if (wheel) {
         await copyFile(join(out, wheel), join(ctx.depsDir, wheel));
