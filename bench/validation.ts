@@ -186,7 +186,7 @@ function languageFigures(
   const kinds = new Map<string, number>();
   for (const r of ours.records) if (!verified(r)) kinds.set(kindOf(r), (kinds.get(kindOf(r)) ?? 0) + 1);
   const cpu = (r: ValidateRun) =>
-    `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers (${round(r.buildCpu, 0)} s in environment builds, ${round(r.goldCpu, 0)} s in ${r.goldSandboxes} gold sandboxes${sandboxNotes(r)}), ${round(r.wallSeconds, 0)} s wall`;
+    `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers (${round(r.buildCpu, 0)} s in environment builds, ${round(r.goldCpu, 0)} s in ${r.goldSandboxes} gold sandboxes${sandboxNotes(r)}), ${round(r.wallSeconds, 0)} s wall at load average ${round(r.loadAverage, 1)}`;
   return [
     {
       measure: `stage_validation_yield${l}`,

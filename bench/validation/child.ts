@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { GoldTestsSchema, type GoldTests } from '../../src/schemas';
 import { run } from '../../src/process/run';
@@ -38,6 +38,12 @@ export interface ValidateRun {
   /** Builds it started whose image is not on the engine after the run (failed, timed out, or cut short). */
   buildsFailed: string[];
   wallSeconds: number;
+  /**
+   * The machine's one-minute load average over the run (sampled every 5 s): the two codes run one after
+   * the other, and CPU time grows with the load (the same work takes longer on shared cores and caches),
+   * so a ratio of two runs at different loads leans towards the one run at the lower.
+   */
+  loadAverage: number;
   /** The last lines of its output, for a run that failed. */
   tail: string;
 }
@@ -85,11 +91,15 @@ export async function validateRun(
   // The watch starts once the child's process id is known; the event stream is replayed from before the child started.
   let watching: Promise<void> | undefined;
   const since = Math.floor(started / 1000) - 1;
+  const loads = [loadavg()[0]];
+  const loadTimer = setInterval(() => loads.push(loadavg()[0]), 5_000);
   const timer = setInterval(() => {
     if (pid && !watching) watching = watch.start(`${hostname()}:${pid}`, since);
   }, 50);
   const { exitCode, stdout, stderr } = await running;
   clearInterval(timer);
+  clearInterval(loadTimer);
+  loads.push(loadavg()[0]);
   if (!watching && pid) watching = watch.start(`${hostname()}:${pid}`, since);
   if (!watching) throw new Error(`validate's process id never came (exit ${exitCode}): ${firstErr.slice(0, 500)}`);
   await watching;
@@ -134,6 +144,7 @@ export async function validateRun(
     imagesBuilt: [...buildImages].filter((_, i) => exists[i]),
     buildsFailed: [...buildImages].filter((_, i) => !exists[i]),
     wallSeconds: (Date.now() - started) / 1000,
+    loadAverage: loads.reduce((a, b) => a + b, 0) / loads.length,
     tail: `${stdout.split('\n').slice(-5).join('\n')}\n${stderr.split('\n').slice(-8).join('\n')}`.trim(),
   };
 }

@@ -48,6 +48,8 @@ test('every container the validate run owned is counted, however briefly it live
     expect(r.imagesBuilt).toEqual([]);
     expect(r.buildsFailed).toEqual(['chainsmith-env:validation-containers-test']);
     expect(r.containerCpu).toBeCloseTo(r.buildCpu + r.goldCpu, 6);
+    // The load the run met is reported beside its CPU (a ratio of runs at different loads leans).
+    expect(Number.isFinite(r.loadAverage)).toBe(true);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
