@@ -24,8 +24,8 @@ const GO_TEST = 'go test -json -count=1 -vet=off';
  * the toolchain runs with GOMAXPROCS at the quota (rounded up): Go before 1.25 sizes itself by the CPUs
  * it sees, so on a one-CPU quota two threads of each compile and of the go command took turns at one
  * CPU's time, with the runtime's idle threads spinning for work between (profiled on cobra's root
- * package under a 1-CPU quota, five runs each: 2.94 CPU-s a run on a new tree where it was 2.85, 0.84
- * a run again on the same tree where it was 0.75). The compiles are the same, so are their outputs;
+ * package under a 1-CPU quota, five runs each: 2.85 CPU-s a run on a new tree where it was 2.94, 0.75
+ * a run again on the same tree where it was 0.84). The compiles are the same, so are their outputs;
  * GOMAXPROCS is not in the build cache's keys either.
  *
  * The test binaries run with every variable set here unset (`-exec env -u …`), as they would be
