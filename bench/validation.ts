@@ -186,7 +186,7 @@ function languageFigures(
   const kinds = new Map<string, number>();
   for (const r of ours.records) if (!verified(r)) kinds.set(kindOf(r), (kinds.get(kindOf(r)) ?? 0) + 1);
   const cpu = (r: ValidateRun) =>
-    `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers (${round(r.buildCpu, 0)} s in environment builds, ${round(r.goldCpu, 0)} s in ${r.goldSandboxes} gold sandboxes), ${round(r.wallSeconds, 0)} s wall`;
+    `${round(r.processCpu, 0)} s in processes + ${round(r.containerCpu, 0)} s in containers (${round(r.buildCpu, 0)} s in environment builds, ${round(r.goldCpu, 0)} s in ${r.goldSandboxes} gold sandboxes${sandboxNotes(r)}), ${round(r.wallSeconds, 0)} s wall at load average ${round(r.loadAverage, 1)}`;
   return [
     {
       measure: `stage_validation_yield${l}`,
@@ -249,6 +249,15 @@ function languageFigures(
       goal: 'context: unverified stages by reason kind',
     })),
   ];
+}
+
+/** How many sandboxes lived under a second (a stage set up and left: no test to run), and how many were gone before their CPU was read. */
+function sandboxNotes(r: ValidateRun): string {
+  const notes = [
+    r.goldBrief ? `${r.goldBrief} of them under 1 s` : '',
+    r.goldUnread ? `${r.goldUnread} gone before their CPU was read` : '',
+  ].filter(Boolean);
+  return notes.length ? ` (${notes.join(', ')})` : '';
 }
 
 /** Each chain's records, in the order `validate` wrote them (chain by chain, stage by stage). */

@@ -1,18 +1,11 @@
 import Docker from 'dockerode';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { GoldTestsSchema, type GoldTests } from '../../src/schemas';
-import { OWNER_LABEL } from '../../src/container/orphans';
-import { BUILD_LABEL } from '../../src/environments/builder';
 import { run } from '../../src/process/run';
-
-/** Where cgroup v1 (cgroupfs driver) keeps a container's CPU time, in nanoseconds; under v2, where the unified hierarchy does. */
-const CGROUP_USAGE = [
-  (id: string) => `/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`,
-  (id: string) => `/sys/fs/cgroup/docker/${id}/cpu.stat`,
-];
+import { OwnedContainers, type OwnedContainer } from './owned-containers';
 
 /** One `chainsmith validate` run, as a child process, and what it cost. */
 export interface ValidateRun {
@@ -22,13 +15,20 @@ export interface ValidateRun {
   exitCode: number;
   /** CPU seconds of the child and every process it waited for (user + system, from bash's `times`). */
   processCpu: number;
-  /** CPU seconds of the containers it owned (build and gold sandboxes), from their cgroups, sampled twice a second. */
+  /** CPU seconds of the containers it owned (build and gold sandboxes), from their cgroups, read every 0.1 s while they live. */
   containerCpu: number;
   /** Of containerCpu: environment builds (containers labelled with the image they build), gold sandboxes (the rest). */
   buildCpu: number;
   goldCpu: number;
-  /** Gold sandboxes started: at most one per stage whose tests ran (a stage validated before in the run is not). */
+  /**
+   * Gold sandboxes started, every one (Docker's event stream), however briefly it lived: today's code
+   * starts one for each stage with an environment, tests or not (a sandbox of a stage without tests lives
+   * about a second); this code one per stage whose tests ran (a stage validated before in the run is not).
+   */
   goldSandboxes: number;
+  /** Of those, how many lived under a second, and how many were gone before their cgroup was read (their CPU is not counted). */
+  goldBrief: number;
+  goldUnread: number;
   /**
    * Environment images its own build containers built (their label names the image), counted from
    * those containers rather than from the engine's images before and after: an image another process
@@ -38,6 +38,12 @@ export interface ValidateRun {
   /** Builds it started whose image is not on the engine after the run (failed, timed out, or cut short). */
   buildsFailed: string[];
   wallSeconds: number;
+  /**
+   * The machine's one-minute load average over the run (sampled every 5 s): the two codes run one after
+   * the other, and CPU time grows with the load (the same work takes longer on shared cores and caches),
+   * so a ratio of two runs at different loads leans towards the one run at the lower.
+   */
+  loadAverage: number;
   /** The last lines of its output, for a run that failed. */
   tail: string;
 }
@@ -45,8 +51,8 @@ export interface ValidateRun {
 /**
  * Runs `node <cli> validate --chains FILE --out OUT` with CHAINSMITH_HOME set to `home` (a fresh data
  * directory: no cached gold validation or fetch). The containers it starts carry its process id in
- * their owner label; their CPU is read from their cgroups while they live (the last half second of each
- * is missed, for both codes alike), and the Docker daemon's own work is not counted.
+ * their owner label; each is counted from Docker's event stream, and its CPU read from its cgroup every
+ * 0.1 s while it lives (the last tenth of a second of each is missed); the Docker daemon's own work is not counted.
  */
 export async function validateRun(
   cli: string,
@@ -81,27 +87,27 @@ export async function validateRun(
       if (m) pid = Number(m[1]);
     },
   });
-  const usage = new Map<string, number>();
-  /** Build containers by id: their label names the image they build (sandboxes from an environment image inherit it empty). */
-  const builds = new Set<string>();
-  const buildImages = new Set<string>();
-  const sample = async () => {
-    if (!pid) return;
-    const owned = await docker
-      .listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${hostname()}:${pid}`] } })
-      .catch(() => []);
-    for (const c of owned) {
-      if (c.Labels?.[BUILD_LABEL]) {
-        builds.add(c.Id);
-        buildImages.add(c.Labels[BUILD_LABEL]);
-      }
-      const seconds = await containerCpu(c.Id);
-      if (seconds !== undefined) usage.set(c.Id, Math.max(usage.get(c.Id) ?? 0, seconds));
-    }
-  };
-  const timer = setInterval(() => void sample(), 500);
+  const watch = new OwnedContainers(docker);
+  // The watch starts once the child's process id is known; the event stream is replayed from before the child started.
+  let watching: Promise<void> | undefined;
+  const since = Math.floor(started / 1000) - 1;
+  const loads = [loadavg()[0]];
+  const loadTimer = setInterval(() => loads.push(loadavg()[0]), 5_000);
+  const timer = setInterval(() => {
+    if (pid && !watching) watching = watch.start(`${hostname()}:${pid}`, since);
+  }, 50);
   const { exitCode, stdout, stderr } = await running;
   clearInterval(timer);
+  clearInterval(loadTimer);
+  loads.push(loadavg()[0]);
+  if (!watching && pid) watching = watch.start(`${hostname()}:${pid}`, since);
+  if (!watching) throw new Error(`validate's process id never came (exit ${exitCode}): ${firstErr.slice(0, 500)}`);
+  await watching;
+  await watch.stop();
+  const owned = [...watch.containers.values()];
+  const builds = owned.filter((c) => c.build);
+  const sandboxes = owned.filter((c) => !c.build);
+  const buildImages = new Set(builds.map((c) => c.build!));
   // `times` prints the shell's own times, then its children's: "0m0.001s 0m0.002s\n1m2.5s 0m3.1s".
   const times = [...stderr.matchAll(/^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/gm)].pop();
   const processCpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : NaN;
@@ -123,32 +129,24 @@ export async function validateRun(
         .catch(() => false),
     ),
   );
-  const sum = (ids: string[]) => ids.reduce((a, id) => a + (usage.get(id) ?? 0), 0);
-  const containers = [...usage.keys()];
+  const sum = (cs: OwnedContainer[]) => cs.reduce((t, c) => t + (c.cpu ?? 0), 0);
   return {
     records,
     stagesDone: Math.max(stagesDone, records.length),
     exitCode: exitCode ?? -1,
     processCpu,
-    containerCpu: sum(containers),
-    buildCpu: sum(containers.filter((id) => builds.has(id))),
-    goldCpu: sum(containers.filter((id) => !builds.has(id))),
-    goldSandboxes: containers.filter((id) => !builds.has(id)).length,
+    containerCpu: sum(owned),
+    buildCpu: sum(builds),
+    goldCpu: sum(sandboxes),
+    goldSandboxes: sandboxes.length,
+    goldBrief: sandboxes.filter((c) => c.diedAt !== undefined && c.diedAt - c.startedAt < 1).length,
+    goldUnread: sandboxes.filter((c) => c.cpu === undefined).length,
     imagesBuilt: [...buildImages].filter((_, i) => exists[i]),
     buildsFailed: [...buildImages].filter((_, i) => !exists[i]),
     wallSeconds: (Date.now() - started) / 1000,
+    loadAverage: loads.reduce((a, b) => a + b, 0) / loads.length,
     tail: `${stdout.split('\n').slice(-5).join('\n')}\n${stderr.split('\n').slice(-8).join('\n')}`.trim(),
   };
-}
-
-async function containerCpu(id: string): Promise<number | undefined> {
-  for (const path of CGROUP_USAGE) {
-    const text = await readFile(path(id), 'utf8').catch(() => undefined);
-    if (text === undefined) continue;
-    const v2 = /usage_usec (\d+)/.exec(text);
-    return v2 ? Number(v2[1]) / 1e6 : Number(text.trim()) / 1e9;
-  }
-  return undefined;
 }
 
 /** The bytes an image's own top layer adds (Docker's image history), or 0 where it has none. */

@@ -157,6 +157,13 @@ export interface TestRunner<R extends string = string> {
    * to them); it prints everything `parse` needs to stdout (e.g. cats Surefire XML reports at its end).
    */
   command(testFiles: string[], override?: string): string;
+  /**
+   * A command that runs the same tests again right after a run of `command(testFiles)` in the same
+   * sandbox (a stability rerun), leaving out build work that run already did; it falls back to the
+   * full command by itself wherever it cannot show that the tree and the test configuration are the
+   * ones that run had. Absent: the full command again.
+   */
+  rerun?(testFiles: string[]): string;
   /** Per-test outcomes with ids stable across runs of the same tests; undefined when none were reported. */
   parse(output: string): TestCase[] | undefined;
   /** Whether a configured test command runs this runner's tool (then its report is read, and the command is kept for detected projects). */

@@ -21,9 +21,12 @@ export function prTestFiles(pr: PullRequest): string[] {
  * The command that runs the PR's tests (all tests, where the runner cannot narrow to files) with a
  * per-test report. `afterChange`: a run after a change (the gold change, an agent's patch, an empty
  * one), which uses the merge's own resolution where the environment holds one apart from the base's.
+ * `rerun`: the same tests again right after a run of this command on the same tree (TestRunner.rerun).
  */
-export function prTestCommand(plan: TestPlan, files: string[], afterChange = false): string {
-  const command = runnerFor(plan.runner).command(files, plan.test);
+export function prTestCommand(plan: TestPlan, files: string[], afterChange = false, rerun = false): string {
+  const runner = runnerFor(plan.runner);
+  // A configured command is run as configured, every time.
+  const command = rerun && runner.rerun && !plan.test ? runner.rerun(files) : runner.command(files, plan.test);
   return afterChange && plan.afterChangePath?.length
     ? `export PATH=${plan.afterChangePath.join(':')}:$PATH
 ${command}`

@@ -197,8 +197,10 @@ export async function validateGold(
   // baseline run below only takes candidates away), more runs would change no verdict.
   const candidates = classifyTests(asCases(before), asCases(after), command, { beforeComplete }).failToPass.length > 0;
   const runs = [after];
+  // The tree is the one the run above tested: the runner may leave out the build work it did (TestRunner.rerun).
+  const rerunCommand = prTestCommand(plan, files, true, true);
   while (candidates && runs.length < Math.max(1, goldRuns))
-    runs.push(await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds)));
+    runs.push(await testRun(() => runTests(sandbox, plan, rerunCommand, timeoutSeconds)));
   let baseline: BaselineRun | undefined;
   if (perTest && beforeComplete && unseenBefore(before.cases ?? [], after.cases ?? [])) {
     // Which of those passed at the base, where its test files are the base's own.

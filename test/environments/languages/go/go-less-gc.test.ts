@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkoutLines } from '../../../../src/container/checkout';
 import { DockerContainer } from '../../../../src/container/docker-container';
@@ -12,12 +12,13 @@ import { missingTool, testIf } from '../../../support/preconditions';
 const docker = new Docker();
 
 const code = (n: number) => `package gc\n\n// N is the package's number.\nconst N = ${n}\n`;
-/** Fails where the test binary sees either variable, or a memory limit other than Go's default (none). */
+/** Fails where the test binary sees any of the variables, a memory limit other than Go's default (none), or fewer Ps than CPUs. */
 const ENV_TEST = `package gc
 
 import (
 \t"math"
 \t"os"
+\t"runtime"
 \t"runtime/debug"
 \t"testing"
 )
@@ -26,17 +27,21 @@ func TestOwnCollector(t *testing.T) {
 \tif os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 \t\tt.Fatalf("GOGC=%q GOMEMLIMIT=%q", os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
 \t}
+\tif os.Getenv("GOMAXPROCS") != "" || runtime.GOMAXPROCS(0) != runtime.NumCPU() {
+\t\tt.Fatalf("GOMAXPROCS=%q: %d Ps for %d CPUs", os.Getenv("GOMAXPROCS"), runtime.GOMAXPROCS(0), runtime.NumCPU())
+\t}
 }
 `;
 const N_TEST = 'package gc\n\nimport "testing"\n\nfunc TestN(t *testing.T) {\n\tif N != 2 {\n\t\tt.Fatal(N)\n\t}\n}\n';
 
 /**
  * The go runner's command gives `go` (and the compiler and linker it starts) GOGC=400 under a soft
- * memory limit of a third of the sandbox's cap, and runs the test binary without either: the tests see
- * the collector the project's own runs have, and a changed source is still compiled anew.
+ * memory limit of a third of the sandbox's cap, and GOMAXPROCS at the sandbox's CPU quota (one CPU
+ * here) where it sees more CPUs than that, and runs the test binary without any of them: the tests see
+ * the collector and the Ps the project's own runs have, and a changed source is still compiled anew.
  */
 testIf(missingTool('go'))(
-  'go test runs its toolchain at GOGC=400 under a third of the memory cap, its test binaries with neither variable',
+  'go test runs its toolchain at GOGC=400 under a third of the memory cap and at the CPU quota, its test binaries with none of it',
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-go-gc-'));
     const repo = await ChainRepo.create(join(dir, 'gc'), {
@@ -55,7 +60,8 @@ testIf(missingTool('go'))(
     });
     // The go command says what it was given (on stderr, which the runner's output ends with).
     const run = async (sha: string, files: string[]) => {
-      const spy = 'go() { echo "go sees GOGC=${GOGC-} GOMEMLIMIT=${GOMEMLIMIT-}" >&2; command go "$@"; }';
+      const spy =
+        'go() { echo "go sees GOGC=${GOGC-} GOMEMLIMIT=${GOMEMLIMIT-} GOMAXPROCS=${GOMAXPROCS-}" >&2; command go "$@"; }';
       const r = await sandbox.exec(
         `set -e\n${checkoutLines(sha).join('\n')}\ngit checkout -q ${pr.mergeSha} -- ${files.join(' ')}\nset +e\n${spy}\n${goRunner.command(files)}`,
         { timeoutSeconds: 600, maxOutputChars: 40_000, cwd: '/work' },
@@ -64,7 +70,11 @@ testIf(missingTool('go'))(
     };
     try {
       const before = await run(pr.baseSha, ['n_test.go']);
-      expect(before.output).toContain(`go sees GOGC=400 GOMEMLIMIT=${Math.floor((900 * 1024 * 1024) / 3)}`);
+      // The sandbox's quota is one CPU (the container's default); the engine's machine is this one.
+      const procs = cpus().length > 1 ? '1' : '';
+      expect(before.output).toContain(
+        `go sees GOGC=400 GOMEMLIMIT=${Math.floor((900 * 1024 * 1024) / 3)} GOMAXPROCS=${procs}\n`,
+      );
       expect(before.cases).toEqual(
         expect.arrayContaining([
           { id: 'example.test/gc/TestOwnCollector', outcome: 'passed' },
