@@ -89,10 +89,11 @@ export async function run(): Promise<Figure[]> {
         `${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`,
       );
 
-      // Each code starts from an engine without the repository's environment images: neither finds
-      // images of an earlier run (a run stopped part-way leaves its images), nor seeds from the other's.
+      // Each code starts from an engine without the repository's environment images, nor any other of
+      // its language (keys leave the name out): neither finds images of an earlier run (a run stopped
+      // part-way leaves its images), nor of a test or a run under another name, nor seeds from the other's.
       const clear = async (who: string) => {
-        const kept = await removeEnvImages(docker, name);
+        const kept = await removeEnvImages(docker, name, language);
         if (kept)
           say(
             `${name}: ${kept} environment image(s) in use could not be removed before ${who}; a stage on one of them starts warm`,

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { MANIFEST_LABEL } from '../../src/environments/manifest';
 import { GoldTestsSchema, type GoldTests } from '../../src/schemas';
 import { run } from '../../src/process/run';
 import { OwnedContainers, type OwnedContainer } from './owned-containers';
@@ -158,18 +159,39 @@ export async function layerBytes(docker: Docker, image: string): Promise<number>
   return (history as Array<{ Size: number }>)[0]?.Size ?? 0;
 }
 
-/** Environment images of a repository on the engine (both codes label them with the repository's name). */
-export async function envImages(docker: Docker, repo: string): Promise<Map<string, { id: string; created: number }>> {
-  const images = await docker.listImages({ filters: { label: [`chainsmith.env.repo=${repo}`] } });
+/**
+ * Environment images a run on `repo` might find warm: the repository's own (both codes label them with
+ * its name), and any other environment image of the same language. Environments are found by a key of
+ * what they hold, which leaves the repository's name out, so an image another name left (a test's
+ * generated repository, a profiling run under another name) with the same content would be taken.
+ */
+export async function envImages(
+  docker: Docker,
+  repo: string,
+  language: string,
+): Promise<Map<string, { id: string; created: number }>> {
+  const images = await docker.listImages({ filters: { label: ['chainsmith.env.repo'] } });
   const found = new Map<string, { id: string; created: number }>();
-  for (const i of images)
+  for (const i of images) {
+    if (i.Labels?.['chainsmith.env.repo'] !== repo && manifestLanguage(i.Labels?.[MANIFEST_LABEL]) !== language)
+      continue;
     for (const tag of i.RepoTags ?? []) if (tag !== '<none>:<none>') found.set(tag, { id: i.Id, created: i.Created });
+  }
   return found;
 }
 
-/** Removes a repository's environment images, newest first (a seeded image before its seed); what is in use stays. Returns how many stayed. */
-export async function removeEnvImages(docker: Docker, repo: string): Promise<number> {
-  const images = [...(await envImages(docker, repo)).entries()].sort((a, b) => b[1].created - a[1].created);
+/** The language an environment image's manifest label names, if it can be read. */
+function manifestLanguage(label: string | undefined): string | undefined {
+  try {
+    return (JSON.parse(label ?? '') as { language?: string }).language;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes those images, newest first (a seeded image before its seed); what is in use stays. Returns how many stayed. */
+export async function removeEnvImages(docker: Docker, repo: string, language: string): Promise<number> {
+  const images = [...(await envImages(docker, repo, language)).entries()].sort((a, b) => b[1].created - a[1].created);
   let kept = 0;
   for (const [tag] of images)
     await docker
