@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { BUILD_LABEL } from '../../src/environments/builder';
 import { ownerLabel } from '../../src/container/orphans';
+import { containerEvents, type ContainerEvent, type EventStream } from './container-events';
 
 /** One environment build container as Docker reported it while it ran. */
 export interface BuildContainer {
@@ -25,7 +26,7 @@ export const isOffline = (c: BuildContainer) => c.networkMode === 'none' && c.ne
  */
 export class BuildContainerWatch {
   readonly seen: BuildContainer[] = [];
-  private stream?: NodeJS.ReadableStream & { destroy?: () => void };
+  private stream?: EventStream;
   private pending: Promise<void>[] = [];
   /** Set by the caller; recorded on each container that starts meanwhile. */
   tag = '';
@@ -34,20 +35,9 @@ export class BuildContainerWatch {
 
   async start(): Promise<void> {
     const owner = Object.entries(ownerLabel()).map(([k, v]) => `${k}=${v}`);
-    const filters = JSON.stringify({ type: ['container'], event: ['start'], label: [BUILD_LABEL, ...owner] });
-    this.stream = (await this.docker.getEvents({ filters } as object)) as NodeJS.ReadableStream & {
-      destroy?: () => void;
-    };
-    let buffered = '';
-    this.stream.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines.filter((l) => l.trim()))
-        this.pending.push(
-          this.record(JSON.parse(line) as { id: string; Actor?: { Attributes?: Record<string, string> } }),
-        );
-    });
+    this.stream = await containerEvents(this.docker, { events: ['start'], labels: [BUILD_LABEL, ...owner] }, (event) =>
+      this.pending.push(this.record(event)),
+    );
   }
 
   /** Waits for the inspections of the containers started so far. */
@@ -62,7 +52,7 @@ export class BuildContainerWatch {
     this.stream?.destroy?.();
   }
 
-  private async record(event: { id: string; Actor?: { Attributes?: Record<string, string> } }): Promise<void> {
+  private async record(event: ContainerEvent): Promise<void> {
     const tag = this.tag;
     const image = event.Actor?.Attributes?.[BUILD_LABEL];
     if (!image) return;

@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { readFile } from 'node:fs/promises';
 import { OWNER_LABEL } from '../../src/container/orphans';
 import { BUILD_LABEL } from '../../src/environments/builder';
+import { containerEvents, type ContainerEvent, type EventStream } from '../support/container-events';
 
 /** Where cgroup v1 (cgroupfs driver) keeps a container's CPU time, in nanoseconds; under v2, where the unified hierarchy does. */
 const CGROUP_USAGE = [
@@ -26,14 +27,6 @@ export interface OwnedContainer {
   done: boolean;
 }
 
-interface ContainerEvent {
-  id: string;
-  status?: string;
-  Action?: string;
-  timeNano?: number;
-  Actor?: { Attributes?: Record<string, string> };
-}
-
 /**
  * Every container started with one owner label (`chainsmith.owner=host:pid`), from Docker's event
  * stream (replayed from `since`, so none started before the watch is lost), and the CPU of each read
@@ -43,7 +36,7 @@ interface ContainerEvent {
  */
 export class OwnedContainers {
   readonly containers = new Map<string, OwnedContainer>();
-  private stream?: NodeJS.ReadableStream & { destroy?: () => void };
+  private stream?: EventStream;
   private timer?: NodeJS.Timeout;
   private failure?: Error;
   private stopped = false;
@@ -52,21 +45,11 @@ export class OwnedContainers {
 
   /** `owner`: the label's value; `since`: seconds since the epoch, at or before the owner's first container. */
   async start(owner: string, since: number): Promise<void> {
-    const filters = JSON.stringify({
-      type: ['container'],
-      event: ['start', 'die'],
-      label: [`${OWNER_LABEL}=${owner}`],
-    });
-    this.stream = (await this.docker.getEvents({ since, filters } as object)) as NodeJS.ReadableStream & {
-      destroy?: () => void;
-    };
-    let buffered = '';
-    this.stream.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines.filter((l) => l.trim())) this.record(JSON.parse(line) as ContainerEvent);
-    });
+    this.stream = await containerEvents(
+      this.docker,
+      { events: ['start', 'die'], labels: [`${OWNER_LABEL}=${owner}`], since },
+      (event) => this.record(event),
+    );
     const lost = (why: string) => {
       if (!this.stopped) this.failure ??= new Error(`Docker's event stream ${why} while containers were counted`);
     };
