@@ -60,6 +60,39 @@ const MOLD_LINKER = [
   `  printf '\n[target.%s]\nlinker = "%s"\n' "$(rustc -vV | sed -n 's/^host: //p')" ${CARGO_HOME}/cc-mold >>${CARGO_HOME}/config.toml`,
   'fi',
 ].join('\n');
+/**
+ * Before the build compiles anything: a crate of its dependency graph whose root declares `#![feature(…)]`,
+ * which the image's rustc (a stable release) refuses with E0554 whatever else the crate holds, fails the
+ * build now instead of after its dependencies compiled (serde_json's 2018–2019 dev-dependency
+ * compiletest_rs: 25–29 CPU-s a build, each ending at that error). rustc itself is asked, on the crate's
+ * root alone (it reports E0554 before it needs the crate's dependencies), so a `#![feature` in a comment
+ * or under `cfg_attr` does not count; and only crates `cargo tree` says this build compiles (for this
+ * target, default features, dev-dependencies of the root alone: a Redox-only crate is not one). Nothing
+ * is decided where RUSTC_BOOTSTRAP is set or the project's cargo config names it (rustc then takes
+ * `#![feature]`); where a crate's root or name is not found the full build runs, as before.
+ */
+const NIGHTLY_ONLY = [
+  "# crates this build compiles that rustc's stable channel refuses (#![feature], E0554)",
+  'nightly=',
+  'if [ -z "${RUSTC_BOOTSTRAP:-}" ] && ! grep -qs RUSTC_BOOTSTRAP .cargo/config .cargo/config.toml; then',
+  `  for d in ${CARGO_HOME}/vendor/*/; do`,
+  `    root=$(sed -n '/^\\[lib\\]/,/^\\[/s/^path *= *"\\(.*\\)"/\\1/p' "$d/Cargo.toml" | head -n 1 || true)`,
+  '    root="$d${root:-src/lib.rs}"',
+  '    grep -qs \'^[[:space:]]*#!\\[feature\' "$root" || continue',
+  `    ed=$(sed -n 's/^edition *= *"\\([0-9]*\\)".*/\\1/p' "$d/Cargo.toml" | head -n 1 || true)`,
+  '    out=$(rustc --edition "${ed:-2015}" --crate-type lib --emit metadata -o /tmp/nightly-probe.rmeta "$root" 2>&1 || true)',
+  '    case "$out" in *E0554*) ;; *) continue ;; esac',
+  `    name=$(sed -n '/^\\[package\\]/,/^\\[/s/^name *= *"\\(.*\\)"/\\1/p' "$d/Cargo.toml" | head -n 1 || true)`,
+  `    version=$(sed -n '/^\\[package\\]/,/^\\[/s/^version *= *"\\(.*\\)"/\\1/p' "$d/Cargo.toml" | head -n 1 || true)`,
+  `    [ -n "\${built+x}" ] || built=$(cargo tree --offline -e normal,build,dev --prefix none -f '{p}' 2>/dev/null | sed 's/ (.*//' | sort -u) || built=`,
+  '    if grep -qxF "$name v$version" <<<"$built"; then nightly="$nightly $name $version,"; fi',
+  '  done',
+  'fi',
+  'if [ -n "$nightly" ]; then',
+  '  echo "error[E0554]: this build compiles crates whose root declares #![feature], which $(rustc --version) (a stable release) refuses:${nightly%,}"',
+  '  exit 101',
+  'fi',
+].join('\n');
 /** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
 const VENDOR_MTIME = 946684800;
 
@@ -116,6 +149,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
         `find ${CARGO_HOME}/vendor -exec touch -h -d @${VENDOR_MTIME} {} +`,
         `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
         MOLD_LINKER,
+        NIGHTLY_ONLY,
         // Proves the vendored crates suffice offline, and leaves them compiled in the image.
         'cargo test --no-run --offline',
       ],
