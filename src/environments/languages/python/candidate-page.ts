@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTool } from '../../host-tools';
-import { requirementName } from './pyproject';
+import { parseToml, requirementName, tomlString, tomlTable, type TomlTable } from './pyproject';
 import { GLIBC_MINOR } from './wheel-tags';
 
 /** One pinned release's files as uv lists them for the target (a pylock.toml package). */
@@ -72,19 +72,29 @@ export async function candidatePage(
   return { page, covered: new Set(usable.map((p) => p.name)) };
 }
 
-/** The packages of a pylock.toml as uv writes it: each `[[packages]]` table's name, file URLs and hashes. */
+/**
+ * The packages of a pylock.toml (PEP 751): each `[[packages]]` entry's name, its sdist's and wheels'
+ * URLs with their sha256, and whether any file is a local path. A lock that is not TOML lists nothing
+ * (the fetch then asks the index, as without a page); a file without a sha256 is no link (pip would
+ * take it unchecked).
+ */
 export function lockedReleases(toml: string): LockedRelease[] {
-  return toml
-    .split(/^\[\[packages\]\]\s*$/m)
-    .slice(1)
-    .map((block) => {
-      const name = /^name = "([^"]+)"/m.exec(block)?.[1] ?? '';
-      const files = [...block.matchAll(/\{ (url|path) = "([^"]+)"[^}]*?hashes = \{ sha256 = "([0-9a-f]{64})" \}/g)];
+  const packages = parseToml(toml)?.packages;
+  return (Array.isArray(packages) ? packages : [])
+    .filter((p): p is TomlTable => typeof p === 'object' && p !== null && !Array.isArray(p))
+    .map((p) => {
+      const wheels = Array.isArray(p.wheels) ? p.wheels : [];
+      const files = [p.sdist, ...wheels].filter((f): f is TomlTable => typeof f === 'object' && f !== null);
+      const links = files.flatMap((f) => {
+        const sha256 = tomlString(tomlTable(f, 'hashes'), 'sha256');
+        const url = tomlString(f, 'url');
+        return url && sha256 ? [{ url, sha256 }] : [];
+      });
       return {
-        name: requirementName(name),
-        links: files.filter((f) => f[1] === 'url').map((f) => `${f[2]}#sha256=${f[3]}`),
-        wheels: files.filter((f) => f[1] === 'url' && /\.whl$/.test(f[2])).length,
-        local: files.some((f) => f[1] === 'path'),
+        name: requirementName(tomlString(p, 'name') ?? ''),
+        links: links.map((l) => `${l.url}#sha256=${l.sha256}`),
+        wheels: links.filter((l) => /\.whl$/.test(l.url)).length,
+        local: files.some((f) => tomlString(f, 'path') !== undefined),
       };
     })
     .filter((p) => p.name);

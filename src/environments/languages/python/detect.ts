@@ -1,5 +1,5 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
-import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
+import { parseToml, requirementName, tomlKeys, tomlString, tomlStrings, tomlTable } from './pyproject';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
@@ -49,16 +49,21 @@ export async function detectPython(
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
 
-  const pyproject = has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
+  const pyprojectText = has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
+  const pyproject = parseToml(pyprojectText);
+  // Not TOML: handed to the resolver as it is (as a project it reads), whose error names the stage's reason.
+  const unreadable = pyproject === undefined;
   const project = tomlTable(pyproject, 'project');
-  const extras = tomlKeys(tomlTable(pyproject, 'project.optional-dependencies'));
-  const groups = tomlKeys(tomlTable(pyproject, 'dependency-groups'));
-  const buildRequires = tomlStrings(tomlTable(pyproject, 'build-system'), 'requires') ?? [];
-  const setupPy = has('setup.py') ? ((await files.read('setup.py')) ?? '') : '';
-  const setupCfg = has('setup.cfg') ? ((await files.read('setup.cfg')) ?? '') : '';
-  const installable = has('setup.py') || /^\[(project|build-system)\]/m.test(pyproject);
   const extrasTable = tomlTable(pyproject, 'project.optional-dependencies');
   const groupsTable = tomlTable(pyproject, 'dependency-groups');
+  const extras = tomlKeys(extrasTable);
+  const groups = tomlKeys(groupsTable);
+  const buildSystem = tomlTable(pyproject, 'build-system');
+  const buildRequires = tomlStrings(buildSystem, 'requires') ?? [];
+  const poetryDeps = tomlTable(pyproject, 'tool.poetry.dependencies');
+  const setupPy = has('setup.py') ? ((await files.read('setup.py')) ?? '') : '';
+  const setupCfg = has('setup.cfg') ? ((await files.read('setup.cfg')) ?? '') : '';
+  const installable = has('setup.py') || !!project || !!buildSystem || unreadable;
   const declared = [
     ...(tomlStrings(project, 'dependencies') ?? []),
     ...extras.flatMap((e) => tomlStrings(extrasTable, e) ?? [`unreadable extra ${e}`]),
@@ -66,19 +71,19 @@ export async function detectPython(
     ...buildRequires,
   ];
   const declaresDeps =
+    unreadable ||
     declared.some((r) => !IN_IMAGE.has(requirementName(r))) ||
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
-    tomlTable(pyproject, 'tool.poetry.dependencies') !== undefined;
+    poetryDeps !== undefined;
   const prAdds = merged ? await addedTestRequirements(files, merged) : [];
   const toxIni = has('tox.ini') ? ((await files.read('tox.ini')) ?? '') : '';
   const declaredNames = new Set(declared.map(requirementName));
   const toolDeps = toolTestRequirements(pyproject, toxIni).filter((r) => !declaredNames.has(requirementName(r)));
   const requiresPython =
-    /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ??
+    tomlString(project, 'requires-python') ??
     /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
-    poetryPython(
-      /^\s*python\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1],
-    );
+    // Poetry's python is a string, or a table with its constraint under `version`.
+    poetryPython(tomlString(poetryDeps, 'python') ?? tomlString(tomlTable(poetryDeps, 'python'), 'version'));
   const needsPackages =
     declaresDeps ||
     requirementFiles.length > 0 ||
@@ -97,10 +102,10 @@ export async function detectPython(
   const backendOnly =
     !project &&
     !has('setup.py') &&
-    tomlTable(pyproject, 'build-system') !== undefined &&
-    /^\[tool\.(poetry|flit\.metadata)\]/m.test(pyproject);
+    buildSystem !== undefined &&
+    (tomlTable(pyproject, 'tool.poetry') !== undefined || tomlTable(pyproject, 'tool.flit.metadata') !== undefined);
   const sources =
-    project || backendOnly
+    project || backendOnly || unreadable
       ? ['pyproject.toml']
       : has('setup.py')
         ? ['setup.py']
@@ -270,7 +275,9 @@ export async function addedTestRequirements(base: RepoFiles, merged: RepoFiles):
     // Test ones only: development files and groups add linters and release tools, not what tests import.
     const reqFiles = testOnly ? requirementFiles.filter((f) => /test/i.test(f)) : found;
     const names = (await Promise.all(reqFiles.map(async (f) => namesInRequirements(await files.read(f))))).flat();
-    const pyproject = files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
+    const pyproject = parseToml(
+      files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '',
+    );
     for (const table of ['project.optional-dependencies', 'dependency-groups']) {
       const body = tomlTable(pyproject, table);
       for (const key of tomlKeys(body))

@@ -1,35 +1,45 @@
+import { parse, TomlError, type TomlTable } from 'smol-toml';
+
+export type { TomlTable };
+
 /**
- * Just enough TOML for pyproject.toml: the keys of a table, and arrays of strings. A project file
- * that this cannot read is handed to the resolver as it is, which reads it properly.
+ * A pyproject.toml's tables, read by a full TOML parser: dotted keys, inline tables, quoted keys,
+ * headers with spaces or comments, every string form. Undefined where the text is not TOML: such a
+ * file is handed to the resolver as it is, whose own error then names the stage's reason.
  */
-export function tomlTable(text: string, name: string): string | undefined {
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => l.trim() === `[${name}]`);
-  if (start < 0) return undefined;
-  const end = lines.findIndex((l, i) => i > start && /^\s*\[/.test(l));
-  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
-}
-
-/** Keys defined in a table's body (`key = …`), in order. */
-export function tomlKeys(body: string | undefined): string[] {
-  if (!body) return [];
-  return [...body.matchAll(/^\s*("?)([\w.-]+)\1\s*=/gm)].map((m) => m[2]);
-}
-
-/** The strings of `key = [ … ]` in a table's body (multi-line arrays included); undefined where absent. */
-export function tomlStrings(body: string | undefined, key: string): string[] | undefined {
-  if (!body) return undefined;
-  const m = new RegExp(`^\\s*"?${key.replace(/[.-]/g, '\\$&')}"?\\s*=\\s*\\[`, 'm').exec(body);
-  if (!m) return undefined;
-  const rest = body.slice(m.index + m[0].length);
-  const values: string[] = [];
-  const token = /\s*(?:#[^\n]*|"((?:[^"\\]|\\.)*)"|'([^']*)'|,|(\]))/y;
-  let t: RegExpExecArray | null;
-  while ((t = token.exec(rest))) {
-    if (t[3]) return values;
-    if (t[1] !== undefined || t[2] !== undefined) values.push(t[1] ?? t[2]);
+export function parseToml(text: string): TomlTable | undefined {
+  try {
+    return parse(text);
+  } catch (err) {
+    if (err instanceof TomlError) return undefined;
+    throw err;
   }
-  return values;
+}
+
+const isTable = (v: unknown): v is TomlTable => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The table at a dotted path of bare names ('tool.poetry.dependencies'); undefined where absent or not a table. */
+export function tomlTable(doc: TomlTable | undefined, path: string): TomlTable | undefined {
+  let at: unknown = doc;
+  for (const name of path.split('.')) at = isTable(at) ? at[name] : undefined;
+  return isTable(at) ? at : undefined;
+}
+
+/** A table's keys, in the order they are defined. */
+export function tomlKeys(table: TomlTable | undefined): string[] {
+  return table ? Object.keys(table) : [];
+}
+
+/** The strings of an array `key` of a table (other entries, such as PEP 735 `{include-group = …}`, left out); undefined where it is no array. */
+export function tomlStrings(table: TomlTable | undefined, key: string): string[] | undefined {
+  const value = table?.[key];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+}
+
+/** A table's string `key`; undefined where absent or of another type. */
+export function tomlString(table: TomlTable | undefined, key: string): string | undefined {
+  const value = table?.[key];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The distribution name of a requirement string ('MarkupSafe>=2.0' → 'markupsafe'). */
