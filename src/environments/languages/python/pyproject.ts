@@ -1,3 +1,4 @@
+import { satisfies, validRange } from '@renovatebot/pep440';
 import { parse, TomlError, type TomlTable } from 'smol-toml';
 
 export type { TomlTable };
@@ -47,35 +48,14 @@ export function requirementName(req: string): string {
   return (/^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(req)?.[1] ?? req).toLowerCase().replace(/[._]+/g, '-');
 }
 
-/** Whether a version specifier ('>=3.7', '>=2.7,!=3.0.*,<3.10', '~=3.8') admits `version` ('3.11'); an unreadable one does. */
+/**
+ * Whether a version specifier ('>=3.7', '>=2.7,!=3.0.*,<3.10', '~=3.8') admits `version` ('3.11'), by
+ * PEP 440. A clause that is not PEP 440 (setup.py's `python_requires='>=3.7.*'`) admits any: the
+ * resolver, not this choice, is where such a project meets its fate.
+ */
 export function specifierAllows(spec: string, version: string): boolean {
-  const v = version.split('.').map(Number);
-  const cmp = (a: number[], b: number[]) => {
-    for (let i = 0; i < Math.max(a.length, b.length); i++)
-      if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
-    return 0;
-  };
-  return spec.split(',').every((clause) => {
-    const m = /^\s*(~=|===|==|!=|<=|>=|<|>)\s*([\d.]+)(\.\*)?\s*$/.exec(clause);
-    if (!m) return true;
-    const w = m[2].split('.').map(Number);
-    const prefix = v.slice(0, w.length);
-    switch (m[1]) {
-      case '==':
-      case '===':
-        return m[3] ? cmp(prefix, w) === 0 : cmp(v, w) === 0 || (w.length < v.length && cmp(prefix, w) === 0);
-      case '!=':
-        return m[3] ? cmp(prefix, w) !== 0 : cmp(v, w) !== 0;
-      case '>=':
-        return cmp(v, w) >= 0;
-      case '<=':
-        return cmp(v, w) <= 0;
-      case '>':
-        return cmp(v, w) > 0;
-      case '<':
-        return cmp(v, w) < 0;
-      default: // ~=X.Y: >= X.Y and == X.*
-        return cmp(v, w) >= 0 && cmp(v.slice(0, w.length - 1), w.slice(0, -1)) === 0;
-    }
-  });
+  return spec
+    .split(',')
+    .map((clause) => clause.trim())
+    .every((clause) => !clause || !validRange(clause) || satisfies(version, clause));
 }

@@ -15,9 +15,20 @@ test('enough of pyproject.toml is read to choose what to resolve; Python specifi
   expect(tomlKeys(tomlTable(doc, 'project.optional-dependencies'))).toEqual(['i18n', 'docs']);
   expect(tomlKeys(tomlTable(doc, 'dependency-groups'))).toEqual(['tests']);
   expect(tomlTable(doc, 'tool.black')).toBeUndefined();
-  for (const yes of ['>=3.7', '>= 3.10', '>=2.7,!=3.0.*,!=3.1.*', '~=3.8', '==3.11.*', '<4', ''])
+  // Pre-releases ('3.11.0rc1') are PEP 440 versions too; a clause that is not PEP 440 ('>=3.7.*') admits any.
+  for (const yes of [
+    '>=3.7',
+    '>= 3.10',
+    '>=2.7,!=3.0.*,!=3.1.*',
+    '~=3.8',
+    '==3.11.*',
+    '<4',
+    '',
+    '>=3.10.0b1',
+    '>=3.7.*',
+  ])
     expect(specifierAllows(yes, '3.11')).toBe(true);
-  for (const no of ['<3.10', '==2.7.*', '>=3.12', '~=3.8.1', '!=3.11.*'])
+  for (const no of ['<3.10', '==2.7.*', '>=3.12', '~=3.8.1', '!=3.11.*', '<3.11.0rc1', '>=3.7.*,<3.11'])
     expect(specifierAllows(no, '3.11')).toBe(false);
 });
 
