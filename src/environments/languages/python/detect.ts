@@ -1,5 +1,6 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
-import { parseToml, requirementName, tomlKeys, tomlString, tomlStrings, tomlTable } from './pyproject';
+import { requirementName } from './pyproject';
+import { pyprojectDeclares } from './pyproject-declares';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
@@ -49,41 +50,32 @@ export async function detectPython(
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
 
-  const pyprojectText = has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
-  const pyproject = parseToml(pyprojectText);
-  // Not TOML: handed to the resolver as it is (as a project it reads), whose error names the stage's reason.
-  const unreadable = pyproject === undefined;
-  const project = tomlTable(pyproject, 'project');
-  const extrasTable = tomlTable(pyproject, 'project.optional-dependencies');
-  const groupsTable = tomlTable(pyproject, 'dependency-groups');
-  const extras = tomlKeys(extrasTable);
-  const groups = tomlKeys(groupsTable);
-  const buildSystem = tomlTable(pyproject, 'build-system');
-  const buildRequires = tomlStrings(buildSystem, 'requires') ?? [];
-  const poetryDeps = tomlTable(pyproject, 'tool.poetry.dependencies');
+  const pyproject = pyprojectDeclares(has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '');
+  const { project, unreadable, buildRequires } = pyproject;
+  const extras = [...pyproject.extras.keys()];
+  const groups = [...pyproject.groups.keys()];
   const setupPy = has('setup.py') ? ((await files.read('setup.py')) ?? '') : '';
   const setupCfg = has('setup.cfg') ? ((await files.read('setup.cfg')) ?? '') : '';
-  const installable = has('setup.py') || !!project || !!buildSystem || unreadable;
+  const installable = has('setup.py') || project || pyproject.buildSystem || unreadable;
   const declared = [
-    ...(tomlStrings(project, 'dependencies') ?? []),
-    ...extras.flatMap((e) => tomlStrings(extrasTable, e) ?? [`unreadable extra ${e}`]),
-    ...groups.flatMap((g) => tomlStrings(groupsTable, g) ?? [`unreadable group ${g}`]),
+    ...pyproject.dependencies,
+    ...extras.flatMap((e) => pyproject.extras.get(e) ?? [`unreadable extra ${e}`]),
+    ...groups.flatMap((g) => pyproject.groups.get(g) ?? [`unreadable group ${g}`]),
     ...buildRequires,
   ];
   const declaresDeps =
     unreadable ||
     declared.some((r) => !IN_IMAGE.has(requirementName(r))) ||
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
-    poetryDeps !== undefined;
+    pyproject.poetryDependencies;
   const prAdds = merged ? await addedTestRequirements(files, merged) : [];
   const toxIni = has('tox.ini') ? ((await files.read('tox.ini')) ?? '') : '';
   const declaredNames = new Set(declared.map(requirementName));
-  const toolDeps = toolTestRequirements(pyproject, toxIni).filter((r) => !declaredNames.has(requirementName(r)));
+  const toolDeps = toolTestRequirements(pyproject.doc, toxIni).filter((r) => !declaredNames.has(requirementName(r)));
   const requiresPython =
-    tomlString(project, 'requires-python') ??
+    pyproject.requiresPython ??
     /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
-    // Poetry's python is a string, or a table with its constraint under `version`.
-    poetryPython(tomlString(poetryDeps, 'python') ?? tomlString(tomlTable(poetryDeps, 'python'), 'version'));
+    poetryPython(pyproject.poetryPython);
   const needsPackages =
     declaresDeps ||
     requirementFiles.length > 0 ||
@@ -99,11 +91,7 @@ export async function detectPython(
   );
   // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
   // layout), not in [project], is read by the resolver through that backend.
-  const backendOnly =
-    !project &&
-    !has('setup.py') &&
-    buildSystem !== undefined &&
-    (tomlTable(pyproject, 'tool.poetry') !== undefined || tomlTable(pyproject, 'tool.flit.metadata') !== undefined);
+  const backendOnly = !project && !has('setup.py') && pyproject.buildSystem && pyproject.backendMetadata;
   const sources =
     project || backendOnly || unreadable
       ? ['pyproject.toml']
@@ -275,17 +263,14 @@ export async function addedTestRequirements(base: RepoFiles, merged: RepoFiles):
     // Test ones only: development files and groups add linters and release tools, not what tests import.
     const reqFiles = testOnly ? requirementFiles.filter((f) => /test/i.test(f)) : found;
     const names = (await Promise.all(reqFiles.map(async (f) => namesInRequirements(await files.read(f))))).flat();
-    const pyproject = parseToml(
+    const pyproject = pyprojectDeclares(
       files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '',
     );
-    for (const table of ['project.optional-dependencies', 'dependency-groups']) {
-      const body = tomlTable(pyproject, table);
-      for (const key of tomlKeys(body))
+    for (const lists of [pyproject.extras, pyproject.groups])
+      for (const [key, requirements] of lists)
         if (!testOnly || (TESTISH.test(key) && !/^dev$/i.test(key)))
-          names.push(...(tomlStrings(body, key) ?? []).map(requirementName));
-    }
-    if (!testOnly)
-      names.push(...(tomlStrings(tomlTable(pyproject, 'project'), 'dependencies') ?? []).map(requirementName));
+          names.push(...(requirements ?? []).map(requirementName));
+    if (!testOnly) names.push(...pyproject.dependencies.map(requirementName));
     return names;
   };
   const scripts = ((await base.read('setup.py')) ?? '') + ((await base.read('setup.cfg')) ?? '');
