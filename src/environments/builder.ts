@@ -22,6 +22,7 @@ import { addToStore } from './store';
 import { toolchainProbe, type Language, type LanguageSettings, type Recipe, type RunnerName } from './languages';
 import { Toolchains } from './toolchains';
 import { shellQuote } from '../process/shell-quote';
+import { sharedUntilFailure } from '../shared-promise';
 
 /** Environment images are tagged `chainsmith-env:<key>`. */
 export const ENV_IMAGE = 'chainsmith-env';
@@ -268,13 +269,7 @@ export class Environments {
 
   private resolved(chain: Chain, stage: number): Promise<Resolved> {
     const key = `${chain.repo.name}\0${chain.repo.path}\0${chain.prs[stage].baseSha}\0${chain.prs[stage].mergeSha}`;
-    let known = this.known.get(key);
-    if (!known) {
-      known = this.resolve(chain, stage);
-      this.known.set(key, known);
-      known.catch(() => this.known.delete(key));
-    }
-    return known;
+    return sharedUntilFailure(this.known, key, () => this.resolve(chain, stage));
   }
 
   /** The image's build, shared by concurrent callers; asked every time (one engine request): an image removed meanwhile is built again. */

@@ -10,6 +10,7 @@ import { runTool } from './host-tools';
 import { run } from '../process/run';
 import { stageReason } from '../stage-reason';
 import { storeSettled } from './store';
+import { sharedWhileRunning } from '../shared-promise';
 
 export interface FetchedDependencies {
   /** Mounted read-only at DEPS_MOUNT in the build. */
@@ -72,15 +73,11 @@ export class DependencyCache {
   }
 
   get(req: FetchRequest): Promise<FetchedDependencies> {
-    let fetch = this.fetches.get(req.key);
-    if (!fetch) {
-      fetch = this.fetch(req).catch((first) =>
+    return sharedWhileRunning(this.fetches, req.key, () =>
+      this.fetch(req).catch((first) =>
         first instanceof UnexplainedFailure ? this.fetchAgain(req, first) : Promise.reject(first),
-      );
-      this.fetches.set(req.key, fetch);
-      fetch.finally(() => this.fetches.delete(req.key)).catch(() => undefined);
-    }
-    return fetch;
+      ),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import { git } from '../git';
 import { committerDate, listTree, showFile } from './cat-file';
 import type { RepoFiles } from './contract';
+import { sharedUntilFailure } from '../shared-promise';
 
 /**
  * A repository's files at one commit, read from the host clone with plain git (read-only, no
@@ -64,11 +65,7 @@ const roots = new Map<string, Promise<string>>();
  * environment built from one clone serves them all. Cached per clone; walking a long history once is enough.
  */
 export function rootCommit(repoPath: string, sha: string): Promise<string> {
-  let root = roots.get(repoPath);
-  if (!root) {
-    root = git(repoPath, ['rev-list', '--max-parents=0', sha]).then((out) => out.trim().split('\n').sort()[0]);
-    roots.set(repoPath, root);
-    root.catch(() => roots.delete(repoPath));
-  }
-  return root;
+  return sharedUntilFailure(roots, repoPath, () =>
+    git(repoPath, ['rev-list', '--max-parents=0', sha]).then((out) => out.trim().split('\n').sort()[0]),
+  );
 }

@@ -8,6 +8,7 @@ import { imagesDir, toolchainImageTag, toolchainPackages } from './images';
 import { toolchainLanguage, type Recipe, type ToolchainName } from './languages';
 import { inspectImage } from './manifest';
 import { run } from '../process/run';
+import { sharedWhileRunning } from '../shared-promise';
 
 /** A toolchain as a recipe names it: by name, or with a host installation's prefix (Recipe['toolchain']). */
 type ToolchainSpec = ToolchainName | Recipe['toolchain'];
@@ -55,13 +56,7 @@ export class Toolchains {
 
   /** One build per tag in this process; concurrent callers share it. */
   private once(tag: string, build: () => Promise<string>): Promise<string> {
-    let running = this.builds.get(tag);
-    if (!running) {
-      running = build();
-      this.builds.set(tag, running);
-      running.finally(() => this.builds.delete(tag)).catch(() => undefined);
-    }
-    return running;
+    return sharedWhileRunning(this.builds, tag, build);
   }
 
   /** The language's recipe for images with a host installation in them. */

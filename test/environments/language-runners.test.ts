@@ -147,9 +147,9 @@ describe('go runner', () => {
     ]);
     expect(goTestPackages(['completions_test.go', 'README.md'])).toBeUndefined();
     expect(goRunner.command(['doc/man_docs_test.go'])).toContain(
-      'go test -json -count=1 -vet=off "${gc_exec[@]}" ./doc >',
+      'go test -json -count=1 -vet=off "${test_binary_exec[@]}" ./doc >',
     );
-    expect(goRunner.command([])).toContain('go test -json -count=1 -vet=off "${gc_exec[@]}" ./... >');
+    expect(goRunner.command([])).toContain('go test -json -count=1 -vet=off "${test_binary_exec[@]}" ./... >');
   });
 });
 

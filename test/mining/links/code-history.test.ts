@@ -223,6 +223,8 @@ test('sweeps are told by their words across languages, and by their breadth', ()
     'golangci-lint fixes',
     'In documentation, prefer https over http when available',
     'Update all pypi.python.org URLs to pypi.org',
+    'Fix broken links in the docs',
+    'Update every link to the new documentation site',
     'Fix most of the issues reported by the Visual Studio code analysis tool',
   ];
   const work = [
@@ -232,6 +234,8 @@ test('sweeps are told by their words across languages, and by their breadth', ()
     'Fix a leak Coverity found in the parser',
     'Support https proxies',
     'Fix format problem with empty objects',
+    'Escape all URLs in the generated output',
+    'Resolve every link relative to the base URI',
   ];
   expect(sweeps.filter((title) => !isSweep(pr(title)))).toEqual([]);
   expect(work.filter((title) => isSweep(pr(title)))).toEqual([]);

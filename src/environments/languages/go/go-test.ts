@@ -39,7 +39,7 @@ const TOOLCHAIN_ENV = [
   `quota=$(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo "$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us 2>/dev/null)")`,
   `cpus=$(echo "$quota" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $1 > 0 && $2 > 0 { print int(($1 + $2 - 1) / $2) }')`,
   `if [ -z "\${GOMAXPROCS-}" ] && [ -n "$cpus" ] && [ "$cpus" -lt "$(nproc 2>/dev/null || echo 0)" ]; then export GOMAXPROCS=$cpus; unset_env+=(-u GOMAXPROCS); fi`,
-  `if [ \${#unset_env[@]} -gt 0 ]; then gc_exec=(-exec "env \${unset_env[*]}"); else gc_exec=(); fi`,
+  `if [ \${#unset_env[@]} -gt 0 ]; then test_binary_exec=(-exec "env \${unset_env[*]}"); else test_binary_exec=(); fi`,
 ];
 const REPORT = reportStart('go test outcomes');
 /** The compact report: `go-test-package: IMPORT/PATH`, then `pass TestName/sub` lines (names as JSON escapes them). */
@@ -120,7 +120,7 @@ export const goRunner: TestRunner<'go'> = {
   name: 'go',
   command(files, override) {
     const packages = (goTestPackages(files) ?? ['./...']).map(shellQuote).join(' ');
-    const base = override ?? `${TOOLCHAIN_ENV.join('\n')}\n${GO_TEST} "\${gc_exec[@]}" ${packages}`;
+    const base = override ?? `${TOOLCHAIN_ENV.join('\n')}\n${GO_TEST} "\${test_binary_exec[@]}" ${packages}`;
     const json = `${RUN_DIR}/chainsmith-go-test.json`;
     const err = `${RUN_DIR}/chainsmith-go-test.err`;
     return [

@@ -13,6 +13,7 @@ import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 import { GLIBC_MINOR, wheelTags } from './wheel-tags';
 import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
+import { sharedUntilFailure } from '../../../shared-promise';
 
 /**
  * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
@@ -532,9 +533,7 @@ const installs = new Map<string, Promise<UvTools>>();
 
 /** uv in a venv of its own under the tools directory, installed with the host's Python and pip on first use. */
 function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
-  const known = installs.get(toolsDir);
-  if (known) return known;
-  const installing = (async () => {
+  return sharedUntilFailure(installs, toolsDir, async () => {
     const venv = join(toolsDir, 'uv');
     const uv = join(venv, 'bin', 'uv');
     const python = join(venv, 'bin', 'python');
@@ -546,10 +545,7 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
     const version = (await runTool(uv, ['--version'])).stdout.trim().replace(/ \(.*\)$/, '');
     const pipVersion = await installedVersion(venv, 'pip');
     return { dir: toolsDir, uv, python, version, pipVersion };
-  })();
-  installs.set(toolsDir, installing);
-  installing.catch(() => installs.delete(toolsDir));
-  return installing;
+  });
 }
 
 const settings = new Map<string, Promise<Record<string, string>>>();
@@ -580,13 +576,7 @@ export function uvSettings(python: string): Promise<Record<string, string>> {
       }
     }),
   ]);
-  let known = settings.get(state);
-  if (!known) {
-    known = readUvSettings(python);
-    settings.set(state, known);
-    known.catch(() => settings.delete(state));
-  }
-  return known;
+  return sharedUntilFailure(settings, state, () => readUvSettings(python));
 }
 
 /** The host's pip configuration (pip.conf files and PIP_* variables) as uv's variables: uv reads no pip.conf. */

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runTool } from '../../host-tools';
 import type { ProvidedPython } from './versions';
+import { sharedUntilFailure } from '../../../shared-promise';
 
 /** A CPython the host provides. */
 export interface HostPython extends ProvidedPython {
@@ -60,26 +61,21 @@ const found = new Map<string, Promise<HostPython[]>>();
  */
 export function hostPythons(configured: string[] = []): Promise<HostPython[]> {
   const key = [process.env.PYENV_ROOT ?? '', ...configured].join('\0');
-  let list = found.get(key);
-  if (!list) {
-    list = (async () => {
-      const versions = await pyenvVersions();
-      const pyenv = versions
-        ? readdirSync(versions)
-            .sort()
-            .map((v) => join(versions, v))
-        : [];
-      const probed = await Promise.all([...pyenv, ...configured.map((p) => resolve(p))].map(probe));
-      const byMinor = new Map<string, HostPython>();
-      const patch = (p: HostPython) => Number(p.full.split('.')[2]);
-      for (const [i, p] of probed.entries()) {
-        if (!p) continue;
-        const had = byMinor.get(p.version);
-        if (!had || i >= pyenv.length || patch(p) > patch(had)) byMinor.set(p.version, p);
-      }
-      return [...byMinor.values()];
-    })();
-    found.set(key, list);
-  }
-  return list;
+  return sharedUntilFailure(found, key, async () => {
+    const versions = await pyenvVersions();
+    const pyenv = versions
+      ? readdirSync(versions)
+          .sort()
+          .map((v) => join(versions, v))
+      : [];
+    const probed = await Promise.all([...pyenv, ...configured.map((p) => resolve(p))].map(probe));
+    const byMinor = new Map<string, HostPython>();
+    const patch = (p: HostPython) => Number(p.full.split('.')[2]);
+    for (const [i, p] of probed.entries()) {
+      if (!p) continue;
+      const had = byMinor.get(p.version);
+      if (!had || i >= pyenv.length || patch(p) > patch(had)) byMinor.set(p.version, p);
+    }
+    return [...byMinor.values()];
+  });
 }

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkoutLines } from '../../../../src/container/checkout';
@@ -91,6 +91,7 @@ testIf(missingTool('go'))(
       );
     } finally {
       await sandbox.destroy();
+      await rm(dir, { recursive: true, force: true });
     }
   },
   600_000,
