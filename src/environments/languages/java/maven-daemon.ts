@@ -18,7 +18,9 @@ import { shellQuote } from '../../../process/shell-quote';
  * in Maven's JVM with `forkCount=0`, `exec:java`, an annotation processor: code that may change the
  * JVM's global state) or left a thread running ends the JVM after it, so the next run starts a new
  * one, as today. A client killed (its timeout) ends the run and its forks; a JVM that ends during a
- * run has the run made again by plain `mvn`. The JVM leaves after 10 minutes without a run.
+ * run has the run made again by plain `mvn`. The JVM leaves after 10 minutes without a run, and
+ * after its eighth run (a gold sandbox makes at most five): a plugin whose class realm leaks (a static
+ * reference, a thread) keeps its heap and metaspace until the JVM leaves, so runs are bounded.
  */
 
 /** Where the image keeps the client and the daemon's jar, under the home directory. */
@@ -48,10 +50,11 @@ public final class MvnDaemon {
 
   public static void premain(String args, Instrumentation i) { inst = i; }
 
-  /** Arguments: the daemon's directory (its fifo, requests, answers) and how many idle seconds it waits. */
+  /** Arguments: the daemon's directory (its fifo, requests, answers), how many idle seconds it waits, and how many runs it makes. */
   public static void main(String[] a) throws Exception {
     Path dir = Paths.get(a[0]);
     long idleNs = Long.parseLong(a[1]) * 1_000_000_000L;
+    int runs = Integer.parseInt(a[2]);
     Launcher launcher = new Launcher();
     try (InputStream conf = new FileInputStream(System.getProperty("classworlds.conf"))) { launcher.configure(conf); }
     ClassWorld world = launcher.getWorld();
@@ -102,6 +105,7 @@ public final class MvnDaemon {
           unclean = "the run threw " + t;
         }
         if (unclean == null) unclean = unclean(threads);
+        if (unclean == null && --runs == 0) unclean = "it has made " + a[2] + " runs";
         if (unclean != null) out.println("[chainsmith] this Maven JVM is not kept for another run: " + unclean);
       }
       System.getProperties().clear();
@@ -169,7 +173,7 @@ if [ "$(cat "$d/key" 2>/dev/null)" != "$key" ] || [ -z "$pid" ] || ! alive "$pid
   # shellcheck disable=SC2086 # MAVEN_OPTS is a list of options, as mvn reads it
   setsid java $MAVEN_OPTS -javaagent:"$jar" -classpath "$(echo "$home"/boot/plexus-classworlds-*.jar):$jar" \\
     -Dclassworlds.conf="$home/bin/m2.conf" -Dmaven.home="$home" -Dlibrary.jansi.path="$home/lib/jansi-native" \\
-    chainsmith.MvnDaemon "$d" 600 < /dev/null > "$d/log" 2>&1 &
+    chainsmith.MvnDaemon "$d" 600 8 < /dev/null > "$d/log" 2>&1 &
   started=$!
   until [ -s "$d/ready" ]; do alive "$started" || exec mvn "$@"; sleep 0.05; done
   pid=$(cat "$d/ready")

@@ -37,7 +37,7 @@ public class PartsTest {
 const FILES = ['src/test/java/p/PartsTest.java'];
 
 testIf(missingTool('mvn'))(
-  "a sandbox's Maven runs share one JVM that still sees a changed source and leaks no -D property; a run with tests in Maven's JVM ends it",
+  "a sandbox's Maven runs share one JVM that still sees a changed source and leaks no -D property; a run with tests in Maven's JVM, or its eighth run, ends it",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-daemon-'));
     const pids = new Set<number>();
@@ -110,6 +110,17 @@ testIf(missingTool('mvn'))(
       expect(next.pid).not.toBe(first.pid);
       expect(next.outcomes).toEqual(fixed.outcomes);
       expect(next.ended).toBeUndefined();
+
+      // A JVM makes eight runs at most: the new one's second to seventh keep it, its eighth ends it.
+      for (let n = 2; n <= 8; n++) {
+        const again = await run(mavenRunner.rerun!(FILES));
+        expect(again.pid).toBe(next.pid);
+        expect(again.outcomes).toEqual(fixed.outcomes);
+        expect(again.ended).toBe(
+          n === 8 ? 'this Maven JVM is not kept for another run: it has made 8 runs' : undefined,
+        );
+      }
+      expect((await run(full)).pid).not.toBe(next.pid);
     } finally {
       for (const pid of pids) {
         try {
