@@ -132,4 +132,6 @@ test("a pylock.toml's releases: index files with their hashes, wheels counted, l
     },
     { name: 'local', links: [], wheels: 0, local: true },
   ]);
+  // A lock that is not TOML lists nothing: the fetch asks the index for every pin, as without a page.
+  expect(lockedReleases(toml.replace('[[packages]]', '[[packages]'))).toEqual([]);
 });
