@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTool } from '../../host-tools';
-import { parseToml, requirementName, tomlString, tomlTable, type TomlTable } from './pyproject';
+import { isTable, parseToml, requirementName, tomlString, tomlTable } from './pyproject';
 import { GLIBC_MINOR } from './wheel-tags';
 
 /** One pinned release's files as uv lists them for the target (a pylock.toml package). */
@@ -81,10 +81,10 @@ export async function candidatePage(
 export function lockedReleases(toml: string): LockedRelease[] {
   const packages = parseToml(toml)?.packages;
   return (Array.isArray(packages) ? packages : [])
-    .filter((p): p is TomlTable => typeof p === 'object' && p !== null && !Array.isArray(p))
+    .filter(isTable)
     .map((p) => {
       const wheels = Array.isArray(p.wheels) ? p.wheels : [];
-      const files = [p.sdist, ...wheels].filter((f): f is TomlTable => typeof f === 'object' && f !== null);
+      const files = [p.sdist, ...wheels].filter(isTable);
       const links = files.flatMap((f) => {
         const sha256 = tomlString(tomlTable(f, 'hashes'), 'sha256');
         const url = tomlString(f, 'url');

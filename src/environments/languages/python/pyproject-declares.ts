@@ -1,4 +1,4 @@
-import { parseToml, tomlKeys, tomlString, tomlStrings, tomlTable, type TomlTable } from './pyproject';
+import { isTable, parseToml, tomlKeys, tomlString, tomlStrings, tomlTable, type TomlTable } from './pyproject';
 
 /** What a pyproject.toml declares that the choice of what to resolve, and on which Python, reads. */
 export interface PyprojectDeclares {
@@ -12,7 +12,7 @@ export interface PyprojectDeclares {
   dependencies: string[];
   /** Each extra's requirements, in order; undefined where its value is no array. */
   extras: Map<string, string[] | undefined>;
-  /** Each PEP 735 group's requirement strings (`{include-group = …}` entries left out); undefined where no array. */
+  /** Each PEP 735 group's requirements, those of the groups it includes (`{include-group = …}`) in their place; undefined where no array. */
   groups: Map<string, string[] | undefined>;
   buildRequires: string[];
   requiresPython: string | undefined;
@@ -25,10 +25,22 @@ export interface PyprojectDeclares {
 
 const lists = (table: TomlTable | undefined) => new Map(tomlKeys(table).map((k) => [k, tomlStrings(table, k)]));
 
+/** A dependency group's requirements with included groups expanded, as the resolver installs them; a cycle is cut. */
+function groupRequirements(groups: TomlTable | undefined, name: string, seen: string[] = []): string[] | undefined {
+  const entries = groups?.[name];
+  if (!Array.isArray(entries)) return undefined;
+  return entries.flatMap((e) => {
+    if (typeof e === 'string') return [e];
+    const included = tomlString(isTable(e) ? e : undefined, 'include-group');
+    return included && !seen.includes(included) ? (groupRequirements(groups, included, [...seen, name]) ?? []) : [];
+  });
+}
+
 export function pyprojectDeclares(text: string): PyprojectDeclares {
   const doc = parseToml(text);
   const project = tomlTable(doc, 'project');
   const poetryDeps = tomlTable(doc, 'tool.poetry.dependencies');
+  const groupsTable = tomlTable(doc, 'dependency-groups');
   return {
     doc,
     unreadable: doc === undefined,
@@ -36,7 +48,7 @@ export function pyprojectDeclares(text: string): PyprojectDeclares {
     buildSystem: tomlTable(doc, 'build-system') !== undefined,
     dependencies: tomlStrings(project, 'dependencies') ?? [],
     extras: lists(tomlTable(doc, 'project.optional-dependencies')),
-    groups: lists(tomlTable(doc, 'dependency-groups')),
+    groups: new Map(tomlKeys(groupsTable).map((g) => [g, groupRequirements(groupsTable, g)])),
     buildRequires: tomlStrings(tomlTable(doc, 'build-system'), 'requires') ?? [],
     requiresPython: tomlString(project, 'requires-python'),
     poetryDependencies: poetryDeps !== undefined,

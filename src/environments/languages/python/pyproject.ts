@@ -1,5 +1,5 @@
 import { satisfies, validRange } from '@renovatebot/pep440';
-import { parse, TomlError, type TomlTable } from 'smol-toml';
+import { parse, TomlDate, TomlError, type TomlTable } from 'smol-toml';
 
 export type { TomlTable };
 
@@ -17,7 +17,9 @@ export function parseToml(text: string): TomlTable | undefined {
   }
 }
 
-const isTable = (v: unknown): v is TomlTable => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A table (a date is an object too, but no table). */
+export const isTable = (v: unknown): v is TomlTable =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof TomlDate);
 
 /** The table at a dotted path of bare names ('tool.poetry.dependencies'); undefined where absent or not a table. */
 export function tomlTable(doc: TomlTable | undefined, path: string): TomlTable | undefined {

@@ -82,7 +82,8 @@ test('inline tables hold extras and dependency groups', () => {
   ].join('\n');
   expect(declares(text)).toMatchObject({
     extras: { test: ['pytest-mock'], docs: ['sphinx'] },
-    groups: { tests: ['pytest-xdist'], typing: ['mypy'] },
+    // PEP 735: a group that includes another needs that one's requirements too.
+    groups: { tests: ['pytest-xdist', 'mypy'], typing: ['mypy'] },
   });
 });
 
