@@ -10,6 +10,7 @@ import { shellQuote } from '../../../process/shell-quote';
 import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
+import { mavenDaemonSetup, MVN_DAEMON_DIR } from './maven-daemon';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -89,6 +90,8 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
       // Settings' active profiles' properties reach every project's model: the offline test runs (an agent's too) skip what SKIPPED names and fork javac through the wrapper.
       `printf '%s\\n' ${shellQuote(settings(MAVEN_STORE, compat ? compatProperties(wrapper) : {}))} > ${M2}/settings.xml`,
+      // The test runs' one Maven JVM a sandbox (maven-daemon.ts).
+      ...mavenDaemonSetup(`/home/agent/${MVN_DAEMON_DIR}`),
       `printf '%s' ${shellQuote(STUB_JAVAC)} > ${stub}`,
       `chmod 755 ${stub}`,
       // Proves the store suffices offline for what `mvn test` resolves and starts (Surefire's provider

@@ -3,6 +3,7 @@ import type { TestRunner } from '../../contract';
 import { REPORT_END, reportStart, RUN_DIR, worse } from '../../runners/shell';
 import { shellQuote } from '../../../process/shell-quote';
 import { MAVEN_OPTS } from './settings';
+import { MVN_THROUGH_DAEMON } from './maven-daemon';
 
 /** Offline (the image's settings say so too); -fae runs every module's tests despite an earlier module's failures. */
 const MVN = 'mvn -o -B -fae';
@@ -160,6 +161,7 @@ function reported(run: string[]): string {
   return [
     `find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {} +`,
     MAVEN_OPTS,
+    MVN_THROUGH_DAEMON,
     ...run,
     `tail -n 80 ${LOG}`,
     `echo ${shellQuote(REPORT)}`,

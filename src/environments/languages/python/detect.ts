@@ -1,5 +1,6 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
-import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
+import { requirementName } from './pyproject';
+import { pyprojectDeclares } from './pyproject-declares';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
@@ -49,36 +50,32 @@ export async function detectPython(
   const { requirementFiles } = await requirementFilesOf(files);
   if (!requirementFiles.length && !SIGNALS.some(has)) return undefined;
 
-  const pyproject = has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
-  const project = tomlTable(pyproject, 'project');
-  const extras = tomlKeys(tomlTable(pyproject, 'project.optional-dependencies'));
-  const groups = tomlKeys(tomlTable(pyproject, 'dependency-groups'));
-  const buildRequires = tomlStrings(tomlTable(pyproject, 'build-system'), 'requires') ?? [];
+  const pyproject = pyprojectDeclares(has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '');
+  const { project, unreadable, buildRequires } = pyproject;
+  const extras = [...pyproject.extras.keys()];
+  const groups = [...pyproject.groups.keys()];
   const setupPy = has('setup.py') ? ((await files.read('setup.py')) ?? '') : '';
   const setupCfg = has('setup.cfg') ? ((await files.read('setup.cfg')) ?? '') : '';
-  const installable = has('setup.py') || /^\[(project|build-system)\]/m.test(pyproject);
-  const extrasTable = tomlTable(pyproject, 'project.optional-dependencies');
-  const groupsTable = tomlTable(pyproject, 'dependency-groups');
+  const installable = has('setup.py') || project || pyproject.buildSystem || unreadable;
   const declared = [
-    ...(tomlStrings(project, 'dependencies') ?? []),
-    ...extras.flatMap((e) => tomlStrings(extrasTable, e) ?? [`unreadable extra ${e}`]),
-    ...groups.flatMap((g) => tomlStrings(groupsTable, g) ?? [`unreadable group ${g}`]),
+    ...pyproject.dependencies,
+    ...extras.flatMap((e) => pyproject.extras.get(e) ?? [`unreadable extra ${e}`]),
+    ...groups.flatMap((g) => pyproject.groups.get(g) ?? [`unreadable group ${g}`]),
     ...buildRequires,
   ];
   const declaresDeps =
+    unreadable ||
     declared.some((r) => !IN_IMAGE.has(requirementName(r))) ||
     /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
-    tomlTable(pyproject, 'tool.poetry.dependencies') !== undefined;
+    pyproject.poetryDependencies;
   const prAdds = merged ? await addedTestRequirements(files, merged) : [];
   const toxIni = has('tox.ini') ? ((await files.read('tox.ini')) ?? '') : '';
   const declaredNames = new Set(declared.map(requirementName));
-  const toolDeps = toolTestRequirements(pyproject, toxIni).filter((r) => !declaredNames.has(requirementName(r)));
+  const toolDeps = toolTestRequirements(pyproject.doc, toxIni).filter((r) => !declaredNames.has(requirementName(r)));
   const requiresPython =
-    /^\s*requires-python\s*=\s*["']([^"']+)["']/m.exec(project ?? '')?.[1] ??
+    pyproject.requiresPython ??
     /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
-    poetryPython(
-      /^\s*python\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.poetry.dependencies') ?? '')?.[1],
-    );
+    poetryPython(pyproject.poetryPython);
   const needsPackages =
     declaresDeps ||
     requirementFiles.length > 0 ||
@@ -94,13 +91,9 @@ export async function detectPython(
   );
   // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
   // layout), not in [project], is read by the resolver through that backend.
-  const backendOnly =
-    !project &&
-    !has('setup.py') &&
-    tomlTable(pyproject, 'build-system') !== undefined &&
-    /^\[tool\.(poetry|flit\.metadata)\]/m.test(pyproject);
+  const backendOnly = !project && !has('setup.py') && pyproject.buildSystem && pyproject.backendMetadata;
   const sources =
-    project || backendOnly
+    project || backendOnly || unreadable
       ? ['pyproject.toml']
       : has('setup.py')
         ? ['setup.py']
@@ -270,15 +263,14 @@ export async function addedTestRequirements(base: RepoFiles, merged: RepoFiles):
     // Test ones only: development files and groups add linters and release tools, not what tests import.
     const reqFiles = testOnly ? requirementFiles.filter((f) => /test/i.test(f)) : found;
     const names = (await Promise.all(reqFiles.map(async (f) => namesInRequirements(await files.read(f))))).flat();
-    const pyproject = files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '';
-    for (const table of ['project.optional-dependencies', 'dependency-groups']) {
-      const body = tomlTable(pyproject, table);
-      for (const key of tomlKeys(body))
+    const pyproject = pyprojectDeclares(
+      files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '',
+    );
+    for (const lists of [pyproject.extras, pyproject.groups])
+      for (const [key, requirements] of lists)
         if (!testOnly || (TESTISH.test(key) && !/^dev$/i.test(key)))
-          names.push(...(tomlStrings(body, key) ?? []).map(requirementName));
-    }
-    if (!testOnly)
-      names.push(...(tomlStrings(tomlTable(pyproject, 'project'), 'dependencies') ?? []).map(requirementName));
+          names.push(...(requirements ?? []).map(requirementName));
+    if (!testOnly) names.push(...pyproject.dependencies.map(requirementName));
     return names;
   };
   const scripts = ((await base.read('setup.py')) ?? '') + ((await base.read('setup.cfg')) ?? '');

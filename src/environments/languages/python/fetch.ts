@@ -9,6 +9,7 @@ import { runTool, tail, type ToolRun } from '../../host-tools';
 import { compareVersions } from '../host-command';
 import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
+import { candidatePage } from './candidate-page';
 import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 import { GLIBC_MINOR, wheelTags } from './wheel-tags';
@@ -374,11 +375,9 @@ export function pythonFetch(inputs: PythonInputs) {
     );
     if (missing.length) {
       const fresh = await mkdtemp(join(tmpdir(), 'chainsmith-pip-download-'));
-      const missingFile = join(fresh, 'requirements.txt');
       const dest = join(fresh, 'files');
       await mkdir(dest);
-      await writeFile(missingFile, missing.join('\n') + '\n');
-      const download = [
+      const download = (file: string, from: string[]) => [
         '-m',
         'pip',
         'download',
@@ -393,13 +392,44 @@ export function pythonFetch(inputs: PythonInputs) {
         'cp',
         ...tags.abis.flatMap((a) => ['--abi', a]),
         ...tags.platforms.flatMap((p) => ['--platform', p]),
+        ...from,
         '-r',
-        missingFile,
+        file,
       ];
+      const pipDownload = async (pins: string[], file: string, from: string[] = []) => {
+        await writeFile(file, pins.join('\n') + '\n');
+        return runTool(tools.python, download(file, from), {
+          cwd: ctx.srcDir,
+          env: TOOLS_PIP_ENV,
+          signal: ctx.signal,
+        });
+      };
       try {
-        const r = await runTool(tools.python, download, { cwd: ctx.srcDir, env: TOOLS_PIP_ENV, signal: ctx.signal });
-        if (r.code !== 0)
-          throw resolverFailure('pip cannot download a resolved package', shown('pip', download.slice(2)), r);
+        // The releases uv finds a compatible wheel of are chosen among their own files (candidate-page.ts); the rest, or all where that fails, from the index.
+        const page = await candidatePage(tools.uv, tools.python, pyVersion, env, missing, fresh, ctx.signal);
+        const onPage = page ? missing.filter((l) => page.covered.has(DownloadStore.release(l)?.name ?? '')) : [];
+        let fromIndex = missing.filter((l) => !onPage.includes(l));
+        if (page && onPage.length) {
+          ctx.log(
+            `${onPage.length} of them chosen among their releases' own files, ${fromIndex.length} from the index`,
+          );
+          const r = await pipDownload(onPage, join(fresh, 'on-page.txt'), ['--no-index', '--find-links', page.page]);
+          if (r.code !== 0) {
+            // What it wrote is not kept: the index's run starts from an empty directory, as before.
+            await emptied(dest);
+            fromIndex = missing;
+          }
+        }
+        if (fromIndex.length) {
+          const missingFile = join(fresh, 'requirements.txt');
+          const r = await pipDownload(fromIndex, missingFile);
+          if (r.code !== 0)
+            throw resolverFailure(
+              'pip cannot download a resolved package',
+              shown('pip', download(missingFile, []).slice(2)),
+              r,
+            );
+        }
         const files = await readdir(dest);
         await store.keep(missing, files, dest);
         for (const f of files) await copyFile(join(dest, f), join(ctx.depsDir, f));

@@ -1,35 +1,48 @@
+import { satisfies, validRange } from '@renovatebot/pep440';
+import { parse, TomlDate, TomlError, type TomlTable } from 'smol-toml';
+
+export type { TomlTable };
+
 /**
- * Just enough TOML for pyproject.toml: the keys of a table, and arrays of strings. A project file
- * that this cannot read is handed to the resolver as it is, which reads it properly.
+ * A pyproject.toml's tables, read by a full TOML parser: dotted keys, inline tables, quoted keys,
+ * headers with spaces or comments, every string form. Undefined where the text is not TOML: such a
+ * file is handed to the resolver as it is, whose own error then names the stage's reason.
  */
-export function tomlTable(text: string, name: string): string | undefined {
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => l.trim() === `[${name}]`);
-  if (start < 0) return undefined;
-  const end = lines.findIndex((l, i) => i > start && /^\s*\[/.test(l));
-  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
-}
-
-/** Keys defined in a table's body (`key = …`), in order. */
-export function tomlKeys(body: string | undefined): string[] {
-  if (!body) return [];
-  return [...body.matchAll(/^\s*("?)([\w.-]+)\1\s*=/gm)].map((m) => m[2]);
-}
-
-/** The strings of `key = [ … ]` in a table's body (multi-line arrays included); undefined where absent. */
-export function tomlStrings(body: string | undefined, key: string): string[] | undefined {
-  if (!body) return undefined;
-  const m = new RegExp(`^\\s*"?${key.replace(/[.-]/g, '\\$&')}"?\\s*=\\s*\\[`, 'm').exec(body);
-  if (!m) return undefined;
-  const rest = body.slice(m.index + m[0].length);
-  const values: string[] = [];
-  const token = /\s*(?:#[^\n]*|"((?:[^"\\]|\\.)*)"|'([^']*)'|,|(\]))/y;
-  let t: RegExpExecArray | null;
-  while ((t = token.exec(rest))) {
-    if (t[3]) return values;
-    if (t[1] !== undefined || t[2] !== undefined) values.push(t[1] ?? t[2]);
+export function parseToml(text: string): TomlTable | undefined {
+  try {
+    return parse(text);
+  } catch (err) {
+    if (err instanceof TomlError) return undefined;
+    throw err;
   }
-  return values;
+}
+
+/** A table (a date is an object too, but no table). */
+export const isTable = (v: unknown): v is TomlTable =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof TomlDate);
+
+/** The table at a dotted path of bare names ('tool.poetry.dependencies'); undefined where absent or not a table. */
+export function tomlTable(doc: TomlTable | undefined, path: string): TomlTable | undefined {
+  let at: unknown = doc;
+  for (const name of path.split('.')) at = isTable(at) ? at[name] : undefined;
+  return isTable(at) ? at : undefined;
+}
+
+/** A table's keys, in the order they are defined. */
+export function tomlKeys(table: TomlTable | undefined): string[] {
+  return table ? Object.keys(table) : [];
+}
+
+/** The strings of an array `key` of a table (other entries, such as PEP 735 `{include-group = …}`, left out); undefined where it is no array. */
+export function tomlStrings(table: TomlTable | undefined, key: string): string[] | undefined {
+  const value = table?.[key];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+}
+
+/** A table's string `key`; undefined where absent or of another type. */
+export function tomlString(table: TomlTable | undefined, key: string): string | undefined {
+  const value = table?.[key];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The distribution name of a requirement string ('MarkupSafe>=2.0' → 'markupsafe'). */
@@ -37,35 +50,14 @@ export function requirementName(req: string): string {
   return (/^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(req)?.[1] ?? req).toLowerCase().replace(/[._]+/g, '-');
 }
 
-/** Whether a version specifier ('>=3.7', '>=2.7,!=3.0.*,<3.10', '~=3.8') admits `version` ('3.11'); an unreadable one does. */
+/**
+ * Whether a version specifier ('>=3.7', '>=2.7,!=3.0.*,<3.10', '~=3.8') admits `version` ('3.11'), by
+ * PEP 440. A clause that is not PEP 440 (setup.py's `python_requires='>=3.7.*'`) admits any: the
+ * resolver, not this choice, is where such a project meets its fate.
+ */
 export function specifierAllows(spec: string, version: string): boolean {
-  const v = version.split('.').map(Number);
-  const cmp = (a: number[], b: number[]) => {
-    for (let i = 0; i < Math.max(a.length, b.length); i++)
-      if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
-    return 0;
-  };
-  return spec.split(',').every((clause) => {
-    const m = /^\s*(~=|===|==|!=|<=|>=|<|>)\s*([\d.]+)(\.\*)?\s*$/.exec(clause);
-    if (!m) return true;
-    const w = m[2].split('.').map(Number);
-    const prefix = v.slice(0, w.length);
-    switch (m[1]) {
-      case '==':
-      case '===':
-        return m[3] ? cmp(prefix, w) === 0 : cmp(v, w) === 0 || (w.length < v.length && cmp(prefix, w) === 0);
-      case '!=':
-        return m[3] ? cmp(prefix, w) !== 0 : cmp(v, w) !== 0;
-      case '>=':
-        return cmp(v, w) >= 0;
-      case '<=':
-        return cmp(v, w) <= 0;
-      case '>':
-        return cmp(v, w) > 0;
-      case '<':
-        return cmp(v, w) < 0;
-      default: // ~=X.Y: >= X.Y and == X.*
-        return cmp(v, w) >= 0 && cmp(v.slice(0, w.length - 1), w.slice(0, -1)) === 0;
-    }
-  });
+  return spec
+    .split(',')
+    .map((clause) => clause.trim())
+    .every((clause) => !clause || !validRange(clause) || satisfies(version, clause));
 }

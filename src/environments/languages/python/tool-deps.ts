@@ -1,4 +1,4 @@
-import { requirementName, tomlKeys, tomlStrings, tomlTable } from './pyproject';
+import { requirementName, tomlKeys, tomlString, tomlStrings, tomlTable, type TomlTable } from './pyproject';
 
 /** Groups and environments that hold what the tests need (dev ones too: tools often keep pytest there). */
 const TEST_OR_DEV = /^(tests?|testing|dev|develop|development|default)$/i;
@@ -10,21 +10,20 @@ const TEST_OR_DEV = /^(tests?|testing|dev|develop|development|default)$/i;
  * (--cov, asyncio) are missing, and its tests fail or are skipped. Poetry's entries are names only (its
  * version syntax is not PEP 508); the resolver picks what the registry had as of the manifests' date.
  */
-export function toolTestRequirements(pyproject: string, toxIni: string): string[] {
+export function toolTestRequirements(pyproject: TomlTable | undefined, toxIni: string): string[] {
   const found: string[] = [];
-  const poetryGroups = [...pyproject.matchAll(/^\[tool\.poetry\.group\.([\w.-]+)\.dependencies\]\s*$/gm)]
-    .map((m) => m[1])
-    .filter((g) => TEST_OR_DEV.test(g));
-  for (const table of [
-    'tool.poetry.dev-dependencies',
-    ...poetryGroups.map((g) => `tool.poetry.group.${g}.dependencies`),
+  const poetry = tomlTable(pyproject, 'tool.poetry');
+  const poetryGroups = tomlKeys(tomlTable(poetry, 'group')).filter((g) => TEST_OR_DEV.test(g));
+  for (const deps of [
+    tomlTable(poetry, 'dev-dependencies'),
+    ...poetryGroups.map((g) => tomlTable(poetry, `group.${g}.dependencies`)),
   ]) {
-    const body = tomlTable(pyproject, table) ?? '';
     // A path, git or URL dependency is no registry package: a name lookup could fetch a stranger's.
-    const local = new Set(
-      [...body.matchAll(/^\s*"?([\w.-]+)"?\s*=\s*\{[^}\n]*\b(path|git|url)\s*=/gm)].map((m) => m[1]),
-    );
-    found.push(...tomlKeys(body).filter((name) => name !== 'python' && !local.has(name)));
+    const local = (spec: unknown): boolean =>
+      Array.isArray(spec)
+        ? spec.some(local)
+        : typeof spec === 'object' && spec !== null && ['path', 'git', 'url'].some((k) => k in spec);
+    for (const [name, spec] of Object.entries(deps ?? {})) if (name !== 'python' && !local(spec)) found.push(name);
   }
   const pdm = tomlTable(pyproject, 'tool.pdm.dev-dependencies');
   for (const group of tomlKeys(pdm).filter((g) => TEST_OR_DEV.test(g))) found.push(...(tomlStrings(pdm, group) ?? []));
@@ -32,9 +31,7 @@ export function toolTestRequirements(pyproject: string, toxIni: string): string[
     found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), 'dependencies') ?? []));
   found.push(...toxDeps(toxIni));
   // The project itself (tox and Hatch often list it) is installed from its tree, not fetched.
-  const own = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(
-    tomlTable(pyproject, 'project') ?? tomlTable(pyproject, 'tool.poetry') ?? '',
-  )?.[1];
+  const own = tomlString(tomlTable(pyproject, 'project') ?? poetry, 'name');
   const seen = new Set<string>(own ? [requirementName(own)] : []);
   return found.filter((r) => /^[A-Za-z0-9]/.test(r) && !seen.has(requirementName(r)) && seen.add(requirementName(r)));
 }

@@ -1,4 +1,5 @@
 import {
+  parseToml,
   specifierAllows,
   tomlKeys,
   tomlStrings,
@@ -8,14 +9,26 @@ import { addedTestRequirements } from '../../../../src/environments/languages/py
 
 test('enough of pyproject.toml is read to choose what to resolve; Python specifiers say whether 3.11 fits', () => {
   const text = `[build-system]\nrequires = [\n  "flit_core<4", # the backend\n  'wheel',\n]\n\n[project]\nname = "x"\ndependencies = ["MarkupSafe>=2.0"]\n\n[project.optional-dependencies]\ni18n = ["Babel>=2.7"]\n"docs" = ["sphinx"]\n\n[dependency-groups]\ntests = ["pytest"]\n`;
-  expect(tomlStrings(tomlTable(text, 'build-system'), 'requires')).toEqual(['flit_core<4', 'wheel']);
-  expect(tomlStrings(tomlTable(text, 'project'), 'dependencies')).toEqual(['MarkupSafe>=2.0']);
-  expect(tomlKeys(tomlTable(text, 'project.optional-dependencies'))).toEqual(['i18n', 'docs']);
-  expect(tomlKeys(tomlTable(text, 'dependency-groups'))).toEqual(['tests']);
-  expect(tomlTable(text, 'tool.black')).toBeUndefined();
-  for (const yes of ['>=3.7', '>= 3.10', '>=2.7,!=3.0.*,!=3.1.*', '~=3.8', '==3.11.*', '<4', ''])
+  const doc = parseToml(text);
+  expect(tomlStrings(tomlTable(doc, 'build-system'), 'requires')).toEqual(['flit_core<4', 'wheel']);
+  expect(tomlStrings(tomlTable(doc, 'project'), 'dependencies')).toEqual(['MarkupSafe>=2.0']);
+  expect(tomlKeys(tomlTable(doc, 'project.optional-dependencies'))).toEqual(['i18n', 'docs']);
+  expect(tomlKeys(tomlTable(doc, 'dependency-groups'))).toEqual(['tests']);
+  expect(tomlTable(doc, 'tool.black')).toBeUndefined();
+  // Pre-releases ('3.11.0rc1') are PEP 440 versions too; a clause that is not PEP 440 ('>=3.7.*') admits any.
+  for (const yes of [
+    '>=3.7',
+    '>= 3.10',
+    '>=2.7,!=3.0.*,!=3.1.*',
+    '~=3.8',
+    '==3.11.*',
+    '<4',
+    '',
+    '>=3.10.0b1',
+    '>=3.7.*',
+  ])
     expect(specifierAllows(yes, '3.11')).toBe(true);
-  for (const no of ['<3.10', '==2.7.*', '>=3.12', '~=3.8.1', '!=3.11.*'])
+  for (const no of ['<3.10', '==2.7.*', '>=3.12', '~=3.8.1', '!=3.11.*', '<3.11.0rc1', '>=3.7.*,<3.11'])
     expect(specifierAllows(no, '3.11')).toBe(false);
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detectPython, poetryPython } from '../../../../src/environments/languages/python/detect';
 import { toolTestRequirements } from '../../../../src/environments/languages/python/tool-deps';
+import { parseToml } from '../../../../src/environments/languages/python/pyproject';
 
 test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
   const pyproject = `
@@ -51,7 +52,7 @@ commands = pytest {posargs}
 [testenv:lint]
 deps = flake8
 `;
-  expect(toolTestRequirements(pyproject, tox)).toEqual([
+  expect(toolTestRequirements(parseToml(pyproject), tox)).toEqual([
     'pytest',
     'pytest-cov',
     'pytest-asyncio',
@@ -61,7 +62,7 @@ deps = flake8
     'pytest-mock',
     'mock>=4 ; python_version < "3.8"',
   ]);
-  expect(toolTestRequirements('[project]\nname = "x"\n', '')).toEqual([]);
+  expect(toolTestRequirements(parseToml('[project]\nname = "x"\n'), '')).toEqual([]);
 });
 
 test('a Poetry project without a [project] table resolves through its build backend, with its dev group', async () => {
