@@ -75,15 +75,18 @@ public final class MvnDaemon {
       try {
         f = new String(Files.readAllBytes(dir.resolve(Paths.get(name.trim()).getFileName())), StandardCharsets.UTF_8).split("\\0", -1);
         client = Long.parseLong(f[0]);
-        if (f.length < 6) continue;
       } catch (IOException | RuntimeException e) {
+        continue;
+      }
+      if (f.length < 6) {
+        answer(dir, client, 2);
         continue;
       }
       busy = true;
       // A client killed (its timeout) ends the run and its forks, as its process group's end would.
       java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
       daemon(() -> {
-        while (running.get() && ProcessHandle.of(client).map(ProcessHandle::isAlive).orElse(false)) pause(500);
+        while (running.get() && alive(client)) pause(500);
         if (!running.get()) return;
         ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
         Runtime.getRuntime().halt(137);
@@ -113,9 +116,7 @@ public final class MvnDaemon {
       Locale.setDefault(locale);
       TimeZone.setDefault(zone);
       running.set(false);
-      try (FileOutputStream answer = new FileOutputStream(dir.resolve("rc." + client).toFile())) {
-        answer.write((rc + "\\n").getBytes(StandardCharsets.UTF_8));
-      }
+      answer(dir, client, rc);
       if (unclean != null) Runtime.getRuntime().halt(0);
       lastUsed = System.nanoTime();
       busy = false;
@@ -138,6 +139,30 @@ public final class MvnDaemon {
     for (Thread t : Thread.getAllStackTraces().keySet())
       if (!t.isDaemon() && t.isAlive() && !before.contains(t)) return "its thread " + t.getName() + " still runs";
     return null;
+  }
+
+  /**
+   * A client that ended is a zombie where nothing reaps it (a sandbox's init is \`sleep\`), which
+   * ProcessHandle still calls alive: its state in /proc says.
+   */
+  static boolean alive(long pid) {
+    try {
+      String stat = Files.readString(Paths.get("/proc/" + pid + "/stat"));
+      char state = stat.charAt(stat.lastIndexOf(')') + 2);
+      return state != 'Z' && state != 'X';
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The run's exit code to its client's fifo. Opened for reading and writing, which never waits on a
+   * fifo: a client gone meanwhile leaves nobody to open the other end, and the daemon would wait forever.
+   */
+  static void answer(Path dir, long client, int rc) throws IOException {
+    try (RandomAccessFile answer = new RandomAccessFile(dir.resolve("rc." + client).toFile(), "rw")) {
+      answer.write((rc + "\\n").getBytes(StandardCharsets.UTF_8));
+    }
   }
 
   static void daemon(Runnable r) {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +41,8 @@ testIf(missingTool('mvn'))(
   "a sandbox's Maven runs share one JVM that still sees a changed source and leaks no -D property; a run with tests in Maven's JVM, or its eighth run, ends it",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-daemon-'));
-    const pids = new Set<number>();
+    // The last JVM seen: the earlier ones ended themselves, and their ids may since be another process's.
+    let last: number | undefined;
     try {
       // The image's setup lines, with a home of the test's own.
       const home = join(dir, 'home');
@@ -68,7 +70,7 @@ testIf(missingTool('mvn'))(
           env: { HOME: home, TMPDIR: tmp, MAVEN_OPTS: undefined },
         });
         const pid = Number((await readFile(join(tmp, 'chainsmith-mvnd/ready'), 'utf8')).trim());
-        pids.add(pid);
+        last = pid;
         const cases = mavenRunner.parse(r.stdout) ?? [];
         return {
           outcomes: Object.fromEntries(cases.map((c) => [c.id, c.outcome])),
@@ -122,7 +124,111 @@ testIf(missingTool('mvn'))(
       }
       expect((await run(full)).pid).not.toBe(next.pid);
     } finally {
-      for (const pid of pids) {
+      try {
+        if (last) process.kill(last, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+  600_000,
+);
+
+/** A process's state letter from /proc ('Z': ended, not reaped), or undefined where it is gone. */
+async function procState(pid: number): Promise<string | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2];
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitFor(what: string, done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    if (await done()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
+
+/**
+ * A client killed mid-run (its timeout) and left unreaped, as under a sandbox's `sleep` init: the JVM
+ * ends that run and its test fork instead of running on and never reading another request, and the
+ * next run gets a JVM of its own.
+ */
+testIf(missingTool('mvn'))(
+  'a client killed mid-run and left a zombie ends the Maven JVM and its fork; the next run gets a new one',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-daemon-'));
+    const kill = new Set<number>();
+    try {
+      const home = join(dir, 'home');
+      const client = join(home, MVN_DAEMON_DIR, 'mvn');
+      expect((await runTool('bash', ['-euc', mavenDaemonSetup(join(home, MVN_DAEMON_DIR)).join('\n')], {})).code).toBe(
+        0,
+      );
+      const tmp = join(dir, 'run');
+      const project = join(dir, 'parts');
+      await mkdir(tmp);
+      await mkdir(join(project, 'src/main/java/p'), { recursive: true });
+      await mkdir(join(project, 'src/test/java/p'), { recursive: true });
+      await writeFile(join(project, 'pom.xml'), POM);
+      await writeFile(join(project, 'src/main/java/p/Parts.java'), code(','));
+      // Sleeps while a file named `slow` is in the project.
+      await writeFile(
+        join(project, 'src/test/java/p/PartsTest.java'),
+        'package p;\n\nimport org.junit.Test;\n\npublic class PartsTest {\n  @Test public void slow() throws Exception {\n    while (new java.io.File("slow").exists()) Thread.sleep(200);\n  }\n}\n',
+      );
+      const env = { HOME: home, TMPDIR: tmp, MAVEN_OPTS: undefined };
+      const fetch = await runTool('mvn', ['-B', '-q', 'test'], { cwd: project, env: { MAVEN_OPTS: QUICK_JVM } });
+      if (fetch.code !== 0) throw new Error(`mvn test exited ${fetch.code}:\n${tail(fetch.stdout + fetch.stderr)}`);
+
+      await writeFile(join(project, 'slow'), '');
+      // The client's parent becomes `sleep`, which reaps nobody.
+      const parent = spawn(
+        'bash',
+        ['-c', `"$0" -o -B test > run.log 2>&1 & echo $! > client.pid; exec sleep 600`, client],
+        {
+          cwd: project,
+          env: { ...process.env, ...env, MAVEN_OPTS: '' },
+          stdio: 'ignore',
+        },
+      );
+      kill.add(parent.pid!);
+      await waitFor(
+        'the client',
+        async () => (await readFile(join(project, 'client.pid'), 'utf8').catch(() => '')) !== '',
+      );
+      const clientPid = Number((await readFile(join(project, 'client.pid'), 'utf8')).trim());
+      const ready = join(tmp, 'chainsmith-mvnd/ready');
+      await waitFor('the Maven JVM', async () => (await readFile(ready, 'utf8').catch(() => '')).endsWith('\n'));
+      const daemon = Number((await readFile(ready, 'utf8')).trim());
+      kill.add(daemon);
+      // Surefire's fork under way: the JVM has a child.
+      const children = async () =>
+        (await runTool('pgrep', ['-P', String(daemon)], {})).stdout.split('\n').filter(Boolean).map(Number);
+      await waitFor('the test fork', async () => (await children()).length > 0);
+      const fork = (await children())[0];
+      kill.add(fork);
+
+      process.kill(clientPid, 'SIGKILL');
+      await waitFor('the client a zombie', async () => (await procState(clientPid)) === 'Z');
+      await waitFor('the Maven JVM gone', async () => [undefined, 'Z'].includes(await procState(daemon)));
+      await waitFor('the test fork gone', async () => [undefined, 'Z'].includes(await procState(fork)));
+      // Gone: their ids may be another process's by the end.
+      kill.delete(daemon);
+      kill.delete(fork);
+
+      await rm(join(project, 'slow'));
+      const next = await runTool('bash', ['-c', mavenRunner.command(FILES)], { cwd: project, env });
+      expect(mavenRunner.parse(next.stdout)).toEqual([{ id: 'p.PartsTest#slow', outcome: 'passed' }]);
+      const nextDaemon = Number((await readFile(ready, 'utf8')).trim());
+      kill.add(nextDaemon);
+      expect(nextDaemon).not.toBe(daemon);
+    } finally {
+      for (const pid of kill) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
