@@ -26,8 +26,9 @@ const SWEEP_TOPICS = [
   String.raw`\b(mark|wrap)\b.*\b(strings?|messages?)\b.*\b(translat\w*|i18n|gettext)\b|\b(translatable|localizable) strings\b`,
   String.raw`\b(mass|bulk) (move|rename|replace)\b|\bmove (all|every)\b|\bsplit\b.*\binto (separate|several|multiple) (files|modules)\b`,
   // Link maintenance: every URL moved to https or to a site's new address, dead links mended. The links
-  // must be what the subject changes ("Update all … URLs"), not what the code handles ("escape all URLs").
-  String.raw`\b(prefer|use|switch to|move to)\s+https\b|\bhttp\b.*\bto\b.*\bhttps\b|^(update|fix|replace|correct|refresh|change)\w*\s+((all|every|broken|dead|outdated|old|stale)\s+)+(the\s+)?([\w.:/-]+\s+)?(urls?|links?)\b|\b(broken|dead) (urls|links)\b`,
+  // must be what the subject changes ("Update all … URLs", after a "docs:" or "[docs]" prefix), not what
+  // the code handles ("escape all URLs").
+  String.raw`\b(prefer|use|switch to|move to)\s+https\b|\bhttp\b.*\bto\b.*\bhttps\b|^(\[[^\]]*\]\s*|[\w-]+(\([^)]*\))?!?:\s*)?(update|fix|replace|correct|refresh|change)\w*\s+((all|every|broken|dead|outdated|old|stale)\s+)+(the\s+)?([\w.:/-]+\s+)?(urls?|links?)\b|\b(broken|dead) (urls|links)\b`,
   // What a static-analysis tool reported, fixed in one pass: its findings, not one bug it found.
   String.raw`\b(issues|warnings|findings|defects)\b.*\b(static analy\w*|code analysis|coverity|cppcheck|scan-build|sonar\w*|pvs-studio)\b|\b(static analy\w*|code analysis|coverity|cppcheck)\b.*\b(issues|warnings|findings|defects)\b`,
 ].map((pattern) => new RegExp(pattern, 'i'));

@@ -225,6 +225,8 @@ test('sweeps are told by their words across languages, and by their breadth', ()
     'Update all pypi.python.org URLs to pypi.org',
     'Fix broken links in the docs',
     'Update every link to the new documentation site',
+    'docs: update all URLs to the new domain',
+    '[docs] Fix broken links',
     'Fix most of the issues reported by the Visual Studio code analysis tool',
   ];
   const work = [
