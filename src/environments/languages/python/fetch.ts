@@ -377,25 +377,7 @@ export function pythonFetch(inputs: PythonInputs) {
       const fresh = await mkdtemp(join(tmpdir(), 'chainsmith-pip-download-'));
       const dest = join(fresh, 'files');
       await mkdir(dest);
-      const download = (file: string, from: string[]) => [
-        '-m',
-        'pip',
-        'download',
-        '--no-deps',
-        '--prefer-binary',
-        '--disable-pip-version-check',
-        '--dest',
-        dest,
-        '--python-version',
-        pyVersion,
-        '--implementation',
-        'cp',
-        ...tags.abis.flatMap((a) => ['--abi', a]),
-        ...tags.platforms.flatMap((p) => ['--platform', p]),
-        ...from,
-        '-r',
-        file,
-      ];
+      const download = (file: string, from: string[]) => pipDownloadArgs(dest, pyVersion, tags, file, from);
       const pipDownload = async (pins: string[], file: string, from: string[] = []) => {
         await writeFile(file, pins.join('\n') + '\n');
         return runTool(tools.python, download(file, from), {
@@ -557,6 +539,38 @@ interface UvTools {
   python: string;
   version: string;
   pipVersion: string;
+}
+
+/**
+ * `python -m pip download`'s arguments for exact pins read from `file`, for a target Python and its wheel
+ * tags, into `dest`; `from` names where to look instead of the index (`--no-index --find-links PAGE`).
+ */
+export function pipDownloadArgs(
+  dest: string,
+  pyVersion: string,
+  tags: ReturnType<typeof wheelTags>,
+  file: string,
+  from: string[] = [],
+): string[] {
+  return [
+    '-m',
+    'pip',
+    'download',
+    '--no-deps',
+    '--prefer-binary',
+    '--disable-pip-version-check',
+    '--dest',
+    dest,
+    '--python-version',
+    pyVersion,
+    '--implementation',
+    'cp',
+    ...tags.abis.flatMap((a) => ['--abi', a]),
+    ...tags.platforms.flatMap((p) => ['--platform', p]),
+    ...from,
+    '-r',
+    file,
+  ];
 }
 
 const installs = new Map<string, Promise<UvTools>>();

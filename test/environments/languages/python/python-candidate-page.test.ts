@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTool } from '../../../../src/environments/host-tools';
 import { candidatePage, lockedReleases } from '../../../../src/environments/languages/python/candidate-page';
-import { pythonFetch, uvSettings } from '../../../../src/environments/languages/python/fetch';
+import { pipDownloadArgs, pythonFetch, uvSettings } from '../../../../src/environments/languages/python/fetch';
 import { TOOLS_PIP_ENV } from '../../../../src/environments/languages/python/tools-venv';
 import { wheelTags } from '../../../../src/environments/languages/python/wheel-tags';
 import { fetchInputs } from '../../../support/python-project';
@@ -16,29 +16,8 @@ const PINS = ['MarkupSafe==1.1.1', 'pytest==5.3.2', 'iniconfig==1.0.0'];
 async function fromIndex(python: string, pins: string[], minor: string, dir: string): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'pins.txt'), pins.join('\n') + '\n');
-  const tags = wheelTags(minor);
-  const r = await runTool(
-    python,
-    [
-      '-m',
-      'pip',
-      'download',
-      '--no-deps',
-      '--prefer-binary',
-      '--disable-pip-version-check',
-      '--dest',
-      join(dir, 'files'),
-      '--python-version',
-      minor,
-      '--implementation',
-      'cp',
-      ...tags.abis.flatMap((a) => ['--abi', a]),
-      ...tags.platforms.flatMap((p) => ['--platform', p]),
-      '-r',
-      join(dir, 'pins.txt'),
-    ],
-    { env: TOOLS_PIP_ENV },
-  );
+  const args = pipDownloadArgs(join(dir, 'files'), minor, wheelTags(minor), join(dir, 'pins.txt'));
+  const r = await runTool(python, args, { env: TOOLS_PIP_ENV });
   expect(r.code).toBe(0);
   return (await readdir(join(dir, 'files'))).sort();
 }
