@@ -37,6 +37,31 @@ public class PartsTest {
 `;
 const FILES = ['src/test/java/p/PartsTest.java'];
 
+/**
+ * The image's daemon setup lines run with a home of the test's own, and a project whose Parts splits at
+ * `sep` and whose PartsTest is `test`, its dependencies fetched once online with plain mvn on the host's
+ * settings: the runner's own runs are offline, as in a sandbox.
+ */
+async function partsProject(dir: string, sep: string, test: string) {
+  const home = join(dir, 'home');
+  const setup = await runTool('bash', ['-euc', mavenDaemonSetup(join(home, MVN_DAEMON_DIR)).join('\n')], {});
+  expect(setup.code).toBe(0);
+  const tmp = join(dir, 'run');
+  await mkdir(tmp);
+  const project = join(dir, 'parts');
+  await mkdir(join(project, 'src/main/java/p'), { recursive: true });
+  await mkdir(join(project, 'src/test/java/p'), { recursive: true });
+  await writeFile(join(project, 'pom.xml'), POM);
+  await writeFile(join(project, 'src/main/java/p/Parts.java'), code(sep));
+  await writeFile(join(project, 'src/test/java/p/PartsTest.java'), test);
+  const fetch = await runTool('mvn', ['-B', '-q', '-Dmaven.test.failure.ignore=true', 'test'], {
+    cwd: project,
+    env: { MAVEN_OPTS: QUICK_JVM },
+  });
+  if (fetch.code !== 0) throw new Error(`mvn test exited ${fetch.code}:\n${tail(fetch.stdout + fetch.stderr)}`);
+  return { home, tmp, project };
+}
+
 testIf(missingTool('mvn'))(
   "a sandbox's Maven runs share one JVM that still sees a changed source and leaks no -D property; a run with tests in Maven's JVM, or its eighth run, ends it",
   async () => {
@@ -44,24 +69,7 @@ testIf(missingTool('mvn'))(
     // The last JVM seen: the earlier ones ended themselves, and their ids may since be another process's.
     let last: number | undefined;
     try {
-      // The image's setup lines, with a home of the test's own.
-      const home = join(dir, 'home');
-      const setup = await runTool('bash', ['-euc', mavenDaemonSetup(join(home, MVN_DAEMON_DIR)).join('\n')], {});
-      expect(setup.code).toBe(0);
-      const tmp = join(dir, 'run');
-      await mkdir(tmp);
-      const project = join(dir, 'parts');
-      await mkdir(join(project, 'src/main/java/p'), { recursive: true });
-      await mkdir(join(project, 'src/test/java/p'), { recursive: true });
-      await writeFile(join(project, 'pom.xml'), POM);
-      await writeFile(join(project, 'src/main/java/p/Parts.java'), code(';'));
-      await writeFile(join(project, 'src/test/java/p/PartsTest.java'), TEST);
-      // Online once, plain mvn on the host's settings: the runner's own runs are offline, as in a sandbox.
-      const fetch = await runTool('mvn', ['-B', '-q', '-Dmaven.test.failure.ignore=true', 'test'], {
-        cwd: project,
-        env: { MAVEN_OPTS: QUICK_JVM },
-      });
-      if (fetch.code !== 0) throw new Error(`mvn test exited ${fetch.code}:\n${tail(fetch.stdout + fetch.stderr)}`);
+      const { home, tmp, project } = await partsProject(dir, ';', TEST);
 
       /** The runner's command as a sandbox runs it: the outcomes, whether the JVM was kept, and which JVM ran it. */
       const run = async (command: string) => {
@@ -164,27 +172,14 @@ testIf(missingTool('mvn'))(
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-daemon-'));
     const kill = new Set<number>();
     try {
-      const home = join(dir, 'home');
-      const client = join(home, MVN_DAEMON_DIR, 'mvn');
-      expect((await runTool('bash', ['-euc', mavenDaemonSetup(join(home, MVN_DAEMON_DIR)).join('\n')], {})).code).toBe(
-        0,
-      );
-      const tmp = join(dir, 'run');
-      const project = join(dir, 'parts');
-      await mkdir(tmp);
-      await mkdir(join(project, 'src/main/java/p'), { recursive: true });
-      await mkdir(join(project, 'src/test/java/p'), { recursive: true });
-      await writeFile(join(project, 'pom.xml'), POM);
-      await writeFile(join(project, 'src/main/java/p/Parts.java'), code(','));
       // Sleeps while a file named `slow` is in the project.
-      await writeFile(
-        join(project, 'src/test/java/p/PartsTest.java'),
+      const { home, tmp, project } = await partsProject(
+        dir,
+        ',',
         'package p;\n\nimport org.junit.Test;\n\npublic class PartsTest {\n  @Test public void slow() throws Exception {\n    while (new java.io.File("slow").exists()) Thread.sleep(200);\n  }\n}\n',
       );
+      const client = join(home, MVN_DAEMON_DIR, 'mvn');
       const env = { HOME: home, TMPDIR: tmp, MAVEN_OPTS: undefined };
-      const fetch = await runTool('mvn', ['-B', '-q', 'test'], { cwd: project, env: { MAVEN_OPTS: QUICK_JVM } });
-      if (fetch.code !== 0) throw new Error(`mvn test exited ${fetch.code}:\n${tail(fetch.stdout + fetch.stderr)}`);
-
       await writeFile(join(project, 'slow'), '');
       // The client's parent becomes `sleep`, which reaps nobody.
       const parent = spawn(
