@@ -25,6 +25,11 @@ export interface LockedRelease {
  * `linux_x86_64` (which PyPI refuses), ranks last, below any of them. A release with no such wheel (an
  * sdist only, or files found in a local directory) is not on the page: pip downloads it from the index as
  * before. No date limit: the pins are exact, and pip downloads without one.
+ *
+ * `sdistOnly`: the releases uv lists no wheel of but an sdist from the index, each with its link. pip
+ * would take that sdist (it is offered no wheel it could install: its tags are among uv's), after
+ * preparing its metadata in a build environment it installs from the index (setup_requires and all),
+ * which the fetch needs no more than uv did: listedSdist downloads the file itself.
  */
 export async function candidatePage(
   uv: string,
@@ -34,7 +39,7 @@ export async function candidatePage(
   pins: string[],
   dir: string,
   signal?: AbortSignal,
-): Promise<{ page: string; covered: Set<string> } | undefined> {
+): Promise<{ page?: string; covered: Set<string>; sdistOnly: Map<string, string> } | undefined> {
   const input = join(dir, 'pins.txt');
   const lock = join(dir, 'pylock.toml');
   await writeFile(input, pins.join('\n') + '\n');
@@ -62,14 +67,17 @@ export async function candidatePage(
   );
   if (r.code !== 0) return undefined;
   const releases = lockedReleases(await readFile(lock, 'utf8'));
+  const sdistOnly = new Map(
+    releases.filter((p) => p.wheels === 0 && !p.local && p.links.length === 1).map((p) => [p.name, p.links[0]]),
+  );
   const usable = releases.filter((p) => p.wheels > 0 && !p.local);
-  if (!usable.length) return undefined;
+  if (!usable.length) return { covered: new Set(), sdistOnly };
   const page = join(dir, 'candidates.html');
   const anchors = usable.flatMap((p) =>
     p.links.map((l) => `<a href="${escapeHtml(l)}">${escapeHtml(decodeURIComponent(fileName(l)))}</a>`),
   );
   await writeFile(page, `<!DOCTYPE html>\n<html><body>\n${anchors.join('\n')}\n</body></html>\n`);
-  return { page, covered: new Set(usable.map((p) => p.name)) };
+  return { page, covered: new Set(usable.map((p) => p.name)), sdistOnly };
 }
 
 /**
@@ -99,6 +107,39 @@ export function lockedReleases(toml: string): LockedRelease[] {
     })
     .filter((p) => p.name);
 }
+
+/**
+ * Downloads a listed file (`url#sha256=…`) into `dest` under its own name, run by the tools venv's Python
+ * (its certificates, proxies and `SSL_CERT_FILE` as pip's would be), and keeps it only where its
+ * sha256 is the listed one. False where it could not: the caller asks pip instead.
+ */
+export async function downloadListed(
+  python: string,
+  link: string,
+  dest: string,
+  env: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const [url, sha256] = [link.split('#')[0], /#sha256=([0-9a-f]{64})$/.exec(link)?.[1]];
+  if (!sha256) return false;
+  const r = await runTool(python, ['-c', DOWNLOAD, url, sha256, join(dest, decodeURIComponent(fileName(link)))], {
+    env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
+    ...(signal ? { signal } : {}),
+  });
+  return r.code === 0;
+}
+
+const DOWNLOAD = `import hashlib, os, ssl, sys, urllib.request
+url, sha256, out = sys.argv[1:4]
+context = ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or os.environ.get("PIP_CERT"))
+with urllib.request.urlopen(url, context=context, timeout=180) as r:
+    data = r.read()
+if hashlib.sha256(data).hexdigest() != sha256:
+    sys.exit("sha256 differs from the listed one")
+with open(out + ".part", "wb") as f:
+    f.write(data)
+os.rename(out + ".part", out)
+`;
 
 const fileName = (link: string) => link.split('#')[0].split('/').pop() ?? link;
 

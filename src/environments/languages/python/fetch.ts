@@ -9,7 +9,7 @@ import { runTool, tail, type ToolRun } from '../../host-tools';
 import { compareVersions } from '../host-command';
 import { resolverFailure } from './resolver-failure';
 import { requirementName } from './pyproject';
-import { candidatePage } from './candidate-page';
+import { candidatePage, downloadListed } from './candidate-page';
 import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 import { GLIBC_MINOR, wheelTags } from './wheel-tags';
@@ -388,13 +388,20 @@ export function pythonFetch(inputs: PythonInputs) {
       };
       try {
         // The releases uv finds a compatible wheel of are chosen among their own files (candidate-page.ts); the rest, or all where that fails, from the index.
+        // An sdist-only release's listed sdist is downloaded as it is, without pip's preparing its metadata.
         const page = await candidatePage(tools.uv, tools.python, pyVersion, env, missing, fresh, ctx.signal);
-        const onPage = page ? missing.filter((l) => page.covered.has(DownloadStore.release(l)?.name ?? '')) : [];
-        let fromIndex = missing.filter((l) => !onPage.includes(l));
-        if (page && onPage.length) {
+        const releaseOf = (l: string) => DownloadStore.release(l)?.name ?? '';
+        const onPage = page?.page ? missing.filter((l) => page.covered.has(releaseOf(l))) : [];
+        const sdists: string[] = [];
+        for (const l of missing.filter((l) => page?.sdistOnly.has(releaseOf(l))))
+          if (await downloadListed(tools.python, page!.sdistOnly.get(releaseOf(l))!, dest, env, ctx.signal))
+            sdists.push(l);
+        let fromIndex = missing.filter((l) => !onPage.includes(l) && !sdists.includes(l));
+        if (page && (onPage.length || sdists.length))
           ctx.log(
-            `${onPage.length} of them chosen among their releases' own files, ${fromIndex.length} from the index`,
+            `${onPage.length} of them chosen among their releases' own files, ${sdists.length} listed sdists downloaded as they are, ${fromIndex.length} from the index`,
           );
+        if (page?.page && onPage.length) {
           const r = await pipDownload(onPage, join(fresh, 'on-page.txt'), ['--no-index', '--find-links', page.page]);
           if (r.code !== 0) {
             // What it wrote is not kept: the index's run starts from an empty directory, as before.

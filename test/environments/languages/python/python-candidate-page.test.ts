@@ -47,22 +47,27 @@ test("a fetch downloads from a page of the pinned releases' own files what pip t
       .filter((f) => /\.(whl|tar\.gz|zip)$/.test(f) && !resolution.notes.some((n) => n.includes(f)))
       .sort();
     expect(fetched).toContain('iniconfig-1.0.0.tar.gz');
-    expect(log.some((l) => /chosen among their releases' own files, 1 from the index/.test(l))).toBe(true);
+    // iniconfig's sdist is the one file uv lists for it: downloaded as it is, so pip never prepares its metadata.
+    expect(log.some((l) => /own files, 1 listed sdists downloaded as they are, 0 from the index/.test(l))).toBe(true);
     // The same files as pip's choice from the index, for every pin of the fetch (build requirements included).
     expect(fetched).toEqual(await fromIndex(python, pinned, '3.8', join(root, 'index')));
     expect(fetched).toContain('MarkupSafe-1.1.1-cp38-cp38-manylinux2010_x86_64.whl');
+    // The sdist byte for byte as pip downloaded it from the index.
+    const sdist = 'iniconfig-1.0.0.tar.gz';
+    expect(await readFile(join(depsDir, sdist))).toEqual(await readFile(join(root, 'index', 'files', sdist)));
 
-    // The page holds the releases uv finds a compatible wheel of; an sdist-only release stays with the index.
+    // The page holds the releases uv finds a compatible wheel of; an sdist-only release is listed apart.
     const dir = join(root, 'page');
     await mkdir(dir);
     const page = await candidatePage(uv, python, '3.8', await uvSettings(python), PINS, dir);
     expect(page).toBeDefined();
     expect([...page!.covered].sort()).toEqual(['markupsafe', 'pytest']);
+    expect([...page!.sdistOnly.keys()]).toEqual(['iniconfig']);
     // Another release of the same package is its own page: the pins, not an earlier page, decide.
     const other = join(root, 'other');
     await mkdir(other);
     const older = await candidatePage(uv, python, '3.8', await uvSettings(python), ['MarkupSafe==2.0.1'], other);
-    const links = await readFile(older!.page, 'utf8');
+    const links = await readFile(older!.page!, 'utf8');
     expect(links).toContain('MarkupSafe-2.0.1-cp38-cp38-manylinux2010_x86_64.whl');
     expect(links).not.toContain('1.1.1');
   } finally {
