@@ -11,6 +11,8 @@ export interface LockedRelease {
   links: string[];
   /** At least one wheel, and every file an index URL (not a local path). */
   wheels: number;
+  /** The files uv lists, with a sha256 or not. */
+  files: number;
   local: boolean;
 }
 
@@ -26,10 +28,12 @@ export interface LockedRelease {
  * sdist only, or files found in a local directory) is not on the page: pip downloads it from the index as
  * before. No date limit: the pins are exact, and pip downloads without one.
  *
- * `sdistOnly`: the releases uv lists no wheel of but an sdist from the index, each with its link. pip
- * would take that sdist (it is offered no wheel it could install: its tags are among uv's), after
- * preparing its metadata in a build environment it installs from the index (setup_requires and all),
- * which the fetch needs no more than uv did: listedSdist downloads the file itself.
+ * `only`: the releases with one file pip could take, each with its link, which downloadListed fetches
+ * without pip: an sdist where uv lists no wheel (pip is offered no wheel it could install, its tags being
+ * among uv's, and it would prepare the sdist's metadata in a build environment it installs from the
+ * index, setup_requires and all), or the one wheel uv lists where it is pure Python (`none-any`, which
+ * every interpreter of its Python tag installs, and pip ranks above the sdist). Only where every file
+ * uv lists has its sha256. The page holds the other releases.
  */
 export async function candidatePage(
   uv: string,
@@ -39,7 +43,7 @@ export async function candidatePage(
   pins: string[],
   dir: string,
   signal?: AbortSignal,
-): Promise<{ page?: string; covered: Set<string>; sdistOnly: Map<string, string> } | undefined> {
+): Promise<{ page?: string; covered: Set<string>; only: Map<string, string> } | undefined> {
   const input = join(dir, 'pins.txt');
   const lock = join(dir, 'pylock.toml');
   await writeFile(input, pins.join('\n') + '\n');
@@ -67,17 +71,23 @@ export async function candidatePage(
   );
   if (r.code !== 0) return undefined;
   const releases = lockedReleases(await readFile(lock, 'utf8'));
-  const sdistOnly = new Map(
-    releases.filter((p) => p.wheels === 0 && !p.local && p.links.length === 1).map((p) => [p.name, p.links[0]]),
-  );
-  const usable = releases.filter((p) => p.wheels > 0 && !p.local);
-  if (!usable.length) return { covered: new Set(), sdistOnly };
+  const only = new Map(releases.flatMap((p) => (onlyChoice(p) ? [[p.name, onlyChoice(p)!] as const] : [])));
+  const usable = releases.filter((p) => p.wheels > 0 && !p.local && !only.has(p.name));
+  if (!usable.length) return { covered: new Set(), only };
   const page = join(dir, 'candidates.html');
   const anchors = usable.flatMap((p) =>
     p.links.map((l) => `<a href="${escapeHtml(l)}">${escapeHtml(decodeURIComponent(fileName(l)))}</a>`),
   );
   await writeFile(page, `<!DOCTYPE html>\n<html><body>\n${anchors.join('\n')}\n</body></html>\n`);
-  return { page, covered: new Set(usable.map((p) => p.name)), sdistOnly };
+  return { page, covered: new Set(usable.map((p) => p.name)), only };
+}
+
+/** The one file of a release pip could take (see candidatePage), else undefined. */
+function onlyChoice(p: LockedRelease): string | undefined {
+  if (p.local || p.links.length !== p.files) return undefined;
+  const wheels = p.links.filter((l) => /\.whl#/.test(l));
+  if (!wheels.length) return p.links.length === 1 ? p.links[0] : undefined;
+  return wheels.length === 1 && /-none-any\.whl#/.test(wheels[0]) ? wheels[0] : undefined;
 }
 
 /**
@@ -102,6 +112,7 @@ export function lockedReleases(toml: string): LockedRelease[] {
         name: requirementName(tomlString(p, 'name') ?? ''),
         links: links.map((l) => `${l.url}#sha256=${l.sha256}`),
         wheels: links.filter((l) => /\.whl$/.test(l.url)).length,
+        files: files.length,
         local: files.some((f) => tomlString(f, 'path') !== undefined),
       };
     })
@@ -109,36 +120,47 @@ export function lockedReleases(toml: string): LockedRelease[] {
 }
 
 /**
- * Downloads a listed file (`url#sha256=…`) into `dest` under its own name, run by the tools venv's Python
- * (its certificates, proxies and `SSL_CERT_FILE` as pip's would be), and keeps it only where its
- * sha256 is the listed one. False where it could not: the caller asks pip instead.
+ * Downloads listed files (`url#sha256=…`) into `dest` under their own names, in one run of the tools
+ * venv's Python (its certificates and proxies, `SSL_CERT_FILE` as uv's settings give it), and keeps
+ * each only where its sha256 is the listed one. Returns the links downloaded: the caller asks pip for
+ * the rest.
  */
 export async function downloadListed(
   python: string,
-  link: string,
+  links: string[],
   dest: string,
   env: Record<string, string>,
   signal?: AbortSignal,
-): Promise<boolean> {
-  const [url, sha256] = [link.split('#')[0], /#sha256=([0-9a-f]{64})$/.exec(link)?.[1]];
-  if (!sha256) return false;
-  const r = await runTool(python, ['-c', DOWNLOAD, url, sha256, join(dest, decodeURIComponent(fileName(link)))], {
+): Promise<Set<string>> {
+  const args = links.flatMap((l) => {
+    const m = /^([^#]+)#sha256=([0-9a-f]{64})$/.exec(l);
+    return m ? [m[1], m[2], join(dest, decodeURIComponent(fileName(l)))] : [];
+  });
+  if (!args.length) return new Set();
+  const r = await runTool(python, ['-c', DOWNLOAD, ...args], {
     env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
     ...(signal ? { signal } : {}),
   });
-  return r.code === 0;
+  const done = new Set(r.stdout.split('\n').filter((l) => l));
+  return new Set(links.filter((l) => done.has(l.split('#')[0])));
 }
 
+/** Each (url, sha256, path) triple downloaded and checked; the URLs kept are printed, one a line. */
 const DOWNLOAD = `import hashlib, os, ssl, sys, urllib.request
-url, sha256, out = sys.argv[1:4]
 context = ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or os.environ.get("PIP_CERT"))
-with urllib.request.urlopen(url, context=context, timeout=180) as r:
-    data = r.read()
-if hashlib.sha256(data).hexdigest() != sha256:
-    sys.exit("sha256 differs from the listed one")
-with open(out + ".part", "wb") as f:
-    f.write(data)
-os.rename(out + ".part", out)
+args = sys.argv[1:]
+for url, sha256, out in zip(args[0::3], args[1::3], args[2::3]):
+    try:
+        with urllib.request.urlopen(url, context=context, timeout=180) as r:
+            data = r.read()
+    except Exception as e:
+        print(url, e, file=sys.stderr)
+        continue
+    if hashlib.sha256(data).hexdigest() == sha256:
+        with open(out + ".part", "wb") as f:
+            f.write(data)
+        os.rename(out + ".part", out)
+        print(url)
 `;
 
 const fileName = (link: string) => link.split('#')[0].split('/').pop() ?? link;

@@ -388,18 +388,25 @@ export function pythonFetch(inputs: PythonInputs) {
       };
       try {
         // The releases uv finds a compatible wheel of are chosen among their own files (candidate-page.ts); the rest, or all where that fails, from the index.
-        // An sdist-only release's listed sdist is downloaded as it is, without pip's preparing its metadata.
+        // A release with one file pip could take (an sdist only, one pure wheel) is that file, downloaded without pip.
         const page = await candidatePage(tools.uv, tools.python, pyVersion, env, missing, fresh, ctx.signal);
         const releaseOf = (l: string) => DownloadStore.release(l)?.name ?? '';
         const onPage = page?.page ? missing.filter((l) => page.covered.has(releaseOf(l))) : [];
-        const sdists: string[] = [];
-        for (const l of missing.filter((l) => page?.sdistOnly.has(releaseOf(l))))
-          if (await downloadListed(tools.python, page!.sdistOnly.get(releaseOf(l))!, dest, env, ctx.signal))
-            sdists.push(l);
-        let fromIndex = missing.filter((l) => !onPage.includes(l) && !sdists.includes(l));
-        if (page && (onPage.length || sdists.length))
+        const only = missing.filter((l) => page?.only.has(releaseOf(l)));
+        const got = page
+          ? await downloadListed(
+              tools.python,
+              only.map((l) => page.only.get(releaseOf(l))!),
+              dest,
+              env,
+              ctx.signal,
+            )
+          : new Set<string>();
+        const direct = only.filter((l) => got.has(page!.only.get(releaseOf(l))!));
+        let fromIndex = missing.filter((l) => !onPage.includes(l) && !direct.includes(l));
+        if (page && (onPage.length || direct.length))
           ctx.log(
-            `${onPage.length} of them chosen among their releases' own files, ${sdists.length} listed sdists downloaded as they are, ${fromIndex.length} from the index`,
+            `${direct.length} of them the one file their release offers, downloaded as listed; ${onPage.length} chosen among their releases' own files, ${fromIndex.length} from the index`,
           );
         if (page?.page && onPage.length) {
           const r = await pipDownload(onPage, join(fresh, 'on-page.txt'), ['--no-index', '--find-links', page.page]);

@@ -47,22 +47,25 @@ test("a fetch downloads from a page of the pinned releases' own files what pip t
       .filter((f) => /\.(whl|tar\.gz|zip)$/.test(f) && !resolution.notes.some((n) => n.includes(f)))
       .sort();
     expect(fetched).toContain('iniconfig-1.0.0.tar.gz');
-    // iniconfig's sdist is the one file uv lists for it: downloaded as it is, so pip never prepares its metadata.
-    expect(log.some((l) => /own files, 1 listed sdists downloaded as they are, 0 from the index/.test(l))).toBe(true);
+    // iniconfig's sdist is the one file uv lists for it, and the pure-Python releases have one wheel each:
+    // downloaded as listed, so pip never prepares the sdist's metadata; only MarkupSafe is pip's choice.
+    expect(
+      log.some((l) => /downloaded as listed; 1 chosen among their releases' own files, 0 from the index/.test(l)),
+    ).toBe(true);
     // The same files as pip's choice from the index, for every pin of the fetch (build requirements included).
     expect(fetched).toEqual(await fromIndex(python, pinned, '3.8', join(root, 'index')));
     expect(fetched).toContain('MarkupSafe-1.1.1-cp38-cp38-manylinux2010_x86_64.whl');
-    // The sdist byte for byte as pip downloaded it from the index.
-    const sdist = 'iniconfig-1.0.0.tar.gz';
-    expect(await readFile(join(depsDir, sdist))).toEqual(await readFile(join(root, 'index', 'files', sdist)));
+    // Byte for byte as pip downloaded them from the index.
+    for (const f of fetched)
+      expect((await readFile(join(depsDir, f))).equals(await readFile(join(root, 'index', 'files', f)))).toBe(true);
 
-    // The page holds the releases uv finds a compatible wheel of; an sdist-only release is listed apart.
+    // The page holds the releases uv finds a compatible wheel of, but for those with one file pip could take.
     const dir = join(root, 'page');
     await mkdir(dir);
     const page = await candidatePage(uv, python, '3.8', await uvSettings(python), PINS, dir);
     expect(page).toBeDefined();
-    expect([...page!.covered].sort()).toEqual(['markupsafe', 'pytest']);
-    expect([...page!.sdistOnly.keys()]).toEqual(['iniconfig']);
+    expect([...page!.covered].sort()).toEqual(['markupsafe']);
+    expect([...page!.only.keys()].sort()).toEqual(['iniconfig', 'pytest']);
     // Another release of the same package is its own page: the pins, not an earlier page, decide.
     const other = join(root, 'other');
     await mkdir(other);
@@ -106,15 +109,17 @@ test("a pylock.toml's releases: index files with their hashes, wheels counted, l
         `https://example.invalid/MarkupSafe-1.1.1-cp38-cp38-manylinux1_x86_64.whl#sha256=${hash('b')}`,
       ],
       wheels: 1,
+      files: 2,
       local: false,
     },
     {
       name: 'iniconfig',
       links: [`https://example.invalid/iniconfig-1.0.0.tar.gz#sha256=${hash('c')}`],
       wheels: 0,
+      files: 1,
       local: false,
     },
-    { name: 'local', links: [], wheels: 0, local: true },
+    { name: 'local', links: [], wheels: 0, files: 1, local: true },
   ]);
   // A lock that is not TOML lists nothing: the fetch asks the index for every pin, as without a page.
   expect(lockedReleases(toml.replace('[[packages]]', '[[packages]'))).toEqual([]);
