@@ -63,7 +63,7 @@ export const DEPS_MOUNT = '/deps';
 
 export interface LanguageRecipe<L extends string = string, R extends string = string, T extends string = string> {
   language: L;
-  /** 'python-pip', 'rust-cargo', 'go-modules', 'java-maven', 'java-gradle', 'c-cmake', 'c-make', 'c-meson', 'node-npm', …, or 'config'. */
+  /** 'python-pip', 'rust-cargo', 'go-modules', 'java-maven', 'java-gradle', 'c-cmake', 'c-autotools', 'c-make', 'c-meson', 'node-npm', …, or 'config'. */
   origin: string;
   /** `prefix`: a host CPython copied into a toolchain image built on the base (images/host-python), `version` its minor. */
   toolchain: { image: T; version?: string; note?: string; prefix?: string };

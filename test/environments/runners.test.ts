@@ -29,7 +29,7 @@ test('CTest reports each test and the Unity or GoogleTest cases it printed, so F
   expect(runnerFor('ctest').command([], 'make check')).toBe('make check');
 });
 
-test('make, meson and node runs are read per case from TAP, meson and check-mark lines; other output leaves the exit code', () => {
+test('make, meson and node runs are read per case from TAP, meson, automake and check-mark lines; other output leaves the exit code', () => {
   expect(
     parseCaseLines(
       [
@@ -46,6 +46,30 @@ test('make, meson and node runs are read per case from TAP, meson and check-mark
     { id: 'later', outcome: 'skipped' },
     { id: 'unit-tests', outcome: 'passed' },
     { id: 'slow', outcome: 'failed' },
+  ]);
+  // automake's test driver, a TAP script under its TAP driver, and the summary that follows (no case).
+  expect(
+    parseCaseLines(
+      [
+        'PASS: tests/parse.sh',
+        'XFAIL: tests/known-bug.sh',
+        'XPASS: tests/fixed-by-accident.sh',
+        'ERROR: tests/crash.sh',
+        'FAIL: t/basic.sh 2 - subtracts',
+        'SKIP: t/basic.sh 3 - later # SKIP not yet',
+        'PASS: t/basic.sh 4',
+        '# PASS:  2',
+        '# FAIL:  1',
+      ].join('\n'),
+    ),
+  ).toEqual([
+    { id: 'tests/parse.sh', outcome: 'passed' },
+    { id: 'tests/known-bug.sh', outcome: 'passed' },
+    { id: 'tests/fixed-by-accident.sh', outcome: 'failed' },
+    { id: 'tests/crash.sh', outcome: 'failed' },
+    { id: 't/basic.sh - subtracts', outcome: 'failed' },
+    { id: 't/basic.sh - later', outcome: 'skipped' },
+    { id: 't/basic.sh 4', outcome: 'passed' },
   ]);
   expect(runnerFor('node').parse('  ✓ parses dates (3 ms)\n  ✕ rejects junk (1 ms)\n')).toEqual([
     { id: 'parses dates', outcome: 'passed' },

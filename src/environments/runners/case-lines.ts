@@ -6,11 +6,14 @@ import type { TestCase } from '../../schemas';
  *   GoogleTest   [       OK ] Suite.name (0 ms)    [  FAILED  ] Suite.name (0 ms)
  *   TAP          ok 3 - name    not ok 4 - name    (# SKIP / # TODO directives count as skips)
  *   meson test   1/3 name    OK    0.01s
+ *   automake     PASS: tests/parse.sh    FAIL: t/basic 3 - adds    (XFAIL, XPASS, SKIP, ERROR: `make check`'s test driver)
  * Ids are the case names, prefixed by `scope` (the test executable) where one is known.
  */
 const UNITY = /^[^\s:]+:\d+:(\w+):(PASS|FAIL|IGNORE)\b/;
 const GTEST = /^\[\s+(OK|FAILED|SKIPPED)\s+\] (\w[\w/.]*\w)(?: \(\d+ ms\))?$/;
 const MESON = /^\d+\/\d+\s+(\S.*?)\s+(OK|FAIL|SKIP|EXPECTEDFAIL|UNEXPECTEDPASS|TIMEOUT|ERROR)\s+\d/;
+/** An automake test-driver line; a test run by its TAP driver adds the case's number and description. */
+const AUTOMAKE = /^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR): (\S.*?)(?:\s+#\s*(?:SKIP|TODO)\b.*)?$/;
 const TAP = /^(ok|not ok) \d+(?: -)? ([^#]*?)\s*(#\s*(SKIP|TODO)\b.*)?$/i;
 
 export function parseCaseLines(output: string, scope?: string): TestCase[] {
@@ -34,8 +37,23 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
       put(m[1], m[2] === 'OK' || m[2] === 'EXPECTEDFAIL' ? 'passed' : m[2] === 'SKIP' ? 'skipped' : 'failed');
       continue;
     }
+    m = AUTOMAKE.exec(line);
+    if (m) {
+      // An expected failure is the test as written; an unexpected pass is not.
+      put(automakeCase(m[2]), m[1] === 'PASS' || m[1] === 'XFAIL' ? 'passed' : m[1] === 'SKIP' ? 'skipped' : 'failed');
+      continue;
+    }
     m = TAP.exec(line);
     if (m && m[2]) put(m[2], m[4] ? 'skipped' : m[1].toLowerCase() === 'ok' ? 'passed' : 'failed');
   }
   return [...cases].map(([id, outcome]) => ({ id, outcome }));
+}
+
+/**
+ * `t/basic.sh 3 - adds` → `t/basic.sh - adds`: a case's number moves when a case is added above it,
+ * its description does not. Without a description the number is all that names the case.
+ */
+function automakeCase(name: string): string {
+  const tap = /^(\S+) \d+ - (.+)$/.exec(name);
+  return tap ? `${tap[1]} - ${tap[2]}` : name;
 }

@@ -21,9 +21,19 @@ const CCACHE = {
 };
 
 /**
- * C and C++ projects on Debian's gcc, CMake, meson and make. CMake and meson configure and build once
- * in the image, in a build directory outside the working tree; a test run rebuilds what the checkout
- * changed. Libraries a project needs must come from the toolchain image (images/toolchains/c/packages)
+ * Autotools: the committed configure where there is one (an old project's configure.ac may not
+ * regenerate under today's autoconf), else one made by autoreconf; then configure and build in the
+ * working tree, where automake puts its products. Compilers go through ccache by Debian's masquerade
+ * directory, since configure picks gcc from PATH: the image's build warms the store, and each test run,
+ * which configures and builds its fresh checkout anew, compiles only what differs.
+ */
+const AUTOTOOLS_BUILD = ['[ -x ./configure ] || autoreconf -fi', './configure --enable-silent-rules', 'make -j2'];
+const CCACHE_MASQUERADE = '/usr/lib/ccache';
+
+/**
+ * C and C++ projects on Debian's gcc, CMake, meson, autotools and make. CMake and meson configure and
+ * build once in the image, in a build directory outside the working tree; a test run rebuilds what the
+ * checkout changed. Libraries a project needs must come from the toolchain image (images/toolchains/c/packages)
  * or a configured recipe: nothing is fetched (FetchContent and wraps that download fail offline).
  */
 export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
@@ -63,6 +73,21 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       setup: [`meson setup ${MESON_BUILD_DIR}`, `meson compile -C ${MESON_BUILD_DIR}`],
       runner: 'make',
       test: `meson compile -C ${MESON_BUILD_DIR} && meson test -C ${MESON_BUILD_DIR} --print-errorlogs`,
+    };
+  }
+  const autoconf = ['configure.ac', 'configure.in'].find(has);
+  if (autoconf) {
+    return {
+      ...base,
+      origin: 'c-autotools',
+      env: { ...CCACHE.env },
+      path: [CCACHE_MASQUERADE],
+      sharedCache: CCACHE.sharedCache,
+      manifests: [autoconf, ...(has('Makefile.am') ? ['Makefile.am'] : [])],
+      setup: AUTOTOOLS_BUILD,
+      runner: 'make',
+      // -k: a test program that does not compile fails alone; the driver's lines name each test.
+      test: `${AUTOTOOLS_BUILD.slice(0, 2).join(' && ')} && make -k -j2 check`,
     };
   }
   const makefile = ['GNUmakefile', 'Makefile', 'makefile'].find(has);

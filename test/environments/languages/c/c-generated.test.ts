@@ -73,6 +73,28 @@ test('meson: configured and built in the image; `meson test` result lines give F
   expect(gold.passToPass).toEqual(['below']);
 });
 
+test("autotools: configure made by autoreconf, built in the image; the test driver's lines give FAIL_TO_PASS per program", async () => {
+  const configure =
+    'AC_INIT([clamp], [1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects])\nAC_PROG_CC\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n';
+  const makefileAm = (tests: string[]) =>
+    `check_PROGRAMS = ${tests.map((t) => `test_${t}`).join(' ')}\nTESTS = $(check_PROGRAMS)\n` +
+    tests.map((t) => `test_${t}_SOURCES = tests/test_${t}.c clamp.c\n`).join('');
+  const { env, gold } = await validate(
+    'gen/clamp-autotools',
+    {
+      'configure.ac': configure,
+      'Makefile.am': makefileAm(['low']),
+      'clamp.c': BUGGY,
+      'tests/test_low.c': TESTS([LOW]),
+    },
+    { 'Makefile.am': makefileAm(['low', 'high']), 'clamp.c': FIXED, 'tests/test_high.c': TESTS([HIGH]) },
+  );
+  expect(env).toMatchObject({ language: 'c', runner: 'make', recipe: { origin: 'c-autotools' } });
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass).toEqual(['test_high']);
+  expect(gold.passToPass).toEqual(['test_low']);
+});
+
 /**
  * A stage far from the commit its environment was built at: the sandbox's fresh checkout dates back
  * the files that commit has as they are, so the first build compiles only what changed since, not the
