@@ -191,11 +191,31 @@ export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Res
   }
   const packages = await artifacts(repo);
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
-  const version = (await runTool('mvn', ['-v'], { cwd: ctx.srcDir })).stdout
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .split('\n')[0]
-    .trim();
-  return { ecosystem: 'maven', tool: version || 'mvn', lock: 'none', packages, notes };
+  return { ecosystem: 'maven', tool: (await hostMavenVersion()) || 'mvn', lock: 'none', packages, notes };
+}
+
+const hostMavenVersions = new Map<string, Promise<string>>();
+
+/**
+ * The host's Maven version line (`Apache Maven 3.8.7`), asked once a process for each `mvn` the
+ * environment finds (PATH, JAVA_HOME, MAVEN_HOME): `mvn -v` starts a JVM (0.3 CPU-s), and every fetch
+ * asked it for the same line. A failed ask is asked again next time.
+ */
+export function hostMavenVersion(): Promise<string> {
+  const { PATH, JAVA_HOME, MAVEN_HOME, M2_HOME } = process.env;
+  const key = JSON.stringify([PATH, JAVA_HOME, MAVEN_HOME, M2_HOME]);
+  let known = hostMavenVersions.get(key);
+  if (!known) {
+    known = runTool('mvn', ['-v']).then((r) => {
+      if (r.code !== 0) hostMavenVersions.delete(key);
+      return r.stdout
+        .replace(/\x1b\[[0-9;]*m/g, '')
+        .split('\n')[0]
+        .trim();
+    });
+    hostMavenVersions.set(key, known);
+  }
+  return known;
 }
 
 /** group:artifact and version of every jar in a local repository (plugins and their dependencies included). */
