@@ -58,6 +58,12 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
         'FAIL: t/basic.sh 2 - subtracts',
         'SKIP: t/basic.sh 3 - later # SKIP not yet',
         'PASS: t/basic.sh 4',
+        // The same description twice in one script: one id, the worse outcome.
+        'FAIL: t/basic.sh 5 - parses',
+        'PASS: t/basic.sh 6 - parses',
+        // A description without a dash (bats), and a script's own count, which names no test.
+        'PASS: t/a.bats 1 adds',
+        'FAIL: 0',
         '# PASS:  2',
         '# FAIL:  1',
       ].join('\n'),
@@ -70,6 +76,8 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
     { id: 't/basic.sh - subtracts', outcome: 'failed' },
     { id: 't/basic.sh - later', outcome: 'skipped' },
     { id: 't/basic.sh 4', outcome: 'passed' },
+    { id: 't/basic.sh - parses', outcome: 'failed' },
+    { id: 't/a.bats - adds', outcome: 'passed' },
   ]);
   expect(runnerFor('node').parse('  ✓ parses dates (3 ms)\n  ✕ rejects junk (1 ms)\n')).toEqual([
     { id: 'parses dates', outcome: 'passed' },

@@ -1,4 +1,5 @@
 import type { TestCase } from '../../schemas';
+import { worse } from './shell';
 
 /**
  * Per-case lines that C and C++ test frameworks print on their own, whatever runs them:
@@ -13,7 +14,7 @@ const UNITY = /^[^\s:]+:\d+:(\w+):(PASS|FAIL|IGNORE)\b/;
 const GTEST = /^\[\s+(OK|FAILED|SKIPPED)\s+\] (\w[\w/.]*\w)(?: \(\d+ ms\))?$/;
 const MESON = /^\d+\/\d+\s+(\S.*?)\s+(OK|FAIL|SKIP|EXPECTEDFAIL|UNEXPECTEDPASS|TIMEOUT|ERROR)\s+\d/;
 /** An automake test-driver line; a test run by its TAP driver adds the case's number and description. */
-const AUTOMAKE = /^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR): (\S.*?)(?:\s+#\s*(?:SKIP|TODO)\b.*)?$/;
+const AUTOMAKE = /^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR): (?!\d+$)(\S.*?)(?:\s+#\s*(?:SKIP|TODO)\b.*)?$/;
 const TAP = /^(ok|not ok) \d+(?: -)? ([^#]*?)\s*(#\s*(SKIP|TODO)\b.*)?$/i;
 
 export function parseCaseLines(output: string, scope?: string): TestCase[] {
@@ -39,8 +40,11 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
     }
     m = AUTOMAKE.exec(line);
     if (m) {
-      // An expected failure is the test as written; an unexpected pass is not.
-      put(automakeCase(m[2]), m[1] === 'PASS' || m[1] === 'XFAIL' ? 'passed' : m[1] === 'SKIP' ? 'skipped' : 'failed');
+      // An expected failure is the test as written (as meson's EXPECTEDFAIL); an unexpected pass is not.
+      // Two cases of one script with the same description are one id: the worse outcome stands.
+      const id = automakeCase(m[2]);
+      const outcome = m[1] === 'PASS' || m[1] === 'XFAIL' ? 'passed' : m[1] === 'SKIP' ? 'skipped' : 'failed';
+      put(id, worse(cases.get(scope ? `${scope}::${id}` : id), outcome));
       continue;
     }
     m = TAP.exec(line);
@@ -50,10 +54,10 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
 }
 
 /**
- * `t/basic.sh 3 - adds` → `t/basic.sh - adds`: a case's number moves when a case is added above it,
+ * `t/basic.sh 3 - adds` → `t/basic.sh - adds` (`t/a.bats 3 adds` → `t/a.bats - adds`): a case's number moves when a case is added above it,
  * its description does not. Without a description the number is all that names the case.
  */
 function automakeCase(name: string): string {
-  const tap = /^(\S+) \d+ - (.+)$/.exec(name);
+  const tap = /^(\S+) \d+(?: -)? (.+)$/.exec(name);
   return tap ? `${tap[1]} - ${tap[2]}` : name;
 }
