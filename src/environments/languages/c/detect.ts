@@ -1,4 +1,5 @@
 import type { LanguageRecipe, RepoFiles } from '../../contract';
+import { AUTOTOOLS_SETUP, AUTOTOOLS_TEST } from './autotools';
 import { CMAKE_BUILD_DIR } from './ctest';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -20,14 +21,7 @@ const CCACHE = {
   sharedCache: { dir: '/cache/ccache', env: { CCACHE_DIR: '/cache/ccache' }, seedFrom: IMAGE_CCACHE },
 };
 
-/**
- * Autotools: the committed configure where there is one (an old project's configure.ac may not
- * regenerate under today's autoconf), else one made by autoreconf; then configure and build in the
- * working tree, where automake puts its products. Compilers go through ccache by Debian's masquerade
- * directory, since configure picks gcc from PATH: the image's build warms the store, and each test run,
- * which configures and builds its fresh checkout anew, compiles only what differs.
- */
-const AUTOTOOLS_BUILD = ['[ -x ./configure ] || autoreconf -fi', './configure --enable-silent-rules', 'make -j2'];
+/** Debian's ccache links named as the compilers: first on PATH, configure's gcc is ccache's. */
 const CCACHE_MASQUERADE = '/usr/lib/ccache';
 
 /**
@@ -84,10 +78,9 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       path: [CCACHE_MASQUERADE],
       sharedCache: CCACHE.sharedCache,
       manifests: [autoconf, ...(has('Makefile.am') ? ['Makefile.am'] : [])],
-      setup: AUTOTOOLS_BUILD,
+      setup: AUTOTOOLS_SETUP,
       runner: 'make',
-      // -k: a test program that does not compile fails alone; the driver's lines name each test.
-      test: `${AUTOTOOLS_BUILD.slice(0, 2).join(' && ')} && make -k -j2 check`,
+      test: AUTOTOOLS_TEST,
     };
   }
   const makefile = ['GNUmakefile', 'Makefile', 'makefile'].find(has);

@@ -73,26 +73,55 @@ test('meson: configured and built in the image; `meson test` result lines give F
   expect(gold.passToPass).toEqual(['below']);
 });
 
-test("autotools: configure made by autoreconf, built in the image; the test driver's lines give FAIL_TO_PASS per program", async () => {
+describe('autotools', () => {
   const configure =
     'AC_INIT([clamp], [1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects])\nAC_PROG_CC\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n';
   const makefileAm = (tests: string[]) =>
     `check_PROGRAMS = ${tests.map((t) => `test_${t}`).join(' ')}\nTESTS = $(check_PROGRAMS)\n` +
     tests.map((t) => `test_${t}_SOURCES = tests/test_${t}.c clamp.c\n`).join('');
-  const { env, gold } = await validate(
-    'gen/clamp-autotools',
-    {
-      'configure.ac': configure,
-      'Makefile.am': makefileAm(['low']),
-      'clamp.c': BUGGY,
-      'tests/test_low.c': TESTS([LOW]),
-    },
-    { 'Makefile.am': makefileAm(['low', 'high']), 'clamp.c': FIXED, 'tests/test_high.c': TESTS([HIGH]) },
-  );
-  expect(env).toMatchObject({ language: 'c', runner: 'make', recipe: { origin: 'c-autotools' } });
-  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
-  expect(gold.failToPass).toEqual(['test_high']);
-  expect(gold.passToPass).toEqual(['test_low']);
+
+  test("configure made by autoreconf, built in the image; the test driver's lines give FAIL_TO_PASS per program", async () => {
+    const { env, gold } = await validate(
+      'gen/clamp-autotools',
+      {
+        'configure.ac': configure,
+        'Makefile.am': makefileAm(['low']),
+        'clamp.c': BUGGY,
+        'tests/test_low.c': TESTS([LOW]),
+      },
+      { 'Makefile.am': makefileAm(['low', 'high']), 'clamp.c': FIXED, 'tests/test_high.c': TESTS([HIGH]) },
+    );
+    expect(env).toMatchObject({ language: 'c', runner: 'make', recipe: { origin: 'c-autotools' } });
+    expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+    expect(gold.failToPass).toEqual(['test_high']);
+    expect(gold.passToPass).toEqual(['test_low']);
+  });
+
+  /**
+   * automake builds a directory's test programs and runs its tests in one recipe: a PR's test that
+   * cannot link before its change (it calls what the change adds) must not keep the other tests of
+   * its directory from running there, and it fails there (as a missing program does under CTest).
+   */
+  test('a test program that does not build before the change fails there, and the other tests still run', async () => {
+    const withMax = `${FIXED}int clamp_max(int x, int hi) { return x > hi ? hi : x; }\n`;
+    const usesMax = TESTS([LOW])
+      .replace('int clamp(int, int, int);', 'int clamp(int, int, int);\nint clamp_max(int, int);')
+      .replace('return bad != 0;', 'bad += clamp_max(50, 10) != 10;\n  return bad != 0;');
+    const { gold } = await validate(
+      'gen/clamp-autotools-link',
+      {
+        'configure.ac': configure,
+        'Makefile.am': makefileAm(['low', 'high']),
+        'clamp.c': BUGGY,
+        'tests/test_low.c': TESTS([LOW]),
+        'tests/test_high.c': TESTS([LOW]),
+      },
+      { 'clamp.c': withMax, 'tests/test_high.c': usesMax },
+    );
+    expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+    expect(gold.failToPass).toEqual(['test_high']);
+    expect(gold.passToPass).toEqual(['test_low']);
+  });
 });
 
 /**
