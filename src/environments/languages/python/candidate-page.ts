@@ -33,7 +33,9 @@ export interface LockedRelease {
  * among uv's, and it would prepare the sdist's metadata in a build environment it installs from the
  * index, setup_requires and all), or the one wheel uv lists where it is pure Python (`none-any`, which
  * every interpreter of its Python tag installs, and pip ranks above the sdist). Only where every file
- * uv lists has its sha256. The page holds the other releases.
+ * uv lists has its sha256. The page holds the other releases. Not always pip's file: uv lists one sdist
+ * a release, so where an old release has two (setuptools 1.1: a .zip and a .tar.gz) uv lists the
+ * .tar.gz and pip would take the .zip.
  */
 export async function candidatePage(
   uv: string,

@@ -406,7 +406,7 @@ export function pythonFetch(inputs: PythonInputs) {
         let fromIndex = missing.filter((l) => !onPage.includes(l) && !direct.includes(l));
         if (page && (onPage.length || direct.length))
           ctx.log(
-            `${direct.length} of them the one file their release offers, downloaded as listed; ${onPage.length} chosen among their releases' own files, ${fromIndex.length} from the index`,
+            `${direct.length} of them downloaded as the file uv lists (an sdist with no wheel listed, or the one wheel listed, pure Python); ${onPage.length} chosen among their releases' own files, ${fromIndex.length} from the index`,
           );
         if (page?.page && onPage.length) {
           const r = await pipDownload(onPage, join(fresh, 'on-page.txt'), ['--no-index', '--find-links', page.page]);
