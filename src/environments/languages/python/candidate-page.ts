@@ -33,7 +33,9 @@ export interface LockedRelease {
  * among uv's, and it would prepare the sdist's metadata in a build environment it installs from the
  * index, setup_requires and all), or the one wheel uv lists where it is pure Python (`none-any`, which
  * every interpreter of its Python tag installs, and pip ranks above the sdist). Only where every file
- * uv lists has its sha256. The page holds the other releases.
+ * uv lists has its sha256. The page holds the other releases. Not always pip's file: uv lists one sdist
+ * a release, so where an old release has two (setuptools 1.1: a .zip and a .tar.gz) uv lists the
+ * .tar.gz and pip would take the .zip.
  */
 export async function candidatePage(
   uv: string,
@@ -76,14 +78,14 @@ export async function candidatePage(
   if (!usable.length) return { covered: new Set(), only };
   const page = join(dir, 'candidates.html');
   const anchors = usable.flatMap((p) =>
-    p.links.map((l) => `<a href="${escapeHtml(l)}">${escapeHtml(decodeURIComponent(fileName(l)))}</a>`),
+    p.links.map((l) => `<a href="${escapeHtml(l)}">${escapeHtml(listedFileName(l) ?? l.split('#')[0])}</a>`),
   );
   await writeFile(page, `<!DOCTYPE html>\n<html><body>\n${anchors.join('\n')}\n</body></html>\n`);
   return { page, covered: new Set(usable.map((p) => p.name)), only };
 }
 
 /** The one file of a release pip could take (see candidatePage), else undefined. */
-function onlyChoice(p: LockedRelease): string | undefined {
+export function onlyChoice(p: LockedRelease): string | undefined {
   if (p.local || p.links.length !== p.files) return undefined;
   const wheels = p.links.filter((l) => /\.whl#/.test(l));
   if (!wheels.length) return p.links.length === 1 ? p.links[0] : undefined;
@@ -121,9 +123,12 @@ export function lockedReleases(toml: string): LockedRelease[] {
 
 /**
  * Downloads listed files (`url#sha256=…`) into `dest` under their own names, in one run of the tools
- * venv's Python (its certificates and proxies, `SSL_CERT_FILE` as uv's settings give it), and keeps
- * each only where its sha256 is the listed one. Returns the links downloaded: the caller asks pip for
- * the rest.
+ * venv's Python (its certificates, `SSL_CERT_FILE` as uv's settings give it, and proxies as pip and uv
+ * take them, `ALL_PROXY` included), and keeps each only where its sha256 is the listed one. After a
+ * failure to connect or read (not an HTTP status) it tries no more: the index is likely out of reach
+ * this way, and pip, asked for the rest, waits for one timeout instead of one a file. Returns the links
+ * downloaded, and why the first of the others was not (its file name, never its URL, which may hold
+ * credentials).
  */
 export async function downloadListed(
   python: string,
@@ -131,38 +136,86 @@ export async function downloadListed(
   dest: string,
   env: Record<string, string>,
   signal?: AbortSignal,
-): Promise<Set<string>> {
+): Promise<{ done: Set<string>; firstFailure?: string }> {
+  const refused: string[] = [];
   const args = links.flatMap((l) => {
     const m = /^([^#]+)#sha256=([0-9a-f]{64})$/.exec(l);
-    return m ? [m[1], m[2], join(dest, decodeURIComponent(fileName(l)))] : [];
+    const name = listedFileName(l);
+    if (!m || !name) {
+      refused.push(name ? `${name}: no sha256 listed` : 'a file whose URL names no plain file');
+      return [];
+    }
+    return [m[1], m[2], join(dest, name)];
   });
-  if (!args.length) return new Set();
+  if (!args.length) return { done: new Set(), firstFailure: refused[0] };
   const r = await runTool(python, ['-c', DOWNLOAD, ...args], {
     env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
     ...(signal ? { signal } : {}),
   });
-  const done = new Set(r.stdout.split('\n').filter((l) => l));
-  return new Set(links.filter((l) => done.has(l.split('#')[0])));
+  const lines = r.stdout.split('\n');
+  const done = new Set(lines.filter((l) => l.startsWith('ok ')).map((l) => l.slice(3)));
+  const failed = lines.filter((l) => l.startsWith('failed ')).map((l) => l.slice(7));
+  return {
+    done: new Set(links.filter((l) => done.has(l.split('#')[0]))),
+    firstFailure: refused[0] ?? failed[0] ?? (r.code !== 0 ? `the download script exited with ${r.code}` : undefined),
+  };
 }
 
-/** Each (url, sha256, path) triple downloaded and checked; the URLs kept are printed, one a line. */
-const DOWNLOAD = `import hashlib, os, ssl, sys, urllib.request
+/**
+ * Each (url, sha256, path) triple downloaded and checked: `ok <url>` for each file kept, `failed <file
+ * name>: <why>` for one that is not (no URL: it may hold a token); after a connection failure, none more.
+ * urllib takes no `all_proxy`, which pip and uv honour, so it stands in for an unset http(s) proxy.
+ */
+const DOWNLOAD = `import hashlib, os, ssl, sys, urllib.error, urllib.request
 context = ssl.create_default_context(cafile=os.environ.get("SSL_CERT_FILE") or os.environ.get("PIP_CERT"))
+proxies = urllib.request.getproxies()
+for scheme in ("http", "https"):
+    if scheme not in proxies and "all" in proxies:
+        proxies[scheme] = proxies["all"]
+opener = urllib.request.build_opener(urllib.request.ProxyHandler(proxies), urllib.request.HTTPSHandler(context=context))
 args = sys.argv[1:]
 for url, sha256, out in zip(args[0::3], args[1::3], args[2::3]):
+    name = os.path.basename(out)
     try:
-        with urllib.request.urlopen(url, context=context, timeout=180) as r:
+        with opener.open(url, timeout=30) as r:
             data = r.read()
-    except Exception as e:
-        print(url, e, file=sys.stderr)
+    except urllib.error.HTTPError as e:
+        print("failed", name + ": HTTP", e.code)
         continue
-    if hashlib.sha256(data).hexdigest() == sha256:
+    except Exception as e:
+        reason = e.reason if isinstance(getattr(e, "reason", None), BaseException) else e
+        detail = reason.strerror if isinstance(reason, OSError) and reason.strerror else ""
+        print("failed", name + ":", type(reason).__name__, detail)
+        break
+    if hashlib.sha256(data).hexdigest() != sha256:
+        print("failed", name + ": not the listed sha256")
+        continue
+    try:
         with open(out + ".part", "wb") as f:
             f.write(data)
         os.rename(out + ".part", out)
-        print(url)
+    except OSError as e:
+        print("failed", name + ":", type(e).__name__, e.strerror or "")
+        try:
+            os.unlink(out + ".part")
+        except OSError:
+            pass
+        continue
+    print("ok", url)
 `;
 
-const fileName = (link: string) => link.split('#')[0].split('/').pop() ?? link;
+/**
+ * The name a listed file is saved under: the last segment of its URL's path, decoded (no query string,
+ * no fragment). Undefined where that is empty or could leave the directory (`/` or `..` in it): such a
+ * file is left to pip.
+ */
+export function listedFileName(link: string): string | undefined {
+  try {
+    const name = decodeURIComponent(new URL(link).pathname.split('/').pop() ?? '');
+    return name && !name.includes('/') && !name.includes('..') ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

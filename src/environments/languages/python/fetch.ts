@@ -393,20 +393,26 @@ export function pythonFetch(inputs: PythonInputs) {
         const releaseOf = (l: string) => DownloadStore.release(l)?.name ?? '';
         const onPage = page?.page ? missing.filter((l) => page.covered.has(releaseOf(l))) : [];
         const only = missing.filter((l) => page?.only.has(releaseOf(l)));
-        const got = page
-          ? await downloadListed(
-              tools.python,
-              only.map((l) => page.only.get(releaseOf(l))!),
-              dest,
-              env,
-              ctx.signal,
-            )
-          : new Set<string>();
-        const direct = only.filter((l) => got.has(page!.only.get(releaseOf(l))!));
+        const got =
+          page && only.length
+            ? await downloadListed(
+                tools.python,
+                only.map((l) => page.only.get(releaseOf(l))!),
+                dest,
+                env,
+                ctx.signal,
+              )
+            : { done: new Set<string>() };
+        const direct = only.filter((l) => got.done.has(page!.only.get(releaseOf(l))!));
         let fromIndex = missing.filter((l) => !onPage.includes(l) && !direct.includes(l));
+        // A trace where direct downloads fail every time (a proxy urllib cannot use): each then costs a pip run.
+        if (direct.length < only.length)
+          ctx.log(
+            `${only.length - direct.length} of ${only.length} listed files not downloaded directly (one: ${got.firstFailure ?? 'no reason given'}): pip downloads them from the index`,
+          );
         if (page && (onPage.length || direct.length))
           ctx.log(
-            `${direct.length} of them the one file their release offers, downloaded as listed; ${onPage.length} chosen among their releases' own files, ${fromIndex.length} from the index`,
+            `${direct.length} of them downloaded as the file uv lists (an sdist with no wheel listed, or the one wheel listed, pure Python); ${onPage.length} chosen among their releases' own files, ${fromIndex.length} from the index`,
           );
         if (page?.page && onPage.length) {
           const r = await pipDownload(onPage, join(fresh, 'on-page.txt'), ['--no-index', '--find-links', page.page]);
