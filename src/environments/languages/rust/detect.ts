@@ -93,6 +93,23 @@ const NIGHTLY_ONLY = [
   '  exit 101',
   'fi',
 ].join('\n');
+/**
+ * What the image compiles: every crate of the dependency graph, dev-dependencies too (which cargo builds
+ * only for a test target), and the project's lib and bins in their unit-test form, which proves the
+ * project compiles on the image's rustc. Not the integration tests, examples and benches `cargo test
+ * --no-run` adds: a sandbox runs the PR's test files, which the PR changes, under the features its tests
+ * are gated on, and links them against a lib the stages after the image's commit have changed, so none
+ * of those compiles was reused (serde_json: about 20 CPU-s of each environment's build). A project with
+ * neither lib nor bin (tests only) builds as before: its test targets are all that pulls in its
+ * dev-dependencies.
+ */
+const BUILD_GRAPH = [
+  `kinds=$(cargo metadata --offline --no-deps --format-version 1 | grep -Eo '"kind":\\["[a-z-]+"' | sort -u || true)`,
+  'sel=',
+  `if grep -Eq '"(lib|rlib|dylib|cdylib|staticlib|proc-macro)"' <<<"$kinds"; then sel=--lib; fi`,
+  `if grep -q '"bin"' <<<"$kinds"; then sel="$sel --bins"; fi`,
+  'cargo test --no-run --offline $sel',
+].join('\n');
 /** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
 const VENDOR_MTIME = 946684800;
 
@@ -151,7 +168,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
         MOLD_LINKER,
         NIGHTLY_ONLY,
         // Proves the vendored crates suffice offline, and leaves them compiled in the image.
-        'cargo test --no-run --offline',
+        BUILD_GRAPH,
       ],
       reuse: `the cargo target dir ${TARGET_DIR} (crates whose version, features and rustc are unchanged are not compiled again)`,
       env: {
