@@ -108,7 +108,12 @@ const BUILD_GRAPH = [
   'sel=',
   `if grep -Eq '"(lib|rlib|dylib|cdylib|staticlib|proc-macro)"' <<<"$kinds"; then sel=--lib; fi`,
   `if grep -q '"bin"' <<<"$kinds"; then sel="$sel --bins"; fi`,
-  'cargo test --no-run --offline $sel',
+  'if ! cargo test --no-run --offline $sel 2>/tmp/chainsmith-build-graph.err; then',
+  '  cat /tmp/chainsmith-build-graph.err >&2',
+  // The kinds are every member's: a workspace whose selected packages have no lib where a member has one (ripgrep's root is a bin) builds as before.
+  "  grep -q 'no library targets found' /tmp/chainsmith-build-graph.err || exit 101",
+  '  cargo test --no-run --offline',
+  'fi',
 ].join('\n');
 /** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
 const VENDOR_MTIME = 946684800;

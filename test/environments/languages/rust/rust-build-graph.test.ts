@@ -32,7 +32,7 @@ async function compiled(image: string, mirrorPath: string): Promise<string[]> {
  * detect.ts, BUILD_GRAPH: the environment's build compiles the dependency graph, dev-dependencies
  * included, and the project's lib and bins, not its integration tests (a stage's sandbox compiles the
  * PR's own); the stage's tests still run and verify it. A crate with only a bin gets its
- * dev-dependencies compiled all the same.
+ * dev-dependencies compiled all the same; a workspace whose root has no lib where a member has one builds.
  */
 testIf(missingTool('cargo'))(
   "cargo: the image compiles the dependencies and the crate's lib, not its integration tests",
@@ -71,6 +71,20 @@ testIf(missingTool('cargo'))(
     ]);
     const binEnv = await environments.forStage(binChain, 0);
     expect((await compiled(binEnv.image, bin.path)).some((f) => /^libitoa-[0-9a-f]+\.rlib$/.test(f))).toBe(true);
+
+    // A root package with a bin only, in a workspace whose member has the lib (ripgrep's layout): the
+    // members' kinds ask for --lib, which the root cannot give, and the build goes on as a whole.
+    const ws = await ChainRepo.create(join(dir, 'graph_ws'), {
+      'Cargo.toml': `${manifest('graph_ws')}\n[dependencies]\ncore_lib = { path = "core" }\n\n[workspace]\nmembers = ["core"]\n`,
+      'src/main.rs': 'fn main() {\n    println!("{}", core_lib::answer());\n}\n',
+      'core/Cargo.toml': '[package]\nname = "core_lib"\nversion = "0.1.0"\nedition = "2018"\n',
+      'core/src/lib.rs': 'pub fn answer() -> u32 {\n    42\n}\n',
+    });
+    const wsChain = ws.chain('gen/graph-ws', [
+      await ws.pr(1, 'a test', { 'tests/fmt.rs': '#[test]\nfn fmt() {\n    assert_eq!(format!("{}", 1), "1");\n}\n' }),
+    ]);
+    const wsEnv = await environments.forStage(wsChain, 0);
+    expect((await compiled(wsEnv.image, ws.path)).some((f) => /^graph_ws-[0-9a-f]+$/.test(f))).toBe(true);
   },
   20 * 60_000,
 );
