@@ -7,6 +7,7 @@ import { mustRun } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
+import { sharedUntilFailure } from '../../../shared-promise';
 import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
@@ -204,18 +205,16 @@ const hostMavenVersions = new Map<string, Promise<string>>();
 export function hostMavenVersion(): Promise<string> {
   const { PATH, JAVA_HOME, MAVEN_HOME, M2_HOME } = process.env;
   const key = JSON.stringify([PATH, JAVA_HOME, MAVEN_HOME, M2_HOME]);
-  let known = hostMavenVersions.get(key);
-  if (!known) {
-    known = runTool('mvn', ['-v']).then((r) => {
-      if (r.code !== 0) hostMavenVersions.delete(key);
-      return r.stdout
-        .replace(/\x1b\[[0-9;]*m/g, '')
-        .split('\n')[0]
-        .trim();
-    });
-    hostMavenVersions.set(key, known);
-  }
-  return known;
+  // A failed ask rejects, so that it is forgotten; its first line is still the answer this time.
+  return sharedUntilFailure(hostMavenVersions, key, async () => {
+    const r = await runTool('mvn', ['-v']);
+    const line = r.stdout
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')[0]
+      .trim();
+    if (r.code !== 0) throw Object.assign(new Error(`mvn -v exited ${r.code}`), { line });
+    return line;
+  }).catch((e: { line?: string }) => e.line ?? '');
 }
 
 /** group:artifact and version of every jar in a local repository (plugins and their dependencies included). */
