@@ -19,7 +19,8 @@ const TAP = /^(ok|not ok) \d+(?: -)? ([^#]*?)\s*(#\s*(SKIP|TODO)\b.*)?$/i;
 
 export function parseCaseLines(output: string, scope?: string): TestCase[] {
   const cases = new Map<string, TestCase['outcome']>();
-  const put = (name: string, outcome: TestCase['outcome']) => cases.set(scope ? `${scope}::${name}` : name, outcome);
+  const key = (name: string) => (scope ? `${scope}::${name}` : name);
+  const put = (name: string, outcome: TestCase['outcome']) => cases.set(key(name), outcome);
   for (const raw of output.split('\n')) {
     const line = raw.trim();
     let m = UNITY.exec(line);
@@ -44,7 +45,7 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
       // Two cases of one script with the same description are one id: the worse outcome stands.
       const id = automakeCase(m[2]);
       const outcome = m[1] === 'PASS' || m[1] === 'XFAIL' ? 'passed' : m[1] === 'SKIP' ? 'skipped' : 'failed';
-      put(id, worse(cases.get(scope ? `${scope}::${id}` : id), outcome));
+      put(id, worse(cases.get(key(id)), outcome));
       continue;
     }
     m = TAP.exec(line);
