@@ -17,7 +17,7 @@ export interface HeldOutProject {
 const alternate = (names: string[]): HeldOutProject[] =>
   names.map((name, i) => ({ name, split: i % 2 === 0 ? 'tune' : 'report' }));
 
-export const PROJECTS: Record<'python' | 'go' | 'rust', HeldOutProject[]> = {
+export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java', HeldOutProject[]> = {
   python: alternate([
     'attrs',
     'click',
@@ -43,6 +43,15 @@ export const PROJECTS: Record<'python' | 'go' | 'rust', HeldOutProject[]> = {
     'gopkg.in/yaml.v3',
   ]),
   rust: alternate(['semver', 'bitflags', 'smallvec', 'either', 'hex', 'base64', 'once_cell', 'anyhow']),
+  // Maven Central's artifacts that publish their tests (`test-sources`): Apache Commons, one build family.
+  java: alternate([
+    'org.apache.commons:commons-csv',
+    'org.apache.commons:commons-text',
+    'commons-cli:commons-cli',
+    'commons-codec:commons-codec',
+    'org.apache.commons:commons-collections4',
+    'org.apache.commons:commons-lang3',
+  ]),
 };
 
 /** Releases taken from each project: the last this many, oldest first; consecutive ones make a stage. */
