@@ -7,6 +7,7 @@ import type { Chain, GoldTests } from '../src/schemas';
 import type { Figure } from './figure';
 import { crateReleases } from './heldout/crates';
 import { goReleases } from './heldout/goproxy';
+import { mavenReleases } from './heldout/maven-central';
 import { PROJECTS, RELEASES, type Split } from './heldout/projects';
 import { pypiReleases } from './heldout/pypi';
 import type { Release } from './heldout/release';
@@ -19,10 +20,11 @@ const FETCH: Record<Language, (name: string, count: number, work: string) => Pro
   python: pypiReleases,
   go: goReleases,
   rust: crateReleases,
+  java: mavenReleases,
 };
 
 /** Registry names become repository names under a prefix no real GitHub owner has: `heldout-pypi/attrs`. */
-const REGISTRY: Record<Language, string> = { python: 'pypi', go: 'goproxy', rust: 'crates' };
+const REGISTRY: Record<Language, string> = { python: 'pypi', go: 'goproxy', rust: 'crates', java: 'maven' };
 
 const say = (line: string) => console.error(`[heldout] ${line}`);
 const round = (v: number) => Math.round(v * 1000) / 1000;
@@ -33,7 +35,7 @@ const round = (v: number) => Math.round(v * 1000) / 1000;
  * release-chain.ts), one chain per project, and `chainsmith validate` runs every chain of a split as a
  * user would. The report split's figures are printed; its stages are not shown one by one (only the
  * tune split's are, `CHAINSMITH_BENCH_SPLIT=report` to run the report split alone). Languages: the
- * arguments after the bench's name, else python, go and rust.
+ * arguments after the bench's name, else every one listed.
  */
 export async function run(): Promise<Figure[]> {
   const cli = join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
@@ -55,12 +57,12 @@ export async function run(): Promise<Figure[]> {
         const chains: Chain[] = [];
         const unfetched: string[] = [];
         for (const p of PROJECTS[language].filter((q) => q.split === split)) {
-          const projectDir = join(dir, p.name.replace(/\//g, '+'));
+          const projectDir = join(dir, p.name.replace(/[/:]/g, '+'));
           await mkdir(projectDir, { recursive: true });
           try {
             const releases = await FETCH[language](p.name, RELEASES, projectDir);
             const { chain } = await releaseChain(
-              `heldout-${REGISTRY[language]}/${p.name.replace(/\//g, '-')}`,
+              `heldout-${REGISTRY[language]}/${p.name.replace(/[/:]/g, '-')}`,
               releases,
               projectDir,
             );
