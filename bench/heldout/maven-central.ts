@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { lastReleases, must, type Release } from './release';
 
 /**
- * An artifact's last `count` releases (`group:artifact`; milestones, alphas, betas and candidates left
- * out) from the host's Maven repositories, each put together as a Maven project: the published POM as
+ * An artifact's last `count` releases (`group:artifact`; milestones, alphas, betas, candidates and
+ * date-stamped versions left out) from the host's Maven repositories, each put together as a Maven project: the published POM as
  * `pom.xml`, the `sources` jar under `src/main` and the `test-sources` jar under `src/test` (`.java`
  * files in `java/`, the rest in `resources/`), dated by the newest entry of its jars (Maven's
  * reproducible builds stamp them with the release's time). The host's `mvn` fetches them (its settings,
@@ -31,7 +31,8 @@ export async function mavenReleases(coordinates: string, count: number, work: st
   );
   const versions = lastReleases(
     coordinates,
-    listed.filter((v) => !/alpha|beta|rc|cr|m\d|milestone|snapshot|preview/i.test(v)),
+    // The listing's order is the order of publication; a date for a version (commons-cli's 20040117.000000) is an old upload's, not a release.
+    listed.filter((v) => !/alpha|beta|rc|cr|m\d|milestone|snapshot|preview/i.test(v) && !/^\d{8}/.test(v)),
     count,
   );
   const releases: Release[] = [];
