@@ -17,7 +17,10 @@ export async function must(
 ): Promise<string> {
   const r = await run(cmd, args, { ...opts, timeoutMs: 600_000 });
   if (r.exitCode !== 0) {
-    const tail = `${r.stderr}${r.stdout}${r.startError?.message ?? ''}`.trim().split('\n').slice(-5).join('\n');
+    const lines = `${r.stderr}${r.stdout}${r.startError?.message ?? ''}`.trim().split('\n');
+    // Maven ends with its advice; its first [ERROR] line is the cause.
+    const cause = lines.filter((l) => /^\[ERROR\] \S/.test(l)).slice(0, 2);
+    const tail = (cause.length ? cause : lines.slice(-5)).join('\n');
     throw new Error(`${cmd} ${args.slice(0, 3).join(' ')} exited ${r.exitCode ?? r.signal}: ${tail}`);
   }
   return r.stdout;
