@@ -1,8 +1,16 @@
 import { readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { StageError } from '../../../errors';
+import { StageError, ToolchainTooOld } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
-import { type FetchContext, type ExitCode, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
+import {
+  DEPS_MOUNT,
+  type FetchContext,
+  type ExitCode,
+  type LanguageRecipe,
+  type RepoFiles,
+  type Resolution,
+} from '../../contract';
 import { mustRun } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
@@ -12,6 +20,7 @@ import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './o
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
 import { mavenDaemonSetup, MVN_DAEMON_DIR } from './maven-daemon';
+import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN } from './maven-dist';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -48,7 +57,8 @@ export function javaRelease(pom: string): string | undefined {
  * mounted read-only at MAVEN_STORE in builds and sandboxes. The image holds the JDK and settings that
  * make every Maven run offline on that store, skipping plugins no test outcome depends on (SKIPPED):
  * every stage of a repository on one JDK and compiler setting shares one image, whatever its POM's
- * dependencies and plugins.
+ * dependencies and plugins. Where a plugin requires a newer Maven than Debian's 3.8, the fetch says the
+ * toolchain is too old and the same recipe on Maven NEWER_MAVEN (maven-dist.ts) is built instead.
  * Gradle builds are detected and refused with the reason: the Gradle distribution a wrapper downloads
  * is on no package registry this host reaches, and Debian's Gradle (4.4) is too old for them.
  */
@@ -68,25 +78,47 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
   const notes: string[] = [];
   if (release && Number(release) > Number(DEBIAN_JDK))
     notes.push(`the POM compiles for Java ${release}; Debian bookworm's JDK ${DEBIAN_JDK} is the newest available`);
-  if (files.rootFiles.has('mvnw')) notes.push("the Maven wrapper is not used: the image runs Debian's Maven 3.8");
   const compat = belowOldest(release);
   if (compat)
     notes.push(
       `the POM compiles for Java ${release}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
     );
+  const wrapperNote = files.rootFiles.has('mvnw') ? ['the Maven wrapper is not used'] : [];
+  const on = (newer?: string): JavaRecipe =>
+    mavenRecipe(
+      [...modules],
+      compat,
+      [
+        ...notes,
+        ...(newer
+          ? [
+              `Maven ${newer} from the host's Maven repositories: a plugin of the POM requires a newer Maven than Debian's 3.8`,
+            ]
+          : []),
+        ...wrapperNote.map((n) => `${n}: the image runs ${newer ? `Maven ${newer}` : "Debian's Maven 3.8"}`),
+      ],
+      newer,
+    );
+  // A plugin that requires Maven 3.9 fails the fetch on Debian's 3.8 (ToolchainTooOld): the same recipe on the newer Maven is built instead.
+  return { ...on(), fallback: on(NEWER_MAVEN), tooOld: NEEDS_NEWER_MAVEN };
+}
+
+/** The Maven recipe on Debian's Maven, or on Maven `newer` (MAVEN_HOME_IN_IMAGE, first on PATH). */
+function mavenRecipe(modules: string[], compat: boolean, notes: string[], newer?: string): JavaRecipe {
   const wrapper = `${M2}/javac-compat`;
   const stub = `${M2}/stub-javac`;
   return {
     language: 'java',
-    origin: 'java-maven',
+    origin: newer ? `java-maven-${newer}` : 'java-maven',
     toolchain: { image: 'java', version: DEBIAN_JDK, ...(notes.length ? { note: notes.join('; ') } : {}) },
     manifests: ['pom.xml', ...modules],
-    fetch: (ctx) => fetchMaven(ctx, compat),
+    fetch: (ctx) => fetchMaven(ctx, compat, newer),
     pinned: true,
     withMerged: unionDirectory('m2'),
     dependencyStore: { dir: MAVEN_STORE, from: 'm2', leaveOut: HOST_BOOKKEEPING },
     dependencyText: withoutOwnVersion,
     setup: [
+      ...(newer ? [`cp -a ${DEPS_MOUNT}/maven ${MAVEN_HOME_IN_IMAGE}`] : []),
       `mkdir -p ${M2}`,
       ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
       // Settings' active profiles' properties reach every project's model: the offline test runs (an agent's too) skip what SKIPPED names and fork javac through the wrapper.
@@ -101,7 +133,7 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
       `${MAVEN_OPTS}; mvn -o -B -q ${propertyArgs(stubProperties(stub), false).join(' ')} ${RESOLVE_ONLY} || mvn -o -B -q ${RESOLVE_ONLY}`,
     ],
     env: {},
-    path: [],
+    path: newer ? [`${MAVEN_HOME_IN_IMAGE}/bin`] : [],
     runner: 'maven',
   };
 }
@@ -151,14 +183,22 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
  * now, which the notes say). The local repository starts with what the repository's store holds
  * (seed-repo.ts), so only what no earlier fetch brought is downloaded.
  */
-export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Resolution> {
+export async function fetchMaven(ctx: FetchContext, compat = false, newer?: string): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
   const seeded = ctx.store ? await seedFromStore(ctx.store, repo, HOST_BOOKKEEPING) : undefined;
+  let mvn = 'mvn';
+  if (newer) {
+    ctx.log(`maven: Maven ${newer} from the host's Maven repositories`);
+    const home = await mavenDistribution(newer, ctx.toolsDir ?? join(tmpdir(), 'chainsmith-tools'), ctx.signal);
+    // The build installs it from the dependency directory (MAVEN_HOME_IN_IMAGE).
+    await mustRun(`copying Maven ${newer}`, 'cp', ['-a', home, join(ctx.depsDir, 'maven')], { signal: ctx.signal });
+    mvn = join(home, 'bin', 'mvn');
+  }
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
   const resolve = (what: string, extra: Record<string, string>) =>
     mustRun(
       what,
-      'mvn',
+      mvn,
       // The image's settings skip the same plugins (settings.ts): what they would fetch is not needed there either.
       [
         '-B',
@@ -171,12 +211,16 @@ export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Res
         signal: ctx.signal,
         env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
       },
-    );
+    ).catch((err: unknown) => {
+      // A plugin that needs a newer Maven fails alike with the real compile: the recipe's fallback runs on one.
+      const needs = !newer && err instanceof StageError ? NEEDS_NEWER_MAVEN.exec(err.message) : null;
+      throw needs ? new ToolchainTooOld(`${needs[0]}, and Debian's Maven is 3.8`) : err;
+    });
   // The checkout is a scratch copy of the host's: the stub and the wrapper can sit in it for this run.
   try {
     await resolve('mvn test (resolving only, compiling nothing)', await stubCompiler(ctx.srcDir));
   } catch (err) {
-    if (!(err instanceof StageError) || ctx.signal.aborted) throw err;
+    if (!(err instanceof StageError) || err instanceof ToolchainTooOld || ctx.signal.aborted) throw err;
     // Every source is stale to the compiler plugin (its class is missing), so all of it compiles.
     ctx.log('maven: the build needs the project compiled; resolving again with the real compile');
     const wrapper = join(ctx.srcDir, '.chainsmith-javac-compat');
@@ -192,7 +236,8 @@ export async function fetchMaven(ctx: FetchContext, compat = false): Promise<Res
   }
   const packages = await artifacts(repo);
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
-  return { ecosystem: 'maven', tool: (await hostMavenVersion()) || 'mvn', lock: 'none', packages, notes };
+  const tool = newer ? `Apache Maven ${newer}` : (await hostMavenVersion()) || 'mvn';
+  return { ecosystem: 'maven', tool, lock: 'none', packages, notes };
 }
 
 const hostMavenVersions = new Map<string, Promise<string>>();
