@@ -21,6 +21,7 @@ import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
 import { mavenDaemonSetup, MVN_DAEMON_DIR } from './maven-daemon';
 import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN } from './maven-dist';
+import { hostMavenHome, hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -120,6 +121,7 @@ function mavenRecipe(modules: string[], compat: boolean, notes: string[], newer?
     setup: [
       ...(newer ? [`cp -a ${DEPS_MOUNT}/maven ${MAVEN_HOME_IN_IMAGE}`] : []),
       `mkdir -p ${M2}`,
+      ...imageSkipExtension(`${M2}/${SKIPS_JAR}`),
       ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
       // Settings' active profiles' properties reach every project's model: the offline test runs (an agent's too) skip what SKIPPED names and fork javac through the wrapper.
       `printf '%s\\n' ${shellQuote(settings(MAVEN_STORE, compat ? compatProperties(wrapper) : {}))} > ${M2}/settings.xml`,
@@ -132,7 +134,8 @@ function mavenRecipe(modules: string[], compat: boolean, notes: string[], newer?
       // the real compile where the build fails without the classes, as the host's fetch does.
       `${MAVEN_OPTS}; mvn -o -B -q ${propertyArgs(stubProperties(stub), false).join(' ')} ${RESOLVE_ONLY} || mvn -o -B -q ${RESOLVE_ONLY}`,
     ],
-    env: {},
+    // Every Maven run of the image (an agent's own too) loads the extension (skip-extension.ts).
+    env: { MAVEN_OPTS: `${QUICK_JVM} -Dmaven.ext.class.path=${M2}/${SKIPS_JAR}` },
     path: newer ? [`${MAVEN_HOME_IN_IMAGE}/bin`] : [],
     runner: 'maven',
   };
@@ -186,14 +189,16 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
 export async function fetchMaven(ctx: FetchContext, compat = false, newer?: string): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
   const seeded = ctx.store ? await seedFromStore(ctx.store, repo, HOST_BOOKKEEPING) : undefined;
-  let mvn = 'mvn';
+  const toolsDir = ctx.toolsDir ?? join(tmpdir(), 'chainsmith-tools');
+  let home: string;
   if (newer) {
     ctx.log(`maven: Maven ${newer} from the host's Maven repositories`);
-    const home = await mavenDistribution(newer, ctx.toolsDir ?? join(tmpdir(), 'chainsmith-tools'), ctx.signal);
+    home = await mavenDistribution(newer, toolsDir, ctx.signal);
     // The build installs it from the dependency directory (MAVEN_HOME_IN_IMAGE).
     await mustRun(`copying Maven ${newer}`, 'cp', ['-a', home, join(ctx.depsDir, 'maven')], { signal: ctx.signal });
-    mvn = join(home, 'bin', 'mvn');
-  }
+  } else home = await hostMavenHome();
+  const mvn = newer ? join(home, 'bin', 'mvn') : 'mvn';
+  const extension = await hostSkipExtension(home, toolsDir, ctx.signal);
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
   const resolve = (what: string, extra: Record<string, string>) =>
     mustRun(
@@ -203,6 +208,7 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
       [
         '-B',
         `-Dmaven.repo.local=${repo}`,
+        `-Dmaven.ext.class.path=${extension}`,
         ...propertyArgs(extra),
         ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
       ],

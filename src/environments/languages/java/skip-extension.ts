@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { shellQuote } from '../../../process/shell-quote';
+import { mustRun } from '../host-command';
+
+/**
+ * A Maven core extension (loaded through `maven.ext.class.path`) that takes maven-bundle-plugin's
+ * `manifest` goal out of every project's build after the POMs are read. `bundle.skip` (settings.ts)
+ * skips that goal only from the plugin's 5.x on; the 4.x releases have no such switch, and their bnd
+ * fails on JDK 16 and later with a ConcurrentModificationException (FELIX-6259), so every build of a
+ * POM with one failed here, the fetch included. The goal writes OSGi headers into
+ * target/classes/META-INF/MANIFEST.MF, packaging metadata, as the skip leaves out on 5.x.
+ */
+const SOURCE = `package chainsmith;
+
+import java.util.Iterator;
+import org.apache.maven.AbstractMavenLifecycleParticipant;
+import org.apache.maven.execution.MavenSession;
+import org.apache.maven.model.Plugin;
+import org.apache.maven.model.PluginExecution;
+import org.apache.maven.project.MavenProject;
+
+public class Skips extends AbstractMavenLifecycleParticipant {
+  @Override
+  public void afterProjectsRead(MavenSession session) {
+    for (MavenProject project : session.getProjects())
+      for (Plugin plugin : project.getBuildPlugins()) {
+        if (!"org.apache.felix".equals(plugin.getGroupId()) || !"maven-bundle-plugin".equals(plugin.getArtifactId())) continue;
+        for (Iterator<PluginExecution> it = plugin.getExecutions().iterator(); it.hasNext(); ) {
+          PluginExecution execution = it.next();
+          execution.getGoals().remove("manifest");
+          if (execution.getGoals().isEmpty()) it.remove();
+        }
+      }
+  }
+}
+`;
+
+/** Plexus's component descriptor: Maven's container finds an extension's lifecycle participant through it. */
+const COMPONENTS =
+  '<component-set><components><component><role>org.apache.maven.AbstractMavenLifecycleParticipant</role>' +
+  '<role-hint>chainsmith-skips</role-hint><implementation>chainsmith.Skips</implementation></component></components></component-set>';
+
+export const SKIPS_JAR = 'chainsmith-skips.jar';
+
+/**
+ * Shell lines that compile the extension into `jar` against the Maven at `mavenHome` (a shell word:
+ * `"$home"` or a quoted path); a failed compile fails them (a missing jar would be ignored by Maven).
+ */
+export function skipExtensionLines(jar: string, mavenHome: string): string[] {
+  const dir = `${jar}.d`;
+  return [
+    `mkdir -p ${dir}/src/chainsmith ${dir}/classes/META-INF/plexus`,
+    `printf '%s' ${shellQuote(SOURCE)} > ${dir}/src/chainsmith/Skips.java`,
+    `printf '%s' ${shellQuote(COMPONENTS)} > ${dir}/classes/META-INF/plexus/components.xml`,
+    `javac -J-XX:TieredStopAtLevel=1 -nowarn -cp "${mavenHome}/lib/*" -d ${dir}/classes ${dir}/src/chainsmith/Skips.java`,
+    `jar cf ${jar} -C ${dir}/classes .`,
+    `rm -rf ${dir}`,
+  ];
+}
+
+/** The image's lines: compiled against the Maven first on PATH (Debian's, or the newer one the recipe installs). */
+export function imageSkipExtension(jar: string): string[] {
+  return [`home=$(readlink -f "$(command -v mvn)") && home=\${home%/bin/mvn}`, ...skipExtensionLines(jar, '$home')];
+}
+
+/**
+ * The extension compiled on the host for the Maven at `mavenHome`, once per source and Maven under
+ * `toolsDir` (compiled beside and renamed into place). Returns the jar's path.
+ */
+export async function hostSkipExtension(mavenHome: string, toolsDir: string, signal: AbortSignal): Promise<string> {
+  const id = createHash('sha256').update(SOURCE).update(COMPONENTS).update(mavenHome).digest('hex').slice(0, 16);
+  const dir = join(toolsDir, 'maven-skips', id);
+  const jar = join(dir, SKIPS_JAR);
+  if (existsSync(jar)) return jar;
+  await mkdir(join(toolsDir, 'maven-skips'), { recursive: true });
+  const tmp = await mkdtemp(join(toolsDir, 'maven-skips', '.build-'));
+  try {
+    const lines = skipExtensionLines(join(tmp, SKIPS_JAR), shellQuote(mavenHome));
+    await mustRun('compiling the Maven extension', 'bash', ['-euo', 'pipefail', '-c', lines.join('\n')], { signal });
+    await rename(tmp, dir).catch((err: NodeJS.ErrnoException) => {
+      if (!existsSync(jar)) throw err;
+    });
+    return jar;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The home of the host's `mvn` (the link PATH finds, resolved: Debian's /usr/bin/mvn is /usr/share/maven's). */
+export async function hostMavenHome(): Promise<string> {
+  const r = await mustRun('finding the host Maven', 'bash', ['-c', 'readlink -f "$(command -v mvn)"'], {});
+  return r.stdout.trim().replace(/\/bin\/mvn$/, '');
+}
