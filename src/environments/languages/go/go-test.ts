@@ -126,8 +126,9 @@ export const goRunner: TestRunner<'go'> = {
     return [
       `${base} > ${json} 2> ${err}; status=$?`,
       `tail -n 40 ${err}`,
-      // What the tests printed (escaped as in the JSON), without the run/pass chatter.
-      String.raw`sed -n -E 's/.*"Action":"output".*"Output":"((\\.|[^"\\])*)".*/\1/p' ` +
+      // What the tests printed (escaped as in the JSON), without the run/pass chatter, and from Go 1.24 on the
+      // test builds' errors too (`build-output` events; older Go prints them on stderr).
+      String.raw`sed -n -E 's/.*"Action":"(build-)?output".*"Output":"((\\.|[^"\\])*)".*/\2/p' ` +
         json +
         String.raw` | sed -E 's/\\n$//' | grep -vE '^(=== (RUN|PAUSE|CONT|NAME)|[[:space:]]*--- (PASS|SKIP)|PASS$|ok )' | tail -n 100`,
       `echo ${shellQuote(REPORT)}`,
