@@ -120,7 +120,11 @@ export const goRunner: TestRunner<'go'> = {
   name: 'go',
   command(files, override) {
     const packages = (goTestPackages(files) ?? ['./...']).map(shellQuote).join(' ');
-    const base = override ?? `${TOOLCHAIN_ENV.join('\n')}\n${GO_TEST} "\${test_binary_exec[@]}" ${packages}`;
+    // The line that runs the tests comes first, as a function the toolchain's settings are made for: a
+    // stage's reason keeps the head of its command (REASON_LIMITS.command), which then names the tests.
+    const base =
+      override ??
+      [`go_test() { ${GO_TEST} "\${test_binary_exec[@]}" ${packages}; }`, ...TOOLCHAIN_ENV, 'go_test'].join('\n');
     const json = `${RUN_DIR}/chainsmith-go-test.json`;
     const err = `${RUN_DIR}/chainsmith-go-test.err`;
     return [

@@ -16,12 +16,13 @@ const TEST =
   'package half\n\nimport "testing"\n\nfunc TestHalf(t *testing.T) {\n\tif Halve(4) != 2 {\n\t\tt.Fatal(Halve(4))\n\t}\n}\n';
 
 /**
- * Go 1.24 and later print a test package's build errors in `go test -json`'s events (`build-output`),
- * not on stderr as before: the runner shows them with the tests' output (go-test.ts), so the reason of
- * a stage whose tests do not build names the compiler's error, not only `[build failed]`.
+ * The reason of a stage whose Go tests do not build names the go test command that ran and the
+ * compiler's error. The runner's first line runs the tests (go-test.ts), and a reason keeps its
+ * command's head; Go 1.24 and later print a test package's build errors in `go test -json`'s events
+ * (`build-output`), not on stderr as before, and the runner shows them with the tests' output.
  */
 testIf(missingTool('go'))(
-  "a Go ≥ 1.24 test package that does not build: the stage's reason shows the compiler's error",
+  "a Go ≥ 1.24 test package that does not build: the stage's reason shows the go test command and the compiler's error",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-go-build-output-'));
     const repo = await ChainRepo.create(join(dir, 'half'), {
@@ -34,7 +35,12 @@ testIf(missingTool('go'))(
     expect(gold).toMatchObject({
       status: 'no-verifying-test',
       environment: { toolchain: expect.stringContaining('go1.24') },
-      reason: { kind: 'tests-not-runnable', exitCode: 1 },
+      // The reason's command (its head kept) names the tests it ran.
+      reason: {
+        kind: 'tests-not-runnable',
+        exitCode: 1,
+        command: expect.stringMatching(/^go_test\(\) \{ go test -json /),
+      },
     });
     expect(gold.reason?.tail).toContain('half_test.go:6:5: undefined: Halve');
     expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
