@@ -37,6 +37,9 @@ export async function releaseChain(
     await must('bash', ['-c', 'find "$1" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +', 'clear', repo]);
     // A release's own `.git` (rare in an archive) would land in the repository's.
     await must('bash', ['-c', 'tar -C "$1" --exclude=./.git -cf - . | tar -C "$2" -xf -', 'copy', release.dir, repo]);
+    // Every file hashed anew: a changed file of the same size and times as the one before it (archives keep
+    // their files' times; the deleted file's inode may come back) would pass for unchanged in the index.
+    await git(repo, ['read-tree', '--empty']);
     await git(repo, ['add', '-A', '-f', '.']);
   };
   await take(releases[0]);

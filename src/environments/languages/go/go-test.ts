@@ -120,14 +120,19 @@ export const goRunner: TestRunner<'go'> = {
   name: 'go',
   command(files, override) {
     const packages = (goTestPackages(files) ?? ['./...']).map(shellQuote).join(' ');
-    const base = override ?? `${TOOLCHAIN_ENV.join('\n')}\n${GO_TEST} "\${test_binary_exec[@]}" ${packages}`;
+    // The line that runs the tests comes first, as a function the toolchain's settings are made for: a
+    // stage's reason keeps the head of its command (REASON_LIMITS.command), which then names the tests.
+    const base =
+      override ??
+      [`go_test() { ${GO_TEST} "\${test_binary_exec[@]}" ${packages}; }`, ...TOOLCHAIN_ENV, 'go_test'].join('\n');
     const json = `${RUN_DIR}/chainsmith-go-test.json`;
     const err = `${RUN_DIR}/chainsmith-go-test.err`;
     return [
       `${base} > ${json} 2> ${err}; status=$?`,
       `tail -n 40 ${err}`,
-      // What the tests printed (escaped as in the JSON), without the run/pass chatter.
-      String.raw`sed -n -E 's/.*"Action":"output".*"Output":"((\\.|[^"\\])*)".*/\1/p' ` +
+      // What the tests printed (escaped as in the JSON), without the run/pass chatter, and from Go 1.24 on the
+      // test builds' errors too (`build-output` events; older Go prints them on stderr).
+      String.raw`sed -n -E 's/.*"Action":"(build-)?output".*"Output":"((\\.|[^"\\])*)".*/\2/p' ` +
         json +
         String.raw` | sed -E 's/\\n$//' | grep -vE '^(=== (RUN|PAUSE|CONT|NAME)|[[:space:]]*--- (PASS|SKIP)|PASS$|ok )' | tail -n 100`,
       `echo ${shellQuote(REPORT)}`,
