@@ -1,6 +1,7 @@
 import { runnerFor } from '../../src/environments/languages';
 import { nodeRangeAllows } from '../../src/environments/languages/node/detect';
 import { parseCaseLines } from '../../src/environments/runners/case-lines';
+import { stageReason } from '../../src/stage-reason';
 
 test('CTest reports each test and the Unity or GoogleTest cases it printed, so FAIL_TO_PASS can name a case', () => {
   const output = [
@@ -27,6 +28,13 @@ test('CTest reports each test and the Unity or GoogleTest cases it printed, so F
   // No report at all (CTest never ran): only the exit code is known.
   expect(runnerFor('ctest').parse('make: *** [all] Error 2')).toBeUndefined();
   expect(runnerFor('ctest').command([], 'make check')).toBe('make check');
+});
+
+test("CTest's command opens with its build and its test run, within the head a stage's reason keeps", () => {
+  const command = runnerFor('ctest').command(['tests/misc_tests.c']);
+  const head = stageReason('tests-not-runnable', 'no report', { command, exitCode: 2, output: '' }).command ?? '';
+  expect(head).toMatch(/cmake --build \S+ \$\{targets:\+--target \$targets\}/);
+  expect(head).toMatch(/ctest \$\{tests:\+-R "\$tests"\}/);
 });
 
 test('make, meson and node runs are read per case from TAP, meson, automake and check-mark lines; other output leaves the exit code', () => {

@@ -55,16 +55,18 @@ function command(files: string[], override?: string): string {
   const dir = `\${CHAINSMITH_BUILD_DIR:-${CMAKE_BUILD_DIR}}`;
   const log = '/tmp/chainsmith-build.log';
   const since = '/tmp/chainsmith-build-start';
-  const build = `cmake --build ${dir} \${targets:+--target $targets} -j2 -- -k`;
+  // The build and the test run first, as functions: a reason keeps the command's first 400 characters.
   return [
+    `chainsmith_build() { cmake --build ${dir} \${targets:+--target $targets} -j2 -- -k; }`,
+    `chainsmith_ctest() { (cd ${dir} && ctest \${tests:+-R "$tests"} --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml); }`,
     `touch ${since}`,
     ctestSelection(files, dir),
     // A test program whose target failed to build (a new test before the gold change, a stage older
     // than the image's commit) would otherwise run as the image left it: the programs not remade are
     // removed and the build goes once more, so those that can be remade are, and the others fail as missing.
-    `if ! ${build} >${log} 2>&1; then (cd ${dir} && ${NOT_REMADE(since)}
-) | xargs -r rm -f; ${build} >>${log} 2>&1; echo "the build failed (tests that need it will not run):"; grep -E 'error|Error' ${log} | head -n 30; fi`,
-    `(cd ${dir} && ctest \${tests:+-R "$tests"} --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml >/tmp/ctest.log 2>&1); s=$?`,
+    `if ! chainsmith_build >${log} 2>&1; then (cd ${dir} && ${NOT_REMADE(since)}
+) | xargs -r rm -f; chainsmith_build >>${log} 2>&1; echo "the build failed (tests that need it will not run):"; grep -E 'error|Error' ${log} | head -n 30; fi`,
+    'chainsmith_ctest >/tmp/ctest.log 2>&1; s=$?',
     'tail -n 40 /tmp/ctest.log',
     CONVERT,
     'exit $s',
