@@ -1,0 +1,102 @@
+import Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NEWER_MAVEN } from '../../../../src/environments/languages/java/maven-dist';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { ChainRepo } from '../../../support/chain-repo';
+import { ownSandboxes, removeImages } from '../../../support/containers';
+import { goldDeps, testEnvironments } from '../../../support/environments';
+import { missingTool, testIf } from '../../../support/preconditions';
+
+/**
+ * Plugins that refuse this host's Maven or JDK as Debian ships them, each bound to a build the way
+ * Apache's parent POMs bind it: a one-PR chain of a project that fixes Sum.of and tests it must still
+ * verify.
+ */
+const docker = new Docker();
+const images: string[] = [];
+
+afterAll(async () => {
+  expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
+  await removeImages(docker, images);
+});
+
+/** JUnit 5, Surefire 3 and `plugin` in the build. */
+const pom = (name: string, plugin: string) => `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId><artifactId>${name}</artifactId><version>1.0</version>
+  <properties><maven.compiler.source>11</maven.compiler.source><maven.compiler.target>11</maven.compiler.target><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>
+  <dependencies>
+    <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.10.2</version><scope>test</scope></dependency>
+  </dependencies>
+  <build><plugins>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
+    ${plugin}
+  </plugins></build>
+</project>
+`;
+const code = (op: string) =>
+  `package m;\n\npublic class Sum {\n  public static int of(int a, int b) { return a ${op} b; }\n}\n`;
+const test = (body: string) =>
+  `package m;\n\nimport org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nclass SumTest {\n${body}}\n`;
+
+/** The project with `plugin`, its PR gold-validated; returns the result and the stage's environment. */
+async function validateWith(name: string, plugin: string) {
+  const dir = await mkdtemp(join(tmpdir(), `chainsmith-maven-${name}-`));
+  const repo = await ChainRepo.create(join(dir, name), {
+    'pom.xml': pom(name, plugin),
+    'src/main/java/m/Sum.java': code('-'),
+    'src/test/java/m/SumTest.java': test('  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n'),
+    NONCE: randomBytes(8).toString('hex'),
+  });
+  const fix = await repo.pr(1, 'Add, not subtract', {
+    'src/main/java/m/Sum.java': code('+'),
+    'src/test/java/m/SumTest.java': test(
+      '  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n  @Test void adds() { assertEquals(3, Sum.of(1, 2)); }\n',
+    ),
+  });
+  const chain = repo.chain(`gen/${name}`, [fix]);
+  const environments = testEnvironments(docker);
+  const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0);
+  images.push(...environments.built.map((b) => b.image));
+  expect(gold).toMatchObject({ status: 'verified', failToPass: ['m.SumTest#adds'], passToPass: ['m.SumTest#zero'] });
+  return environments.forStage(chain, 0);
+}
+
+/**
+ * Apache RAT 0.18 requires Maven 3.9: the fetch on Debian's 3.8 says its toolchain is too old, and the
+ * recipe's fallback, the same on Maven NEWER_MAVEN from the host's Maven repositories, is built.
+ */
+testIf(missingTool('mvn'))(
+  'a POM whose plugin requires Maven 3.9 is fetched, built and tested on the newer Maven',
+  async () => {
+    const env = await validateWith(
+      'rat',
+      `<plugin><groupId>org.apache.rat</groupId><artifactId>apache-rat-plugin</artifactId><version>0.18</version>
+      <executions><execution><id>rat-check</id><phase>validate</phase><goals><goal>check</goal></goals></execution></executions></plugin>`,
+    );
+    expect(env.recipe.origin).toBe(`java-maven-${NEWER_MAVEN}`);
+    expect(env.manifest.resolution?.tool).toBe(`Apache Maven ${NEWER_MAVEN}`);
+  },
+  1_200_000,
+);
+
+/**
+ * maven-bundle-plugin 4.x has no switch that skips its `manifest` goal, and its bnd fails on JDK 17
+ * (FELIX-6259: a ConcurrentModificationException) in the fetch, the build and every test run. The
+ * Maven extension every run loads (skip-extension.ts) takes the goal out of the build.
+ */
+testIf(missingTool('mvn'))(
+  "a POM with maven-bundle-plugin 4.x's manifest goal builds and tests on JDK 17",
+  async () => {
+    const env = await validateWith(
+      'bundled',
+      `<plugin><groupId>org.apache.felix</groupId><artifactId>maven-bundle-plugin</artifactId><version>4.1.0</version>
+      <executions><execution><id>bundle-manifest</id><phase>process-classes</phase><goals><goal>manifest</goal></goals></execution></executions></plugin>`,
+    );
+    expect(env.recipe.origin).toBe('java-maven');
+  },
+  1_200_000,
+);
