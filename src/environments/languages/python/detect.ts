@@ -1,6 +1,6 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName } from './pyproject';
-import { pyprojectDeclares } from './pyproject-declares';
+import { DOCS, pyprojectDeclares, TESTISH, testSelection } from './pyproject-declares';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
@@ -24,8 +24,6 @@ const NESTED_REQUIREMENTS = [
   'requirements/dev.txt',
   'tests/requirements.txt',
 ];
-const TESTISH = /^(tests?|testing|dev)$/i;
-const DOCS = /^docs?$|documentation|sphinx/i;
 /**
  * What the base image already has (Debian's pytest, seen through the venv's system site-packages, and
  * the venv's own pip and setuptools): a project declaring only these needs no fetch (the demo's
@@ -100,9 +98,6 @@ export async function detectPython(
         : has('setup.cfg')
           ? ['setup.cfg']
           : [];
-  const testExtras = extras.filter((e) => TESTISH.test(e));
-  const nonDocExtras = extras.filter((e) => !DOCS.test(e));
-  const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
 
   // The pip that fills the venvs uv does not (before 3.8), by minor: the wheels the fetch may take for it.
   // One whose version is not found is taken for the oldest (manylinux1 wheels, or the sdist).
@@ -147,10 +142,7 @@ export async function detectPython(
         ? {
             fetch: pythonFetch({
               sources: [...sources, ...requirementFiles],
-              // Extras that setup.py, setup.cfg or a build backend declare cannot be read here: ask for all of them.
-              extras: project ? nonDocExtras : sources.length ? 'all' : [],
-              testExtras,
-              groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
+              ...testSelection(pyproject, sources.length > 0),
               buildRequires,
               testTooling,
               python: python.version,

@@ -57,3 +57,34 @@ export function pyprojectDeclares(text: string): PyprojectDeclares {
     backendMetadata: tomlTable(doc, 'tool.poetry') !== undefined || tomlTable(doc, 'tool.flit.metadata') !== undefined,
   };
 }
+
+/** Extras and groups a test run needs, by their names; `dev` ones usually pull the test ones in. */
+export const TESTISH = /^(tests?|testing|dev)$/i;
+/** Documentation's extras and requirement files: never what a test run needs. */
+export const DOCS = /^docs?$|documentation|sphinx/i;
+
+/** The extras and dependency groups a test environment asks the resolver for. */
+export interface TestSelection {
+  /** Extras to include; 'all' asks the resolver for every extra. */
+  extras: string[] | 'all';
+  /** Extras a test run needs, tried alone when all of them do not resolve. */
+  testExtras: string[];
+  /** PEP 735 dependency groups to include. */
+  groups: string[];
+}
+
+/**
+ * What a pyproject.toml's project asks the resolver for: its extras but the docs' (every extra where
+ * the project file resolved is another, `resolvesProject`, whose extras cannot be read here), and its
+ * test groups, else a `dev` one.
+ */
+export function testSelection(p: PyprojectDeclares, resolvesProject: boolean): TestSelection {
+  const extras = [...p.extras.keys()];
+  const groups = [...p.groups.keys()];
+  const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
+  return {
+    extras: p.project ? extras.filter((e) => !DOCS.test(e)) : resolvesProject ? 'all' : [],
+    testExtras: extras.filter((e) => TESTISH.test(e)),
+    groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
+  };
+}
