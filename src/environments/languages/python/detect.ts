@@ -36,8 +36,11 @@ const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
  * or one the host provides), with the project's dependencies (runtime, extras, test groups and test
  * requirement files) resolved on the host for that Python as of the date its dependency declarations
  * last changed (declarations-date.ts) and installed offline from the fetched wheels, then the project
- * itself, editable and without its deps. A project on the base image's Python that declares nothing to
- * install (beyond setuptools) needs no registry at all.
+ * itself, editable and without its deps. The fetched requirements are installed as resolved, without
+ * their dependencies resolved again: they are all there but the project itself, which a committed
+ * lock leaves out and a package among them may depend on (a test tool that needs the library under
+ * test: hypothesis needs attrs, pytest pluggy). A project on the base image's Python that declares
+ * nothing to install (beyond setuptools) needs no registry at all.
  */
 export async function detectPython(
   files: RepoFiles,
@@ -120,7 +123,7 @@ export async function detectPython(
           ? uvVenv(interpreter, venv, deps)
           : [
               `${interpreter} -m venv --system-site-packages ${venv}`,
-              ...(needsFetch ? [`${pip} --find-links ${deps} -r ${deps}/requirements.txt`] : []),
+              ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
       if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
       return lines;
@@ -195,7 +198,7 @@ function uvVenv(interpreter: string, venv: string, deps: string): string[] {
   const bundled = `$(${interpreter} -c 'import ensurepip,os;print(os.path.dirname(ensurepip.__file__))')/_bundled`;
   return [
     `${interpreter} -m venv --system-site-packages --without-pip ${venv}`,
-    `${uv} --compile-bytecode --find-links ${deps} -r ${deps}/requirements.txt`,
+    `${uv} --compile-bytecode --no-deps --find-links ${deps} -r ${deps}/requirements.txt`,
     // Last, so that no later install byte-compiles it (uv compiles the whole of site-packages); where the requirements pinned a pip, that one stays.
     `if ! ls -d ${venv}/lib/python*/site-packages/pip-*.dist-info >/dev/null 2>&1; then ` +
       `v=$(${interpreter} -m ensurepip --version | cut -d' ' -f2); w=$(ls ${bundled}/pip-$v-*.whl /usr/share/python-wheels/pip-$v-*.whl 2>/dev/null | head -n1 || true); ` +
