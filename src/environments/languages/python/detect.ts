@@ -30,6 +30,12 @@ const NESTED_REQUIREMENTS = [
  * `test = ["pytest>=7"]`), whatever versions it names.
  */
 const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
+/**
+ * What a build backend asks for beyond its build requirements to install a project editable (PEP 660's
+ * get_requires_for_build_editable), where that is more: hatchling's editable wheels import `editables`.
+ * The project is installed without build isolation, so nothing else would bring it.
+ */
+const EDITABLE_REQUIRES: Record<string, string[]> = { 'hatchling.build': ['editables'] };
 
 /**
  * Python projects: a venv on the Python of the stage's era (versions.ts: the base image's 3.11
@@ -146,7 +152,10 @@ export async function detectPython(
             fetch: pythonFetch({
               sources: [...sources, ...requirementFiles],
               ...testSelection(pyproject, sources.length > 0),
-              buildRequires,
+              buildRequires: [
+                ...buildRequires,
+                ...((installable && EDITABLE_REQUIRES[pyproject.buildBackend ?? '']) || []),
+              ],
               testTooling,
               python: python.version,
               uvLock: has('uv.lock'),

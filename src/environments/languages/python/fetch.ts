@@ -23,8 +23,8 @@ import { sharedUntilFailure } from '../../../shared-promise';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), and when a merge's resolution began to ask for its own extras and groups (ownSelection).
-  return compareVersions(python, '3.12') >= 0 ? 8 : 7;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to ask for its own extras and groups (ownSelection), and when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES).
+  return compareVersions(python, '3.12') >= 0 ? 9 : 8;
 }
 
 /**

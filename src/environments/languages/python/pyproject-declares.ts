@@ -15,6 +15,8 @@ export interface PyprojectDeclares {
   /** Each PEP 735 group's requirements, those of the groups it includes (`{include-group = …}`) in their place; undefined where no array. */
   groups: Map<string, string[] | undefined>;
   buildRequires: string[];
+  /** [build-system] build-backend: the module a PEP 517 frontend builds the project with. */
+  buildBackend: string | undefined;
   requiresPython: string | undefined;
   /** A [tool.poetry.dependencies] table, and its `python` constraint (Poetry's syntax). */
   poetryDependencies: boolean;
@@ -50,6 +52,7 @@ export function pyprojectDeclares(text: string): PyprojectDeclares {
     extras: lists(tomlTable(doc, 'project.optional-dependencies')),
     groups: new Map(tomlKeys(groupsTable).map((g) => [g, groupRequirements(groupsTable, g)])),
     buildRequires: tomlStrings(tomlTable(doc, 'build-system'), 'requires') ?? [],
+    buildBackend: tomlString(tomlTable(doc, 'build-system'), 'build-backend'),
     requiresPython: tomlString(project, 'requires-python'),
     poetryDependencies: poetryDeps !== undefined,
     // A string, or a table with the constraint under `version`.
