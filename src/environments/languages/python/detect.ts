@@ -1,6 +1,7 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName } from './pyproject';
-import { DOCS, pyprojectDeclares, TESTISH, testSelection } from './pyproject-declares';
+import { pyprojectDeclares, TESTISH } from './pyproject-declares';
+import { requirementFilesOf } from './resolver-inputs';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
@@ -16,14 +17,6 @@ export const VENV = '/work/.venv';
 export const MERGED_VENV = '/work/.venv-merge';
 
 const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.ini', 'conftest.py', 'uv.lock'];
-/** Requirement files a test run usually needs, below the root. */
-const NESTED_REQUIREMENTS = [
-  'requirements/tests.txt',
-  'requirements/test.txt',
-  'requirements/testing.txt',
-  'requirements/dev.txt',
-  'tests/requirements.txt',
-];
 /**
  * What the base image already has (Debian's pytest, seen through the venv's system site-packages, and
  * the venv's own pip and setuptools): a project declaring only these needs no fetch (the demo's
@@ -96,17 +89,6 @@ export async function detectPython(
     !needsPackages,
     (await era?.tested?.()) ?? [],
   );
-  // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
-  // layout), not in [project], is read by the resolver through that backend.
-  const backendOnly = !project && !has('setup.py') && pyproject.buildSystem && pyproject.backendMetadata;
-  const sources =
-    project || backendOnly || unreadable
-      ? ['pyproject.toml']
-      : has('setup.py')
-        ? ['setup.py']
-        : has('setup.cfg')
-          ? ['setup.cfg']
-          : [];
 
   // The pip that fills the venvs uv does not (before 3.8), by minor: the wheels the fetch may take for it.
   // One whose version is not found is taken for the oldest (manylinux1 wheels, or the sdist).
@@ -150,8 +132,6 @@ export async function detectPython(
       ...(needsFetch
         ? {
             fetch: pythonFetch({
-              sources: [...sources, ...requirementFiles],
-              ...testSelection(pyproject, sources.length > 0),
               buildRequires: [
                 ...buildRequires,
                 ...((installable && EDITABLE_REQUIRES[pyproject.buildBackend ?? '']) || []),
@@ -226,24 +206,6 @@ export function poetryPython(constraint: string | undefined): string | undefined
   if (!m || c.startsWith('~=')) return c;
   const [major, minor] = [Number(m[2]), Number(m[3] ?? 0)];
   return m[1] === '^' ? `>=${major}.${minor},<${major + 1}` : `>=${major}.${minor},<${major}.${minor + 1}`;
-}
-
-/** Requirement files at the root and the usual nested places: test ones where there are some, else development ones (which often pull in docs and linters too). */
-async function requirementFilesOf(files: RepoFiles): Promise<{ requirementFiles: string[]; found: string[] }> {
-  const rootRequirements = [...files.rootFiles]
-    .filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f))
-    .sort();
-  const nested = (
-    await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))
-  ).filter((f): f is string => !!f);
-  const found = [...rootRequirements, ...nested];
-  const testFiles = found.filter((f) => /test/i.test(f));
-  return {
-    requirementFiles: found
-      .filter((f) => !/test|dev/i.test(f))
-      .concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f))),
-    found,
-  };
 }
 
 /** The package names a requirements file's lines name (options, includes and comments left out). */

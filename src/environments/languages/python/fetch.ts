@@ -8,7 +8,9 @@ import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
 import { compareVersions } from '../host-command';
 import { resolverFailure } from './resolver-failure';
-import { pyprojectDeclares, testSelection, type TestSelection } from './pyproject-declares';
+import { checkoutFiles } from '../../repo-files';
+import { resolverInputs } from './resolver-inputs';
+import type { TestSelection } from './pyproject-declares';
 import { requirementName } from './pyproject';
 import { candidatePage, downloadListed } from './candidate-page';
 import { DownloadStore, linkOrCopy } from './download-store';
@@ -23,7 +25,7 @@ import { sharedUntilFailure } from '../../../shared-promise';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to ask for its own extras and groups (ownSelection), and when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES).
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), and when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES).
   return compareVersions(python, '3.12') >= 0 ? 9 : 8;
 }
 
@@ -79,10 +81,10 @@ export function toolingBelowFloor(lines: string[], python: string): [string, str
     .filter(([name, version]) => floors[name] !== undefined && compareVersions(version, floors[name]) < 0);
 }
 
-/** The extras and groups are the detected checkout's; a checkout resolved from its pyproject.toml asks for its own (ownSelection). */
-export interface PythonInputs extends TestSelection {
-  /** Files handed to the resolver as they are: pyproject.toml, setup.py or setup.cfg, requirement files. */
-  sources: string[];
+/** What to resolve besides what the checkout declares (resolver-inputs.ts: its project and requirement files, extras and groups). */
+export interface PythonInputs {
+  /** A configured recipe's files, resolved as named instead of what the checkout declares. */
+  configured?: TestSelection & { sources: string[] };
   /** The build backend's requirements, installed into the venv so the project installs without build isolation. */
   buildRequires: string[];
   /** Test tooling the image lacks (pytest, on a host Python), resolved with the build requirements where the project pins none. */
@@ -153,24 +155,14 @@ export function pythonFetch(inputs: PythonInputs) {
     }
   };
 
-  /**
-   * The extras and groups the checkout's own pyproject.toml declares, where the resolver reads the
-   * project from it: the recipe's are those of the checkout it was detected on, and a PR's merge,
-   * resolved with the same recipe, may declare others (extras that became dependency groups).
-   */
-  async function ownSelection(srcDir: string): Promise<TestSelection> {
-    if (!inputs.sources.includes('pyproject.toml')) return inputs;
-    const text = await readFile(join(srcDir, 'pyproject.toml'), 'utf8').catch(() => undefined);
-    return text === undefined ? inputs : testSelection(pyprojectDeclares(text), true);
-  }
-
   /** The resolution and download as of `ctx.asOf`, into `ctx.depsDir`. */
   async function fetchAsOf(ctx: FetchContext, tools: UvTools, env: Record<string, string>): Promise<Resolution> {
     // uv takes an existing output file's pins as preferences: an earlier attempt's must not steer this one.
     for (const f of (await readdir(ctx.srcDir)).filter((f) => f.startsWith('.chainsmith-')))
       await rm(join(ctx.srcDir, f), { force: true });
     const notes: string[] = [];
-    const { extras, testExtras, groups } = await ownSelection(ctx.srcDir);
+    const { sources, extras, testExtras, groups } =
+      inputs.configured ?? (await resolverInputs(await checkoutFiles(ctx.srcDir)));
     const pinned = join(ctx.srcDir, '.chainsmith-pinned.txt');
     let lock: Resolution['lock'] = 'resolved';
     let resolved = false;
@@ -302,12 +294,12 @@ export function pythonFetch(inputs: PythonInputs) {
         const file = join(ctx.srcDir, `.chainsmith-added-${sourceSets.length}.in`);
         await writeFile(file, added.join('\n') + '\n');
         sourceSets.push({
-          sources: [...inputs.sources, file],
+          sources: [...sources, file],
           tool: tool && toolDeps.length > 0,
           pr: pr && prAdds.length > 0,
         });
       }
-      sourceSets.push({ sources: inputs.sources, tool: false, pr: false });
+      sourceSets.push({ sources, tool: false, pr: false });
       const attempts: string[][] = [extras === 'all' ? ['--all-extras'] : extras.flatMap((e) => ['--extra', e])];
       if (extras === 'all' || extras.length > testExtras.length)
         attempts.push(testExtras.flatMap((e) => ['--extra', e]));
