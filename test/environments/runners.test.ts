@@ -104,7 +104,7 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
   expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
   expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
   expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe(
-    `${PYTEST} ${KEEP_COLLECTING} -rfEsxXp 'tests/a b.py' tests/c.py`,
+    `${PYTEST} ${KEEP_COLLECTING} -rpsxXfE 'tests/a b.py' tests/c.py`,
   );
   // Fixtures are not handed to pytest (it would run nothing); a PR that changes only fixtures runs the suite.
   expect(
@@ -115,8 +115,8 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
       'docs/test_api.txt',
       'tests/snap/a.txt',
     ]),
-  ).toBe(`${PYTEST} ${KEEP_COLLECTING} -rfEsxXp tests/test_x.py tests/conftest.py docs/test_api.txt`);
-  expect(runnerFor('pytest').command(['tests/data/x.json'])).toBe(`${PYTEST} ${KEEP_COLLECTING} -rfEsxXp`);
+  ).toBe(`${PYTEST} ${KEEP_COLLECTING} -rpsxXfE tests/test_x.py tests/conftest.py docs/test_api.txt`);
+  expect(runnerFor('pytest').command(['tests/data/x.json'])).toBe(`${PYTEST} ${KEEP_COLLECTING} -rpsxXfE`);
 });
 
 test("a package's engines.node range is checked against the image's Node 18", () => {

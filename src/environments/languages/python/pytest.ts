@@ -17,8 +17,11 @@ const OUTCOME: Record<string, TestCase['outcome']> = {
   XPASS: 'xpassed',
 };
 
-/** The pytest flag that prints one summary line per test (passes included, without their output). */
-export const PYTEST_SUMMARY_FLAG = '-rfEsxXp';
+/**
+ * The pytest flag that prints one summary line per test (passes included, without their output),
+ * failures and errors last: nearest the end of the output, which a cut keeps.
+ */
+export const PYTEST_SUMMARY_FLAG = '-rpsxXfE';
 /** The test command of a Python project, and of a repository nothing was detected in (sandbox.testCommand's default). */
 export const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
 /**
