@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prTestFiles } from '../src/environments/pr-tests';
 import { packageRoot } from '../src/paths';
 import type { Chain, GoldTests } from '../src/schemas';
 import type { Figure } from './figure';
@@ -108,10 +109,9 @@ const BUILD_KINDS = new Set(['dependencies-unresolvable', 'build-failed', 'unsup
 
 function splitFigures(language: string, split: Split, chains: Chain[], r: ValidateRun, unfetched: string[]): Figure[] {
   const suffix = `_${language}${split === 'tune' ? '_tune' : ''}`;
+  // As validation counts them: a release that only deletes test files (its archive dropped the suite) has none to run.
   const withTests = new Set(
-    chains.flatMap((c) =>
-      c.prs.filter((p) => p.files.some((f) => f.kind === 'test')).map((p) => `${c.repo.name}#${p.number}`),
-    ),
+    chains.flatMap((c) => c.prs.filter((p) => prTestFiles(p).length).map((p) => `${c.repo.name}#${p.number}`)),
   );
   const records = r.records.filter((g) => withTests.has(`${g.repo}#${g.prNumber}`));
   const n = withTests.size;

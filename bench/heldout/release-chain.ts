@@ -35,8 +35,16 @@ export async function releaseChain(
   });
   const take = async (release: Release) => {
     await must('bash', ['-c', 'find "$1" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +', 'clear', repo]);
-    // A release's own `.git` (rare in an archive) would land in the repository's.
-    await must('bash', ['-c', 'tar -C "$1" --exclude=./.git -cf - . | tar -C "$2" -xf -', 'copy', release.dir, repo]);
+    // A release's own `.git` (rare in an archive) would land in the repository's. The files become the
+    // runner's own: an archive's owner (kept where root unpacks it) given to the repository's top
+    // directory makes git refuse it as of dubious ownership.
+    await must('bash', [
+      '-c',
+      'tar -C "$1" --exclude=./.git -cf - . | tar -C "$2" --no-same-owner -xf -',
+      'copy',
+      release.dir,
+      repo,
+    ]);
     // Every file hashed anew: a changed file of the same size and times as the one before it (archives keep
     // their files' times; the deleted file's inode may come back) would pass for unchanged in the index.
     await git(repo, ['read-tree', '--empty']);

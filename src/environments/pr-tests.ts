@@ -33,6 +33,15 @@ ${command}`
     : command;
 }
 
+/**
+ * What a test run keeps of its output (its head and tail, the middle cut): the per-test report comes
+ * last and must be whole, for suites of a few thousand tests (a pytest line a test, ~100 characters,
+ * after the failures' tracebacks). At 40k a suite of 500 lost its middle, and with it the failures a
+ * run before the change names first: no test could verify the stage. Kept by reference, never in
+ * workflow history.
+ */
+const TEST_OUTPUT_CHARS = 600_000;
+
 /** Runs a test command in the sandbox's repository and reads its outcome, per test where the runner reports them. */
 export async function runTests(
   sandbox: Sandbox,
@@ -40,9 +49,10 @@ export async function runTests(
   command: string,
   timeoutSeconds: number,
 ): Promise<TestSignal> {
-  // The per-test report comes last; 40k characters keep it whole for suites of some hundred tests.
   const started = Date.now();
-  const r = await journaled('test', command, () => sandbox.exec(command, { timeoutSeconds, maxOutputChars: 40_000 }));
+  const r = await journaled('test', command, () =>
+    sandbox.exec(command, { timeoutSeconds, maxOutputChars: TEST_OUTPUT_CHARS }),
+  );
   const cases = runnerFor(plan.runner).parse(r.output);
   // Exit 137 is also a SIGKILL from elsewhere (the tests, the kernel's OOM killer): a timeout only once the limit has passed.
   const timedOut = r.timedOut && Date.now() - started >= timeoutSeconds * 1000;

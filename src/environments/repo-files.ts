@@ -1,3 +1,5 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { git } from '../git';
 import { committerDate, listTree, showFile } from './cat-file';
 import type { RepoFiles } from './contract';
@@ -31,6 +33,12 @@ export async function gitRepoFiles(
       return text;
     },
   };
+}
+
+/** A checkout's files on disk, read as detection reads a commit's. */
+export async function checkoutFiles(dir: string): Promise<RepoFiles> {
+  const rootFiles = new Set(await readdir(dir));
+  return { rootFiles, read: (path) => readFile(join(dir, path), 'utf8').catch(() => undefined) };
 }
 
 /** `git ls-tree` lines (mode, blob id, path) of the manifests at `sha`: what an environment is keyed on. */

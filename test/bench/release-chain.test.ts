@@ -1,5 +1,5 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { releaseChain } from '../../bench/heldout/release-chain';
@@ -54,4 +54,23 @@ test('releases become a history of merged PRs: each merge holds its release whol
   // An undated release is dated today, after the dated ones.
   expect(Date.parse(second.mergedAt)).toBeGreaterThan(Date.parse(first.mergedAt));
   expect(chain.edges).toEqual([expect.objectContaining({ from: 2, to: 1 })]);
+});
+
+const asRoot = process.getuid?.() === 0 ? test : test.skip;
+
+asRoot('releases packed by another user become a repository the runner owns, one PR a release', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-release-owner-'));
+  // An archive unpacked by root keeps its packager's owner, top directory included.
+  const release = async (version: string) => {
+    const root = await tree(join(dir, version), { 'pkg/version.py': `VERSION = '${version}'\n` });
+    await chown(root, 1001, 1001);
+    return { version, dir: root };
+  };
+  const { repo, chain } = await releaseChain(
+    'acme/pkg',
+    [await release('1.0'), await release('1.1')],
+    join(dir, 'out'),
+  );
+  expect(chain.prs.map((pr) => pr.files.map((f) => f.path))).toEqual([['pkg/version.py']]);
+  expect(await git(repo, ['show', 'main:pkg/version.py'])).toBe("VERSION = '1.1'\n");
 });

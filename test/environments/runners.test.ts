@@ -1,4 +1,5 @@
 import { runnerFor } from '../../src/environments/languages';
+import { KEEP_COLLECTING, PYTEST } from '../../src/environments/languages/python/pytest';
 import { nodeRangeAllows } from '../../src/environments/languages/node/detect';
 import { parseCaseLines } from '../../src/environments/runners/case-lines';
 import { stageReason } from '../../src/stage-reason';
@@ -111,7 +112,7 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
   expect(runnerFor('make').parse('cc -o t t.c\n./t\nall good\n')).toBeUndefined();
   expect(runnerFor('exit-code').parse('ok 1 - looks like TAP')).toBeUndefined();
   expect(runnerFor('pytest').command(['tests/a b.py', 'tests/c.py'])).toBe(
-    "python3 -m pytest -q -p no:cacheprovider -rfEsxXp 'tests/a b.py' tests/c.py",
+    `${PYTEST} ${KEEP_COLLECTING} -rpsxXfE 'tests/a b.py' tests/c.py`,
   );
   // Fixtures are not handed to pytest (it would run nothing); a PR that changes only fixtures runs the suite.
   expect(
@@ -122,8 +123,8 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
       'docs/test_api.txt',
       'tests/snap/a.txt',
     ]),
-  ).toBe('python3 -m pytest -q -p no:cacheprovider -rfEsxXp tests/test_x.py tests/conftest.py docs/test_api.txt');
-  expect(runnerFor('pytest').command(['tests/data/x.json'])).toBe('python3 -m pytest -q -p no:cacheprovider -rfEsxXp');
+  ).toBe(`${PYTEST} ${KEEP_COLLECTING} -rpsxXfE tests/test_x.py tests/conftest.py docs/test_api.txt`);
+  expect(runnerFor('pytest').command(['tests/data/x.json'])).toBe(`${PYTEST} ${KEEP_COLLECTING} -rpsxXfE`);
 });
 
 test("a package's engines.node range is checked against the image's Node 18", () => {

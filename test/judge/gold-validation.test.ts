@@ -38,7 +38,7 @@ test('gold validation of the demo chain in Docker: the tests each PR makes pass,
   expect(second.passToPass).toHaveLength(3);
   expect(third.failToPass).toEqual([t('test_median_with_key_function')]);
   expect(third.passToPass).toHaveLength(4);
-  expect(second.command).toMatch(/pytest .*-rfEsxXp tests\/test_median\.py$/);
+  expect(second.command).toMatch(/pytest .*-rpsxXfE tests\/test_median\.py$/);
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
 
   // Computed once per PR: a second call comes from the store without touching Docker.

@@ -8,11 +8,8 @@ export const TALLY_PYPROJECT =
 export const ciWorkflow = (pythons: string[]) =>
   `name: tests\non: [push]\njobs:\n  tests:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python-version: [${pythons.map((p) => `"${p}"`).join(', ')}]\n    steps:\n      - run: pytest\n`;
 
-/** A Python fetch's inputs with nothing declared but `over` (sources, Python, extras, ...): what a test fetch varies. */
-export const fetchInputs = (over: Partial<PythonInputs> & Pick<PythonInputs, 'sources' | 'python'>): PythonInputs => ({
-  extras: [],
-  testExtras: [],
-  groups: [],
+/** A Python fetch's inputs with nothing besides what its checkout declares but `over` (Python, tooling, ...): what a test fetch varies. */
+export const fetchInputs = (over: Partial<PythonInputs> & Pick<PythonInputs, 'python'>): PythonInputs => ({
   buildRequires: [],
   testTooling: [],
   uvLock: false,

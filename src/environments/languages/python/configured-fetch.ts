@@ -16,10 +16,12 @@ const PACKAGE_FILE = /(^|\/)(pyproject\.toml|setup\.py|setup\.cfg)$/;
 export function pythonConfiguredFetch(manifests: string[]): ConfiguredFetch<'python', 'pytest', 'python'> {
   return {
     fetch: pythonFetch({
-      sources: manifests,
-      extras: manifests.some((m) => PACKAGE_FILE.test(m)) ? 'all' : [],
-      testExtras: [],
-      groups: [],
+      configured: {
+        sources: manifests,
+        extras: manifests.some((m) => PACKAGE_FILE.test(m)) ? 'all' : [],
+        testExtras: [],
+        groups: [],
+      },
       buildRequires: [],
       testTooling: [],
       python: BASE_PYTHON,

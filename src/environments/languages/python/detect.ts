@@ -1,6 +1,7 @@
 import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName } from './pyproject';
-import { pyprojectDeclares } from './pyproject-declares';
+import { pyprojectDeclares, TESTISH } from './pyproject-declares';
+import { requirementFilesOf } from './resolver-inputs';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
@@ -16,30 +17,29 @@ export const VENV = '/work/.venv';
 export const MERGED_VENV = '/work/.venv-merge';
 
 const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.ini', 'conftest.py', 'uv.lock'];
-/** Requirement files a test run usually needs, below the root. */
-const NESTED_REQUIREMENTS = [
-  'requirements/tests.txt',
-  'requirements/test.txt',
-  'requirements/testing.txt',
-  'requirements/dev.txt',
-  'tests/requirements.txt',
-];
-const TESTISH = /^(tests?|testing|dev)$/i;
-const DOCS = /^docs?$|documentation|sphinx/i;
 /**
  * What the base image already has (Debian's pytest, seen through the venv's system site-packages, and
  * the venv's own pip and setuptools): a project declaring only these needs no fetch (the demo's
  * `test = ["pytest>=7"]`), whatever versions it names.
  */
 const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
+/**
+ * What a build backend asks for beyond its build requirements to install a project editable (PEP 660's
+ * get_requires_for_build_editable), where that is more: hatchling's editable wheels import `editables`.
+ * The project is installed without build isolation, so nothing else would bring it.
+ */
+const EDITABLE_REQUIRES: Record<string, string[]> = { 'hatchling.build': ['editables'] };
 
 /**
  * Python projects: a venv on the Python of the stage's era (versions.ts: the base image's 3.11
  * or one the host provides), with the project's dependencies (runtime, extras, test groups and test
  * requirement files) resolved on the host for that Python as of the date its dependency declarations
  * last changed (declarations-date.ts) and installed offline from the fetched wheels, then the project
- * itself, editable and without its deps. A project on the base image's Python that declares nothing to
- * install (beyond setuptools) needs no registry at all.
+ * itself, editable and without its deps. The fetched requirements are installed as resolved, without
+ * their dependencies resolved again: they are all there but the project itself, which a committed
+ * lock leaves out and a package among them may depend on (a test tool that needs the library under
+ * test: hypothesis needs attrs, pytest pluggy). A project on the base image's Python that declares
+ * nothing to install (beyond setuptools) needs no registry at all.
  */
 export async function detectPython(
   files: RepoFiles,
@@ -89,20 +89,6 @@ export async function detectPython(
     !needsPackages,
     (await era?.tested?.()) ?? [],
   );
-  // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
-  // layout), not in [project], is read by the resolver through that backend.
-  const backendOnly = !project && !has('setup.py') && pyproject.buildSystem && pyproject.backendMetadata;
-  const sources =
-    project || backendOnly || unreadable
-      ? ['pyproject.toml']
-      : has('setup.py')
-        ? ['setup.py']
-        : has('setup.cfg')
-          ? ['setup.cfg']
-          : [];
-  const testExtras = extras.filter((e) => TESTISH.test(e));
-  const nonDocExtras = extras.filter((e) => !DOCS.test(e));
-  const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
 
   // The pip that fills the venvs uv does not (before 3.8), by minor: the wheels the fetch may take for it.
   // One whose version is not found is taken for the oldest (manylinux1 wheels, or the sdist).
@@ -125,7 +111,7 @@ export async function detectPython(
           ? uvVenv(interpreter, venv, deps)
           : [
               `${interpreter} -m venv --system-site-packages ${venv}`,
-              ...(needsFetch ? [`${pip} --find-links ${deps} -r ${deps}/requirements.txt`] : []),
+              ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
       if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
       return lines;
@@ -146,12 +132,10 @@ export async function detectPython(
       ...(needsFetch
         ? {
             fetch: pythonFetch({
-              sources: [...sources, ...requirementFiles],
-              // Extras that setup.py, setup.cfg or a build backend declare cannot be read here: ask for all of them.
-              extras: project ? nonDocExtras : sources.length ? 'all' : [],
-              testExtras,
-              groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
-              buildRequires,
+              buildRequires: [
+                ...buildRequires,
+                ...((installable && EDITABLE_REQUIRES[pyproject.buildBackend ?? '']) || []),
+              ],
               testTooling,
               python: python.version,
               uvLock: has('uv.lock'),
@@ -203,7 +187,7 @@ function uvVenv(interpreter: string, venv: string, deps: string): string[] {
   const bundled = `$(${interpreter} -c 'import ensurepip,os;print(os.path.dirname(ensurepip.__file__))')/_bundled`;
   return [
     `${interpreter} -m venv --system-site-packages --without-pip ${venv}`,
-    `${uv} --compile-bytecode --find-links ${deps} -r ${deps}/requirements.txt`,
+    `${uv} --compile-bytecode --no-deps --find-links ${deps} -r ${deps}/requirements.txt`,
     // Last, so that no later install byte-compiles it (uv compiles the whole of site-packages); where the requirements pinned a pip, that one stays.
     `if ! ls -d ${venv}/lib/python*/site-packages/pip-*.dist-info >/dev/null 2>&1; then ` +
       `v=$(${interpreter} -m ensurepip --version | cut -d' ' -f2); w=$(ls ${bundled}/pip-$v-*.whl /usr/share/python-wheels/pip-$v-*.whl 2>/dev/null | head -n1 || true); ` +
@@ -222,24 +206,6 @@ export function poetryPython(constraint: string | undefined): string | undefined
   if (!m || c.startsWith('~=')) return c;
   const [major, minor] = [Number(m[2]), Number(m[3] ?? 0)];
   return m[1] === '^' ? `>=${major}.${minor},<${major + 1}` : `>=${major}.${minor},<${major}.${minor + 1}`;
-}
-
-/** Requirement files at the root and the usual nested places: test ones where there are some, else development ones (which often pull in docs and linters too). */
-async function requirementFilesOf(files: RepoFiles): Promise<{ requirementFiles: string[]; found: string[] }> {
-  const rootRequirements = [...files.rootFiles]
-    .filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f))
-    .sort();
-  const nested = (
-    await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))
-  ).filter((f): f is string => !!f);
-  const found = [...rootRequirements, ...nested];
-  const testFiles = found.filter((f) => /test/i.test(f));
-  return {
-    requirementFiles: found
-      .filter((f) => !/test|dev/i.test(f))
-      .concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f))),
-    found,
-  };
 }
 
 /** The package names a requirements file's lines name (options, includes and comments left out). */

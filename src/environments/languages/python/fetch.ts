@@ -8,6 +8,9 @@ import type { FetchContext, Resolution } from '../../contract';
 import { runTool, tail, type ToolRun } from '../../host-tools';
 import { compareVersions } from '../host-command';
 import { resolverFailure } from './resolver-failure';
+import { checkoutFiles } from '../../repo-files';
+import { resolverInputs } from './resolver-inputs';
+import type { TestSelection } from './pyproject-declares';
 import { requirementName } from './pyproject';
 import { candidatePage, downloadListed } from './candidate-page';
 import { DownloadStore, linkOrCopy } from './download-store';
@@ -22,8 +25,8 @@ import { sharedUntilFailure } from '../../../shared-promise';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), and when the fetch began to leave uv in the dependency directory (UV_IN_DEPS).
-  return compareVersions(python, '3.12') >= 0 ? 7 : 6;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), and when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES).
+  return compareVersions(python, '3.12') >= 0 ? 9 : 8;
 }
 
 /**
@@ -78,15 +81,10 @@ export function toolingBelowFloor(lines: string[], python: string): [string, str
     .filter(([name, version]) => floors[name] !== undefined && compareVersions(version, floors[name]) < 0);
 }
 
+/** What to resolve besides what the checkout declares (resolver-inputs.ts: its project and requirement files, extras and groups). */
 export interface PythonInputs {
-  /** Files handed to the resolver as they are: pyproject.toml, setup.py or setup.cfg, requirement files. */
-  sources: string[];
-  /** Extras to include; 'all' asks the resolver for every extra. */
-  extras: string[] | 'all';
-  /** Extras a test run needs, tried alone when all of them do not resolve. */
-  testExtras: string[];
-  /** PEP 735 dependency groups to include. */
-  groups: string[];
+  /** A configured recipe's files, resolved as named instead of what the checkout declares. */
+  configured?: TestSelection & { sources: string[] };
   /** The build backend's requirements, installed into the venv so the project installs without build isolation. */
   buildRequires: string[];
   /** Test tooling the image lacks (pytest, on a host Python), resolved with the build requirements where the project pins none. */
@@ -163,11 +161,12 @@ export function pythonFetch(inputs: PythonInputs) {
     for (const f of (await readdir(ctx.srcDir)).filter((f) => f.startsWith('.chainsmith-')))
       await rm(join(ctx.srcDir, f), { force: true });
     const notes: string[] = [];
+    const { sources, extras, testExtras, groups } =
+      inputs.configured ?? (await resolverInputs(await checkoutFiles(ctx.srcDir)));
     const pinned = join(ctx.srcDir, '.chainsmith-pinned.txt');
     let lock: Resolution['lock'] = 'resolved';
     let resolved = false;
     if (inputs.uvLock) {
-      const groups = inputs.groups.flatMap((g) => ['--group', g]);
       const r = await runTool(
         tools.uv,
         [
@@ -177,7 +176,7 @@ export function pythonFetch(inputs: PythonInputs) {
           '--no-emit-project',
           '--no-header',
           '--no-default-groups',
-          ...groups,
+          ...groups.flatMap((g) => ['--group', g]),
           '--all-extras',
           '--no-python-downloads',
           '-o',
@@ -295,26 +294,24 @@ export function pythonFetch(inputs: PythonInputs) {
         const file = join(ctx.srcDir, `.chainsmith-added-${sourceSets.length}.in`);
         await writeFile(file, added.join('\n') + '\n');
         sourceSets.push({
-          sources: [...inputs.sources, file],
+          sources: [...sources, file],
           tool: tool && toolDeps.length > 0,
           pr: pr && prAdds.length > 0,
         });
       }
-      sourceSets.push({ sources: inputs.sources, tool: false, pr: false });
-      const attempts: string[][] = [
-        inputs.extras === 'all' ? ['--all-extras'] : inputs.extras.flatMap((e) => ['--extra', e]),
-      ];
-      if (inputs.extras === 'all' || inputs.extras.length > inputs.testExtras.length)
-        attempts.push(inputs.testExtras.flatMap((e) => ['--extra', e]));
+      sourceSets.push({ sources, tool: false, pr: false });
+      const attempts: string[][] = [extras === 'all' ? ['--all-extras'] : extras.flatMap((e) => ['--extra', e])];
+      if (extras === 'all' || extras.length > testExtras.length)
+        attempts.push(testExtras.flatMap((e) => ['--extra', e]));
       let failure: { args: string[]; run: ToolRun } | undefined;
       for (const { sources, tool, pr } of sourceSets) {
-        const base = [...compile(sources, pinned), ...inputs.groups.flatMap((g) => ['--group', g])];
+        const base = [...compile(sources, pinned), ...groups.flatMap((g) => ['--group', g])];
         for (const [i, extras] of attempts.entries()) {
           const r = await compileRun([...base, ...extras]);
           if (r.code === 0) {
             if (i > 0)
               notes.push(
-                `not every extra resolves; resolved with the test extras only (${inputs.testExtras.join(', ') || 'none'})`,
+                `not every extra resolves; resolved with the test extras only (${testExtras.join(', ') || 'none'})`,
               );
             if (toolDeps.length)
               notes.push(

@@ -15,6 +15,8 @@ export interface PyprojectDeclares {
   /** Each PEP 735 group's requirements, those of the groups it includes (`{include-group = …}`) in their place; undefined where no array. */
   groups: Map<string, string[] | undefined>;
   buildRequires: string[];
+  /** [build-system] build-backend: the module a PEP 517 frontend builds the project with. */
+  buildBackend: string | undefined;
   requiresPython: string | undefined;
   /** A [tool.poetry.dependencies] table, and its `python` constraint (Poetry's syntax). */
   poetryDependencies: boolean;
@@ -50,10 +52,42 @@ export function pyprojectDeclares(text: string): PyprojectDeclares {
     extras: lists(tomlTable(doc, 'project.optional-dependencies')),
     groups: new Map(tomlKeys(groupsTable).map((g) => [g, groupRequirements(groupsTable, g)])),
     buildRequires: tomlStrings(tomlTable(doc, 'build-system'), 'requires') ?? [],
+    buildBackend: tomlString(tomlTable(doc, 'build-system'), 'build-backend'),
     requiresPython: tomlString(project, 'requires-python'),
     poetryDependencies: poetryDeps !== undefined,
     // A string, or a table with the constraint under `version`.
     poetryPython: tomlString(poetryDeps, 'python') ?? tomlString(tomlTable(poetryDeps, 'python'), 'version'),
     backendMetadata: tomlTable(doc, 'tool.poetry') !== undefined || tomlTable(doc, 'tool.flit.metadata') !== undefined,
+  };
+}
+
+/** Extras and groups a test run needs, by their names; `dev` ones usually pull the test ones in. */
+export const TESTISH = /^(tests?|testing|dev)$/i;
+/** Documentation's extras and requirement files: never what a test run needs. */
+export const DOCS = /^docs?$|documentation|sphinx/i;
+
+/** The extras and dependency groups a test environment asks the resolver for. */
+export interface TestSelection {
+  /** Extras to include; 'all' asks the resolver for every extra. */
+  extras: string[] | 'all';
+  /** Extras a test run needs, tried alone when all of them do not resolve. */
+  testExtras: string[];
+  /** PEP 735 dependency groups to include. */
+  groups: string[];
+}
+
+/**
+ * What a pyproject.toml's project asks the resolver for: its extras but the docs' (every extra where
+ * the project file resolved is another, `resolvesProject`, whose extras cannot be read here), and its
+ * test groups, else a `dev` one.
+ */
+export function testSelection(p: PyprojectDeclares, resolvesProject: boolean): TestSelection {
+  const extras = [...p.extras.keys()];
+  const groups = [...p.groups.keys()];
+  const testGroups = groups.filter((g) => TESTISH.test(g) && !/^dev$/i.test(g));
+  return {
+    extras: p.project ? extras.filter((e) => !DOCS.test(e)) : resolvesProject ? 'all' : [],
+    testExtras: extras.filter((e) => TESTISH.test(e)),
+    groups: testGroups.length ? testGroups : groups.filter((g) => /^dev$/i.test(g)),
   };
 }

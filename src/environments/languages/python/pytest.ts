@@ -17,10 +17,20 @@ const OUTCOME: Record<string, TestCase['outcome']> = {
   XPASS: 'xpassed',
 };
 
-/** The pytest flag that prints one summary line per test (passes included, without their output). */
-export const PYTEST_SUMMARY_FLAG = '-rfEsxXp';
+/**
+ * The pytest flag that prints one summary line per test (passes included, without their output),
+ * failures and errors last: nearest the end of the output, which a cut keeps.
+ */
+export const PYTEST_SUMMARY_FLAG = '-rpsxXfE';
 /** The test command of a Python project, and of a repository nothing was detected in (sandbox.testCommand's default). */
 export const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
+/**
+ * pytest from 3.0 on stops the whole run at a test file that cannot be collected (a module a PR's test
+ * file imports that the environment lacks, a marker only an uninstalled plugin registers): the PR's
+ * other files then run no test at all. This flag keeps them running, as pytest before 3.0 did, whose
+ * argument parser does not know it: asked for only where the pytest the run imports is 3.0 or later.
+ */
+export const KEEP_COLLECTING = `$(python3 -c 'import pytest; print("--continue-on-collection-errors" if int(pytest.__version__.split(".")[0]) > 2 else "")' 2>/dev/null)`;
 
 export function parsePytestSummary(output: string): TestCase[] | undefined {
   const cases = new Map<string, TestCase['outcome']>();
@@ -44,9 +54,9 @@ export function pytestFiles(files: string[]): string[] {
 
 export const pytestRunner: TestRunner<'pytest'> = {
   name: 'pytest',
-  // A configured command (python3 -m pytest -x, tox -e py -- …) still gets the summary flag and the files.
+  // A configured command (python3 -m pytest -x, tox -e py -- …) still gets the flags and the files.
   command: (files, override) =>
-    [override ?? PYTEST, PYTEST_SUMMARY_FLAG, ...pytestFiles(files).map(shellQuote)].join(' '),
+    [override ?? PYTEST, KEEP_COLLECTING, PYTEST_SUMMARY_FLAG, ...pytestFiles(files).map(shellQuote)].join(' '),
   parse: parsePytestSummary,
   runs: (command) => /\bpytest\b/.test(command),
   selects: { files: pytestFiles, described: 'Python files pytest could run' },

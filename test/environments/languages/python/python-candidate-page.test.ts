@@ -31,7 +31,7 @@ test("a fetch downloads from a page of the pinned releases' own files what pip t
     await mkdir(depsDir);
     await writeFile(join(src, 'requirements.txt'), PINS.join('\n') + '\n');
     const log: string[] = [];
-    const resolution = await pythonFetch(fetchInputs({ sources: ['requirements.txt'], python: '3.8' }))({
+    const resolution = await pythonFetch(fetchInputs({ python: '3.8' }))({
       srcDir: src,
       depsDir,
       asOf: new Date('2020-12-15T00:00:00Z'),

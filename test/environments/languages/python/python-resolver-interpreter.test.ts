@@ -32,7 +32,7 @@ test("a setup.py project's metadata is built by the tools' interpreter: no pytho
       join(src, 'setup.py'),
       'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six" + "==1.15.0"])\n',
     );
-    const resolution = await pythonFetch(fetchInputs({ sources: ['setup.py'], extras: 'all', python: '3.8' }))({
+    const resolution = await pythonFetch(fetchInputs({ python: '3.8' }))({
       srcDir: src,
       depsDir,
       asOf: new Date('2021-06-01T00:00:00Z'),

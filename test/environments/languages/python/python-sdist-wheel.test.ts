@@ -34,7 +34,7 @@ test('a pure-Python sdist a fetch pins is built on the host into a wheel of that
     await mkdir(src);
     await mkdir(depsDir);
     await writeFile(join(src, 'requirements.txt'), 'iniconfig==1.0.0\n');
-    const resolution = await pythonFetch(fetchInputs({ sources: ['requirements.txt'], python: '3.8' }))({
+    const resolution = await pythonFetch(fetchInputs({ python: '3.8' }))({
       srcDir: src,
       depsDir,
       asOf: new Date('2020-06-15T00:00:00Z'),

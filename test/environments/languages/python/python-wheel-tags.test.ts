@@ -13,7 +13,7 @@ async function fetchFor(root: string, name: string, python: string, installerPip
   await mkdir(src);
   await mkdir(depsDir);
   await writeFile(join(src, 'requirements.txt'), 'MarkupSafe==1.1.1\n');
-  const inputs = fetchInputs({ sources: ['requirements.txt'], python, ...(installerPip ? { installerPip } : {}) });
+  const inputs = fetchInputs({ python, ...(installerPip ? { installerPip } : {}) });
   await pythonFetch(inputs)({
     srcDir: src,
     depsDir,

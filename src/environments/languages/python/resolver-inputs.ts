@@ -1,0 +1,53 @@
+import type { RepoFiles } from '../../contract';
+import { DOCS, pyprojectDeclares, testSelection, type TestSelection } from './pyproject-declares';
+
+/** Requirement files a test run usually needs, below the root. */
+const NESTED_REQUIREMENTS = [
+  'requirements/tests.txt',
+  'requirements/test.txt',
+  'requirements/testing.txt',
+  'requirements/dev.txt',
+  'tests/requirements.txt',
+];
+/** Requirement files at the root and the usual nested places: test ones where there are some, else development ones (which often pull in docs and linters too). */
+export async function requirementFilesOf(files: RepoFiles): Promise<{ requirementFiles: string[]; found: string[] }> {
+  const rootRequirements = [...files.rootFiles]
+    .filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f))
+    .sort();
+  const nested = (
+    await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))
+  ).filter((f): f is string => !!f);
+  const found = [...rootRequirements, ...nested];
+  const testFiles = found.filter((f) => /test/i.test(f));
+  return {
+    requirementFiles: found
+      .filter((f) => !/test|dev/i.test(f))
+      .concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f))),
+    found,
+  };
+}
+
+/**
+ * What the resolver is handed of a checkout: the file its project is read from (pyproject.toml where
+ * that declares it, in [project] or a backend's own table, else setup.py or setup.cfg) and its
+ * requirement files, with the extras and groups to ask for. Read from the checkout resolved: a PR's
+ * merge, resolved with the recipe detected at its base, may declare its project elsewhere (a setup.py
+ * dropped for pyproject.toml) or its test requirements otherwise (an extra become a group).
+ */
+export async function resolverInputs(files: RepoFiles): Promise<TestSelection & { sources: string[] }> {
+  const has = (name: string) => files.rootFiles.has(name);
+  const pyproject = pyprojectDeclares(has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '');
+  // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
+  // layout), not in [project], is read by the resolver through that backend.
+  const backendOnly = !pyproject.project && !has('setup.py') && pyproject.buildSystem && pyproject.backendMetadata;
+  const project =
+    pyproject.project || backendOnly || pyproject.unreadable
+      ? ['pyproject.toml']
+      : has('setup.py')
+        ? ['setup.py']
+        : has('setup.cfg')
+          ? ['setup.cfg']
+          : [];
+  const { requirementFiles } = await requirementFilesOf(files);
+  return { sources: [...project, ...requirementFiles], ...testSelection(pyproject, project.length > 0) };
+}
