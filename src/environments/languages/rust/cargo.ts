@@ -64,8 +64,22 @@ export function cargoTestTargets(files: string[]): string[] | undefined {
 }
 
 /**
+ * Shell whose status says the root Cargo.toml has an optional dependency named `$f`: cargo's implicit
+ * feature of that name (hex's `#![cfg(feature = "serde")]` tests), in a table of its own
+ * (`[dependencies.f]`, a target's too) or inline (`f = { …, optional = true }`); none where a feature
+ * names it `dep:f`, which turns the implicit one off.
+ */
+const OPTIONAL_DEPENDENCY = [
+  `{ awk -v f="$f" '/^\\[/ { table = $0; next }`,
+  `(table ~ "^\\\\[(.*\\\\.)?(build-)?dependencies\\\\." f "\\\\]" && /^optional *= *true/) ||`,
+  `(table ~ /dependencies\\]/ && $0 ~ "^\\"?" f "\\"? *=.*optional *= *true") { found = 1 }`,
+  `END { exit !found }' Cargo.toml 2>/dev/null && ! grep -q "\\"dep:$f\\"" Cargo.toml; }`,
+].join(' ');
+
+/**
  * Shell that sets `features` and `both` for the crate features the test files gate tests on
- * (`cfg(feature = "x")`) and the root Cargo.toml declares at the time of the run, comma-separated: a
+ * (`cfg(feature = "x")`) and the root Cargo.toml declares at the time of the run (in [features], or as
+ * an optional dependency), comma-separated: a
  * test of an optional feature (serde_json's raw_value) is otherwise compiled out, before and after the
  * change alike. `features` holds those named only positively; `both` those also named under `not(…)`
  * item by item (serde_json's tests/test.rs has arbitrary_precision variants of the default's
@@ -81,7 +95,7 @@ export function gatedFeatures(files: string[]): string {
   if (!rs) return '';
   const count = (pattern: string) => `$(cat ${rs} 2>/dev/null | grep -o "${pattern}" | wc -l)`;
   const names = `grep -ho 'feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
-  const declared = `sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *="`;
+  const declared = `{ sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *=" || ${OPTIONAL_DEPENDENCY}; }`;
   const wholeFileOff = `cat ${rs} 2>/dev/null | grep -q "#!\\[cfg(not( *feature *= *\\"$f\\""`;
   return [
     'features=; both=',
