@@ -86,6 +86,8 @@ const OPTIONAL_DEPENDENCY = [
  * assertions, inside one test): the tests run once without them and once with them, so a change to
  * either variant is seen. A feature a file is gated off by as a whole (`#![cfg(not(feature = "x"))]`,
  * serde_json's preserve_order) stays off: turning it on would drop the tests written for the default.
+ * So does a feature under which the crate's root turns on a nightly `#![feature]` (`#![cfg_attr(feature =
+ * "x", feature(…))]`, smallvec's may_dangle): the image's stable rustc refuses the whole crate with it (E0554).
  */
 export function gatedFeatures(files: string[]): string {
   const rs = files
@@ -96,11 +98,13 @@ export function gatedFeatures(files: string[]): string {
   const count = (pattern: string) => `$(cat ${rs} 2>/dev/null | grep -o "${pattern}" | wc -l)`;
   const names = `grep -ho 'feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
   const declared = `{ sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *=" || ${OPTIONAL_DEPENDENCY}; }`;
+  const nightly = `grep -Eqs "^[[:space:]]*#!\\[cfg_attr\\( *feature *= *\\"$f\\" *,.*feature\\(" src/lib.rs`;
   const wholeFileOff = `cat ${rs} 2>/dev/null | grep -q "#!\\[cfg(not( *feature *= *\\"$f\\""`;
   return [
     'features=; both=',
     `for f in $(${names}); do`,
     `  ${declared} || continue`,
+    `  ${nightly} && continue`,
     `  all=${count('feature *= *\\"$f\\"')}; off=${count('not( *feature *= *\\"$f\\"')}`,
     '  if [ "$off" -eq 0 ]; then features=${features:+$features,}$f',
     `  elif [ "$all" -gt "$off" ] && ! ${wholeFileOff}; then both=\${both:+$both,}$f; fi`,
