@@ -33,7 +33,8 @@ export function parseCargoTest(output: string): TestCase[] | undefined {
     }
     const test = TEST_LINE.exec(line);
     if (!test || !target) continue;
-    const name = test[1].replace(/ \(line \d+\)$/, '').replace(/ - compile( fail)?$/, '');
+    // `src/lib.rs - f (line 12) - compile fail`: the mode after the line number, so the mode goes first.
+    const name = test[1].replace(/ - compile( fail)?$/, '').replace(/ \(line \d+\)$/, '');
     const outcome: TestCase['outcome'] =
       test[2] === 'FAILED' ? 'failed' : test[2].startsWith('ignored') ? 'skipped' : 'passed';
     const id = `${target}::${name}`;
