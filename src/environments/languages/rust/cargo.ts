@@ -134,6 +134,18 @@ function allTestTargets(files: string[]): boolean {
   return files.length > 0 && files.every((f) => f.startsWith('tests/'));
 }
 
+/**
+ * Shell that builds the crate's examples where the run is narrowed to some test targets (`$sel`) and a
+ * PR test file names the examples directory: a test that runs an example's binary (once_cell's
+ * reentrant_init, `target/debug/examples/…`) finds it, as under the whole suite, which builds the
+ * examples. Not otherwise, for the examples' compile time; a build that fails leaves the tests to say so.
+ */
+function examplesFirst(files: string[]): string {
+  const rs = files.filter((f) => f.endsWith('.rs')).map(shellQuote);
+  if (!rs.length) return '';
+  return `if [ -n "$sel" ] && grep -qsw examples ${rs.join(' ')}; then cargo build --offline --examples \${features:+--features "$features"} >/dev/null 2>&1 || true; fi\n`;
+}
+
 export const cargoRunner: TestRunner<'cargo'> = {
   name: 'cargo',
   command(files, override) {
@@ -153,7 +165,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
     if (!features) return `${select}${plain} $sel 2>&1`;
     // --workspace only for the whole suite without features: features name the root package's.
     return [
-      `${features}${select}${workspace}[ -z "$features$both$sel" ] || ws=`,
+      `${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both$sel" ] || ws=`,
       `${plain} \${features:+--features "$features"} $sel $ws 2>&1; status=$?`,
       `if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; ${plain} --features "\${features:+$features,}$both" $sel 2>&1 || status=$?; fi`,
       'exit $status',
