@@ -165,7 +165,9 @@ function defaults(env: Env): Config {
       : {},
     worker: { host: hostname() },
     durability: { heartbeatTimeoutSeconds: 10 },
-    sandbox: { memoryMb: 2048, pidsLimit: 512, poolSize: 2, testCommand: BASE.testCommand },
+    // Room for a stress test's thousand threads (once_cell's get_or_init_stress, behind one Barrier, hung
+    // at 512 until the run timed out); still a bound on a runaway fork, as memoryMb is.
+    sandbox: { memoryMb: 2048, pidsLimit: 4096, poolSize: 2, testCommand: BASE.testCommand },
     environments: { repos: {}, buildNetwork: 'none', buildTimeoutSeconds: 1200, cpus: 1, pythons: [], goldRuns: 2 },
     budget: { prices: DEFAULT_PRICES },
   };

@@ -33,7 +33,8 @@ export function parseCargoTest(output: string): TestCase[] | undefined {
     }
     const test = TEST_LINE.exec(line);
     if (!test || !target) continue;
-    const name = test[1].replace(/ \(line \d+\)$/, '').replace(/ - compile( fail)?$/, '');
+    // `src/lib.rs - f (line 12) - compile fail`: the mode after the line number, so the mode goes first.
+    const name = test[1].replace(/ - compile( fail)?$/, '').replace(/ \(line \d+\)$/, '');
     const outcome: TestCase['outcome'] =
       test[2] === 'FAILED' ? 'failed' : test[2].startsWith('ignored') ? 'skipped' : 'passed';
     const id = `${target}::${name}`;
@@ -64,14 +65,30 @@ export function cargoTestTargets(files: string[]): string[] | undefined {
 }
 
 /**
+ * Shell whose status says the root Cargo.toml has an optional dependency named `$f`: cargo's implicit
+ * feature of that name (hex's `#![cfg(feature = "serde")]` tests), in a table of its own
+ * (`[dependencies.f]`, a target's too) or inline (`f = { …, optional = true }`); none where a feature
+ * names it `dep:f`, which turns the implicit one off.
+ */
+const OPTIONAL_DEPENDENCY = [
+  `{ awk -v f="$f" '/^\\[/ { table = $0; next }`,
+  `(table ~ "^\\\\[(.*\\\\.)?(build-)?dependencies\\\\." f "\\\\]" && /^optional *= *true/) ||`,
+  `(table ~ /dependencies\\]/ && $0 ~ "^\\"?" f "\\"? *=.*optional *= *true") { found = 1 }`,
+  `END { exit !found }' Cargo.toml 2>/dev/null && ! grep -q "\\"dep:$f\\"" Cargo.toml; }`,
+].join(' ');
+
+/**
  * Shell that sets `features` and `both` for the crate features the test files gate tests on
- * (`cfg(feature = "x")`) and the root Cargo.toml declares at the time of the run, comma-separated: a
+ * (`cfg(feature = "x")`) and the root Cargo.toml declares at the time of the run (in [features], or as
+ * an optional dependency), comma-separated: a
  * test of an optional feature (serde_json's raw_value) is otherwise compiled out, before and after the
  * change alike. `features` holds those named only positively; `both` those also named under `not(…)`
  * item by item (serde_json's tests/test.rs has arbitrary_precision variants of the default's
  * assertions, inside one test): the tests run once without them and once with them, so a change to
  * either variant is seen. A feature a file is gated off by as a whole (`#![cfg(not(feature = "x"))]`,
  * serde_json's preserve_order) stays off: turning it on would drop the tests written for the default.
+ * So does a feature under which the crate's root turns on a nightly `#![feature]` (`#![cfg_attr(feature =
+ * "x", feature(…))]`, smallvec's may_dangle): the image's stable rustc refuses the whole crate with it (E0554).
  */
 export function gatedFeatures(files: string[]): string {
   const rs = files
@@ -81,12 +98,14 @@ export function gatedFeatures(files: string[]): string {
   if (!rs) return '';
   const count = (pattern: string) => `$(cat ${rs} 2>/dev/null | grep -o "${pattern}" | wc -l)`;
   const names = `grep -ho 'feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
-  const declared = `sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *="`;
+  const declared = `{ sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *=" || ${OPTIONAL_DEPENDENCY}; }`;
+  const nightly = `grep -Eqs "^[[:space:]]*#!\\[cfg_attr\\( *feature *= *\\"$f\\" *,.*feature\\(" src/lib.rs`;
   const wholeFileOff = `cat ${rs} 2>/dev/null | grep -q "#!\\[cfg(not( *feature *= *\\"$f\\""`;
   return [
     'features=; both=',
     `for f in $(${names}); do`,
     `  ${declared} || continue`,
+    `  ${nightly} && continue`,
     `  all=${count('feature *= *\\"$f\\"')}; off=${count('not( *feature *= *\\"$f\\"')}`,
     '  if [ "$off" -eq 0 ]; then features=${features:+$features,}$f',
     `  elif [ "$all" -gt "$off" ] && ! ${wholeFileOff}; then both=\${both:+$both,}$f; fi`,
@@ -115,6 +134,18 @@ function allTestTargets(files: string[]): boolean {
   return files.length > 0 && files.every((f) => f.startsWith('tests/'));
 }
 
+/**
+ * Shell that builds the crate's examples where the run is narrowed to some test targets (`$sel`) and a
+ * PR test file names the examples directory: a test that runs an example's binary (once_cell's
+ * reentrant_init, `target/debug/examples/…`) finds it, as under the whole suite, which builds the
+ * examples. Not otherwise, for the examples' compile time; a build that fails leaves the tests to say so.
+ */
+function examplesFirst(files: string[]): string {
+  const rs = files.filter((f) => f.endsWith('.rs')).map(shellQuote);
+  if (!rs.length) return '';
+  return `if [ -n "$sel" ] && grep -qsw examples ${rs.join(' ')}; then cargo build --offline --examples \${features:+--features "$features"} >/dev/null 2>&1 || true; fi\n`;
+}
+
 export const cargoRunner: TestRunner<'cargo'> = {
   name: 'cargo',
   command(files, override) {
@@ -134,7 +165,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
     if (!features) return `${select}${plain} $sel 2>&1`;
     // --workspace only for the whole suite without features: features name the root package's.
     return [
-      `${features}${select}${workspace}[ -z "$features$both$sel" ] || ws=`,
+      `${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both$sel" ] || ws=`,
       `${plain} \${features:+--features "$features"} $sel $ws 2>&1; status=$?`,
       `if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; ${plain} --features "\${features:+$features,}$both" $sel 2>&1 || status=$?; fi`,
       'exit $status',

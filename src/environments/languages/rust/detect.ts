@@ -115,6 +115,17 @@ const BUILD_GRAPH = [
   '  cargo test --no-run --offline',
   'fi',
 ].join('\n');
+/**
+ * Where the crate depends on nothing at the image's commit, `cargo vendor` prints no source replacement
+ * ("There is no dependency to vendor"): crates.io is the vendored directory all the same, so the crates a
+ * PR's merge adds to it (its first dependency, merge-deps.ts) are found there after the change, not
+ * looked for in a registry index the image does not have. In the image's setup rather than the fetch, so
+ * an environment built before this line (its key is the same packages) is built again.
+ */
+const NOTHING_VENDORED = [
+  `grep -qs '^\\[source.crates-io\\]' ${CARGO_HOME}/config.toml ||`,
+  `  printf '[source.crates-io]\\nreplace-with = "vendored-sources"\\n\\n[source.vendored-sources]\\ndirectory = "%s"\\n' ${CARGO_HOME}/vendor >>${CARGO_HOME}/config.toml`,
+].join('\n');
 /** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
 const VENDOR_MTIME = 946684800;
 
@@ -170,6 +181,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
         // files (serde's does) does not rerun, nor its crate rebuild, because the copy is newer.
         `find ${CARGO_HOME}/vendor -exec touch -h -d @${VENDOR_MTIME} {} +`,
         `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
+        NOTHING_VENDORED,
         MOLD_LINKER,
         NIGHTLY_ONLY,
         // Proves the vendored crates suffice offline, and leaves them compiled in the image.

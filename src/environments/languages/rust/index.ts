@@ -12,5 +12,6 @@ export const rust: LanguageSupport<'rust', 'cargo', 'rust' | 'rust-web'> = {
   detect: (files) => detectRust(files),
   runners: { cargo: cargoRunner },
   toolchains: { rust: CARGO_PROBE, 'rust-web': CARGO_PROBE },
-  files: { tests: [], code: ['rs'] },
+  // `tests.rs` and `test.rs` are a crate's unit tests kept beside their module (`#[cfg(test)] mod tests;`).
+  files: { tests: [/^tests?\.rs$/], code: ['rs'] },
 };
