@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { prTestFiles } from '../src/environments/pr-tests';
 import { packageRoot } from '../src/paths';
 import type { Chain, GoldTests } from '../src/schemas';
+import { stageSteps } from '../src/judge/funnel';
 import type { Figure } from './figure';
 import { crateReleases } from './heldout/crates';
 import { goReleases } from './heldout/goproxy';
@@ -86,7 +87,8 @@ export async function run(): Promise<Figure[]> {
         if (result.exitCode !== 0 || result.records.length < stages) {
           aborts += 1;
           say(
-            `${language} ${split}: validate stopped (exit ${result.exitCode}, ${result.records.length} of ${stages} stages written):\n${result.tail}`,
+            // The report split's stages are not shown, not even a stopped run's last ones.
+            `${language} ${split}: validate stopped (exit ${result.exitCode}, ${result.records.length} of ${stages} stages written)${split === 'tune' ? `:\n${result.tail}` : ''}`,
           );
         }
         figures.push(...splitFigures(language, split, chains, result, unfetched));
@@ -104,9 +106,7 @@ export async function run(): Promise<Figure[]> {
   return figures;
 }
 
-/** Where a stage got to: an environment, tests that ran and reported, a verifying test. */
-const BUILD_KINDS = new Set(['dependencies-unresolvable', 'build-failed', 'unsupported']);
-
+/** Where each stage got to (an environment, tests that ran and reported, a verifying test), as `validate`'s funnel counts it. */
 function splitFigures(language: string, split: Split, chains: Chain[], r: ValidateRun, unfetched: string[]): Figure[] {
   const suffix = `_${language}${split === 'tune' ? '_tune' : ''}`;
   // As validation counts them: a release that only deletes test files (its archive dropped the suite) has none to run.
@@ -115,12 +115,8 @@ function splitFigures(language: string, split: Split, chains: Chain[], r: Valida
   );
   const records = r.records.filter((g) => withTests.has(`${g.repo}#${g.prNumber}`));
   const n = withTests.size;
-  const built = records.filter(
-    (g) => !(g.reason && BUILD_KINDS.has(g.reason.kind)) && g.reason?.kind !== 'invalid-inputs',
-  );
-  const ran = built.filter(
-    (g) => (g.goldRuns ?? 0) > 0 && !['tests-not-runnable', 'timeout'].includes(g.reason?.kind ?? ''),
-  );
+  const built = records.filter((g) => stageSteps(g).environmentBuilt);
+  const ran = built.filter((g) => (g.goldRuns ?? 0) > 0 && stageSteps(g).testsRunnable);
   const verified = records.filter((g: GoldTests) => g.status === 'verified');
   const kinds = new Map<string, number>();
   for (const g of records)
