@@ -21,7 +21,7 @@ import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
 import { mavenDaemonSetup, MVN_DAEMON_DIR } from './maven-daemon';
 import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN } from './maven-dist';
-import { hostMavenHome, hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
+import { hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -190,15 +190,19 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
   const repo = join(ctx.depsDir, 'm2');
   const seeded = ctx.store ? await seedFromStore(ctx.store, repo, HOST_BOOKKEEPING) : undefined;
   const toolsDir = ctx.toolsDir ?? join(tmpdir(), 'chainsmith-tools');
-  let home: string;
+  let home: string | undefined;
+  let mvn = 'mvn';
   if (newer) {
     ctx.log(`maven: Maven ${newer} from the host's Maven repositories`);
     home = await mavenDistribution(newer, toolsDir, ctx.signal);
     // The build installs it from the dependency directory (MAVEN_HOME_IN_IMAGE).
     await mustRun(`copying Maven ${newer}`, 'cp', ['-a', home, join(ctx.depsDir, 'maven')], { signal: ctx.signal });
-  } else home = await hostMavenHome();
-  const mvn = newer ? join(home, 'bin', 'mvn') : 'mvn';
-  const extension = await hostSkipExtension(home, toolsDir, ctx.signal);
+    mvn = join(home, 'bin', 'mvn');
+  } else home = (await hostMaven()).home;
+  // Without it (no Maven home, or no compiler on the host) the fetch goes on: only a POM with an old
+  // maven-bundle-plugin needs it, and fails as before.
+  const extension = home ? await hostSkipExtension(home, toolsDir, ctx.signal).catch(() => undefined) : undefined;
+  if (!extension) ctx.log("maven: the skips' extension could not be compiled on the host; fetching without it");
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
   const resolve = (what: string, extra: Record<string, string>) =>
     mustRun(
@@ -208,7 +212,7 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
       [
         '-B',
         `-Dmaven.repo.local=${repo}`,
-        `-Dmaven.ext.class.path=${extension}`,
+        ...(extension ? [`-Dmaven.ext.class.path=${extension}`] : []),
         ...propertyArgs(extra),
         ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
       ],
@@ -246,26 +250,34 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
   return { ecosystem: 'maven', tool, lock: 'none', packages, notes };
 }
 
-const hostMavenVersions = new Map<string, Promise<string>>();
+const hostMavens = new Map<string, Promise<{ line: string; home?: string }>>();
 
 /**
- * The host's Maven version line (`Apache Maven 3.8.7`), asked once a process for each `mvn` the
+ * What the host's `mvn -v` says: its version line (`Apache Maven 3.8.7`) and its `Maven home:` (where
+ * its lib/ is: Debian's /usr/share/maven, Homebrew's libexec), asked once a process for each `mvn` the
  * environment finds (PATH, JAVA_HOME, MAVEN_HOME): `mvn -v` starts a JVM (0.3 CPU-s), and every fetch
- * asked it for the same line. A failed ask is asked again next time.
+ * asked it the same. A failed ask is asked again next time.
  */
-export function hostMavenVersion(): Promise<string> {
+function hostMaven(): Promise<{ line: string; home?: string }> {
   const { PATH, JAVA_HOME, MAVEN_HOME, M2_HOME } = process.env;
   const key = JSON.stringify([PATH, JAVA_HOME, MAVEN_HOME, M2_HOME]);
   // A failed ask rejects, so that it is forgotten; its first line is still the answer this time.
-  return sharedUntilFailure(hostMavenVersions, key, async () => {
+  return sharedUntilFailure(hostMavens, key, async () => {
     const r = await runTool('mvn', ['-v']);
-    const line = r.stdout
-      .replace(/\x1b\[[0-9;]*m/g, '')
-      .split('\n')[0]
-      .trim();
+    const lines = r.stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+    const line = lines[0].trim();
     if (r.code !== 0) throw Object.assign(new Error(`mvn -v exited ${r.code}`), { line });
-    return line;
-  }).catch((e: { line?: string }) => e.line ?? '');
+    const home = lines
+      .find((l) => l.startsWith('Maven home:'))
+      ?.slice('Maven home:'.length)
+      .trim();
+    return { line, ...(home ? { home } : {}) };
+  }).catch((e: { line?: string }) => ({ line: e.line ?? '' }));
+}
+
+/** The host's Maven version line (hostMaven). */
+export async function hostMavenVersion(): Promise<string> {
+  return (await hostMaven()).line;
 }
 
 /** group:artifact and version of every jar in a local repository (plugins and their dependencies included). */

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StageError } from '../../../errors';
+import { stageReason } from '../../../stage-reason';
 import { mustRun } from '../host-command';
 
 /**
@@ -43,10 +45,14 @@ export async function mavenDistribution(version: string, toolsDir: string, signa
       signal,
     });
     const unpacked = (await readdir(tmp)).find((f) => f === `apache-maven-${version}`);
-    if (!unpacked) throw new Error(`apache-maven-${version}-bin.tar.gz holds no apache-maven-${version}/`);
+    const cannot = (why: string) => {
+      const message = `Maven ${version} cannot be had: ${why}`;
+      return new StageError(message, { reason: stageReason('unsupported', message) });
+    };
+    if (!unpacked) throw cannot(`apache-maven-${version}-bin.tar.gz holds no apache-maven-${version}/`);
     // Another fetch may have put it there meanwhile: theirs stays.
     await rename(join(tmp, unpacked), home).catch((err: NodeJS.ErrnoException) => {
-      if (!existsSync(join(home, 'bin', 'mvn'))) throw err;
+      if (!existsSync(join(home, 'bin', 'mvn'))) throw cannot(`${home}: ${err.code ?? err.message}`);
     });
     return home;
   } finally {

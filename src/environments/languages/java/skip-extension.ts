@@ -48,15 +48,16 @@ export const SKIPS_JAR = 'chainsmith-skips.jar';
 /**
  * Shell lines that compile the extension into `jar` against the Maven at `mavenHome` (a shell word:
  * `"$home"` or a quoted path); a failed compile fails them (a missing jar would be ignored by Maven).
+ * The host's failure is no stage's: its fetch goes on without the extension.
  */
 export function skipExtensionLines(jar: string, mavenHome: string): string[] {
-  const dir = `${jar}.d`;
+  const dir = shellQuote(`${jar}.d`);
   return [
     `mkdir -p ${dir}/src/chainsmith ${dir}/classes/META-INF/plexus`,
     `printf '%s' ${shellQuote(SOURCE)} > ${dir}/src/chainsmith/Skips.java`,
     `printf '%s' ${shellQuote(COMPONENTS)} > ${dir}/classes/META-INF/plexus/components.xml`,
-    `javac -J-XX:TieredStopAtLevel=1 -nowarn -cp "${mavenHome}/lib/*" -d ${dir}/classes ${dir}/src/chainsmith/Skips.java`,
-    `jar cf ${jar} -C ${dir}/classes .`,
+    `javac -J-XX:TieredStopAtLevel=1 -nowarn -cp ${mavenHome}'/lib/*' -d ${dir}/classes ${dir}/src/chainsmith/Skips.java`,
+    `jar cf ${shellQuote(jar)} -C ${dir}/classes .`,
     `rm -rf ${dir}`,
   ];
 }
@@ -87,10 +88,4 @@ export async function hostSkipExtension(mavenHome: string, toolsDir: string, sig
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
-}
-
-/** The home of the host's `mvn` (the link PATH finds, resolved: Debian's /usr/bin/mvn is /usr/share/maven's). */
-export async function hostMavenHome(): Promise<string> {
-  const r = await mustRun('finding the host Maven', 'bash', ['-c', 'readlink -f "$(command -v mvn)"'], {});
-  return r.stdout.trim().replace(/\/bin\/mvn$/, '');
 }
