@@ -62,7 +62,8 @@ test('each limit ends the run with its own exit reason: steps, tokens (as the AP
   const time = await run(forever, { ...BASE, maxWallSeconds: 1 }, { latencyMs: 200 });
   expect(time.exitReason).toBe('time_limit');
   expect(time.trajectory.elapsedMs).toBeGreaterThanOrEqual(1_000);
-  expect(time.trajectory.steps).toBeGreaterThanOrEqual(4);
+  // Steps went on until the clock ran out; how many fit in a second depends on the machine's load.
+  expect(time.trajectory.steps).toBeGreaterThanOrEqual(2);
 
   // A budget already spent ends a new round before any model call.
   const spent = await runAgent({

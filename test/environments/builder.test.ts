@@ -75,7 +75,7 @@ test('recipes are detected per language from the files at the base; a layout not
   expect(deps.fetch).toBeInstanceOf(Function);
   // From Python 3.8 on, the venv is filled by the uv the fetch left in the mount, offline (python/detect.ts, uvVenv).
   expect(deps.setup[1]).toBe(
-    `/deps/uv pip install --python ${VENV}/bin/python --offline --no-index --no-cache --quiet --compile-bytecode --find-links /deps -r /deps/requirements.txt`,
+    `/deps/uv pip install --python ${VENV}/bin/python --offline --no-index --no-cache --quiet --compile-bytecode --no-deps --find-links /deps -r /deps/requirements.txt`,
   );
   expect(deps.manifests).toEqual(['setup.py', 'requirements.txt', 'requirements/tests.txt']);
   expect((await detectRecipe(repoFiles({ 'requirements-dev.txt': 'pytest\n' }), opts)).manifests).toEqual([
