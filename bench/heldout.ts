@@ -46,9 +46,10 @@ export async function run(): Promise<Figure[]> {
   for (const l of given)
     if (!(l in PROJECTS)) throw new Error(`unknown language ${l}: one of ${Object.keys(PROJECTS).join(', ')}`);
   const languages = (given.length ? given : Object.keys(PROJECTS)) as Language[];
-  const splits: Split[] = process.env.CHAINSMITH_BENCH_SPLIT
-    ? [process.env.CHAINSMITH_BENCH_SPLIT as Split]
-    : ['tune', 'report'];
+  const only = process.env.CHAINSMITH_BENCH_SPLIT;
+  if (only && only !== 'tune' && only !== 'report')
+    throw new Error(`CHAINSMITH_BENCH_SPLIT is ${only}: it can be tune or report`);
+  const splits: Split[] = only ? [only as Split] : ['tune', 'report'];
   const work = await mkdtemp(join(tmpdir(), 'chainsmith-bench-heldout-'));
   const figures: Figure[] = [];
   let aborts = 0;
