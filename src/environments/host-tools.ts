@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { run } from '../process/run';
 
 export interface ToolRun {
@@ -27,4 +31,30 @@ export async function runTool(
 /** The last lines of a tool's complaint, for an error message. */
 export function tail(text: string, lines = 25): string {
   return text.trim().split('\n').slice(-lines).join('\n');
+}
+
+/** Where host tools are kept between builds when a fetch is given no tools directory (FetchContext.toolsDir). */
+export function toolsDirOf(given: string | undefined): string {
+  return given ?? join(homedir(), '.chainsmith', 'tools');
+}
+
+/**
+ * A host tool made once under `dir`, ready where `ready` (a path inside it) exists. Else `make` fills a
+ * fresh directory beside it and returns the directory of what it made (that one or one inside it), which
+ * is renamed into place: a make cut short leaves nothing half there. Where another make got there first,
+ * theirs stays. Returns `dir`.
+ */
+export async function madeOnce(dir: string, ready: string, make: (tmp: string) => Promise<string>): Promise<string> {
+  if (existsSync(ready)) return dir;
+  await mkdir(dirname(dir), { recursive: true });
+  const tmp = await mkdtemp(`${dir}.making-`);
+  try {
+    const made = await make(tmp);
+    await rename(made, dir).catch((err: unknown) => {
+      if (!existsSync(ready)) throw err;
+    });
+    return dir;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
 }

@@ -1,5 +1,4 @@
 import { readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { StageError, ToolchainTooOld } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
@@ -12,7 +11,7 @@ import {
   type Resolution,
 } from '../../contract';
 import { mustRun } from '../host-command';
-import { runTool } from '../../host-tools';
+import { runTool, toolsDirOf } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
 import { sharedUntilFailure } from '../../../shared-promise';
@@ -189,7 +188,7 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
 export async function fetchMaven(ctx: FetchContext, compat = false, newer?: string): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
   const seeded = ctx.store ? await seedFromStore(ctx.store, repo, HOST_BOOKKEEPING) : undefined;
-  const toolsDir = ctx.toolsDir ?? join(tmpdir(), 'chainsmith-tools');
+  const toolsDir = toolsDirOf(ctx.toolsDir);
   let home: string | undefined;
   let mvn = 'mvn';
   if (newer) {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StageError } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
+import { madeOnce } from '../../host-tools';
 import { mustRun } from '../host-command';
 
 /**
@@ -24,10 +24,11 @@ export const MAVEN_HOME_IN_IMAGE = '/home/agent/.chainsmith-maven';
  */
 export async function mavenDistribution(version: string, toolsDir: string, signal: AbortSignal): Promise<string> {
   const home = join(toolsDir, `maven-${version}`);
-  if (existsSync(join(home, 'bin', 'mvn'))) return home;
-  await mkdir(toolsDir, { recursive: true });
-  const tmp = await mkdtemp(join(toolsDir, `.maven-${version}-`));
-  try {
+  const cannot = (why: string) => {
+    const message = `Maven ${version} cannot be had: ${why}`;
+    return new StageError(message, { reason: stageReason('unsupported', message) });
+  };
+  return madeOnce(home, join(home, 'bin', 'mvn'), async (tmp) => {
     await mustRun(
       `fetching Maven ${version}`,
       'mvn',
@@ -44,18 +45,11 @@ export async function mavenDistribution(version: string, toolsDir: string, signa
       cwd: tmp,
       signal,
     });
-    const unpacked = (await readdir(tmp)).find((f) => f === `apache-maven-${version}`);
-    const cannot = (why: string) => {
-      const message = `Maven ${version} cannot be had: ${why}`;
-      return new StageError(message, { reason: stageReason('unsupported', message) });
-    };
-    if (!unpacked) throw cannot(`apache-maven-${version}-bin.tar.gz holds no apache-maven-${version}/`);
-    // Another fetch may have put it there meanwhile: theirs stays.
-    await rename(join(tmp, unpacked), home).catch((err: NodeJS.ErrnoException) => {
-      if (!existsSync(join(home, 'bin', 'mvn'))) throw cannot(`${home}: ${err.code ?? err.message}`);
-    });
-    return home;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+    const unpacked = join(tmp, `apache-maven-${version}`);
+    if (!existsSync(unpacked)) throw cannot(`apache-maven-${version}-bin.tar.gz holds no apache-maven-${version}/`);
+    return unpacked;
+  }).catch((err: unknown) => {
+    // Not a registry's answer but the tools directory's (a rename refused): the stage's reason all the same.
+    throw err instanceof StageError ? err : cannot(`${home}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  });
 }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { shellQuote } from '../../../process/shell-quote';
+import { madeOnce } from '../../host-tools';
 import { mustRun } from '../host-command';
 
 /**
@@ -74,18 +73,10 @@ export function imageSkipExtension(jar: string): string[] {
 export async function hostSkipExtension(mavenHome: string, toolsDir: string, signal: AbortSignal): Promise<string> {
   const id = createHash('sha256').update(SOURCE).update(COMPONENTS).update(mavenHome).digest('hex').slice(0, 16);
   const dir = join(toolsDir, 'maven-skips', id);
-  const jar = join(dir, SKIPS_JAR);
-  if (existsSync(jar)) return jar;
-  await mkdir(join(toolsDir, 'maven-skips'), { recursive: true });
-  const tmp = await mkdtemp(join(toolsDir, 'maven-skips', '.build-'));
-  try {
+  await madeOnce(dir, join(dir, SKIPS_JAR), async (tmp) => {
     const lines = skipExtensionLines(join(tmp, SKIPS_JAR), shellQuote(mavenHome));
     await mustRun('compiling the Maven extension', 'bash', ['-euo', 'pipefail', '-c', lines.join('\n')], { signal });
-    await rename(tmp, dir).catch((err: NodeJS.ErrnoException) => {
-      if (!existsSync(jar)) throw err;
-    });
-    return jar;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+    return tmp;
+  });
+  return join(dir, SKIPS_JAR);
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { StageError, ToolchainTooOld, UnexplainedFailure } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
 import type { FetchContext, Resolution } from '../../contract';
-import { runTool, tail, type ToolRun } from '../../host-tools';
+import { runTool, tail, toolsDirOf, type ToolRun } from '../../host-tools';
 import { compareVersions } from '../host-command';
 import { resolverFailure } from './resolver-failure';
 import { checkoutFiles } from '../../repo-files';
@@ -112,7 +112,7 @@ export interface PythonInputs {
 export function pythonFetch(inputs: PythonInputs) {
   const pyVersion = inputs.python;
   return async (ctx: FetchContext): Promise<Resolution> => {
-    const tools = await ensureUv(ctx.toolsDir ?? join(homedir(), '.chainsmith', 'tools'), ctx);
+    const tools = await ensureUv(toolsDirOf(ctx.toolsDir), ctx);
     const env = await uvSettings(tools.python);
     const quarter = quarterStart(ctx.asOf);
     try {
