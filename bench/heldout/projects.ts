@@ -41,6 +41,16 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java', HeldOutProject[
     'github.com/urfave/cli/v2',
     'github.com/go-chi/chi/v5',
     'gopkg.in/yaml.v3',
+    // Wave 2 (session 24), by the same rule, for shapes the first wave lacks: modules of several packages,
+    // modules whose tests import other modules, golden files under testdata, and cgo.
+    'github.com/stretchr/testify',
+    'github.com/google/go-cmp',
+    'github.com/dustin/go-humanize',
+    'github.com/gorilla/websocket',
+    'github.com/rs/zerolog',
+    'github.com/shopspring/decimal',
+    'github.com/golang-jwt/jwt/v5',
+    'github.com/mattn/go-sqlite3',
   ]),
   rust: alternate(['semver', 'bitflags', 'smallvec', 'either', 'hex', 'base64', 'once_cell', 'anyhow']),
   // Maven Central's artifacts that publish their tests (`test-sources`): Apache Commons, one build family.
