@@ -97,7 +97,7 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
       // Without vet, as the runner's test runs (go-test.ts): its facts would fill the cache for nothing.
       `go test -count=1 -vet=off -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
     ],
-    // No cgo: the toolchain image has no C compiler (Go ≥ 1.20 turns cgo off by itself then; 1.19 fails to link tests).
+    // cgo as Go's default: the toolchain image has a C compiler, so a package that imports "C" builds.
     env: {
       GOPATH,
       GOMODCACHE: GO_STORE,
@@ -105,7 +105,6 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
       GOPROXY: 'off',
       GOSUMDB: 'off',
       GOTOOLCHAIN: 'local',
-      CGO_ENABLED: '0',
     },
     // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
     sharedCache: {
