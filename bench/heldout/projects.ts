@@ -61,6 +61,11 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java', HeldOutProject[
     'commons-codec:commons-codec',
     'org.apache.commons:commons-collections4',
     'org.apache.commons:commons-lang3',
+    // Wave 2 (session 24), chosen before any run: artifacts outside Apache Commons whose last three listed releases each
+    // serve `sources` and `test-sources` through the host's Maven (2 of the 22 checked; the rest lack `test-sources` or
+    // the listing's newest is not served), in alphabetical order: a parent of Apache's own, and a POM with none (Java 21).
+    'org.apache.datasketches:datasketches-hive',
+    'org.apache.datasketches:datasketches-memory',
   ]),
 };
 

@@ -1,23 +1,29 @@
 import { StageError } from '../../errors';
 import { stageReason } from '../../stage-reason';
+import type { StageReasonKind } from '../../schemas';
 import { runTool, type ToolRun } from '../host-tools';
 
-/** Runs a host tool and throws a StageError with the end of its complaint when it fails. */
+/** What a tool's failed output says went wrong, where it names a cause other than a dependency fetch. */
+export type Explain = (output: string) => { kind: StageReasonKind; summary: string } | undefined;
+
+/**
+ * Runs a host tool and throws a StageError with the end of its complaint when it fails: the stage's
+ * reason is `dependencies-unresolvable`, unless `explain` reads another cause in the output.
+ */
 export async function mustRun(
   what: string,
   cmd: string,
   args: string[],
   opts: Parameters<typeof runTool>[2],
+  explain?: Explain,
 ): Promise<ToolRun> {
   const run = await runTool(cmd, args, opts);
   if (run.code !== 0) {
-    const tail = `${run.stdout}\n${run.stderr}`.trim().split('\n').slice(-30).join('\n');
-    const reason = stageReason('dependencies-unresolvable', `${what} failed`, {
-      command: [cmd, ...args].join(' '),
-      exitCode: run.code,
-      output: `${run.stdout}\n${run.stderr}`,
-    });
-    throw new StageError(`${what} failed (${cmd} ${args.join(' ')}, exit ${run.code}):\n${tail}`, { reason });
+    const output = `${run.stdout}\n${run.stderr}`;
+    const tail = output.trim().split('\n').slice(-30).join('\n');
+    const { kind, summary } = explain?.(output) ?? { kind: 'dependencies-unresolvable', summary: `${what} failed` };
+    const reason = stageReason(kind, summary, { command: [cmd, ...args].join(' '), exitCode: run.code, output });
+    throw new StageError(`${summary} (${cmd} ${args.join(' ')}, exit ${run.code}):\n${tail}`, { reason });
   }
   return run;
 }

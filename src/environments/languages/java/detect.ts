@@ -19,6 +19,7 @@ import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './o
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
 import { mavenDaemonSetup, MVN_DAEMON_DIR } from './maven-daemon';
+import { mavenGoalFailure } from './maven-failure';
 import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN } from './maven-dist';
 import { hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
@@ -207,19 +208,21 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
     mustRun(
       what,
       mvn,
-      // The image's settings skip the same plugins (settings.ts): what they would fetch is not needed there either.
+      // The goal first, so that a reason's command (400 characters) shows it; the image's settings
+      // skip the same plugins (settings.ts): what they would fetch is not needed there either.
       [
         '-B',
+        ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
         `-Dmaven.repo.local=${repo}`,
         ...(extension ? [`-Dmaven.ext.class.path=${extension}`] : []),
         ...propertyArgs(extra),
-        ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
       ],
       {
         cwd: ctx.srcDir,
         signal: ctx.signal,
         env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
       },
+      mavenGoalFailure(what),
     ).catch((err: unknown) => {
       // A plugin that needs a newer Maven fails alike with the real compile: the recipe's fallback runs on one.
       const needs = !newer && err instanceof StageError ? NEEDS_NEWER_MAVEN.exec(err.message) : null;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StageError } from '../../../../src/errors';
 import { NEWER_MAVEN } from '../../../../src/environments/languages/java/maven-dist';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
@@ -42,8 +43,8 @@ const code = (op: string) =>
 const test = (body: string) =>
   `package m;\n\nimport org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nclass SumTest {\n${body}}\n`;
 
-/** The project with `plugin`, its PR gold-validated; returns the result and the stage's environment. */
-async function validateWith(name: string, plugin: string) {
+/** The project with `plugin` and its PR gold-validated: the record, or the StageError that stopped it. */
+async function goldWith(name: string, plugin: string) {
   const dir = await mkdtemp(join(tmpdir(), `chainsmith-maven-${name}-`));
   const repo = await ChainRepo.create(join(dir, name), {
     'pom.xml': pom(name, plugin),
@@ -59,8 +60,17 @@ async function validateWith(name: string, plugin: string) {
   });
   const chain = repo.chain(`gen/${name}`, [fix]);
   const environments = testEnvironments(docker);
-  const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0);
+  const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0).catch((err: unknown) => {
+    if (err instanceof StageError) return err;
+    throw err;
+  });
   images.push(...environments.built.map((b) => b.image));
+  return { gold, environments, chain };
+}
+
+/** The project with `plugin` verifies; returns the stage's environment. */
+async function validateWith(name: string, plugin: string) {
+  const { gold, environments, chain } = await goldWith(name, plugin);
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['m.SumTest#adds'], passToPass: ['m.SumTest#zero'] });
   return environments.forStage(chain, 0);
 }
@@ -99,4 +109,28 @@ testIf(missingTool('mvn'))(
     expect(env.recipe.origin).toBe('java-maven');
   },
   1_200_000,
+);
+
+/**
+ * A goal that fails the fetch for a cause of its own (here Ant's `<fail>`, as a goal that refuses this
+ * JDK would): the stage's reason is the build's, naming the goal, its execution and its complaint,
+ * not a dependency that could not be fetched.
+ */
+testIf(missingTool('mvn'))(
+  "a plugin goal that fails the fetch is the stage's build-failed reason, naming the goal",
+  async () => {
+    const { gold } = await goldWith(
+      'refusing',
+      `<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><version>3.1.0</version>
+      <executions><execution><id>refuse</id><phase>validate</phase><goals><goal>run</goal></goals>
+      <configuration><target><fail message="this JDK is not supported"/></target></configuration></execution></executions></plugin>`,
+    );
+    const reason = gold instanceof StageError ? gold.reason : undefined;
+    expect(reason).toMatchObject({ kind: 'build-failed', exitCode: 1 });
+    expect(reason?.summary).toMatch(
+      /failed in org\.apache\.maven\.plugins:maven-antrun-plugin:3\.1\.0:run \(refuse\) on project refusing: .*this JDK is not supported$/,
+    );
+    expect(reason?.command).toMatch(/^mvn -B test /);
+  },
+  600_000,
 );
