@@ -1,7 +1,9 @@
 /** Keeps the head and tail of a stream of unknown size, counting what falls in between. */
 export class CappedOutput {
   private head = '';
-  private tail = '';
+  /** The tail's chunks, trimmed to half the cap only once they hold twice that: each character is copied a bounded number of times. */
+  private tailChunks: string[] = [];
+  private tailLength = 0;
   private total = 0;
 
   constructor(private readonly cap: number) {}
@@ -14,7 +16,21 @@ export class CappedOutput {
       this.head += take;
       chunk = chunk.slice(take.length);
     }
-    if (chunk) this.tail = (this.tail + chunk).slice(-half);
+    if (!chunk) return;
+    this.tailChunks.push(chunk);
+    this.tailLength += chunk.length;
+    if (this.tailLength > 2 * half) this.trimTail(half);
+  }
+
+  private trimTail(half: number): void {
+    const tail = this.tailChunks.join('').slice(-half);
+    this.tailChunks = tail ? [tail] : [];
+    this.tailLength = tail.length;
+  }
+
+  private get tail(): string {
+    this.trimTail(Math.floor(this.cap / 2));
+    return this.tailChunks[0] ?? '';
   }
 
   /** Characters dropped from the middle. */
@@ -23,7 +39,8 @@ export class CappedOutput {
   }
 
   text(): string {
-    if (this.cut <= 0) return this.head + this.tail;
-    return `${this.head}\n[... ${this.cut} characters cut from the middle of this output ...]\n${this.tail}`;
+    const tail = this.tail;
+    if (this.cut <= 0) return this.head + tail;
+    return `${this.head}\n[... ${this.cut} characters cut from the middle of this output ...]\n${tail}`;
   }
 }
