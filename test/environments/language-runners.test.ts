@@ -11,6 +11,9 @@ import type { TestCase } from '../../src/schemas';
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 const outcomes = (cases: TestCase[] | undefined) => Object.fromEntries((cases ?? []).map((c) => [c.id, c.outcome]));
 
+/** A cargo that prints its arguments, but reads the manifest as cargo does (the runner asks it for the crate's features). */
+const READ_BY_CARGO = 'cargo() { if [ "$1" = read-manifest ]; then command cargo "$@"; else echo "$@"; fi; }';
+
 describe('cargo runner', () => {
   it('reads cargo test lines as TARGET::path ids, the failing test failed and the others passed', () => {
     const got = outcomes(cargoRunner.parse(fixture('cargo-test-pr982-before.txt')));
@@ -68,6 +71,8 @@ describe('cargo runner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-features-'));
     try {
       mkdirSync(join(dir, 'tests'));
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src/lib.rs'), '');
       writeFileSync(
         join(dir, 'Cargo.toml'),
         '[package]\nname = "j"\n\n[features]\ndefault = ["std"]\nstd = []\n"raw_value" = []\n\n[dependencies]\nserde = "1"\n',
@@ -76,9 +81,9 @@ describe('cargo runner', () => {
         join(dir, 'tests/test.rs'),
         '#[cfg(feature = "raw_value")]\n#[test]\nfn raw() {}\n#[cfg(not(feature = "std"))]\nfn a() {}\n#[cfg(feature = "nightly")]\nfn b() {}\n',
       );
-      // The command as the sandbox runs it, with a cargo that prints its arguments.
+      // The command as the sandbox runs it, with a cargo that prints its arguments (the crate's features read by the real one).
       const run = (files: string[]) =>
-        execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], {
+        execFileSync('bash', ['-c', `${READ_BY_CARGO}; ${cargoRunner.command(files)}`], {
           cwd: dir,
           encoding: 'utf8',
         }).trim();
