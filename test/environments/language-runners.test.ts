@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { cargoRunner, cargoTestTargets } from '../../src/environments/languages/rust/cargo';
 import { goRunner, goTestPackages } from '../../src/environments/languages/go/go-test';
 import { mavenRunner, mavenTestClasses } from '../../src/environments/languages/java/maven';
-import type { TestCase } from '../../src/schemas';
+import { REASON_LIMITS, type TestCase } from '../../src/schemas';
 
 /** Fixtures are trimmed real output: serde_json PR #982, cobra PR #2356 and jsoup PR #2570 at their bases. */
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
@@ -46,6 +46,11 @@ describe('cargo runner', () => {
     expect(cargoTestTargets(['tests/ui/missing_colon.stderr'])).toBeUndefined();
     expect(cargoRunner.command(['tests/test.rs'])).toContain('--test test');
     expect(cargoRunner.command(['tests/test.rs'])).toContain('[ -f tests/test.rs ]');
+    // A stage's reason keeps the head of the command: it names the tests' run, whatever chooses its arguments.
+    for (const files of [['tests/test.rs'], ['tests/ui/x.stderr'], ['src/lib.rs', 'tests/a.rs', 'tests/b.rs']])
+      expect(cargoRunner.command(files).slice(0, REASON_LIMITS.command)).toContain(
+        'cargo test --offline --no-fail-fast',
+      );
     // The whole suite: every member's too where the root declares a workspace (run with a cargo that prints its arguments).
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-workspace-'));
     const args = (files: string[]) =>

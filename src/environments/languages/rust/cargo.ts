@@ -189,12 +189,15 @@ export const cargoRunner: TestRunner<'cargo'> = {
     const select = targets?.length
       ? `sel=${rest}; if ${targets.map((t) => `{ [ -f tests/${t}.rs ] || [ -f tests/${t}/main.rs ]; }`).join(' && ')}; then sel='${targets.map((t) => `--test ${t}`).join(' ')}'; fi\n`
       : `sel=${rest}\n`;
-    if (!features) return `${select}${plain} $sel 2>&1`;
+    // The line that runs the tests comes first, as a function the lines choosing its arguments then call: a
+    // stage's reason keeps the head of its command (REASON_LIMITS.command), which then names the tests.
+    const cargoTest = `cargo_test() { ${plain} "$@" 2>&1; }\n`;
+    if (!features) return `${cargoTest}${select}cargo_test $sel`;
     // --workspace only for the whole suite without features: features name the root package's.
     return [
-      `${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both$sel" ] || ws=`,
-      `${plain} \${features:+--features "$features"} $sel $ws 2>&1; status=$?`,
-      `if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; ${plain} --features "\${features:+$features,}$both" $sel 2>&1 || status=$?; fi`,
+      `${cargoTest}${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both$sel" ] || ws=`,
+      'cargo_test ${features:+--features "$features"} $sel $ws; status=$?',
+      'if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; cargo_test --features "${features:+$features,}$both" $sel || status=$?; fi',
       'exit $status',
     ].join('\n');
   },
