@@ -52,7 +52,24 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java', HeldOutProject[
     'github.com/golang-jwt/jwt/v5',
     'github.com/mattn/go-sqlite3',
   ]),
-  rust: alternate(['semver', 'bitflags', 'smallvec', 'either', 'hex', 'base64', 'once_cell', 'anyhow']),
+  rust: alternate([
+    'semver',
+    'bitflags',
+    'smallvec',
+    'either',
+    'hex',
+    'base64',
+    'once_cell',
+    'anyhow',
+    // Wave 2 (s24): widely used crates whose last `.crate` ships tests, each of a shape the list lacked
+    // (edition 2024/2015, proc-macro with build.rs, no packaged Cargo.lock, dev-dependencies on crates, no_std).
+    'indexmap',
+    'lazy_static',
+    'paste',
+    'proc-macro2',
+    'strsim',
+    'memchr',
+  ]),
   // Maven Central's artifacts that publish their tests (`test-sources`): Apache Commons, one build family.
   java: alternate([
     'org.apache.commons:commons-csv',

@@ -5,11 +5,14 @@ import { join } from 'node:path';
 import { cargoRunner, cargoTestTargets } from '../../src/environments/languages/rust/cargo';
 import { goRunner, goTestPackages } from '../../src/environments/languages/go/go-test';
 import { mavenRunner, mavenTestClasses } from '../../src/environments/languages/java/maven';
-import type { TestCase } from '../../src/schemas';
+import { REASON_LIMITS, type TestCase } from '../../src/schemas';
 
 /** Fixtures are trimmed real output: serde_json PR #982, cobra PR #2356 and jsoup PR #2570 at their bases. */
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 const outcomes = (cases: TestCase[] | undefined) => Object.fromEntries((cases ?? []).map((c) => [c.id, c.outcome]));
+
+/** A cargo that prints its arguments, but reads the manifest as cargo does (the runner asks it for the crate's features). */
+const READ_BY_CARGO = 'cargo() { if [ "$1" = read-manifest ]; then command cargo "$@"; else echo "$@"; fi; }';
 
 describe('cargo runner', () => {
   it('reads cargo test lines as TARGET::path ids, the failing test failed and the others passed', () => {
@@ -43,6 +46,11 @@ describe('cargo runner', () => {
     expect(cargoTestTargets(['tests/ui/missing_colon.stderr'])).toBeUndefined();
     expect(cargoRunner.command(['tests/test.rs'])).toContain('--test test');
     expect(cargoRunner.command(['tests/test.rs'])).toContain('[ -f tests/test.rs ]');
+    // A stage's reason keeps the head of the command: it names the tests' run, whatever chooses its arguments.
+    for (const files of [['tests/test.rs'], ['tests/ui/x.stderr'], ['src/lib.rs', 'tests/a.rs', 'tests/b.rs']])
+      expect(cargoRunner.command(files).slice(0, REASON_LIMITS.command)).toContain(
+        'cargo test --offline --no-fail-fast',
+      );
     // The whole suite: every member's too where the root declares a workspace (run with a cargo that prints its arguments).
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-workspace-'));
     const args = (files: string[]) =>
@@ -68,6 +76,8 @@ describe('cargo runner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-features-'));
     try {
       mkdirSync(join(dir, 'tests'));
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src/lib.rs'), '');
       writeFileSync(
         join(dir, 'Cargo.toml'),
         '[package]\nname = "j"\n\n[features]\ndefault = ["std"]\nstd = []\n"raw_value" = []\n\n[dependencies]\nserde = "1"\n',
@@ -76,9 +86,9 @@ describe('cargo runner', () => {
         join(dir, 'tests/test.rs'),
         '#[cfg(feature = "raw_value")]\n#[test]\nfn raw() {}\n#[cfg(not(feature = "std"))]\nfn a() {}\n#[cfg(feature = "nightly")]\nfn b() {}\n',
       );
-      // The command as the sandbox runs it, with a cargo that prints its arguments.
+      // The command as the sandbox runs it, with a cargo that prints its arguments (the crate's features read by the real one).
       const run = (files: string[]) =>
-        execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], {
+        execFileSync('bash', ['-c', `${READ_BY_CARGO}; ${cargoRunner.command(files)}`], {
           cwd: dir,
           encoding: 'utf8',
         }).trim();

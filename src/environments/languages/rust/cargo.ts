@@ -65,21 +65,47 @@ export function cargoTestTargets(files: string[]): string[] | undefined {
 }
 
 /**
- * Shell whose status says the root Cargo.toml has an optional dependency named `$f`: cargo's implicit
- * feature of that name (hex's `#![cfg(feature = "serde")]` tests), in a table of its own
- * (`[dependencies.f]`, a target's too) or inline (`f = { …, optional = true }`); none where a feature
- * names it `dep:f`, which turns the implicit one off.
+ * Shell that reads the root package as cargo does (`cargo read-manifest`, however its Cargo.toml writes
+ * it: dotted keys, inline or own tables, inherited fields): `fmap`, the JSON object of its features,
+ * [features] and each optional dependency's implicit one (hex's `#![cfg(feature = "serde")]` tests),
+ * none where `dep:` turns it off; `root` and `ed`, its lib target's root file and edition. All empty
+ * where the root is a virtual workspace. A JSON array never holds `"name":`, so `"$f":[` finds a feature.
  */
-const OPTIONAL_DEPENDENCY = [
-  `{ awk -v f="$f" '/^\\[/ { table = $0; next }`,
-  `(table ~ "^\\\\[(.*\\\\.)?(build-)?dependencies\\\\." f "\\\\]" && /^optional *= *true/) ||`,
-  `(table ~ /dependencies\\]/ && $0 ~ "^\\"?" f "\\"? *=.*optional *= *true") { found = 1 }`,
-  `END { exit !found }' Cargo.toml 2>/dev/null && ! grep -q "\\"dep:$f\\"" Cargo.toml; }`,
-].join(' ');
+const ROOT_PACKAGE_JSON = [
+  'pkg=$(cargo read-manifest 2>/dev/null || true)',
+  `fmap=$(grep -o '"features":{[^{}]*}' <<<"$pkg" | tail -n 1 || true)`,
+  `lib=$(grep -Eo '\\{"kind":\\[[^]]*"(lib|rlib|dylib|cdylib|staticlib|proc-macro)"[^{}]*\\}' <<<"$pkg" | head -n 1 || true)`,
+  `root=$(sed -n 's/.*"src_path":"\\([^"]*\\)".*/\\1/p' <<<"$lib"); ed=$(sed -n 's/.*"edition":"\\([0-9]*\\)".*/\\1/p' <<<"$lib")`,
+].join('\n');
+
+/**
+ * Shell function whose status says turning on feature `$1` makes the crate's root turn on a nightly
+ * `#![feature]` (`#![cfg_attr(feature = "x", feature(…))]`, smallvec's may_dangle; under `all(…)`, or
+ * through a feature `$1` enables, as well): rustc itself is asked, on the root alone with the features
+ * `$1` turns on as cfgs (it reports E0554 before it needs the crate's dependencies), so a condition is
+ * read as the build reads it. Only where the root names `feature(` at all, for rustc's time.
+ */
+const NIGHTLY_UNDER = [
+  'nightly_under() {',
+  `  [ -n "$root" ] && grep -Eqs 'feature *\\(' "$root" || return 1`,
+  '  local on=("$1") i=0 h cfg=()',
+  '  while [ "$i" -lt "${#on[@]}" ]; do',
+  `    for h in $(sed -n "s/.*\\"\${on[$i]}\\":\\[\\([^]]*\\)\\].*/\\1/p" <<<"$fmap" | tr , '\\n' | tr -d '"' | grep -v '[:/]'); do`,
+  '      [[ " ${on[*]} " == *" $h "* ]] || on+=("$h")',
+  '    done',
+  '    i=$((i + 1))',
+  '  done',
+  '  for h in "${on[@]}"; do cfg+=(--cfg "feature=\\"$h\\""); done',
+  '  case "$(rustc --edition "${ed:-2015}" --crate-type lib --emit metadata -o /tmp/chainsmith-nightly-probe.rmeta "${cfg[@]}" "$root" 2>&1)" in',
+  '    *E0554*) return 0 ;;',
+  '  esac',
+  '  return 1',
+  '}',
+].join('\n');
 
 /**
  * Shell that sets `features` and `both` for the crate features the test files gate tests on
- * (`cfg(feature = "x")`) and the root Cargo.toml declares at the time of the run (in [features], or as
+ * (`cfg(feature = "x")`) and the root package declares at the time of the run (in [features], or as
  * an optional dependency), comma-separated: a
  * test of an optional feature (serde_json's raw_value) is otherwise compiled out, before and after the
  * change alike. `features` holds those named only positively; `both` those also named under `not(…)`
@@ -87,8 +113,8 @@ const OPTIONAL_DEPENDENCY = [
  * assertions, inside one test): the tests run once without them and once with them, so a change to
  * either variant is seen. A feature a file is gated off by as a whole (`#![cfg(not(feature = "x"))]`,
  * serde_json's preserve_order) stays off: turning it on would drop the tests written for the default.
- * So does a feature under which the crate's root turns on a nightly `#![feature]` (`#![cfg_attr(feature =
- * "x", feature(…))]`, smallvec's may_dangle): the image's stable rustc refuses the whole crate with it (E0554).
+ * So does a feature under which the crate's root turns on a nightly `#![feature]` (NIGHTLY_UNDER): the
+ * image's stable rustc refuses the whole crate with it (E0554).
  */
 export function gatedFeatures(files: string[]): string {
   const rs = files
@@ -98,14 +124,15 @@ export function gatedFeatures(files: string[]): string {
   if (!rs) return '';
   const count = (pattern: string) => `$(cat ${rs} 2>/dev/null | grep -o "${pattern}" | wc -l)`;
   const names = `grep -ho 'feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
-  const declared = `{ sed -n '/^\\[features\\]/,/^\\[/p' Cargo.toml 2>/dev/null | grep -Eq "^\\"?$f\\"? *=" || ${OPTIONAL_DEPENDENCY}; }`;
-  const nightly = `grep -Eqs "^[[:space:]]*#!\\[cfg_attr\\( *feature *= *\\"$f\\" *,.*feature\\(" src/lib.rs`;
+  const declared = `grep -q "\\"$f\\":\\[" <<<"$fmap"`;
   const wholeFileOff = `cat ${rs} 2>/dev/null | grep -q "#!\\[cfg(not( *feature *= *\\"$f\\""`;
   return [
+    ROOT_PACKAGE_JSON,
+    NIGHTLY_UNDER,
     'features=; both=',
     `for f in $(${names}); do`,
     `  ${declared} || continue`,
-    `  ${nightly} && continue`,
+    '  nightly_under "$f" && continue',
     `  all=${count('feature *= *\\"$f\\"')}; off=${count('not( *feature *= *\\"$f\\"')}`,
     '  if [ "$off" -eq 0 ]; then features=${features:+$features,}$f',
     `  elif [ "$all" -gt "$off" ] && ! ${wholeFileOff}; then both=\${both:+$both,}$f; fi`,
@@ -162,12 +189,15 @@ export const cargoRunner: TestRunner<'cargo'> = {
     const select = targets?.length
       ? `sel=${rest}; if ${targets.map((t) => `{ [ -f tests/${t}.rs ] || [ -f tests/${t}/main.rs ]; }`).join(' && ')}; then sel='${targets.map((t) => `--test ${t}`).join(' ')}'; fi\n`
       : `sel=${rest}\n`;
-    if (!features) return `${select}${plain} $sel 2>&1`;
+    // The line that runs the tests comes first, as a function the lines choosing its arguments then call: a
+    // stage's reason keeps the head of its command (REASON_LIMITS.command), which then names the tests.
+    const cargoTest = `cargo_test() { ${plain} "$@" 2>&1; }\n`;
+    if (!features) return `${cargoTest}${select}cargo_test $sel`;
     // --workspace only for the whole suite without features: features name the root package's.
     return [
-      `${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both$sel" ] || ws=`,
-      `${plain} \${features:+--features "$features"} $sel $ws 2>&1; status=$?`,
-      `if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; ${plain} --features "\${features:+$features,}$both" $sel 2>&1 || status=$?; fi`,
+      `${cargoTest}${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both$sel" ] || ws=`,
+      'cargo_test ${features:+--features "$features"} $sel $ws; status=$?',
+      'if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; cargo_test --features "${features:+$features,}$both" $sel || status=$?; fi',
       'exit $status',
     ].join('\n');
   },

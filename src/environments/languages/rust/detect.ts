@@ -290,7 +290,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
     }
     // A crate that depends on nothing leaves no vendor directory; the image copies one, empty or not.
     await mkdir(vendorDir, { recursive: true });
-    const beyond = await cratesBeyond(vendorDir, rustc);
+    const beyond = await cratesBeyond(vendorDir, rustc, await cratesForThisPlatform(run));
     if (beyond.length) {
       throw new ToolchainTooOld(
         `the crates ${locked ? 'the committed Cargo.lock pins' : `resolved for rustc ${rustc}`} need a newer one: ${beyond.slice(0, 5).join(', ')}${beyond.length > 5 ? ` and ${beyond.length - 5} more` : ''}`,
@@ -321,17 +321,43 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
 /**
  * The vendored crates whose rust-version is above `rustc` ('serde_spanned 0.6.7 (rust-version 1.65)'):
  * cargo's MSRV-aware resolver falls back to them where every version a dependent allows needs more.
+ * Only those `built` holds ('name version'), where it is known: a crate of another platform's
+ * dependencies is vendored (the lock holds every platform's) but never compiled here.
  */
-async function cratesBeyond(vendorDir: string, rustc: string): Promise<string[]> {
+async function cratesBeyond(vendorDir: string, rustc: string, built?: Set<string>): Promise<string[]> {
   const found: string[] = [];
   for (const dir of (await readdir(vendorDir)).sort()) {
     const manifest = await readFile(join(vendorDir, dir, 'Cargo.toml'), 'utf8').catch(() => '');
     const wants = /^rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
     const version = /^version\s*=\s*"([^"]+)"/m.exec(manifest)?.[1];
     const name = /^name\s*=\s*"([^"]+)"/m.exec(manifest)?.[1] ?? dir;
+    if (built && !built.has(`${name} ${version}`)) continue;
     if (wants && compareVersions(wants, rustc) > 0) found.push(`${name} ${version ?? '?'} (rust-version ${wants})`);
   }
   return found;
+}
+
+/**
+ * The crates ('name version') cargo would compile for this host's platform (the image's), every feature
+ * of the workspace on and dev-dependencies in (`cargo metadata --filter-platform`: indexmap 2.14.1's
+ * lock holds getrandom's WASI crates, which need rustc 1.87 and are no Linux build's). Undefined where
+ * cargo cannot tell.
+ */
+async function cratesForThisPlatform(run: { cwd: string; signal?: AbortSignal }): Promise<Set<string> | undefined> {
+  const host = /^host: (\S+)/m.exec((await runTool('cargo', ['-vV'], run)).stdout)?.[1];
+  if (!host) return undefined;
+  const meta = await runTool(
+    'cargo',
+    ['metadata', '--all-features', '--format-version', '1', '--filter-platform', host],
+    run,
+  );
+  if (meta.code !== 0) return undefined;
+  try {
+    const { packages } = JSON.parse(meta.stdout) as { packages: Array<{ name: string; version: string }> };
+    return new Set(packages.map((p) => `${p.name} ${p.version}`));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The Cargo.toml files of the copy that declare a package (the root's and its workspace members'). */
