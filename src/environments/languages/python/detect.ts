@@ -1,4 +1,4 @@
-import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
+import { DEPS_MOUNT, SETUP_WARNING, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName } from './pyproject';
 import { pyprojectDeclares, TESTISH, type PyprojectDeclares } from './pyproject-declares';
 import { requirementFilesOf } from './resolver-inputs';
@@ -114,6 +114,11 @@ export async function detectPython(
               ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
       if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
+      // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
+      if (needsFetch)
+        lines.push(
+          `complaint=$(env -u PIP_NO_CACHE_DIR ${venv}/bin/python -m pip check 2>&1) || echo "$complaint" | sed 's|^|${SETUP_WARNING} pip check in ${venv} (not a failure): |'`,
+        );
       return lines;
     };
     const setup = venvSetup(VENV, DEPS_MOUNT);
