@@ -29,6 +29,12 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java', HeldOutProject[
     'cachetools',
     'tabulate',
     'itsdangerous',
+    // Wave 2 (session 24), chosen before any run: libraries in wide use whose latest sdist ships its tests, each on a
+    // build backend or layout not yet listed (poetry-core, a lone root module, flit_core, a C extension).
+    'tomlkit',
+    'six',
+    'packaging',
+    'markupsafe',
   ]),
   go: alternate([
     'github.com/google/uuid',

@@ -10,7 +10,7 @@ import { BUILT_AT_FILE, checkoutLines } from '../container/checkout';
 import { DockerContainer } from '../container/docker-container';
 import { hasCommit } from '../container/host-repo';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
-import { DEPS_MOUNT, type RepoFiles } from './contract';
+import { DEPS_MOUNT, SETUP_WARNING, type RepoFiles } from './contract';
 import { DependencyCache, type FetchedDependencies } from './dependencies';
 import { declarationsDate } from './declarations-date';
 import { detectRecipe } from './detect';
@@ -508,6 +508,8 @@ export class Environments {
           reason: stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed),
         });
       }
+      for (const line of run.output.split('\n'))
+        if (line.startsWith(SETUP_WARNING)) this.log(`${image}: ${line.slice(SETUP_WARNING.length).trim()}`);
       // Probed as the sandboxes will run it: with the recipe's variables and PATH (a Go toolchain module first on it, say).
       const probe = await sandbox.exec([...exportLines, toolchainProbe(recipe.toolchain.image)].join('\n'), {
         timeoutSeconds: 60,

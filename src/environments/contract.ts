@@ -60,6 +60,8 @@ export interface Resolution {
 
 /** Where the fetched dependencies are mounted, read-only, during the environment build. */
 export const DEPS_MOUNT = '/deps';
+/** What opens a line a recipe's setup prints for the build log where the build succeeds (a warning, not a failure). */
+export const SETUP_WARNING = 'chainsmith-warning:';
 
 export interface LanguageRecipe<L extends string = string, R extends string = string, T extends string = string> {
   language: L;

@@ -1,7 +1,5 @@
-import type { GoldTests, TestCase } from '../schemas';
+import { testPasses, type GoldTests, type TestCase } from '../schemas';
 import { stageReason } from '../stage-reason';
-
-const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
 /**
  * Tests whose outcome differs between runs of the same tree: each named in at least two runs, passing
@@ -12,7 +10,7 @@ export function flakyTests(runs: TestCase[][]): string[] {
   for (const run of runs)
     for (const c of run) {
       if (c.outcome === 'skipped') continue;
-      (seen.get(c.id) ?? seen.set(c.id, new Set()).get(c.id)!).add(passes(c.outcome));
+      (seen.get(c.id) ?? seen.set(c.id, new Set()).get(c.id)!).add(testPasses(c.outcome));
     }
   return [...seen]
     .filter(([, outcomes]) => outcomes.size > 1)
@@ -29,7 +27,7 @@ export function flakyTests(runs: TestCase[][]): string[] {
 export function stabilize(gold: GoldTests, runs: TestCase[][], emptyPatch: TestCase[]): GoldTests {
   const flaky = new Set(flakyTests(runs));
   const keep = (ids: string[]) => ids.filter((id) => !flaky.has(id));
-  const passesEmpty = new Set(emptyPatch.filter((c) => passes(c.outcome)).map((c) => c.id));
+  const passesEmpty = new Set(emptyPatch.filter((c) => testPasses(c.outcome)).map((c) => c.id));
   const candidates = keep(gold.failToPass);
   const failToPass = candidates.filter((id) => !passesEmpty.has(id));
   const passToPass = [...keep(gold.passToPass), ...candidates.filter((id) => passesEmpty.has(id))];

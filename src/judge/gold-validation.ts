@@ -11,6 +11,7 @@ import { stageInputProblem } from '../stage/inputs';
 import {
   GoldTestsSchema,
   TestSignalSchema,
+  testPasses,
   type Chain,
   type GoldTests,
   type StageReason,
@@ -24,8 +25,6 @@ import { touchedFunctions, touchedTest } from './touched-tests';
 import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
 import { CARRY_TAG } from '../stage/carryover';
-
-const passes = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
 
 /** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
 const RULES = 'rules-6';
@@ -71,12 +70,13 @@ export function classifyTests(
   for (const { id, outcome } of after) {
     // A skipped test (Unity's IGNORE, a disabled CTest) checks nothing either way.
     if (outcome === 'skipped') continue;
-    if (!passes(outcome)) gold.brokenOnGold.push(id);
-    else if (passes(was.get(id))) gold.passToPass.push(id);
+    if (!testPasses(outcome)) gold.brokenOnGold.push(id);
+    else if (testPasses(was.get(id))) gold.passToPass.push(id);
     else if (was.has(id)) gold.failToPass.push(id);
     else if (!beforeComplete) continue;
     else if (!baseline) gold.failToPass.push(id);
-    else if (passes(atBase.get(id))) (touchedTest(id, baseline.touched) ? gold.failToPass : gold.passToPass).push(id);
+    else if (testPasses(atBase.get(id)))
+      (touchedTest(id, baseline.touched) ? gold.failToPass : gold.passToPass).push(id);
     else if (atBase.has(id) || baseline.complete) gold.failToPass.push(id);
   }
   return gold;
@@ -85,7 +85,7 @@ export function classifyTests(
 /** Whether some test passes after the change that the run before did not name (the PR's test files may not have built there). */
 export function unseenBefore(before: TestCase[], after: TestCase[]): boolean {
   const named = new Set(before.map((c) => c.id));
-  return after.some((c) => passes(c.outcome) && !named.has(c.id));
+  return after.some((c) => testPasses(c.outcome) && !named.has(c.id));
 }
 
 /** A stage that cannot be used, with the reason; nothing ran. */

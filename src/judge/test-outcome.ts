@@ -1,6 +1,4 @@
-import type { GoldTests, TestOutcome, TestSignal } from '../schemas';
-
-const passes = (outcome?: string) => outcome === 'passed' || outcome === 'xpassed';
+import { testPasses, type GoldTests, type TestOutcome, type TestSignal } from '../schemas';
 
 /**
  * What the PR's tests say about the agent's result. With a gold validation and per-test outcomes,
@@ -14,8 +12,8 @@ export function testOutcome(signal: TestSignal | undefined, gold?: GoldTests): T
     return { checked: 'exit-code', passed: signal.passed, share: signal.passed ? 1 : 0, failing: [] };
   }
   const now = new Map(signal.cases.map((c) => [c.id, c.outcome]));
-  const failing = [...gold.failToPass, ...gold.passToPass].filter((id) => !passes(now.get(id)));
-  const count = (ids: string[]) => ({ passing: ids.filter((id) => passes(now.get(id))).length, total: ids.length });
+  const failing = [...gold.failToPass, ...gold.passToPass].filter((id) => !testPasses(now.get(id)));
+  const count = (ids: string[]) => ({ passing: ids.filter((id) => testPasses(now.get(id))).length, total: ids.length });
   return {
     checked: 'per-test',
     passed: failing.length === 0,

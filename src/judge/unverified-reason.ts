@@ -1,4 +1,4 @@
-import type { GoldTests, StageReason, TestSignal } from '../schemas';
+import { testPasses, type GoldTests, type StageReason, type TestSignal } from '../schemas';
 import { stageReason } from '../stage-reason';
 
 /** The summary of a stage whose PR changes no test file: the funnel counts those apart. */
@@ -34,7 +34,7 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
     );
   // Not one of the PR's tests passes after the real change (none reported, or every one failing or in
   // error, as a test module that cannot be imported is): the environment cannot run them, whatever they check.
-  const passing = (v.after.cases ?? []).filter((c) => c.outcome === 'passed' || c.outcome === 'xfailed');
+  const passing = (v.after.cases ?? []).filter((c) => testPasses(c.outcome));
   if (!v.after.passed && passing.length === 0 && !v.gold.passToPass.length) {
     const reported = v.after.cases?.length ?? 0;
     return stageReason(

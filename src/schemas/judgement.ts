@@ -9,6 +9,14 @@ export const TestCaseSchema = z.object({
 });
 export type TestCase = z.infer<typeof TestCaseSchema>;
 
+/**
+ * The one rule for what a test's outcome counts as, wherever outcomes are read: a pass, or an
+ * unexpected pass of a test not marked strict. An expected failure is no pass (the code still fails
+ * it), and a strict unexpected pass is a failure: the parsers report it as `failed` (pytest prints it
+ * FAILED; automake's XPASS and meson's UNEXPECTEDPASS fail their suite).
+ */
+export const testPasses = (outcome?: TestCase['outcome']) => outcome === 'passed' || outcome === 'xpassed';
+
 export const TestSignalSchema = z.object({
   command: z.string(),
   ran: z.boolean(),

@@ -18,6 +18,7 @@ export function testEnvironments(
   docker: Docker = new Docker(),
   overrides: Record<string, RecipeOverride> = {},
   dataDir = process.env.CHAINSMITH_HOME ?? join(homedir(), '.chainsmith'),
+  log: (line: string) => void = () => undefined,
 ): Environments {
   return new Environments(docker, {
     baseImage: baseImageTag(),
@@ -29,7 +30,7 @@ export function testEnvironments(
     pidsLimit: 256,
     cpus: 1,
     defaultTestCommand: TEST_COMMAND,
-    log: () => undefined,
+    log,
   });
 }
 

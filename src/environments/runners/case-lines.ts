@@ -36,15 +36,19 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
     }
     m = MESON.exec(line);
     if (m) {
-      put(m[1], m[2] === 'OK' || m[2] === 'EXPECTEDFAIL' ? 'passed' : m[2] === 'SKIP' ? 'skipped' : 'failed');
+      put(
+        m[1],
+        m[2] === 'OK' ? 'passed' : m[2] === 'EXPECTEDFAIL' ? 'xfailed' : m[2] === 'SKIP' ? 'skipped' : 'failed',
+      );
       continue;
     }
     m = AUTOMAKE.exec(line);
     if (m) {
-      // An expected failure is the test as written (as meson's EXPECTEDFAIL); an unexpected pass is not.
+      // An expected failure is one (testPasses: no pass); an unexpected pass fails the suite, as a strict one.
       // Two cases of one script with the same description are one id: the worse outcome stands.
       const id = automakeCase(m[2]);
-      const outcome = m[1] === 'PASS' || m[1] === 'XFAIL' ? 'passed' : m[1] === 'SKIP' ? 'skipped' : 'failed';
+      const outcome =
+        m[1] === 'PASS' ? 'passed' : m[1] === 'XFAIL' ? 'xfailed' : m[1] === 'SKIP' ? 'skipped' : 'failed';
       put(id, worse(cases.get(key(id)), outcome));
       continue;
     }

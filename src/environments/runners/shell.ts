@@ -11,7 +11,7 @@ export const reportStart = (what: string) => `----- chainsmith: ${what} -----`;
 export const REPORT_END = '----- chainsmith: end of report -----';
 
 /** The outcome of a test seen more than once (repeated names, reruns): the worst one counts. */
-const RANK = { passed: 0, xpassed: 0, xfailed: 0, skipped: 1, failed: 2, error: 3 } as const;
+const RANK = { passed: 0, xpassed: 0, xfailed: 1, skipped: 1, failed: 2, error: 3 } as const;
 export function worse<T extends keyof typeof RANK>(a: T | undefined, b: T): T {
   return a === undefined || RANK[b] >= RANK[a] ? b : a;
 }

@@ -1,6 +1,6 @@
-import { DEPS_MOUNT, type LanguageRecipe, type RepoFiles } from '../../contract';
+import { DEPS_MOUNT, SETUP_WARNING, type LanguageRecipe, type RepoFiles } from '../../contract';
 import { requirementName } from './pyproject';
-import { pyprojectDeclares, TESTISH } from './pyproject-declares';
+import { pyprojectDeclares, TESTISH, type PyprojectDeclares } from './pyproject-declares';
 import { requirementFilesOf } from './resolver-inputs';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
@@ -72,10 +72,9 @@ export async function detectPython(
   const toxIni = has('tox.ini') ? ((await files.read('tox.ini')) ?? '') : '';
   const declaredNames = new Set(declared.map(requirementName));
   const toolDeps = toolTestRequirements(pyproject.doc, toxIni).filter((r) => !declaredNames.has(requirementName(r)));
-  const requiresPython =
-    pyproject.requiresPython ??
-    /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupPy + setupCfg)?.[1] ??
-    poetryPython(pyproject.poetryPython);
+  const requiresPython = requiresPythonOf(pyproject, setupPy + setupCfg);
+  // A merge that changes requires-python (raises it past the base's Python) must import on the Python chosen too.
+  const mergeRequires = merged && (await requiresPythonAt(merged));
   const needsPackages =
     declaresDeps ||
     requirementFiles.length > 0 ||
@@ -88,6 +87,7 @@ export async function detectPython(
     era ? await era.baseDate() : new Date(),
     !needsPackages,
     (await era?.tested?.()) ?? [],
+    mergeRequires !== requiresPython ? mergeRequires : undefined,
   );
 
   // The pip that fills the venvs uv does not (before 3.8), by minor: the wheels the fetch may take for it.
@@ -114,6 +114,11 @@ export async function detectPython(
               ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
       if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
+      // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
+      if (needsFetch)
+        lines.push(
+          `complaint=$(env -u PIP_NO_CACHE_DIR ${venv}/bin/python -m pip check 2>&1) || echo "$complaint" | sed 's|^|${SETUP_WARNING} pip check in ${venv} (not a failure): |'`,
+        );
       return lines;
     };
     const setup = venvSetup(VENV, DEPS_MOUNT);
@@ -193,6 +198,21 @@ function uvVenv(interpreter: string, venv: string, deps: string): string[] {
       `v=$(${interpreter} -m ensurepip --version | cut -d' ' -f2); w=$(ls ${bundled}/pip-$v-*.whl /usr/share/python-wheels/pip-$v-*.whl 2>/dev/null | head -n1 || true); ` +
       `if [ -n "$w" ]; then ${uv} --find-links "$(dirname "$w")" "pip==$v"; else ${venv}/bin/python -m ensurepip --default-pip; fi; fi`,
   ];
+}
+
+/** The Python versions a project's metadata allows: pyproject's requires-python, setup's python_requires, or Poetry's python. */
+function requiresPythonOf(pyproject: PyprojectDeclares, setupScripts: string): string | undefined {
+  return (
+    pyproject.requiresPython ??
+    /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(setupScripts)?.[1] ??
+    poetryPython(pyproject.poetryPython)
+  );
+}
+
+async function requiresPythonAt(files: RepoFiles): Promise<string | undefined> {
+  const read = async (name: string) => (files.rootFiles.has(name) ? ((await files.read(name)) ?? '') : '');
+  const scripts = (await read('setup.py')) + (await read('setup.cfg'));
+  return requiresPythonOf(pyprojectDeclares(await read('pyproject.toml')), scripts);
 }
 
 /**

@@ -7,7 +7,7 @@ import { shellQuote } from '../../../process/shell-quote';
  * asked for with -r. Collection errors name a file, not a test ("ERROR tests/a.py - ImportError"):
  * they are kept as such, and the tests inside count as not passing.
  */
-const SUMMARY_LINE = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)/;
+const SUMMARY_LINE = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)/;
 const OUTCOME: Record<string, TestCase['outcome']> = {
   PASSED: 'passed',
   FAILED: 'failed',
@@ -32,12 +32,30 @@ export const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
  */
 export const KEEP_COLLECTING = `$(python3 -c 'import pytest; print("--continue-on-collection-errors" if int(pytest.__version__.split(".")[0]) > 2 else "")' 2>/dev/null)`;
 
+/**
+ * The test id a summary line's rest opens with, whole: a parametrized id's brackets may hold spaces
+ * (`test_x[a b] - reason`), so the id runs to the bracket that closes the one after its name, and
+ * otherwise to the first space (a reason follows it).
+ */
+function summaryId(rest: string): string {
+  const open = rest.indexOf('[');
+  const space = rest.indexOf(' ');
+  if (open < 0 || (space >= 0 && space < open)) return space < 0 ? rest : rest.slice(0, space);
+  let depth = 0;
+  for (let i = open; i < rest.length; i++) {
+    if (rest[i] === '[') depth++;
+    else if (rest[i] === ']' && --depth === 0 && (i + 1 === rest.length || rest[i + 1] === ' '))
+      return rest.slice(0, i + 1);
+  }
+  return space < 0 ? rest : rest.slice(0, space);
+}
+
 export function parsePytestSummary(output: string): TestCase[] | undefined {
   const cases = new Map<string, TestCase['outcome']>();
   for (const line of output.split('\n')) {
     const m = SUMMARY_LINE.exec(line.trim());
     // "SKIPPED [1] tests/a.py:3: reason" names a location, not a test id: skips decide nothing.
-    if (m && m[1] !== 'SKIPPED') cases.set(m[2], OUTCOME[m[1]]);
+    if (m && m[1] !== 'SKIPPED') cases.set(summaryId(m[2]), OUTCOME[m[1]]);
   }
   return cases.size ? [...cases].map(([id, outcome]) => ({ id, outcome })) : undefined;
 }
@@ -65,6 +83,8 @@ export const pytestRunner: TestRunner<'pytest'> = {
 
 /** pytest's one-line reason for a failing test ("FAILED tests/a.py::t - assert 3 == 2.5"), if it printed one. */
 function failureSummary(output: string, id: string): string | undefined {
-  const line = output.split('\n').find((l) => /^(FAILED|ERROR) /.test(l) && l.split(' ')[1] === id);
+  const line = output
+    .split('\n')
+    .find((l) => /^(FAILED|ERROR) /.test(l) && summaryId(l.slice(l.indexOf(' ') + 1)) === id);
   return line?.replace(/^(FAILED|ERROR) /, '').slice(0, 500);
 }

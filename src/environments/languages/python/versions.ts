@@ -76,7 +76,10 @@ const minorKey = (v: string) =>
  * newest of them as `newer`; where none is, the newest below them; where none is either (or the
  * project names none), the newest minor (the base image's or a provided one) that requires-python
  * allows and that was out by then; where none was out, the oldest allowed (the nearest
- * to the era); where none is allowed, the base image's with a note. Only the base decides: a PR's merge never raises it.
+ * to the era); where none is allowed, the base image's with a note. A PR whose merge changes it
+ * (`mergeRequires`: python-dateutil 4 raised it to 3.9 where 3.0 allowed 3.8) is chosen among those both
+ * allow, or where none is, the newest the merge allows: its merge cannot install or import on a Python
+ * it excludes. A PR that leaves it as it is gets what its base gets.
  * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
  * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
  */
@@ -86,9 +89,12 @@ export function choosePython(
   baseDate: Date,
   needsNoFetch = false,
   tested: string[] = [],
+  mergeRequires?: string,
 ): PythonChoice {
   const spec = requiresPython?.trim();
-  if (needsNoFetch && (!spec || specifierAllows(spec, BASE_PYTHON))) {
+  const mergeSpec = mergeRequires?.trim();
+  const mergeAllows = (version: string) => !mergeSpec || specifierAllows(mergeSpec, version);
+  if (needsNoFetch && (!spec || specifierAllows(spec, BASE_PYTHON)) && mergeAllows(BASE_PYTHON)) {
     return {
       version: BASE_PYTHON,
       note: `the project needs no package beyond the image's own (pytest): the image's Python ${BASE_PYTHON}, which needs no registry`,
@@ -102,11 +108,21 @@ export function choosePython(
   const unique = [...new Map(candidates.map((c) => [c.version, c])).values()].sort(
     (a, b) => minorKey(a.version) - minorKey(b.version),
   );
-  const allowed = unique.filter((c) => !spec || specifierAllows(spec, c.version));
+  const allowed = unique.filter((c) => (!spec || specifierAllows(spec, c.version)) && mergeAllows(c.version));
   const day = baseDate.toISOString().slice(0, 10);
   const out = allowed.filter((c) => firstBeta(c.version) <= day);
-  const asks = spec ? `the project asks for Python ${spec}` : 'the project names no Python version';
+  const asks =
+    (spec ? `the project asks for Python ${spec}` : 'the project names no Python version') +
+    (mergeSpec ? ` (its PR's merge for ${mergeSpec})` : '');
   const offered = unique.map((c) => c.version).join(', ');
+  const mergeOnly = unique.filter((c) => mergeAllows(c.version));
+  if (mergeSpec && !allowed.length && mergeOnly.length) {
+    const pick = mergeOnly[mergeOnly.length - 1];
+    return {
+      ...pick,
+      note: `${asks}; none of those provided (${offered}) is allowed by both: Python ${pick.version}, the newest the merge allows`,
+    };
+  }
   const newestTested = tested.length ? tested.reduce((a, b) => (minorKey(a) >= minorKey(b) ? a : b)) : undefined;
   const oldestTested = tested.length ? tested.reduce((a, b) => (minorKey(a) <= minorKey(b) ? a : b)) : undefined;
   const testedOut = newestTested
