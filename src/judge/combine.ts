@@ -4,6 +4,8 @@ import { testOutcome } from './test-outcome';
 
 /** Failing tests keep a score below this, whatever the model says: half of the passing share. */
 const FAILING_TESTS_CEILING = 0.5;
+/** The failing tests the feedback names one by one (each with its runner's one-line reason); the rest are counted. */
+const FAILING_NAMED = 50;
 
 /**
  * The hybrid rule (README, "How a stage is judged"). The tests' score is 1 when every test that checks
@@ -31,13 +33,24 @@ export function combine(
   if (outcome && !outcome.passed) {
     notes.push(
       outcome.checked === 'per-test'
-        ? `These tests of the task do not pass yet:\n${outcome.failing.map((id) => `- ${failureLine(tests!.output, id) ?? id}`).join('\n')}`
+        ? `These tests of the task do not pass yet:\n${failingList(outcome.failing, tests!.output)}`
         : `The tests that check this task fail:\n${tests!.output.slice(-3000)}`,
     );
   }
   if (basis === 'none')
     notes.push('Nothing verifies this stage: the PR changes no test and no judge model is configured.');
   return { score, passed: score >= threshold, feedback: notes.join('\n\n'), tests, model, basis, outcome, threshold };
+}
+
+/**
+ * The feedback's list of failing tests: the first FAILING_NAMED with their reasons, then how many more.
+ * A suite broken whole fails by the tens of thousands, and each reason is looked up in an output of up
+ * to 8M characters: named all, the list took minutes to make and megabytes to send.
+ */
+function failingList(failing: string[], output: string): string {
+  const named = failing.slice(0, FAILING_NAMED).map((id) => `- ${failureLine(output, id) ?? id}`);
+  if (failing.length > FAILING_NAMED) named.push(`- and ${failing.length - FAILING_NAMED} more`);
+  return named.join('\n');
 }
 
 function round(x: number): number {

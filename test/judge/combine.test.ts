@@ -102,3 +102,17 @@ test('the threshold is the configured one', () => {
 function round(x: number): number {
   return Math.round(x * 1e4) / 1e4;
 }
+
+test('a suite broken whole: the feedback names the first 50 failing tests with their reasons and counts the rest', () => {
+  const ids = Array.from({ length: 120 }, (_, i) => `t.py::test_${i}`);
+  const wide: GoldTests = { command: 'pytest', failToPass: [], passToPass: ids, brokenOnGold: [] };
+  const broken = run(
+    Object.fromEntries(ids.map((id) => [id, 'failed' as const])),
+    ids.map((id, i) => `FAILED ${id} - assert ${i} == 0`).join('\n'),
+  );
+  const lines = combine(broken, undefined, 0.8, wide).feedback.split('\n').slice(1);
+  expect(lines).toHaveLength(51);
+  expect(lines[0]).toBe('- t.py::test_0 - assert 0 == 0');
+  expect(lines[49]).toBe('- t.py::test_49 - assert 49 == 0');
+  expect(lines[50]).toBe('- and 70 more');
+});
