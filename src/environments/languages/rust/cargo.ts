@@ -70,10 +70,11 @@ export function cargoTestTargets(files: string[]): string[] | undefined {
  * [features] and each optional dependency's implicit one (hex's `#![cfg(feature = "serde")]` tests),
  * none where `dep:` turns it off; `root` and `ed`, its lib target's root file and edition. All empty
  * where the root is a virtual workspace. A JSON array never holds `"name":`, so `"$f":[` finds a feature.
+ * The package's own `features` comes first: a [package.metadata.*.features] table prints another after it.
  */
 const ROOT_PACKAGE_JSON = [
   'pkg=$(cargo read-manifest 2>/dev/null || true)',
-  `fmap=$(grep -o '"features":{[^{}]*}' <<<"$pkg" | tail -n 1 || true)`,
+  `fmap=$(grep -o '"features":{[^{}]*}' <<<"$pkg" | head -n 1 || true)`,
   `lib=$(grep -Eo '\\{"kind":\\[[^]]*"(lib|rlib|dylib|cdylib|staticlib|proc-macro)"[^{}]*\\}' <<<"$pkg" | head -n 1 || true)`,
   `root=$(sed -n 's/.*"src_path":"\\([^"]*\\)".*/\\1/p' <<<"$lib"); ed=$(sed -n 's/.*"edition":"\\([0-9]*\\)".*/\\1/p' <<<"$lib")`,
 ].join('\n');

@@ -331,7 +331,7 @@ async function cratesBeyond(vendorDir: string, rustc: string, built?: Set<string
     const wants = /^rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
     const version = /^version\s*=\s*"([^"]+)"/m.exec(manifest)?.[1];
     const name = /^name\s*=\s*"([^"]+)"/m.exec(manifest)?.[1] ?? dir;
-    if (built && !built.has(`${name} ${version}`)) continue;
+    if (built && version !== undefined && !built.has(`${name} ${version}`)) continue;
     if (wants && compareVersions(wants, rustc) > 0) found.push(`${name} ${version ?? '?'} (rust-version ${wants})`);
   }
   return found;
