@@ -29,6 +29,11 @@ describe('cargo runner', () => {
     const doc = Object.keys(got).filter((id) => id.startsWith('serde_json-doc::'));
     expect(doc.length).toBeGreaterThan(0);
     expect(doc.every((id) => !/\(line \d+\)/.test(id))).toBe(true);
+    // A compile_fail doc test prints its mode after the line number: moved by an edit above it, it keeps its id.
+    const moved = (line: number) =>
+      cargoRunner.parse(`   Doc-tests doc_ids\ntest src/lib.rs - answer (line ${line}) - compile fail ... ok\n`);
+    expect(moved(3)).toEqual([{ id: 'doc_ids-doc::src/lib.rs - answer', outcome: 'passed' }]);
+    expect(moved(7)).toEqual(moved(3));
   });
 
   it('reports nothing for a run that did not compile', () => {
@@ -51,7 +56,8 @@ describe('cargo runner', () => {
       expect(cargoRunner.command(files).slice(0, REASON_LIMITS.command)).toContain(
         'cargo test --offline --no-fail-fast',
       );
-    // The whole suite: every member's too where the root declares a workspace (run with a cargo that prints its arguments).
+    // Every test target, never the doc tests (code, the gold change's side), and every member's too where the
+    // root declares a workspace (run with a cargo that prints its arguments).
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-workspace-'));
     const args = (files: string[]) =>
       execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], {
@@ -59,11 +65,13 @@ describe('cargo runner', () => {
         encoding: 'utf8',
       }).trim();
     writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n');
-    expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast');
+    expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast --tests');
     writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n\n[workspace]\nmembers = ["crates/*"]\n');
-    expect(args(['crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --workspace');
+    expect(args(['crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --tests --workspace');
+    expect(args(['crates/foo/src/lib.rs'])).toBe('test --offline --no-fail-fast --tests --workspace');
     // A PR whose tests are the root package's own does not build every member.
-    expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast');
+    expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast --tests');
+    expect(args(['tests/test.rs', 'crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --tests --workspace');
     expect(cargoRunner.command([], 'cargo test -p root')).toBe('ws=\ncargo test -p root $ws 2>&1');
     // Test files under tests/ that name no target of their own: every test target, no doc tests; so too
     // where a target they name is no file of its own.

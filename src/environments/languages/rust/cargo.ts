@@ -153,14 +153,12 @@ const WORKSPACE = "ws=; grep -q '^\\[workspace\\]' Cargo.toml 2>/dev/null && ws=
 const ROOT_PACKAGE = /^(src|tests|benches|examples)\//;
 
 /**
- * Where the PR's test files are all under the root's tests/ but name no target of their own (trybuild's
- * .stderr files, fixtures a test reads): every test target and the unit tests, not the doc tests. Doc
- * tests are compiled one by one (serde_json's hundred took 39 of a whole suite's 48 CPU-s) and live in
- * src/, which a PR's test files under tests/ are not.
+ * The PR's tests never include doc tests: they live in the code's doc comments, the gold change's side,
+ * so a doc test a PR adds is one no agent's tree holds, and its tests are the test targets and the unit
+ * tests (`--tests`). Doc tests are also compiled one by one (serde_json's hundred took 39 of a whole
+ * suite's 48 CPU-s).
  */
-function allTestTargets(files: string[]): boolean {
-  return files.length > 0 && files.every((f) => f.startsWith('tests/'));
-}
+const NO_DOC_TESTS = '--tests';
 
 /**
  * Shell that builds the crate's examples where the run is narrowed to some test targets (`$sel`) and a
@@ -181,7 +179,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
     if (!/^cargo test\b/.test(plain)) return `${plain} 2>&1`;
     const features = gatedFeatures(files);
     const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
-    const rest = allTestTargets(files) ? '--tests' : '';
+    const rest = files.length ? NO_DOC_TESTS : '';
     // The whole suite runs every member's tests where there are members (a configured command is left as it is).
     const inMember = files.some((f) => f.endsWith('.rs') && !ROOT_PACKAGE.test(f));
     const workspace = override || !inMember ? 'ws=\n' : WORKSPACE;
@@ -193,10 +191,11 @@ export const cargoRunner: TestRunner<'cargo'> = {
     // The line that runs the tests comes first, as a function the lines choosing its arguments then call: a
     // stage's reason keeps the head of its command (REASON_LIMITS.command), which then names the tests.
     const cargoTest = `cargo_test() { ${plain} "$@" 2>&1; }\n`;
-    if (!features) return `${cargoTest}${select}cargo_test $sel`;
-    // --workspace only for the whole suite without features: features name the root package's.
+    // --workspace only for every test target without features: features and targets name the root package's.
+    const wholeSuite = `[ "$sel" = ${NO_DOC_TESTS} ]`;
+    if (!features) return `${cargoTest}${select}${workspace}${wholeSuite} || ws=\ncargo_test $sel $ws`;
     return [
-      `${cargoTest}${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both$sel" ] || ws=`,
+      `${cargoTest}${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both" ] && ${wholeSuite} || ws=`,
       'cargo_test ${features:+--features "$features"} $sel $ws; status=$?',
       'if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; cargo_test --features "${features:+$features,}$both" $sel || status=$?; fi',
       'exit $status',
