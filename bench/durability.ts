@@ -143,7 +143,13 @@ async function bare(config: Config, chain: Chain, baseUrl: string): Promise<numb
           maxOutputChars: 64 << 20,
         })
       ).output;
-      await runPrTests(sandbox, chain.prs[stage], { runner: 'pytest', test: config.sandbox.testCommand }, 600);
+      await runPrTests(
+        sandbox,
+        chain.repo.path,
+        chain.prs[stage],
+        { runner: 'pytest', test: config.sandbox.testCommand },
+        600,
+      );
     } finally {
       await sandbox.destroy();
     }

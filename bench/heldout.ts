@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prTestFiles } from '../src/environments/pr-tests';
+import { prTests, testPaths } from '../src/environments/pr-tests';
 import { packageRoot } from '../src/paths';
 import type { Chain, GoldTests } from '../src/schemas';
 import { stageSteps } from '../src/judge/funnel';
@@ -92,7 +92,7 @@ export async function run(): Promise<Figure[]> {
             `${language} ${split}: validate stopped (exit ${result.exitCode}, ${result.records.length} of ${stages} stages written)${split === 'tune' ? `:\n${result.tail}` : ''}`,
           );
         }
-        figures.push(...splitFigures(language, split, chains, result, unfetched));
+        figures.push(...(await splitFigures(language, split, chains, result, unfetched)));
       }
   } finally {
     if (process.env.CHAINSMITH_BENCH_KEEP) say(`kept ${work} (CHAINSMITH_BENCH_KEEP)`);
@@ -108,12 +108,20 @@ export async function run(): Promise<Figure[]> {
 }
 
 /** Where each stage got to (an environment, tests that ran and reported, a verifying test), as `validate`'s funnel counts it. */
-function splitFigures(language: string, split: Split, chains: Chain[], r: ValidateRun, unfetched: string[]): Figure[] {
+async function splitFigures(
+  language: string,
+  split: Split,
+  chains: Chain[],
+  r: ValidateRun,
+  unfetched: string[],
+): Promise<Figure[]> {
   const suffix = `_${language}${split === 'tune' ? '_tune' : ''}`;
-  // As validation counts them: a release that only deletes test files (its archive dropped the suite) has none to run.
-  const withTests = new Set(
-    chains.flatMap((c) => c.prs.filter((p) => prTestFiles(p).length).map((p) => `${c.repo.name}#${p.number}`)),
-  );
+  // As validation counts them: a release that only deletes test files (its archive dropped the suite) has none
+  // to run; one that changes only the unit tests inside its code (Rust's #[cfg(test)] modules) has some.
+  const withTests = new Set<string>();
+  for (const c of chains)
+    for (const p of c.prs)
+      if (testPaths(await prTests(c.repo.path, p)).length) withTests.add(`${c.repo.name}#${p.number}`);
   const records = r.records.filter((g) => withTests.has(`${g.repo}#${g.prNumber}`));
   const n = withTests.size;
   const built = records.filter((g) => stageSteps(g).environmentBuilt);
@@ -123,7 +131,7 @@ function splitFigures(language: string, split: Split, chains: Chain[], r: Valida
   for (const g of records)
     if (g.status !== 'verified') kinds.set(g.reason?.kind ?? 'none', (kinds.get(g.reason?.kind ?? 'none') ?? 0) + 1);
   const byKind = [...kinds].map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
-  const of = `of ${n} stages whose release changes a test file (${chains.length} projects${unfetched.length ? `; not fetched: ${unfetched.join('; ')}` : ''})`;
+  const of = `of ${n} stages whose release changes a test file or inline tests (${chains.length} projects${unfetched.length ? `; not fetched: ${unfetched.join('; ')}` : ''})`;
   const rate = (k: number) => (n ? round(k / n) : 0);
   return [
     {

@@ -14,15 +14,14 @@ export class GoldReplayPolicy implements Policy {
 
   constructor(
     private readonly pr: PullRequest,
-    /** The command that runs the PR's tests, narrowed to its test files (the stage environment's runner). */
-    private readonly testCommand: string,
+    /** The command that runs the PR's tests (the stage environment's runner); undefined where it has none. */
+    private readonly testCommand: string | undefined,
   ) {}
 
   async next(messages: Message[], { step, scaffold }: Turn) {
-    const tests = this.pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path);
     const actions = [
       { run: applyCommand(this.pr.patch), why: `Apply the changes of PR #${this.pr.number}.` },
-      { run: tests.length ? this.testCommand : 'git status --short', why: "Run the PR's tests." },
+      { run: this.testCommand ?? 'git status --short', why: "Run the PR's tests." },
       { submit: `Applied the changes of PR #${this.pr.number}.` },
     ];
     const message = scaffold.reply(

@@ -12,6 +12,12 @@ export type NoLanguage = 'unknown';
 /** The runner that knows only pass or fail, for any language (runners/exit-code.ts). */
 export type ExitCode = 'exit-code';
 
+/** A stretch of a file's text, [start, end) in string indices. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
 /** A repository's files at one commit, read on the host with git (no checkout). */
 export interface RepoFiles {
   /** Names at the repository root. */
@@ -210,7 +216,17 @@ export interface LanguageSupport<
   /** Each toolchain image the language builds on, with the command that reports its version there (recorded on the manifest). */
   toolchains: { readonly [K in T]: string };
   /** How the miner tells the language's files apart: test files by name, code by extension. */
-  files: { tests: readonly RegExp[]; testDirectories?: readonly string[]; code: readonly string[] };
+  files: {
+    tests: readonly RegExp[];
+    testDirectories?: readonly string[];
+    code: readonly string[];
+    /**
+     * The items of a code file that only test builds compile (Rust's `#[cfg(test)] mod tests`): unit
+     * tests kept beside the code, which a PR changes with it (inline-tests.ts). Undefined where the
+     * file cannot be read so.
+     */
+    inlineTests?(source: string): Span[] | undefined;
+  };
   /**
    * A toolchain built from an installation on the host (a CPython prefix): its recipe under images/
    * (build.sh BASE TAG PREFIX), what identifies a prefix's build, and the build output that says the

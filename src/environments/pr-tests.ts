@@ -3,6 +3,7 @@ import type { Sandbox } from '../container/sandbox';
 import type { PullRequest, TestSignal } from '../schemas';
 import { journaled } from '../work-journal';
 import { shellQuote } from '../process/shell-quote';
+import { inlineTestFiles, overlayInlineTests } from './inline-tests';
 
 /** How a stage's tests run: its environment's runner, and a configured command where there is one. */
 export interface TestPlan {
@@ -15,6 +16,24 @@ export interface TestPlan {
 /** The PR's own test files; their PR versions are what checks a stage. */
 export function prTestFiles(pr: PullRequest): string[] {
   return pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path);
+}
+
+/**
+ * The PR's tests: its test files, whose PR versions replace the tree's whole, and the code files whose
+ * inline tests it changes (inline-tests.ts), whose PR versions of those tests replace the tree's.
+ */
+export interface PrTests {
+  files: string[];
+  inline: string[];
+}
+
+export async function prTests(repoPath: string, pr: PullRequest): Promise<PrTests> {
+  return { files: prTestFiles(pr), inline: await inlineTestFiles(repoPath, pr) };
+}
+
+/** Every file the PR's tests are in: what the runner narrows its run to. */
+export function testPaths(tests: PrTests): string[] {
+  return [...tests.files, ...tests.inline];
 }
 
 /**
@@ -70,24 +89,29 @@ export async function runTests(
 }
 
 /**
- * Overlays the PR's versions of its test files on the working tree and runs them, as a run after a
- * change (an agent's patch, or an empty one: prTestCommand's `afterChange`). The caller decides
- * what happens to the tree afterwards (the sandbox is thrown away, or reset for the agent).
+ * Overlays the PR's versions of its tests on the working tree and runs them, as a run after a change
+ * (an agent's patch, or an empty one: prTestCommand's `afterChange`). The caller decides what happens
+ * to the tree afterwards (the sandbox is thrown away, or reset for the agent).
  */
 export async function runPrTests(
   sandbox: Sandbox,
+  repoPath: string,
   pr: PullRequest,
   plan: TestPlan,
   timeoutSeconds: number,
 ): Promise<TestSignal> {
-  const files = prTestFiles(pr);
-  const command = prTestCommand(plan, files, true);
-  if (!files.length) return { command, ran: false, passed: false, exitCode: -1, output: 'the PR changes no test file' };
-  const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`, {
-    timeoutSeconds: 60,
-    maxOutputChars: 4_000,
-  });
-  if (overlay.exitCode !== 0)
-    return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };
+  const tests = await prTests(repoPath, pr);
+  const command = prTestCommand(plan, testPaths(tests), true);
+  if (!testPaths(tests).length)
+    return { command, ran: false, passed: false, exitCode: -1, output: 'the PR changes no test file' };
+  if (tests.files.length) {
+    const overlay = await sandbox.exec(`git checkout ${pr.mergeSha} -- ${tests.files.map(shellQuote).join(' ')}`, {
+      timeoutSeconds: 60,
+      maxOutputChars: 4_000,
+    });
+    if (overlay.exitCode !== 0)
+      return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };
+  }
+  await overlayInlineTests(sandbox, repoPath, pr.mergeSha, tests.inline);
   return runTests(sandbox, plan, command, timeoutSeconds);
 }

@@ -19,7 +19,8 @@ import {
   type TestSignal,
 } from '../schemas';
 import { redact, stageReason } from '../stage-reason';
-import { prTestCommand, prTestFiles, runTests } from '../environments/pr-tests';
+import { prTestCommand, prTests, runTests, testPaths } from '../environments/pr-tests';
+import { overlayInlineTests } from '../environments/inline-tests';
 import { shellQuote } from '../process/shell-quote';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
@@ -133,7 +134,8 @@ export async function validateGold(
 ): Promise<GoldTests> {
   const pr = chain.prs[stage];
   const plan = sandbox.env;
-  const files = prTestFiles(pr);
+  const tests = await prTests(chain.repo.path, pr);
+  const files = testPaths(tests);
   const command = prTestCommand(plan, files);
   // Runs at the merge are runs after a change: on the merge's own resolution, where the environment holds one apart.
   const afterCommand = prTestCommand(plan, files, true);
@@ -181,8 +183,9 @@ export async function validateGold(
   const startsAtBase = await startIsBase(sandbox, pr.baseSha);
   await sh('check out its base', [
     ...checkoutLines(pr.baseSha),
-    `git checkout ${pr.mergeSha} -- ${files.map(shellQuote).join(' ')}`,
+    ...(tests.files.length ? [`git checkout ${pr.mergeSha} -- ${tests.files.map(shellQuote).join(' ')}`] : []),
   ]);
+  await overlayInlineTests(sandbox, chain.repo.path, pr.mergeSha, tests.inline);
   // A PR that changes only its tests: the base with the PR's test files is the merge's tree already.
   const sameTree = await treeIs(sandbox, pr.mergeSha);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
@@ -288,11 +291,12 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const pr = chain.prs[stage];
   const problem = await stageInputProblem(chain.repo.path, pr);
   if (problem) return invalidGold(chain, stage, '', problem, stageReason('invalid-inputs', problem));
-  if (!prTestFiles(pr).length) return withoutTests(deps, chain, stage);
+  const files = testPaths(await prTests(chain.repo.path, pr));
+  if (!files.length) return withoutTests(deps, chain, stage);
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
   // The command itself, not only the runner's name: a runner that runs a PR's tests differently (cargo's features) validates again.
-  const command = prTestCommand(env, prTestFiles(pr), true);
+  const command = prTestCommand(env, files, true);
   const runs = deps.goldRuns ?? 2;
   const key = createHash('sha256')
     .update(`${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`)

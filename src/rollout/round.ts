@@ -6,7 +6,7 @@ import { NO_REDACTION, type Redactor } from '../redact';
 import { scaffoldFor } from '../agent/scaffolds';
 import type { ArtifactStore } from '../artifacts/store';
 import { describeEnvironment } from '../environments/describe';
-import { prTestCommand, prTestFiles } from '../environments/pr-tests';
+import { prTestCommand, prTests, testPaths } from '../environments/pr-tests';
 import type { ContainerSpec } from '../container/docker-container';
 import type { ContainerPool } from '../stage/pool';
 import { roundKey } from '../stage/round-container';
@@ -56,8 +56,8 @@ export interface RoundDeps {
   /** Warm sandboxes to take before starting one. */
   pool?: ContainerPool;
   limits: AgentLimits;
-  /** `testCommand` runs the PR's test files with the stage environment's runner. */
-  policyFor: (chain: Chain, stage: number, testCommand: string) => Policy;
+  /** `testCommand` runs the PR's tests with the stage environment's runner; undefined where the PR has none. */
+  policyFor: (chain: Chain, stage: number, testCommand: string | undefined) => Policy;
   /** Keeps the worker's secrets out of the conversation (see src/redact.ts). */
   redactor?: Redactor;
   /** Progress for the Temporal UI and `chainsmith status`; also proves the worker is alive. */
@@ -113,7 +113,8 @@ export async function runRound(input: RoundInput, deps: RoundDeps): Promise<Roun
   // A failed open is thrown where the round awaits the sandbox, not reported unhandled while a model call is in flight.
   for (const p of [opening, container]) p.catch(() => undefined);
   try {
-    const policy = deps.policyFor(chain, input.stage, prTestCommand(env, prTestFiles(pr)));
+    const tests = testPaths(await prTests(chain.repo.path, pr));
+    const policy = deps.policyFor(chain, input.stage, tests.length ? prTestCommand(env, tests) : undefined);
     // The first prompt needs the sandbox only to tell the agent of a carry's conflicts: without a carry,
     // the first model call runs while the sandbox opens (at a batch's start, every rollout opens at once).
     const carry = async () =>

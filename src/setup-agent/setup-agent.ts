@@ -9,7 +9,7 @@ import type { ModelClient } from '../model/client';
 import { ModelError } from '../model/errors';
 import { fillTemplate, promptTemplate } from '../model/prompt-files';
 import { NO_REDACTION, type Redactor } from '../redact';
-import { prTestFiles } from '../environments/pr-tests';
+import { prTests, testPaths } from '../environments/pr-tests';
 import type { Chain, GoldTests, SetupOutcome, StageReason, StageReasonKind } from '../schemas';
 import { reasonOf, stageReason } from '../stage-reason';
 import { Conversation, NoRecipeError } from './conversation';
@@ -95,7 +95,7 @@ export class SetupAgent {
     const repo = chain.repo.name;
     const pr = chain.prs[stage];
     // A stage without tests has nothing to validate a recipe with; a configured recipe is the user's to fix.
-    if (!prTestFiles(pr).length || this.opts.configured(repo)) return first;
+    if (!testPaths(await prTests(chain.repo.path, pr)).length || this.opts.configured(repo)) return first;
     const date = await commitDate(chain.repo.path, pr.baseSha);
     // An earlier try of this stage got as far as the model: go on from there (nothing before it is asked again).
     const resume =
@@ -186,7 +186,7 @@ export class SetupAgent {
         onStep: save,
         ...(signal ? { signal } : {}),
       };
-      const tests = prTestFiles(pr);
+      const tests = testPaths(await prTests(chain.repo.path, pr));
       conversation = new Conversation(
         options,
         resume

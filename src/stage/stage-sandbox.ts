@@ -60,6 +60,8 @@ export class StageSandbox implements Sandbox {
     readonly env: Environment,
     readonly carry: Carry,
     readonly source: ContainerSource,
+    /** The chain's clone on the host, where the PR's tests are read. */
+    readonly repoPath: string,
     /** The round whose container is being prepared in the pool (the next stage's first), by name. */
     readonly next?: string,
   ) {}
@@ -153,9 +155,9 @@ export class StageSandbox implements Sandbox {
           progress,
           prepared: source === 'prepared',
         }));
-      if (role.kind !== 'rollout') return new StageSandbox(sandbox, env, carry, source);
+      if (role.kind !== 'rollout') return new StageSandbox(sandbox, env, carry, source, chain.repo.path);
       deps.pool?.refill(spec);
-      return new StageSandbox(sandbox, env, carry, source, prepareNext(deps, chain, stage, role));
+      return new StageSandbox(sandbox, env, carry, source, chain.repo.path, prepareNext(deps, chain, stage, role));
     } catch (err) {
       await sandbox.destroy();
       throw err;
@@ -190,7 +192,7 @@ export class StageSandbox implements Sandbox {
 
   /** The PR's tests (their PR versions overlaid) on the current tree, through the environment's runner. */
   runPrTests(pr: PullRequest, timeoutSeconds = 600): Promise<TestSignal> {
-    return runPrTests(this.sandbox, pr, this.env, timeoutSeconds);
+    return runPrTests(this.sandbox, this.repoPath, pr, this.env, timeoutSeconds);
   }
 
   destroy(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { LanguageSupport } from '../../contract';
 import { cargoRunner } from './cargo';
 import { detectRust } from './detect';
+import { rustTestItems } from './test-items';
 
 const CARGO_PROBE = 'rustc --version; cargo --version';
 
@@ -13,5 +14,5 @@ export const rust: LanguageSupport<'rust', 'cargo', 'rust' | 'rust-web'> = {
   runners: { cargo: cargoRunner },
   toolchains: { rust: CARGO_PROBE, 'rust-web': CARGO_PROBE },
   // `tests.rs` and `test.rs` are a crate's unit tests kept beside their module (`#[cfg(test)] mod tests;`).
-  files: { tests: [/^tests?\.rs$/], code: ['rs'] },
+  files: { tests: [/^tests?\.rs$/], code: ['rs'], inlineTests: rustTestItems },
 };
