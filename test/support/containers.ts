@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { CONTAINER_LABEL } from '../../src/container/docker-container';
 import { ownerLabel } from '../../src/container/orphans';
+import type { Environments } from '../../src/environments/builder';
 
 /**
  * The one-off sandboxes (gold validation, environment builds) this test process still owns, with the
@@ -18,4 +19,24 @@ export async function removeImages(docker: Docker, images: Iterable<string>): Pr
       .getImage(image)
       .remove()
       .catch(() => undefined);
+}
+
+/**
+ * Removes, once the file's tests are over, the images `environments` and every environment later handed
+ * to the returned function built: the clean-up each test file that builds images would otherwise repeat.
+ */
+export function removeBuiltImagesAfterAll(
+  docker: Docker,
+  ...environments: Environments[]
+): (more: Environments) => Environments {
+  afterAll(() =>
+    removeImages(
+      docker,
+      environments.flatMap((e) => e.built.map((b) => b.image)),
+    ),
+  );
+  return (more) => {
+    environments.push(more);
+    return more;
+  };
 }

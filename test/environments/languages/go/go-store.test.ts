@@ -7,16 +7,15 @@ import { join } from 'node:path';
 import { GO_STORE } from '../../../../src/environments/languages/go/detect';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { ownSandboxes, removeImages } from '../../../support/containers';
+import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
-const images: string[] = [];
+const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
 afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-  await removeImages(docker, images);
 });
 
 /** github.com/pkg/errors: v0.9.0 added errors.Is, which v0.8.1 lacks. The checksums are the registry's, as go.sum records them. */
@@ -63,21 +62,17 @@ testIf(missingTool('go'))(
     });
     const chain = repo.chain('gen/go-store', [fix, is]);
     // A data directory of its own: the store starts empty.
-    const environments = testEnvironments(docker, {}, join(dir, 'home'));
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'home')));
     const deps = goldDeps(docker, dir, environments);
-    try {
-      expect(await goldTestsFor(deps, chain, 0)).toMatchObject({
-        status: 'verified',
-        failToPass: ['example.test/roots/TestRoot'],
-      });
-      expect(await goldTestsFor(deps, chain, 1)).toMatchObject({
-        status: 'verified',
-        failToPass: ['example.test/roots/TestIs'],
-        passToPass: ['example.test/roots/TestRoot'],
-      });
-    } finally {
-      images.push(...environments.built.map((b) => b.image));
-    }
+    expect(await goldTestsFor(deps, chain, 0)).toMatchObject({
+      status: 'verified',
+      failToPass: ['example.test/roots/TestRoot'],
+    });
+    expect(await goldTestsFor(deps, chain, 1)).toMatchObject({
+      status: 'verified',
+      failToPass: ['example.test/roots/TestIs'],
+      passToPass: ['example.test/roots/TestRoot'],
+    });
     // One image for both eras; each stage is told its own version.
     expect(environments.built).toHaveLength(1);
     const [early, late] = [await environments.forStage(chain, 0), await environments.forStage(chain, 1)];

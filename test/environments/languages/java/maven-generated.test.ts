@@ -5,16 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { ownSandboxes, removeImages } from '../../../support/containers';
+import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
-const images: string[] = [];
+const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
 afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-  await removeImages(docker, images);
 });
 
 /** A POM of 2010: Java 5 in the compiler plugin's own configuration (no property overrides it), JUnit 4. */
@@ -64,11 +63,10 @@ testIf(missingTool('mvn'))(
       'src/test/java/m/ShoutTest.java': `package m;\n\nimport org.apache.commons.lang3.StringUtils;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class ShoutTest {\n  @Test public void shouts() { assertEquals(StringUtils.upperCase("hi"), Tally.shout("hi")); }\n}\n`,
     });
     const chain = repo.chain('gen/tally-java5', [fix, shout]);
-    const environments = testEnvironments(docker);
+    const environments = removedAfterAll(testEnvironments(docker));
     const deps = goldDeps(docker, dir, environments);
 
     const first = await goldTestsFor(deps, chain, 0);
-    images.push(...environments.built.map((b) => b.image));
     expect(first).toMatchObject({
       status: 'verified',
       failToPass: ['m.TallyTest#adds'],
@@ -78,7 +76,6 @@ testIf(missingTool('mvn'))(
     expect(env.recipe.toolchain.note).toMatch(/Java 5, which JDK 17 no longer takes/);
 
     const second = await goldTestsFor(deps, chain, 1);
-    images.push(...environments.built.map((b) => b.image));
     expect(second).toMatchObject({ status: 'verified', failToPass: ['m.ShoutTest#shouts'] });
     const merged = await environments.forStage(chain, 1);
     expect(merged.manifest.resolution?.packages.map((p) => p.name)).toContain('org.apache.commons:commons-lang3');

@@ -1,14 +1,13 @@
 import Docker from 'dockerode';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StageError } from '../../../../src/errors';
 import { NEWER_MAVEN } from '../../../../src/environments/languages/java/maven-dist';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
-import { ChainRepo } from '../../../support/chain-repo';
-import { ownSandboxes, removeImages } from '../../../support/containers';
+import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
+import { sumChain } from '../../../support/java-project';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 /**
@@ -17,54 +16,25 @@ import { missingTool, testIf } from '../../../support/preconditions';
  * verify.
  */
 const docker = new Docker();
-const images: string[] = [];
+const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
 afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-  await removeImages(docker, images);
 });
-
-/** JUnit 5, Surefire 3 and `plugin` in the build. */
-const pom = (name: string, plugin: string) => `<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>example</groupId><artifactId>${name}</artifactId><version>1.0</version>
-  <properties><maven.compiler.source>11</maven.compiler.source><maven.compiler.target>11</maven.compiler.target><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>
-  <dependencies>
-    <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.10.2</version><scope>test</scope></dependency>
-  </dependencies>
-  <build><plugins>
-    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
-    ${plugin}
-  </plugins></build>
-</project>
-`;
-const code = (op: string) =>
-  `package m;\n\npublic class Sum {\n  public static int of(int a, int b) { return a ${op} b; }\n}\n`;
-const test = (body: string) =>
-  `package m;\n\nimport org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nclass SumTest {\n${body}}\n`;
 
 /** The project with `plugin` and its PR gold-validated: the record, or the StageError that stopped it. */
 async function goldWith(name: string, plugin: string) {
   const dir = await mkdtemp(join(tmpdir(), `chainsmith-maven-${name}-`));
-  const repo = await ChainRepo.create(join(dir, name), {
-    'pom.xml': pom(name, plugin),
-    'src/main/java/m/Sum.java': code('-'),
-    'src/test/java/m/SumTest.java': test('  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n'),
-    NONCE: randomBytes(8).toString('hex'),
-  });
-  const fix = await repo.pr(1, 'Add, not subtract', {
-    'src/main/java/m/Sum.java': code('+'),
-    'src/test/java/m/SumTest.java': test(
+  const chain = await sumChain(dir, name, {
+    tests:
       '  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n  @Test void adds() { assertEquals(3, Sum.of(1, 2)); }\n',
-    ),
+    plugin,
   });
-  const chain = repo.chain(`gen/${name}`, [fix]);
-  const environments = testEnvironments(docker);
+  const environments = removedAfterAll(testEnvironments(docker));
   const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0).catch((err: unknown) => {
     if (err instanceof StageError) return err;
     throw err;
   });
-  images.push(...environments.built.map((b) => b.image));
   return { gold, environments, chain };
 }
 

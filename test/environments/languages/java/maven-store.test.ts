@@ -8,16 +8,15 @@ import { MAVEN_STORE } from '../../../../src/environments/languages/java/detect'
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { StageSandbox } from '../../../../src/stage/stage-sandbox';
 import { ChainRepo } from '../../../support/chain-repo';
-import { ownSandboxes, removeImages } from '../../../support/containers';
+import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
-const images: string[] = [];
+const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
 afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
-  await removeImages(docker, images);
 });
 
 /**
@@ -87,21 +86,17 @@ testIf(missingTool('mvn'))(
     });
     const chain = repo.chain('gen/words-store', [fix, shout]);
     // A data directory of its own: the store starts empty.
-    const environments = testEnvironments(docker, {}, join(dir, 'home'));
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'home')));
     const deps = goldDeps(docker, dir, environments);
 
-    try {
-      const first = await goldTestsFor(deps, chain, 0);
-      expect(first).toMatchObject({
-        status: 'verified',
-        failToPass: ['w.WordsTest#leading'],
-        passToPass: ['w.WordsTest#one'],
-      });
-      const second = await goldTestsFor(deps, chain, 1);
-      expect(second).toMatchObject({ status: 'verified', failToPass: ['w.ShoutTest#shouts'] });
-    } finally {
-      images.push(...environments.built.map((b) => b.image));
-    }
+    const first = await goldTestsFor(deps, chain, 0);
+    expect(first).toMatchObject({
+      status: 'verified',
+      failToPass: ['w.WordsTest#leading'],
+      passToPass: ['w.WordsTest#one'],
+    });
+    const second = await goldTestsFor(deps, chain, 1);
+    expect(second).toMatchObject({ status: 'verified', failToPass: ['w.ShoutTest#shouts'] });
     // One image built, for both stages; each stage is told its own dependencies.
     expect(environments.built).toHaveLength(1);
     const [atFix, atShout] = [await environments.forStage(chain, 0), await environments.forStage(chain, 1)];

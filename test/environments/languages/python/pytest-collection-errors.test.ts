@@ -2,21 +2,14 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { testEnvironments } from '../../../support/environments';
-import { removeImages } from '../../../support/containers';
+import { removeBuiltImagesAfterAll } from '../../../support/containers';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 
 const docker = new Docker();
 const environments = testEnvironments(docker);
-
-afterAll(async () => {
-  await removeImages(
-    docker,
-    environments.built.map((b) => b.image),
-  );
-});
+removeBuiltImagesAfterAll(docker, environments);
 
 /**
  * A PR whose test files include one the environment cannot collect (it imports a module nobody
@@ -35,16 +28,7 @@ test("a test file that cannot be collected does not keep the PR's other test fil
     'tests/test_add.py': 'from tally import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n',
     'tests/test_speed.py': 'import not_installed_benchmark_tool\n\n\ndef test_speed():\n    pass\n',
   });
-  const gold = await goldTestsFor(
-    {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 512, pidsLimit: 128 },
-      environments,
-    },
-    repo.chain('gen/tally-collection', [pr]),
-    0,
-  );
+  const gold = await goldTestsFor(goldDeps(docker, dir, environments), repo.chain('gen/tally-collection', [pr]), 0);
   expect(gold.status).toBe('verified');
   expect(gold.failToPass).toEqual(['tests/test_add.py::test_add']);
 }, 600_000);

@@ -2,21 +2,14 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { testEnvironments } from '../../../support/environments';
-import { removeImages } from '../../../support/containers';
+import { removeBuiltImagesAfterAll } from '../../../support/containers';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 
 const docker = new Docker();
 const environments = testEnvironments(docker);
-
-afterAll(async () => {
-  await removeImages(
-    docker,
-    environments.built.map((b) => b.image),
-  );
-});
+removeBuiltImagesAfterAll(docker, environments);
 
 /**
  * Parametrized ids hold their parameters as given, spaces included ("test_words[two words]"): cut at
@@ -34,16 +27,7 @@ test('a parametrized test whose ids hold spaces is reported under its whole ids'
     'tests/test_words.py':
       'import pytest\nfrom tally import words\n\n\n@pytest.mark.parametrize("text, n", [("two words", 2), ("two more words", 3), ("one", 1)], ids=["two words", "two more", "one"])\ndef test_words(text, n):\n    assert words(text) == n\n',
   });
-  const gold = await goldTestsFor(
-    {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 512, pidsLimit: 128 },
-      environments,
-    },
-    repo.chain('gen/tally-spaced-ids', [pr]),
-    0,
-  );
+  const gold = await goldTestsFor(goldDeps(docker, dir, environments), repo.chain('gen/tally-spaced-ids', [pr]), 0);
   expect(gold.status).toBe('verified');
   expect([...gold.failToPass].sort()).toEqual([
     'tests/test_words.py::test_words[two more]',

@@ -2,21 +2,14 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { testEnvironments } from '../../../support/environments';
-import { removeImages } from '../../../support/containers';
+import { removeBuiltImagesAfterAll } from '../../../support/containers';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 
 const docker = new Docker();
 const environments = testEnvironments(docker);
-
-afterAll(async () => {
-  await removeImages(
-    docker,
-    environments.built.map((b) => b.image),
-  );
-});
+removeBuiltImagesAfterAll(docker, environments);
 
 /**
  * An expected failure is no pass, wherever outcomes are read: a PR whose tests after the change either
@@ -36,16 +29,7 @@ test('a PR whose tests only fail or fail as expected after the change has no pas
     'tests/test_known.py':
       'import pytest\n\n\n@pytest.mark.xfail(reason="known")\ndef test_known():\n    assert False\n',
   });
-  const gold = await goldTestsFor(
-    {
-      docker,
-      store: new ArtifactStore(join(dir, 'artifacts')),
-      sandbox: { memoryMb: 512, pidsLimit: 128 },
-      environments,
-    },
-    repo.chain('gen/tally-xfail', [pr]),
-    0,
-  );
+  const gold = await goldTestsFor(goldDeps(docker, dir, environments), repo.chain('gen/tally-xfail', [pr]), 0);
   expect(gold.status).toBe('no-verifying-test');
   expect(gold.reason?.kind).toBe('tests-not-runnable');
   expect(gold.reason?.summary).toMatch(/none of the PR's 2 reported tests passes after the change/);

@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArtifactStore } from '../../../../src/artifacts/store';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
-import { testEnvironments } from '../../../support/environments';
-import { removeImages } from '../../../support/containers';
+import { removeBuiltImagesAfterAll } from '../../../support/containers';
+import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingPythons, testIf } from '../../../support/preconditions';
 import { ciWorkflow, TALLY_PYPROJECT } from '../../../support/python-project';
 
@@ -16,13 +15,7 @@ const PYPROJECT = `${TALLY_PYPROJECT}dependencies = ["iniconfig==1.1.1"]\n`;
 
 const docker = new Docker();
 const environments = testEnvironments(docker);
-
-afterAll(async () => {
-  await removeImages(
-    docker,
-    environments.built.map((b) => b.image),
-  );
-});
+removeBuiltImagesAfterAll(docker, environments);
 
 /**
  * A PR that raises requires-python past the Python its base tests on (python-dateutil 4 asked for 3.9
@@ -50,16 +43,7 @@ testIf(missingPythons(['3.8']))(
       'tally/__init__.py': 'def strip(text: str, prefix: str) -> str:\n    return text.removeprefix(prefix)\n',
       'tests/test_strip.py': 'from tally import strip\n\n\ndef test_strip():\n    assert strip("ab", "a") == "b"\n',
     });
-    const gold = await goldTestsFor(
-      {
-        docker,
-        store: new ArtifactStore(join(dir, 'artifacts')),
-        sandbox: { memoryMb: 512, pidsLimit: 128 },
-        environments,
-      },
-      repo.chain('gen/tally-requires', [pr]),
-      0,
-    );
+    const gold = await goldTestsFor(goldDeps(docker, dir, environments), repo.chain('gen/tally-requires', [pr]), 0);
     expect(gold.status).toBe('verified');
     expect(gold.failToPass).toEqual(['tests/test_strip.py::test_strip']);
     expect(gold.environment?.toolchain).toMatch(/^Python 3\.(9|1\d)\./);
