@@ -128,6 +128,9 @@ describe('cargo runner', () => {
       ]);
       writeFileSync(join(dir, 'tests/test.rs'), '#[test]\nfn plain() {}\n');
       expect(run(['tests/test.rs'])).toBe('test --offline --no-fail-fast --test test');
+      // A code file whose unit tests the PR changes is not read for features: its code's every cfg(feature) would count.
+      writeFileSync(join(dir, 'src/lib.rs'), '#[cfg(feature = "raw_value")]\npub fn raw() {}\n');
+      expect(run(['src/lib.rs'])).toBe('test --offline --no-fail-fast --tests');
       expect(cargoRunner.command(['tests/test.rs'], 'make test')).toBe('make test 2>&1');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -161,6 +161,15 @@ const ROOT_PACKAGE = /^(src|tests|benches|examples)\//;
 const NO_DOC_TESTS = '--tests';
 
 /**
+ * A file of tests alone (under a tests/ directory, or a module's tests.rs), not a code file whose unit
+ * tests the PR changes (inline-tests.ts): only those are read for the features the tests are gated on,
+ * where a code file's every `cfg(feature)` would turn on features its tests never asked for.
+ */
+function testsAlone(file: string): boolean {
+  return /(^|\/)tests?\//.test(file) || /(^|\/)tests?\.rs$/.test(file);
+}
+
+/**
  * Shell that builds the crate's examples where the run is narrowed to some test targets (`$sel`) and a
  * PR test file names the examples directory: a test that runs an example's binary (once_cell's
  * reentrant_init, `target/debug/examples/…`) finds it, as under the whole suite, which builds the
@@ -177,7 +186,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
   command(files, override) {
     const plain = override ?? CARGO_TEST;
     if (!/^cargo test\b/.test(plain)) return `${plain} 2>&1`;
-    const features = gatedFeatures(files);
+    const features = gatedFeatures(files.filter(testsAlone));
     const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
     const rest = files.length ? NO_DOC_TESTS : '';
     // The whole suite runs every member's tests where there are members (a configured command is left as it is).
@@ -195,7 +204,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
     const wholeSuite = `[ "$sel" = ${NO_DOC_TESTS} ]`;
     if (!features) return `${cargoTest}${select}${workspace}${wholeSuite} || ws=\ncargo_test $sel $ws`;
     return [
-      `${cargoTest}${features}${select}${examplesFirst(files)}${workspace}[ -z "$features$both" ] && ${wholeSuite} || ws=`,
+      `${cargoTest}${features}${select}${examplesFirst(files.filter(testsAlone))}${workspace}[ -z "$features$both" ] && ${wholeSuite} || ws=`,
       'cargo_test ${features:+--features "$features"} $sel $ws; status=$?',
       'if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; cargo_test --features "${features:+$features,}$both" $sel || status=$?; fi',
       'exit $status',
