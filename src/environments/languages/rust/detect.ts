@@ -104,15 +104,18 @@ const NIGHTLY_ONLY = [
  * dev-dependencies.
  */
 const BUILD_GRAPH = [
+  // The build comes first, as a function the lines choosing its targets then call: a failed setup's reason
+  // names the step by its first line (builder.ts, failedSetupCommand), which then says what failed.
+  'build_graph() { cargo test --no-run --offline "$@"; }',
   `kinds=$(cargo metadata --offline --no-deps --format-version 1 | grep -Eo '"kind":\\["[a-z-]+"' | sort -u || true)`,
   'sel=',
   `if grep -Eq '"(lib|rlib|dylib|cdylib|staticlib|proc-macro)"' <<<"$kinds"; then sel=--lib; fi`,
   `if grep -q '"bin"' <<<"$kinds"; then sel="$sel --bins"; fi`,
-  'if ! cargo test --no-run --offline $sel 2>/tmp/chainsmith-build-graph.err; then',
+  'if ! build_graph $sel 2>/tmp/chainsmith-build-graph.err; then',
   '  cat /tmp/chainsmith-build-graph.err >&2',
   // The kinds are every member's: a workspace whose selected packages have no lib where a member has one (ripgrep's root is a bin) builds as before.
   "  grep -q 'no library targets found' /tmp/chainsmith-build-graph.err || exit 101",
-  '  cargo test --no-run --offline',
+  '  build_graph',
   'fi',
 ].join('\n');
 /**
