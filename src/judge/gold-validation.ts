@@ -28,7 +28,7 @@ import { stabilize } from './gold-stability';
 import { CARRY_TAG } from '../stage/carryover';
 
 /** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
-const RULES = 'rules-7';
+const RULES = 'rules-8';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';

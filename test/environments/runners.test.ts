@@ -45,6 +45,8 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
         'ok 1 - adds',
         'not ok 2 - subtracts',
         'ok 3 - later # SKIP not yet',
+        'not ok 4 - known bug # TODO fix the parser',
+        'ok 5 - fixed by accident # todo',
         ' 1/2 unit-tests        OK              0.02s',
         ' 2/2 slow        FAIL            1.20s   exit status 1',
       ].join('\n'),
@@ -53,6 +55,8 @@ test('make, meson and node runs are read per case from TAP, meson, automake and 
     { id: 'adds', outcome: 'passed' },
     { id: 'subtracts', outcome: 'failed' },
     { id: 'later', outcome: 'skipped' },
+    { id: 'known bug', outcome: 'xfailed' },
+    { id: 'fixed by accident', outcome: 'xpassed' },
     { id: 'unit-tests', outcome: 'passed' },
     { id: 'slow', outcome: 'failed' },
   ]);

@@ -5,7 +5,7 @@ import { worse } from './shell';
  * Per-case lines that C and C++ test frameworks print on their own, whatever runs them:
  *   Unity        tests/parse_number.c:95:assert_parse_number_should_parse_zero:PASS   (FAIL: msg, IGNORE)
  *   GoogleTest   [       OK ] Suite.name (0 ms)    [  FAILED  ] Suite.name (0 ms)
- *   TAP          ok 3 - name    not ok 4 - name    (# SKIP / # TODO directives count as skips)
+ *   TAP          ok 3 - name    not ok 4 - name    (# SKIP is a skip; # TODO an expected failure, or an unexpected pass)
  *   meson test   1/3 name    OK    0.01s
  *   automake     PASS: tests/parse.sh    FAIL: t/basic 3 - adds    (XFAIL, XPASS, SKIP, ERROR: `make check`'s test driver)
  * Ids are the case names, prefixed by `scope` (the test executable) where one is known.
@@ -53,7 +53,14 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
       continue;
     }
     m = TAP.exec(line);
-    if (m && m[2]) put(m[2], m[4] ? 'skipped' : m[1].toLowerCase() === 'ok' ? 'passed' : 'failed');
+    if (!m || !m[2]) continue;
+    const ok = m[1].toLowerCase() === 'ok';
+    const directive = m[4]?.toUpperCase();
+    // A TODO case is one known not to work yet: failing is expected of it (testPasses: no pass), passing is a bonus TAP does not fail.
+    put(
+      m[2],
+      directive === 'SKIP' ? 'skipped' : directive === 'TODO' ? (ok ? 'xpassed' : 'xfailed') : ok ? 'passed' : 'failed',
+    );
   }
   return [...cases].map(([id, outcome]) => ({ id, outcome }));
 }
