@@ -78,8 +78,8 @@ const minorKey = (v: string) =>
  * allows and that was out by then; where none was out, the oldest allowed (the nearest
  * to the era); where none is allowed, the base image's with a note. A PR whose merge changes it
  * (`mergeRequires`: python-dateutil 4 raised it to 3.9 where 3.0 allowed 3.8) is chosen among those both
- * allow, or where none is, the newest the merge allows: its merge cannot install or import on a Python
- * it excludes. A PR that leaves it as it is gets what its base gets.
+ * allow, or where none is, one the merge allows chosen as above by the base's date: its merge cannot
+ * install or import on a Python it excludes. A PR that leaves it as it is gets what its base gets.
  * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
  * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
  */
@@ -117,10 +117,15 @@ export function choosePython(
   const offered = unique.map((c) => c.version).join(', ');
   const mergeOnly = unique.filter((c) => mergeAllows(c.version));
   if (mergeSpec && !allowed.length && mergeOnly.length) {
-    const pick = mergeOnly[mergeOnly.length - 1];
+    // As for any stage: the newest out by the base commit's date, else the nearest to its era.
+    const mergeOut = mergeOnly.filter((c) => firstBeta(c.version) <= day);
+    const pick = mergeOut.length ? mergeOut[mergeOut.length - 1] : mergeOnly[0];
+    const which = mergeOut.length
+      ? `the newest the merge allows that was out by ${day}`
+      : 'the oldest the merge allows';
     return {
       ...pick,
-      note: `${asks}; none of those provided (${offered}) is allowed by both: Python ${pick.version}, the newest the merge allows`,
+      note: `${asks}; none of those provided (${offered}) is allowed by both: Python ${pick.version}, ${which}`,
     };
   }
   const newestTested = tested.length ? tested.reduce((a, b) => (minorKey(a) >= minorKey(b) ? a : b)) : undefined;

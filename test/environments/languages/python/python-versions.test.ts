@@ -45,6 +45,20 @@ test("a stage gets the newest Python its project allows that was out by its base
   );
 });
 
+test("a PR whose merge excludes every Python its base allows gets one the merge allows, by the base's era", () => {
+  // The base allows only 3.8, which nobody provides past the image's; the merge asks for 3.9 or later.
+  const at = (day: string) => choosePython(provided, '<3.9', new Date(`${day}T12:00:00Z`), false, [], '>=3.9');
+  expect(at('2022-03-01')).toMatchObject({
+    version: '3.10',
+    note: expect.stringMatching(/Python 3\.10, the newest the merge allows that was out by 2022-03-01/),
+  });
+  // Before any of them was out: the nearest to the era, not the newest.
+  expect(at('2019-06-01')).toMatchObject({
+    version: '3.9',
+    note: expect.stringMatching(/the oldest the merge allows/),
+  });
+});
+
 test('a project that names the Pythons it tests on gets the roundest of them, with the newest as its fallback; one that names none, or none provided, keeps the era rule', () => {
   // jinja #1960: three days after 3.13.0b1, CI up to 3.12: its pins (trio 0.22.2) do not import on 3.13.
   const at = new Date('2024-05-11T12:00:00Z');
