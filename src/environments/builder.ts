@@ -321,6 +321,7 @@ export class Environments {
           ...(merged ? { merged } : {}),
           baseDate: () => commitDate(repoPath, pr.baseSha),
           repo: { path: repoPath, sha: pr.baseSha },
+          repoName: chain.repo.name,
           ...(this.opts.settings ? { settings: this.opts.settings } : {}),
           testFiles: pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path),
         });

@@ -190,6 +190,8 @@ export interface DetectContext<S = unknown> {
   baseDate(): Promise<Date>;
   /** The clone and the base commit the files are read from, for a detector that reads beyond the root (Python's CI files); absent on files without a clone. */
   repo?: { path: string; sha: string };
+  /** The chain's repository name ('owner/name'), for a detector that derives a name from it (Go's import path before go.mod). */
+  repoName?: string;
   /** The config's environments section, where a language reads its own settings. */
   settings: S;
 }
