@@ -12,7 +12,7 @@ export interface DetectOptions {
   /** The stage's base commit date, for a language that chooses its toolchain by era (Python). */
   baseDate?: () => Promise<Date>;
   /** The clone and the base commit the files are read from. */
-  repo?: { path: string; sha: string };
+  repo?: { path: string; sha: string; merge?: string };
   /** The chain's repository name ('owner/name'). */
   repoName?: string;
   /** The config's environments section, where each language reads its own settings. */

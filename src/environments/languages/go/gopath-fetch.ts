@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,19 +20,24 @@ function unresolvable(why: string): StageError {
 /**
  * What the repository's packages and tests import, and what those imports' own packages import,
  * that the GOPATH does not hold: `go list -deps -test` in GOPATH mode from the checkout's place in it
- * (a symlink; PWD keeps the path logical, as the go command reads it). The standard library and the
- * repository's own packages are never missing; a vendor/ directory serves what it holds.
+ * (a symlink; PWD keeps the path logical, as the go command reads it), and `go list -deps` of the
+ * `added` packages (their tests are not ours). The standard library and the repository's own packages
+ * are never missing; a vendor/ directory serves what it holds.
  */
-async function missingImports(dir: string, gopath: string, importPath: string, signal: AbortSignal) {
+async function missingImports(dir: string, gopath: string, importPath: string, added: string[], signal: AbortSignal) {
   const env = { GO111MODULE: 'off', GOPATH: gopath, GOFLAGS: '', PWD: dir };
-  const format = '{{if .Error}}{{printf "%s\\t%q" .ImportPath .Error.Err}}{{end}}';
-  const r = await runTool('go', ['list', '-e', '-deps', '-test', '-f', format, './...'], { cwd: dir, env, signal });
+  const format = ['-f', '{{if .Error}}{{printf "%s\\t%q" .ImportPath .Error.Err}}{{end}}'];
+  const lists = [['list', '-e', '-deps', '-test', ...format, './...']];
+  if (added.length) lists.push(['list', '-e', '-deps', ...format, ...added]);
   const missing = new Set<string>();
-  for (const line of r.stdout.split('\n')) {
-    const [path, err] = line.split('\t');
-    if (!path || !err?.includes('cannot find package')) continue;
-    if (path === importPath || path.startsWith(`${importPath}/`)) continue;
-    missing.add(path);
+  for (const args of lists) {
+    const r = await runTool('go', args, { cwd: dir, env, signal });
+    for (const line of r.stdout.split('\n')) {
+      const [path, err] = line.split('\t');
+      if (!path || !err?.includes('cannot find package')) continue;
+      if (path === importPath || path.startsWith(`${importPath}/`)) continue;
+      missing.add(path);
+    }
   }
   return [...missing].sort();
 }
@@ -58,9 +64,13 @@ async function moduleOf(
  * transitively, what those modules' packages import, each at the revision a lock file pins where the
  * proxy serves it, else the newest version published by `asOf`. The modules come through the host's go
  * command and its own proxy configuration, into a download cache of this fetch only, and are copied
- * out to src/<module path>/.
+ * out to src/<module path>/. `prImports`: packages the stage's PR imports anew, fetched with their own imports.
  */
-export async function fetchGopath(ctx: FetchContext, importPath: string): Promise<Resolution> {
+export async function fetchGopath(
+  ctx: FetchContext,
+  importPath: string,
+  prImports: string[] = [],
+): Promise<Resolution> {
   const gopath = ctx.depsDir;
   const checkout = join(gopath, 'src', importPath);
   await mkdir(dirname(checkout), { recursive: true });
@@ -75,19 +85,27 @@ export async function fetchGopath(ctx: FetchContext, importPath: string): Promis
     });
     const locks = await lockedRevisions(ctx.srcDir);
     const chosen = new Map<string, ChosenModule>();
+    // What the PR's change imports anew is fetched too (a vendored package is the repository's own): its tests run at the merge.
+    const added = prImports.filter((p) => !existsSync(join(ctx.srcDir, 'vendor', p)));
     for (;;) {
-      const missing = await missingImports(checkout, gopath, importPath, ctx.signal);
+      const missing = await missingImports(checkout, gopath, importPath, added, ctx.signal);
       if (!missing.length) break;
+      // Packages of a module this round copies in are there by the next.
+      const round = new Set<string>();
       for (const imported of missing) {
-        const holder = [...chosen.values()].find((m) => imported.startsWith(`${m.module}/`) || imported === m.module);
-        if (holder)
-          throw unresolvable(`${holder.module}@${holder.version} has no package ${imported}, which is imported`);
+        const inside = (module: string) => imported === module || imported.startsWith(`${module}/`);
+        if ([...round].some(inside)) continue;
         if (chosen.size >= MAX_GOPATH_MODULES)
           throw unresolvable(`the imports need more than ${MAX_GOPATH_MODULES} modules (next: ${imported})`);
         ctx.log(`go (GOPATH): finding the module of ${imported}`);
         const found = await moduleOf(proxy, imported, ctx.asOf, locks);
+        const holder = [...chosen.values()].find((m) => inside(m.module));
+        // A module copied in already that still lacks the package: only a nested module of its own could hold it.
+        if (holder && (!found || chosen.has(found.module)))
+          throw unresolvable(`${holder.module}@${holder.version} has no package ${imported}, which is imported`);
         if (!found) throw unresolvable(`no module the Go module proxy serves holds the imported package ${imported}`);
         chosen.set(found.module, found);
+        round.add(found.module);
         await cp(found.dir, join(gopath, 'src', found.module), { recursive: true });
       }
     }

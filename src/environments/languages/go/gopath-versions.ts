@@ -104,8 +104,11 @@ export async function chooseVersion(
     const got = await proxy.download(module, locked.revision);
     if (got) return { module, ...got, note: `${locked.file} pins ${locked.revision}`, how: 'locked' };
   }
-  const versions = await proxy.versions(module);
-  if (!versions) return undefined;
+  const listed = await proxy.versions(module);
+  if (!listed) return undefined;
+  // Pre-releases only where there is nothing else, as the go command's own `latest` does (hcl's vault-N forks).
+  const releases = listed.filter((v) => !v.replace(/\+incompatible$/, '').includes('-'));
+  const versions = releases.length ? releases : listed;
   const lockNote = locked ? `${locked.file} pins ${locked.revision}, which the proxy does not serve; ` : '';
   const dated = await newestBefore(proxy, module, versions, asOf);
   const query = dated ?? versions[0] ?? 'latest';

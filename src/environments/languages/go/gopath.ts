@@ -7,7 +7,7 @@ import { DEPS_MOUNT, type DetectContext, type RepoFiles } from '../../contract';
 import { DEBIAN_GO, GO_SHARED_CACHE, GOPATH, type GoRecipe } from './detect';
 import { fetchGopath } from './gopath-fetch';
 import { GO_DIR_VAR } from './go-test';
-import { goImportPath, type GoSource } from './import-path';
+import { goImportPath, goImports, type GoSource } from './import-path';
 
 /** Read for the import path: enough for the import comments and self-imports of any repository, bounded. */
 const MAX_READ = 300;
@@ -26,12 +26,32 @@ async function listFiles(files: RepoFiles, repo?: { path: string; sha: string })
 }
 
 /**
+ * What the stage's PR imports anew outside the standard library and the repository (a first element
+ * with a dot): its changed Go files' imports at the merge that the same files did not import at the base.
+ */
+async function prImports(files: RepoFiles, ctx: DetectContext, importPath: string): Promise<string[]> {
+  if (!ctx.repo?.merge || !ctx.merged) return [];
+  const changed = (await git(ctx.repo.path, ['diff', '--name-only', '-z', ctx.repo.sha, ctx.repo.merge, '--', '*.go']))
+    .split('\0')
+    .filter((f) => f && !NOT_PACKAGES.test(f));
+  const added = new Set<string>();
+  for (const path of changed) {
+    const before = new Set(goImports((await files.read(path)) ?? ''));
+    for (const imported of goImports((await ctx.merged.read(path)) ?? ''))
+      if (!before.has(imported) && imported.split('/')[0].includes('.') && !`${imported}/`.startsWith(`${importPath}/`))
+        added.add(imported);
+  }
+  return [...added].sort();
+}
+
+/**
  * A Go repository of the GOPATH era: no go.mod, and Go files at the root, a dependency tool of the era
  * there, or more Go files than any other language's code (a stray .go file does not make a Python
  * project Go's). It builds in GOPATH mode under its import path (import-path.ts), the checkout linked
  * into GOPATH by the image's setup and the tests run from there (GO_DIR_VAR), so packages keep their
  * real import paths. The imports' modules are fetched on the host into a GOPATH layout (gopath-fetch.ts)
- * that setup copies in; no go.mod is written into the checkout, which is the agent's tree.
+ * that setup copies in, with what the stage's PR imports anew; no go.mod is written into the checkout,
+ * which is the agent's tree.
  */
 export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promise<GoRecipe | undefined> {
   const all = await listFiles(files, ctx.repo);
@@ -53,13 +73,16 @@ export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promis
     throw new StageError(why, { reason: stageReason('unsupported', why) });
   }
   const dir = `${GOPATH}/src/${found.path}`;
+  const added = await prImports(files, ctx, found.path);
   return {
     language: 'go',
     origin: 'go-gopath',
     toolchain: { image: 'go', version: DEBIAN_GO, note: `GOPATH mode as ${found.path} (${found.how})` },
     // What the fetch resolves is every file's imports, not a manifest's: it is keyed on the commit's date.
     manifests: [],
-    fetch: (fetchCtx) => fetchGopath(fetchCtx, found.path),
+    fetch: (fetchCtx) => fetchGopath(fetchCtx, found.path, added),
+    // Part of the fetch's key: two PRs from one base that import different packages fetch apart.
+    ...(added.length ? { prAdds: added } : {}),
     setup: [
       'go version',
       `mkdir -p ${posix.dirname(dir)}`,
