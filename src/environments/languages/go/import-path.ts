@@ -48,17 +48,20 @@ export function goImportPath(sources: GoSource[], repoName?: string): ImportPath
   }
   const dirs = new Set(sources.map((s) => posix.dirname(s.path)).filter((d) => d !== '.'));
   const votes = new Map<string, Set<string>>();
-  for (const source of sources)
-    for (const imported of goImports(source.text)) {
-      const parts = imported.split('/');
-      for (let i = 1; i < parts.length; i++) {
-        const dir = parts.slice(i).join('/');
-        const root = parts.slice(0, i).join('/');
-        if (!dirs.has(dir) || !parts[0].includes('.')) continue;
-        votes.set(root, (votes.get(root) ?? new Set()).add(dir));
-      }
+  const imports = new Set(sources.flatMap((s) => goImports(s.text)));
+  for (const imported of imports) {
+    const parts = imported.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(i).join('/');
+      const root = parts.slice(0, i).join('/');
+      if (!dirs.has(dir) || !parts[0].includes('.')) continue;
+      votes.set(root, (votes.get(root) ?? new Set()).add(dir));
     }
-  const best = [...votes].sort((a, b) => b[1].size - a[1].size)[0];
+  }
+  // Ties go to a root the repository imports itself (its root package): a directory named as the
+  // repository's last element (cobra's cobra/) makes the parent path a candidate as well.
+  const score = ([root, agreeing]: [string, Set<string>]) => agreeing.size * 2 + (imports.has(root) ? 1 : 0);
+  const best = [...votes].sort((a, b) => score(b) - score(a))[0];
   if (best) return { path: best[0], how: `the repository's imports of its own packages (${[...best[1]].sort()[0]})` };
   if (repoName && /^[\w.-]+\/[\w.-]+$/.test(repoName))
     return { path: `github.com/${repoName}`, how: `the repository's name ${repoName}` };

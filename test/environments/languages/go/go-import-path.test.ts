@@ -33,6 +33,16 @@ describe('the import path of a Go repository without go.mod', () => {
     });
   });
 
+  it('prefers, among roots as many directories agree on, the one whose root package the repository imports', () => {
+    // cobra in 2015: a cobra/ directory (its generator) and cobra/cmd, no import comment.
+    const sources = [
+      { path: 'cobra.go', text: 'package cobra\n' },
+      { path: 'cobra/cmd/root.go', text: 'package cmd\n\nimport "github.com/spf13/cobra"\n' },
+      { path: 'cobra/main.go', text: 'package main\n\nimport "github.com/spf13/cobra/cobra/cmd"\n' },
+    ];
+    expect(goImportPath(sources)?.path).toBe('github.com/spf13/cobra');
+  });
+
   it("falls back on the repository's name, and is undefined where nothing tells", () => {
     const sources = [{ path: 'main.go', text: 'package main\n\nimport "fmt"\n' }];
     expect(goImportPath(sources, 'acme/tool')).toEqual({
