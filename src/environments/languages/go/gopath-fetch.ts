@@ -7,7 +7,7 @@ import { stageReason } from '../../../stage-reason';
 import type { FetchContext, Resolution } from '../../contract';
 import { runTool } from '../../host-tools';
 import { toolVersion } from '../host-command';
-import { lockedRevisions } from './gopath-locks';
+import { GODEP_WORKSPACE, lockedRevisions } from './gopath-locks';
 import { chooseVersion, ModuleProxy, type ChosenModule } from './gopath-versions';
 
 /** At most this many modules in one GOPATH: past it the imports are not an era's dependencies but a runaway. */
@@ -86,9 +86,11 @@ export async function fetchGopath(
     const locks = await lockedRevisions(ctx.srcDir);
     const chosen = new Map<string, ChosenModule>();
     // What the PR's change imports anew is fetched too (a vendored package is the repository's own): its tests run at the merge.
+    const workspace = join(ctx.srcDir, GODEP_WORKSPACE);
+    const searched = existsSync(workspace) ? `${gopath}:${workspace}` : gopath;
     const added = prImports.filter((p) => !existsSync(join(ctx.srcDir, 'vendor', p)));
     for (;;) {
-      const missing = await missingImports(checkout, gopath, importPath, added, ctx.signal);
+      const missing = await missingImports(checkout, searched, importPath, added, ctx.signal);
       if (!missing.length) break;
       // Packages of a module this round copies in are there by the next.
       const round = new Set<string>();

@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/**
+ * godep's own GOPATH inside the repository (its dependencies copied in, `godep go test` put it on
+ * GOPATH): where a repository has one, it joins GOPATH after the fetched dependencies.
+ */
+export const GODEP_WORKSPACE = 'Godeps/_workspace';
+
 /** A revision a GOPATH-era lock file pins: `path` is a package or repository root, `file` the lock it came from. */
 export interface LockedRevision {
   path: string;

@@ -8,6 +8,7 @@ import { DEBIAN_GO, GO_SHARED_CACHE, GOPATH, type GoRecipe } from './detect';
 import { fetchGopath } from './gopath-fetch';
 import { GO_DIR_VAR } from './go-test';
 import { goImportPath, goImports, type GoSource } from './import-path';
+import { GODEP_WORKSPACE } from './gopath-locks';
 
 /** Read for the import path: enough for the import comments and self-imports of any repository, bounded. */
 const MAX_READ = 300;
@@ -93,7 +94,9 @@ export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promis
     ],
     env: {
       GO111MODULE: 'off',
-      GOPATH,
+      GOPATH: all.some((f) => f.startsWith(`${GODEP_WORKSPACE}/src/`))
+        ? `${GOPATH}:${REPO_DIR}/${GODEP_WORKSPACE}`
+        : GOPATH,
       GOCACHE: '/home/agent/.cache/go-build',
       GOFLAGS: '',
       GOPROXY: 'off',

@@ -2,7 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GOPATH } from '../../../../src/environments/languages/go/detect';
+import { detectGopath } from '../../../../src/environments/languages/go/gopath';
 import { fetchGopath } from '../../../../src/environments/languages/go/gopath-fetch';
+import { gitRepoFiles } from '../../../../src/environments/repo-files';
+import { ChainRepo } from '../../../support/chain-repo';
 import { missingTool, testIf } from '../../../support/preconditions';
 import { fetchContext } from '../../real-repos';
 
@@ -44,4 +48,40 @@ testIf(missingTool('go'))(
     }
   },
   300_000,
+);
+
+/** A repository of the godep era whose dependency lives in its own Godeps/_workspace, as `godep go test` found it. */
+testIf(missingTool('go'))(
+  "takes what godep's workspace holds from there, and puts the workspace on the image's GOPATH",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-godep-'));
+    const repo = await ChainRepo.create(
+      join(dir, 'tool'),
+      {
+        'tool.go': 'package tool // import "example.test/tool"\n\nimport "example.test/dep"\n\nvar _ = dep.V\n',
+        'Godeps/Godeps.json': JSON.stringify({ Deps: [{ ImportPath: 'example.test/dep', Rev: 'abc1234' }] }),
+        'Godeps/_workspace/src/example.test/dep/dep.go': 'package dep\n\n// V is a value.\nconst V = 1\n',
+      },
+      new Date('2015-03-01T00:00:00Z'),
+    );
+    const sha = await repo.head();
+    const deps = join(dir, 'deps');
+    await mkdir(deps);
+    try {
+      const recipe = await detectGopath(await gitRepoFiles(repo.path, sha), {
+        baseDate: async () => new Date(),
+        repo: { path: repo.path, sha },
+        settings: {},
+      });
+      expect(recipe?.env.GOPATH).toBe(`${GOPATH}:/work/repo/Godeps/_workspace`);
+      const resolution = await fetchGopath(
+        { ...fetchContext(repo.path, new Date()), depsDir: deps },
+        'example.test/tool',
+      );
+      expect(resolution.packages).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+  120_000,
 );
