@@ -320,7 +320,8 @@ export class Environments {
           defaultTestCommand: this.opts.defaultTestCommand,
           ...(merged ? { merged } : {}),
           baseDate: () => commitDate(repoPath, pr.baseSha),
-          repo: { path: repoPath, sha: pr.baseSha },
+          repo: { path: repoPath, sha: pr.baseSha, merge: pr.mergeSha },
+          repoName: chain.repo.name,
           ...(this.opts.settings ? { settings: this.opts.settings } : {}),
           testFiles: pr.files.filter((f) => f.kind === 'test' && f.status !== 'deleted').map((f) => f.path),
         });

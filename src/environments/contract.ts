@@ -188,8 +188,13 @@ export interface DetectContext<S = unknown> {
   merged?: RepoFiles;
   /** The stage's base commit date; a git call, so read only by a detector that needs it. */
   baseDate(): Promise<Date>;
-  /** The clone and the base commit the files are read from, for a detector that reads beyond the root (Python's CI files); absent on files without a clone. */
-  repo?: { path: string; sha: string };
+  /**
+   * The clone and the base commit the files are read from, for a detector that reads beyond the root
+   * (Python's CI files), and the PR's merge commit; absent on files without a clone.
+   */
+  repo?: { path: string; sha: string; merge?: string };
+  /** The chain's repository name ('owner/name'), for a detector that derives a name from it (Go's import path before go.mod). */
+  repoName?: string;
   /** The config's environments section, where a language reads its own settings. */
   settings: S;
 }

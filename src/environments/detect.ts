@@ -12,7 +12,9 @@ export interface DetectOptions {
   /** The stage's base commit date, for a language that chooses its toolchain by era (Python). */
   baseDate?: () => Promise<Date>;
   /** The clone and the base commit the files are read from. */
-  repo?: { path: string; sha: string };
+  repo?: { path: string; sha: string; merge?: string };
+  /** The chain's repository name ('owner/name'). */
+  repoName?: string;
   /** The config's environments section, where each language reads its own settings. */
   settings?: LanguageSettings;
   /** The stage PR's test files: where nothing is detected and the fallback runner can run none of them, it is no fallback. */
@@ -27,6 +29,7 @@ export async function detectRecipe(files: RepoFiles, opts: DetectOptions): Promi
   const ctx = {
     ...(opts.merged ? { merged: opts.merged } : {}),
     ...(opts.repo ? { repo: opts.repo } : {}),
+    ...(opts.repoName ? { repoName: opts.repoName } : {}),
     baseDate: opts.baseDate ?? (async () => new Date()),
     settings: opts.settings ?? {},
   };

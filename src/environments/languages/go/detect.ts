@@ -13,7 +13,7 @@ export type GoRecipe = LanguageRecipe<'go', 'go', 'go'>;
 export const DEBIAN_GO = '1.19';
 /** The first Go released as a golang.org/toolchain module. */
 const FIRST_TOOLCHAIN_MODULE = '1.21.0';
-const GOPATH = '/home/agent/go';
+export const GOPATH = '/home/agent/go';
 /**
  * The repository's module store (LanguageRecipe.dependencyStore), mounted read-only: the module cache
  * every build and sandbox reads. Its entries are module@version directories and downloads, each the
@@ -21,6 +21,12 @@ const GOPATH = '/home/agent/go';
  * pick the versions a build reads, never what else the cache holds.
  */
 export const GO_STORE = '/opt/chainsmith/go-modules';
+/** Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes. */
+export const GO_SHARED_CACHE = {
+  dir: '/cache/go-build',
+  env: { GOCACHE: '/cache/go-build' },
+  seedFrom: '/home/agent/.cache/go-build',
+};
 const GOARCH: Record<string, string> = {
   x64: 'amd64',
   arm64: 'arm64',
@@ -106,12 +112,7 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
       GOSUMDB: 'off',
       GOTOOLCHAIN: 'local',
     },
-    // Go's build cache is keyed by its inputs' hashes (toolchain version included) and locks its own writes.
-    sharedCache: {
-      dir: '/cache/go-build',
-      env: { GOCACHE: '/cache/go-build' },
-      seedFrom: '/home/agent/.cache/go-build',
-    },
+    sharedCache: GO_SHARED_CACHE,
     path: toolchainModule ? [`${GO_STORE}/${toolchainModule}/bin`] : [],
     runner: 'go',
   };

@@ -41,6 +41,13 @@ const TOOLCHAIN_ENV = [
   `if [ -z "\${GOMAXPROCS-}" ] && [ -n "$cpus" ] && [ "$cpus" -lt "$(nproc 2>/dev/null || echo 0)" ]; then export GOMAXPROCS=$cpus; unset_env+=(-u GOMAXPROCS); fi`,
   `if [ \${#unset_env[@]} -gt 0 ]; then test_binary_exec=(-exec "env \${unset_env[*]}"); else test_binary_exec=(); fi`,
 ];
+/**
+ * A GOPATH-era repository (gopath.ts) is tested from the checkout's place in GOPATH, a link the image
+ * holds: `cd` keeps PWD on the link, which the go command takes for the directory, so packages get their
+ * import paths (and the ids their tests' names) instead of `_/work/repo/…`.
+ */
+export const GO_DIR_VAR = 'CHAINSMITH_GO_DIR';
+const GOPATH_DIR = `if [ -n "\${${GO_DIR_VAR}-}" ]; then cd "$${GO_DIR_VAR}"; fi`;
 const REPORT = reportStart('go test outcomes');
 /** The compact report: `go-test-package: IMPORT/PATH`, then `pass TestName/sub` lines (names as JSON escapes them). */
 const PACKAGE_LINE = /^go-test-package: (\S+)$/;
@@ -124,7 +131,9 @@ export const goRunner: TestRunner<'go'> = {
     // stage's reason keeps the head of its command (REASON_LIMITS.command), which then names the tests.
     const base =
       override ??
-      [`go_test() { ${GO_TEST} "\${test_binary_exec[@]}" ${packages}; }`, ...TOOLCHAIN_ENV, 'go_test'].join('\n');
+      [`go_test() { ${GO_TEST} "\${test_binary_exec[@]}" ${packages}; }`, ...TOOLCHAIN_ENV, GOPATH_DIR, 'go_test'].join(
+        '\n',
+      );
     const json = `${RUN_DIR}/chainsmith-go-test.json`;
     const err = `${RUN_DIR}/chainsmith-go-test.err`;
     return [

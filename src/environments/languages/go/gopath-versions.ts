@@ -1,0 +1,122 @@
+import { runTool } from '../../host-tools';
+import { lockedFor, type LockedRevision } from './gopath-locks';
+
+/** A module version chosen for a GOPATH-era build, with its source directory in the host's download cache. */
+export interface ChosenModule {
+  module: string;
+  version: string;
+  dir: string;
+  note: string;
+  /** 'out-of-era' where nothing published by the date exists (the oldest tag, or the latest commit). */
+  how: 'locked' | 'by-date' | 'out-of-era';
+}
+
+/**
+ * Asks the host's module proxy (through the go command and the host's own configuration, in module
+ * mode outside any module) about module paths and versions. `env` carries the download cache.
+ */
+export class ModuleProxy {
+  private readonly lists = new Map<string, Promise<string[] | undefined>>();
+  private readonly times = new Map<string, Promise<Date | undefined>>();
+
+  constructor(private readonly run: { cwd: string; env: Record<string, string>; signal: AbortSignal }) {}
+
+  /** The tagged versions of `module`, oldest first; undefined where the proxy knows no such module. */
+  versions(module: string): Promise<string[] | undefined> {
+    let list = this.lists.get(module);
+    if (!list) {
+      list = this.json<{ Versions?: string[] }>(['list', '-m', '-versions', '-json', module]).then((r) =>
+        r ? (r.Versions ?? []) : undefined,
+      );
+      this.lists.set(module, list);
+    }
+    return list;
+  }
+
+  /** When `module@version` was published (for a pseudo-version, its commit's time). */
+  time(module: string, version: string): Promise<Date | undefined> {
+    const key = `${module}@${version}`;
+    let time = this.times.get(key);
+    if (!time) {
+      time = this.json<{ Time?: string }>(['list', '-m', '-json', key]).then((r) =>
+        r?.Time ? new Date(r.Time) : undefined,
+      );
+      this.times.set(key, time);
+    }
+    return time;
+  }
+
+  /** Downloads `module@query` (a version, a revision, `latest`) and says which version it is and where its source is. */
+  async download(module: string, query: string): Promise<{ version: string; dir: string } | undefined> {
+    const r = await this.json<{ Version?: string; Dir?: string; Error?: string }>([
+      'mod',
+      'download',
+      '-json',
+      `${module}@${query}`,
+    ]);
+    return r?.Version && r.Dir && !r.Error ? { version: r.Version, dir: r.Dir } : undefined;
+  }
+
+  private async json<T>(args: string[]): Promise<T | undefined> {
+    const r = await runTool('go', args, this.run);
+    if (r.code !== 0) return undefined;
+    try {
+      return JSON.parse(r.stdout) as T;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The newest of `versions` (oldest first) published at or before `asOf`, found by bisection: tags are
+ * published in version order far more often than not, and a module of the era can have a thousand.
+ */
+async function newestBefore(proxy: ModuleProxy, module: string, versions: string[], asOf: Date) {
+  let [lo, hi] = [0, versions.length - 1];
+  let found: string | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const time = await proxy.time(module, versions[mid]);
+    if (time && time <= asOf) {
+      found = versions[mid];
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * The version of `module` a build of `asOf` takes: the revision a lock file pins where the proxy
+ * serves it, else the newest tag published by then, else (with a note) the oldest tag, or the latest
+ * commit of a module never tagged. Code of the era imports a module without a /vN suffix, whose list
+ * holds only v0, v1 and +incompatible versions. Undefined where the proxy serves none.
+ */
+export async function chooseVersion(
+  proxy: ModuleProxy,
+  module: string,
+  asOf: Date,
+  locks: LockedRevision[],
+): Promise<ChosenModule | undefined> {
+  const day = asOf.toISOString().slice(0, 10);
+  const locked = lockedFor(locks, module);
+  if (locked) {
+    const got = await proxy.download(module, locked.revision);
+    if (got) return { module, ...got, note: `${locked.file} pins ${locked.revision}`, how: 'locked' };
+  }
+  const listed = await proxy.versions(module);
+  if (!listed) return undefined;
+  // Pre-releases only where there is nothing else, as the go command's own `latest` does (hcl's vault-N forks).
+  const releases = listed.filter((v) => !v.replace(/\+incompatible$/, '').includes('-'));
+  const versions = releases.length ? releases : listed;
+  const lockNote = locked ? `${locked.file} pins ${locked.revision}, which the proxy does not serve; ` : '';
+  const dated = await newestBefore(proxy, module, versions, asOf);
+  const query = dated ?? versions[0] ?? 'latest';
+  const note = dated
+    ? `${lockNote}the newest version published by ${day}`
+    : versions.length
+      ? `${lockNote}no version published by ${day}: the oldest`
+      : `${lockNote}never tagged: its latest commit`;
+  const got = await proxy.download(module, query);
+  return got ? { module, ...got, note, how: dated ? 'by-date' : 'out-of-era' } : undefined;
+}

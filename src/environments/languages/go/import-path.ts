@@ -1,0 +1,69 @@
+import { posix } from 'node:path';
+
+/** A Go source file of the repository: its root-relative path and text. */
+export interface GoSource {
+  path: string;
+  text: string;
+}
+
+/** The import path a GOPATH-era repository is built under, and how it was found (for the recipe's note). */
+export interface ImportPath {
+  path: string;
+  how: string;
+}
+
+/** `package cobra // import "github.com/spf13/cobra"`: the import comment the go command checks in GOPATH mode. */
+const IMPORT_COMMENT = /^package\s+\w+\s*(?:\/\/|\/\*)\s*import\s+"([^"]+)"/m;
+const SINGLE_IMPORT = /^import\s+(?:[\w.]+\s+)?"([^"]+)"/gm;
+const IMPORT_BLOCK = /^import\s*\(([^)]*)\)/gm;
+const QUOTED = /"([^"]+)"/g;
+
+/** The paths a Go file imports (its import declarations, read without a parser: enough for paths). */
+export function goImports(text: string): string[] {
+  const found = [...text.matchAll(SINGLE_IMPORT)].map((m) => m[1]);
+  for (const block of text.matchAll(IMPORT_BLOCK))
+    for (const line of block[1].split('\n')) {
+      const code = line.replace(/\/\/.*$/, '');
+      for (const m of code.matchAll(QUOTED)) found.push(m[1]);
+    }
+  return found;
+}
+
+/**
+ * The import path of a repository without go.mod: the import comment of a package clause (a package in
+ * directory `d` whose comment says `X/d` puts the root at X); else what the repository's own imports of
+ * itself say (`X/sub` where `sub` is one of its package directories: the X most directories agree on;
+ * a standard-library path, whose first element has no dot, is never one); else github.com/OWNER/NAME
+ * from the repository's name. Undefined where none tells.
+ */
+export function goImportPath(sources: GoSource[], repoName?: string): ImportPath | undefined {
+  const byDepth = [...sources].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
+  for (const source of byDepth) {
+    const declared = IMPORT_COMMENT.exec(source.text)?.[1];
+    if (!declared) continue;
+    const dir = posix.dirname(source.path);
+    if (dir === '.') return { path: declared, how: `the import comment in ${source.path}` };
+    if (declared.endsWith(`/${dir}`))
+      return { path: declared.slice(0, -dir.length - 1), how: `the import comment in ${source.path}` };
+  }
+  const dirs = new Set(sources.map((s) => posix.dirname(s.path)).filter((d) => d !== '.'));
+  const votes = new Map<string, Set<string>>();
+  const imports = new Set(sources.flatMap((s) => goImports(s.text)));
+  for (const imported of imports) {
+    const parts = imported.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(i).join('/');
+      const root = parts.slice(0, i).join('/');
+      if (!dirs.has(dir) || !parts[0].includes('.')) continue;
+      votes.set(root, (votes.get(root) ?? new Set()).add(dir));
+    }
+  }
+  // Ties go to a root the repository imports itself (its root package): a directory named as the
+  // repository's last element (cobra's cobra/) makes the parent path a candidate as well.
+  const score = ([root, agreeing]: [string, Set<string>]) => agreeing.size * 2 + (imports.has(root) ? 1 : 0);
+  const best = [...votes].sort((a, b) => score(b) - score(a))[0];
+  if (best) return { path: best[0], how: `the repository's imports of its own packages (${[...best[1]].sort()[0]})` };
+  if (repoName && /^[\w.-]+\/[\w.-]+$/.test(repoName))
+    return { path: `github.com/${repoName}`, how: `the repository's name ${repoName}` };
+  return undefined;
+}

@@ -1,0 +1,84 @@
+import Docker from 'dockerode';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { ChainRepo } from '../../../support/chain-repo';
+import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/containers';
+import { goldDeps, testEnvironments } from '../../../support/environments';
+import { missingTool, testIf } from '../../../support/preconditions';
+
+const docker = new Docker();
+const removedAfterAll = removeBuiltImagesAfterAll(docker);
+
+afterAll(async () => {
+  expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
+});
+
+const calc = (body: string) =>
+  `package calc // import "example.test/calc"\n\n// Add adds.\nfunc Add(a, b int) int { return ${body} }\n`;
+const twice =
+  'package twice\n\nimport "example.test/calc"\n\n// Twice doubles.\nfunc Twice(a int) int { return calc.Add(a, a) }\n';
+const test = (name: string, check: string) =>
+  `package twice\n\nimport (\n\t"testing"\n\n\t"github.com/pkg/errors"\n)\n\nfunc ${name}(t *testing.T) {\n\tif !(${check}) {\n\t\tt.Fatal(errors.New("${name}"))\n\t}\n}\n`;
+
+const DIFF =
+  'package twice\n\nimport "github.com/pmezard/go-difflib/difflib"\n\n// Diff is a unified diff of a and b.\nfunc Diff(a, b string) string {\n\ts, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(a), B: difflib.SplitLines(b)})\n\treturn s\n}\n';
+
+/**
+ * A Go repository of 2017, before go.mod: a root package whose import comment names its path, a
+ * subpackage that imports it by that path, and a test-only dependency on github.com/pkg/errors, which
+ * no manifest names. It builds in GOPATH mode with the errors version published by then (v0.8.0,
+ * 2016-09; v0.8.1 came in 2019), and its tests report under the real import path. A second PR's
+ * change imports github.com/pmezard/go-difflib, which nothing at its base does.
+ */
+testIf(missingTool('go'))(
+  'a GOPATH-era repository builds under its import path with dependencies of its date, and its PR verifies',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gopath-'));
+    const repo = await ChainRepo.create(
+      join(dir, 'calc'),
+      {
+        'calc.go': calc('a - b'),
+        'twice/twice.go': twice,
+        'twice/keep_test.go': test('TestKeep', 'Twice(0) == 0'),
+      },
+      new Date('2017-06-01T00:00:00Z'),
+    );
+    const fix = await repo.pr(1, 'Add adds', {
+      'calc.go': calc('a + b'),
+      'twice/twice_test.go': test('TestTwice', 'Twice(2) == 4'),
+    });
+    const diff = await repo.pr(2, 'Diff', {
+      'twice/diff.go': DIFF,
+      'twice/diff_test.go': test('TestDiff', 'Diff("a", "b") != ""'),
+    });
+    const chain = repo.chain('gen/gopath', [fix, diff]);
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'home')));
+    const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0);
+    expect(gold).toMatchObject({
+      status: 'verified',
+      failToPass: ['example.test/calc/twice/TestTwice'],
+      passToPass: ['example.test/calc/twice/TestKeep'],
+    });
+    // Only the PR's change imports go-difflib: fetched for its stage all the same.
+    expect(await goldTestsFor(goldDeps(docker, dir, environments), chain, 1)).toMatchObject({
+      status: 'verified',
+      failToPass: ['example.test/calc/twice/TestDiff'],
+    });
+    expect((await environments.forStage(chain, 1)).manifest.resolution?.packages).toContainEqual({
+      name: 'github.com/pmezard/go-difflib',
+      version: 'v1.0.0',
+    });
+    const env = await environments.forStage(chain, 0);
+    expect(env.recipe).toMatchObject({ language: 'go', origin: 'go-gopath', manifests: [] });
+    expect(env.manifest.resolution).toMatchObject({
+      lock: 'resolved',
+      packages: [{ name: 'github.com/pkg/errors', version: 'v0.8.0' }],
+    });
+    expect(env.manifest.resolution?.notes).toContain(
+      'github.com/pkg/errors v0.8.0: the newest version published by 2017-06-01',
+    );
+  },
+  900_000,
+);

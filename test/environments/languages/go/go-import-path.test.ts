@@ -1,0 +1,55 @@
+import { goImportPath } from '../../../../src/environments/languages/go/import-path';
+
+describe('the import path of a Go repository without go.mod', () => {
+  it("is the root package's import comment, or a subpackage's with its directory taken off", () => {
+    expect(
+      goImportPath([
+        { path: 'cmd/tool/main.go', text: 'package main // import "example.test/other/cmd/tool"\n' },
+        { path: 'cobra.go', text: 'package cobra // import "github.com/spf13/cobra"\n\nimport "fmt"\n' },
+      ]),
+    ).toEqual({ path: 'github.com/spf13/cobra', how: 'the import comment in cobra.go' });
+    expect(
+      goImportPath([{ path: 'doc/md.go', text: '// Package doc.\npackage doc /* import "gopkg.in/x/y.v1/doc" */\n' }]),
+    ).toEqual({ path: 'gopkg.in/x/y.v1', how: 'the import comment in doc/md.go' });
+  });
+
+  it("is what most of the repository's imports of its own directories agree on, never a standard-library path", () => {
+    const sources = [
+      { path: 'root.go', text: 'package root\n\nimport (\n\t"net/http"\n\t"fmt" // printing\n)\n' },
+      { path: 'http/h.go', text: 'package http\n' },
+      {
+        path: 'cmd/cmd.go',
+        text: 'package cmd\n\nimport (\n\tr "example.test/me/root"\n\t"example.test/me/http"\n)\n',
+      },
+      {
+        path: 'doc/doc.go',
+        text: 'package doc\n\nimport "example.test/me/cmd"\nimport _ "example.test/other/lib/doc"\n',
+      },
+      { path: 'root/r.go', text: 'package root\n' },
+    ];
+    expect(goImportPath(sources, 'owner/name')).toEqual({
+      path: 'example.test/me',
+      how: "the repository's imports of its own packages (cmd)",
+    });
+  });
+
+  it('prefers, among roots as many directories agree on, the one whose root package the repository imports', () => {
+    // cobra in 2015: a cobra/ directory (its generator) and cobra/cmd, no import comment.
+    const sources = [
+      { path: 'cobra.go', text: 'package cobra\n' },
+      { path: 'cobra/cmd/root.go', text: 'package cmd\n\nimport "github.com/spf13/cobra"\n' },
+      { path: 'cobra/main.go', text: 'package main\n\nimport "github.com/spf13/cobra/cobra/cmd"\n' },
+    ];
+    expect(goImportPath(sources)?.path).toBe('github.com/spf13/cobra');
+  });
+
+  it("falls back on the repository's name, and is undefined where nothing tells", () => {
+    const sources = [{ path: 'main.go', text: 'package main\n\nimport "fmt"\n' }];
+    expect(goImportPath(sources, 'acme/tool')).toEqual({
+      path: 'github.com/acme/tool',
+      how: "the repository's name acme/tool",
+    });
+    expect(goImportPath(sources)).toBeUndefined();
+    expect(goImportPath(sources, '/tmp/not-a-name')).toBeUndefined();
+  });
+});
