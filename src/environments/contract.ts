@@ -146,6 +146,8 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
   env: Record<string, string>;
   /** Directories put in front of PATH in the image. */
   path: string[];
+  /** Where the project's commands must run, where not the checkout (a GOPATH-era Go repository's link in GOPATH): told to the agent. */
+  workDir?: string;
   runner: R;
   /** A configured test command that replaces the runner's own. */
   test?: string;

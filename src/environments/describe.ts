@@ -13,5 +13,9 @@ export function describeEnvironment(env: Environment): string {
     : env.recipe.setup.length
       ? " and what the project's build set up"
       : ', with no dependencies of the project installed';
-  return `The environment has ${what}${deps}; nothing else can be installed. The project's tests run with \`${prTestCommand(env, [])}\`.`;
+  // Go before go.mod builds only from the checkout's place in GOPATH: from the checkout itself its packages lose their import paths.
+  const where = env.recipe.workDir
+    ? ` Run the project's commands (go build, go test) from \`${env.recipe.workDir}\`, where the repository is linked: not from the repository's own directory.`
+    : '';
+  return `The environment has ${what}${deps}; nothing else can be installed. The project's tests run with \`${prTestCommand(env, [])}\`.${where}`;
 }

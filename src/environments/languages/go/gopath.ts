@@ -14,6 +14,19 @@ import { GODEP_WORKSPACE } from './gopath-locks';
 const MAX_READ = 300;
 /** The dependency tools of the GOPATH era: their files at the root say the repository is Go's. */
 const GO_TOOL_FILES = ['Godeps', 'glide.yaml', 'glide.lock', 'Gopkg.toml', 'Gopkg.lock'];
+/** Other languages' build files at the root (a Makefile drives Go too, so it is not one). */
+const OTHER_BUILDS = [
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'setup.py',
+  'setup.cfg',
+  'pyproject.toml',
+  'package.json',
+  'CMakeLists.txt',
+  'configure.ac',
+  'meson.build',
+];
 /** Code files of the other languages, counted against Go's where the root holds no Go file. */
 const OTHER_CODE = /\.(py|rs|java|kt|js|ts|c|cc|cpp|h|hpp)$/;
 /** Directories whose .go files are not the repository's packages. */
@@ -55,11 +68,14 @@ async function prImports(files: RepoFiles, ctx: DetectContext, importPath: strin
  * which is the agent's tree.
  */
 export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promise<GoRecipe | undefined> {
+  const goAtRoot =
+    [...files.rootFiles].some((f) => f.endsWith('.go')) || GO_TOOL_FILES.some((f) => files.rootFiles.has(f));
+  // Another build system at the root and no Go there: not listed (every stage of a Python or Java repository reaches here).
+  if (!goAtRoot && OTHER_BUILDS.some((f) => files.rootFiles.has(f))) return undefined;
   const all = await listFiles(files, ctx.repo);
   const goFiles = all.filter((f) => f.endsWith('.go') && !NOT_PACKAGES.test(f));
   if (!goFiles.length) return undefined;
-  const atRoot = goFiles.some((f) => !f.includes('/')) || GO_TOOL_FILES.some((f) => files.rootFiles.has(f));
-  if (!atRoot && goFiles.length <= all.filter((f) => OTHER_CODE.test(f)).length) return undefined;
+  if (!goAtRoot && goFiles.length <= all.filter((f) => OTHER_CODE.test(f)).length) return undefined;
   const read = [...goFiles].sort((a, b) => a.split('/').length - b.split('/').length).slice(0, MAX_READ);
   const sources: GoSource[] = [];
   for (const path of read) {
@@ -105,6 +121,7 @@ export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promis
     },
     sharedCache: GO_SHARED_CACHE,
     path: [],
+    workDir: dir,
     runner: 'go',
   };
 }

@@ -2,6 +2,7 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeEnvironment } from '../../../../src/environments/describe';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/containers';
@@ -79,6 +80,8 @@ testIf(missingTool('go'))(
     expect(env.manifest.resolution?.notes).toContain(
       'github.com/pkg/errors v0.8.0: the newest version published by 2017-06-01',
     );
+    // The agent is told where go runs: from the checkout itself the packages lose their import paths.
+    expect(describeEnvironment(env)).toContain('from `/home/agent/go/src/example.test/calc`');
   },
   900_000,
 );
