@@ -112,6 +112,7 @@ export async function runPrTests(
     if (overlay.exitCode !== 0)
       return { command, ran: true, passed: false, exitCode: overlay.exitCode, output: overlay.output };
   }
-  await overlayInlineTests(sandbox, repoPath, pr.mergeSha, tests.inline);
+  const problem = await overlayInlineTests(sandbox, repoPath, pr.mergeSha, tests.inline);
+  if (problem) return { command, ran: true, passed: false, exitCode: -1, output: problem };
   return runTests(sandbox, plan, command, timeoutSeconds);
 }

@@ -20,7 +20,7 @@ import {
 } from '../schemas';
 import { redact, stageReason } from '../stage-reason';
 import { prTestCommand, prTests, runTests, testPaths } from '../environments/pr-tests';
-import { overlayInlineTests } from '../environments/inline-tests';
+import { overlayInlineTests, testItemFunctions } from '../environments/inline-tests';
 import { shellQuote } from '../process/shell-quote';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
@@ -185,7 +185,11 @@ export async function validateGold(
     ...checkoutLines(pr.baseSha),
     ...(tests.files.length ? [`git checkout ${pr.mergeSha} -- ${tests.files.map(shellQuote).join(' ')}`] : []),
   ]);
-  await overlayInlineTests(sandbox, chain.repo.path, pr.mergeSha, tests.inline);
+  const overlay = await overlayInlineTests(sandbox, chain.repo.path, pr.mergeSha, tests.inline);
+  if (overlay) {
+    const why = `gold validation of PR #${pr.number} could not put its tests in: ${overlay}`;
+    throw new StageError(why, { reason: stageReason('invalid-inputs', why) });
+  }
   // A PR that changes only its tests: the base with the PR's test files is the merge's tree already.
   const sameTree = await treeIs(sandbox, pr.mergeSha);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
@@ -209,7 +213,13 @@ export async function validateGold(
     // Which of those passed at the base, where its test files are the base's own.
     await sh('check out its base again', checkoutLines(pr.baseSha));
     const run = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
-    const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, files);
+    const touched = await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, tests.files);
+    // In a code file, the hunks that name a function of its test items: the others are the gold change's.
+    if (tests.inline.length) {
+      const inTests = await testItemFunctions(chain.repo.path, pr.mergeSha, tests.inline);
+      for (const name of await touchedFunctions(chain.repo.path, pr.baseSha, pr.mergeSha, tests.inline))
+        if (inTests.has(name)) touched.add(name);
+    }
     baseline = { cases: run.cases ?? [], complete: !outputCut(run.output), touched };
   }
   const gold = perTest
@@ -291,7 +301,8 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const pr = chain.prs[stage];
   const problem = await stageInputProblem(chain.repo.path, pr);
   if (problem) return invalidGold(chain, stage, '', problem, stageReason('invalid-inputs', problem));
-  const files = testPaths(await prTests(chain.repo.path, pr));
+  const tests = await prTests(chain.repo.path, pr);
+  const files = testPaths(tests);
   if (!files.length) return withoutTests(deps, chain, stage);
   const env = await deps.environments.forStage(chain, stage);
   const previous = stage > 0 ? chain.prs[stage - 1].mergeSha : '';
@@ -299,7 +310,10 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const command = prTestCommand(env, files, true);
   const runs = deps.goldRuns ?? 2;
   const key = createHash('sha256')
-    .update(`${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command}`)
+    // The files whose inline tests are overlaid too: a command need not name them (cargo's `--tests`).
+    .update(
+      `${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command} ${tests.inline.join(' ')}`,
+    )
     .digest('hex')
     .slice(0, 24);
   const pointer = `gold-tests/${key}`;

@@ -72,6 +72,20 @@ describe('cargo runner', () => {
     // A PR whose tests are the root package's own does not build every member.
     expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast --tests');
     expect(args(['tests/test.rs', 'crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --tests --workspace');
+    // A configured command chooses its own targets, and what follows its `--` stays last (the test binaries' own).
+    const configured = (files: string[], command: string) =>
+      execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files, command)}`], {
+        cwd: dir,
+        encoding: 'utf8',
+      }).trim();
+    expect(configured(['src/lib.rs'], 'cargo test -- --test-threads=1')).toBe('test -- --test-threads=1');
+    expect(configured(['tests/a.rs'], 'cargo test -- --test-threads=1')).toBe('test -- --test-threads=1');
+    mkdirSync(join(dir, 'tests'), { recursive: true });
+    writeFileSync(join(dir, 'tests/a.rs'), '// runs target/debug/examples/demo\n');
+    expect(configured(['tests/a.rs'], 'cargo test -- --test-threads=1')).toBe('test --test a -- --test-threads=1');
+    // Narrowed, cargo builds no examples: a test file that names them has them built first.
+    expect(cargoRunner.command(['tests/a.rs'])).toContain('cargo build --offline --examples');
+    expect(cargoRunner.command(['src/lib.rs'])).not.toContain('--examples');
     expect(cargoRunner.command([], 'cargo test -p root')).toBe('ws=\ncargo test -p root $ws 2>&1');
     // Test files under tests/ that name no target of their own: every test target, no doc tests; so too
     // where a target they name is no file of its own.

@@ -170,10 +170,11 @@ function testsAlone(file: string): boolean {
 }
 
 /**
- * Shell that builds the crate's examples where the run is narrowed to some test targets (`$sel`) and a
- * PR test file names the examples directory: a test that runs an example's binary (once_cell's
- * reentrant_init, `target/debug/examples/…`) finds it, as under the whole suite, which builds the
- * examples. Not otherwise, for the examples' compile time; a build that fails leaves the tests to say so.
+ * Shell that builds the crate's examples where the run is narrowed (`$sel`: some test targets, or
+ * `--tests`, which builds none) and a PR test file names the examples directory: a test that runs an
+ * example's binary (once_cell's reentrant_init, `target/debug/examples/…`) finds it, as under a plain
+ * `cargo test`, which builds the examples. Not otherwise, for the examples' compile time; a build that
+ * fails leaves the tests to say so.
  */
 function examplesFirst(files: string[]): string {
   const rs = files.filter((f) => f.endsWith('.rs')).map(shellQuote);
@@ -188,7 +189,8 @@ export const cargoRunner: TestRunner<'cargo'> = {
     if (!/^cargo test\b/.test(plain)) return `${plain} 2>&1`;
     const features = gatedFeatures(files.filter(testsAlone));
     const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
-    const rest = files.length ? NO_DOC_TESTS : '';
+    // A configured command chooses its own targets (`cargo test --doc`, `cargo test -- --test-threads=1`).
+    const rest = files.length && !override ? NO_DOC_TESTS : '';
     // The whole suite runs every member's tests where there are members (a configured command is left as it is).
     const inMember = files.some((f) => f.endsWith('.rs') && !ROOT_PACKAGE.test(f));
     const workspace = override || !inMember ? 'ws=\n' : WORKSPACE;
@@ -199,12 +201,15 @@ export const cargoRunner: TestRunner<'cargo'> = {
       : `sel=${rest}\n`;
     // The line that runs the tests comes first, as a function the lines choosing its arguments then call: a
     // stage's reason keeps the head of its command (REASON_LIMITS.command), which then names the tests.
-    const cargoTest = `cargo_test() { ${plain} "$@" 2>&1; }\n`;
+    // Arguments go before a configured command's `--`, which passes what follows it to the test binaries.
+    const [head, ...after] = plain.split(' -- ');
+    const cargoTest = `cargo_test() { ${head} "$@"${after.length ? ` -- ${after.join(' -- ')}` : ''} 2>&1; }\n`;
     // --workspace only for every test target without features: features and targets name the root package's.
     const wholeSuite = `[ "$sel" = ${NO_DOC_TESTS} ]`;
-    if (!features) return `${cargoTest}${select}${workspace}${wholeSuite} || ws=\ncargo_test $sel $ws`;
+    const examples = examplesFirst(files.filter(testsAlone));
+    if (!features) return `${cargoTest}${select}${examples}${workspace}${wholeSuite} || ws=\ncargo_test $sel $ws`;
     return [
-      `${cargoTest}${features}${select}${examplesFirst(files.filter(testsAlone))}${workspace}[ -z "$features$both" ] && ${wholeSuite} || ws=`,
+      `${cargoTest}${features}${select}${examples}${workspace}[ -z "$features$both" ] && ${wholeSuite} || ws=`,
       'cargo_test ${features:+--features "$features"} $sel $ws; status=$?',
       'if [ -n "$both" ]; then echo "chainsmith: the tests again with the features $both"; cargo_test --features "${features:+$features,}$both" $sel || status=$?; fi',
       'exit $status',

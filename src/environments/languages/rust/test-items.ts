@@ -21,7 +21,8 @@ const BYTE_CHAR = /b'/y;
  */
 function tokens(source: string): Token[] | undefined {
   const out: Token[] = [];
-  let i = 0;
+  // A shebang line (`#!` not opening an inner attribute) is no token, as rustc reads it.
+  let i = source.startsWith('#!') && !/^#!\s*\[/.test(source) ? Math.max(source.indexOf('\n'), 0) || source.length : 0;
   const at = (re: RegExp) => {
     re.lastIndex = i;
     return re.exec(source);
@@ -154,7 +155,9 @@ function itemEnd(toks: Token[], from: number): number {
     if (t.kind !== 'open') continue;
     const close = closing(toks, i);
     if (close < 0) return -1;
-    if (t.text === '{' && !bySemicolon) return close;
+    // A `{` right after `<`, `,` or `=` is a const generic's block (`Foo<{ N + 1 }>`, `const N: usize = { 1 }`), not the body.
+    const constBlock = ['<', ',', '='].includes(toks[i - 1]?.text ?? '');
+    if (t.text === '{' && !bySemicolon && !constBlock) return close;
     i = close;
   }
   return -1;

@@ -65,6 +65,14 @@ testIf(missingTool('cargo'))(
       );
       expect(run.cases?.map((c) => c.id)).not.toContain('inline::tests::mine');
       expect(run.passed).toBe(true);
+      // An agent whose code redefines assert_eq! above the tests would make them assert nothing: the run fails instead.
+      const hollow = 'macro_rules! assert_eq {\n    ($($t:tt)*) => {};\n}\n\n';
+      await agent.writeFile('/work/repo/src/lib.rs', hollow + lib('41', own));
+      const shadowed = await agent.runPrTests(pr);
+      expect(shadowed).toMatchObject({
+        passed: false,
+        output: expect.stringMatching(/macro under the name of std's own/),
+      });
     } finally {
       await agent.destroy();
     }

@@ -28,6 +28,14 @@ describe('rustTestItems: the top-level items only test builds compile', () => {
     expect(texts(source)).toEqual([item, '#[cfg(test)]\nmod tests;']);
   });
 
+  test("a const generic's block in an item's head is not its body; a shebang line is no attribute", () => {
+    const item = `#[cfg(test)]\nimpl Grid<{ 2 + 1 }> {\n    fn cells() -> [u8; 3] {\n        [0; 3]\n    }\n}`;
+    const defaulted = `#[cfg(test)]\nstruct Sized<const N: usize = { 1 }> {\n    cells: [u8; N],\n}`;
+    expect(
+      texts(`#!/usr/bin/env run-cargo-script\npub struct Grid<const N: usize>;\n\n${item}\n\n${defaulted}\n`),
+    ).toEqual([item, defaulted]);
+  });
+
   test('a file that does not lex gives no items rather than a wrong cut', () => {
     expect(rustTestItems('#[cfg(test)]\nmod tests {\n    const S: &str = "unterminated;\n}\n')).toBeUndefined();
     expect(rustTestItems('fn f() {\n')).toBeUndefined();
