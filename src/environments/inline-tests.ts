@@ -33,7 +33,10 @@ const found = new RecentMap<string, Promise<string[]>>(256);
  * merge differ from its base's. A PR that changes its unit tests there and no test file is still a
  * PR with tests; those items are its tests as a test file's content is (overlayInlineTests).
  */
-export function inlineTestFiles(repoPath: string, pr: PullRequest): Promise<string[]> {
+export function inlineTestFiles(
+  repoPath: string,
+  pr: Pick<PullRequest, 'files' | 'baseSha' | 'mergeSha'>,
+): Promise<string[]> {
   const key = `${repoPath}\0${pr.baseSha}\0${pr.mergeSha}`;
   let files = found.get(key);
   if (!files) {
@@ -43,7 +46,10 @@ export function inlineTestFiles(repoPath: string, pr: PullRequest): Promise<stri
   return files;
 }
 
-async function changedTestItems(repoPath: string, pr: PullRequest): Promise<string[]> {
+async function changedTestItems(
+  repoPath: string,
+  pr: Pick<PullRequest, 'files' | 'baseSha' | 'mergeSha'>,
+): Promise<string[]> {
   const candidates = pr.files.filter((f) => f.kind === 'code' && f.status !== 'deleted' && readerFor(f.path));
   const changed = await Promise.all(
     candidates.map(async ({ path, status }) => {

@@ -57,7 +57,7 @@ export const PullRequestRecordSchema = z.object({
   /** How GitHub merged it, where the API tells. */
   mergeMethod: z.enum(['merge', 'squash', 'rebase']).optional(),
   url: z.string().optional(),
-  /** Whether the PR changes a test file: a stage without one gives the judge no test to run. */
+  /** Whether the PR changes a test file, or (from a clone) the unit tests inside its code: a stage without either gives the judge no test to run. */
   changesTests: z.boolean().optional(),
 });
 export type PullRequestRecord = z.infer<typeof PullRequestRecordSchema>;

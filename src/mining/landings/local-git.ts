@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { PullRequestRecordSchema, type PullRequestRecord } from '../../schemas';
 import { changedFilesOf } from './changed-files';
 import { changesTests } from '../file-kind';
+import { inlineTestFiles } from '../../environments/inline-tests';
 import { logCommits, splitMessage, type LoggedCommit } from './commit-log';
 import { MiningError, NotAGitRepositoryError } from '../errors';
 import { git, GitError } from '../../git';
@@ -259,7 +260,11 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     if ('reason' in record) {
       skipped.push(record);
       opts.warn?.(`skipped PR #${record.number}: ${record.reason}`);
-    } else prs.push(record);
+    } else {
+      // A PR whose tests are the unit tests inside its code (Rust's #[cfg(test)] items) changes tests too.
+      if (!record.changesTests && (await inlineTestFiles(path, record)).length) record.changesTests = true;
+      prs.push(record);
+    }
   }
   opts.onProgress?.({ phase: 'linking commits to PRs', done: mainline.length, total: mainline.length });
   return { prs, skipped, pullNumbers: new Set(heads.keys()), commits: logged.length };
