@@ -367,6 +367,7 @@ export class Environments {
               declared,
               recipe.pinned ? 'pinned' : asOf.toISOString(),
               ...(recipe.fetchRevision ? [recipe.fetchRevision] : []),
+              ...(recipe.fetchKey ? [recipe.fetchKey] : []),
               ...(recipe.prAdds ? [recipe.prAdds] : []),
               ...(recipe.toolchain.prefix ? [recipe.toolchain.version] : []),
               ...(withMerge
@@ -390,13 +391,25 @@ export class Environments {
         manifests,
         prAdds,
         fetchRevision,
+        fetchKey,
         withMerged,
         mergedSetup,
         mergedPath,
         sharedCache,
         ...holds
       } = recipe;
-      void [fallback, tooOld, manifests, prAdds, fetchRevision, withMerged, mergedSetup, mergedPath, sharedCache];
+      void [
+        fallback,
+        tooOld,
+        manifests,
+        prAdds,
+        fetchRevision,
+        fetchKey,
+        withMerged,
+        mergedSetup,
+        mergedPath,
+        sharedCache,
+      ];
       // The toolchain's note is prose for the user (Python's names the stage's date): the image, version and prefix decide.
       const { note, ...toolchainHeld } = recipe.toolchain;
       void note;

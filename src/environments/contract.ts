@@ -128,6 +128,8 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
   dependencyText?(path: string, text: string): string;
   /** Bumped when the fetcher resolves differently: cached fetches (and the images built from them) keyed on an older one are not reused. */
   fetchRevision?: number;
+  /** What else decides the fetch besides manifests and date (a GOPATH-era repository's import path and lock files): part of its key. */
+  fetchKey?: string[];
   /** Built instead where this recipe's toolchain is too old for what it resolved (ToolchainTooOld, from the fetch or `tooOld`). */
   fallback?: LanguageRecipe<L, R, T>;
   /** Build output that says the toolchain is too old (a fetch cached before its own check could not tell). */

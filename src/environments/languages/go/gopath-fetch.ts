@@ -32,6 +32,11 @@ async function missingImports(dir: string, gopath: string, importPath: string, a
   const missing = new Set<string>();
   for (const args of lists) {
     const r = await runTool('go', args, { cwd: dir, env, signal });
+    // -e reports packages' errors in its output: a failing exit is the go command's own.
+    if (r.code !== 0)
+      throw unresolvable(
+        `go ${args.slice(0, 4).join(' ')} failed in GOPATH mode: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      );
     for (const line of r.stdout.split('\n')) {
       const [path, err] = line.split('\t');
       if (!path || !err?.includes('cannot find package')) continue;

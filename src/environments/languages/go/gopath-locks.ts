@@ -40,6 +40,9 @@ const LOCKS: Array<{ file: string; read(text: string): Array<{ path: string; rev
   },
 ];
 
+/** The lock files the era's tools wrote: what they pin decides a fetch. */
+export const LOCK_FILES = LOCKS.map((l) => l.file);
+
 function pairs(text: string, name: RegExp, revision: RegExp): Array<{ path: string; revision: string }> {
   const found: Array<{ path: string; revision: string }> = [];
   let path: string | undefined;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { StageError } from '../../../errors';
 import { git } from '../../../git';
@@ -8,7 +9,7 @@ import { DEBIAN_GO, GO_SHARED_CACHE, GOPATH, type GoRecipe } from './detect';
 import { fetchGopath } from './gopath-fetch';
 import { GO_DIR_VAR } from './go-test';
 import { goImportPath, goImports, type GoSource } from './import-path';
-import { GODEP_WORKSPACE } from './gopath-locks';
+import { GODEP_WORKSPACE, LOCK_FILES } from './gopath-locks';
 
 /** Read for the import path: enough for the import comments and self-imports of any repository, bounded. */
 const MAX_READ = 300;
@@ -32,6 +33,16 @@ const OTHER_CODE = /\.(py|rs|java|kt|js|ts|c|cc|cpp|h|hpp)$/;
 /** Directories whose .go files are not the repository's packages. */
 const NOT_PACKAGES = /(^|\/)(vendor|testdata|Godeps|_[^/]*|\.[^/]*)\//;
 const IMPORT_PATH_SHAPE = /^[A-Za-z0-9][\w.~-]*(\/[\w.~-]+)*$/;
+
+/** What each lock file at the commit holds, hashed: part of the fetch's key. */
+async function lockTexts(files: RepoFiles): Promise<string[]> {
+  const texts: string[] = [];
+  for (const file of LOCK_FILES) {
+    const text = await files.read(file);
+    if (text !== undefined) texts.push(`${file} ${createHash('sha256').update(text).digest('hex').slice(0, 16)}`);
+  }
+  return texts;
+}
 
 /** The commit's files (the root's alone where there is no clone to list). */
 async function listFiles(files: RepoFiles, repo?: { path: string; sha: string }): Promise<string[]> {
@@ -68,21 +79,35 @@ async function prImports(files: RepoFiles, ctx: DetectContext, importPath: strin
  * which is the agent's tree.
  */
 export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promise<GoRecipe | undefined> {
-  const goAtRoot =
-    [...files.rootFiles].some((f) => f.endsWith('.go')) || GO_TOOL_FILES.some((f) => files.rootFiles.has(f));
+  const toolAtRoot = GO_TOOL_FILES.some((f) => files.rootFiles.has(f));
+  const goFileAtRoot = [...files.rootFiles].some((f) => f.endsWith('.go'));
+  const otherBuild = OTHER_BUILDS.some((f) => files.rootFiles.has(f));
   // Another build system at the root and no Go there: not listed (every stage of a Python or Java repository reaches here).
-  if (!goAtRoot && OTHER_BUILDS.some((f) => files.rootFiles.has(f))) return undefined;
+  if (otherBuild && !toolAtRoot && !goFileAtRoot) return undefined;
   const all = await listFiles(files, ctx.repo);
+  // A go.mod below the root is a module's: not the GOPATH era, whose self-imports would be fetched as someone else's.
+  if (all.some((f) => f.endsWith('/go.mod') && !NOT_PACKAGES.test(f))) return undefined;
   const goFiles = all.filter((f) => f.endsWith('.go') && !NOT_PACKAGES.test(f));
   if (!goFiles.length) return undefined;
-  if (!goAtRoot && goFiles.length <= all.filter((f) => OTHER_CODE.test(f)).length) return undefined;
+  // Beside another build system, a Go file at the root is a tool's (a generator), unless the era's Go dependency tool is there too.
+  const claimed = toolAtRoot || (goFileAtRoot && !otherBuild);
+  if (!claimed && goFiles.length <= all.filter((f) => OTHER_CODE.test(f)).length) return undefined;
   const read = [...goFiles].sort((a, b) => a.split('/').length - b.split('/').length).slice(0, MAX_READ);
   const sources: GoSource[] = [];
   for (const path of read) {
     const text = await files.read(path);
     if (text !== undefined) sources.push({ path, text });
   }
-  const found = goImportPath(sources, ctx.repoName);
+  // What the repository vendors is someone else's: its imports cast no vote for the repository's own path.
+  const vendored = [
+    ...new Set(
+      all.flatMap((f) => {
+        const m = /^(?:.*\/)?(?:vendor|Godeps\/_workspace\/src)\/(.+)\/[^/]+\.go$/.exec(f);
+        return m ? [m[1]] : [];
+      }),
+    ),
+  ];
+  const found = goImportPath(sources, ctx.repoName, vendored);
   if (!found || !IMPORT_PATH_SHAPE.test(found.path)) {
     const why = found
       ? `a Go repository without go.mod whose import path (${found.path}, from ${found.how}) cannot be used`
@@ -91,12 +116,16 @@ export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promis
   }
   const dir = `${GOPATH}/src/${found.path}`;
   const added = await prImports(files, ctx, found.path);
+  const workspace = all.some((f) => f.startsWith(`${GODEP_WORKSPACE}/src/`));
   return {
     language: 'go',
     origin: 'go-gopath',
     toolchain: { image: 'go', version: DEBIAN_GO, note: `GOPATH mode as ${found.path} (${found.how})` },
-    // What the fetch resolves is every file's imports, not a manifest's: it is keyed on the commit's date.
+    // What the fetch resolves is every file's imports, not a manifest's: it is keyed on the commit's date,
+    // the import path, godep's workspace and what the lock files pin.
     manifests: [],
+    fetchRevision: 1,
+    fetchKey: [found.path, workspace ? GODEP_WORKSPACE : '', ...(await lockTexts(files))],
     fetch: (fetchCtx) => fetchGopath(fetchCtx, found.path, added),
     // Part of the fetch's key: two PRs from one base that import different packages fetch apart.
     ...(added.length ? { prAdds: added } : {}),
@@ -110,9 +139,7 @@ export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promis
     ],
     env: {
       GO111MODULE: 'off',
-      GOPATH: all.some((f) => f.startsWith(`${GODEP_WORKSPACE}/src/`))
-        ? `${GOPATH}:${REPO_DIR}/${GODEP_WORKSPACE}`
-        : GOPATH,
+      GOPATH: workspace ? `${GOPATH}:${REPO_DIR}/${GODEP_WORKSPACE}` : GOPATH,
       GOCACHE: '/home/agent/.cache/go-build',
       GOFLAGS: '',
       GOPROXY: 'off',

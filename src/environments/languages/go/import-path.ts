@@ -29,14 +29,25 @@ export function goImports(text: string): string[] {
   return found;
 }
 
+/** `yaml.v2`, `go-yaml`, `yaml-go` → `yaml`: the package name a path's last element usually gives. */
+function packageName(element: string): string {
+  return element
+    .replace(/\.v\d+$/, '')
+    .replace(/^go-/, '')
+    .replace(/-go$/, '')
+    .toLowerCase();
+}
+
 /**
  * The import path of a repository without go.mod: the import comment of a package clause (a package in
  * directory `d` whose comment says `X/d` puts the root at X); else what the repository's own imports of
  * itself say (`X/sub` where `sub` is one of its package directories: the X most directories agree on;
- * a standard-library path, whose first element has no dot, is never one); else github.com/OWNER/NAME
- * from the repository's name. Undefined where none tells.
+ * the root package's external tests, `package yaml_test` importing `gopkg.in/yaml.v2`, name the root
+ * itself; a standard-library path, whose first element has no dot, is never one, nor a path the
+ * repository vendors, `vendored`); where that leaves a tie, the candidate named as the repository is,
+ * else its name: github.com/OWNER/NAME. Undefined where none tells.
  */
-export function goImportPath(sources: GoSource[], repoName?: string): ImportPath | undefined {
+export function goImportPath(sources: GoSource[], repoName?: string, vendored: string[] = []): ImportPath | undefined {
   const byDepth = [...sources].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
   for (const source of byDepth) {
     const declared = IMPORT_COMMENT.exec(source.text)?.[1];
@@ -46,22 +57,37 @@ export function goImportPath(sources: GoSource[], repoName?: string): ImportPath
     if (declared.endsWith(`/${dir}`))
       return { path: declared.slice(0, -dir.length - 1), how: `the import comment in ${source.path}` };
   }
+  const theirs = (imported: string) => vendored.some((v) => imported === v || imported.startsWith(`${v}/`));
   const dirs = new Set(sources.map((s) => posix.dirname(s.path)).filter((d) => d !== '.'));
   const votes = new Map<string, Set<string>>();
-  const imports = new Set(sources.flatMap((s) => goImports(s.text)));
+  const vote = (root: string, dir: string) => votes.set(root, (votes.get(root) ?? new Set()).add(dir));
+  const imports = new Set(sources.flatMap((s) => goImports(s.text)).filter((i) => !theirs(i)));
   for (const imported of imports) {
     const parts = imported.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dir = parts.slice(i).join('/');
-      const root = parts.slice(0, i).join('/');
-      if (!dirs.has(dir) || !parts[0].includes('.')) continue;
-      votes.set(root, (votes.get(root) ?? new Set()).add(dir));
+      if (dirs.has(dir) && parts[0].includes('.')) vote(parts.slice(0, i).join('/'), dir);
     }
+  }
+  for (const source of sources) {
+    const tested = /^package\s+(\w+)_test\b/m.exec(source.text)?.[1];
+    if (!tested || posix.dirname(source.path) !== '.') continue;
+    for (const imported of goImports(source.text))
+      if (
+        imported.split('/')[0].includes('.') &&
+        !theirs(imported) &&
+        packageName(imported.split('/').pop()!) === tested
+      )
+        vote(imported, '.');
   }
   // Ties go to a root the repository imports itself (its root package): a directory named as the
   // repository's last element (cobra's cobra/) makes the parent path a candidate as well.
   const score = ([root, agreeing]: [string, Set<string>]) => agreeing.size * 2 + (imports.has(root) ? 1 : 0);
-  const best = [...votes].sort((a, b) => score(b) - score(a))[0];
+  const ranked = [...votes].sort((a, b) => score(b) - score(a));
+  const top = ranked.filter((v) => score(v) === score(ranked[0]));
+  const name = repoName?.split('/').pop()?.toLowerCase();
+  const named = top.filter(([root]) => name && packageName(root.split('/').pop()!) === packageName(name));
+  const best = top.length === 1 ? top[0] : named.length === 1 ? named[0] : undefined;
   if (best) return { path: best[0], how: `the repository's imports of its own packages (${[...best[1]].sort()[0]})` };
   if (repoName && /^[\w.-]+\/[\w.-]+$/.test(repoName))
     return { path: `github.com/${repoName}`, how: `the repository's name ${repoName}` };

@@ -43,6 +43,27 @@ describe('the import path of a Go repository without go.mod', () => {
     expect(goImportPath(sources)?.path).toBe('github.com/spf13/cobra');
   });
 
+  it("takes no vote from what the repository vendors, settles a tie by the repository's name, never by order", () => {
+    // errors/ is the repository's own directory, and github.com/pkg/errors a dependency it imports.
+    const sources = [
+      { path: 'a.go', text: 'package a\n\nimport "github.com/pkg/errors"\n' },
+      { path: 'errors/e.go', text: 'package errors\n' },
+      { path: 'util/u.go', text: 'package util\n' },
+      { path: 'cmd/x/main.go', text: 'package main\n\nimport "example.com/me/a/util"\n' },
+    ];
+    expect(goImportPath(sources, 'me/a')?.path).toBe('example.com/me/a');
+    expect(goImportPath(sources, 'me/other')).toMatchObject({ path: 'github.com/me/other' });
+    expect(goImportPath(sources, 'me/other', ['github.com/pkg/errors'])?.path).toBe('example.com/me/a');
+  });
+
+  it("reads the root package's external tests: package yaml_test importing gopkg.in/yaml.v2 names the root", () => {
+    const sources = [
+      { path: 'yaml.go', text: 'package yaml\n' },
+      { path: 'decode_test.go', text: 'package yaml_test\n\nimport (\n\t"testing"\n\t"gopkg.in/yaml.v2"\n)\n' },
+    ];
+    expect(goImportPath(sources, 'go-yaml/yaml')?.path).toBe('gopkg.in/yaml.v2');
+  });
+
   it("falls back on the repository's name, and is undefined where nothing tells", () => {
     const sources = [{ path: 'main.go', text: 'package main\n\nimport "fmt"\n' }];
     expect(goImportPath(sources, 'acme/tool')).toEqual({

@@ -1,0 +1,39 @@
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { detectGopath } from '../../../../src/environments/languages/go/gopath';
+import { gitRepoFiles } from '../../../../src/environments/repo-files';
+import { ChainRepo, type Files } from '../../../support/chain-repo';
+
+async function detect(files: Files) {
+  const repo = await ChainRepo.create(join(await mkdtemp(join(tmpdir(), 'chainsmith-gopath-detect-')), 'r'), files);
+  const sha = await repo.head();
+  return detectGopath(await gitRepoFiles(repo.path, sha), {
+    repo: { path: repo.path, sha },
+    repoName: 'owner/r',
+    baseDate: async () => new Date('2017-01-01'),
+    settings: {},
+  });
+}
+
+describe('which repositories without a root go.mod are Go of the GOPATH era', () => {
+  it('one with Go at its root is; a Python project with a Go generator at its root is not', async () => {
+    expect(await detect({ 'main.go': 'package main\n', 'lib/l.go': 'package lib\n' })).toMatchObject({
+      origin: 'go-gopath',
+    });
+    const python = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((n) => [`pkg/${n}.py`, 'x = 1\n']));
+    expect(await detect({ 'setup.py': 'setup()\n', 'gen.go': 'package main\n', ...python })).toBeUndefined();
+  });
+
+  it("one whose module is in a subdirectory (go/go.mod) is not: its self-imports are a module's", async () => {
+    expect(
+      await detect({
+        Makefile: 'all:\n',
+        'go/go.mod': 'module example.com/sdk\n',
+        'go/sdk.go': 'package sdk\n\nimport "example.com/sdk/pkg"\n',
+        'go/pkg/p.go': 'package pkg\n',
+      }),
+    ).toBeUndefined();
+  });
+});
