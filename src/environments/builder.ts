@@ -385,31 +385,7 @@ export class Environments {
       // decides the fetch (manifests, what the PR adds) are not part of it: the resolved packages are.
       // A configured recipe installs from files only the user knows: its manifests' contents stay in.
       // Nor how the merge's resolution joins (its packages are in the key where it is installed apart), nor a build cache shared at run time.
-      const {
-        fallback,
-        tooOld,
-        manifests,
-        prAdds,
-        fetchRevision,
-        fetchKey,
-        withMerged,
-        mergedSetup,
-        mergedPath,
-        sharedCache,
-        ...holds
-      } = recipe;
-      void [
-        fallback,
-        tooOld,
-        manifests,
-        prAdds,
-        fetchRevision,
-        fetchKey,
-        withMerged,
-        mergedSetup,
-        mergedPath,
-        sharedCache,
-      ];
+      const holds = Object.fromEntries(Object.entries(recipe).filter(([field]) => !NOT_HELD.has(field)));
       // The toolchain's note is prose for the user (Python's names the stage's date): the image, version and prefix decide.
       const { note, ...toolchainHeld } = recipe.toolchain;
       void note;
@@ -609,6 +585,20 @@ export interface BuiltImage {
   seconds: number;
   layerBytes: number;
 }
+
+/** Recipe fields that are not what an image holds (see the image key in resolve). */
+const NOT_HELD: ReadonlySet<string> = new Set<keyof Recipe>([
+  'fallback',
+  'tooOld',
+  'manifests',
+  'prAdds',
+  'fetchRevision',
+  'fetchKey',
+  'withMerged',
+  'mergedSetup',
+  'mergedPath',
+  'sharedCache',
+]);
 
 /** The image of a resolved recipe: what it holds, the resolved packages with their versions included. */
 function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
