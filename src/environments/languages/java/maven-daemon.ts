@@ -20,7 +20,8 @@ import { shellQuote } from '../../../process/shell-quote';
  * one, as today. A client killed (its timeout) ends the run and its forks; a JVM that ends during a
  * run has the run made again by plain `mvn`. The JVM leaves after 10 minutes without a run, and
  * after its eighth run (a gold sandbox makes at most five): a plugin whose class realm leaks (a static
- * reference, a thread) keeps its heap and metaspace until the JVM leaves, so runs are bounded.
+ * reference, a thread) keeps its heap and metaspace until the JVM leaves, so runs are bounded. A JVM
+ * that ends after a run says so (`ended`) before it answers: the next client may come before its halt.
  */
 
 /** Where the image keeps the client and the daemon's jar, under the home directory. */
@@ -116,6 +117,8 @@ public final class MvnDaemon {
       Locale.setDefault(locale);
       TimeZone.setDefault(zone);
       running.set(false);
+      // Said before the answer: the next client may come before this JVM has halted, and must not send it a run.
+      if (unclean != null) Files.writeString(dir.resolve("ended"), unclean + "\\n");
       answer(dir, client, rc);
       if (unclean != null) Runtime.getRuntime().halt(0);
       lastUsed = System.nanoTime();
@@ -192,7 +195,8 @@ home=$(readlink -f "$(command -v mvn)") && home=\${home%/bin/mvn}
 d=\${TMPDIR:-/tmp}/chainsmith-mvnd
 key=$({ env -0 -u _ -u SHLVL -u OLDPWD | sort -z; printf '%s\\0' "$PWD" "$base"; } | sha256sum)
 pid=$(cat "$d/ready" 2>/dev/null)
-if [ "$(cat "$d/key" 2>/dev/null)" != "$key" ] || [ -z "$pid" ] || ! alive "$pid"; then
+# A JVM that said it ended (\`ended\`) may not have halted yet: it takes no more runs.
+if [ "$(cat "$d/key" 2>/dev/null)" != "$key" ] || [ -z "$pid" ] || [ -e "$d/ended" ] || ! alive "$pid"; then
   [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
   rm -rf "$d" && mkdir -p "$d" && mkfifo "$d/fifo" && printf '%s\\n' "$key" > "$d/key" || exec mvn "$@"
   # shellcheck disable=SC2086 # MAVEN_OPTS is a list of options, as mvn reads it

@@ -116,6 +116,8 @@ testIf(missingTool('mvn'))(
       const inProcess = await run(full.replace('mvn -o -B -fae test', 'mvn -o -B -fae -DforkCount=0 test'));
       expect(inProcess.outcomes).toEqual(fixed.outcomes);
       expect(inProcess.ended).toMatch(/loaded by/);
+      // Said where the next client looks before its answer came, so that a client quicker than the JVM's halt starts another.
+      expect(await readFile(join(tmp, 'chainsmith-mvnd/ended'), 'utf8')).toMatch(/loaded by/);
       const next = await run(full);
       expect(next.pid).not.toBe(first.pid);
       expect(next.outcomes).toEqual(fixed.outcomes);
@@ -130,6 +132,7 @@ testIf(missingTool('mvn'))(
           n === 8 ? 'this Maven JVM is not kept for another run: it has made 8 runs' : undefined,
         );
       }
+      expect(await readFile(join(tmp, 'chainsmith-mvnd/ended'), 'utf8')).toMatch(/made 8 runs/);
       expect((await run(full)).pid).not.toBe(next.pid);
     } finally {
       try {
