@@ -18,15 +18,35 @@ import { validateRun, type ValidateRun } from './validation/child';
 
 type Language = keyof typeof PROJECTS;
 
-const FETCH: Record<Language, (name: string, count: number, work: string) => Promise<Release[]>> = {
+type Fetch = (name: string, count: number, work: string) => Promise<Release[]>;
+
+const FETCH: Record<Language, Fetch> = {
   python: pypiReleases,
   go: goReleases,
   rust: crateReleases,
   java: mavenReleases,
+  c: goReleases,
 };
 
 /** Registry names become repository names under a prefix no real GitHub owner has: `heldout-pypi/attrs`. */
-const REGISTRY: Record<Language, string> = { python: 'pypi', go: 'goproxy', rust: 'crates', java: 'maven' };
+const REGISTRY: Record<Language, string> = {
+  python: 'pypi',
+  go: 'goproxy',
+  rust: 'crates',
+  java: 'maven',
+  c: 'goproxy',
+};
+
+/**
+ * A project listed by its GitHub repository (`github.com/OWNER/NAME`), in any language, is fetched
+ * as the Go module proxy serves that repository at its semver tags: the repository's own tree at each
+ * tag (less `vendor/` and any directory holding a go.mod of its own), where a registry's package
+ * holds only what it packages.
+ */
+const fetchOf = (language: Language, name: string): { fetch: Fetch; registry: string } =>
+  name.startsWith('github.com/')
+    ? { fetch: goReleases, registry: 'goproxy' }
+    : { fetch: FETCH[language], registry: REGISTRY[language] };
 
 const say = (line: string) => console.error(`[heldout] ${line}`);
 const round = (v: number) => Math.round(v * 1000) / 1000;
@@ -63,9 +83,10 @@ export async function run(): Promise<Figure[]> {
           const projectDir = join(dir, p.name.replace(/[/:]/g, '+'));
           await mkdir(projectDir, { recursive: true });
           try {
-            const releases = await FETCH[language](p.name, RELEASES, projectDir);
+            const { fetch, registry } = fetchOf(language, p.name);
+            const releases = await fetch(p.name, RELEASES, projectDir);
             const { chain } = await releaseChain(
-              `heldout-${REGISTRY[language]}/${p.name.replace(/[/:]/g, '-')}`,
+              `heldout-${registry}/${p.name.replace(/[/:]/g, '-')}`,
               releases,
               projectDir,
             );

@@ -1,6 +1,8 @@
 /**
- * Real projects nobody here has tuned on, taken from the package registries (their releases, not their
- * repositories: GitHub is out of reach). Chosen before any was run, by one rule: libraries in wide use
+ * Real projects nobody here has tuned on, taken from the package registries: their releases as packaged,
+ * or, for a project named by its GitHub repository (`github.com/OWNER/NAME`, any language), the
+ * repository's tree at its last semver tags as the host's Go module proxy serves it (GitHub itself is
+ * out of reach). Chosen before any was run, by one rule: libraries in wide use
  * whose published sources carry their test suites, small enough to validate in minutes; nothing was
  * added, dropped or reordered after seeing an outcome. Each list alternates `tune` and `report`: the
  * code may be changed for what the tune half shows; the report half's figures are the ones reported,
@@ -9,7 +11,7 @@
 export type Split = 'tune' | 'report';
 
 export interface HeldOutProject {
-  /** The registry's name: a PyPI project, a Go module path, a crate. */
+  /** The registry's name (a PyPI project, a Go module path, a crate, groupId:artifactId), or `github.com/OWNER/NAME`. */
   name: string;
   split: Split;
 }
@@ -17,7 +19,7 @@ export interface HeldOutProject {
 const alternate = (names: string[]): HeldOutProject[] =>
   names.map((name, i) => ({ name, split: i % 2 === 0 ? 'tune' : 'report' }));
 
-export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java', HeldOutProject[]> = {
+export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutProject[]> = {
   python: alternate([
     'attrs',
     'click',
@@ -90,6 +92,9 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java', HeldOutProject[
     'org.apache.datasketches:datasketches-hive',
     'org.apache.datasketches:datasketches-memory',
   ]),
+  // C has no registry of releases here: its projects are GitHub repositories, whose tagged trees the host's Go
+  // module proxy serves (heldout.ts, fetchOf). Listed by session 26's C helper.
+  c: alternate([]),
 };
 
 /** Releases taken from each project: the last this many, oldest first; consecutive ones make a stage. */
