@@ -58,6 +58,12 @@ export interface Resolution {
   packages: Array<{ name: string; version: string }>;
   notes: string[];
   /**
+   * What the code imports that no registry served (a repository gone, a host the proxy does not
+   * serve), each with why: the environment is built without it, so tests that do not need it still
+   * run, and a stage whose tests do need it is told so (judge/unverified-reason.ts).
+   */
+  unserved?: Array<{ name: string; why: string }>;
+  /**
    * What the PR's merge resolves to where it differs from the base's (LanguageRecipe.withMerged
    * 'separate'): fetched into `merged/` below the dependency directory, installed by `mergedSetup`.
    */

@@ -173,7 +173,15 @@ export async function validateGold(
         ? {}
         : {
             reason:
-              withRun(gold.reason, runs.after) ?? unverifiedReason({ command, ...runs, gold, service, timeoutSeconds }),
+              withRun(gold.reason, runs.after) ??
+              unverifiedReason({
+                command,
+                ...runs,
+                gold,
+                service,
+                unserved: plan.manifest.resolution?.unserved,
+                timeoutSeconds,
+              }),
           }),
       checks: { baseChecksOut: true, goldApplies: true, carry },
     };

@@ -13,12 +13,15 @@ export interface UnverifiedRuns {
   gold: Pick<GoldTests, 'passToPass' | 'brokenOnGold'>;
   /** The line of the run's output that says a service was needed (serviceNeeded). */
   service?: string;
+  /** What the environment was built without, no registry serving it (Resolution.unserved). */
+  unserved?: Array<{ name: string; why: string }>;
   timeoutSeconds: number;
 }
 
 /**
  * Why the PR's tests verify nothing, most telling first: a run that hit its time limit, tests that
- * could not run (a service they need, no test reported or none passing after the change), or tests that ran and of which none
+ * could not run (a service they need, a dependency no registry served that their output names, no
+ * test reported or none passing after the change), or tests that ran and of which none
  * fails before the change and passes after it. The run after the change is the one shown, unless
  * the run before is the one that timed out.
  */
@@ -36,6 +39,14 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   // error, as a test module that cannot be imported is): the environment cannot run them, whatever they check.
   const passing = (v.after.cases ?? []).filter((c) => testPasses(c.outcome));
   if (!v.after.passed && passing.length === 0 && !v.gold.passToPass.length) {
+    const output = v.after.output;
+    const needed = v.unserved?.find((u) => output.includes(u.name));
+    if (needed)
+      return stageReason(
+        'dependencies-unresolvable',
+        `the PR's tests need ${needed.name}, which the environment was built without (${needed.why})`,
+        v.after,
+      );
     const reported = v.after.cases?.length ?? 0;
     return stageReason(
       'tests-not-runnable',

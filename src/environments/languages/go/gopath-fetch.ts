@@ -70,6 +70,8 @@ async function moduleOf(
  * proxy serves it, else the newest version published by `asOf`. The modules come through the host's go
  * command and its own proxy configuration, into a download cache of this fetch only, and are copied
  * out to src/<module path>/. `prImports`: packages the stage's PR imports anew, fetched with their own imports.
+ * An import no module the proxy serves holds is left out and named (Resolution.unserved): only the
+ * packages that import it cannot build, where the era's repositories of then are gone from every host.
  */
 export async function fetchGopath(
   ctx: FetchContext,
@@ -94,8 +96,12 @@ export async function fetchGopath(
     const workspace = join(ctx.srcDir, GODEP_WORKSPACE);
     const searched = existsSync(workspace) ? `${gopath}:${workspace}` : gopath;
     const added = prImports.filter((p) => !existsSync(join(ctx.srcDir, 'vendor', p)));
+    // An import nothing serves is left out, and the era's other imports still fetched: only its importers cannot build.
+    const unserved = new Map<string, string>();
     for (;;) {
-      const missing = await missingImports(checkout, searched, importPath, added, ctx.signal);
+      const missing = (await missingImports(checkout, searched, importPath, added, ctx.signal)).filter(
+        (m) => !unserved.has(m),
+      );
       if (!missing.length) break;
       // Packages of a module this round copies in are there by the next.
       const round = new Set<string>();
@@ -108,9 +114,14 @@ export async function fetchGopath(
         const found = await moduleOf(proxy, imported, ctx.asOf, locks);
         const holder = [...chosen.values()].find((m) => inside(m.module));
         // A module copied in already that still lacks the package: only a nested module of its own could hold it.
-        if (holder && (!found || chosen.has(found.module)))
-          throw unresolvable(`${holder.module}@${holder.version} has no package ${imported}, which is imported`);
-        if (!found) throw unresolvable(`no module the Go module proxy serves holds the imported package ${imported}`);
+        if (holder && (!found || chosen.has(found.module))) {
+          unserved.set(imported, `${holder.module}@${holder.version} has no such package`);
+          continue;
+        }
+        if (!found) {
+          unserved.set(imported, 'no module the Go module proxy serves holds it');
+          continue;
+        }
         chosen.set(found.module, found);
         round.add(found.module);
         await cp(found.dir, join(gopath, 'src', found.module), { recursive: true });
@@ -125,7 +136,12 @@ export async function fetchGopath(
       lock: modules.some((m) => m.how === 'locked') ? 'committed' : 'resolved',
       asOf: ctx.asOf.toISOString(),
       packages: modules.map((m) => ({ name: m.module, version: m.version })),
-      notes: [`GOPATH mode under ${importPath}`, ...modules.map((m) => `${m.module} ${m.version}: ${m.note}`)],
+      notes: [
+        `GOPATH mode under ${importPath}`,
+        ...modules.map((m) => `${m.module} ${m.version}: ${m.note}`),
+        ...[...unserved].map(([name, why]) => `${name} left out: ${why}`),
+      ],
+      ...(unserved.size ? { unserved: [...unserved].map(([name, why]) => ({ name, why })) } : {}),
     };
   } finally {
     await rm(checkout, { force: true });

@@ -85,3 +85,53 @@ testIf(missingTool('go'))(
   },
   900_000,
 );
+
+const GONE = 'github.com/chainsmith-test-nobody/gone';
+const old = (body: string) =>
+  `package old\n\nimport "${GONE}"\n\n// Old is gone's value ${body}.\nfunc Old() int { return gone.V ${body} }\n`;
+
+/**
+ * A GOPATH-era repository one of whose packages imports a repository the proxy does not serve (gone,
+ * as code.google.com's were): the era's environment is built without it, a PR whose tests do not need
+ * it verifies, and one whose tests do is `dependencies-unresolvable`, naming the package.
+ */
+testIf(missingTool('go'))(
+  "an import nothing serves leaves out only its importers' tests, and a stage whose tests need it says so",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-gopath-gone-'));
+    const repo = await ChainRepo.create(
+      join(dir, 'calc'),
+      { 'calc.go': calc('a - b'), 'old/old.go': old('+ 0') },
+      new Date('2016-06-01T00:00:00Z'),
+    );
+    const fix = await repo.pr(1, 'Add adds', {
+      'calc.go': calc('a + b'),
+      'calc_test.go':
+        'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("Add")\n\t}\n}\n',
+    });
+    const bump = await repo.pr(2, 'Old is one more', {
+      'old/old.go': old('+ 1'),
+      'old/old_test.go': `package old\n\nimport "testing"\n\nfunc TestOld(t *testing.T) {\n\tif Old() != 2 {\n\t\tt.Fatal("Old")\n\t}\n}\n`,
+    });
+    const chain = repo.chain('gen/gopath-gone', [fix, bump]);
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'home')));
+    const deps = goldDeps(docker, dir, environments);
+    expect(await goldTestsFor(deps, chain, 0)).toMatchObject({
+      status: 'verified',
+      failToPass: ['example.test/calc/TestAdd'],
+    });
+    const env = await environments.forStage(chain, 0);
+    expect(env.manifest.resolution?.unserved).toEqual([
+      { name: GONE, why: 'no module the Go module proxy serves holds it' },
+    ]);
+    expect(env.manifest.resolution?.notes).toContain(`${GONE} left out: no module the Go module proxy serves holds it`);
+    const unresolvable = await goldTestsFor(deps, chain, 1);
+    expect(unresolvable.status).toBe('no-verifying-test');
+    expect(unresolvable.reason).toMatchObject({
+      kind: 'dependencies-unresolvable',
+      summary: `the PR's tests need ${GONE}, which the environment was built without (no module the Go module proxy serves holds it)`,
+    });
+    expect(unresolvable.reason?.tail).toContain(`cannot find package "${GONE}"`);
+  },
+  900_000,
+);
