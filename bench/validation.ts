@@ -7,25 +7,18 @@ import { join } from 'node:path';
 import { packageRoot } from '../src/paths';
 import { run as runProcess } from '../src/process/run';
 import type { GoldTests } from '../src/schemas';
-import { bundlePath, cloneBundle, SHARED_REPOS } from '../test/support/real-repos';
+import { SHARED_REPOS } from '../test/support/real-repos';
 import type { Figure } from './figure';
 import {
   BASELINE_COMMIT,
   baselineDir,
   layerBytes,
+  mergeRuns,
   removeEnvImages,
   validateRun,
   type ValidateRun,
 } from './validation/child';
-
-/** The bundled real repositories (../shared/repos), one per language. */
-const REPOS: Record<string, string> = {
-  'pallets/jinja': 'python',
-  'serde-rs/json': 'rust',
-  'spf13/cobra': 'go',
-  'jhy/jsoup': 'java',
-  'DaveGamble/cJSON': 'c',
-};
+import { bundledRepos, type BundledRepo } from './validation/repos';
 
 /** CHAINSMITH_BENCH_CHAINS=N validates only the last N chains of each chains file, the most recent history (a quick look; the figures' goals say so). */
 const CHAIN_LIMIT = Number(process.env.CHAINSMITH_BENCH_CHAINS ?? 0);
@@ -36,15 +29,29 @@ const round = (value: number, digits: number) =>
 
 /**
  * Languages to measure: the arguments after the bench's name (`npm run bench -- validation c go`) or
- * CHAINSMITH_BENCH_LANGS=c,go; by default every bundled repository, whole.
+ * CHAINSMITH_BENCH_LANGS=c,go; by default every bundled repository's, whole.
  */
-function languages(): string[] {
+function languages(repos: BundledRepo[]): string[] {
   const given = [...process.argv.slice(3), ...(process.env.CHAINSMITH_BENCH_LANGS ?? '').split(',')]
     .map((l) => l.trim().toLowerCase())
     .filter(Boolean);
-  const known = new Set(Object.values(REPOS));
-  for (const l of given) if (!known.has(l)) throw new Error(`unknown language ${l}: one of ${[...known].join(', ')}`);
+  const known = new Set(repos.map((r) => r.language));
+  for (const l of given)
+    if (!known.has(l))
+      throw new Error(`unknown language ${l}: the repositories in ${SHARED_REPOS} are in ${[...known].join(', ')}`);
   return given.length ? given : [...known];
+}
+
+/** One repository's part of its language's figures: its chains, and both codes' runs on them. */
+interface RepoRun {
+  name: string;
+  chains: Array<{ id: string; prs: unknown[] }>;
+  stages: number;
+  slice: string;
+  ours: ValidateRun;
+  today: ValidateRun;
+  layers: number[];
+  warm: { ours: number; today: number };
 }
 
 /**
@@ -55,7 +62,6 @@ function languages(): string[] {
  * with a fresh data directory. This code runs first, with the host's resolver caches cold.
  */
 export async function run(): Promise<Figure[]> {
-  const wanted = languages();
   const docker = new Docker();
   const newCli = join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
   if (!existsSync(newCli)) throw new Error(`${newCli} is missing: npm run build first`);
@@ -63,88 +69,20 @@ export async function run(): Promise<Figure[]> {
   const figures: Figure[] = [];
   let aborts = 0;
   try {
+    const repos = await bundledRepos();
+    const wanted = languages(repos);
     const oldCli = await buildBaseline(work);
-    for (const [name, language] of Object.entries(REPOS)) {
-      if (!wanted.includes(language)) continue;
-      const bundle = name.replace('/', '+');
-      if (!bundlePath(bundle)) {
-        say(`${name}: skipped, no ${bundle}.bundle in ${SHARED_REPOS}`);
-        continue;
-      }
-      const clone = await cloneBundle(bundle);
-      const chainsFile = join(work, `${bundle}.chains.jsonl`);
-      const mined = join(work, `${bundle}.mined.jsonl`);
-      await must('node', [newCli, 'mine', '--repo', clone, '--name', name, '--out', mined], work);
-      let lines = (await readFile(mined, 'utf8')).split('\n').filter((l) => l.trim());
-      if (CHAIN_LIMIT > 0) lines = lines.slice(-CHAIN_LIMIT);
-      await writeFile(chainsFile, lines.join('\n') + '\n');
-      const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: Array<{ number: number; baseSha: string }> });
-      // What was validated, so that runs are compared on the same stages: a slice is the last N chains
-      // of this checkout's mine, and a change to the miner changes which chains those are.
-      const stageList = chains.flatMap((c) => c.prs.map((p) => `${p.number}@${p.baseSha.slice(0, 10)}`));
-      const slice = createHash('sha256').update(stageList.join(' ')).digest('hex').slice(0, 12);
-      say(`${name}: stages ${stageList.join(' ')} (slice ${slice})`);
-      const stages = chains.reduce((n, c) => n + c.prs.length, 0);
-      say(
-        `${name}: ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`,
-      );
-
-      // Each code starts from an engine without the repository's environment images, nor any other of
-      // its language (keys leave the name out): neither finds images of an earlier run (a run stopped
-      // part-way leaves its images), nor of a test or a run under another name, nor seeds from the other's.
-      const clear = async (who: string) => {
-        const kept = await removeEnvImages(docker, name, language);
-        if (kept)
-          say(
-            `${name}: ${kept} environment image(s) in use could not be removed before ${who}; a stage on one of them starts warm`,
-          );
-        return kept;
-      };
-      const oursWarm = await clear('this code');
-      say(`${name}: validating with this code`);
-      const ours = await validateRun(
-        newCli,
-        chainsFile,
-        join(work, `${bundle}.new.jsonl`),
-        await fresh(work, `${bundle}-new`),
-        (l) => say(`${name} new ${l}`),
-      );
-      const layers = await Promise.all(ours.imagesBuilt.map((t) => layerBytes(docker, t)));
-      const todayWarm = await clear("today's code");
-      say(`${name}: validating with today's code (${BASELINE_COMMIT})`);
-      const today = await validateRun(
-        oldCli,
-        chainsFile,
-        join(work, `${bundle}.today.jsonl`),
-        await fresh(work, `${bundle}-today`),
-        (l) => say(`${name} today ${l}`),
-      );
-      for (const [who, r] of [
-        ['this code', ours],
-        ["today's code", today],
-      ] as const)
-        say(
-          `${name}: ${who} built ${r.imagesBuilt.length} environment image(s)${r.buildsFailed.length ? `; ${r.buildsFailed.length} build(s) left no image: ${r.buildsFailed.join(', ')}` : ''}`,
-        );
-      const ourAborted = ours.exitCode !== 0 || ours.records.length < stages;
-      if (ourAborted) {
-        aborts += 1;
-        say(
-          `${name}: this code stopped (exit ${ours.exitCode}, ${ours.records.length} of ${stages} stages written):\n${ours.tail}`,
-        );
-      }
-      if (today.exitCode !== 0)
-        say(
-          `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
-        );
-      const done = languageFigures(language, chains, stages, slice, ours, today, layers, {
-        ours: oursWarm,
-        today: todayWarm,
-      });
-      // On stderr as each language ends: a run of several languages stopped later keeps the ones done.
-      for (const f of done) say(`${name}: ${JSON.stringify(f)}`);
-      figures.push(...done);
+    say(`repositories in ${SHARED_REPOS}: ${repos.map((r) => `${r.name} (${r.language})`).join(', ') || 'none'}`);
+    const byLanguage = new Map<string, RepoRun[]>();
+    for (const repo of repos) {
+      if (!wanted.includes(repo.language)) continue;
+      const part = await validateRepo(repo, work, docker, newCli, oldCli);
+      if (part.ours.exitCode !== 0 || part.ours.records.length < part.stages) aborts += 1;
+      // On stderr as each repository ends: a run of several stopped later keeps the ones done.
+      for (const f of languageFigures(repo.language, [part])) say(`${repo.name}: ${JSON.stringify(f)}`);
+      byLanguage.set(repo.language, [...(byLanguage.get(repo.language) ?? []), part]);
     }
+    for (const [language, parts] of byLanguage) figures.push(...languageFigures(language, parts));
   } finally {
     // The data directories hold each code's stores and fetched packages (gigabytes on a whole run).
     if (process.env.CHAINSMITH_BENCH_KEEP) say(`kept ${work} (CHAINSMITH_BENCH_KEEP)`);
@@ -159,25 +97,105 @@ export async function run(): Promise<Figure[]> {
   return figures;
 }
 
-function languageFigures(
-  language: string,
-  chains: Array<{ id: string; prs: unknown[] }>,
-  stages: number,
-  slice: string,
-  ours: ValidateRun,
-  today: ValidateRun,
-  layers: number[],
-  warm: { ours: number; today: number },
-): Figure[] {
+/**
+ * One repository, both codes: mine its whole history with this code into a chains file (the last
+ * CHAINSMITH_BENCH_CHAINS chains of it, where set), then validate every stage with this code and with
+ * today's, each from an engine without its language's environment images.
+ */
+async function validateRepo(
+  repo: BundledRepo,
+  work: string,
+  docker: Docker,
+  newCli: string,
+  oldCli: string,
+): Promise<RepoRun> {
+  const { name, bundle, clone, language } = repo;
+  const chainsFile = join(work, `${bundle}.chains.jsonl`);
+  const mined = join(work, `${bundle}.mined.jsonl`);
+  await must('node', [newCli, 'mine', '--repo', clone, '--name', name, '--out', mined], work);
+  let lines = (await readFile(mined, 'utf8')).split('\n').filter((l) => l.trim());
+  if (CHAIN_LIMIT > 0) lines = lines.slice(-CHAIN_LIMIT);
+  await writeFile(chainsFile, lines.join('\n') + '\n');
+  const chains = lines.map((l) => JSON.parse(l) as { id: string; prs: Array<{ number: number; baseSha: string }> });
+  // What was validated, so that runs are compared on the same stages: a slice is the last N chains
+  // of this checkout's mine, and a change to the miner changes which chains those are.
+  const stageList = chains.flatMap((c) => c.prs.map((p) => `${p.number}@${p.baseSha.slice(0, 10)}`));
+  const slice = createHash('sha256').update(stageList.join(' ')).digest('hex').slice(0, 12);
+  say(`${name}: stages ${stageList.join(' ')} (slice ${slice})`);
+  const stages = chains.reduce((n, c) => n + c.prs.length, 0);
+  say(
+    `${name} (${language}): ${chains.length} chains, ${stages} stages${CHAIN_LIMIT > 0 ? ` (the last ${CHAIN_LIMIT} chains only: CHAINSMITH_BENCH_CHAINS)` : ''}`,
+  );
+
+  // Each code starts from an engine without the repository's environment images, nor any other of
+  // its language (keys leave the name out): neither finds images of an earlier run (a run stopped
+  // part-way leaves its images), nor of a test or a run under another name, nor seeds from the other's.
+  const clear = async (who: string) => {
+    const kept = await removeEnvImages(docker, name, language);
+    if (kept)
+      say(
+        `${name}: ${kept} environment image(s) in use could not be removed before ${who}; a stage on one of them starts warm`,
+      );
+    return kept;
+  };
+  const oursWarm = await clear('this code');
+  say(`${name}: validating with this code`);
+  const ours = await validateRun(
+    newCli,
+    chainsFile,
+    join(work, `${bundle}.new.jsonl`),
+    await fresh(work, `${bundle}-new`),
+    (l) => say(`${name} new ${l}`),
+  );
+  const layers = await Promise.all(ours.imagesBuilt.map((t) => layerBytes(docker, t)));
+  const todayWarm = await clear("today's code");
+  say(`${name}: validating with today's code (${BASELINE_COMMIT})`);
+  const today = await validateRun(
+    oldCli,
+    chainsFile,
+    join(work, `${bundle}.today.jsonl`),
+    await fresh(work, `${bundle}-today`),
+    (l) => say(`${name} today ${l}`),
+  );
+  for (const [who, r] of [
+    ['this code', ours],
+    ["today's code", today],
+  ] as const)
+    say(
+      `${name}: ${who} built ${r.imagesBuilt.length} environment image(s)${r.buildsFailed.length ? `; ${r.buildsFailed.length} build(s) left no image: ${r.buildsFailed.join(', ')}` : ''}`,
+    );
+  if (ours.exitCode !== 0 || ours.records.length < stages)
+    say(
+      `${name}: this code stopped (exit ${ours.exitCode}, ${ours.records.length} of ${stages} stages written):\n${ours.tail}`,
+    );
+  if (today.exitCode !== 0)
+    say(
+      `${name}: today's code stopped (exit ${today.exitCode}) after ${today.stagesDone} of ${stages} stages:\n${today.tail}`,
+    );
+  return { name, chains, stages, slice, ours, today, layers, warm: { ours: oursWarm, today: todayWarm } };
+}
+
+/** A language's figures over its repositories' runs (one repository's alone while the run goes on). */
+function languageFigures(language: string, parts: RepoRun[]): Figure[] {
   const l = `_${language}`;
+  const ours = mergeRuns(parts.map((p) => p.ours));
+  const today = mergeRuns(parts.map((p) => p.today));
+  const stages = parts.reduce((n, p) => n + p.stages, 0);
+  const chains = parts.reduce((n, p) => n + p.chains.length, 0);
+  const layers = parts.flatMap((p) => p.layers);
+  const warm = { ours: parts.reduce((n, p) => n + p.warm.ours, 0), today: parts.reduce((n, p) => n + p.warm.today, 0) };
+  const slice = parts.map((p) => p.slice).join('+');
+  const names = parts.length > 1 ? ` in ${parts.map((p) => p.name).join(', ')}` : '';
   const oursBuilt = ours.imagesBuilt.length;
   const todayBuilt = today.imagesBuilt.length;
   // Builds that left no image, and images in use that could not be removed before a run (found warm).
   const caveat = (r: ValidateRun, kept: number) =>
     `${r.buildsFailed.length ? `; ${r.buildsFailed.length} build(s) left no image` : ''}${kept ? `; ${kept} image(s) in use were on the engine before its run` : ''}`;
   const verified = (r: GoldTests) => r.status === 'verified';
-  const byChain = groupByChain(ours.records, chains);
-  const full = byChain.filter((records) => records.length > 0 && records.every(verified)).length;
+  // Chain by chain within each repository: a run that stopped early has fewer records than its chains' stages.
+  const full = parts
+    .flatMap((p) => groupByChain(p.ours.records, p.chains))
+    .filter((records) => records.length > 0 && records.every(verified)).length;
   const cpuHours = (r: ValidateRun) => (r.processCpu + r.containerCpu) / 3600;
   const rate = (r: ValidateRun, done: number) => (done ? done / cpuHours(r) : 0);
   const ourRate = rate(ours, ours.records.length);
@@ -193,13 +211,13 @@ function languageFigures(
       measure: `stage_validation_yield${l}`,
       value: round(ours.records.filter(verified).length / stages, 3),
       unit: 'ratio',
-      goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${CHAIN_LIMIT > 0 ? ` (last ${CHAIN_LIMIT} chains only)` : ''}; slice ${slice} (a hash of the stages' PR numbers and bases: runs compare only where it is the same)`,
+      goal: `context: stages with a stable FAIL_TO_PASS test, of ${stages} mined${names}${CHAIN_LIMIT > 0 ? ` (last ${CHAIN_LIMIT} chains only)` : ''}; slice ${slice} (a hash of the stages' PR numbers and bases: runs compare only where it is the same)`,
     },
     {
       measure: `chain_full_yield${l}`,
-      value: round(full / chains.length, 3),
+      value: round(full / chains, 3),
       unit: 'ratio',
-      goal: `context: chains whose every stage verified, of ${chains.length}`,
+      goal: `context: chains whose every stage verified, of ${chains}`,
     },
     {
       measure: `stages_per_cpu_hour${l}`,

@@ -189,6 +189,35 @@ function manifestLanguage(label: string | undefined): string | undefined {
   }
 }
 
+/**
+ * Several repositories' runs of one code as one: their records in order, their CPU, containers and
+ * wall time summed, the load averaged over the wall time; the exit code the first non-zero one.
+ */
+export function mergeRuns(runs: ValidateRun[]): ValidateRun {
+  const sum = (pick: (r: ValidateRun) => number) => runs.reduce((n, r) => n + pick(r), 0);
+  const wall = sum((r) => r.wallSeconds);
+  return {
+    records: runs.flatMap((r) => r.records),
+    stagesDone: sum((r) => r.stagesDone),
+    exitCode: runs.find((r) => r.exitCode !== 0)?.exitCode ?? 0,
+    processCpu: sum((r) => r.processCpu),
+    containerCpu: sum((r) => r.containerCpu),
+    buildCpu: sum((r) => r.buildCpu),
+    goldCpu: sum((r) => r.goldCpu),
+    goldSandboxes: sum((r) => r.goldSandboxes),
+    goldBrief: sum((r) => r.goldBrief),
+    goldUnread: sum((r) => r.goldUnread),
+    imagesBuilt: runs.flatMap((r) => r.imagesBuilt),
+    buildsFailed: runs.flatMap((r) => r.buildsFailed),
+    wallSeconds: wall,
+    loadAverage: wall ? sum((r) => r.loadAverage * r.wallSeconds) / wall : 0,
+    tail: runs
+      .map((r) => r.tail)
+      .filter(Boolean)
+      .join('\n'),
+  };
+}
+
 /** Removes those images, newest first (a seeded image before its seed); what is in use stays. Returns how many stayed. */
 export async function removeEnvImages(docker: Docker, repo: string, language: string): Promise<number> {
   const images = [...(await envImages(docker, repo, language)).entries()].sort((a, b) => b[1].created - a[1].created);

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { git } from '../../src/git';
@@ -17,20 +18,30 @@ export function bundlePath(name: string): string | undefined {
 }
 
 /**
- * A clone of a bundle with its refs/pull/N/head refs, made once per machine under the temp directory
- * (later runs reuse it, so the environment images keyed on its history are reused too).
+ * A clone of a bundle with its refs/pull/N/head refs, made once per machine and bundle file under the
+ * temp directory (later runs reuse it, so the environment images keyed on its history are reused
+ * too). It is named by the bundle file's size and time, so a bundle replaced under the same name is
+ * cloned anew; and made aside, then moved into place whole, since test files that run at once may
+ * clone the same bundle.
  */
 export async function cloneBundle(name: string): Promise<string> {
   const bundle = bundlePath(name);
   if (!bundle) throw new Error(`no bundle ${name} in ${SHARED_REPOS}`);
-  const dir = join(tmpdir(), 'chainsmith-real-repos', name);
-  if (existsSync(join(dir, '.git', 'chainsmith-cloned'))) return dir;
-  // A clone cut short by an earlier run starts over.
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  await git(dir, ['clone', '-q', bundle, '.']);
-  await git(dir, ['fetch', '-q', bundle, '+refs/pull/*:refs/pull/*']);
-  await writeFile(join(dir, '.git', 'chainsmith-cloned'), '');
+  const { size, mtimeMs } = await stat(bundle);
+  const dir = join(tmpdir(), 'chainsmith-real-repos', `${name}@${size}-${Math.trunc(mtimeMs)}`);
+  if (existsSync(dir)) return dir;
+  const partial = `${dir}.partial-${process.pid}-${randomUUID().slice(0, 8)}`;
+  try {
+    await mkdir(partial, { recursive: true });
+    await git(partial, ['clone', '-q', bundle, '.']);
+    await git(partial, ['fetch', '-q', bundle, '+refs/pull/*:refs/pull/*']);
+    // Onto a directory another clone put there first, the move fails: that one is as good.
+    await rename(partial, dir).catch((err: Error) => {
+      if (!existsSync(dir)) throw err;
+    });
+  } finally {
+    await rm(partial, { recursive: true, force: true });
+  }
   return dir;
 }
 
