@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { packageRoot } from '../src/paths';
 import { run as runProcess } from '../src/process/run';
 import type { GoldTests } from '../src/schemas';
-import { SHARED_REPOS } from '../test/support/real-repos';
 import type { Figure } from './figure';
 import {
   BASELINE_COMMIT,
@@ -18,7 +17,7 @@ import {
   validateRun,
   type ValidateRun,
 } from './validation/child';
-import { bundledRepos, type BundledRepo } from './validation/repos';
+import { bundledRepos, reposDir, type BundledRepo } from './validation/repos';
 
 /** CHAINSMITH_BENCH_CHAINS=N validates only the last N chains of each chains file, the most recent history (a quick look; the figures' goals say so). */
 const CHAIN_LIMIT = Number(process.env.CHAINSMITH_BENCH_CHAINS ?? 0);
@@ -38,7 +37,7 @@ function languages(repos: BundledRepo[]): string[] {
   const known = new Set(repos.map((r) => r.language));
   for (const l of given)
     if (!known.has(l))
-      throw new Error(`unknown language ${l}: the repositories in ${SHARED_REPOS} are in ${[...known].join(', ')}`);
+      throw new Error(`unknown language ${l}: the repositories in ${reposDir()} are in ${[...known].join(', ')}`);
   return given.length ? given : [...known];
 }
 
@@ -72,7 +71,7 @@ export async function run(): Promise<Figure[]> {
     const repos = await bundledRepos();
     const wanted = languages(repos);
     const oldCli = await buildBaseline(work);
-    say(`repositories in ${SHARED_REPOS}: ${repos.map((r) => `${r.name} (${r.language})`).join(', ') || 'none'}`);
+    say(`repositories in ${reposDir()}: ${repos.map((r) => `${r.name} (${r.language})`).join(', ') || 'none'}`);
     const byLanguage = new Map<string, RepoRun[]>();
     for (const repo of repos) {
       if (!wanted.includes(repo.language)) continue;

@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { extname, join } from 'node:path';
 import { LANGUAGES } from '../../src/environments/languages';
 import { git } from '../../src/git';
-import { cloneBundle, SHARED_REPOS } from '../../test/support/real-repos';
+import { cloneSource, SHARED_REPOS } from '../../test/support/real-repos';
 
 /** A repository of ../shared/repos: its name as the bundle's file spells it (`owner+name` → `owner/name`), its clone, its language. */
 export interface BundledRepo {
@@ -15,18 +16,29 @@ export interface BundledRepo {
 /** Code kept for someone else: it casts no vote for the repository's language. */
 const NOT_OWN = /(^|\/)(vendor|third_party|third-party|node_modules|external|deps)\//;
 
+/** Where the bench's repositories are: CHAINSMITH_BENCH_REPOS, else ../shared/repos. */
+export const reposDir = (): string => process.env.CHAINSMITH_BENCH_REPOS || SHARED_REPOS;
+
 /**
- * Every bundle in ../shared/repos, whatever repositories it holds (the steering side replaces them),
- * each with the language whose code files (LanguageSupport.files.code) are the most at its HEAD.
+ * The repositories the bench measures: every bundle in ../shared/repos, whatever it holds (the
+ * steering side replaces them), or in CHAINSMITH_BENCH_REPOS where set, a directory of bundles
+ * (`OWNER+NAME.bundle`) and git directories (`OWNER+NAME/repo`, as the search tool's `fetch` leaves a
+ * snapshot of a repository with its pull refs); each with the language whose code files
+ * (LanguageSupport.files.code) are the most at its HEAD.
  */
-export async function bundledRepos(): Promise<BundledRepo[]> {
-  const bundles = (await readdir(SHARED_REPOS).catch(() => [] as string[]))
-    .filter((f) => f.endsWith('.bundle'))
-    .map((f) => f.slice(0, -'.bundle'.length))
-    .sort();
+export async function bundledRepos(dir = reposDir()): Promise<BundledRepo[]> {
+  const sources: Array<[string, string]> = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true }).catch(() => [])).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    if (entry.isFile() && entry.name.endsWith('.bundle'))
+      sources.push([entry.name.slice(0, -'.bundle'.length), join(dir, entry.name)]);
+    else if (entry.isDirectory() && existsSync(join(dir, entry.name, 'repo', 'HEAD')))
+      sources.push([entry.name, join(dir, entry.name, 'repo')]);
+  }
   const repos: BundledRepo[] = [];
-  for (const bundle of bundles) {
-    const clone = await cloneBundle(bundle);
+  for (const [bundle, source] of sources) {
+    const clone = await cloneSource(bundle, source);
     repos.push({ name: bundle.replace('+', '/'), bundle, clone, language: await languageOf(clone) });
   }
   return repos;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ValidateRun } from '../../bench/validation/child';
 import { mergeRuns } from '../../bench/validation/child';
-import { languageOf } from '../../bench/validation/repos';
+import { bundledRepos, languageOf } from '../../bench/validation/repos';
+import { git } from '../../src/git';
 import { ChainRepo } from '../support/chain-repo';
 
 /**
@@ -77,4 +78,28 @@ test("two repositories of one language are one run: CPU and stages summed, the l
     loadAverage: 5,
     tail: 'x',
   });
+});
+
+/** A directory of repositories to measure: bundles beside git directories laid out as a snapshot's (`OWNER+NAME/repo`). */
+test('the bench measures every bundle and every snapshot git directory of its repositories directory, each cloned with its pull refs', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-bench-repos-'));
+  try {
+    const go = await ChainRepo.create(join(dir, 'src-go'), {
+      'go.mod': 'module example.test/m\n',
+      'm.go': 'package m\n',
+    });
+    await git(go.path, ['update-ref', 'refs/pull/7/head', 'HEAD']);
+    const shelf = join(dir, 'shelf');
+    await git(dir, ['clone', '-q', '--mirror', go.path, join(shelf, 'acme+gomod', 'repo')]);
+    const py = await ChainRepo.create(join(dir, 'src-py'), { 'lib.py': 'X = 1\n' });
+    await git(py.path, ['bundle', 'create', join(shelf, 'acme+pylib.bundle'), '--all']);
+    const repos = await bundledRepos(shelf);
+    expect(repos.map(({ name, language }) => ({ name, language }))).toEqual([
+      { name: 'acme/gomod', language: 'go' },
+      { name: 'acme/pylib', language: 'python' },
+    ]);
+    expect((await git(repos[0].clone, ['rev-parse', 'refs/pull/7/head'])).trim()).toBe(await go.head());
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

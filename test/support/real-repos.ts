@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,24 +17,36 @@ export function bundlePath(name: string): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
-/**
- * A clone of a bundle with its refs/pull/N/head refs, made once per machine and bundle file under the
- * temp directory (later runs reuse it, so the environment images keyed on its history are reused
- * too). It is named by the bundle file's size and time, so a bundle replaced under the same name is
- * cloned anew; and made aside, then moved into place whole, since test files that run at once may
- * clone the same bundle.
- */
+/** A clone of the bundle `name` of ../shared/repos (cloneSource). */
 export async function cloneBundle(name: string): Promise<string> {
   const bundle = bundlePath(name);
   if (!bundle) throw new Error(`no bundle ${name} in ${SHARED_REPOS}`);
-  const { size, mtimeMs } = await stat(bundle);
-  const dir = join(tmpdir(), 'chainsmith-real-repos', `${name}@${size}-${Math.trunc(mtimeMs)}`);
+  return cloneSource(name, bundle);
+}
+
+/**
+ * A clone of `source` (a git bundle, or a git directory such as a snapshot's) with its
+ * refs/pull/N/head refs, made once per machine and source under the temp directory (later runs reuse
+ * it, so the environment images keyed on its history are reused too). It is named by what the source
+ * holds (a bundle file's size and time, a git directory's refs), so a source replaced under the same
+ * name is cloned anew; and made aside, then moved into place whole, since test files that run at once
+ * may clone the same one.
+ */
+export async function cloneSource(name: string, source: string): Promise<string> {
+  const info = await stat(source);
+  const which = info.isDirectory()
+    ? createHash('sha256')
+        .update(await git(source, ['for-each-ref', '--format=%(objectname) %(refname)']))
+        .digest('hex')
+        .slice(0, 16)
+    : `${info.size}-${Math.trunc(info.mtimeMs)}`;
+  const dir = join(tmpdir(), 'chainsmith-real-repos', `${name}@${which}`);
   if (existsSync(dir)) return dir;
   const partial = `${dir}.partial-${process.pid}-${randomUUID().slice(0, 8)}`;
   try {
     await mkdir(partial, { recursive: true });
-    await git(partial, ['clone', '-q', bundle, '.']);
-    await git(partial, ['fetch', '-q', bundle, '+refs/pull/*:refs/pull/*']);
+    await git(partial, ['clone', '-q', source, '.']);
+    await git(partial, ['fetch', '-q', source, '+refs/pull/*:refs/pull/*']);
     // Onto a directory another clone put there first, the move fails: that one is as good.
     await rename(partial, dir).catch((err: Error) => {
       if (!existsSync(dir)) throw err;
