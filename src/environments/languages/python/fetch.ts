@@ -346,16 +346,17 @@ export function pythonFetch(inputs: PythonInputs) {
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
     const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling];
     await writeFile(build, buildLines.join('\n') + '\n');
+    // As the requirements are: an sdist among them (2018's pytest needs pluggy 0.6, which has no wheel) is read with the legacy backend.
     const b = await keptResolution(
       join(tools.dir, 'build-resolutions'),
       buildResolutionKey(buildLines, [pyVersion, GLIBC_MINOR, ctx.asOf.toISOString(), tools.version, env]),
       buildPinned,
-      () => runTool(tools.uv, compile([build], buildPinned), { cwd: ctx.srcDir, env, signal: ctx.signal }),
+      () => compileRun(compile([build], buildPinned)),
     );
     if (!('kept' in b) && b.code !== 0)
       throw resolverFailure(
-        `uv cannot resolve the build requirements (${inputs.buildRequires.join(', ')})`,
-        shown(tools.uv, compile([build], buildPinned)),
+        `uv cannot resolve the build requirements (${buildLines.join(', ')})`,
+        shown(tools.uv, [...compile([build], buildPinned), ...legacyBackend]),
         b,
       );
     // The project itself (editable, a local path) is installed from the working tree, not from here.
