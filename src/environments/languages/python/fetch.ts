@@ -16,6 +16,7 @@ import { candidatePage, downloadListed } from './candidate-page';
 import { DownloadStore, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 import { GLIBC_MINOR, wheelTags } from './wheel-tags';
+import { datePinned } from './date-pinned';
 import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
 import { sharedUntilFailure } from '../../../shared-promise';
 
@@ -55,21 +56,6 @@ const toolingFloors = (python: string) =>
   [...TOOLING_FLOORS].reverse().find((t) => compareVersions(python, t.from) >= 0);
 /** What pytest needs to run, lifted with it (their versions as of the manifests' date may predate what it requires, or ship only an sdist). */
 const TOOLING = ['pytest', 'py', 'pluggy', 'iniconfig', 'tomli', 'exceptiongroup'];
-
-/**
- * uv reads a setup.py project's metadata by building it in an isolated environment that needs
- * setuptools 40.8.0 (PEP 517's legacy backend, 2019) and runs on the host's Python (uv's venv): a
- * resolution dated earlier has no such setuptools, or one that does not import on that Python, and
- * fails before the project's own requirements are looked at. Such a resolution takes setuptools and wheel (which that setuptools asks for) as of
- * `asOf`, releases that run on the host's Pythons (setuptools 40.8 does not import on 3.11, and a 2016
- * wheel breaks a 2023 setuptools). What the image installs the project with
- * (its build requirements, resolved apart below) keeps the era's.
- */
-const LEGACY_BACKEND = {
-  /** No setuptools 40.8 as of the date, or one that fails inside its own modules on the host's Python (2019's does on 3.9+: HTMLParser.unescape). */
-  needs: /setuptools>=40\.8\.0|build_meta:__legacy__[\s\S]*site-packages\/setuptools\//,
-  asOf: '2024-01-01T00:00:00.000Z',
-};
 
 /** The tooling pins below their floor on `python` in a pinned requirements file's lines ('pytest==5.4.3' → ['pytest', '5.4.3']). */
 export function toolingBelowFloor(lines: string[], python: string): [string, string][] {
@@ -212,25 +198,9 @@ export function pythonFetch(inputs: PythonInputs) {
       '-o',
       out,
     ];
-    let legacyBackend: string[] = [];
-    const compileRun = async (args: string[]) => {
-      const r = await runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
-      if (
-        r.code === 0 ||
-        legacyBackend.length ||
-        !LEGACY_BACKEND.needs.test(r.stderr) ||
-        ctx.asOf.toISOString() >= LEGACY_BACKEND.asOf
-      )
-        return r;
-      legacyBackend = ['setuptools', 'wheel'].flatMap((name) => [
-        '--exclude-newer-package',
-        `${name}=${LEGACY_BACKEND.asOf}`,
-      ]);
-      notes.push(
-        `setuptools and wheel are resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`,
-      );
-      return runTool(tools.uv, [...args, ...legacyBackend], { cwd: ctx.srcDir, env, signal: ctx.signal });
-    };
+    // The project's requirements and its build requirements are resolved apart, each lifting only what it needs.
+    const uv = (args: string[]) => runTool(tools.uv, args, { cwd: ctx.srcDir, env, signal: ctx.signal });
+    const main = datePinned(uv, ctx.asOf, notes);
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
       const floor = toolingFloors(pyVersion);
@@ -307,7 +277,7 @@ export function pythonFetch(inputs: PythonInputs) {
       for (const { sources, tool, pr } of sourceSets) {
         const base = [...compile(sources, pinned), ...groups.flatMap((g) => ['--group', g])];
         for (const [i, extras] of attempts.entries()) {
-          const r = await compileRun([...base, ...extras]);
+          const r = await main.compile([...base, ...extras]);
           if (r.code === 0) {
             if (i > 0)
               notes.push(
@@ -326,10 +296,10 @@ export function pythonFetch(inputs: PythonInputs) {
                   : `the PR's added test requirements (${prAdds.join(', ')}) do not resolve with the base's and are not installed`,
               );
             resolved = true;
-            await liftTooling([...base, ...extras, ...legacyBackend]);
+            await liftTooling([...base, ...extras, ...main.pins()]);
             break;
           }
-          failure = { args: [...base, ...extras, ...legacyBackend], run: r };
+          failure = { args: [...base, ...extras, ...main.pins()], run: r };
         }
         if (resolved) break;
       }
@@ -346,17 +316,18 @@ export function pythonFetch(inputs: PythonInputs) {
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
     const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling];
     await writeFile(build, buildLines.join('\n') + '\n');
-    // As the requirements are: an sdist among them (2018's pytest needs pluggy 0.6, which has no wheel) is read with the legacy backend.
+    // With the era's setuptools where it serves: an sdist among them (2018's pytest needs pluggy 0.6, which has no wheel) needs a later one to be read.
+    const buildRun = datePinned(uv, ctx.asOf, notes);
     const b = await keptResolution(
       join(tools.dir, 'build-resolutions'),
       buildResolutionKey(buildLines, [pyVersion, GLIBC_MINOR, ctx.asOf.toISOString(), tools.version, env]),
       buildPinned,
-      () => compileRun(compile([build], buildPinned)),
+      () => buildRun.compile(compile([build], buildPinned)),
     );
     if (!('kept' in b) && b.code !== 0)
       throw resolverFailure(
         `uv cannot resolve the build requirements (${buildLines.join(', ')})`,
-        shown(tools.uv, [...compile([build], buildPinned), ...legacyBackend]),
+        shown(tools.uv, [...compile([build], buildPinned), ...buildRun.pins()]),
         b,
       );
     // The project itself (editable, a local path) is installed from the working tree, not from here.

@@ -1,0 +1,60 @@
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lateReleases } from '../../../../src/environments/languages/python/date-pinned';
+import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
+import { fetchInputs } from '../../../support/python-project';
+
+test("uv's hint of a package the date alone filtered out is read, wrapped over lines or not; other hints are not", () => {
+  const stderr = [
+    '  × No solution found when resolving dependencies:',
+    '  ╰─▶ Because there are no versions of atomicwrites and pytest>=3.9.1 depends on atomicwrites>=1.0, ...',
+    '',
+    'hint: `atomicwrites` was filtered by `exclude-newer` to only include packages uploaded before',
+    '2019-01-01T06:39:54Z. The latest version satisfying the requirement is v1.4.1, published at 2022-07-08T18:31:40.459Z. Consider',
+    'using `exclude-newer-package` to override the cutoff for this package.',
+    'hint: `pluggy` (v0.6.0) was included because `pytest` (v3.4.2) depends on `pluggy>=0.5, <0.7`',
+  ].join('\n');
+  expect(lateReleases(stderr)).toEqual([
+    { name: 'atomicwrites', version: '1.4.1', publishedAt: '2022-07-08T18:31:40.459Z' },
+  ]);
+  expect(lateReleases('error: No solution found')).toEqual([]);
+});
+
+/**
+ * A project of early 2019 that requires atomicwrites, whose every release before 1.4.1 (2022) was
+ * deleted from the index: the resolution as of its date has nothing to take, so atomicwrites alone is
+ * taken as of its first release that is still served, and the stage's other packages stay of its date.
+ */
+test('a requirement whose releases of the era are gone from the index resolves to the release that replaced them, the rest as of the date', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-late-releases-'));
+  try {
+    const src = join(root, 'src');
+    const depsDir = join(root, 'deps');
+    await mkdir(join(src, 'acme'), { recursive: true });
+    await mkdir(depsDir);
+    await writeFile(join(src, 'acme', '__init__.py'), '');
+    await writeFile(
+      join(src, 'setup.py'),
+      'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["atomicwrites>=1.0", "six"])\n',
+    );
+    const resolution = await pythonFetch(fetchInputs({ python: '3.6' }))({
+      srcDir: src,
+      depsDir,
+      asOf: new Date('2019-01-01T06:39:54Z'),
+      log: () => undefined,
+      signal: new AbortController().signal,
+      toolsDir: join(root, 'tools'),
+    });
+    const requirements = await readFile(join(depsDir, 'requirements.txt'), 'utf8');
+    expect(requirements).toMatch(/^atomicwrites==1\.4\.1$/m);
+    // six as of the date (1.12.0 came on 2018-12-10; 1.13.0 in 2019-11).
+    expect(requirements).toMatch(/^six==1\.12\.0$/m);
+    expect(resolution.notes).toContain(
+      'atomicwrites has no release as of 2019-01-01 that the requirements allow and the index serves (gone from it, or published later): resolved as of the day after atomicwrites 1.4.1 was published (2022-07-08), alone',
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}, 600_000);
