@@ -7,6 +7,7 @@ import { toolTestRequirements } from './tool-deps';
 import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
 import { bundledPip } from './wheel-tags';
+import { editableInstall } from './editable';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
@@ -25,10 +26,14 @@ const SIGNALS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'pytest.i
 const IN_IMAGE = new Set(['setuptools', 'wheel', 'pip', 'pytest']);
 /**
  * What a build backend asks for beyond its build requirements to install a project editable (PEP 660's
- * get_requires_for_build_editable), where that is more: hatchling's editable wheels import `editables`.
+ * get_requires_for_build_editable), where that is more: hatchling's and pdm's editable wheels import `editables`.
  * The project is installed without build isolation, so nothing else would bring it.
  */
-const EDITABLE_REQUIRES: Record<string, string[]> = { 'hatchling.build': ['editables'] };
+const EDITABLE_REQUIRES: Record<string, string[]> = {
+  'hatchling.build': ['editables'],
+  'pdm.backend': ['editables'],
+  'pdm.pep517.api': ['editables'],
+};
 
 /**
  * Python projects: a venv on the Python of the stage's era (versions.ts: the base image's 3.11
@@ -113,7 +118,7 @@ export async function detectPython(
               `${interpreter} -m venv --system-site-packages ${venv}`,
               ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
-      if (installable) lines.push(`${pip} --no-build-isolation --no-deps -e .`);
+      if (installable) lines.push(editableInstall(pip, `${venv}/bin/python`));
       // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
       if (needsFetch)
         lines.push(

@@ -26,8 +26,8 @@ import { sharedUntilFailure } from '../../../shared-promise';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), and when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES).
-  return compareVersions(python, '3.12') >= 0 ? 9 : 8;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), and when pdm's backends joined them.
+  return compareVersions(python, '3.12') >= 0 ? 10 : 9;
 }
 
 /**
@@ -269,7 +269,13 @@ export function pythonFetch(inputs: PythonInputs) {
           pr: pr && prAdds.length > 0,
         });
       }
-      sourceSets.push({ sources, tool: false, pr: false });
+      // Nothing to resolve where the checkout declares no requirement the resolver reads (its build's are resolved below).
+      if (sources.length) sourceSets.push({ sources, tool: false, pr: false });
+      else if (!sourceSets.length) {
+        await writeFile(pinned, '');
+        resolved = true;
+        notes.push('the checkout declares no requirement the resolver reads: only the build requirements are resolved');
+      }
       const attempts: string[][] = [extras === 'all' ? ['--all-extras'] : extras.flatMap((e) => ['--extra', e])];
       if (extras === 'all' || extras.length > testExtras.length)
         attempts.push(testExtras.flatMap((e) => ['--extra', e]));

@@ -21,7 +21,7 @@ export interface PyprojectDeclares {
   /** A [tool.poetry.dependencies] table, and its `python` constraint (Poetry's syntax). */
   poetryDependencies: boolean;
   poetryPython: string | undefined;
-  /** The package metadata sits in a build backend's own table (Poetry before 2, flit's old layout). */
+  /** The package metadata sits in a build backend's own table (Poetry before 2, flit's old layout, pdm before 1). */
   backendMetadata: boolean;
 }
 
@@ -57,7 +57,10 @@ export function pyprojectDeclares(text: string): PyprojectDeclares {
     poetryDependencies: poetryDeps !== undefined,
     // A string, or a table with the constraint under `version`.
     poetryPython: tomlString(poetryDeps, 'python') ?? tomlString(tomlTable(poetryDeps, 'python'), 'version'),
-    backendMetadata: tomlTable(doc, 'tool.poetry') !== undefined || tomlTable(doc, 'tool.flit.metadata') !== undefined,
+    backendMetadata:
+      tomlTable(doc, 'tool.poetry') !== undefined ||
+      tomlTable(doc, 'tool.flit.metadata') !== undefined ||
+      tomlString(tomlTable(doc, 'tool.pdm'), 'name') !== undefined,
   };
 }
 

@@ -1,0 +1,67 @@
+import Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { goldTestsFor } from '../../../../src/judge/gold-validation';
+import { ChainRepo } from '../../../support/chain-repo';
+import { removeBuiltImagesAfterAll } from '../../../support/containers';
+import { goldDeps, testEnvironments } from '../../../support/environments';
+import { missingPythons, testIf } from '../../../support/preconditions';
+import { ciWorkflow } from '../../../support/python-project';
+
+const docker = new Docker();
+const removedAfterAll = removeBuiltImagesAfterAll(docker);
+
+// pdm's first backend (2020) has no editable hook, and pdm brings the pip of its date, which makes none without a setup.py.
+const PYPROJECT = [
+  '[build-system]',
+  'requires = ["pdm"]',
+  'build-backend = "pdm.builders.api"',
+  '',
+  '[tool.pdm]',
+  'name = "tally"',
+  'version = "0.1"',
+  'description = "Adds."',
+  'license = "MIT"',
+  'python_requires = ">=3.6"',
+  '',
+  '[tool.pdm.dependencies]',
+  '',
+  '[tool.pdm.dev-dependencies]',
+  'pytest = ">=5"',
+  '',
+].join('\n');
+const add = (body: string) => `"""Adds."""\n\n\ndef add(a, b):\n    return ${body}\n`;
+const testFile = 'from tally import add\n\n\ndef test_add():\n    assert add(2, 1) == 3\n';
+
+/**
+ * A project of 2020 on a build backend with no editable install (PEP 660): it is installed as a
+ * wheel and imported from the tree, so its PR's change to the code is what its tests see.
+ */
+testIf(missingPythons(['3.8']))(
+  "a project whose build backend has no editable hook is imported from the tree: its PR's fix verifies",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-no-editable-'));
+    const repo = await ChainRepo.create(
+      join(dir, 'tally'),
+      {
+        'pyproject.toml': PYPROJECT,
+        '.github/workflows/tests.yml': ciWorkflow(['3.8']),
+        'tally/__init__.py': add('a - b'),
+        NONCE: randomBytes(8).toString('hex'),
+      },
+      new Date('2020-09-01T00:00:00Z'),
+    );
+    const pr = await repo.pr(1, 'Add adds', { 'tally/__init__.py': add('a + b'), 'tests/test_add.py': testFile });
+    const chain = repo.chain('gen/tally-pdm', [pr]);
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')));
+    const env = await environments.forStage(chain, 0);
+    expect(env.manifest.resolution!.packages.map((p) => p.name)).toEqual(expect.arrayContaining(['pdm', 'pip']));
+    expect(await goldTestsFor(goldDeps(docker, dir, environments), chain, 0)).toMatchObject({
+      status: 'verified',
+      failToPass: ['tests/test_add.py::test_add'],
+    });
+  },
+  900_000,
+);
