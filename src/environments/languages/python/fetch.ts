@@ -26,7 +26,7 @@ import { sharedUntilFailure } from '../../../shared-promise';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), and when pdm's backends joined them and pip left the installed requirements.
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), and when pdm's backends joined them.
   return compareVersions(python, '3.12') >= 0 ? 10 : 9;
 }
 
@@ -340,11 +340,6 @@ export function pythonFetch(inputs: PythonInputs) {
     const lines = await readPinned(pinned);
     const names = new Set(lines.map(requirementName));
     lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
-    // pip is the installer, which the venv has: one of the era a dependency names (pypandoc 1.4 names pip 9)
-    // would replace it before the project's install, whose options it may not know (pip 9: --no-build-isolation).
-    const installer = lines.findIndex((l) => requirementName(l) === 'pip');
-    if (installer >= 0)
-      notes.push(`${lines.splice(installer, 1)[0]} is not installed: the venv's own pip installs the project`);
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
     // Pins an earlier fetch downloaded for the same Python, platforms and index are taken from the store.
     const tags = wheelTags(pyVersion, inputs.installerPip);
