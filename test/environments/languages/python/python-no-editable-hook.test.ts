@@ -65,3 +65,38 @@ testIf(missingPythons(['3.8']))(
   },
   900_000,
 );
+
+const SETUP_PY =
+  'from setuptools import setup\n\nsetup(name="tally", version="0.1", packages=["tally"], install_requires=["pypandoc==1.4"])\n';
+
+/**
+ * pypandoc 1.4 (2018) names pip among its requirements, which resolve to pip 9 as of its date and
+ * replace the venv's own pip: pip 9 knows no --no-build-isolation (there was no build isolation), and
+ * the project's install is made without it.
+ */
+testIf(missingPythons(['3.6']))(
+  'a pip of 2018 that a dependency pins installs the project, without the build isolation option it does not know',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-pip9-'));
+    const repo = await ChainRepo.create(
+      join(dir, 'tally'),
+      {
+        'setup.py': SETUP_PY,
+        '.github/workflows/tests.yml': ciWorkflow(['3.6']),
+        'tally/__init__.py': add('a - b'),
+        NONCE: randomBytes(8).toString('hex'),
+      },
+      new Date('2018-03-07T00:00:00Z'),
+    );
+    const pr = await repo.pr(1, 'Add adds', { 'tally/__init__.py': add('a + b'), 'tests/test_add.py': testFile });
+    const chain = repo.chain('gen/tally-pip9', [pr]);
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')));
+    const env = await environments.forStage(chain, 0);
+    expect(env.manifest.resolution!.packages).toContainEqual({ name: 'pip', version: '9.0.1' });
+    expect(await goldTestsFor(goldDeps(docker, dir, environments), chain, 0)).toMatchObject({
+      status: 'verified',
+      failToPass: ['tests/test_add.py::test_add'],
+    });
+  },
+  900_000,
+);
