@@ -28,6 +28,7 @@ export interface LateRelease {
   publishedAt: string;
 }
 
+const NO_VERSIONS = /there (?:are|is) no versions? of ([A-Za-z0-9._-]+)/g;
 const HINT =
   /`([A-Za-z0-9._-]+)` was filtered by `exclude-newer` to only include packages uploaded before \S+?\. The latest version satisfying the requirement is v?(\S+), published at (\d{4}-\d\d-\d\dT[\d:.]+Z)/g;
 
@@ -37,11 +38,18 @@ const HINT =
  * a requirement of the era nothing to resolve to.
  */
 export function lateReleases(stderr: string): LateRelease[] {
+  const text = plain(stderr);
+  // Only a package of which the date leaves nothing at all: where it leaves older releases (a floor
+  // raised past the date), the resolution as of a later date is the caller's to try.
+  const none = new Set([...text.matchAll(NO_VERSIONS)].map((m) => m[1]));
   const found = new Map<string, LateRelease>();
-  for (const m of stderr.replace(/\s+/g, ' ').matchAll(HINT))
-    found.set(m[1], { name: m[1], version: m[2], publishedAt: m[3] });
+  for (const m of text.matchAll(HINT))
+    if (none.has(m[1])) found.set(m[1], { name: m[1], version: m[2], publishedAt: m[3] });
   return [...found.values()];
 }
+
+/** uv's output as text: its colours (FORCE_COLOR, which a test runner may set) and line wrapping taken out. */
+const plain = (stderr: string) => stderr.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ');
 
 /**
  * `uv pip compile` as of `asOf` (its `--exclude-newer` among the arguments), run again with the date
@@ -58,7 +66,11 @@ export function datePinned(run: (args: string[]) => Promise<ToolRun>, asOf: Date
     for (let round = 0; ; round++) {
       const r = await run([...args, ...pins()]);
       if (r.code === 0 || round >= MAX_LIFTS) return r;
-      if (!legacyBackend.length && LEGACY_BACKEND.needs.test(r.stderr) && asOf.toISOString() < LEGACY_BACKEND.asOf) {
+      if (
+        !legacyBackend.length &&
+        LEGACY_BACKEND.needs.test(plain(r.stderr)) &&
+        asOf.toISOString() < LEGACY_BACKEND.asOf
+      ) {
         legacyBackend = ['setuptools', 'wheel'].flatMap((name) => [
           '--exclude-newer-package',
           `${name}=${LEGACY_BACKEND.asOf}`,

@@ -6,7 +6,7 @@ import { lateReleases } from '../../../../src/environments/languages/python/date
 import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
 import { fetchInputs } from '../../../support/python-project';
 
-test("uv's hint of a package the date alone filtered out is read, wrapped over lines or not; other hints are not", () => {
+test("uv's hint of a package the date leaves no release of is read, wrapped or coloured; a floor raised past the date is not", () => {
   const stderr = [
     '  × No solution found when resolving dependencies:',
     '  ╰─▶ Because there are no versions of atomicwrites and pytest>=3.9.1 depends on atomicwrites>=1.0, ...',
@@ -20,6 +20,17 @@ test("uv's hint of a package the date alone filtered out is read, wrapped over l
     { name: 'atomicwrites', version: '1.4.1', publishedAt: '2022-07-08T18:31:40.459Z' },
   ]);
   expect(lateReleases('error: No solution found')).toEqual([]);
+  // In colour (uv under FORCE_COLOR), the same.
+  const coloured = stderr
+    .replace(/`atomicwrites`/, '`\x1b[36matomicwrites\x1b[39m`')
+    .replace(/ of atomicwrites /, ' of \x1b[36matomicwrites\x1b[39m ');
+  expect(lateReleases(coloured).map((p) => p.name)).toEqual(['atomicwrites']);
+  // A floor raised past the date leaves older releases: not lifted (the resolution as of a later date is the caller's).
+  const raised = [
+    '  ╰─▶ Because only pytest<=7.1.3 is available and acme depends on pytest>=7.2, we can conclude that your requirements are unsatisfiable.',
+    'hint: `pytest` was filtered by `exclude-newer` to only include packages uploaded before 2022-10-01T00:00:00Z. The latest version satisfying the requirement is v9.2.0, published at 2026-10-27T00:00:00Z.',
+  ].join('\n');
+  expect(lateReleases(raised)).toEqual([]);
 });
 
 /**
