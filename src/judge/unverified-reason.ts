@@ -40,7 +40,8 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   const passing = (v.after.cases ?? []).filter((c) => testPasses(c.outcome));
   if (!v.after.passed && passing.length === 0 && !v.gold.passToPass.length) {
     const output = v.after.output;
-    const needed = v.unserved?.find((u) => output.includes(u.name));
+    // As an import's error quotes it (`cannot find package "x"`): not a longer path that begins with it.
+    const needed = v.unserved?.find((u) => output.includes(`"${u.name}"`));
     if (needed)
       return stageReason(
         'dependencies-unresolvable',

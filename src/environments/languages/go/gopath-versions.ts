@@ -1,3 +1,5 @@
+import { StageError } from '../../../errors';
+import { stageReason } from '../../../stage-reason';
 import { runTool } from '../../host-tools';
 import { lockedFor, type LockedRevision } from './gopath-locks';
 
@@ -10,6 +12,10 @@ export interface ChosenModule {
   /** 'out-of-era' where nothing published by the date exists (the oldest tag, or the latest commit). */
   how: 'locked' | 'by-date' | 'out-of-era';
 }
+
+/** What the go command says where the proxy (and then the module's own host) has no such module, package or version. */
+const NOT_SERVED =
+  /\b(400|403|404|410)\b|not found|unknown revision|invalid version|no matching versions|unrecognized import path|malformed module path|invalid module path|missing dot in first path element|checksum mismatch/i;
 
 /**
  * Asks the host's module proxy (through the go command and the host's own configuration, in module
@@ -57,9 +63,18 @@ export class ModuleProxy {
     return r?.Version && r.Dir && !r.Error ? { version: r.Version, dir: r.Dir } : undefined;
   }
 
+  /**
+   * The go command's JSON answer; undefined where the proxy has no such module or version. Any other
+   * failure (the proxy or the network failing) is no answer about the module, and fails the fetch:
+   * taken for "not served", it would leave a module out of an environment that is kept.
+   */
   private async json<T>(args: string[]): Promise<T | undefined> {
     const r = await runTool('go', args, this.run);
-    if (r.code !== 0) return undefined;
+    if (r.code !== 0 && NOT_SERVED.test(r.stderr)) return undefined;
+    if (r.code !== 0) {
+      const why = `go ${args.join(' ')} failed, which says nothing of the module: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+      throw new StageError(why, { reason: stageReason('dependencies-unresolvable', why) });
+    }
     try {
       return JSON.parse(r.stdout) as T;
     } catch {
