@@ -13,9 +13,12 @@ export interface ChosenModule {
   how: 'locked' | 'by-date' | 'out-of-era';
 }
 
-/** What the go command says where the proxy (and then the module's own host) has no such module, package or version. */
+/**
+ * What the go command says where the proxy has no such module, package or version; and where it then
+ * went to the module's own host (`direct`, which it does only after the proxy's 404 or 410) and failed.
+ */
 const NOT_SERVED =
-  /\b(400|403|404|410)\b|not found|unknown revision|invalid version|no matching versions|unrecognized import path|malformed module path|invalid module path|missing dot in first path element|checksum mismatch/i;
+  /\b(400|403|404|410)\b|not found|unknown revision|invalid version|no matching versions|unrecognized import path|malformed module path|invalid module path|missing dot in first path element|checksum mismatch|git ls-remote|fatal: unable to access/i;
 
 /**
  * Asks the host's module proxy (through the go command and the host's own configuration, in module
@@ -70,9 +73,11 @@ export class ModuleProxy {
    */
   private async json<T>(args: string[]): Promise<T | undefined> {
     const r = await runTool('go', args, this.run);
-    if (r.code !== 0 && NOT_SERVED.test(r.stderr)) return undefined;
+    // `go mod download -json` reports its error in the JSON on stdout.
+    const said = `${r.stderr}\n${r.stdout}`;
+    if (r.code !== 0 && NOT_SERVED.test(said)) return undefined;
     if (r.code !== 0) {
-      const why = `go ${args.join(' ')} failed, which says nothing of the module: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+      const why = `go ${args.join(' ')} failed, which says nothing of the module: ${said.trim().split('\n').slice(-3).join(' | ')}`;
       throw new StageError(why, { reason: stageReason('dependencies-unresolvable', why) });
     }
     try {
