@@ -38,8 +38,16 @@ export async function bundledRepos(dir = reposDir()): Promise<BundledRepo[]> {
   }
   const repos: BundledRepo[] = [];
   for (const [bundle, source] of sources) {
-    const clone = await cloneSource(bundle, source);
-    repos.push({ name: bundle.replace('+', '/'), bundle, clone, language: await languageOf(clone) });
+    // A name given twice (a bundle and a git directory) is measured once; a source that cannot be cloned, or whose language none is, is skipped, said.
+    if (repos.some((r) => r.bundle === bundle)) continue;
+    const clone = await cloneSource(bundle, source).catch((err: Error) => {
+      console.error(`[validation] ${bundle}: skipped, it cannot be cloned (${err.message.split('\n')[0]})`);
+    });
+    if (!clone) continue;
+    const language = await languageOf(clone);
+    if (language === 'unknown')
+      console.error(`[validation] ${bundle}: skipped, no code of a language chainsmith knows`);
+    else repos.push({ name: bundle.replace('+', '/'), bundle, clone, language });
   }
   return repos;
 }

@@ -197,7 +197,8 @@ key=$({ env -0 -u _ -u SHLVL -u OLDPWD | sort -z; printf '%s\\0' "$PWD" "$base";
 pid=$(cat "$d/ready" 2>/dev/null)
 # A JVM that said it ended (\`ended\`) may not have halted yet: it takes no more runs.
 if [ "$(cat "$d/key" 2>/dev/null)" != "$key" ] || [ -z "$pid" ] || [ -e "$d/ended" ] || ! alive "$pid"; then
-  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+  # One that said it ended halts by itself, perhaps after answering another client's run: not killed.
+  [ -n "$pid" ] && [ ! -e "$d/ended" ] && kill -9 "$pid" 2>/dev/null
   rm -rf "$d" && mkdir -p "$d" && mkfifo "$d/fifo" && printf '%s\\n' "$key" > "$d/key" || exec mvn "$@"
   # shellcheck disable=SC2086 # MAVEN_OPTS is a list of options, as mvn reads it
   setsid java $MAVEN_OPTS -javaagent:"$jar" -classpath "$(echo "$home"/boot/plexus-classworlds-*.jar):$jar" \\
