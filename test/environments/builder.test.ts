@@ -1,3 +1,4 @@
+import { editableInstall } from '../../src/environments/languages/python/editable';
 import Docker from 'dockerode';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,7 +37,10 @@ test('recipes are detected per language from the files at the base; a layout not
     toolchain: { image: 'python', version: '3.11' },
     setup: [
       `python3 -m venv --system-site-packages ${VENV}`,
-      `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index --no-build-isolation --no-deps -e .`,
+      editableInstall(
+        `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index`,
+        `${VENV}/bin/python`,
+      ),
     ],
     path: [`${VENV}/bin`],
     manifests: ['pyproject.toml'],
