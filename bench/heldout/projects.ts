@@ -77,6 +77,11 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutPr
     'proc-macro2',
     'strsim',
     'memchr',
+    // Wave 3 (s26), chosen before any run: GitHub repositories with a Cargo.toml at the root whose last three semver tags
+    // the host's Go proxy lists. It serves only what Go projects depend on: of 45 Rust repositories asked it refused 41
+    // (rayon, url, chrono, serde, bytes, clap, …) and listed fewer than three tags for 3, so the wave is one polyglot
+    // crate (a C core with Go bindings: build.rs, `[lib] path`, a committed Cargo.lock, test vectors under tests/).
+    'github.com/ethereum/c-kzg-4844/v2',
   ]),
   // Maven Central's artifacts that publish their tests (`test-sources`): Apache Commons, one build family.
   java: alternate([
