@@ -11,7 +11,10 @@
 export type Split = 'tune' | 'report';
 
 export interface HeldOutProject {
-  /** The registry's name (a PyPI project, a Go module path, a crate, groupId:artifactId), or `github.com/OWNER/NAME`. */
+  /**
+   * The registry's name (a PyPI project, a Go module path, a crate, groupId:artifactId, or
+   * groupId:artifactId:source-release for a project's source tree), or `github.com/OWNER/NAME`.
+   */
   name: string;
   split: Split;
 }
