@@ -11,7 +11,10 @@
 export type Split = 'tune' | 'report';
 
 export interface HeldOutProject {
-  /** The registry's name (a PyPI project, a Go module path, a crate, groupId:artifactId), or `github.com/OWNER/NAME`. */
+  /**
+   * The registry's name (a PyPI project, a Go module path, a crate, groupId:artifactId, or
+   * groupId:artifactId:source-release for a project's source tree), or `github.com/OWNER/NAME`.
+   */
   name: string;
   split: Split;
 }
@@ -96,6 +99,17 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutPr
     // the listing's newest is not served), in alphabetical order: a parent of Apache's own, and a POM with none (Java 21).
     'org.apache.datasketches:datasketches-hive',
     'org.apache.datasketches:datasketches-memory',
+    // Wave 3 (session 26), chosen before any run: project roots outside Apache Commons whose last three listed releases
+    // each serve a `source-release` zip (the project's whole tree) through the host's Maven, 7 of 17 checked, in
+    // alphabetical order: multi-module reactors (curator, johnzon, xbean) and single modules, an OSGi bundle, a
+    // non-Apache parent (plexus).
+    'org.apache.curator:apache-curator:source-release',
+    'org.apache.felix:org.apache.felix.framework:source-release',
+    'org.apache.johnzon:johnzon:source-release',
+    'org.apache.maven.shared:maven-shared-utils:source-release',
+    'org.apache.santuario:xmlsec:source-release',
+    'org.apache.xbean:xbean:source-release',
+    'org.codehaus.plexus:plexus-utils:source-release',
   ]),
   // C has no registry of releases here: its projects are GitHub repositories, whose tagged trees the host's Go
   // module proxy serves (heldout.ts, fetchOf). Listed by session 26's C helper.

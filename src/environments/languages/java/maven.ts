@@ -120,10 +120,7 @@ export const mavenRunner: TestRunner<'maven'> = {
   command(files, override) {
     const selection = testSelection(files);
     const run = override ?? `${MVN_TEST}${selection}`;
-    return reported([
-      ...(override ? [] : [`printf '%s' ${shellQuote(selection)} > ${ARGS}`]),
-      `${run} > ${LOG} 2>&1; status=$?`,
-    ]);
+    return reported([...(override ? [] : [`printf '%s' ${shellQuote(selection)} > ${ARGS}`]), logged(run)]);
   },
   /**
    * Surefire's executions alone (`mvn surefire:test@execution`, no lifecycle before it), where the
@@ -140,12 +137,19 @@ export const mavenRunner: TestRunner<'maven'> = {
     const changed = `find . -path ./.git -prune -o -path ./target -prune -o -newer ${ARGS} -print -quit`;
     return reported([
       `goals=; if [ -f ${LOG} ] && [ "$(cat ${ARGS} 2>/dev/null)" = ${shellQuote(selection)} ] && [ -z "$(${changed})" ]; then goals=$(${SUREFIRE_GOALS} ${LOG}); fi`,
-      `if [ -n "$goals" ]; then ${MVN}$goals ${NO_TEST_FAILS}${selection} > ${LOG} 2>&1; status=$?`,
-      `else printf '%s' ${shellQuote(selection)} > ${ARGS}; ${MVN_TEST}${selection} > ${LOG} 2>&1; status=$?; fi`,
+      `if [ -n "$goals" ]; then ${logged(`${MVN}$goals ${NO_TEST_FAILS}${selection}`)}`,
+      `else printf '%s' ${shellQuote(selection)} > ${ARGS}; ${logged(`${MVN_TEST}${selection}`)}; fi`,
     ]);
   },
   parse: parseSurefire,
 };
+
+/**
+ * A Maven command with its console in LOG, setting `status`. In a subshell: `mvn` may be a function
+ * (the daemon's client), and a trap that runs while a function's redirection holds would print into
+ * LOG, not to the run's output.
+ */
+const logged = (command: string) => `(${command}) > ${LOG} 2>&1; status=$?`;
 
 /** ` -Dtest=…` for the PR's test classes; nothing where no test source is among its files (every test runs). */
 function testSelection(files: string[]): string {
@@ -162,6 +166,9 @@ function reported(run: string[]): string {
     `find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {} +`,
     MAVEN_OPTS,
     MVN_THROUGH_DAEMON,
+    // A run its time limit stops (the sandbox's `timeout` signals the whole process group) still shows
+    // what Maven was doing, the test class it was in: the log's last lines, else the reason has no tail.
+    `trap 'tail -n 80 ${LOG}; exit 124' TERM`,
     ...run,
     `tail -n 80 ${LOG}`,
     `echo ${shellQuote(REPORT)}`,
