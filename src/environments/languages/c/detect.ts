@@ -1,5 +1,6 @@
 import type { LanguageRecipe, RepoFiles } from '../../contract';
 import { AUTOTOOLS_SETUP, AUTOTOOLS_TEST } from './autotools';
+import { cmakeTestOptions } from './cmake-test-options';
 import { CMAKE_BUILD_DIR } from './ctest';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -47,6 +48,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       sharedCache: CCACHE.sharedCache,
       setup: [
         `cmake -S . -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache`,
+        cmakeTestOptions(CMAKE_BUILD_DIR),
         `cmake --build ${CMAKE_BUILD_DIR} -j2`,
       ],
       runner: 'ctest',

@@ -273,3 +273,23 @@ describe('CMake: the PR names its tests by its test sources', () => {
     expect(gold.brokenOnGold).toEqual(expect.arrayContaining(['low', 'low::clamps the middle']));
   });
 });
+
+/**
+ * Many projects register their tests only under an option of their own, off by default (googletest's
+ * `gtest_build_tests`): with BUILD_TESTING alone CTest finds none, and nothing can verify a PR.
+ */
+test("CMake: the project's own option that builds its tests is turned on", async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\noption(clamp_build_tests "Build the tests." OFF)\n' +
+    'option(clamp_skip_tests "Skip the tests." OFF)\nadd_library(clamp clamp.c)\n' +
+    'if(clamp_build_tests AND NOT clamp_skip_tests)\n  enable_testing()\n  add_executable(test_clamp tests/test_clamp.c)\n' +
+    '  target_link_libraries(test_clamp clamp)\n  add_test(NAME clamp COMMAND test_clamp)\nendif()\n';
+  const { gold } = await validate(
+    'gen/clamp-test-option',
+    { 'CMakeLists.txt': cmake, 'clamp.c': BUGGY, 'tests/test_clamp.c': TESTS([LOW]) },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass).toEqual(['clamp', 'clamp::clamps above']);
+  expect(gold.passToPass).toEqual(['clamp::clamps below']);
+});
