@@ -2,6 +2,7 @@ import type { LanguageRecipe, RepoFiles } from '../../contract';
 import { AUTOTOOLS_SETUP, AUTOTOOLS_TEST } from './autotools';
 import { cmakeTestOptions } from './cmake-test-options';
 import { CMAKE_BUILD_DIR } from './ctest';
+import { MESON_DOCS_OFF } from './meson-options';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type CRecipe = LanguageRecipe<'c', 'ctest' | 'make', 'c'>;
@@ -66,7 +67,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
         ...(has('meson_options.txt') ? ['meson_options.txt'] : []),
         ...(has('meson.options') ? ['meson.options'] : []),
       ],
-      setup: [`meson setup ${MESON_BUILD_DIR}`, `meson compile -C ${MESON_BUILD_DIR}`],
+      setup: [MESON_DOCS_OFF, `meson setup ${MESON_BUILD_DIR} $off`, `meson compile -C ${MESON_BUILD_DIR}`],
       runner: 'make',
       test: `meson compile -C ${MESON_BUILD_DIR} && meson test -C ${MESON_BUILD_DIR} --print-errorlogs`,
     };

@@ -293,3 +293,22 @@ test("CMake: the project's own option that builds its tests is turned on", async
   expect(gold.failToPass).toEqual(['clamp', 'clamp::clamps above']);
   expect(gold.passToPass).toEqual(['clamp::clamps below']);
 });
+
+/** A meson project whose documentation is on by default and needs a tool the image lacks (fribidi's `docs`, c2man). */
+test('meson: the documentation options are turned off, so a missing documentation tool does not stop the configuration', async () => {
+  const meson =
+    "project('clamp', 'c')\nlib = static_library('clamp', 'clamp.c')\n" +
+    "if get_option('docs')\n  find_program('chainsmith-absent-doc-tool')\nendif\n" +
+    "test('clamp', executable('test_clamp', 'tests/test_clamp.c', link_with: lib))\n";
+  const { gold } = await validate(
+    'gen/clamp-meson-docs',
+    {
+      'meson.build': meson,
+      'meson_options.txt': "option('docs', type : 'boolean', value : true, description : 'Build documentation')\n",
+      'clamp.c': BUGGY,
+      'tests/test_clamp.c': TESTS([LOW]),
+    },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamp'] });
+});
