@@ -312,3 +312,17 @@ test('meson: the documentation options are turned off, so a missing documentatio
   );
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamp'] });
 });
+
+/** CTest exits 0 where the configuration registers no test: that run passed nothing, and must not read as a pass. */
+test('CMake: a configuration that registers no test runs no test, not one that passes', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\nenable_testing()\nadd_library(clamp clamp.c)\n' +
+    'add_executable(test_clamp tests/test_clamp.c)\ntarget_link_libraries(test_clamp clamp)\n';
+  const { gold } = await validate(
+    'gen/clamp-no-tests',
+    { 'CMakeLists.txt': cmake, 'clamp.c': BUGGY, 'tests/test_clamp.c': TESTS([LOW]) },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(gold.passToPass).toEqual([]);
+  expect(gold.reason).toMatchObject({ kind: 'tests-not-runnable', tail: expect.stringMatching(/No tests were found/) });
+});
