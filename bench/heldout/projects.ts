@@ -112,8 +112,17 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutPr
     'org.codehaus.plexus:plexus-utils:source-release',
   ]),
   // C has no registry of releases here: its projects are GitHub repositories, whose tagged trees the host's Go
-  // module proxy serves (heldout.ts, fetchOf). Listed by session 26's C helper.
-  c: alternate([]),
+  // module proxy serves (heldout.ts, fetchOf). Session 26, chosen before any run: widely used C/C++ libraries whose
+  // last three semver tags the proxy lists (6 of the 48 repositories asked; none with a plain Makefile was served),
+  // ordered so each half holds a C CMake library and another build system: CMake, meson, autotools, C++ on CMake.
+  c: alternate([
+    'github.com/libuv/libuv',
+    'github.com/madler/zlib',
+    'github.com/fribidi/fribidi',
+    'github.com/libffi/libffi',
+    'github.com/google/googletest',
+    'github.com/akheron/jansson',
+  ]),
 };
 
 /** Releases taken from each project: the last this many, oldest first; consecutive ones make a stage. */

@@ -48,7 +48,8 @@ ${MARK}-EXE`;
 
 /**
  * Builds and runs the PR's own tests where its test files name them (ctest-select.ts), every test
- * otherwise: `targets` and `tests` empty build everything and run every test.
+ * otherwise: `targets` and `tests` empty build everything and run every test. A configuration that
+ * registers no test fails the run (`--no-tests=error`): CTest would exit 0, a pass that checks nothing.
  */
 function command(files: string[], override?: string): string {
   if (override) return override;
@@ -58,7 +59,7 @@ function command(files: string[], override?: string): string {
   // The build and the test run first, as functions: a reason keeps the command's first 400 characters.
   return [
     `chainsmith_build() { cmake --build ${dir} \${targets:+--target $targets} -j2 -- -k; }`,
-    `chainsmith_ctest() { (cd ${dir} && ctest \${tests:+-R "$tests"} --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml); }`,
+    `chainsmith_ctest() { (cd ${dir} && ctest \${tests:+-R "$tests"} --no-tests=error --timeout 300 --test-output-size-passed 200000 --test-output-size-failed 200000 --output-junit /tmp/ctest-junit.xml); }`,
     `touch ${since}`,
     ctestSelection(files, dir),
     // A test program whose target failed to build (a new test before the gold change, a stage older

@@ -1,6 +1,8 @@
 import type { LanguageRecipe, RepoFiles } from '../../contract';
 import { AUTOTOOLS_SETUP, AUTOTOOLS_TEST } from './autotools';
+import { cmakeTestOptions } from './cmake-test-options';
 import { CMAKE_BUILD_DIR } from './ctest';
+import { MESON_DOCS_OFF } from './meson-options';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type CRecipe = LanguageRecipe<'c', 'ctest' | 'make', 'c'>;
@@ -47,6 +49,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       sharedCache: CCACHE.sharedCache,
       setup: [
         `cmake -S . -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache`,
+        cmakeTestOptions(CMAKE_BUILD_DIR),
         `cmake --build ${CMAKE_BUILD_DIR} -j2`,
       ],
       runner: 'ctest',
@@ -64,7 +67,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
         ...(has('meson_options.txt') ? ['meson_options.txt'] : []),
         ...(has('meson.options') ? ['meson.options'] : []),
       ],
-      setup: [`meson setup ${MESON_BUILD_DIR}`, `meson compile -C ${MESON_BUILD_DIR}`],
+      setup: [MESON_DOCS_OFF, `meson setup ${MESON_BUILD_DIR} $off`, `meson compile -C ${MESON_BUILD_DIR}`],
       runner: 'make',
       test: `meson compile -C ${MESON_BUILD_DIR} && meson test -C ${MESON_BUILD_DIR} --print-errorlogs`,
     };

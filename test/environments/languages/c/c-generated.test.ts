@@ -273,3 +273,56 @@ describe('CMake: the PR names its tests by its test sources', () => {
     expect(gold.brokenOnGold).toEqual(expect.arrayContaining(['low', 'low::clamps the middle']));
   });
 });
+
+/**
+ * Many projects register their tests only under an option of their own, off by default (googletest's
+ * `gtest_build_tests`): with BUILD_TESTING alone CTest finds none, and nothing can verify a PR.
+ */
+test("CMake: the project's own option that builds its tests is turned on", async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\noption(clamp_build_tests "Build the tests." OFF)\n' +
+    'option(clamp_skip_tests "Skip the tests." OFF)\nadd_library(clamp clamp.c)\n' +
+    'if(clamp_build_tests AND NOT clamp_skip_tests)\n  enable_testing()\n  add_executable(test_clamp tests/test_clamp.c)\n' +
+    '  target_link_libraries(test_clamp clamp)\n  add_test(NAME clamp COMMAND test_clamp)\nendif()\n';
+  const { gold } = await validate(
+    'gen/clamp-test-option',
+    { 'CMakeLists.txt': cmake, 'clamp.c': BUGGY, 'tests/test_clamp.c': TESTS([LOW]) },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass).toEqual(['clamp', 'clamp::clamps above']);
+  expect(gold.passToPass).toEqual(['clamp::clamps below']);
+});
+
+/** A meson project whose documentation is on by default and needs a tool the image lacks (fribidi's `docs`, c2man). */
+test('meson: the documentation options are turned off, so a missing documentation tool does not stop the configuration', async () => {
+  const meson =
+    "project('clamp', 'c')\nlib = static_library('clamp', 'clamp.c')\n" +
+    "if get_option('docs')\n  find_program('chainsmith-absent-doc-tool')\nendif\n" +
+    "test('clamp', executable('test_clamp', 'tests/test_clamp.c', link_with: lib))\n";
+  const { gold } = await validate(
+    'gen/clamp-meson-docs',
+    {
+      'meson.build': meson,
+      'meson_options.txt': "option('docs', type : 'boolean', value : true, description : 'Build documentation')\n",
+      'clamp.c': BUGGY,
+      'tests/test_clamp.c': TESTS([LOW]),
+    },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamp'] });
+});
+
+/** CTest exits 0 where the configuration registers no test: that run passed nothing, and must not read as a pass. */
+test('CMake: a configuration that registers no test runs no test, not one that passes', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\nenable_testing()\nadd_library(clamp clamp.c)\n' +
+    'add_executable(test_clamp tests/test_clamp.c)\ntarget_link_libraries(test_clamp clamp)\n';
+  const { gold } = await validate(
+    'gen/clamp-no-tests',
+    { 'CMakeLists.txt': cmake, 'clamp.c': BUGGY, 'tests/test_clamp.c': TESTS([LOW]) },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(gold.passToPass).toEqual([]);
+  expect(gold.reason).toMatchObject({ kind: 'tests-not-runnable', tail: expect.stringMatching(/No tests were found/) });
+});
