@@ -42,11 +42,35 @@ export function toolTestRequirements(pyproject: TomlTable | undefined, toxIni: s
  * stage's Python is cannot be told here, and an old pin could win over the general line.
  */
 export function toxDeps(ini: string): string[] {
+  return testenvDeps(ini).filter((line) => /^[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*([<>=!~;].*)?$/.test(line));
+}
+
+/** tox.ini's [testenv] deps, a line each, comments and the lines for some environments only left out. */
+function testenvDeps(ini: string): string[] {
   const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(ini)?.[1] ?? '';
   const deps = /^deps\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
   return deps
     .split('\n')
     .map((line) => line.replace(/\s#.*$/, '').trim())
-    .filter((line) => !/^[\w,!-]+:\s/.test(line))
-    .filter((line) => /^[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*([<>=!~;].*)?$/.test(line));
+    .filter((line) => line && !/^[\w,!-]+:\s/.test(line));
+}
+
+/**
+ * The requirement files a project's test runs install by `-r` (`--requirement`): tox.ini's [testenv]
+ * deps (`-r{toxinidir}/requirements/ci.txt`) and the test sessions of its noxfile.py (a function whose
+ * name says test, `session.install("-r", "requirements/pytest.txt")`). Their names follow no
+ * convention, so the usual places (resolver-inputs.ts) miss them, and with them what the tests import.
+ * Paths relative to the root; a path built at run time (an f-string, a variable) is not seen.
+ */
+export function requirementFilesNamed(toxIni: string, noxfile: string): string[] {
+  const paths: string[] = [];
+  for (const line of testenvDeps(toxIni)) {
+    const m = /^(?:-r|--requirement)\s*=?\s*(\S+)$/.exec(line);
+    if (m) paths.push(m[1].replace(/^\{toxinidir\}\//, ''));
+  }
+  const sessions = noxfile.split(/^(?=\S)/m).filter((block) => /^def\s+\w*test/i.test(block));
+  for (const install of sessions.flatMap((s) => [...s.matchAll(/\.install\(([^)]*)\)/g)].map((m) => m[1])))
+    for (const m of install.matchAll(/["'](?:-r|--requirement)(?:["']\s*,\s*["']|=)?([^"'\s]+)["']/g)) paths.push(m[1]);
+  const relative = paths.map((p) => p.replace(/^\.\//, '')).filter((p) => !/^\/|\.\.|[{$]/.test(p));
+  return [...new Set(relative)];
 }
