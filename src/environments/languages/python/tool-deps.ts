@@ -6,8 +6,9 @@ const TEST_OR_DEV = /^(tests?|testing|dev|develop|development|default)$/i;
 /**
  * Test and development requirements that tools keep outside the standard tables: Poetry's
  * dev-dependencies and test or dev groups, PDM's dev-dependencies, Hatch's default and test
- * environments, tox's [testenv] deps. Without them pytest plugins a project's configuration names
- * (--cov, asyncio) are missing, and its tests fail or are skipped. Poetry's entries are names only (its
+ * environments (`hatch test`'s too), uv's and Rye's dev-dependencies, tox's [testenv] deps. Without
+ * them pytest plugins a project's configuration names (--cov, asyncio) are missing, and its tests
+ * fail or are skipped. Poetry's entries are names only (its
  * version syntax is not PEP 508); the resolver picks what the registry had as of the manifests' date.
  */
 export function toolTestRequirements(pyproject: TomlTable | undefined, toxIni: string): string[] {
@@ -27,8 +28,13 @@ export function toolTestRequirements(pyproject: TomlTable | undefined, toxIni: s
   }
   const pdm = tomlTable(pyproject, 'tool.pdm.dev-dependencies');
   for (const group of tomlKeys(pdm).filter((g) => TEST_OR_DEV.test(g))) found.push(...(tomlStrings(pdm, group) ?? []));
-  for (const env of ['default', 'test', 'tests'])
-    found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), 'dependencies') ?? []));
+  // hatch-test is the environment `hatch test` runs in; an environment's extra-dependencies add to what it inherits.
+  for (const env of ['default', 'test', 'tests', 'hatch-test'])
+    for (const key of ['dependencies', 'extra-dependencies'])
+      found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), key) ?? []));
+  // uv's and Rye's development requirements before PEP 735's [dependency-groups]: one list each.
+  for (const tool of ['uv', 'rye'])
+    found.push(...(tomlStrings(tomlTable(pyproject, `tool.${tool}`), 'dev-dependencies') ?? []));
   found.push(...toxDeps(toxIni));
   // The project itself (tox and Hatch often list it) is installed from its tree, not fetched.
   const own = tomlString(tomlTable(pyproject, 'project') ?? poetry, 'name');
