@@ -14,6 +14,7 @@ import { PROJECTS, RELEASES, type Split } from './heldout/projects';
 import { pypiReleases } from './heldout/pypi';
 import type { Release } from './heldout/release';
 import { releaseChain } from './heldout/release-chain';
+import { snapshotOf, snapshotReleases } from './heldout/snapshot';
 import { validateRun, type ValidateRun } from './validation/child';
 
 type Language = keyof typeof PROJECTS;
@@ -38,15 +39,18 @@ const REGISTRY: Record<Language, string> = {
 };
 
 /**
- * A project listed by its GitHub repository (`github.com/OWNER/NAME`), in any language, is fetched
- * as the Go module proxy serves that repository at its semver tags: the repository's own tree at each
- * tag (less `vendor/` and any directory holding a go.mod of its own), where a registry's package
- * holds only what it packages.
+ * A project listed by its GitHub repository (`github.com/OWNER/NAME`), in any language, is read from a
+ * local snapshot of the repository where `CHAINSMITH_HELDOUT_SNAPSHOTS` holds one (its tree at its last
+ * semver tags), else fetched as the Go module proxy serves that repository at its semver tags (less
+ * `vendor/` and any directory holding a go.mod of its own): the repository's own tree, where a
+ * registry's package holds only what it packages.
  */
-const fetchOf = (language: Language, name: string): { fetch: Fetch; registry: string } =>
-  name.startsWith('github.com/')
-    ? { fetch: goReleases, registry: 'goproxy' }
-    : { fetch: FETCH[language], registry: REGISTRY[language] };
+const fetchOf = (language: Language, name: string): { fetch: Fetch; registry: string } => {
+  if (!name.startsWith('github.com/')) return { fetch: FETCH[language], registry: REGISTRY[language] };
+  return snapshotOf(name)
+    ? { fetch: snapshotReleases, registry: 'github' }
+    : { fetch: goReleases, registry: 'goproxy' };
+};
 
 const say = (line: string) => console.error(`[heldout] ${line}`);
 const round = (v: number) => Math.round(v * 1000) / 1000;

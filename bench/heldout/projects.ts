@@ -40,6 +40,18 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutPr
     'six',
     'packaging',
     'markupsafe',
+    // Wave 3 (session 26), chosen before any run: widely used Python libraries on GitHub whose snapshot (the search
+    // tool's fetch; the Go proxy served none of them) has >= 3 semver tags, each of a shape the list lacks: a src/
+    // layout with tox.ini, a C extension with requirements/, flit, poetry with poetry.lock, hatch with uv.lock and
+    // noxfile.py, pdm with pdm.lock and noxfile.py, setuptools_scm with tox.ini, requirements.txt with src/.
+    'github.com/Pylons/waitress',
+    'github.com/aio-libs/multidict',
+    'github.com/Textualize/rich',
+    'github.com/executablebooks/markdown-it-py',
+    'github.com/frostming/marko',
+    'github.com/python-jsonschema/jsonschema',
+    'github.com/theskumar/python-dotenv',
+    'github.com/pytest-dev/pytest-mock',
   ]),
   go: alternate([
     'github.com/google/uuid',

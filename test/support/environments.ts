@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { Environments } from '../../src/environments/builder';
 import { baseImageTag } from '../../src/environments/images';
+import { PYTEST } from '../../src/environments/languages/python/pytest';
 import type { RecipeOverride } from '../../src/environments/recipe';
 import type { GoldValidationDeps } from '../../src/judge/gold-validation';
 
-export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
+export const TEST_COMMAND = PYTEST;
 
 /**
  * Environments as a worker builds them (offline, on the provisioned images), for tests and benchmarks.

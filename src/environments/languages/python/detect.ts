@@ -250,9 +250,9 @@ function namesInRequirements(text: string | undefined): string[] {
  */
 export async function addedTestRequirements(base: RepoFiles, merged: RepoFiles): Promise<string[]> {
   const declaredIn = async (files: RepoFiles, testOnly: boolean) => {
-    const { found, requirementFiles } = await requirementFilesOf(files);
+    const { found, tests } = await requirementFilesOf(files);
     // Test ones only: development files and groups add linters and release tools, not what tests import.
-    const reqFiles = testOnly ? requirementFiles.filter((f) => /test/i.test(f)) : found;
+    const reqFiles = testOnly ? tests : found;
     const names = (await Promise.all(reqFiles.map(async (f) => namesInRequirements(await files.read(f))))).flat();
     const pyproject = pyprojectDeclares(
       files.rootFiles.has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '',

@@ -1,5 +1,6 @@
 import type { RepoFiles } from '../../contract';
 import { DOCS, pyprojectDeclares, testSelection, type TestSelection } from './pyproject-declares';
+import { requirementFilesNamed } from './tool-deps';
 
 /** Requirement files a test run usually needs, below the root. */
 const NESTED_REQUIREMENTS = [
@@ -9,21 +10,33 @@ const NESTED_REQUIREMENTS = [
   'requirements/dev.txt',
   'tests/requirements.txt',
 ];
-/** Requirement files at the root and the usual nested places: test ones where there are some, else development ones (which often pull in docs and linters too). */
-export async function requirementFilesOf(files: RepoFiles): Promise<{ requirementFiles: string[]; found: string[] }> {
+/**
+ * Requirement files at the root, the usual nested places and those the test runs install by `-r` (tox,
+ * nox): test ones where there are some, else development ones (which often pull in docs and linters too).
+ * `tests` are the test ones: by their name, or named by a test run.
+ */
+export async function requirementFilesOf(
+  files: RepoFiles,
+): Promise<{ requirementFiles: string[]; found: string[]; tests: string[] }> {
   const rootRequirements = [...files.rootFiles]
     .filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f))
     .sort();
-  const nested = (
-    await Promise.all(NESTED_REQUIREMENTS.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))
-  ).filter((f): f is string => !!f);
-  const found = [...rootRequirements, ...nested];
-  const testFiles = found.filter((f) => /test/i.test(f));
+  const root = async (name: string) => (files.rootFiles.has(name) ? ((await files.read(name)) ?? '') : '');
+  const named = requirementFilesNamed(await root('tox.ini'), await root('noxfile.py')).filter((f) => !DOCS.test(f));
+  const existing = async (paths: string[]) =>
+    (await Promise.all(paths.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))).filter(
+      (f): f is string => !!f,
+    );
+  const nested = await existing(NESTED_REQUIREMENTS);
+  const run = await existing(named);
+  const found = [...new Set([...rootRequirements, ...nested, ...run])];
+  const tests = found.filter((f) => /test/i.test(f) || run.includes(f));
   return {
     requirementFiles: found
-      .filter((f) => !/test|dev/i.test(f))
-      .concat(testFiles.length ? testFiles : found.filter((f) => /dev/i.test(f))),
+      .filter((f) => !/test|dev/i.test(f) && !tests.includes(f))
+      .concat(tests.length ? tests : found.filter((f) => /dev/i.test(f))),
     found,
+    tests,
   };
 }
 

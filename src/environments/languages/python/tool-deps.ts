@@ -6,8 +6,9 @@ const TEST_OR_DEV = /^(tests?|testing|dev|develop|development|default)$/i;
 /**
  * Test and development requirements that tools keep outside the standard tables: Poetry's
  * dev-dependencies and test or dev groups, PDM's dev-dependencies, Hatch's default and test
- * environments, tox's [testenv] deps. Without them pytest plugins a project's configuration names
- * (--cov, asyncio) are missing, and its tests fail or are skipped. Poetry's entries are names only (its
+ * environments (`hatch test`'s too), uv's and Rye's dev-dependencies, tox's [testenv] deps. Without
+ * them pytest plugins a project's configuration names (--cov, asyncio) are missing, and its tests
+ * fail or are skipped. Poetry's entries are names only (its
  * version syntax is not PEP 508); the resolver picks what the registry had as of the manifests' date.
  */
 export function toolTestRequirements(pyproject: TomlTable | undefined, toxIni: string): string[] {
@@ -27,8 +28,13 @@ export function toolTestRequirements(pyproject: TomlTable | undefined, toxIni: s
   }
   const pdm = tomlTable(pyproject, 'tool.pdm.dev-dependencies');
   for (const group of tomlKeys(pdm).filter((g) => TEST_OR_DEV.test(g))) found.push(...(tomlStrings(pdm, group) ?? []));
-  for (const env of ['default', 'test', 'tests'])
-    found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), 'dependencies') ?? []));
+  // hatch-test is the environment `hatch test` runs in; an environment's extra-dependencies add to what it inherits.
+  for (const env of ['default', 'test', 'tests', 'hatch-test'])
+    for (const key of ['dependencies', 'extra-dependencies'])
+      found.push(...(tomlStrings(tomlTable(pyproject, `tool.hatch.envs.${env}`), key) ?? []));
+  // uv's and Rye's development requirements before PEP 735's [dependency-groups]: one list each.
+  for (const tool of ['uv', 'rye'])
+    found.push(...(tomlStrings(tomlTable(pyproject, `tool.${tool}`), 'dev-dependencies') ?? []));
   found.push(...toxDeps(toxIni));
   // The project itself (tox and Hatch often list it) is installed from its tree, not fetched.
   const own = tomlString(tomlTable(pyproject, 'project') ?? poetry, 'name');
@@ -42,11 +48,35 @@ export function toolTestRequirements(pyproject: TomlTable | undefined, toxIni: s
  * stage's Python is cannot be told here, and an old pin could win over the general line.
  */
 export function toxDeps(ini: string): string[] {
+  return testenvDeps(ini).filter((line) => /^[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*([<>=!~;].*)?$/.test(line));
+}
+
+/** tox.ini's [testenv] deps, a line each, comments and the lines for some environments only left out. */
+function testenvDeps(ini: string): string[] {
   const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(ini)?.[1] ?? '';
   const deps = /^deps\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
   return deps
     .split('\n')
     .map((line) => line.replace(/\s#.*$/, '').trim())
-    .filter((line) => !/^[\w,!-]+:\s/.test(line))
-    .filter((line) => /^[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*([<>=!~;].*)?$/.test(line));
+    .filter((line) => line && !/^[\w,!-]+:\s/.test(line));
+}
+
+/**
+ * The requirement files a project's test runs install by `-r` (`--requirement`): tox.ini's [testenv]
+ * deps (`-r{toxinidir}/requirements/ci.txt`) and the test sessions of its noxfile.py (a function whose
+ * name says test, `session.install("-r", "requirements/pytest.txt")`). Their names follow no
+ * convention, so the usual places (resolver-inputs.ts) miss them, and with them what the tests import.
+ * Paths relative to the root; a path built at run time (an f-string, a variable) is not seen.
+ */
+export function requirementFilesNamed(toxIni: string, noxfile: string): string[] {
+  const paths: string[] = [];
+  for (const line of testenvDeps(toxIni)) {
+    const m = /^(?:-r|--requirement)\s*=?\s*(\S+)$/.exec(line);
+    if (m) paths.push(m[1].replace(/^\{toxinidir\}\//, ''));
+  }
+  const sessions = noxfile.split(/^(?=\S)/m).filter((block) => /^def\s+\w*test/i.test(block));
+  for (const install of sessions.flatMap((s) => [...s.matchAll(/\.install\(([^)]*)\)/g)].map((m) => m[1])))
+    for (const m of install.matchAll(/["'](?:-r|--requirement)(?:["']\s*,\s*["']|=)?([^"'\s]+)["']/g)) paths.push(m[1]);
+  const relative = paths.map((p) => p.replace(/^\.\//, '')).filter((p) => !/^\/|\.\.|[{$]/.test(p));
+  return [...new Set(relative)];
 }

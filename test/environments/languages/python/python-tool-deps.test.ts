@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detectPython, poetryPython } from '../../../../src/environments/languages/python/detect';
-import { toolTestRequirements } from '../../../../src/environments/languages/python/tool-deps';
+import { requirementFilesNamed, toolTestRequirements } from '../../../../src/environments/languages/python/tool-deps';
 import { parseToml } from '../../../../src/environments/languages/python/pyproject';
 
 test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
@@ -126,4 +126,39 @@ test("Poetry's python constraint keeps its upper bound when it becomes a PEP 440
     undefined,
     undefined,
   ]);
+});
+
+test("the requirement files tox's [testenv] and nox's test sessions install by -r are found, whatever their names", () => {
+  const tox = `[testenv]
+deps =
+    -r{toxinidir}/requirements/ci.txt
+    --requirement=./constraints/pytest-deps.txt
+    py38: -r requirements/py38.txt
+    -r {env:REQS}
+commands = pytest
+
+[testenv:lint]
+deps = -r requirements/lint.txt
+`;
+  const nox = `import nox
+
+
+@nox.session(python=["3.11", "3.12"])
+def tests(session):
+    session.install("-r", "requirements/pytest.txt", "-rci/extra.txt")
+    session.install(".")
+    session.run("pytest", "-rxs")
+
+
+@nox.session
+def lint(session):
+    session.install("-r", "requirements/lint.txt")
+`;
+  expect(requirementFilesNamed(tox, nox)).toEqual([
+    'requirements/ci.txt',
+    'constraints/pytest-deps.txt',
+    'requirements/pytest.txt',
+    'ci/extra.txt',
+  ]);
+  expect(requirementFilesNamed('', '')).toEqual([]);
 });
