@@ -14,7 +14,7 @@ import { PROJECTS, RELEASES, type Split } from './heldout/projects';
 import { pypiReleases } from './heldout/pypi';
 import type { Release } from './heldout/release';
 import { releaseChain } from './heldout/release-chain';
-import { snapshotOf, snapshotReleases } from './heldout/snapshot';
+import { snapshotReleases } from './heldout/snapshot';
 import { validateRun, type ValidateRun } from './validation/child';
 
 type Language = keyof typeof PROJECTS;
@@ -26,7 +26,7 @@ const FETCH: Record<Language, Fetch> = {
   go: goReleases,
   rust: crateReleases,
   java: mavenReleases,
-  c: goReleases,
+  c: snapshotReleases,
 };
 
 /** Registry names become repository names under a prefix no real GitHub owner has: `heldout-pypi/attrs`. */
@@ -35,22 +35,19 @@ const REGISTRY: Record<Language, string> = {
   go: 'goproxy',
   rust: 'crates',
   java: 'maven',
-  c: 'goproxy',
+  c: 'github',
 };
 
 /**
- * A project listed by its GitHub repository (`github.com/OWNER/NAME`), in any language, is read from a
- * local snapshot of the repository where `CHAINSMITH_HELDOUT_SNAPSHOTS` holds one (its tree at its last
- * semver tags), else fetched as the Go module proxy serves that repository at its semver tags (less
- * `vendor/` and any directory holding a go.mod of its own): the repository's own tree, where a
- * registry's package holds only what it packages.
+ * A project of another language than Go listed by its GitHub repository (`github.com/OWNER/NAME`) is
+ * read from a local snapshot of the repository under `CHAINSMITH_HELDOUT_SNAPSHOTS` (the search tool's
+ * `fetch` makes them: its tree at its last semver tags), and is not fetched where none is there. The Go
+ * module proxy serves Go modules alone: a Go project's `github.com/…` name is its module's.
  */
-const fetchOf = (language: Language, name: string): { fetch: Fetch; registry: string } => {
-  if (!name.startsWith('github.com/')) return { fetch: FETCH[language], registry: REGISTRY[language] };
-  return snapshotOf(name)
+const fetchOf = (language: Language, name: string): { fetch: Fetch; registry: string } =>
+  language !== 'go' && name.startsWith('github.com/')
     ? { fetch: snapshotReleases, registry: 'github' }
-    : { fetch: goReleases, registry: 'goproxy' };
-};
+    : { fetch: FETCH[language], registry: REGISTRY[language] };
 
 const say = (line: string) => console.error(`[heldout] ${line}`);
 const round = (v: number) => Math.round(v * 1000) / 1000;

@@ -1,8 +1,8 @@
 /**
  * Real projects nobody here has tuned on, taken from the package registries: their releases as packaged,
- * or, for a project named by its GitHub repository (`github.com/OWNER/NAME`, any language), the
- * repository's tree at its last semver tags as the host's Go module proxy serves it (GitHub itself is
- * out of reach). Chosen before any was run, by one rule: libraries in wide use
+ * or, for a project of another language than Go named by its GitHub repository (`github.com/OWNER/NAME`),
+ * the repository's tree at its last semver tags, read from a snapshot the search tool's `fetch` made
+ * (heldout.ts, fetchOf; GitHub itself is out of reach, and the Go module proxy serves Go modules alone). Chosen before any was run, by one rule: libraries in wide use
  * whose published sources carry their test suites, small enough to validate in minutes; nothing was
  * added, dropped or reordered after seeing an outcome. Each list alternates `tune` and `report`: the
  * code may be changed for what the tune half shows; the report half's figures are the ones reported,
@@ -123,10 +123,11 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutPr
     'org.apache.xbean:xbean:source-release',
     'org.codehaus.plexus:plexus-utils:source-release',
   ]),
-  // C has no registry of releases here: its projects are GitHub repositories, whose tagged trees the host's Go
-  // module proxy serves (heldout.ts, fetchOf). Session 26, chosen before any run: widely used C/C++ libraries whose
-  // last three semver tags the proxy lists (6 of the 48 repositories asked; none with a plain Makefile was served),
-  // ordered so each half holds a C CMake library and another build system: CMake, meson, autotools, C++ on CMake.
+  // C has no registry of releases here: its projects are GitHub repositories, read from snapshots (heldout.ts,
+  // fetchOf). Session 26, chosen before any run: widely used C/C++ libraries whose last three semver tags the host's
+  // Go proxy listed (6 of the 48 repositories asked; none with a plain Makefile was served), ordered so each half
+  // holds a C CMake library and another build system: CMake, meson, autotools, C++ on CMake. The proxy served their
+  // trees for the session's first runs; it serves Go modules alone, so they are read from snapshots since.
   c: alternate([
     'github.com/libuv/libuv',
     'github.com/madler/zlib',
