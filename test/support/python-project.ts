@@ -1,4 +1,8 @@
-import type { PythonInputs } from '../../src/environments/languages/python/fetch';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Resolution } from '../../src/environments/contract';
+import { pythonFetch, type PythonInputs } from '../../src/environments/languages/python/fetch';
 
 /** `tally`, a setuptools project on Python 3.8 and later: the pyproject.toml of generated Python repositories. */
 export const TALLY_PYPROJECT =
@@ -17,3 +21,37 @@ export const fetchInputs = (over: Partial<PythonInputs> & Pick<PythonInputs, 'py
   toolDeps: [],
   ...over,
 });
+
+/**
+ * A Python fetch of `acme`, a setuptools project whose setup.py requires `requires`, into a directory
+ * of its own (removed after), as of `asOf`: the resolution and the requirements it leaves for the image.
+ */
+export async function fetchAcme(
+  inputs: PythonInputs,
+  requires: string[],
+  asOf: Date,
+): Promise<{ resolution: Resolution; requirements: string }> {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-fetch-acme-'));
+  try {
+    const src = join(root, 'src');
+    const depsDir = join(root, 'deps');
+    await mkdir(join(src, 'acme'), { recursive: true });
+    await mkdir(depsDir);
+    await writeFile(join(src, 'acme', '__init__.py'), '');
+    await writeFile(
+      join(src, 'setup.py'),
+      `from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=${JSON.stringify(requires)})\n`,
+    );
+    const resolution = await pythonFetch(inputs)({
+      srcDir: src,
+      depsDir,
+      asOf,
+      log: () => undefined,
+      signal: new AbortController().signal,
+      toolsDir: join(root, 'tools'),
+    });
+    return { resolution, requirements: await readFile(join(depsDir, 'requirements.txt'), 'utf8') };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}

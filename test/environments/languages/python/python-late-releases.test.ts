@@ -1,10 +1,6 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { lateReleases } from '../../../../src/environments/languages/python/date-pinned';
-import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
-import { fetchInputs } from '../../../support/python-project';
+import { fetchAcme, fetchInputs } from '../../../support/python-project';
 
 test("uv's hint of a package the date leaves no release of is read, wrapped or coloured; a floor raised past the date is not", () => {
   const stderr = [
@@ -39,33 +35,15 @@ test("uv's hint of a package the date leaves no release of is read, wrapped or c
  * taken as of its first release that is still served, and the stage's other packages stay of its date.
  */
 test('a requirement whose releases of the era are gone from the index resolves to the release that replaced them, the rest as of the date', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'chainsmith-late-releases-'));
-  try {
-    const src = join(root, 'src');
-    const depsDir = join(root, 'deps');
-    await mkdir(join(src, 'acme'), { recursive: true });
-    await mkdir(depsDir);
-    await writeFile(join(src, 'acme', '__init__.py'), '');
-    await writeFile(
-      join(src, 'setup.py'),
-      'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["atomicwrites>=1.0", "six"])\n',
-    );
-    const resolution = await pythonFetch(fetchInputs({ python: '3.6' }))({
-      srcDir: src,
-      depsDir,
-      asOf: new Date('2019-01-01T06:39:54Z'),
-      log: () => undefined,
-      signal: new AbortController().signal,
-      toolsDir: join(root, 'tools'),
-    });
-    const requirements = await readFile(join(depsDir, 'requirements.txt'), 'utf8');
-    expect(requirements).toMatch(/^atomicwrites==1\.4\.1$/m);
-    // six as of the date (1.12.0 came on 2018-12-10; 1.13.0 in 2019-11).
-    expect(requirements).toMatch(/^six==1\.12\.0$/m);
-    expect(resolution.notes).toContain(
-      'atomicwrites has no release as of 2019-01-01 that the requirements allow and the index serves (gone from it, or published later): resolved as of the day after atomicwrites 1.4.1 was published (2022-07-08), alone',
-    );
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const { resolution, requirements } = await fetchAcme(
+    fetchInputs({ python: '3.6' }),
+    ['atomicwrites>=1.0', 'six'],
+    new Date('2019-01-01T06:39:54Z'),
+  );
+  expect(requirements).toMatch(/^atomicwrites==1\.4\.1$/m);
+  // six as of the date (1.12.0 came on 2018-12-10; 1.13.0 in 2019-11).
+  expect(requirements).toMatch(/^six==1\.12\.0$/m);
+  expect(resolution.notes).toContain(
+    'atomicwrites has no release as of 2019-01-01 that the requirements allow and the index serves (gone from it, or published later): resolved as of the day after atomicwrites 1.4.1 was published (2022-07-08), alone',
+  );
 }, 600_000);
