@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { ArtifactStore } from '../../src/artifacts/store';
 import { Environments } from '../../src/environments/builder';
 import { baseImageTag } from '../../src/environments/images';
-import { PYTEST } from '../../src/environments/languages/python/pytest';
 import type { RecipeOverride } from '../../src/environments/recipe';
 import type { GoldValidationDeps } from '../../src/judge/gold-validation';
 
-export const TEST_COMMAND = PYTEST;
+export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
 
 /**
  * Environments as a worker builds them (offline, on the provisioned images), for tests and benchmarks.

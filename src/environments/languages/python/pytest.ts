@@ -22,14 +22,8 @@ const OUTCOME: Record<string, TestCase['outcome']> = {
  * failures and errors last: nearest the end of the output, which a cut keeps.
  */
 export const PYTEST_SUMMARY_FLAG = '-rpsxXfE';
-/**
- * The test command of a Python project, and of a repository nothing was detected in (sandbox.testCommand's
- * default): pytest, its process ended with its session. A test that leaves a thread blocked (a writer on
- * a FIFO that the code before a fix never opens) keeps the interpreter from exiting after pytest printed
- * its report, since it waits for every thread, until the run's limit kills it: 600 s for a report that
- * was whole. So `os._exit` with pytest's code once its output is flushed.
- */
-export const PYTEST = `python3 -c 'import os, sys, pytest; c = pytest.main(); sys.stdout.flush(); sys.stderr.flush(); os._exit(int(c))' -q -p no:cacheprovider`;
+/** The test command of a Python project, and of a repository nothing was detected in (sandbox.testCommand's default). */
+export const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
 /**
  * pytest from 3.0 on stops the whole run at a test file that cannot be collected (a module a PR's test
  * file imports that the environment lacks, a marker only an uninstalled plugin registers): the PR's
