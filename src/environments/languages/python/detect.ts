@@ -8,6 +8,7 @@ import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
 import { bundledPip } from './wheel-tags';
 import { editableInstall } from './editable';
+import { installSessionExit } from './session-exit';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
@@ -118,6 +119,8 @@ export async function detectPython(
               `${interpreter} -m venv --system-site-packages ${venv}`,
               ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
+      // pytest ends with its session where a thread a test left blocked would hold it to the run's limit.
+      lines.push(installSessionExit(`${venv}/bin/python`));
       if (installable) lines.push(editableInstall(pip, `${venv}/bin/python`));
       // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
       if (needsFetch)
