@@ -1,4 +1,5 @@
 import { editableInstall } from '../../src/environments/languages/python/editable';
+import { installSessionExit } from '../../src/environments/languages/python/session-exit';
 import Docker from 'dockerode';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,8 @@ test('recipes are detected per language from the files at the base; a layout not
     toolchain: { image: 'python', version: '3.11' },
     setup: [
       `python3 -m venv --system-site-packages ${VENV}`,
-      editableInstall(
+      installSessionExit(`${VENV}/bin/python`),
+      ...editableInstall(
         `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index`,
         `${VENV}/bin/python`,
       ),

@@ -128,6 +128,21 @@ test('each failing stage gets its kind, command, exit code and last lines, and v
 });
 
 /**
+ * A detected package whose own install fails (its setup.py raises): the reason names the install
+ * line whole, not a program cut at the command's bound, and ends with the project's own error.
+ */
+test("a package whose install fails names the install line whole, and the package's error", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-install-'));
+  const broken = await oneStage(dir, 'gen/install', {
+    'setup.py': 'raise SystemExit("calc cannot be installed here")\n',
+  });
+  const [failed] = await validateStages(depsIn(dir), [broken]);
+  expect(failed.reason).toMatchObject({ kind: 'build-failed' });
+  expect(failed.reason!.command).toMatch(/ --no-deps -e \. \|\| .* --no-deps \.$/);
+  expect(failed.reason!.tail).toContain('calc cannot be installed here');
+});
+
+/**
  * Exit 137 is what a run stopped at its time limit gets, and also what a SIGKILL from anywhere else
  * gives: tests that kill their own process group long before the limit did not time out.
  */

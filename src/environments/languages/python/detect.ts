@@ -121,7 +121,7 @@ export async function detectPython(
             ];
       // pytest ends with its session where a thread a test left blocked would hold it to the run's limit.
       lines.push(installSessionExit(`${venv}/bin/python`));
-      if (installable) lines.push(editableInstall(pip, `${venv}/bin/python`));
+      if (installable) lines.push(...editableInstall(pip, `${venv}/bin/python`));
       // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
       if (needsFetch)
         lines.push(

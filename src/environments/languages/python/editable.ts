@@ -45,16 +45,24 @@ for info, stamp in sorted(records().items()):
     print("${SETUP_WARNING} the build backend makes no editable install (PEP 660): " + info + " is imported from " + os.path.abspath(root))
 `;
 
+/** Where the build writes FROM_THE_TREE: the install line names it, so a failing one stays short in a stage's reason. */
+const FROM_THE_TREE_FILE = '/tmp/chainsmith-from-tree.py';
+
 /**
  * The project installed editable (`pip install -e .`, without build isolation or its dependencies);
  * where its build backend has no editable hook (PEP 660: flit_core before 3.4, poetry-core before
  * 1.0.8, early pdm), built as a wheel and imported from the tree all the same (FROM_THE_TREE). The pip
  * is the venv's, which may be one the requirements pin (a build backend of 2020 imports pip's own
  * modules, pdm 0.x pip 20's): before pip 10, which knows no --no-build-isolation, there is no build
- * isolation to turn off (a dependency of 2018 can pin pip 9).
+ * isolation to turn off (a dependency of 2018 can pin pip 9). Setup lines of one build script: the
+ * program and the flag are set apart, and the install line, which a failed build's reason names,
+ * fits its bound (REASON_LIMITS.command).
  */
-export function editableInstall(pip: string, python: string): string {
-  const isolation = `$(${python} -m pip install --help 2>/dev/null | grep -o -m1 -- --no-build-isolation || true)`;
-  const install = `${pip} ${isolation} --no-deps`;
-  return `${install} -e . || ${python} -c ${shellQuote(FROM_THE_TREE)} ${install} .`;
+export function editableInstall(pip: string, python: string): string[] {
+  const install = `${pip} $isolation --no-deps`;
+  return [
+    `printf '%s' ${shellQuote(FROM_THE_TREE)} > ${FROM_THE_TREE_FILE}`,
+    `isolation=$(${python} -m pip install --help 2>/dev/null | grep -o -m1 -- --no-build-isolation || true)`,
+    `${install} -e . || ${python} ${FROM_THE_TREE_FILE} ${install} .`,
+  ];
 }
