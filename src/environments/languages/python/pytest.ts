@@ -5,12 +5,14 @@ import { shellQuote } from '../../../process/shell-quote';
 /**
  * pytest's short test summary ("PASSED tests/a.py::test_x", "FAILED tests/a.py::test_y - assert …"),
  * asked for with -r. Collection errors name a file, not a test ("ERROR tests/a.py - ImportError"):
- * they are kept as such, and the tests inside count as not passing.
+ * they are kept as such, and the tests inside count as not passing. pytest before 5.0 wrote a failure
+ * "FAIL tests/a.py::test_y" (3.x and 4.x, 2016–2019): read as FAILED.
  */
-const SUMMARY_LINE = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)/;
+const SUMMARY_LINE = /^(PASSED|FAILED|FAIL|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)/;
 const OUTCOME: Record<string, TestCase['outcome']> = {
   PASSED: 'passed',
   FAILED: 'failed',
+  FAIL: 'failed',
   ERROR: 'error',
   SKIPPED: 'skipped',
   XFAIL: 'xfailed',
@@ -85,6 +87,6 @@ export const pytestRunner: TestRunner<'pytest'> = {
 function failureSummary(output: string, id: string): string | undefined {
   const line = output
     .split('\n')
-    .find((l) => /^(FAILED|ERROR) /.test(l) && summaryId(l.slice(l.indexOf(' ') + 1)) === id);
-  return line?.replace(/^(FAILED|ERROR) /, '').slice(0, 500);
+    .find((l) => /^(FAILED|FAIL|ERROR) /.test(l) && summaryId(l.slice(l.indexOf(' ') + 1)) === id);
+  return line?.replace(/^(FAILED|FAIL|ERROR) /, '').slice(0, 500);
 }

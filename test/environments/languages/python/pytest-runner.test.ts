@@ -31,6 +31,19 @@ test("pytest's short summary becomes per-test outcomes; skips decide nothing", (
   expect(parsePytestSummary('1 passed in 0.01s')).toBeUndefined();
 });
 
+/** pytest 3 and 4 (2016–2019) wrote a failure as FAIL: an era's failing tests were not seen at all. */
+test("pytest before 5.0's FAIL lines are failures", () => {
+  const old = `.F
+=========================== short test summary info ============================
+PASSED tests/test_a.py::test_ok
+FAIL tests/test_a.py::test_bad
+1 failed, 1 passed in 0.03 seconds`;
+  expect(parsePytestSummary(old)).toEqual([
+    { id: 'tests/test_a.py::test_ok', outcome: 'passed' },
+    { id: 'tests/test_a.py::test_bad', outcome: 'failed' },
+  ]);
+});
+
 test('gold validation sorts tests into FAIL_TO_PASS, PASS_TO_PASS and broken', () => {
   const before = [
     { id: 'a::old', outcome: 'passed' as const },
