@@ -4,32 +4,90 @@ import { shellQuote } from '../../../process/shell-quote';
 const GRACE_SECONDS = 10;
 
 /**
- * A pytest plugin that ends the process with pytest's exit status once its session is over, where a
- * thread a test left blocked would hold it. Python waits for every non-daemon thread at exit: a test
- * that starts a writer on a FIFO the code before a fix never opens leaves one waiting for good, and the
- * run, its report printed whole, went on to its time limit (600 s a run, a stage `timeout`). Only the
- * outermost session counts (pytest's own tests run sessions inside one), only where such a thread is
- * alive at its end, and only after a grace in which the interpreter may still exit by itself; a
- * pytest-xdist worker is left to its controller.
+ * A pytest plugin for two ways a run outlives its tests, each of which held a run to its time limit
+ * (600 s) and cost it its per-test report:
+ * - Its session is over, but Python waits at exit for every non-daemon thread and multiprocessing
+ *   child: a test that starts a writer on a FIFO the code before a fix never opens, or a server
+ *   process it never stops, leaves one waiting for good. Where such a thread or child is alive at the
+ *   session's end, the process ends with pytest's exit status after a grace in which it may still
+ *   exit by itself, the children killed first.
+ * - A test hangs (a client waiting on a server the code before the fix never starts): the run's limit
+ *   sends SIGTERM (timeout(1), to the whole process group) and pytest printed no summary. The tests
+ *   reported so far are then written in its short summary's form, the one under way as failed, on the
+ *   stdout pytest started with (a test's own output is captured), and the process ends by the signal.
+ * Only the outermost session counts (pytest's own tests run sessions inside one); a pytest-xdist
+ * worker is left to its controller; a forked child keeps the default.
  */
-const PLUGIN = `import os, sys, threading, time
+const PLUGIN = `import os, signal, sys, threading, time
+_pid = os.getpid()
+try:
+    _stdout = os.dup(1)
+except OSError:
+    _stdout = None
 _outer = []
 _session = []
+_seen = {}
+_running = []
+def _worker(config):
+    return hasattr(config, "workerinput") or hasattr(config, "slaveinput")
 def pytest_configure(config):
-    if not _outer:
-        _outer.append(config)
+    if _outer:
+        return
+    _outer.append(config)
+    if not _worker(config) and _stdout is not None:
+        try:
+            signal.signal(signal.SIGTERM, _at_limit)
+        except ValueError:
+            pass
+def pytest_runtest_logstart(nodeid):
+    _running[:] = [nodeid]
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        if hasattr(report, "wasxfail"):
+            word = "XFAIL" if report.skipped else "XPASS"
+        else:
+            word = {"passed": "PASSED", "failed": "FAILED"}.get(report.outcome)
+    else:
+        word = "ERROR" if report.failed else None
+    if word and (word in ("FAILED", "ERROR") or report.nodeid not in _seen):
+        _seen[report.nodeid] = word
+    if report.when == "teardown":
+        _running[:] = []
+def _at_limit(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if os.getpid() == _pid and not _session:
+        where = getattr(_outer[0], "cwd_relative_nodeid", lambda nodeid: nodeid)
+        lines = [word + " " + where(nodeid) for nodeid, word in _seen.items()]
+        lines += ["FAILED " + where(nodeid) + " - the run's time limit ended it while it ran" for nodeid in _running if _seen.get(nodeid) not in ("FAILED", "ERROR")]
+        text = "\\n=== the run's time limit ended pytest: the tests it had reported ===\\n" + "\\n".join(lines) + "\\n"
+        try:
+            os.write(_stdout, text.encode("utf-8", "replace"))
+        except OSError:
+            pass
+    os.kill(os.getpid(), signal.SIGTERM)
 def pytest_sessionfinish(session):
     if _outer and session.config is _outer[0]:
         _session.append(session)
+def _children():
+    mp = sys.modules.get("multiprocessing")
+    try:
+        return [c for c in mp.active_children() if not c.daemon] if mp else []
+    except Exception:
+        return []
 def pytest_unconfigure(config):
-    if not _session or config is not _outer[0] or hasattr(config, "workerinput") or hasattr(config, "slaveinput"):
+    if not _session or config is not _outer[0] or _worker(config):
         return
     me = threading.current_thread()
-    if not [t for t in threading.enumerate() if t is not me and t.is_alive() and not t.daemon]:
+    if not [t for t in threading.enumerate() if t is not me and t.is_alive() and not t.daemon] and not _children():
         return
     status = int(_session[0].exitstatus)
     def end():
         time.sleep(${GRACE_SECONDS})
+        for child in _children():
+            try:
+                os.kill(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
