@@ -190,6 +190,12 @@ export interface TestRunner<R extends string = string> {
   selects?: { files(files: string[]): string[]; described: string };
   /** The tool's one-line reason for a failing test, where it prints one, for the feedback on a failed stage. */
   failureLine?(output: string, id: string): string | undefined;
+  /**
+   * Where a run's output shows that the project's own code cannot be read by the environment's
+   * toolchain at all (a Python 2 module under Python 3), what it says: no test could pass on any
+   * change, and only a toolchain this host lacks would run them.
+   */
+  toolchainMismatch?(output: string): string | undefined;
 }
 
 /** What a detector is given besides the base's files. */

@@ -20,6 +20,7 @@ import {
 } from '../schemas';
 import { redact, stageReason } from '../stage-reason';
 import { prTestCommand, prTests, runTests, testPaths } from '../environments/pr-tests';
+import { runnerFor } from '../environments/languages';
 import { overlayInlineTests, testItemFunctions } from '../environments/inline-tests';
 import { shellQuote } from '../process/shell-quote';
 import { touchedFunctions, touchedTest } from './touched-tests';
@@ -180,6 +181,7 @@ export async function validateGold(
                 gold,
                 service,
                 unserved: plan.manifest.resolution?.unserved,
+                mismatch: runs.after && runnerFor(plan.runner).toolchainMismatch?.(runs.after.output),
                 timeoutSeconds,
               }),
           }),

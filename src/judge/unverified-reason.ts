@@ -13,6 +13,8 @@ export interface UnverifiedRuns {
   gold: Pick<GoldTests, 'passToPass' | 'brokenOnGold'>;
   /** The line of the run's output that says a service was needed (serviceNeeded). */
   service?: string;
+  /** What the run after the change says of the project's code that its toolchain cannot read (TestRunner.toolchainMismatch). */
+  mismatch?: string;
   /** What the environment was built without, no registry serving it (Resolution.unserved). */
   unserved?: Array<{ name: string; why: string }>;
   timeoutSeconds: number;
@@ -39,6 +41,12 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   // error, as a test module that cannot be imported is): the environment cannot run them, whatever they check.
   const passing = (v.after.cases ?? []).filter((c) => testPasses(c.outcome));
   if (!v.after.passed && passing.length === 0 && !v.gold.passToPass.length) {
+    if (v.mismatch)
+      return stageReason(
+        'unsupported',
+        `the environment's toolchain cannot read the project's code (${v.mismatch}): its tests need one this host does not provide`,
+        v.after,
+      );
     const output = v.after.output;
     // As an import's error quotes it (`cannot find package "x"`): not a longer path that begins with it.
     const needed = v.unserved?.find((u) => output.includes(`"${u.name}"`));

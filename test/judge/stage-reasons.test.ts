@@ -143,6 +143,26 @@ test("a package whose install fails names the install line whole, and the packag
 });
 
 /**
+ * Code of another Python (Python 2's print statement) that the environment's interpreter cannot
+ * parse: no change makes the PR's tests pass here, and only a toolchain the host lacks would run
+ * them. The stage is unsupported, naming the file and the error, not a test that cannot run.
+ */
+test("code the environment's Python cannot parse makes the stage unsupported, naming where", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-python2-'));
+  const legacy = await oneStage(
+    dir,
+    'gen/python2',
+    { 'legacy.py': 'def hello():\n    print "hello"\n' },
+    'import legacy\nfrom calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n',
+  );
+  const [failed] = await validateStages(depsIn(dir, 300), [legacy]);
+  expect(failed.reason).toMatchObject({ kind: 'unsupported' });
+  expect(failed.reason!.summary).toMatch(
+    /^the environment's toolchain cannot read the project's code \(legacy\.py, line 2: SyntaxError: /,
+  );
+});
+
+/**
  * Exit 137 is what a run stopped at its time limit gets, and also what a SIGKILL from anywhere else
  * gives: tests that kill their own process group long before the limit did not time out.
  */

@@ -1,5 +1,6 @@
 import type { TestCase } from '../../../schemas';
 import type { TestRunner } from '../../contract';
+import { REPO_DIR } from '../../../container/sandbox';
 import { shellQuote } from '../../../process/shell-quote';
 
 /**
@@ -81,7 +82,19 @@ export const pytestRunner: TestRunner<'pytest'> = {
   runs: (command) => /\bpytest\b/.test(command),
   selects: { files: pytestFiles, described: 'Python files pytest could run' },
   failureLine: failureSummary,
+  toolchainMismatch: unparsedCode,
 };
+
+/**
+ * A module of the checkout that the interpreter cannot parse, as an import's traceback shows it (its
+ * file under the sandbox's repository, then the SyntaxError): code of another Python (`0600`,
+ * `print "x"`), which no change to it makes importable on this one.
+ */
+const UNPARSED = new RegExp(`File "${REPO_DIR}/([^"]+)", line (\\d+)\\n(?:.*\\n){0,3}?E?\\s*(SyntaxError: .*)`);
+function unparsedCode(output: string): string | undefined {
+  const m = UNPARSED.exec(output);
+  return m ? `${m[1]}, line ${m[2]}: ${m[3].trim()}` : undefined;
+}
 
 /** pytest's one-line reason for a failing test ("FAILED tests/a.py::t - assert 3 == 2.5"), if it printed one. */
 function failureSummary(output: string, id: string): string | undefined {
