@@ -5,7 +5,7 @@ const GRACE_SECONDS = 10;
 
 /**
  * A pytest plugin for two ways a run outlives its tests, each of which held a run to its time limit
- * (600 s) and cost it its per-test report:
+ * (600 s) and cost it its per-test report, and for an old pytest's report:
  * - Its session is over, but Python waits at exit for every non-daemon thread and multiprocessing
  *   child: a test that starts a writer on a FIFO the code before a fix never opens, or a server
  *   process it never stops, leaves one waiting for good. Where such a thread or child is alive at the
@@ -13,8 +13,11 @@ const GRACE_SECONDS = 10;
  *   exit by itself, the children killed first.
  * - A test hangs (a client waiting on a server the code before the fix never starts): the run's limit
  *   sends SIGTERM (timeout(1), to the whole process group) and pytest printed no summary. The tests
- *   reported so far are then written in its short summary's form, the one under way as failed, on the
- *   stdout pytest started with (a test's own output is captured), and the process ends by the signal.
+ *   reported so far are then written as its short summary writes them (ids as it shows them), the
+ *   one under way as failed, on the stdout pytest started with (a test's own output is captured), and
+ *   the process ends by the signal.
+ * And pytest before 2.9 (2016) knows no `-rp`: it writes failures alone, so a run where every test
+ * passed reported none; the passed tests are written as later versions write them.
  * Only the outermost session counts (pytest's own tests run sessions inside one); a pytest-xdist
  * worker is left to its controller; a forked child keeps the default.
  */
@@ -65,6 +68,17 @@ def _at_limit(signum, frame):
         except OSError:
             pass
     os.kill(os.getpid(), signal.SIGTERM)
+def pytest_terminal_summary(terminalreporter):
+    import pytest
+    try:
+        old = tuple(int(part) for part in pytest.__version__.split(".")[:2]) < (2, 9)
+    except ValueError:
+        old = False
+    if old and terminalreporter.config is _outer[0] and "p" in getattr(terminalreporter, "reportchars", ""):
+        where = getattr(terminalreporter.config, "cwd_relative_nodeid", lambda nodeid: nodeid)
+        for nodeid, word in _seen.items():
+            if word == "PASSED":
+                terminalreporter.write_line("PASSED " + where(nodeid))
 def pytest_sessionfinish(session):
     if _outer and session.config is _outer[0]:
         _session.append(session)
