@@ -26,8 +26,8 @@ import { sharedUntilFailure } from '../../../shared-promise';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), and when pdm's backends joined them.
-  return compareVersions(python, '3.12') >= 0 ? 10 : 9;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, and when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS.
+  return compareVersions(python, '3.12') >= 0 ? 11 : 10;
 }
 
 /**
@@ -41,7 +41,10 @@ export const uvInstalls = (minor: string) => compareVersions(minor, '3.8') >= 0;
 
 /**
  * Test tooling that runs on a Python only from these versions on, by the minor from which a floor
- * applies (a minor takes the newest entry at or below it): older pytest imports the py library, whose
+ * applies (a minor takes the newest entry at or below it): pytest before 2.7.3 rewrites assertions
+ * with Python 3.4's ast.Call, which 3.5 changed, so every test module with an assert errors at
+ * collection (`TypeError: Call constructor takes either 0 or 3 positional arguments`: a stage of 2013
+ * resolves pytest 2.3 on the oldest Python here, 3.6); older pytest imports the py library, whose
  * vendored apipkg fails from Python 3.11 on at import (`AttributeError: __spec__`), so a run reports no
  * test at all; pytest's assertion rewriting used ast.Str until 7.4.3, a DeprecationWarning from 3.12 on,
  * which fails every test module of a project that turns warnings into errors (jinja #1858 on 3.12).
@@ -49,6 +52,7 @@ export const uvInstalls = (minor: string) => compareVersions(minor, '3.8') >= 0;
  * dependencies) is resolved again as of `asOf`, when these were out.
  */
 const TOOLING_FLOORS: Array<{ from: string; floors: Record<string, string>; asOf: string }> = [
+  { from: '3.5', floors: { pytest: '2.7.3' }, asOf: '2015-09-16T00:00:00Z' },
   { from: '3.11', floors: { pytest: '7.0.1', py: '1.11.0' }, asOf: '2022-02-18T00:00:00Z' },
   { from: '3.12', floors: { pytest: '7.4.3', py: '1.11.0' }, asOf: '2023-10-25T00:00:00Z' },
 ];
@@ -320,20 +324,34 @@ export function pythonFetch(inputs: PythonInputs) {
     // The build backend, resolved apart: a lock file need not hold it, and the project installs without build isolation.
     const build = join(ctx.srcDir, '.chainsmith-build-requirements.in');
     const buildPinned = join(ctx.srcDir, '.chainsmith-build-pinned.txt');
-    const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...inputs.testTooling];
+    // The test tooling the image's Python lacks comes with the build's, at its floor on this Python where the date would give an older one.
+    const floor = toolingFloors(pyVersion);
+    const tooling = inputs.testTooling.map((t) => (floor?.floors[t] ? `${t}>=${floor.floors[t]}` : t));
+    const toolingAsOf =
+      floor && tooling.length && floor.asOf > ctx.asOf.toISOString()
+        ? TOOLING.flatMap((n) => ['--exclude-newer-package', `${n}=${floor.asOf}`])
+        : [];
+    const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...tooling];
     await writeFile(build, buildLines.join('\n') + '\n');
     // With the era's setuptools where it serves: an sdist among them (2018's pytest needs pluggy 0.6, which has no wheel) needs a later one to be read.
     const buildRun = datePinned(uv, ctx.asOf, notes);
     const b = await keptResolution(
       join(tools.dir, 'build-resolutions'),
-      buildResolutionKey(buildLines, [pyVersion, GLIBC_MINOR, ctx.asOf.toISOString(), tools.version, env]),
+      buildResolutionKey(buildLines, [
+        pyVersion,
+        GLIBC_MINOR,
+        ctx.asOf.toISOString(),
+        tools.version,
+        env,
+        ...toolingAsOf,
+      ]),
       buildPinned,
-      () => buildRun.compile(compile([build], buildPinned)),
+      () => buildRun.compile([...compile([build], buildPinned), ...toolingAsOf]),
     );
     if (!('kept' in b) && b.code !== 0)
       throw resolverFailure(
         `uv cannot resolve the build requirements (${buildLines.join(', ')})`,
-        shown(tools.uv, [...compile([build], buildPinned), ...buildRun.pins()]),
+        shown(tools.uv, [...compile([build], buildPinned), ...toolingAsOf, ...buildRun.pins()]),
         b,
       );
     // The project itself (editable, a local path) is installed from the working tree, not from here.
