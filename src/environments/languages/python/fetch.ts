@@ -91,6 +91,13 @@ export interface PythonInputs {
   newerPython?: string;
   /** The pip that installs the downloads into the venv, where uv does not (Pythons before 3.8): the wheels it accepts. */
   installerPip?: string;
+  /**
+   * The host's interpreter of `python` (its prefix's python3), where uv can build with it (3.8 on):
+   * what builds an sdist's metadata and its build requirements, as the environment's Python will. The
+   * tools' own Python (the host's newest) cannot build some (cffi of 2020 as a build requirement
+   * compiles for it and fails), nor run every setup.py of an older era.
+   */
+  interpreter?: string;
 }
 
 /**
@@ -183,12 +190,12 @@ export function pythonFetch(inputs: PythonInputs) {
       'pip',
       'compile',
       ...sources,
-      // The interpreter that builds a setup.py's metadata, named: uv would look for one of the target's
-      // minor on PATH (pyenv's shims of it fail, 0.5 CPU-s a compile), try to download one from outside
-      // the package index (three times, blocked here), and then fall back to the host's default python,
-      // the one this venv was made from.
+      // The interpreter that builds a setup.py's metadata, named (the host's of the target's minor where
+      // the recipe knows it, else the tools'): uv would look for one of the target's minor on PATH (pyenv's
+      // shims of it fail, 0.5 CPU-s a compile), try to download one from outside the package index (three
+      // times, blocked here), and then fall back to the host's default python, the one this venv was made from.
       '--python',
-      tools.python,
+      inputs.interpreter ?? tools.python,
       '--no-python-downloads',
       '--python-version',
       pyVersion,

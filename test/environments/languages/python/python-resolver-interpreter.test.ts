@@ -4,7 +4,9 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
+import { hostPythons } from '../../../../src/environments/languages/python/host-pythons';
 import { fetchInputs } from '../../../support/python-project';
+import { missingPythons, testIf } from '../../../support/preconditions';
 
 test("a setup.py project's metadata is built by the tools' interpreter: no python3.X of the target's minor is looked for on PATH", async () => {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-resolver-interpreter-'));
@@ -48,3 +50,39 @@ test("a setup.py project's metadata is built by the tools' interpreter: no pytho
     await rm(root, { recursive: true, force: true });
   }
 }, 600_000);
+
+/**
+ * Metadata a setup.py builds only on its own era's Python (cffi of 2020, a build requirement, compiles
+ * for the interpreter that builds, and fails on 3.11): built by the host's interpreter of the target's
+ * minor where the recipe names one, not by the tools' newer Python.
+ */
+testIf(missingPythons(['3.8']))(
+  "a setup.py's metadata is built by the target minor's interpreter where the host has it",
+  async () => {
+    const root = await mkdtemp(join(tmpdir(), 'chainsmith-resolver-target-'));
+    try {
+      const src = join(root, 'src');
+      const depsDir = join(root, 'deps');
+      await mkdir(join(src, 'acme'), { recursive: true });
+      await mkdir(depsDir);
+      await writeFile(join(src, 'acme', '__init__.py'), '');
+      await writeFile(
+        join(src, 'setup.py'),
+        'import sys\nfrom setuptools import setup\nif sys.version_info[:2] != (3, 8):\n    raise SystemExit("acme builds on Python 3.8 only, not %d.%d" % sys.version_info[:2])\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six==1.15.0"])\n',
+      );
+      const prefix = (await hostPythons()).find((p) => p.version === '3.8')!.prefix;
+      const resolution = await pythonFetch(fetchInputs({ python: '3.8', interpreter: `${prefix}/bin/python3` }))({
+        srcDir: src,
+        depsDir,
+        asOf: new Date('2021-06-01T00:00:00Z'),
+        log: () => undefined,
+        signal: new AbortController().signal,
+        toolsDir: join(root, 'tools'),
+      });
+      expect(resolution.packages).toContainEqual({ name: 'six', version: '1.15.0' });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  },
+  600_000,
+);
