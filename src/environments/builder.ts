@@ -175,6 +175,11 @@ export class Environments {
     }
   }
 
+  /** Where fetched dependencies, build caches and tools are kept (a disk validation writes to). */
+  get dataDir(): string {
+    return this.opts.dataDir;
+  }
+
   /** Forgets the recipes resolved for a repository's stages: the setup agent saved one that replaces detection's. */
   forget(repoName: string): void {
     for (const key of this.known.keys()) if (key.startsWith(`${repoName}\0`)) this.known.delete(key);

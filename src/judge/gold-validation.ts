@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { ArtifactStore } from '../artifacts/store';
-import { StageError } from '../errors';
+import { StageError, TransientError } from '../errors';
+import { diskAlmostFull } from './disk-space';
 import type { Environments } from '../environments/builder';
 import { checkoutLines } from '../container/checkout';
 import type { ContainerSpec } from '../container/docker-container';
@@ -355,6 +356,9 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
           : {}),
       },
     };
+    // Not kept where a disk was all but full: the stage may have failed for the disk (gold-yield.ts stops the run).
+    const full = gold.status !== 'verified' && (await diskAlmostFull(deps.docker, [deps.environments.dataDir]));
+    if (full) throw new TransientError(`${full}: the validation of PR #${pr.number} is not kept`);
     await deps.store.setPointer(pointer, await deps.store.putJson(gold));
     // The whole validation is kept now: its runs' pointers would only pile up (one set per stage and environment).
     await kept.forget();

@@ -2,6 +2,7 @@ import { ChainsmithError, StageError, TransientError } from '../errors';
 import type { Chain, GoldTests, StageReasonKind } from '../schemas';
 import { formatReason, reasonOf } from '../stage-reason';
 import { goldTestsFor, invalidGold, type GoldValidationDeps } from './gold-validation';
+import { diskAlmostFull } from './disk-space';
 
 /** Where a stage's record stands in the chains: a resumed `validate` finds it by these. */
 export interface StagePlace {
@@ -48,18 +49,34 @@ export async function validateStages(
   return records;
 }
 
-/** One stage, its failures its own reason; tried twice where what failed may not be the stage's (see validateStages). */
+/**
+ * One stage, its failures its own reason; tried twice where what failed may not be the stage's (see
+ * validateStages). A stage that failed while a disk validation writes to was all but full may have
+ * failed for the disk, not for itself: the run stops there (a rerun with room validates it again).
+ */
 async function validateStage(
   deps: GoldValidationDeps,
   chain: Chain,
   stage: number,
   goldTests = (c: Chain, s: number) => goldTestsFor(deps, c, s),
 ): Promise<GoldTests> {
+  const stopped = async (cause?: unknown) => {
+    const full = await lowDisk(deps);
+    const why = cause instanceof Error ? ` (${cause.message.split('\n')[0]})` : '';
+    return (
+      full &&
+      new TransientError(`${full}; validation stopped at ${chain.repo.name} PR #${chain.prs[stage].number}${why}`, {
+        cause,
+      })
+    );
+  };
   for (let attempt = 1; ; attempt++) {
+    let record: GoldTests;
     try {
-      const record = await goldTests(chain, stage);
-      return record.environment ? record : await withLanguage(deps, chain, stage, record);
+      record = await goldTests(chain, stage);
     } catch (err) {
+      const full = await stopped(err);
+      if (full) throw full;
       if (err instanceof StageError)
         return withLanguage(
           deps,
@@ -85,6 +102,9 @@ async function validateStage(
         invalidGold(chain, stage, '', (err as Error).message, reasonOf(err, unexpectedKind(err))),
       );
     }
+    const full = record.reason && (await stopped());
+    if (full) throw full;
+    return record.environment ? record : await withLanguage(deps, chain, stage, record);
   }
 }
 
@@ -97,6 +117,11 @@ async function withLanguage(
 ): Promise<GoldTests> {
   const recipe = await deps.environments.recipeFor(chain, stage).catch(() => undefined);
   return recipe ? { ...record, language: recipe.language } : record;
+}
+
+/** A disk validation writes to that is all but full (disk-space.ts), as a sentence. */
+export function lowDisk(deps: GoldValidationDeps): Promise<string | undefined> {
+  return diskAlmostFull(deps.docker, [deps.environments.dataDir]);
 }
 
 /** What the run cannot go on without, when it stopped answering: Docker, or the artifact store. */
