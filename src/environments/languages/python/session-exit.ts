@@ -18,8 +18,9 @@ const GRACE_SECONDS = 10;
  *   the process ends by the signal.
  * And pytest before 2.9 (2016) knows no `-rp`: it writes failures alone, so a run where every test
  * passed reported none; the passed tests are written as later versions write them.
- * Only the outermost session counts (pytest's own tests run sessions inside one); a pytest-xdist
- * worker is left to its controller; a forked child keeps the default.
+ * Only the outermost session counts (pytest's own tests run sessions inside one, and its tests' reports
+ * are read by an object registered with it alone); a pytest-xdist worker is left to its controller,
+ * which reads the workers' reports; a forked child keeps the default.
  */
 const PLUGIN = `import os, signal, sys, threading, time
 _pid = os.getpid()
@@ -33,55 +34,56 @@ _seen = {}
 _running = []
 def _worker(config):
     return hasattr(config, "workerinput") or hasattr(config, "slaveinput")
+def _shown(nodeid):
+    return getattr(_outer[0], "cwd_relative_nodeid", lambda n: n)(nodeid)
+class _Outermost(object):
+    def pytest_runtest_logstart(self, nodeid):
+        _running[:] = [nodeid]
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call":
+            if hasattr(report, "wasxfail"):
+                word = "XFAIL" if report.skipped else "XPASS"
+            else:
+                word = {"passed": "PASSED", "failed": "FAILED"}.get(report.outcome)
+        else:
+            word = "ERROR" if report.failed else None
+        if word and (word in ("FAILED", "ERROR") or report.nodeid not in _seen):
+            _seen[report.nodeid] = word
+        if report.when == "teardown":
+            _running[:] = []
+    def pytest_terminal_summary(self, terminalreporter):
+        import pytest
+        try:
+            old = tuple(int(part) for part in pytest.__version__.split(".")[:2]) < (2, 9)
+        except ValueError:
+            old = False
+        if old and "p" in getattr(terminalreporter, "reportchars", ""):
+            for nodeid, word in _seen.items():
+                if word == "PASSED":
+                    terminalreporter.write_line("PASSED " + _shown(nodeid))
+    def pytest_sessionfinish(self, session):
+        _session.append(session)
 def pytest_configure(config):
-    if _outer:
+    if _outer or _worker(config):
         return
     _outer.append(config)
-    if not _worker(config) and _stdout is not None:
+    config.pluginmanager.register(_Outermost(), "chainsmith-outermost-session")
+    if _stdout is not None:
         try:
             signal.signal(signal.SIGTERM, _at_limit)
         except ValueError:
             pass
-def pytest_runtest_logstart(nodeid):
-    _running[:] = [nodeid]
-def pytest_runtest_logreport(report):
-    if report.when == "call":
-        if hasattr(report, "wasxfail"):
-            word = "XFAIL" if report.skipped else "XPASS"
-        else:
-            word = {"passed": "PASSED", "failed": "FAILED"}.get(report.outcome)
-    else:
-        word = "ERROR" if report.failed else None
-    if word and (word in ("FAILED", "ERROR") or report.nodeid not in _seen):
-        _seen[report.nodeid] = word
-    if report.when == "teardown":
-        _running[:] = []
 def _at_limit(signum, frame):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if os.getpid() == _pid and not _session:
-        where = getattr(_outer[0], "cwd_relative_nodeid", lambda nodeid: nodeid)
-        lines = [word + " " + where(nodeid) for nodeid, word in _seen.items()]
-        lines += ["FAILED " + where(nodeid) + " - the run's time limit ended it while it ran" for nodeid in _running if _seen.get(nodeid) not in ("FAILED", "ERROR")]
+        lines = [word + " " + _shown(nodeid) for nodeid, word in _seen.items()]
+        lines += ["FAILED " + _shown(nodeid) + " - the run's time limit ended it while it ran" for nodeid in _running if _seen.get(nodeid) not in ("FAILED", "ERROR")]
         text = "\\n=== the run's time limit ended pytest: the tests it had reported ===\\n" + "\\n".join(lines) + "\\n"
         try:
             os.write(_stdout, text.encode("utf-8", "replace"))
         except OSError:
             pass
     os.kill(os.getpid(), signal.SIGTERM)
-def pytest_terminal_summary(terminalreporter):
-    import pytest
-    try:
-        old = tuple(int(part) for part in pytest.__version__.split(".")[:2]) < (2, 9)
-    except ValueError:
-        old = False
-    if old and terminalreporter.config is _outer[0] and "p" in getattr(terminalreporter, "reportchars", ""):
-        where = getattr(terminalreporter.config, "cwd_relative_nodeid", lambda nodeid: nodeid)
-        for nodeid, word in _seen.items():
-            if word == "PASSED":
-                terminalreporter.write_line("PASSED " + where(nodeid))
-def pytest_sessionfinish(session):
-    if _outer and session.config is _outer[0]:
-        _session.append(session)
 def _children():
     mp = sys.modules.get("multiprocessing")
     try:
@@ -89,7 +91,7 @@ def _children():
     except Exception:
         return []
 def pytest_unconfigure(config):
-    if not _session or config is not _outer[0] or _worker(config):
+    if not _session or config is not _outer[0]:
         return
     me = threading.current_thread()
     if not [t for t in threading.enumerate() if t is not me and t.is_alive() and not t.daemon] and not _children():
