@@ -30,6 +30,20 @@ export class StageError extends ChainsmithError {
 /** A stage's environment cannot build on its recipe's toolchain: what it resolved needs a newer one (the recipe's fallback may have it). */
 export class ToolchainTooOld extends StageError {}
 
+/**
+ * A stage's environment did not build because registry packages it resolved do not compile on the toolchain,
+ * which is newer than their release (LanguageRecipe.stale): `packages` are to be raised and the build tried again.
+ */
+export class StaleDependencies extends StageError {
+  constructor(
+    message: string,
+    readonly packages: string[],
+    options?: { cause?: unknown; reason?: StageReason },
+  ) {
+    super(message, options);
+  }
+}
+
 /** Infrastructure hiccups (Docker, model endpoint, disk): worth retrying. */
 export class TransientError extends ChainsmithError {
   override readonly permanent = false;

@@ -3,7 +3,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { journaled } from '../work-journal';
 import type Docker from 'dockerode';
-import { StageError, ToolchainTooOld, TransientError } from '../errors';
+import { StageError, StaleDependencies, ToolchainTooOld, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
 import type { Chain } from '../schemas';
 import { BUILT_AT_FILE, checkoutLines } from '../container/checkout';
@@ -31,6 +31,8 @@ export const BUILD_LABEL = 'chainsmith.build';
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Part of every image key: a change to how images are built must not reuse images built the old way. */
 const LAYOUT = 4;
+/** How many times a build whose resolved packages proved stale (LanguageRecipe.stale) is fetched and built again. */
+const STALE_ROUNDS = 2;
 
 export interface Environment {
   image: string;
@@ -89,6 +91,8 @@ interface Resolved {
   store?: string;
   /** The recipe's fallback, resolved the same way. */
   fallback?: Resolved;
+  /** Packages raised past what the recipe resolved (LanguageRecipe.stale), and the key of the fetch they were raised from. */
+  raise?: { packages: string[]; from: string };
 }
 
 /**
@@ -130,7 +134,8 @@ export class Environments {
   }
 
   async forStage(chain: Chain, stage: number): Promise<Environment> {
-    let resolved = await this.resolved(chain, stage);
+    let resolved = await this.withStale(await this.resolved(chain, stage));
+    let raises = 0;
     for (;;) {
       try {
         const deps = await this.dependencies(resolved, true);
@@ -159,6 +164,14 @@ export class Environments {
               : manifest,
         };
       } catch (err) {
+        if (err instanceof StaleDependencies && raises++ < STALE_ROUNDS) {
+          resolved = raised(resolved, err.packages);
+          await this.deps.markStale(resolved.raise!.from, resolved.raise!.packages);
+          this.log(
+            `${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; fetching again with ${err.packages.join(', ')} raised to their newest allowed releases`,
+          );
+          continue;
+        }
         if (!(err instanceof ToolchainTooOld)) throw err;
         if (!resolved.fallback)
           throw err.reason
@@ -170,7 +183,7 @@ export class Environments {
         this.log(
           `${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`,
         );
-        resolved = resolved.fallback;
+        resolved = await this.withStale(resolved.fallback);
       }
     }
   }
@@ -178,6 +191,13 @@ export class Environments {
   /** Where fetched dependencies, build caches and tools are kept (a disk validation writes to). */
   get dataDir(): string {
     return this.opts.dataDir;
+  }
+
+  /** `r` with the packages that earlier builds of its dependencies showed stale raised (DependencyCache.markStale). */
+  private async withStale(r: Resolved): Promise<Resolved> {
+    if (!r.recipe.stale || !r.depsKey) return r;
+    const packages = await this.deps.stale(r.depsKey);
+    return packages.length ? raised(r, packages) : r;
   }
 
   /** Forgets the recipes resolved for a repository's stages: the setup agent saved one that replaces detection's. */
@@ -223,13 +243,13 @@ export class Environments {
 
   /** The stage's environment where its image is on this engine already, else undefined: nothing is fetched or built. */
   async builtForStage(chain: Chain, stage: number): Promise<Environment | undefined> {
-    let resolved: Resolved | undefined = await this.resolved(chain, stage);
+    let resolved: Resolved | undefined = await this.withStale(await this.resolved(chain, stage));
     while (resolved) {
       const deps = await this.dependencies(resolved, false).catch((err) => {
         if (err instanceof ToolchainTooOld) return null;
         throw err;
       });
-      if (deps === null) resolved = resolved.fallback;
+      if (deps === null) resolved = resolved.fallback && (await this.withStale(resolved.fallback));
       else if (resolved.recipe.fetch && !deps) return undefined;
       else return (await this.exists(imageKey(resolved, deps))) ? this.forStage(chain, stage) : undefined;
     }
@@ -256,6 +276,7 @@ export class Environments {
       asOf: r.asOf!,
       ...(r.merged ? { merged: r.merged } : {}),
       ...(r.store ? { store: r.store } : {}),
+      ...(r.raise ? { raise: r.raise.packages } : {}),
       log: this.log,
     });
   }
@@ -266,7 +287,7 @@ export class Environments {
    * are not fetched yet.
    */
   async imageFor(chain: Chain, stage: number): Promise<string> {
-    const r = await this.resolved(chain, stage);
+    const r = await this.withStale(await this.resolved(chain, stage));
     const deps = await this.dependencies(r, false).catch(() => undefined);
     // A fetch that never completed (it failed) has no packages to key on: what it would fetch stands for them.
     return deps || !r.recipe.fetch ? imageKey(r, deps) : `${ENV_IMAGE}:deps-${r.depsKey}`;
@@ -499,9 +520,17 @@ export class Environments {
         }
         const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
         const summary = `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why})`;
-        throw new StageError(`${summary}:\n${run.output.trim().slice(-4_000)}`, {
-          reason: stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed),
-        });
+        const reason = stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed);
+        const stale = (recipe.stale?.(run.output) ?? []).filter((p) => !r.raise?.packages.includes(p));
+        if (stale.length && r.depsKey)
+          throw new StaleDependencies(
+            `${stale.join(', ')} did not compile on ${recipe.toolchain.image} ${recipe.toolchain.version}`,
+            stale,
+            {
+              reason,
+            },
+          );
+        throw new StageError(`${summary}:\n${run.output.trim().slice(-4_000)}`, { reason });
       }
       for (const line of run.output.split('\n'))
         if (line.startsWith(SETUP_WARNING)) this.log(`${image}: ${line.slice(SETUP_WARNING.length).trim()}`);
@@ -626,4 +655,15 @@ async function dependencyDeclarations(recipe: Recipe, files: RepoFiles): Promise
     recipe.manifests.map(async (m) => `${m}\n${recipe.dependencyText!(m, (await files.read(m)) ?? '(missing)')}`),
   );
   return createHash('sha256').update(texts.join('\0')).digest('hex');
+}
+
+/** `r` with `packages` raised as well: a fetch of its own, keyed on the one it was raised from. */
+function raised(r: Resolved, packages: string[]): Resolved {
+  const from = r.raise?.from ?? r.depsKey;
+  const all = [...new Set([...(r.raise?.packages ?? []), ...packages])].sort();
+  const depsKey = createHash('sha256')
+    .update(JSON.stringify([from, 'raise', all]))
+    .digest('hex')
+    .slice(0, 24);
+  return { ...r, depsKey, raise: { packages: all, from } };
 }

@@ -37,6 +37,8 @@ export interface FetchContext {
   /** One line of progress for the user. */
   log(line: string): void;
   signal: AbortSignal;
+  /** Packages an earlier build of these dependencies showed too old for the toolchain (LanguageRecipe.stale): resolved to their newest allowed releases. */
+  raise?: string[];
   /** Where host tools a fetcher needs may be installed and kept between builds (uv in a venv, say). */
   toolsDir?: string;
   /**
@@ -140,6 +142,12 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
   fallback?: LanguageRecipe<L, R, T>;
   /** Build output that says the toolchain is too old (a fetch cached before its own check could not tell). */
   tooOld?: RegExp;
+  /**
+   * The registry packages a failed build's output says do not compile on the toolchain, which is newer than
+   * their release (a crate of 2017 that today's borrow checker refuses): fetched again with those raised to
+   * their newest releases the manifests allow (FetchContext.raise), and built again. Empty where none.
+   */
+  stale?(buildOutput: string): string[];
   /** Test requirements the stage's PR adds that its base does not declare, installed too (its tests need them); part of the image key. */
   prAdds?: string[];
   /** Shell lines run once in the build container in the repository at its base (/work/repo, a tmpfs the image does not keep: install outside it), network none, DEPS_MOUNT mounted. */

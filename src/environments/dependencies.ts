@@ -32,6 +32,8 @@ export interface FetchRequest {
   merged?: { sha: string; asOf: Date };
   /** The repository's dependency store (LanguageRecipe.dependencyStore), which the fetcher may read (FetchContext.store). */
   store?: string;
+  /** Packages to raise to their newest allowed releases (FetchContext.raise); part of `key`. */
+  raise?: string[];
   log(line: string): void;
   signal?: AbortSignal;
 }
@@ -65,6 +67,18 @@ export class DependencyCache {
   async markTooOld(key: string, message: string): Promise<void> {
     await mkdir(join(this.dataDir, 'deps'), { recursive: true });
     await writeFile(join(this.dataDir, 'deps', `${key}.too-old`), message);
+  }
+
+  /** Remembers the packages a build of what this key fetches showed stale (LanguageRecipe.stale), for every later process too. */
+  async markStale(key: string, packages: string[]): Promise<void> {
+    await mkdir(join(this.dataDir, 'deps'), { recursive: true });
+    await writeFile(join(this.dataDir, 'deps', `${key}.stale`), `${packages.join('\n')}\n`);
+  }
+
+  /** The packages markStale recorded for this key; empty where none. */
+  async stale(key: string): Promise<string[]> {
+    const text = await readFile(join(this.dataDir, 'deps', `${key}.stale`), 'utf8').catch(() => '');
+    return text.split('\n').filter(Boolean);
   }
 
   private async tooOld(key: string): Promise<void> {
@@ -129,6 +143,7 @@ export class DependencyCache {
           log: req.log,
           signal: req.signal ?? new AbortController().signal,
           toolsDir: join(this.dataDir, 'tools'),
+          ...(req.raise?.length ? { raise: req.raise } : {}),
           // Asked at each fetch: what another process is adding right now is not whole yet.
           ...(req.store && (await storeSettled(req.store)) ? { store: req.store } : {}),
         }).catch((err) => {

@@ -142,9 +142,15 @@ describe('cargo runner', () => {
       ]);
       writeFileSync(join(dir, 'tests/test.rs'), '#[test]\nfn plain() {}\n');
       expect(run(['tests/test.rs'])).toBe('test --offline --no-fail-fast --test test');
-      // A code file whose unit tests the PR changes is not read for features: its code's every cfg(feature) would count.
+      // A code file whose unit tests the PR changes is read from its test module on: its code's every cfg(feature) would count.
       writeFileSync(join(dir, 'src/lib.rs'), '#[cfg(feature = "raw_value")]\npub fn raw() {}\n');
       expect(run(['src/lib.rs'])).toBe('test --offline --no-fail-fast --tests');
+      // textwrap #162's test of the optional hyphenation, in src/lib.rs's test module, was compiled out before and after.
+      writeFileSync(
+        join(dir, 'src/lib.rs'),
+        '#[cfg(feature = "raw_value")]\npub fn raw() {}\n\n#[cfg(test)]\nmod tests {\n    #[cfg(feature = "preserve_order")]\n    #[test]\n    fn ordered() {}\n}\n',
+      );
+      expect(run(['src/lib.rs'])).toBe('test --offline --no-fail-fast --features preserve_order --tests');
       expect(cargoRunner.command(['tests/test.rs'], 'make test')).toBe('make test 2>&1');
     } finally {
       rmSync(dir, { recursive: true, force: true });

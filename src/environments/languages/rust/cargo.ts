@@ -118,16 +118,14 @@ const NIGHTLY_UNDER = [
  * image's stable rustc refuses the whole crate with it (E0554).
  */
 export function gatedFeatures(files: string[]): string {
-  const rs = files
-    .filter((f) => f.endsWith('.rs'))
-    .map(shellQuote)
-    .join(' ');
-  if (!rs) return '';
-  const count = (pattern: string) => `$(cat ${rs} 2>/dev/null | grep -o "${pattern}" | wc -l)`;
-  const names = `grep -ho 'feature *= *"[A-Za-z0-9_-]*"' ${rs} 2>/dev/null | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
+  const rs = files.filter((f) => f.endsWith('.rs'));
+  if (!rs.length) return '';
+  const count = (pattern: string) => `$(tests_text | grep -o "${pattern}" | wc -l)`;
+  const names = `tests_text | grep -o 'feature *= *"[A-Za-z0-9_-]*"' | sed 's/.*"\\(.*\\)"/\\1/' | sort -u`;
   const declared = `grep -q "\\"$f\\":\\[" <<<"$fmap"`;
-  const wholeFileOff = `cat ${rs} 2>/dev/null | grep -q "#!\\[cfg(not( *feature *= *\\"$f\\""`;
+  const wholeFileOff = `tests_text | grep -q "#!\\[cfg(not( *feature *= *\\"$f\\""`;
   return [
+    testsText(rs),
     ROOT_PACKAGE_JSON,
     NIGHTLY_UNDER,
     'features=; both=',
@@ -160,13 +158,28 @@ const ROOT_PACKAGE = /^(src|tests|benches|examples)\//;
  */
 const NO_DOC_TESTS = '--tests';
 
-/**
- * A file of tests alone (under a tests/ directory, or a module's tests.rs), not a code file whose unit
- * tests the PR changes (inline-tests.ts): only those are read for the features the tests are gated on,
- * where a code file's every `cfg(feature)` would turn on features its tests never asked for.
- */
+/** A file of tests alone (under a tests/ directory, or a module's tests.rs), not a code file with unit tests in it. */
 function testsAlone(file: string): boolean {
   return /(^|\/)tests?\//.test(file) || /(^|\/)tests?\.rs$/.test(file);
+}
+
+/**
+ * Shell function `tests_text` printing the text of the PR's tests that is read for the features they are
+ * gated on: a file of tests alone whole; a code file whose unit tests the PR changes (inline-tests.ts)
+ * from its first test-only attribute on (`#[cfg(test)]`, `#[cfg(all(test, …))]`), where its test module
+ * sits, as rustfmt and most crates keep it, at the end: a unit test under `#[cfg(feature = "x")]`
+ * (textwrap's hyphenation tests in src/lib.rs) runs with the feature on, where it was compiled out before
+ * and after the change alike; the code's own `cfg(feature)`s above it would turn on features its tests
+ * never asked for.
+ */
+function testsText(files: string[]): string {
+  const alone = files.filter(testsAlone).map(shellQuote);
+  const code = files.filter((f) => !testsAlone(f)).map(shellQuote);
+  const whole = alone.length ? `cat ${alone.join(' ')} 2>/dev/null; ` : '';
+  const tail = code.length
+    ? `for f in ${code.join(' ')}; do sed -En '/#\\[cfg\\((.*[(, ])?test[),]/,$p' "$f" 2>/dev/null; done; `
+    : '';
+  return `tests_text() { ${whole}${tail}true; }`;
 }
 
 /**
@@ -187,7 +200,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
   command(files, override) {
     const plain = override ?? CARGO_TEST;
     if (!/^cargo test\b/.test(plain)) return `${plain} 2>&1`;
-    const features = gatedFeatures(files.filter(testsAlone));
+    const features = gatedFeatures(files);
     const targets = cargoTestTargets(files)?.filter((t) => /^[\w-]+$/.test(t));
     // A configured command chooses its own targets (`cargo test --doc`, `cargo test -- --test-threads=1`).
     const rest = files.length && !override ? NO_DOC_TESTS : '';

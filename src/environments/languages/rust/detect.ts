@@ -6,6 +6,7 @@ import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, typ
 import { compareVersions, mustRun, toolVersion } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
+import { raiseCrates, staleCrates } from './stale';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type RustRecipe = LanguageRecipe<'rust', 'cargo', 'rust' | 'rust-web'>;
@@ -202,6 +203,8 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
       path: [],
       runner: 'cargo',
       tooOld: /package `[^`]+` cannot be built because it requires rustc \S+ or newer/,
+      // Versions chainsmith chose as of a date, not the project's committed lock.
+      ...(locked ? {} : { stale: (output: string) => staleCrates(output, `${CARGO_HOME}/vendor`) }),
     };
   };
   if (needs.length) return recipe(RUSTC_WEB_VERSION, needs);
@@ -279,6 +282,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
           `Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated?.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`,
         );
       }
+      if (ctx.raise?.length) notes.push(...(await raiseCrates(ctx.raise, rustc, { ...run, env })));
     }
     ctx.log('cargo: vendoring the locked crates');
     const vendorDir = join(ctx.depsDir, 'vendor');

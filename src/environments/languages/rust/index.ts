@@ -13,6 +13,8 @@ export const rust: LanguageSupport<'rust', 'cargo', 'rust' | 'rust-web'> = {
   detect: (files) => detectRust(files),
   runners: { cargo: cargoRunner },
   toolchains: { rust: CARGO_PROBE, 'rust-web': CARGO_PROBE },
-  // `tests.rs` and `test.rs` are a crate's unit tests kept beside their module (`#[cfg(test)] mod tests;`).
-  files: { tests: [/^tests?\.rs$/], code: ['rs'], inlineTests: rustTestItems },
+  // `tests.rs` and `test.rs` are a crate's unit tests kept beside their module (`#[cfg(test)] mod tests;`);
+  // `.snap` files are insta's snapshots (`src/snapshots/crate__module__name.snap`), the expected output its
+  // tests compare with: a PR that changes what its code prints changes them, as it would an assertion.
+  files: { tests: [/^tests?\.rs$/, /\.snap$/], code: ['rs'], inlineTests: rustTestItems },
 };

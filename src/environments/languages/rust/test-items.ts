@@ -126,6 +126,12 @@ function testOnly(predicate: string): boolean {
   return [...terms, term].some(testOnly);
 }
 
+/**
+ * A test function's own attribute: `#[test]`, or a test macro's (`#[tokio::test]`,
+ * `#[tokio::test(flavor = "multi_thread")]`), which only test builds compile as `#[cfg(test)]` does.
+ */
+const TEST_ATTRIBUTE = /^(\w+::)*test(\(.*\))?$/;
+
 /** Items that end at their `;` whatever braces they hold (`use a::{b, c};`, `static X: S = S { … };`). */
 const SEMICOLON_ITEMS = new Set(['use', 'static', 'type']);
 
@@ -165,7 +171,8 @@ function itemEnd(toks: Token[], from: number): number {
 
 /**
  * The top-level items of a Rust file that only test builds compile (`#[cfg(test)] mod tests { … }`,
- * `#[cfg(all(test, feature = "x"))] fn helper() …`), each from its first outer attribute or doc comment
+ * `#[cfg(all(test, feature = "x"))] fn helper() …`, a test function of its own at the top, `#[test] fn
+ * test_same() …` as similar's algorithms keep theirs), each from its first outer attribute or doc comment
  * to its last character: the unit tests a PR keeps beside its code, which chainsmith overlays as it
  * does a test file (inline-tests.ts). Nested modules' own test items belong to their module's item.
  * Undefined where the file does not read as Rust items: nothing is taken from it then.
@@ -188,7 +195,7 @@ export function rustTestItems(source: string): Span[] | undefined {
         if (toks[open]?.text !== '[' || close < 0) return undefined;
         const attribute = source.slice(toks[open].end, toks[close].start).replace(/\s+/g, '');
         const cfg = /^cfg\((.*)\)$/.exec(attribute);
-        if (!inner && cfg && testOnly(cfg[1])) test = true;
+        if (!inner && ((cfg && testOnly(cfg[1])) || TEST_ATTRIBUTE.test(attribute))) test = true;
         i = close + 1;
         // An inner attribute (`#![…]`) is the file's, not an item's.
         if (inner) break;

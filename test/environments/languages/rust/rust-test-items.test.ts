@@ -22,6 +22,13 @@ describe('rustTestItems: the top-level items only test builds compile', () => {
     expect(texts(source)).toEqual([helper, used]);
   });
 
+  test('a test function at the top of the file is a test item, by its own attribute or a test macro of a crate', () => {
+    const own = `/// Same input.\n#[test]\nfn test_same() {\n    assert_eq!(lcs(&[1], &[1]), 1);\n}`;
+    const tokio = `#[tokio::test(flavor = "multi_thread")]\nasync fn runs() {}`;
+    const source = `pub fn lcs(a: &[u8], b: &[u8]) -> usize {\n    a.len().min(b.len())\n}\n\n${own}\n\n${tokio}\n\n#[testing]\nfn not_a_test() {}\n`;
+    expect(texts(source)).toEqual([own, tokio]);
+  });
+
   test('an item that ends at its semicolon ends there, braces before it or not', () => {
     const item = `#[cfg(test)]\nstatic SAMPLE: Point = Point { x: 1, y: 2 };`;
     const source = `struct Point {\n    x: i32,\n    y: i32,\n}\n\n${item}\n\n#[cfg(test)]\nmod tests;\n`;
