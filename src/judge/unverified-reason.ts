@@ -14,7 +14,7 @@ export interface UnverifiedRuns {
   /** The line of the run's output that says a service was needed (serviceNeeded). */
   service?: string;
   /** What the environment was built without, no registry serving it (Resolution.unserved). */
-  unserved?: Array<{ name: string; why: string }>;
+  unserved?: Array<{ name: string; why: string; named?: 'bare' }>;
   timeoutSeconds: number;
 }
 
@@ -40,8 +40,7 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   const passing = (v.after.cases ?? []).filter((c) => testPasses(c.outcome));
   if (!v.after.passed && passing.length === 0 && !v.gold.passToPass.length) {
     const output = v.after.output;
-    // As an import's error quotes it (`cannot find package "x"`): not a longer path that begins with it.
-    const needed = v.unserved?.find((u) => output.includes(`"${u.name}"`));
+    const needed = v.unserved?.find((u) => names(output, u));
     if (needed)
       return stageReason(
         'dependencies-unresolvable',
@@ -60,4 +59,15 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   const { passToPass, brokenOnGold } = v.gold;
   const counts = `${passToPass.length} PASS_TO_PASS, ${brokenOnGold.length} failing after the gold change too`;
   return stageReason('no-verifying-test', `no test of the PR fails before it and passes after it (${counts})`, v.after);
+}
+
+/**
+ * Whether a run's output names what was unserved: as an import's error quotes it (`cannot find package
+ * "x"`), or bare (Maven's `the artifact g:a:jar:1.0 has not been downloaded`); never a longer name that
+ * begins with it.
+ */
+function names(output: string, u: { name: string; named?: 'bare' }): boolean {
+  if (u.named !== 'bare') return output.includes(`"${u.name}"`);
+  const escaped = u.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.-])${escaped}(?![\\w.-])`).test(output);
 }
