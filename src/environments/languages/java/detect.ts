@@ -12,6 +12,7 @@ import {
 } from '../../contract';
 import { mustRun, toolFailure } from '../host-command';
 import {
+  OFFLINE_PROOF,
   UNRESOLVED_FILE,
   unresolvedLine,
   unresolvedProjects,
@@ -110,15 +111,6 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
   // A plugin that requires Maven 3.9 fails the fetch on Debian's 3.8 (ToolchainTooOld): the same recipe on the newer Maven is built instead.
   return { ...on(), fallback: on(NEWER_MAVEN), tooOld: NEEDS_NEWER_MAVEN };
 }
-
-const PROOF_LOG = '/tmp/chainsmith-proof.log';
-/**
- * `proof ARGS`: an offline `mvn -fae` run that passes, or fails only in the projects whose
- * dependencies the host's fetch did not find (their lines in UNRESOLVED_FILE); otherwise its status.
- */
-const OFFLINE_PROOF =
-  `proof() { mvn -o -B -q -fae "$@" > ${PROOF_LOG} 2>&1 && return 0; s=$?; cat ${PROOF_LOG}; ` +
-  `[ -s ${DEPS_MOUNT}/${UNRESOLVED_FILE} ] && ! grep '^\\[ERROR\\] Failed to execute goal' ${PROOF_LOG} | grep -qvF -f ${DEPS_MOUNT}/${UNRESOLVED_FILE} || return $s; }`;
 
 /** The Maven recipe on Debian's Maven, or on Maven `newer` (MAVEN_HOME_IN_IMAGE, first on PATH). */
 function mavenRecipe(modules: string[], compat: boolean, notes: string[], newer?: string): JavaRecipe {

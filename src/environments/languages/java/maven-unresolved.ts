@@ -1,4 +1,4 @@
-import type { Resolution } from '../../contract';
+import { DEPS_MOUNT, type Resolution } from '../../contract';
 
 /**
  * In a multi-module build, the projects whose own dependencies the registries do not serve, where
@@ -52,3 +52,12 @@ export function unservedOf(u: UnresolvedProjects): NonNullable<Resolution['unser
     named: 'bare' as const,
   }));
 }
+
+const PROOF_LOG = '/tmp/chainsmith-proof.log';
+/**
+ * `proof ARGS`: an offline `mvn -fae` run that passes, or fails only in the projects whose
+ * dependencies the host's fetch did not find (their lines in UNRESOLVED_FILE); otherwise its status.
+ */
+export const OFFLINE_PROOF =
+  `proof() { mvn -o -B -q -fae "$@" > ${PROOF_LOG} 2>&1 && return 0; s=$?; cat ${PROOF_LOG}; ` +
+  `[ -s ${DEPS_MOUNT}/${UNRESOLVED_FILE} ] && ! grep '^\\[ERROR\\] Failed to execute goal' ${PROOF_LOG} | grep -qvF -f ${DEPS_MOUNT}/${UNRESOLVED_FILE} || return $s; }`;
