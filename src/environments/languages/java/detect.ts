@@ -217,7 +217,11 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
    * Fail-at-end: one project's dependency that no registry serves leaves the others resolved, and
    * is returned (unresolvedProjects) where nothing else failed; any other failure throws.
    */
-  const resolve = async (what: string, extra: Record<string, string>): Promise<UnresolvedProjects | undefined> => {
+  const resolve = async (
+    what: string,
+    extra: Record<string, string>,
+    goals = false,
+  ): Promise<UnresolvedProjects | undefined> => {
     // The goal first, so that a reason's command (400 characters) shows it; the image's settings
     // skip the same plugins (settings.ts): what they would fetch is not needed there either.
     const args = [
@@ -234,7 +238,7 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
       env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
     });
     if (run.code === 0) return undefined;
-    const unresolved = unresolvedProjects(`${run.stdout}\n${run.stderr}`);
+    const unresolved = unresolvedProjects(`${run.stdout}\n${run.stderr}`, goals);
     if (unresolved) return unresolved;
     const err = toolFailure(what, mvn, args, run, mavenGoalFailure(what));
     // A plugin that needs a newer Maven fails alike with the real compile: the recipe's fallback runs on one.
@@ -251,14 +255,17 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
     ctx.log('maven: the build needs the project compiled; resolving again with the real compile');
     const wrapper = join(ctx.srcDir, '.chainsmith-javac-compat');
     if (compat) await writeFile(wrapper, JAVAC_COMPAT, { mode: 0o755 });
-    unresolved = await resolve('mvn test (resolving only)', compat ? compatProperties(wrapper) : {});
+    // The real build: a project failing in a goal fails alike in every sandbox, and the others' tests run.
+    unresolved = await resolve('mvn test (resolving only)', compat ? compatProperties(wrapper) : {}, true);
   }
   const notes = ['versions as the POMs declare them'];
   if (unresolved) {
     ctx.log(
-      `maven: ${unresolved.artifacts.join(', ') || 'a dependency'} not served; going on without ${unresolved.projects.join(', ')}`,
+      `maven: project ${unresolved.projects.join(', ')} failed${unresolved.artifacts.length ? ` (${unresolved.artifacts.join(', ')} not served)` : ''}; going on without it`,
     );
-    notes.push(`project ${unresolved.projects.join(', ')} built without what no registry served (fail-at-end)`);
+    notes.push(
+      `project ${unresolved.projects.join(', ')} failed on the host (${unresolved.unresolved.length ? 'what no registry served' : 'a goal'}); the others resolved and are tested (fail-at-end)`,
+    );
     // The image's offline proof accepts these projects' failures, and no other (mavenRecipe's setup).
     await writeFile(join(ctx.depsDir, UNRESOLVED_FILE), unresolved.projects.map(unresolvedLine).join('\n') + '\n');
   }
@@ -277,7 +284,7 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
     lock: 'none',
     packages,
     notes,
-    ...(unresolved ? { unserved: unservedOf(unresolved) } : {}),
+    ...(unresolved?.unresolved.length ? { unserved: unservedOf(unresolved) } : {}),
   };
 }
 

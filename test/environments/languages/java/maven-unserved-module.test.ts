@@ -90,3 +90,41 @@ testIf(missingTool('mvn'))(
   },
   1_200_000,
 );
+
+/** Copies a compiled test class at process-test-classes: a goal that fails where nothing was compiled (the fetch's stub). */
+const COPY_CLASS = `<build><plugins><plugin><groupId>com.coderplus.maven.plugins</groupId><artifactId>copy-rename-maven-plugin</artifactId><version>1.0.1</version>
+    <executions><execution><id>copy-test-class</id><phase>process-test-classes</phase><goals><goal>copy</goal></goals>
+      <configuration><sourceFile>\${project.build.testOutputDirectory}/c/SumTest.class</sourceFile><destinationFile>\${project.build.directory}/SumTest.copy</destinationFile></configuration>
+    </execution></executions></plugin></plugins></build>`;
+
+/**
+ * A build whose core needs its classes compiled for real (a goal copies a test class) and whose
+ * `checks` module's tests do not compile under `mvn test` (as a test-only module that needs another's
+ * packaged jar does not). The fetch's real compile fails in `checks` alone: fail-at-end goes on
+ * without it, and core's PR verifies (before, the fetch failed and the stage was build-failed).
+ */
+testIf(missingTool('mvn'))(
+  "a module whose tests do not compile leaves the other modules' stages verifiable",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-'));
+    const repo = await ChainRepo.create(join(dir, 'duo'), {
+      'pom.xml': parent.replace('<module>extra</module>', '<module>checks</module>'),
+      'core/pom.xml': modulePom('core').replace('</project>', `  ${COPY_CLASS}\n</project>`),
+      'core/src/main/java/c/Sum.java': code('c', '-'),
+      'core/src/test/java/c/SumTest.java': test('c', ZERO),
+      'checks/pom.xml': modulePom('checks'),
+      'checks/src/test/java/k/PackagedTest.java': 'package k;\n\npublic class PackagedTest extends OnlyInTheJar {}\n',
+      NONCE: randomBytes(8).toString('hex'),
+    });
+    const core = await repo.pr(1, 'Core adds', {
+      'core/src/main/java/c/Sum.java': code('c', '+'),
+      'core/src/test/java/c/SumTest.java': test('c', ADDS),
+    });
+    const chain = repo.chain('gen/duo-checks', [core]);
+    const environments = removedAfterAll(testEnvironments(docker));
+    const deps = goldDeps(docker, dir, environments);
+
+    expect(await goldTestsFor(deps, chain, 0)).toMatchObject({ status: 'verified', failToPass: ['c.SumTest#adds'] });
+  },
+  1_200_000,
+);
