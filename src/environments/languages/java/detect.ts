@@ -238,12 +238,14 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
       env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
     });
     if (run.code === 0) return undefined;
-    const unresolved = unresolvedProjects(`${run.stdout}\n${run.stderr}`, goals);
+    const output = `${run.stdout}\n${run.stderr}`;
+    // A plugin that needs a newer Maven fails alike with the real compile: the recipe's fallback runs on
+    // one. Before fail-at-end leaves its project out, which would test that project on neither Maven.
+    const needs = newer ? null : NEEDS_NEWER_MAVEN.exec(output);
+    if (needs) throw new ToolchainTooOld(`${needs[0]}, and Debian's Maven is 3.8`);
+    const unresolved = unresolvedProjects(output, goals);
     if (unresolved) return unresolved;
-    const err = toolFailure(what, mvn, args, run, mavenGoalFailure(what));
-    // A plugin that needs a newer Maven fails alike with the real compile: the recipe's fallback runs on one.
-    const needs = newer ? null : NEEDS_NEWER_MAVEN.exec(err.message);
-    throw needs ? new ToolchainTooOld(`${needs[0]}, and Debian's Maven is 3.8`) : err;
+    throw toolFailure(what, mvn, args, run, mavenGoalFailure(what));
   };
   // The checkout is a scratch copy of the host's: the stub and the wrapper can sit in it for this run.
   let unresolved: UnresolvedProjects | undefined;

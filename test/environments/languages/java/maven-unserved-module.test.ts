@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NEWER_MAVEN } from '../../../../src/environments/languages/java/maven-dist';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
 import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/containers';
@@ -125,6 +126,45 @@ testIf(missingTool('mvn'))(
     const deps = goldDeps(docker, dir, environments);
 
     expect(await goldTestsFor(deps, chain, 0)).toMatchObject({ status: 'verified', failToPass: ['c.SumTest#adds'] });
+  },
+  1_200_000,
+);
+
+/**
+ * Fail-at-end never stands in for the newer Maven: `extra` (after core, so skipped while the stub's
+ * run fails in core) binds a plugin that requires Maven 3.9. The real compile's run fails there for
+ * that alone, and the recipe's Maven 3.9 fallback is built rather than the build going on without
+ * `extra`, whose PR would then verify on neither.
+ */
+testIf(missingTool('mvn'))(
+  "a module's plugin that needs a newer Maven moves the build to it, not out of the reactor",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-'));
+    const rat = `<build><plugins><plugin><groupId>org.apache.rat</groupId><artifactId>apache-rat-plugin</artifactId><version>0.18</version>
+      <executions><execution><id>rat-check</id><phase>validate</phase><goals><goal>check</goal></goals></execution></executions></plugin></plugins></build>`;
+    const repo = await ChainRepo.create(join(dir, 'duo'), {
+      'pom.xml': parent,
+      'core/pom.xml': modulePom('core').replace('</project>', `  ${COPY_CLASS}\n</project>`),
+      'core/src/main/java/c/Sum.java': code('c', '-'),
+      'core/src/test/java/c/SumTest.java': test('c', ZERO),
+      'extra/pom.xml': modulePom(
+        'extra',
+        '<dependency><groupId>example</groupId><artifactId>core</artifactId><version>1.0</version></dependency>',
+      ).replace('</project>', `  ${rat}\n</project>`),
+      'extra/src/main/java/e/Sum.java': code('e', '-'),
+      'extra/src/test/java/e/SumTest.java': test('e', ZERO),
+      NONCE: randomBytes(8).toString('hex'),
+    });
+    const extra = await repo.pr(1, 'Extra adds', {
+      'extra/src/main/java/e/Sum.java': code('e', '+'),
+      'extra/src/test/java/e/SumTest.java': test('e', ADDS),
+    });
+    const chain = repo.chain('gen/duo-newer', [extra]);
+    const environments = removedAfterAll(testEnvironments(docker));
+    const deps = goldDeps(docker, dir, environments);
+
+    expect(await goldTestsFor(deps, chain, 0)).toMatchObject({ status: 'verified', failToPass: ['e.SumTest#adds'] });
+    expect((await environments.forStage(chain, 0)).recipe.origin).toBe(`java-maven-${NEWER_MAVEN}`);
   },
   1_200_000,
 );
