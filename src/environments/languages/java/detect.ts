@@ -226,8 +226,8 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
     // skip the same plugins (settings.ts): what they would fetch is not needed there either.
     const args = [
       '-B',
-      '-fae',
       ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
+      '-fae',
       `-Dmaven.repo.local=${repo}`,
       ...(extension ? [`-Dmaven.ext.class.path=${extension}`] : []),
       ...propertyArgs(extra),
