@@ -64,7 +64,12 @@ export interface Resolution {
    * serve), each with why: the environment is built without it, so tests that do not need it still
    * run, and a stage whose tests do need it is told so (judge/unverified-reason.ts).
    */
-  unserved?: Array<{ name: string; why: string }>;
+  unserved?: Array<{
+    name: string;
+    why: string;
+    /** How a run's error names it: in double quotes by default (an import's), or `bare` (Maven's coordinates, bounded by neither word nor dot). */
+    named?: 'bare';
+  }>;
   /**
    * What the PR's merge resolves to where it differs from the base's (LanguageRecipe.withMerged
    * 'separate'): fetched into `merged/` below the dependency directory, installed by `mergedSetup`.

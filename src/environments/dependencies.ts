@@ -211,8 +211,12 @@ export class DependencyCache {
         await rm(mergedDir, { recursive: true, force: true });
         const have = new Set(resolution.packages.map((p) => `${p.name}@${p.version}`));
         const added = atMerge.packages.filter((p) => !have.has(`${p.name}@${p.version}`));
+        // What neither served: the base's, and what the merge's manifests add.
+        const unserved = [...(resolution.unserved ?? [])];
+        for (const u of atMerge.unserved ?? []) if (!unserved.some((b) => b.name === u.name)) unserved.push(u);
         resolution = {
           ...resolution,
+          ...(unserved.length ? { unserved } : {}),
           packages: [...resolution.packages, ...added].sort(
             (a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version),
           ),

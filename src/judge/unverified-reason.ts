@@ -16,7 +16,7 @@ export interface UnverifiedRuns {
   /** What the run after the change says of the project's code that its toolchain cannot read (TestRunner.toolchainMismatch). */
   mismatch?: string;
   /** What the environment was built without, no registry serving it (Resolution.unserved). */
-  unserved?: Array<{ name: string; why: string }>;
+  unserved?: Array<{ name: string; why: string; named?: 'bare' }>;
   timeoutSeconds: number;
 }
 
@@ -48,8 +48,7 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
         v.after,
       );
     const output = v.after.output;
-    // As an import's error quotes it (`cannot find package "x"`): not a longer path that begins with it.
-    const needed = v.unserved?.find((u) => output.includes(`"${u.name}"`));
+    const needed = v.unserved?.find((u) => names(output, u));
     if (needed)
       return stageReason(
         'dependencies-unresolvable',
@@ -68,4 +67,15 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   const { passToPass, brokenOnGold } = v.gold;
   const counts = `${passToPass.length} PASS_TO_PASS, ${brokenOnGold.length} failing after the gold change too`;
   return stageReason('no-verifying-test', `no test of the PR fails before it and passes after it (${counts})`, v.after);
+}
+
+/**
+ * Whether a run's output names what was unserved: as an import's error quotes it (`cannot find package
+ * "x"`), or bare (Maven's `the artifact g:a:jar:1.0 has not been downloaded`); never a longer name that
+ * begins with it.
+ */
+function names(output: string, u: { name: string; named?: 'bare' }): boolean {
+  if (u.named !== 'bare') return output.includes(`"${u.name}"`);
+  const escaped = u.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.-])${escaped}(?![\\w.-])`).test(output);
 }

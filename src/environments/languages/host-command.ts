@@ -18,14 +18,17 @@ export async function mustRun(
   explain?: Explain,
 ): Promise<ToolRun> {
   const run = await runTool(cmd, args, opts);
-  if (run.code !== 0) {
-    const output = `${run.stdout}\n${run.stderr}`;
-    const tail = output.trim().split('\n').slice(-30).join('\n');
-    const { kind, summary } = explain?.(output) ?? { kind: 'dependencies-unresolvable', summary: `${what} failed` };
-    const reason = stageReason(kind, summary, { command: [cmd, ...args].join(' '), exitCode: run.code, output });
-    throw new StageError(`${summary} (${cmd} ${args.join(' ')}, exit ${run.code}):\n${tail}`, { reason });
-  }
+  if (run.code !== 0) throw toolFailure(what, cmd, args, run, explain);
   return run;
+}
+
+/** The StageError of a host tool's failed run (mustRun's): `dependencies-unresolvable` unless `explain` reads another cause. */
+export function toolFailure(what: string, cmd: string, args: string[], run: ToolRun, explain?: Explain): StageError {
+  const output = `${run.stdout}\n${run.stderr}`;
+  const tail = output.trim().split('\n').slice(-30).join('\n');
+  const { kind, summary } = explain?.(output) ?? { kind: 'dependencies-unresolvable', summary: `${what} failed` };
+  const reason = stageReason(kind, summary, { command: [cmd, ...args].join(' '), exitCode: run.code, output });
+  return new StageError(`${summary} (${cmd} ${args.join(' ')}, exit ${run.code}):\n${tail}`, { reason });
 }
 
 /** The first line of `cmd --version` ('cargo 1.95.0 (…)'), or the command's name where it has none. */

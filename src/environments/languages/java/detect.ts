@@ -10,7 +10,15 @@ import {
   type RepoFiles,
   type Resolution,
 } from '../../contract';
-import { mustRun } from '../host-command';
+import { mustRun, toolFailure } from '../host-command';
+import {
+  OFFLINE_PROOF,
+  UNRESOLVED_FILE,
+  unresolvedLine,
+  unresolvedProjects,
+  unservedOf,
+  type UnresolvedProjects,
+} from './maven-unresolved';
 import { runTool, toolsDirOf } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
@@ -132,7 +140,8 @@ function mavenRecipe(modules: string[], compat: boolean, notes: string[], newer?
       // Proves the store suffices offline for what `mvn test` resolves and starts (Surefire's provider
       // and fork), compiling nothing (stub-javac.ts; every sandbox's run compiles its own tree); with
       // the real compile where the build fails without the classes, as the host's fetch does.
-      `${MAVEN_OPTS}; mvn -o -B -q ${propertyArgs(stubProperties(stub), false).join(' ')} ${RESOLVE_ONLY} || mvn -o -B -q ${RESOLVE_ONLY}`,
+      // Fail-at-end, as the fetch: only the projects it went without may fail, for their dependencies (UNRESOLVED_FILE).
+      `${MAVEN_OPTS}; ${OFFLINE_PROOF}; proof ${propertyArgs(stubProperties(stub), false).join(' ')} ${RESOLVE_ONLY} || proof ${RESOLVE_ONLY}`,
     ],
     // Every Maven run of the image (an agent's own too) loads the extension (skip-extension.ts).
     env: { MAVEN_OPTS: `${QUICK_JVM} -Dmaven.ext.class.path=${M2}/${SKIPS_JAR}` },
@@ -204,42 +213,64 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
   const extension = home ? await hostSkipExtension(home, toolsDir, ctx.signal).catch(() => undefined) : undefined;
   if (!extension) ctx.log("maven: the skips' extension could not be compiled on the host; fetching without it");
   ctx.log('maven: resolving what `mvn test` needs (plugins, dependencies, Surefire provider)');
-  const resolve = (what: string, extra: Record<string, string>) =>
-    mustRun(
-      what,
-      mvn,
-      // The goal first, so that a reason's command (400 characters) shows it; the image's settings
-      // skip the same plugins (settings.ts): what they would fetch is not needed there either.
-      [
-        '-B',
-        ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
-        `-Dmaven.repo.local=${repo}`,
-        ...(extension ? [`-Dmaven.ext.class.path=${extension}`] : []),
-        ...propertyArgs(extra),
-      ],
-      {
-        cwd: ctx.srcDir,
-        signal: ctx.signal,
-        env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
-      },
-      mavenGoalFailure(what),
-    ).catch((err: unknown) => {
-      // A plugin that needs a newer Maven fails alike with the real compile: the recipe's fallback runs on one.
-      const needs = !newer && err instanceof StageError ? NEEDS_NEWER_MAVEN.exec(err.message) : null;
-      throw needs ? new ToolchainTooOld(`${needs[0]}, and Debian's Maven is 3.8`) : err;
+  /**
+   * Fail-at-end: one project's dependency that no registry serves leaves the others resolved, and
+   * is returned (unresolvedProjects) where nothing else failed; any other failure throws.
+   */
+  const resolve = async (
+    what: string,
+    extra: Record<string, string>,
+    goals = false,
+  ): Promise<UnresolvedProjects | undefined> => {
+    // The goal first, so that a reason's command (400 characters) shows it; the image's settings
+    // skip the same plugins (settings.ts): what they would fetch is not needed there either.
+    const args = [
+      '-B',
+      ...RESOLVE_ONLY.split(' ').map((a) => a.replace(/^'|'$/g, '')),
+      '-fae',
+      `-Dmaven.repo.local=${repo}`,
+      ...(extension ? [`-Dmaven.ext.class.path=${extension}`] : []),
+      ...propertyArgs(extra),
+    ];
+    const run = await runTool(mvn, args, {
+      cwd: ctx.srcDir,
+      signal: ctx.signal,
+      env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
     });
+    if (run.code === 0) return undefined;
+    const output = `${run.stdout}\n${run.stderr}`;
+    // A plugin that needs a newer Maven fails alike with the real compile: the recipe's fallback runs on
+    // one. Before fail-at-end leaves its project out, which would test that project on neither Maven.
+    const needs = newer ? null : NEEDS_NEWER_MAVEN.exec(output);
+    if (needs) throw new ToolchainTooOld(`${needs[0]}, and Debian's Maven is 3.8`);
+    const unresolved = unresolvedProjects(output, goals);
+    if (unresolved) return unresolved;
+    throw toolFailure(what, mvn, args, run, mavenGoalFailure(what));
+  };
   // The checkout is a scratch copy of the host's: the stub and the wrapper can sit in it for this run.
+  let unresolved: UnresolvedProjects | undefined;
   try {
-    await resolve('mvn test (resolving only, compiling nothing)', await stubCompiler(ctx.srcDir));
+    unresolved = await resolve('mvn test (resolving only, compiling nothing)', await stubCompiler(ctx.srcDir));
   } catch (err) {
     if (!(err instanceof StageError) || err instanceof ToolchainTooOld || ctx.signal.aborted) throw err;
     // Every source is stale to the compiler plugin (its class is missing), so all of it compiles.
     ctx.log('maven: the build needs the project compiled; resolving again with the real compile');
     const wrapper = join(ctx.srcDir, '.chainsmith-javac-compat');
     if (compat) await writeFile(wrapper, JAVAC_COMPAT, { mode: 0o755 });
-    await resolve('mvn test (resolving only)', compat ? compatProperties(wrapper) : {});
+    // The real build: a project failing in a goal fails alike in every sandbox, and the others' tests run.
+    unresolved = await resolve('mvn test (resolving only)', compat ? compatProperties(wrapper) : {}, true);
   }
   const notes = ['versions as the POMs declare them'];
+  if (unresolved) {
+    ctx.log(
+      `maven: project ${unresolved.projects.join(', ')} failed${unresolved.artifacts.length ? ` (${unresolved.artifacts.join(', ')} not served)` : ''}; going on without it`,
+    );
+    notes.push(
+      `project ${unresolved.projects.join(', ')} failed on the host (${unresolved.unresolved.length ? 'what no registry served' : 'a goal'}); the others resolved and are tested (fail-at-end)`,
+    );
+    // The image's offline proof accepts these projects' failures, and no other (mavenRecipe's setup).
+    await writeFile(join(ctx.depsDir, UNRESOLVED_FILE), unresolved.projects.map(unresolvedLine).join('\n') + '\n');
+  }
   if (seeded) {
     const unused = await seeded.prune();
     notes.push(
@@ -249,7 +280,14 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
   const packages = await artifacts(repo);
   if (packages.some((p) => p.version.endsWith('-SNAPSHOT'))) notes.push('SNAPSHOT artifacts resolved as of now');
   const tool = newer ? `Apache Maven ${newer}` : (await hostMavenVersion()) || 'mvn';
-  return { ecosystem: 'maven', tool, lock: 'none', packages, notes };
+  return {
+    ecosystem: 'maven',
+    tool,
+    lock: 'none',
+    packages,
+    notes,
+    ...(unresolved?.unresolved.length ? { unserved: unservedOf(unresolved) } : {}),
+  };
 }
 
 const hostMavens = new Map<string, Promise<{ line: string; home?: string }>>();
