@@ -120,7 +120,7 @@ async function withLanguage(
 }
 
 /** A disk validation writes to that is all but full (disk-space.ts), as a sentence. */
-export function lowDisk(deps: GoldValidationDeps): Promise<string | undefined> {
+function lowDisk(deps: GoldValidationDeps): Promise<string | undefined> {
   return diskAlmostFull(deps.docker, [deps.environments.dataDir]);
 }
 

@@ -119,7 +119,7 @@ export async function detectPython(
               `${interpreter} -m venv --system-site-packages ${venv}`,
               ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
-      // pytest ends with its session where a thread a test left blocked would hold it to the run's limit.
+      // A pytest plugin (session-exit.ts): runs end with their session, a run its limit ends still reports, old pytest reports passes.
       lines.push(installSessionExit(`${venv}/bin/python`));
       if (installable) lines.push(...editableInstall(pip, `${venv}/bin/python`));
       // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
