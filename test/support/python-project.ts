@@ -23,13 +23,15 @@ export const fetchInputs = (over: Partial<PythonInputs> & Pick<PythonInputs, 'py
 });
 
 /**
- * A Python fetch of `acme`, a setuptools project whose setup.py requires `requires`, into a directory
- * of its own (removed after), as of `asOf`: the resolution and the requirements it leaves for the image.
+ * A Python fetch of `acme`, a setuptools project whose setup.py requires `requires` (or is `setupPy`,
+ * where a test needs one that does more), into a directory of its own (removed after), as of `asOf`:
+ * the resolution and the requirements it leaves for the image.
  */
 export async function fetchAcme(
   inputs: PythonInputs,
   requires: string[],
   asOf: Date,
+  setupPy = `from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=${JSON.stringify(requires)})\n`,
 ): Promise<{ resolution: Resolution; requirements: string }> {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-fetch-acme-'));
   try {
@@ -38,10 +40,7 @@ export async function fetchAcme(
     await mkdir(join(src, 'acme'), { recursive: true });
     await mkdir(depsDir);
     await writeFile(join(src, 'acme', '__init__.py'), '');
-    await writeFile(
-      join(src, 'setup.py'),
-      `from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=${JSON.stringify(requires)})\n`,
-    );
+    await writeFile(join(src, 'setup.py'), setupPy);
     const resolution = await pythonFetch(inputs)({
       srcDir: src,
       depsDir,

@@ -1,11 +1,10 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
 import { hostPythons } from '../../../../src/environments/languages/python/host-pythons';
-import { fetchInputs } from '../../../support/python-project';
+import { fetchAcme, fetchInputs } from '../../../support/python-project';
 import { missingPythons, testIf } from '../../../support/preconditions';
 
 test("a setup.py project's metadata is built by the tools' interpreter: no python3.X of the target's minor is looked for on PATH", async () => {
@@ -24,26 +23,15 @@ test("a setup.py project's metadata is built by the tools' interpreter: no pytho
     await chmod(join(bin, 'python3.8'), 0o755);
     await chmod(join(bin, 'python3.8m'), 0o755);
     process.env.PATH = `${bin}:${path}`;
-    const src = join(root, 'src');
-    const depsDir = join(root, 'deps');
-    await mkdir(join(src, 'acme'), { recursive: true });
-    await mkdir(depsDir);
-    await writeFile(join(src, 'acme', '__init__.py'), '');
     // Its requirement is computed when setup.py runs: only a built metadata names it.
-    await writeFile(
-      join(src, 'setup.py'),
+    const { resolution, requirements } = await fetchAcme(
+      fetchInputs({ python: '3.8' }),
+      [],
+      new Date('2021-06-01T00:00:00Z'),
       'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six" + "==1.15.0"])\n',
     );
-    const resolution = await pythonFetch(fetchInputs({ python: '3.8' }))({
-      srcDir: src,
-      depsDir,
-      asOf: new Date('2021-06-01T00:00:00Z'),
-      log: () => undefined,
-      signal: new AbortController().signal,
-      toolsDir: join(root, 'tools'),
-    });
     expect(resolution.packages).toContainEqual({ name: 'six', version: '1.15.0' });
-    expect(await readFile(join(depsDir, 'requirements.txt'), 'utf8')).toMatch(/^six==1\.15\.0$/m);
+    expect(requirements).toMatch(/^six==1\.15\.0$/m);
     expect(existsSync(called)).toBe(false);
   } finally {
     process.env.PATH = path;
@@ -59,30 +47,14 @@ test("a setup.py project's metadata is built by the tools' interpreter: no pytho
 testIf(missingPythons(['3.8']))(
   "a setup.py's metadata is built by the target minor's interpreter where the host has it",
   async () => {
-    const root = await mkdtemp(join(tmpdir(), 'chainsmith-resolver-target-'));
-    try {
-      const src = join(root, 'src');
-      const depsDir = join(root, 'deps');
-      await mkdir(join(src, 'acme'), { recursive: true });
-      await mkdir(depsDir);
-      await writeFile(join(src, 'acme', '__init__.py'), '');
-      await writeFile(
-        join(src, 'setup.py'),
-        'import sys\nfrom setuptools import setup\nif sys.version_info[:2] != (3, 8):\n    raise SystemExit("acme builds on Python 3.8 only, not %d.%d" % sys.version_info[:2])\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six==1.15.0"])\n',
-      );
-      const prefix = (await hostPythons()).find((p) => p.version === '3.8')!.prefix;
-      const resolution = await pythonFetch(fetchInputs({ python: '3.8', interpreter: `${prefix}/bin/python3` }))({
-        srcDir: src,
-        depsDir,
-        asOf: new Date('2021-06-01T00:00:00Z'),
-        log: () => undefined,
-        signal: new AbortController().signal,
-        toolsDir: join(root, 'tools'),
-      });
-      expect(resolution.packages).toContainEqual({ name: 'six', version: '1.15.0' });
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
+    const prefix = (await hostPythons()).find((p) => p.version === '3.8')!.prefix;
+    const { resolution } = await fetchAcme(
+      fetchInputs({ python: '3.8', interpreter: `${prefix}/bin/python3` }),
+      [],
+      new Date('2021-06-01T00:00:00Z'),
+      'import sys\nfrom setuptools import setup\nif sys.version_info[:2] != (3, 8):\n    raise SystemExit("acme builds on Python 3.8 only, not %d.%d" % sys.version_info[:2])\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six==1.15.0"])\n',
+    );
+    expect(resolution.packages).toContainEqual({ name: 'six', version: '1.15.0' });
   },
   600_000,
 );
