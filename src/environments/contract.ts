@@ -209,6 +209,11 @@ export interface TestRunner<R extends string = string> {
    * change, and only a toolchain this host lacks would run them.
    */
   toolchainMismatch?(output: string): string | undefined;
+  /**
+   * Where a run's output says tests were skipped rather than run, the first skip's reason as the tool
+   * prints it (a test module marked for another platform): for a run whose tests all skipped.
+   */
+  skipReason?(output: string): string | undefined;
 }
 
 /** What a detector is given besides the base's files. */

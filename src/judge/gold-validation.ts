@@ -183,6 +183,7 @@ export async function validateGold(
                 service,
                 unserved: plan.manifest.resolution?.unserved,
                 mismatch: runs.after && runnerFor(plan.runner).toolchainMismatch?.(runs.after.output),
+                skip: runs.after && runnerFor(plan.runner).skipReason?.(runs.after.output),
                 timeoutSeconds,
               }),
           }),

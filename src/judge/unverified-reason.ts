@@ -15,6 +15,8 @@ export interface UnverifiedRuns {
   service?: string;
   /** What the run after the change says of the project's code that its toolchain cannot read (TestRunner.toolchainMismatch). */
   mismatch?: string;
+  /** The reason the run after the change gives for skipping a test (TestRunner.skipReason). */
+  skip?: string;
   /** What the environment was built without, no registry serving it (Resolution.unserved). */
   unserved?: Array<{ name: string; why: string; named?: 'bare' }>;
   timeoutSeconds: number;
@@ -37,6 +39,8 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
       `the PR's tests seem to need a service the sandbox does not run ("${v.service}")`,
       v.after,
     );
+  const skipped = skippedWhole(v.after, v.skip);
+  if (skipped && !v.gold.passToPass.length) return stageReason('tests-not-runnable', skipped, v.after);
   // Not one of the PR's tests passes after the real change (none reported, or every one failing or in
   // error, as a test module that cannot be imported is): the environment cannot run them, whatever they check.
   const passing = (v.after.cases ?? []).filter((c) => testPasses(c.outcome));
@@ -67,6 +71,22 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
   const { passToPass, brokenOnGold } = v.gold;
   const counts = `${passToPass.length} PASS_TO_PASS, ${brokenOnGold.length} failing after the gold change too`;
   return stageReason('no-verifying-test', `no test of the PR fails before it and passes after it (${counts})`, v.after);
+}
+
+/**
+ * What to say of a run whose tests were all skipped, not run (every reported case skipped, or none
+ * reported and the runner printing a skip): the environment cannot run them, whatever they check.
+ */
+function skippedWhole(after: TestSignal, skip: string | undefined): string | undefined {
+  const cases = after.cases ?? [];
+  if (cases.some((c) => c.outcome !== 'skipped') || (!cases.length && !skip)) return undefined;
+  const which =
+    cases.length > 1
+      ? `all ${cases.length} of the PR's reported tests are`
+      : cases.length
+        ? "the PR's one reported test is"
+        : "the PR's tests are";
+  return `${which} skipped in this environment, not run${skip ? ` ("${skip}")` : ''}`;
 }
 
 /**

@@ -163,6 +163,26 @@ test("code the environment's Python cannot parse makes the stage unsupported, na
 });
 
 /**
+ * A PR whose only test module is skipped whole on this platform (pytest collects it, skips it and exits
+ * 0): its tests never ran here, so no test verifies it, and the reason says they were skipped and why,
+ * not that they ran and none tells the change apart.
+ */
+test('tests all skipped in the environment are not runnable, and the reason quotes the skip', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-skipped-'));
+  const windowsOnly = await oneStage(
+    dir,
+    'gen/windows-only',
+    {},
+    'import sys\n\nimport pytest\n\nfrom calc import sub\n\npytestmark = pytest.mark.skipif(sys.platform != "win32", reason="Windows only")\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n',
+  );
+  const [skipped] = await validateStages(depsIn(dir, 300), [windowsOnly]);
+  expect(skipped.reason).toMatchObject({ kind: 'tests-not-runnable' });
+  expect(skipped.reason!.summary).toBe(
+    'the PR\'s tests are skipped in this environment, not run ("Windows only (tests/test_sub.py)")',
+  );
+});
+
+/**
  * Exit 137 is what a run stopped at its time limit gets, and also what a SIGKILL from anywhere else
  * gives: tests that kill their own process group long before the limit did not time out.
  */

@@ -83,7 +83,18 @@ export const pytestRunner: TestRunner<'pytest'> = {
   selects: { files: pytestFiles, described: 'Python files pytest could run' },
   failureLine: failureSummary,
   toolchainMismatch: unparsedCode,
+  skipReason,
 };
+
+/**
+ * "SKIPPED [2] tests/test_win.py:8: Windows only" (a skip inside a test) or "SKIPPED [1] tests/test_win.py:
+ * Windows only" (a module skipped whole, before pytest 7 also with its line): the reason, then where.
+ */
+const SKIP_LINE = /^SKIPPED \[\d+\] (\S+?):(?:\d+:)? (.+)$/m;
+function skipReason(output: string): string | undefined {
+  const m = SKIP_LINE.exec(output);
+  return m ? `${m[2].trim()} (${m[1]})` : undefined;
+}
 
 /**
  * A module of the checkout that the interpreter cannot parse, as an import's traceback shows it (its
