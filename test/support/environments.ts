@@ -5,9 +5,8 @@ import { ArtifactStore } from '../../src/artifacts/store';
 import { Environments } from '../../src/environments/builder';
 import { baseImageTag } from '../../src/environments/images';
 import type { RecipeOverride } from '../../src/environments/recipe';
+import { PYTEST } from '../../src/environments/languages/python/pytest';
 import type { GoldValidationDeps } from '../../src/judge/gold-validation';
-
-export const TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider';
 
 /**
  * Environments as a worker builds them (offline, on the provisioned images), for tests and benchmarks.
@@ -29,7 +28,7 @@ export function testEnvironments(
     memoryMb: 1024,
     pidsLimit: 256,
     cpus: 1,
-    defaultTestCommand: TEST_COMMAND,
+    defaultTestCommand: PYTEST,
     log,
   });
 }

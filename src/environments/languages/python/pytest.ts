@@ -25,8 +25,14 @@ const OUTCOME: Record<string, TestCase['outcome']> = {
  * failures and errors last: nearest the end of the output, which a cut keeps.
  */
 export const PYTEST_SUMMARY_FLAG = '-rpsxXfE';
-/** The test command of a Python project, and of a repository nothing was detected in (sandbox.testCommand's default). */
-export const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
+/**
+ * The test command of a Python project, and of a repository nothing was detected in (sandbox.testCommand's
+ * default). No cache written into the checkout, so none blocks checking out another commit. pytest-randomly,
+ * which a project's test dependencies may hold, needs that cache (it stops every run with an internal error
+ * without it) and would shuffle the tests' order between the runs a stage compares: blocked too, and a
+ * name pytest does not know is no error where the plugin is not installed.
+ */
+export const PYTEST = 'python3 -m pytest -q -p no:cacheprovider -p no:randomly';
 /**
  * pytest from 3.0 on stops the whole run at a test file that cannot be collected (a module a PR's test
  * file imports that the environment lacks, a marker only an uninstalled plugin registers): the PR's
