@@ -518,6 +518,11 @@ export class Environments {
           if (r.depsKey) await this.deps.markTooOld(r.depsKey, err.message);
           throw err;
         }
+        const unsupported = recipe.unsupported?.(run.output);
+        if (unsupported)
+          throw new StageError(`the build at ${r.sha.slice(0, 12)} says: ${unsupported}`, {
+            reason: stageReason('unsupported', unsupported, failed),
+          });
         const why = run.timedOut ? `timed out after ${this.opts.timeoutSeconds}s` : `exit code ${run.exitCode}`;
         const summary = `the environment recipe of ${r.repoName} (${recipe.origin}) failed to build at ${r.sha.slice(0, 12)} (${why})`;
         const reason = stageReason(run.timedOut ? 'timeout' : 'build-failed', summary, failed);

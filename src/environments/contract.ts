@@ -153,6 +153,12 @@ export interface LanguageRecipe<L extends string = string, R extends string = st
    * their newest releases the manifests allow (FetchContext.raise), and built again. Empty where none.
    */
   stale?(buildOutput: string): string[];
+  /**
+   * Where a failed build's output shows the project needs a toolchain no recipe here provides (a
+   * setup.py that converts Python 2 code as it builds), why: the stage is `unsupported`, not a build
+   * that failed.
+   */
+  unsupported?(buildOutput: string): string | undefined;
   /** Test requirements the stage's PR adds that its base does not declare, installed too (its tests need them); part of the image key. */
   prAdds?: string[];
   /** Shell lines run once in the build container in the repository at its base (/work/repo, a tmpfs the image does not keep: install outside it), network none, DEPS_MOUNT mounted. */

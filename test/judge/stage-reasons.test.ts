@@ -183,6 +183,22 @@ test('tests all skipped in the environment are not runnable, and the reason quot
 });
 
 /**
+ * A setup.py of the years when one source served Python 2 and 3 by converting it with 2to3 as it
+ * built: setuptools has refused `use_2to3` since 2021, and the code is Python 2's. The stage is
+ * unsupported at once, not a resolver failure with no known cause tried twice.
+ */
+test('a setup.py that converts Python 2 code as it builds makes the stage unsupported, first time', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-2to3-'));
+  const converted = await oneStage(dir, 'gen/use-2to3', {
+    'setup.py': 'from setuptools import setup\nsetup(name="calc", version="0.1", py_modules=["calc"], use_2to3=True)\n',
+  });
+  const [failed] = await validateStages(depsIn(dir, 300), [converted]);
+  expect(failed.reason).toMatchObject({ kind: 'unsupported' });
+  expect(failed.reason!.summary).toMatch(/converts its Python 2 code with 2to3 as it builds \(use_2to3\)/);
+  expect(failed.reason!.tail).toContain('use_2to3 is invalid');
+});
+
+/**
  * Exit 137 is what a run stopped at its time limit gets, and also what a SIGKILL from anywhere else
  * gives: tests that kill their own process group long before the limit did not time out.
  */

@@ -4,6 +4,7 @@ import { pyprojectDeclares, TESTISH, type PyprojectDeclares } from './pyproject-
 import { requirementFilesOf } from './resolver-inputs';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
+import { convertsPython2 } from './python2-build';
 import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
 import { bundledPip } from './wheel-tags';
@@ -171,6 +172,7 @@ export async function detectPython(
       env: {},
       path: [`${VENV}/bin`],
       runner: 'pytest',
+      unsupported: convertsPython2,
       ...(python.newer
         ? {
             fallback: recipeOn(python.newer),

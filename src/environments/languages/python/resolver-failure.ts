@@ -1,6 +1,7 @@
 import { StageError, TransientError, UnexplainedFailure } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
 import type { ToolRun } from '../../host-tools';
+import { convertsPython2 } from './python2-build';
 
 /** A requirement from a version-control URL no resolver here can fetch: pip's old `git://` and `svn+`, `hg+`, `bzr+` forms. */
 const UNSUPPORTED_SCHEME =
@@ -15,10 +16,11 @@ const UNREACHABLE =
 /**
  * Output that names a cause the same inputs meet on every try: no version satisfies the requirements,
  * a requirement or version that does not parse, a package the registry does not have, a source
- * distribution whose build fails, a Python the package does not support.
+ * distribution whose build fails, a build backend that fails on the project's own metadata, a Python
+ * the package does not support.
  */
 const DETERMINISTIC =
-  /No solution found|we can conclude|cannot be used|Couldn't parse|Failed to parse|Expected (package name|version|one of)|not found in the (package )?registry|No matching distribution|Could not find a version that satisfies|ResolutionImpossible|conflicting dependencies|Failed to (build|prepare distributions|download and build)|invalid (requirement|version|specifier|marker)|is not a valid|requires a different Python/i;
+  /No solution found|we can conclude|cannot be used|Couldn't parse|Failed to parse|Expected (package name|version|one of)|not found in the (package )?registry|No matching distribution|Could not find a version that satisfies|ResolutionImpossible|conflicting dependencies|Failed to (build|prepare distributions|download and build)|invalid (requirement|version|specifier|marker)|is not a valid|requires a different Python|build backend returned an error/i;
 
 /**
  * What a resolver's failure means for the stage. A requirement line that does not parse, a URL scheme
@@ -50,6 +52,11 @@ export function resolverFailure(what: string, shown: string, run: ToolRun, detai
       reason: stageReason('unsupported', `${what}: the project needs a Python that cannot be had here`, failed),
     });
   }
+  const python2 = convertsPython2(output);
+  if (python2)
+    return new StageError(`${what}: ${python2}:\n${last}`, {
+      reason: stageReason('unsupported', `${what}: ${python2}`, failed),
+    });
   if (UNREACHABLE.test(output) && !/Couldn't parse|No solution found/i.test(output))
     return new TransientError(`${what} could not reach a package registry:\n${last}`);
   const summary = /Couldn't parse requirement/i.test(output)

@@ -28,7 +28,7 @@ describe('resolverFailure', () => {
     expect((error as StageError).reason?.kind).toBe('dependencies-unresolvable');
   });
 
-  it('names an unparseable requirement and a version-control URL for what they are, permanently', () => {
+  it('names an unparseable requirement, a version-control URL and a Python 2 build for what they are, permanently', () => {
     const parse = failed(
       "error: Couldn't parse requirement in `requirements.txt` at position 0\n  Caused by: Expected package name",
     );
@@ -39,6 +39,14 @@ describe('resolverFailure', () => {
     });
     const scheme = failed('error: Unsupported URL prefix `git://` in URL: `git://github.com/x/y.git#egg=y`');
     expect((scheme as StageError).reason?.kind).toBe('unsupported');
+    const python2 = failed(
+      'error: The build backend returned an error\n  [stderr]\n  error in acme setup command: use_2to3 is invalid.',
+    );
+    expect(python2).toBeInstanceOf(StageError);
+    expect((python2 as StageError).reason?.summary).toMatch(
+      /^uv pip compile: the project's setup.py converts its Python 2 code/,
+    );
+    expect((python2 as StageError).reason?.kind).toBe('unsupported');
   });
 });
 
@@ -56,6 +64,7 @@ describe('an unexplained resolver failure', () => {
       '  × No solution found when resolving dependencies:',
       'ERROR: No matching distribution found for nosuchpkg',
       'error: Failed to build `cffi==1.0`',
+      'error: The build backend returned an error\n  Caused by: Call to `setuptools.build_meta:__legacy__.get_requires_for_build_wheel` failed (exit status: 1)',
     ]) {
       expect(failed(cause)).toBeInstanceOf(StageError);
     }
