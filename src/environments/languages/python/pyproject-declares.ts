@@ -68,6 +68,8 @@ export function pyprojectDeclares(text: string): PyprojectDeclares {
 export const TESTISH = /^(tests?|testing|dev)$/i;
 /** Documentation's extras and requirement files: never what a test run needs. */
 export const DOCS = /^docs?$|documentation|sphinx/i;
+/** A requirement file of documentation: a part of its path or name is (`docs-requirements.txt`, `requirements/doc.txt`). */
+export const docsFile = (path: string) => path.split(/[/._-]/).some((part) => DOCS.test(part));
 
 /** The extras and dependency groups a test environment asks the resolver for. */
 export interface TestSelection {

@@ -1,6 +1,6 @@
 import type { RepoFiles } from '../../contract';
-import { DOCS, pyprojectDeclares, testSelection, type TestSelection } from './pyproject-declares';
-import { requirementFilesNamed } from './tool-deps';
+import { docsFile, pyprojectDeclares, testSelection, type TestSelection } from './pyproject-declares';
+import { extrasNamed, requirementFilesNamed } from './tool-deps';
 
 /** Requirement files a test run usually needs, below the root. */
 const NESTED_REQUIREMENTS = [
@@ -19,10 +19,10 @@ export async function requirementFilesOf(
   files: RepoFiles,
 ): Promise<{ requirementFiles: string[]; found: string[]; tests: string[] }> {
   const rootRequirements = [...files.rootFiles]
-    .filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !DOCS.test(f))
+    .filter((f) => /requirements[\w.-]*\.txt$/i.test(f) && !docsFile(f))
     .sort();
   const root = async (name: string) => (files.rootFiles.has(name) ? ((await files.read(name)) ?? '') : '');
-  const named = requirementFilesNamed(await root('tox.ini'), await root('noxfile.py')).filter((f) => !DOCS.test(f));
+  const named = requirementFilesNamed(await root('tox.ini'), await root('noxfile.py')).filter((f) => !docsFile(f));
   const existing = async (paths: string[]) =>
     (await Promise.all(paths.map(async (f) => ((await files.read(f)) === undefined ? undefined : f)))).filter(
       (f): f is string => !!f,
@@ -62,5 +62,16 @@ export async function resolverInputs(files: RepoFiles): Promise<TestSelection & 
           ? ['setup.cfg']
           : [];
   const { requirementFiles } = await requirementFilesOf(files);
-  return { sources: [...project, ...requirementFiles], ...testSelection(pyproject, project.length > 0) };
+  const selection = testSelection(pyproject, project.length > 0);
+  // The extras the project's own test runs install (tox's, nox's): where the project's extras cannot be
+  // read here (a setup.py's), those rather than every extra, of which the docs' often no longer resolve.
+  const read = async (name: string) => (has(name) ? ((await files.read(name)) ?? '') : '');
+  const named = extrasNamed(await read('tox.ini'), await read('noxfile.py'));
+  if (!named.length) return { sources: [...project, ...requirementFiles], ...selection };
+  return {
+    sources: [...project, ...requirementFiles],
+    ...selection,
+    extras: selection.extras === 'all' ? named : [...new Set([...selection.extras, ...named])],
+    testExtras: [...new Set([...selection.testExtras, ...named])],
+  };
 }

@@ -62,6 +62,25 @@ function testenvDeps(ini: string): string[] {
 }
 
 /**
+ * The project's extras its test runs install: tox.ini's [testenv] `extras` (a comma or a line between
+ * names) and the test sessions of its noxfile.py (`session.install(".[tests]")`, `"-e", ".[test,yaml]"`).
+ * Lines for some environments only ("py27: legacy") are left out.
+ */
+export function extrasNamed(toxIni: string, noxfile: string): string[] {
+  const names: string[] = [];
+  const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toxIni)?.[1] ?? '';
+  const extras = /^extras\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
+  for (const line of extras.split('\n').map((l) => l.replace(/\s#.*$/, '').trim()))
+    if (line && !/^[\w,!-]+:\s/.test(line)) names.push(...line.split(','));
+  for (const session of testSessions(noxfile))
+    for (const m of session.matchAll(/["'](?:-e\s*)?\.\[([\w,\s-]+)\]["']/g)) names.push(...m[1].split(','));
+  return [...new Set(names.map((n) => n.trim()).filter((n) => /^[A-Za-z0-9][\w.-]*$/.test(n)))];
+}
+
+/** The sessions of a noxfile.py whose function name says test. */
+const testSessions = (noxfile: string) => noxfile.split(/^(?=\S)/m).filter((block) => /^def\s+\w*test/i.test(block));
+
+/**
  * The requirement files a project's test runs install by `-r` (`--requirement`): tox.ini's [testenv]
  * deps (`-r{toxinidir}/requirements/ci.txt`) and the test sessions of its noxfile.py (a function whose
  * name says test, `session.install("-r", "requirements/pytest.txt")`). Their names follow no
@@ -74,8 +93,7 @@ export function requirementFilesNamed(toxIni: string, noxfile: string): string[]
     const m = /^(?:-r|--requirement)\s*=?\s*(\S+)$/.exec(line);
     if (m) paths.push(m[1].replace(/^\{toxinidir\}\//, ''));
   }
-  const sessions = noxfile.split(/^(?=\S)/m).filter((block) => /^def\s+\w*test/i.test(block));
-  for (const install of sessions.flatMap((s) => [...s.matchAll(/\.install\(([^)]*)\)/g)].map((m) => m[1])))
+  for (const install of testSessions(noxfile).flatMap((s) => [...s.matchAll(/\.install\(([^)]*)\)/g)].map((m) => m[1])))
     for (const m of install.matchAll(/["'](?:-r|--requirement)(?:["']\s*,\s*["']|=)?([^"'\s]+)["']/g)) paths.push(m[1]);
   const relative = paths.map((p) => p.replace(/^\.\//, '')).filter((p) => !/^\/|\.\.|[{$]/.test(p));
   return [...new Set(relative)];

@@ -3,7 +3,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detectPython, poetryPython } from '../../../../src/environments/languages/python/detect';
-import { requirementFilesNamed, toolTestRequirements } from '../../../../src/environments/languages/python/tool-deps';
+import {
+  extrasNamed,
+  requirementFilesNamed,
+  toolTestRequirements,
+} from '../../../../src/environments/languages/python/tool-deps';
+import { docsFile } from '../../../../src/environments/languages/python/pyproject-declares';
 import { parseToml } from '../../../../src/environments/languages/python/pyproject';
 
 test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
@@ -162,3 +167,69 @@ def lint(session):
   ]);
   expect(requirementFilesNamed('', '')).toEqual([]);
 });
+
+test("the extras tox's [testenv] and nox's test sessions install are found, and docs' requirement files by any part of their name", () => {
+  const tox = `[testenv]
+extras = tests, yaml
+    py27: legacy
+commands = pytest
+
+[testenv:docs]
+extras = docs
+`;
+  const nox = `@nox.session
+def tests(session):
+    session.install("-e", ".[testing,toml]")
+
+
+@nox.session
+def docs(session):
+    session.install(".[docs]")
+`;
+  expect(extrasNamed(tox, '')).toEqual(['tests', 'yaml']);
+  expect(extrasNamed('', nox)).toEqual(['testing', 'toml']);
+  expect(extrasNamed('[testenv]\ndeps = pytest\n', '')).toEqual([]);
+  expect(
+    [
+      'docs-requirements.txt',
+      'requirements-doc.txt',
+      'requirements/docs.txt',
+      'dev-requirements.txt',
+      'requirements.txt',
+    ].map(docsFile),
+  ).toEqual([true, true, true, false, false]);
+});
+
+/**
+ * A setup.py project (its extras unreadable without running it) whose tox runs install its `tests` extra,
+ * beside a docs extra and a docs requirement file that do not resolve (old Sphinx stacks often no longer
+ * build): the resolution holds the tests' extra and leaves documentation out.
+ */
+test('a setup.py project resolves the extras its tox runs install, without its documentation requirements', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-tox-extras-'));
+  const src = join(root, 'src');
+  await mkdir(join(src, 'acme'), { recursive: true });
+  await writeFile(join(src, 'acme', '__init__.py'), '');
+  await writeFile(
+    join(src, 'setup.py'),
+    'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], extras_require={"docs": ["chainsmith-no-such-docs-package"], "tests": ["six"]})\n',
+  );
+  await writeFile(join(src, 'docs-requirements.txt'), 'chainsmith-no-such-docs-package\n');
+  await writeFile(join(src, 'tox.ini'), '[testenv]\nextras = tests\ncommands = pytest\n');
+  const files = {
+    rootFiles: new Set(['setup.py', 'docs-requirements.txt', 'tox.ini', 'acme']),
+    read: (p: string) => readFile(join(src, p), 'utf8').catch(() => undefined),
+  };
+  const recipe = (await detectPython(files))!;
+  const depsDir = join(root, 'deps');
+  await mkdir(depsDir);
+  const resolution = await recipe.fetch!({
+    srcDir: src,
+    depsDir,
+    asOf: new Date('2023-06-01T00:00:00Z'),
+    log: () => undefined,
+    signal: new AbortController().signal,
+  });
+  expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
+  await rm(root, { recursive: true, force: true });
+}, 300_000);
