@@ -92,5 +92,7 @@ export function datePinned(run: (args: string[]) => Promise<ToolRun>, asOf: Date
       }
     }
   };
-  return { compile, pins };
+  /** Whether setuptools and wheel were resolved past the date, to read setup.py metadata (LEGACY_BACKEND). */
+  const backendLifted = () => legacyBackend.length > 0;
+  return { compile, pins, backendLifted };
 }

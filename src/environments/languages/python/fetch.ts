@@ -363,9 +363,16 @@ export function pythonFetch(inputs: PythonInputs) {
         b,
       );
     // The project itself (editable, a local path) is installed from the working tree, not from here.
-    const lines = await readPinned(pinned);
+    // setuptools and wheel that the requirements resolved past the date only to read setup.py metadata on the
+    // host are not what the image installs: the era's are, as the build's resolution has them (a 2016 sdist
+    // that setuptools 59 cannot build, `Feature` gone since 46, needs them where the project needs setuptools).
+    const buildPins = await readPinned(buildPinned);
+    const fromBuild = new Set<string>(
+      main.backendLifted() ? buildPins.map(requirementName).filter((n) => n === 'setuptools' || n === 'wheel') : [],
+    );
+    const lines = (await readPinned(pinned)).filter((l) => !fromBuild.has(requirementName(l)));
     const names = new Set(lines.map(requirementName));
-    lines.push(...(await readPinned(buildPinned)).filter((l) => !names.has(requirementName(l))));
+    lines.push(...buildPins.filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');
     // Pins an earlier fetch downloaded for the same Python, platforms and index are taken from the store.
     const tags = wheelTags(pyVersion, inputs.installerPip);
