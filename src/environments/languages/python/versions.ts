@@ -22,6 +22,25 @@ const FIRST_BETA: Record<string, string> = {
   '3.14': '2025-05-07',
 };
 
+/**
+ * When each CPython minor's final release came out. Between a minor's first beta and its release a
+ * project may test on it already, but the packages of those months often do not run on it yet (2019's
+ * hypothesis fails to import on 3.8): the roundest pick among the tested minors (choosePython) is made
+ * among the released ones, and the beta stays the `newer` fallback.
+ */
+const FINAL: Record<string, string> = {
+  '3.5': '2015-09-13',
+  '3.6': '2016-12-23',
+  '3.7': '2018-06-27',
+  '3.8': '2019-10-14',
+  '3.9': '2020-10-05',
+  '3.10': '2021-10-04',
+  '3.11': '2022-10-24',
+  '3.12': '2023-10-02',
+  '3.13': '2024-10-07',
+  '3.14': '2025-10-07',
+};
+
 /** A CPython the host provides: its minor ('3.13') and its installation prefix. */
 export interface ProvidedPython {
   version: string;
@@ -68,6 +87,9 @@ const minorKey = (v: string) =>
     .split('.')
     .map(Number)
     .reduce((acc, n) => acc * 1000 + n, 0);
+/** Whether a minor's final release was out by `day`; those older than the table were, long before. */
+const released = (version: string, day: string) =>
+  (FINAL[version] ?? (minorKey(version) < minorKey('3.5') ? '0000' : '9999')) <= day;
 
 /**
  * The Python for a stage: where the project names the minors it tests on (`tested`: CI, tox,
@@ -135,8 +157,12 @@ export function choosePython(
     : [];
   if (testedOut.length) {
     const newest = testedOut[testedOut.length - 1];
-    const pick = testedOut.reduce((a, b) => (roundness(b.version) >= roundness(a.version) ? b : a));
-    const why = `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers); of those provided (${offered}) it allows and tests on that were out by the base commit's date ${day} (${testedOut.map((c) => c.version).join(', ')})`;
+    const settled = testedOut.filter((c) => released(c.version, day));
+    const pick = (settled.length ? settled : testedOut).reduce((a, b) =>
+      roundness(b.version) >= roundness(a.version) ? b : a,
+    );
+    const beta = testedOut.filter((c) => settled.length && !settled.includes(c)).map((c) => c.version);
+    const why = `${asks} and tests on Python ${tested.join(', ')} (CI, tox, classifiers); of those provided (${offered}) it allows and tests on that were out by the base commit's date ${day} (${testedOut.map((c) => c.version).join(', ')}${beta.length ? `; ${beta.join(', ')} not yet released, not chosen` : ''})`;
     const newer: PythonChoice = {
       ...newest,
       note: `${why}, Python ${newest.version} is the newest (first beta ${firstBeta(newest.version)}); the roundest, ${pick.version}, cannot have what the stage resolves`,

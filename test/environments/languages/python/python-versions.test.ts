@@ -86,6 +86,16 @@ test('a project that names the Pythons it tests on gets the roundest of them, wi
     version: '3.13',
     prefix: '/opt/python3.13',
   });
+  // attrs #556 (2019-09): CI up to 3.8 in its beta, whose packages of the day (hypothesis) do not import on it yet:
+  // the roundest of the released ones, with the beta as the fallback; once 3.8 is out, 3.8.
+  const beta = ['3.5', '3.6', '3.7', '3.8'];
+  const older = [...['3.6', '3.7'].map((version) => ({ version, prefix: `/opt/python${version}` })), ...wide];
+  expect(choosePython(older, '>=3.5', new Date('2019-09-01'), false, beta)).toMatchObject({
+    version: '3.6',
+    note: expect.stringMatching(/3\.8 not yet released, not chosen/),
+    newer: { version: '3.8' },
+  });
+  expect(choosePython(older, '>=3.5', new Date('2019-10-20'), false, beta).version).toBe('3.8');
   // Once the span drops it, the roundest left: 3.12 (4) over 3.10 (2), 3.9, 3.11, 3.13.
   expect(choosePython(wide, '>=3.9', at, false, ['3.9', '3.10', '3.11', '3.12', '3.13']).version).toBe('3.12');
   // Tested only on a minor the host lacks: the newest below it, not a newer one.
