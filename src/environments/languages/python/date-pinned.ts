@@ -13,8 +13,12 @@ const MAX_LIFTS = 4;
  * (its build requirements, resolved apart) keeps the era's, unless an sdist among them needs reading too.
  */
 const LEGACY_BACKEND = {
-  /** No setuptools 40.8 as of the date, or one that fails inside its own modules on the host's Python (2019's does on 3.9+: HTMLParser.unescape). */
-  needs: /setuptools>=40\.8\.0|build_meta:__legacy__[\s\S]*site-packages\/setuptools\//,
+  /**
+   * No setuptools 40.8 as of the date, or one that fails inside its own modules on the host's Python (2019's
+   * does on 3.9+: HTMLParser.unescape), through the legacy backend or setuptools' own (a pyproject.toml
+   * that names `setuptools.build_meta`).
+   */
+  needs: /setuptools>=40\.8\.0|setuptools\.build_meta[\s\S]*site-packages\/setuptools\//,
   asOf: '2024-01-01T00:00:00.000Z',
 };
 
