@@ -26,6 +26,19 @@ const CCACHE = {
 /** Debian's ccache links named as the compilers: first on PATH, configure's gcc is ccache's. */
 const CCACHE_MASQUERADE = '/usr/lib/ccache';
 
+/** Where the image keeps the compilers of NO_WERROR (outside the working tree, as the build directories). */
+const NO_WERROR_DIR = '/work/.chainsmith-cc';
+
+/**
+ * Setup that writes cc, gcc, c++ and g++ into NO_WERROR_DIR, each Debian's own with `-Wno-error` last
+ * on its command line, so that it wins over any `-Werror` a project's build gives. The image's
+ * compiler is newer than most of a project's history, and warns where the compilers of its time did
+ * not (gcc 7's implicit-fallthrough, an implicit declaration a header once made): a project that
+ * builds with -Werror would not build at all, and no stage of it could run a test. Its warnings still
+ * print. ccache's links (CCACHE_MASQUERADE, before it on PATH) and CMake's launcher call these.
+ */
+const NO_WERROR = `mkdir -p ${NO_WERROR_DIR} && for c in cc gcc c++ g++; do printf '#!/bin/sh\\nexec /usr/bin/%s "$@" -Wno-error\\n' $c >${NO_WERROR_DIR}/$c && chmod +x ${NO_WERROR_DIR}/$c || exit 2; done`;
+
 /**
  * C and C++ projects on Debian's gcc, CMake, meson, autotools and make. CMake and meson configure and
  * build once in the image, in a build directory outside the working tree; a test run rebuilds what the
@@ -38,7 +51,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
     language: 'c' as const,
     toolchain: { image: 'c' as const },
     env: { CHAINSMITH_BUILD_DIR: CMAKE_BUILD_DIR },
-    path: [],
+    path: [NO_WERROR_DIR],
   };
   if (has('CMakeLists.txt')) {
     return {
@@ -48,6 +61,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       env: { ...base.env, ...CCACHE.env },
       sharedCache: CCACHE.sharedCache,
       setup: [
+        NO_WERROR,
         `cmake -S . -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache`,
         cmakeTestOptions(CMAKE_BUILD_DIR),
         `cmake --build ${CMAKE_BUILD_DIR} -j2`,
@@ -67,7 +81,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
         ...(has('meson_options.txt') ? ['meson_options.txt'] : []),
         ...(has('meson.options') ? ['meson.options'] : []),
       ],
-      setup: [MESON_DOCS_OFF, `meson setup ${MESON_BUILD_DIR} $off`, `meson compile -C ${MESON_BUILD_DIR}`],
+      setup: [NO_WERROR, MESON_DOCS_OFF, `meson setup ${MESON_BUILD_DIR} $off`, `meson compile -C ${MESON_BUILD_DIR}`],
       runner: 'make',
       test: `meson compile -C ${MESON_BUILD_DIR} && meson test -C ${MESON_BUILD_DIR} --print-errorlogs`,
     };
@@ -78,10 +92,10 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       ...base,
       origin: 'c-autotools',
       env: { ...CCACHE.env },
-      path: [CCACHE_MASQUERADE],
+      path: [CCACHE_MASQUERADE, NO_WERROR_DIR],
       sharedCache: CCACHE.sharedCache,
       manifests: [autoconf, ...(has('Makefile.am') ? ['Makefile.am'] : [])],
-      setup: AUTOTOOLS_SETUP,
+      setup: [NO_WERROR, ...AUTOTOOLS_SETUP],
       runner: 'make',
       test: AUTOTOOLS_TEST,
     };
@@ -96,7 +110,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       origin: 'c-make',
       manifests: [makefile],
       // The build products would sit in the working tree, which the image does not keep: tests build.
-      setup: [],
+      setup: [NO_WERROR],
       runner: 'make',
       test: target ? `make -k ${target}` : 'echo "the Makefile has no test or check target" >&2; exit 2',
     };

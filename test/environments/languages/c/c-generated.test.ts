@@ -326,3 +326,38 @@ test('CMake: a configuration that registers no test runs no test, not one that p
   expect(gold.passToPass).toEqual([]);
   expect(gold.reason).toMatchObject({ kind: 'tests-not-runnable', tail: expect.stringMatching(/No tests were found/) });
 });
+
+/**
+ * A project that builds with -Werror, on a compiler that warns where its own did not: the image's
+ * compilers put -Wno-error last, so the warning stays a warning and the environment builds (it
+ * failed to, and every stage of such a history was build-failed). Here an unused variable under -Wall.
+ */
+test.each([
+  [
+    'CMake',
+    {
+      'CMakeLists.txt':
+        'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\nenable_testing()\nadd_compile_options(-Wall -Werror)\nadd_library(clamp clamp.c)\nadd_executable(test_clamp tests/test_clamp.c)\ntarget_link_libraries(test_clamp clamp)\nadd_test(NAME clamp COMMAND test_clamp)\n',
+    },
+    'clamp',
+  ],
+  [
+    'autotools',
+    {
+      'configure.ac':
+        'AC_INIT([clamp], [1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects])\nAC_PROG_CC\nCFLAGS="$CFLAGS -Wall -Werror"\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n',
+      'Makefile.am':
+        'check_PROGRAMS = test_clamp\nTESTS = $(check_PROGRAMS)\ntest_clamp_SOURCES = tests/test_clamp.c clamp.c\n',
+    },
+    'test_clamp',
+  ],
+])('%s with -Werror: a warning of this compiler does not stop the build', async (kind, build, test) => {
+  const warns = (body: string) => `int clamp(int x, int lo, int hi) { int unused; ${body} }\n`;
+  const { gold } = await validate(
+    `gen/clamp-werror-${kind.toLowerCase()}`,
+    { ...build, 'clamp.c': warns('return x < lo ? lo : x;'), 'tests/test_clamp.c': TESTS([LOW]) },
+    { 'clamp.c': warns('return x < lo ? lo : x > hi ? hi : x;'), 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass).toContain(test);
+});
