@@ -23,6 +23,16 @@ const LEGACY_BACKEND = {
 };
 
 /**
+ * An sdist of before 2020 whose setup.py imports setuptools' `Feature`, gone in setuptools 46 (March 2020):
+ * the later setuptools of LEGACY_BACKEND cannot read its metadata, setuptools 45 can (and runs on the
+ * host's Python). The lift comes down to it.
+ */
+const FEATURE_BACKEND = {
+  needs: /cannot import name 'Feature' from 'setuptools'/,
+  asOf: '2020-03-01T00:00:00.000Z',
+};
+
+/**
  * A package uv's date-pinned resolution found no allowed version of, where one was published later:
  * uv's hint names it, with the newest version the requirement allows and when that was published.
  */
@@ -81,6 +91,20 @@ export function datePinned(run: (args: string[]) => Promise<ToolRun>, asOf: Date
         ]);
         notes.push(
           `setuptools and wheel are resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`,
+        );
+        continue;
+      }
+      if (
+        legacyBackend.includes(`setuptools=${LEGACY_BACKEND.asOf}`) &&
+        FEATURE_BACKEND.needs.test(plain(r.stderr)) &&
+        asOf.toISOString() < FEATURE_BACKEND.asOf
+      ) {
+        legacyBackend = ['setuptools', 'wheel'].flatMap((name) => [
+          '--exclude-newer-package',
+          `${name}=${FEATURE_BACKEND.asOf}`,
+        ]);
+        notes.push(
+          `setuptools and wheel are resolved as of ${FEATURE_BACKEND.asOf.slice(0, 10)} instead: an sdist's setup.py imports setuptools' Feature, which setuptools 46 removed`,
         );
         continue;
       }

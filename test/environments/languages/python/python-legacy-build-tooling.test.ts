@@ -74,3 +74,20 @@ test("a 2019 project on setuptools' own backend has its metadata read with a lat
     await rm(root, { recursive: true, force: true });
   }
 }, 600_000);
+
+/**
+ * A 2018 requirement whose sdist's setup.py imports setuptools' Feature (zope.interface 4.5.0): the
+ * setuptools that reads metadata for the era (as of 2024) removed it in 46, so the lift comes down to
+ * setuptools 45, which has it and runs on the host's Python.
+ */
+test("an sdist that imports setuptools' Feature has its metadata read with setuptools 45", async () => {
+  const { resolution, requirements } = await fetchAcme(
+    fetchInputs({ python: '3.6', testTooling: ['pytest'] }),
+    ['zope.interface==4.5.0'],
+    new Date('2018-07-12T10:19:24Z'),
+  );
+  expect(requirements).toMatch(/^zope[.-]interface==4\.5\.0$/m);
+  expect(resolution.notes.join('\n')).toMatch(
+    /resolved as of 2020-03-01 instead: an sdist's setup.py imports setuptools' Feature/,
+  );
+}, 600_000);
