@@ -119,6 +119,33 @@ testIf(missingTool('mvn'))(
 );
 
 /**
+ * A test that reflects into the JDK's own packages, as Mockito 1's cglib does (ClassLoader.defineClass):
+ * JDK 17 denies it (InaccessibleObjectException) where the JDKs a POM for Java 11 was written for
+ * allowed it. Every JVM of such a project opens them (open-packages.ts), so the test fails before the
+ * fix for the fix's reason and passes after.
+ */
+testIf(missingTool('mvn'))(
+  "a POM for a Java before 16 whose tests reflect into the JDK's packages verifies on JDK 17",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-reflects-'));
+    const chain = await sumChain(dir, 'reflects', {
+      tests:
+        '  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n' +
+        '  @Test void adds() throws Exception {\n' +
+        '    Method define = ClassLoader.class.getDeclaredMethod("defineClass", String.class, byte[].class, int.class, int.class);\n' +
+        '    define.setAccessible(true);\n' +
+        '    assertEquals(3, Sum.of(1, 2));\n' +
+        '  }\n',
+      imports: ['java.lang.reflect.Method'],
+    });
+    const environments = removedAfterAll(testEnvironments(docker));
+    const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0);
+    expect(gold).toMatchObject({ status: 'verified', failToPass: ['m.SumTest#adds'], passToPass: ['m.SumTest#zero'] });
+  },
+  1_200_000,
+);
+
+/**
  * A goal that fails the fetch for a cause of its own (here Ant's `<fail>`, as a goal that refuses this
  * JDK would): the stage's reason is the build's, naming the goal, its execution and its complaint,
  * not a dependency that could not be fetched.
