@@ -31,6 +31,7 @@ import { mavenGoalFailure } from './maven-failure';
 import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN } from './maven-dist';
 import { hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
+import { OPEN_PACKAGES, opensPackages } from './open-packages';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
@@ -92,11 +93,17 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
     notes.push(
       `the POM compiles for Java ${release}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
     );
+  const opens = opensPackages(release);
+  if (opens)
+    notes.push(
+      `the POM compiles for Java ${release ?? '(unnamed)'}, whose JDKs let code reflect into their own packages: JDK ${DEBIAN_JDK}'s JVMs open them (JDK_JAVA_OPTIONS)`,
+    );
   const wrapperNote = files.rootFiles.has('mvnw') ? ['the Maven wrapper is not used'] : [];
   const on = (newer?: string): JavaRecipe =>
     mavenRecipe(
       [...modules],
       compat,
+      opens,
       [
         ...notes,
         ...(newer
@@ -112,8 +119,11 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
   return { ...on(), fallback: on(NEWER_MAVEN), tooOld: NEEDS_NEWER_MAVEN };
 }
 
-/** The Maven recipe on Debian's Maven, or on Maven `newer` (MAVEN_HOME_IN_IMAGE, first on PATH). */
-function mavenRecipe(modules: string[], compat: boolean, notes: string[], newer?: string): JavaRecipe {
+/**
+ * The Maven recipe on Debian's Maven, or on Maven `newer` (MAVEN_HOME_IN_IMAGE, first on PATH); with
+ * `opens`, every JVM opens the JDK's packages to reflection (open-packages.ts).
+ */
+function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: string[], newer?: string): JavaRecipe {
   const wrapper = `${M2}/javac-compat`;
   const stub = `${M2}/stub-javac`;
   return {
@@ -144,7 +154,10 @@ function mavenRecipe(modules: string[], compat: boolean, notes: string[], newer?
       `${MAVEN_OPTS}; ${OFFLINE_PROOF}; proof ${propertyArgs(stubProperties(stub), false).join(' ')} ${RESOLVE_ONLY} || proof ${RESOLVE_ONLY}`,
     ],
     // Every Maven run of the image (an agent's own too) loads the extension (skip-extension.ts).
-    env: { MAVEN_OPTS: `${QUICK_JVM} -Dmaven.ext.class.path=${M2}/${SKIPS_JAR}` },
+    env: {
+      MAVEN_OPTS: `${QUICK_JVM} -Dmaven.ext.class.path=${M2}/${SKIPS_JAR}`,
+      ...(opens ? { JDK_JAVA_OPTIONS: OPEN_PACKAGES } : {}),
+    },
     path: newer ? [`${MAVEN_HOME_IN_IMAGE}/bin`] : [],
     runner: 'maven',
   };

@@ -5,34 +5,102 @@ import { madeOnce } from '../../host-tools';
 import { mustRun } from '../host-command';
 
 /**
- * A Maven core extension (loaded through `maven.ext.class.path`) that takes maven-bundle-plugin's
- * `manifest` goal out of every project's build after the POMs are read. `bundle.skip` (settings.ts)
- * skips that goal only from the plugin's 5.x on; the 4.x releases have no such switch, and their bnd
- * fails on JDK 16 and later with a ConcurrentModificationException (FELIX-6259), so every build of a
- * POM with one failed here, the fetch included. The goal writes OSGi headers into
- * target/classes/META-INF/MANIFEST.MF, packaging metadata, as the skip leaves out on 5.x.
+ * A Maven core extension (loaded through `maven.ext.class.path`) that, after the POMs are read, takes
+ * out of every project's build what cannot run on JDK 17 and that no test outcome depends on:
+ *
+ * - maven-bundle-plugin's `manifest` goal. `bundle.skip` (settings.ts) skips it only from the plugin's
+ *   5.x on; the 4.x releases have no such switch, and their bnd fails on JDK 16 and later with a
+ *   ConcurrentModificationException (FELIX-6259). The goal writes OSGi headers into
+ *   target/classes/META-INF/MANIFEST.MF, packaging metadata, as the skip leaves out on 5.x.
+ * - Error Prone as the compiler plugin's compiler (`<compilerId>javac-with-errorprone</compilerId>`,
+ *   plexus-compiler-javac-errorprone): its error_prone_core bundles a javac of JDK 9 that cannot read
+ *   JDK 17's class files ("class file has wrong version 61.0, should be 53.0"), so nothing compiled. It
+ *   is a checker; the plugin's own javac compiles the same sources.
+ * - The JDK's tools.jar as a system dependency (`com.sun:tools`, `jdk.tools:jdk.tools`, at
+ *   `${java.home}/../lib/tools.jar`), declared by a POM or by a dependency's (compile-testing before
+ *   0.11): JDK 9 and later ship no tools.jar, its classes are in the JDK's own modules, and Maven
+ *   refused the whole project ("Could not find artifact com.sun:tools:jar at specified path").
  */
 const SOURCE = `package chainsmith;
 
+import java.io.File;
 import java.util.Iterator;
 import org.apache.maven.AbstractMavenLifecycleParticipant;
 import org.apache.maven.execution.MavenSession;
+import org.apache.maven.model.Dependency;
+import org.apache.maven.model.Exclusion;
 import org.apache.maven.model.Plugin;
 import org.apache.maven.model.PluginExecution;
 import org.apache.maven.project.MavenProject;
+import org.codehaus.plexus.util.xml.Xpp3Dom;
 
 public class Skips extends AbstractMavenLifecycleParticipant {
+  private static final String[][] TOOLS_JAR = { { "com.sun", "tools" }, { "jdk.tools", "jdk.tools" } };
+
   @Override
   public void afterProjectsRead(MavenSession session) {
-    for (MavenProject project : session.getProjects())
+    boolean toolsJar = new File(System.getProperty("java.home"), "../lib/tools.jar").exists();
+    for (MavenProject project : session.getProjects()) {
       for (Plugin plugin : project.getBuildPlugins()) {
-        if (!"org.apache.felix".equals(plugin.getGroupId()) || !"maven-bundle-plugin".equals(plugin.getArtifactId())) continue;
-        for (Iterator<PluginExecution> it = plugin.getExecutions().iterator(); it.hasNext(); ) {
-          PluginExecution execution = it.next();
-          execution.getGoals().remove("manifest");
-          if (execution.getGoals().isEmpty()) it.remove();
-        }
+        if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutManifest(plugin);
+        if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) withoutErrorProne(plugin);
       }
+      if (!toolsJar) withoutToolsJar(project);
+    }
+  }
+
+  private static boolean is(Plugin plugin, String groupId, String artifactId) {
+    return groupId.equals(plugin.getGroupId()) && artifactId.equals(plugin.getArtifactId());
+  }
+
+  private static void withoutManifest(Plugin plugin) {
+    for (Iterator<PluginExecution> it = plugin.getExecutions().iterator(); it.hasNext(); ) {
+      PluginExecution execution = it.next();
+      execution.getGoals().remove("manifest");
+      if (execution.getGoals().isEmpty()) it.remove();
+    }
+  }
+
+  private static void withoutErrorProne(Plugin plugin) {
+    boolean found = plainJavac(plugin.getConfiguration());
+    for (PluginExecution execution : plugin.getExecutions()) found |= plainJavac(execution.getConfiguration());
+    if (!found) return;
+    // The plugin's in-process javac would still load the bundled one from its class path.
+    for (Iterator<Dependency> it = plugin.getDependencies().iterator(); it.hasNext(); ) {
+      Dependency dependency = it.next();
+      if ("com.google.errorprone".equals(dependency.getGroupId()) || dependency.getArtifactId().startsWith("plexus-compiler-javac-errorprone")) it.remove();
+    }
+  }
+
+  /** Whether the configuration named Error Prone's compiler, now taken out. */
+  private static boolean plainJavac(Object configuration) {
+    if (!(configuration instanceof Xpp3Dom)) return false;
+    Xpp3Dom dom = (Xpp3Dom) configuration;
+    boolean found = false;
+    for (int i = dom.getChildCount() - 1; i >= 0; i--) {
+      Xpp3Dom child = dom.getChild(i);
+      String value = child.getValue();
+      if ("compilerId".equals(child.getName()) && value != null && value.trim().startsWith("javac-with-errorprone")) {
+        dom.removeChild(i);
+        found = true;
+      }
+    }
+    return found;
+  }
+
+  private static void withoutToolsJar(MavenProject project) {
+    for (Iterator<Dependency> it = project.getDependencies().iterator(); it.hasNext(); ) {
+      Dependency dependency = it.next();
+      boolean own = false;
+      for (String[] tools : TOOLS_JAR) {
+        if (tools[0].equals(dependency.getGroupId()) && tools[1].equals(dependency.getArtifactId())) own = true;
+        Exclusion exclusion = new Exclusion();
+        exclusion.setGroupId(tools[0]);
+        exclusion.setArtifactId(tools[1]);
+        dependency.addExclusion(exclusion);
+      }
+      if (own && "system".equals(dependency.getScope())) it.remove();
+    }
   }
 }
 `;

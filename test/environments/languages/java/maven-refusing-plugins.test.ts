@@ -22,13 +22,14 @@ afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
 });
 
-/** The project with `plugin` and its PR gold-validated: the record, or the StageError that stopped it. */
-async function goldWith(name: string, plugin: string) {
+/** The project with `plugin` (and `dependency`) and its PR gold-validated: the record, or the StageError that stopped it. */
+async function goldWith(name: string, plugin: string, dependency = '') {
   const dir = await mkdtemp(join(tmpdir(), `chainsmith-maven-${name}-`));
   const chain = await sumChain(dir, name, {
     tests:
       '  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n  @Test void adds() { assertEquals(3, Sum.of(1, 2)); }\n',
     plugin,
+    dependency,
   });
   const environments = removedAfterAll(testEnvironments(docker));
   const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0).catch((err: unknown) => {
@@ -38,9 +39,9 @@ async function goldWith(name: string, plugin: string) {
   return { gold, environments, chain };
 }
 
-/** The project with `plugin` verifies; returns the stage's environment. */
-async function validateWith(name: string, plugin: string) {
-  const { gold, environments, chain } = await goldWith(name, plugin);
+/** The project with `plugin` (and `dependency`) verifies; returns the stage's environment. */
+async function validateWith(name: string, plugin: string, dependency = '') {
+  const { gold, environments, chain } = await goldWith(name, plugin, dependency);
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['m.SumTest#adds'], passToPass: ['m.SumTest#zero'] });
   return environments.forStage(chain, 0);
 }
@@ -77,6 +78,69 @@ testIf(missingTool('mvn'))(
       <executions><execution><id>bundle-manifest</id><phase>process-classes</phase><goals><goal>manifest</goal></goals></execution></executions></plugin>`,
     );
     expect(env.recipe.origin).toBe('java-maven');
+  },
+  1_200_000,
+);
+
+/**
+ * Error Prone as the compiler (plexus-compiler-javac-errorprone, as projects configured it until about
+ * 2019) bundles a javac of JDK 9 that cannot read JDK 17's class files: nothing compiled. The extension
+ * every run loads (skip-extension.ts) compiles with the plugin's own javac instead.
+ */
+testIf(missingTool('mvn'))(
+  "a POM compiling through Error Prone's plexus compiler builds and tests on JDK 17",
+  async () => {
+    await validateWith(
+      'errorprone',
+      `<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.8.0</version>
+      <configuration><compilerId>javac-with-errorprone</compilerId><forceJavacCompilerUse>true</forceJavacCompilerUse></configuration>
+      <dependencies><dependency><groupId>org.codehaus.plexus</groupId><artifactId>plexus-compiler-javac-errorprone</artifactId><version>2.8.2</version></dependency>
+      <dependency><groupId>com.google.errorprone</groupId><artifactId>error_prone_core</artifactId><version>2.3.1</version></dependency></dependencies></plugin>`,
+    );
+  },
+  1_200_000,
+);
+
+/**
+ * A dependency whose POM declares the JDK's tools.jar as a system dependency (compile-testing 0.9:
+ * `com.sun:tools` at `${java.home}/../lib/tools.jar`), which JDK 9 and later do not ship: Maven refused
+ * the project. The extension excludes it; its classes are in the JDK's modules.
+ */
+testIf(missingTool('mvn'))(
+  "a dependency that declares the JDK's tools.jar resolves and tests on JDK 17",
+  async () => {
+    await validateWith(
+      'toolsjar',
+      '',
+      '<dependency><groupId>com.google.testing.compile</groupId><artifactId>compile-testing</artifactId><version>0.9</version><scope>test</scope></dependency>',
+    );
+  },
+  1_200_000,
+);
+
+/**
+ * A test that reflects into the JDK's own packages, as Mockito 1's cglib does (ClassLoader.defineClass):
+ * JDK 17 denies it (InaccessibleObjectException) where the JDKs a POM for Java 11 was written for
+ * allowed it. Every JVM of such a project opens them (open-packages.ts), so the test fails before the
+ * fix for the fix's reason and passes after.
+ */
+testIf(missingTool('mvn'))(
+  "a POM for a Java before 16 whose tests reflect into the JDK's packages verifies on JDK 17",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-reflects-'));
+    const chain = await sumChain(dir, 'reflects', {
+      tests:
+        '  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n' +
+        '  @Test void adds() throws Exception {\n' +
+        '    Method define = ClassLoader.class.getDeclaredMethod("defineClass", String.class, byte[].class, int.class, int.class);\n' +
+        '    define.setAccessible(true);\n' +
+        '    assertEquals(3, Sum.of(1, 2));\n' +
+        '  }\n',
+      imports: ['java.lang.reflect.Method'],
+    });
+    const environments = removedAfterAll(testEnvironments(docker));
+    const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0);
+    expect(gold).toMatchObject({ status: 'verified', failToPass: ['m.SumTest#adds'], passToPass: ['m.SumTest#zero'] });
   },
   1_200_000,
 );

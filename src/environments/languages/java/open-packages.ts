@@ -1,0 +1,49 @@
+/**
+ * JDK 16 and 17 deny reflection into the JDK's own packages (JEP 396, JEP 403: `--illegal-access` is
+ * gone), where every earlier JDK allowed it, JDK 9 to 15 by default (`--illegal-access=permit`). Code
+ * written for those JDKs reflects into them (Mockito 1's cglib calls ClassLoader.defineClass, old
+ * Objenesis, Powermock, XStream): on Debian's JDK 17 its tests fail with InaccessibleObjectException
+ * ("module java.base does not "opens java.lang" to unnamed module"), before and after a stage's change
+ * alike. A POM that compiles for a Java before 16 (or names none) gets, through JDK_JAVA_OPTIONS, which
+ * every `java` launcher reads (Surefire's forked test JVM too), the packages its JDK had open.
+ */
+
+/** The first Java whose JDK denied such reflection by default. */
+const STRONG_ENCAPSULATION = 16;
+
+/** java.base's packages that code of those years reflects into, and the desktop's beans. */
+const PACKAGES = [
+  'java.base/java.io',
+  'java.base/java.lang',
+  'java.base/java.lang.annotation',
+  'java.base/java.lang.invoke',
+  'java.base/java.lang.ref',
+  'java.base/java.lang.reflect',
+  'java.base/java.math',
+  'java.base/java.net',
+  'java.base/java.nio',
+  'java.base/java.nio.charset',
+  'java.base/java.nio.file',
+  'java.base/java.security',
+  'java.base/java.text',
+  'java.base/java.time',
+  'java.base/java.util',
+  'java.base/java.util.concurrent',
+  'java.base/java.util.concurrent.atomic',
+  'java.base/java.util.concurrent.locks',
+  'java.base/java.util.regex',
+  'java.base/java.util.stream',
+  'java.base/java.util.zip',
+  'java.base/jdk.internal.misc',
+  'java.base/sun.nio.ch',
+  'java.base/sun.security.util',
+  'java.desktop/java.beans',
+];
+
+/** JDK_JAVA_OPTIONS that open PACKAGES to code on the class path. */
+export const OPEN_PACKAGES = PACKAGES.map((p) => `--add-opens=${p}=ALL-UNNAMED`).join(' ');
+
+/** Whether a POM compiling for `release` (javaRelease; undefined where it names none) was written for a JDK that allowed the reflection. */
+export function opensPackages(release: string | undefined): boolean {
+  return release === undefined || Number(release) < STRONG_ENCAPSULATION;
+}
