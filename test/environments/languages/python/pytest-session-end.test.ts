@@ -129,7 +129,8 @@ def test_read_fifo(tmp_path):
     assert done.wait()
 `,
     },
-    30,
+    // Past pytest's start and the first test on a loaded machine (at load 10, 30 s ended some runs before either).
+    60,
   );
   expect(run.timedOut).toBe(true);
   expect(run.cases).toEqual([
