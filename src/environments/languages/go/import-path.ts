@@ -17,6 +17,9 @@ const IMPORT_COMMENT = /^package\s+\w+\s*(?:\/\/|\/\*)\s*import\s+"([^"]+)"/m;
 const SINGLE_IMPORT = /^import\s+(?:[\w.]+\s+)?"([^"]+)"/gm;
 const IMPORT_BLOCK = /^import\s*\(([^)]*)\)/gm;
 const QUOTED = /"([^"]+)"/g;
+/** Where a repository whose import path nothing needs is built: a host no import can name. */
+const FREE_ROOT = 'local.invalid';
+const FREE_HOW = 'nowhere: one package at the root, which the repository never imports, builds under any path';
 
 /** The paths a Go file imports (its import declarations, read without a parser: enough for paths). */
 export function goImports(text: string): string[] {
@@ -45,7 +48,8 @@ function packageName(element: string): string {
  * the root package's external tests, `package yaml_test` importing `gopkg.in/yaml.v2`, name the root
  * itself; a standard-library path, whose first element has no dot, is never one, nor a path the
  * repository vendors, `vendored`); where that leaves a tie, the candidate named as the repository is,
- * else its name: github.com/OWNER/NAME. Undefined where none tells.
+ * else its name: github.com/OWNER/NAME; else, for a single root package nothing of the repository imports
+ * (a bare folder name, no owner), a path of its own under a host no import names. Undefined where none tells.
  */
 export function goImportPath(sources: GoSource[], repoName?: string, vendored: string[] = []): ImportPath | undefined {
   const byDepth = [...sources].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
@@ -91,5 +95,8 @@ export function goImportPath(sources: GoSource[], repoName?: string, vendored: s
   if (best) return { path: best[0], how: `the repository's imports of its own packages (${[...best[1]].sort()[0]})` };
   if (repoName && /^[\w.-]+\/[\w.-]+$/.test(repoName))
     return { path: `github.com/${repoName}`, how: `the repository's name ${repoName}` };
+  // One package at the root that nothing of the repository imports builds under any path.
+  if (!votes.size && !dirs.size)
+    return { path: `${FREE_ROOT}/${name && /^[\w.-]+$/.test(name) ? name : 'repo'}`, how: FREE_HOW };
   return undefined;
 }

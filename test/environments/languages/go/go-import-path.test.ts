@@ -70,7 +70,19 @@ describe('the import path of a Go repository without go.mod', () => {
       path: 'github.com/acme/tool',
       how: "the repository's name acme/tool",
     });
-    expect(goImportPath(sources)).toBeUndefined();
-    expect(goImportPath(sources, '/tmp/not-a-name')).toBeUndefined();
+    const sub = [...sources, { path: 'sub/s.go', text: 'package sub\n' }];
+    expect(goImportPath(sub)).toBeUndefined();
+    expect(goImportPath(sub, 'tool')).toBeUndefined();
+  });
+
+  it('is a path of its own for one root package the repository never imports, whatever its name', () => {
+    // envconfig before go.mod, mined from a folder: package envconfig and its internal tests, no import comment.
+    const sources = [
+      { path: 'envconfig.go', text: 'package envconfig\n\nimport "os"\n' },
+      { path: 'envconfig_test.go', text: 'package envconfig\n\nimport "testing"\n' },
+    ];
+    expect(goImportPath(sources, 'envconfig')?.path).toBe('local.invalid/envconfig');
+    expect(goImportPath(sources, '/tmp/a b')?.path).toBe('local.invalid/repo');
+    expect(goImportPath(sources)?.path).toBe('local.invalid/repo');
   });
 });
