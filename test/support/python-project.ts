@@ -24,14 +24,15 @@ export const fetchInputs = (over: Partial<PythonInputs> & Pick<PythonInputs, 'py
 
 /**
  * A Python fetch of `acme`, a setuptools project whose setup.py requires `requires` (or is `setupPy`,
- * where a test needs one that does more), into a directory of its own (removed after), as of `asOf`:
- * the resolution and the requirements it leaves for the image.
+ * where a test needs one that does more), with `more` files beside it (a pyproject.toml), into a
+ * directory of its own (removed after), as of `asOf`: the resolution and the requirements it leaves for the image.
  */
 export async function fetchAcme(
   inputs: PythonInputs,
   requires: string[],
   asOf: Date,
   setupPy = `from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=${JSON.stringify(requires)})\n`,
+  more: Record<string, string> = {},
 ): Promise<{ resolution: Resolution; requirements: string }> {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-fetch-acme-'));
   try {
@@ -41,6 +42,7 @@ export async function fetchAcme(
     await mkdir(depsDir);
     await writeFile(join(src, 'acme', '__init__.py'), '');
     await writeFile(join(src, 'setup.py'), setupPy);
+    for (const [name, text] of Object.entries(more)) await writeFile(join(src, name), text);
     const resolution = await pythonFetch(inputs)({
       srcDir: src,
       depsDir,

@@ -32,6 +32,20 @@ const FEATURE_BACKEND = {
   asOf: '2020-03-01T00:00:00.000Z',
 };
 
+/** The lifts of setuptools and wheel, each from where the one before left them (`from`: undefined, the date's own). */
+const BACKEND_LIFTS = [
+  {
+    ...LEGACY_BACKEND,
+    from: undefined,
+    why: "for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later",
+  },
+  {
+    ...FEATURE_BACKEND,
+    from: LEGACY_BACKEND.asOf,
+    why: "instead: an sdist's setup.py imports setuptools' Feature, which setuptools 46 removed",
+  },
+];
+
 /**
  * A package uv's date-pinned resolution found no allowed version of, where one was published later:
  * uv's hint names it, with the newest version the requirement allows and when that was published.
@@ -73,39 +87,25 @@ const plain = (stderr: string) => stderr.replace(/\x1b\[[0-9;]*m/g, '').replace(
  * `pins()` are the arguments the lifts added, for a later run and for a failure's command.
  */
 export function datePinned(run: (args: string[]) => Promise<ToolRun>, asOf: Date, notes: string[]) {
-  let legacyBackend: string[] = [];
+  /** The date setuptools and wheel are resolved as of, where a lift moved them (BACKEND_LIFTS). */
+  let backendAsOf: string | undefined;
   const lifted: string[] = [];
-  const pins = () => [...legacyBackend, ...lifted];
+  const pins = () => [
+    ...(backendAsOf
+      ? ['setuptools', 'wheel'].flatMap((name) => ['--exclude-newer-package', `${name}=${backendAsOf}`])
+      : []),
+    ...lifted,
+  ];
   const compile = async (args: string[]): Promise<ToolRun> => {
     for (let round = 0; ; round++) {
       const r = await run([...args, ...pins()]);
       if (r.code === 0 || round >= MAX_LIFTS) return r;
-      if (
-        !legacyBackend.length &&
-        LEGACY_BACKEND.needs.test(plain(r.stderr)) &&
-        asOf.toISOString() < LEGACY_BACKEND.asOf
-      ) {
-        legacyBackend = ['setuptools', 'wheel'].flatMap((name) => [
-          '--exclude-newer-package',
-          `${name}=${LEGACY_BACKEND.asOf}`,
-        ]);
-        notes.push(
-          `setuptools and wheel are resolved as of ${LEGACY_BACKEND.asOf.slice(0, 10)} for the requirements: uv reads setup.py's metadata with PEP 517's legacy backend, which needs setuptools 40.8.0 or later`,
-        );
-        continue;
-      }
-      if (
-        legacyBackend.includes(`setuptools=${LEGACY_BACKEND.asOf}`) &&
-        FEATURE_BACKEND.needs.test(plain(r.stderr)) &&
-        asOf.toISOString() < FEATURE_BACKEND.asOf
-      ) {
-        legacyBackend = ['setuptools', 'wheel'].flatMap((name) => [
-          '--exclude-newer-package',
-          `${name}=${FEATURE_BACKEND.asOf}`,
-        ]);
-        notes.push(
-          `setuptools and wheel are resolved as of ${FEATURE_BACKEND.asOf.slice(0, 10)} instead: an sdist's setup.py imports setuptools' Feature, which setuptools 46 removed`,
-        );
+      const lift = BACKEND_LIFTS.find(
+        (l) => l.from === backendAsOf && l.needs.test(plain(r.stderr)) && asOf.toISOString() < l.asOf,
+      );
+      if (lift) {
+        backendAsOf = lift.asOf;
+        notes.push(`setuptools and wheel are resolved as of ${lift.asOf.slice(0, 10)} ${lift.why}`);
         continue;
       }
       // A day past its publication: the cutoff excludes what was uploaded at it, and a release's files come minutes apart.
@@ -120,7 +120,7 @@ export function datePinned(run: (args: string[]) => Promise<ToolRun>, asOf: Date
       }
     }
   };
-  /** Whether setuptools and wheel were resolved past the date, to read setup.py metadata (LEGACY_BACKEND). */
-  const backendLifted = () => legacyBackend.length > 0;
+  /** Whether setuptools and wheel were resolved past the date, to read setup.py metadata (BACKEND_LIFTS). */
+  const backendLifted = () => backendAsOf !== undefined;
   return { compile, pins, backendLifted };
 }

@@ -1,8 +1,4 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
 import { fetchAcme, fetchInputs } from '../../../support/python-project';
 
 /**
@@ -44,35 +40,20 @@ test('the test tooling of an era before the Python comes at its floor on that Py
  * what the image installs keeps the era's.
  */
 test("a 2019 project on setuptools' own backend has its metadata read with a later setuptools", async () => {
-  const root = await mkdtemp(join(tmpdir(), 'chainsmith-backend-lift-'));
-  try {
-    const src = join(root, 'src');
-    await mkdir(join(src, 'acme'), { recursive: true });
-    await writeFile(join(src, 'acme', '__init__.py'), '');
-    await writeFile(
-      join(src, 'pyproject.toml'),
-      '[build-system]\nrequires = ["setuptools>=40.6.0", "wheel"]\nbuild-backend = "setuptools.build_meta"\n',
-    );
-    await writeFile(
-      join(src, 'setup.py'),
-      'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six"])\n',
-    );
-    await mkdir(join(root, 'deps'));
-    const resolution = await pythonFetch(fetchInputs({ python: '3.6', testTooling: ['pytest'] }))({
-      srcDir: src,
-      depsDir: join(root, 'deps'),
-      asOf: new Date('2019-05-08T20:13:55Z'),
-      log: () => undefined,
-      signal: new AbortController().signal,
-      toolsDir: join(root, 'tools'),
-    });
-    expect(resolution.packages.map((p) => p.name)).toContain('six');
-    // The era's (40 or 41 by the quarter's start), not the one that read the metadata (59 on 3.6).
-    const setuptools = resolution.packages.find((p) => p.name === 'setuptools')?.version ?? '';
-    expect(Number(setuptools.split('.')[0])).toBeLessThan(42);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const { resolution } = await fetchAcme(
+    fetchInputs({ python: '3.6', testTooling: ['pytest'] }),
+    ['six'],
+    new Date('2019-05-08T20:13:55Z'),
+    undefined,
+    {
+      'pyproject.toml':
+        '[build-system]\nrequires = ["setuptools>=40.6.0", "wheel"]\nbuild-backend = "setuptools.build_meta"\n',
+    },
+  );
+  expect(resolution.packages.map((p) => p.name)).toContain('six');
+  // The era's (40 or 41 by the quarter's start), not the one that read the metadata (59 on 3.6).
+  const setuptools = resolution.packages.find((p) => p.name === 'setuptools')?.version ?? '';
+  expect(Number(setuptools.split('.')[0])).toBeLessThan(42);
 }, 600_000);
 
 /**
