@@ -11,6 +11,36 @@ import {
 import { docsFile } from '../../../../src/environments/languages/python/pyproject-declares';
 import { parseToml } from '../../../../src/environments/languages/python/pyproject';
 
+/**
+ * `acme` (a package folder) with `files` beside it, detected as a worker detects it and fetched as of
+ * mid-2023, in a directory of its own (removed after): the recipe and its resolution.
+ */
+async function detectAndFetch(files: Record<string, string>) {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-tool-deps-'));
+  try {
+    const src = join(root, 'src');
+    await mkdir(join(src, 'acme'), { recursive: true });
+    await writeFile(join(src, 'acme', '__init__.py'), '');
+    for (const [name, text] of Object.entries(files)) await writeFile(join(src, name), text);
+    const recipe = (await detectPython({
+      rootFiles: new Set([...Object.keys(files), 'acme']),
+      read: (p: string) => readFile(join(src, p), 'utf8').catch(() => undefined),
+    }))!;
+    const depsDir = join(root, 'deps');
+    await mkdir(depsDir);
+    const resolution = await recipe.fetch!({
+      srcDir: src,
+      depsDir,
+      asOf: new Date('2023-06-01T00:00:00Z'),
+      log: () => undefined,
+      signal: new AbortController().signal,
+    });
+    return { recipe, resolution };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
   const pyproject = `
 [tool.poetry]
@@ -71,13 +101,8 @@ deps = flake8
 });
 
 test('a Poetry project without a [project] table resolves through its build backend, with its dev group', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'chainsmith-poetry-'));
-  const src = join(root, 'src');
-  await mkdir(join(src, 'acme'), { recursive: true });
-  await writeFile(join(src, 'acme', '__init__.py'), '');
-  await writeFile(
-    join(src, 'pyproject.toml'),
-    [
+  const { recipe, resolution } = await detectAndFetch({
+    'pyproject.toml': [
       '[tool.poetry]',
       'name = "acme"',
       'version = "0.1.0"',
@@ -96,29 +121,14 @@ test('a Poetry project without a [project] table resolves through its build back
       'build-backend = "poetry.core.masonry.api"',
       '',
     ].join('\n'),
-  );
-  const files = {
-    rootFiles: new Set(['pyproject.toml', 'acme']),
-    read: (p: string) => readFile(join(src, p), 'utf8').catch(() => undefined),
-  };
-  const recipe = (await detectPython(files))!;
-  expect(recipe.origin).toBe('python-package');
-  const depsDir = join(root, 'deps');
-  await mkdir(depsDir);
-  const resolution = await recipe.fetch!({
-    srcDir: src,
-    depsDir,
-    asOf: new Date('2023-06-01T00:00:00Z'),
-    log: () => undefined,
-    signal: new AbortController().signal,
   });
+  expect(recipe.origin).toBe('python-package');
   const names = resolution.packages.map((p) => p.name.toLowerCase());
   // six from the Poetry table (through poetry-core), pytest-cov from the dev group, poetry-core to install it.
   expect(names).toEqual(expect.arrayContaining(['six', 'pytest-cov', 'coverage', 'poetry-core']));
   expect(resolution.notes).toContain(
     "test requirements from the project's tool tables (Poetry, PDM, Hatch, tox): pytest-cov",
   );
-  await rm(root, { recursive: true, force: true });
 }, 300_000);
 
 test("Poetry's python constraint keeps its upper bound when it becomes a PEP 440 specifier", () => {
@@ -206,30 +216,11 @@ def docs(session):
  * build): the resolution holds the tests' extra and leaves documentation out.
  */
 test('a setup.py project resolves the extras its tox runs install, without its documentation requirements', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'chainsmith-tox-extras-'));
-  const src = join(root, 'src');
-  await mkdir(join(src, 'acme'), { recursive: true });
-  await writeFile(join(src, 'acme', '__init__.py'), '');
-  await writeFile(
-    join(src, 'setup.py'),
-    'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], extras_require={"docs": ["chainsmith-no-such-docs-package"], "tests": ["six"]})\n',
-  );
-  await writeFile(join(src, 'docs-requirements.txt'), 'chainsmith-no-such-docs-package\n');
-  await writeFile(join(src, 'tox.ini'), '[testenv]\nextras = tests\ncommands = pytest\n');
-  const files = {
-    rootFiles: new Set(['setup.py', 'docs-requirements.txt', 'tox.ini', 'acme']),
-    read: (p: string) => readFile(join(src, p), 'utf8').catch(() => undefined),
-  };
-  const recipe = (await detectPython(files))!;
-  const depsDir = join(root, 'deps');
-  await mkdir(depsDir);
-  const resolution = await recipe.fetch!({
-    srcDir: src,
-    depsDir,
-    asOf: new Date('2023-06-01T00:00:00Z'),
-    log: () => undefined,
-    signal: new AbortController().signal,
+  const { resolution } = await detectAndFetch({
+    'setup.py':
+      'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], extras_require={"docs": ["chainsmith-no-such-docs-package"], "tests": ["six"]})\n',
+    'docs-requirements.txt': 'chainsmith-no-such-docs-package\n',
+    'tox.ini': '[testenv]\nextras = tests\ncommands = pytest\n',
   });
   expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
-  await rm(root, { recursive: true, force: true });
 }, 300_000);
