@@ -9,6 +9,7 @@ import type { Chain } from '../schemas';
 import { BUILT_AT_FILE, checkoutLines } from '../container/checkout';
 import { DockerContainer } from '../container/docker-container';
 import { hasCommit } from '../container/host-repo';
+import { fetchSubmodules } from '../container/submodules';
 import { OWNER_LABEL, ownerLabel, sweepOrphansOnce } from '../container/orphans';
 import { DEPS_MOUNT, SETUP_WARNING, type RepoFiles } from './contract';
 import { DependencyCache, type FetchedDependencies } from './dependencies';
@@ -188,6 +189,14 @@ export class Environments {
     }
   }
 
+  /** The commits' submodules brought into the clone for sandboxes to check out; one that cannot be had is said, and the stage goes on. */
+  private async submodules(repoPath: string, shas: string[]): Promise<void> {
+    for (const sha of shas) {
+      const missing = await fetchSubmodules(repoPath, sha).catch((err: Error) => [`cannot read them: ${err.message}`]);
+      for (const line of missing) this.log(`${repoPath} at ${sha.slice(0, 12)}: submodule ${line}`);
+    }
+  }
+
   /** Where fetched dependencies, build caches and tools are kept (a disk validation writes to). */
   get dataDir(): string {
     return this.opts.dataDir;
@@ -336,6 +345,7 @@ export class Environments {
     });
     // A merge this clone lacks adds nothing: the base's manifests alone decide.
     const merged = await gitRepoFiles(repoPath, pr.mergeSha).catch(() => undefined);
+    await this.submodules(repoPath, merged ? [pr.baseSha, pr.mergeSha] : [pr.baseSha]);
     const saved = this.opts.overrides[chain.repo.name]
       ? undefined
       : await this.opts.savedRecipe?.(chain.repo.name, repoPath, pr.baseSha);
