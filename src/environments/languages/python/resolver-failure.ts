@@ -23,6 +23,17 @@ const DETERMINISTIC =
   /No solution found|we can conclude|cannot be used|Couldn't parse|Failed to parse|Expected (package name|version|one of)|not found in the (package )?registry|No matching distribution|Could not find a version that satisfies|ResolutionImpossible|conflicting dependencies|Failed to (build|prepare distributions|download and build)|invalid (requirement|version|specifier|marker)|is not a valid|requires a different Python|build backend returned an error/i;
 
 /**
+ * The resolver's own lines: a build backend's output, which uv and pip quote indented under the
+ * error they report, is left out, so that advice a backend prints (setuptools_scm's "use
+ * git+https://…#egg=proj" when it finds no version) is not taken for a requirement of that scheme.
+ */
+const resolverOwn = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => !/^\s/.test(line) || /^\s*(error|ERROR|Caused by|×|╰─▶)/.test(line))
+    .join('\n');
+
+/**
  * What a resolver's failure means for the stage. A requirement line that does not parse, a URL scheme
  * it does not support or a Python that cannot be had fails the same way on every try: a permanent
  * StageError with the stage's reason (`unsupported` or `dependencies-unresolvable`). Only a registry
@@ -38,7 +49,7 @@ export function resolverFailure(what: string, shown: string, run: ToolRun, detai
     return new TransientError(`${what}: ${shown.split(' ')[0]} did not run: ${output.split('\n').pop()}`);
   const last = output.split('\n').slice(-25).join('\n');
   const failed = { command: shown, exitCode: run.code, output };
-  if (UNSUPPORTED_SCHEME.test(output)) {
+  if (UNSUPPORTED_SCHEME.test(resolverOwn(output))) {
     return new StageError(`${what}: a requirement names a URL scheme it cannot fetch:\n${last}`, {
       reason: stageReason(
         'unsupported',

@@ -39,6 +39,11 @@ describe('resolverFailure', () => {
     });
     const scheme = failed('error: Unsupported URL prefix `git://` in URL: `git://github.com/x/y.git#egg=y`');
     expect((scheme as StageError).reason?.kind).toBe('unsupported');
+    const advice = failed(
+      "error: The build backend returned an error\n  [stderr]\n  LookupError: setuptools-scm was unable to detect version for '/tmp/src'.\n" +
+        '  For example, if you are using pip, instead of https://github.com/user/proj/archive/master.zip use git+https://github.com/user/proj.git#egg=proj',
+    );
+    expect((advice as StageError).reason?.kind).toBe('dependencies-unresolvable');
     const python2 = failed(
       'error: The build backend returned an error\n  [stderr]\n  error in acme setup command: use_2to3 is invalid.',
     );
