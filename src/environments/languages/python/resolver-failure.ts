@@ -23,15 +23,11 @@ const DETERMINISTIC =
   /No solution found|we can conclude|cannot be used|Couldn't parse|Failed to parse|Expected (package name|version|one of)|not found in the (package )?registry|No matching distribution|Could not find a version that satisfies|ResolutionImpossible|conflicting dependencies|Failed to (build|prepare distributions|download and build)|invalid (requirement|version|specifier|marker)|is not a valid|requires a different Python|build backend returned an error/i;
 
 /**
- * The resolver's own lines: a build backend's output, which uv and pip quote indented under the
- * error they report, is left out, so that advice a backend prints (setuptools_scm's "use
- * git+https://…#egg=proj" when it finds no version) is not taken for a requirement of that scheme.
+ * The resolver's output up to where it quotes a build backend's (uv's `[stderr]`/`[stdout]`, pip's
+ * `[N lines of output]`), so that advice a backend prints (setuptools_scm's "use git+https://…#egg=proj"
+ * when it finds no version) is not taken for a requirement of that scheme.
  */
-const resolverOwn = (output: string) =>
-  output
-    .split('\n')
-    .filter((line) => !/^\s/.test(line) || /^\s*(error|ERROR|Caused by|×|╰─▶)/.test(line))
-    .join('\n');
+const resolverOwn = (output: string) => output.split(/^.*(?:\[std(?:err|out)\]|lines of output\]).*$/m)[0];
 
 /**
  * What a resolver's failure means for the stage. A requirement line that does not parse, a URL scheme
