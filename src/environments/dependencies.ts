@@ -8,6 +8,7 @@ import type { Resolution } from './contract';
 import type { Recipe } from './languages';
 import { runTool } from './host-tools';
 import { run } from '../process/run';
+import { cleanEnv } from '../git';
 import { stageReason } from '../stage-reason';
 import { storeSettled } from './store';
 import { sharedWhileRunning } from '../shared-promise';
@@ -269,18 +270,34 @@ async function sweepPartials(root: string): Promise<void> {
   }
 }
 
-/** The tree at `sha` in a directory of its own (git archive): the user's clone and its work tree are not touched. */
+/**
+ * The commit `sha` checked out in a directory of its own, as a repository that borrows the clone's
+ * objects (git alternates) and holds its tags: a build that takes its version from git
+ * (setuptools_scm, pbr, a Maven plugin that reads the commit) finds one here, as it does in the
+ * environment's checkout, where a bare tree made it fail ("unable to detect version"). Nothing is
+ * copied but the tree; the user's clone and its work tree are not touched.
+ */
 export async function hostCheckout(repoPath: string, sha: string, dir: string): Promise<void> {
-  const r = await run('bash', [
-    '-o',
-    'pipefail',
-    '-c',
-    'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"',
-    'checkout',
-    repoPath,
-    sha,
-    dir,
-  ]);
+  const r = await run(
+    'bash',
+    [
+      '-o',
+      'pipefail',
+      '-ec',
+      [
+        'objects="$(git -C "$1" rev-parse --path-format=absolute --git-common-dir)/objects"',
+        'git init -q "$3"',
+        'echo "$objects" > "$3/.git/objects/info/alternates"',
+        'git -C "$1" for-each-ref --format=\'create %(refname) %(objectname)\' refs/tags | git -C "$3" update-ref --stdin',
+        'git -C "$3" checkout -q --detach "$2"',
+      ].join('\n'),
+      'checkout',
+      repoPath,
+      sha,
+      dir,
+    ],
+    { baseEnv: cleanEnv({ GIT_LFS_SKIP_SMUDGE: '1' }) },
+  );
   if (r.exitCode !== 0)
     throw new TransientError(
       `cannot check out ${sha} of ${repoPath} on the host: ${(r.startError?.message ?? r.stderr).trim()}`,
