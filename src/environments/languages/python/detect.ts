@@ -5,6 +5,7 @@ import { requirementFilesOf } from './resolver-inputs';
 import { pythonFetch, pythonFetchRevision, TOO_OLD_PYTHON, UV_IN_DEPS, uvInstalls } from './fetch';
 import { toolTestRequirements } from './tool-deps';
 import { convertsPython2 } from './python2-build';
+import { setupRequires } from './setup-requires';
 import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
 import { bundledPip } from './wheel-tags';
@@ -73,7 +74,7 @@ export async function detectPython(
   const declaresDeps =
     unreadable ||
     declared.some((r) => !IN_IMAGE.has(requirementName(r))) ||
-    /install_requires|tests_require|extras_require/.test(setupPy + setupCfg) ||
+    /install_requires|tests_require|extras_require|setup_requires/.test(setupPy + setupCfg) ||
     pyproject.poetryDependencies;
   const prAdds = merged ? await addedTestRequirements(files, merged) : [];
   const toxIni = has('tox.ini') ? ((await files.read('tox.ini')) ?? '') : '';
@@ -148,6 +149,7 @@ export async function detectPython(
             fetch: pythonFetch({
               buildRequires: [
                 ...buildRequires,
+                ...setupRequires(setupPy, setupCfg),
                 ...((installable && EDITABLE_REQUIRES[pyproject.buildBackend ?? '']) || []),
               ],
               testTooling,

@@ -27,8 +27,8 @@ import { spellAsSdists } from './sdist-names';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts).
-  return compareVersions(python, '3.12') >= 0 ? 12 : 11;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts).
+  return compareVersions(python, '3.12') >= 0 ? 13 : 12;
 }
 
 /**
