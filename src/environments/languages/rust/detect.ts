@@ -130,6 +130,15 @@ const NOTHING_VENDORED = [
   `grep -qs '^\\[source.crates-io\\]' ${CARGO_HOME}/config.toml ||`,
   `  printf '[source.crates-io]\\nreplace-with = "vendored-sources"\\n\\n[source.vendored-sources]\\ndirectory = "%s"\\n' ${CARGO_HOME}/vendor >>${CARGO_HOME}/config.toml`,
 ].join('\n');
+/**
+ * The project's own lints capped at warnings: a crate that denies warnings (`#![deny(warnings)]`, or
+ * under `cfg_attr(test, …)`) was warning-free on the compiler of its day, and a later rustc's new lints
+ * (bare trait objects, unused macro rules) would fail its build where its code is sound; cargo already
+ * caps every dependency's (at `allow`, which comes first and wins). Through `build.rustflags` in
+ * CARGO_HOME's config, the lowest of cargo's config files, whose arrays cargo joins with a project's own
+ * `build.rustflags` rather than replacing them.
+ */
+const LINTS_CAPPED = `printf '\\n[build]\\nrustflags = ["--cap-lints", "warn"]\\n' >>${CARGO_HOME}/config.toml`;
 /** 2000-01-01T00:00:00Z, older than any build: the time every vendored file carries in the image. */
 const VENDOR_MTIME = 946684800;
 
@@ -186,6 +195,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
         `find ${CARGO_HOME}/vendor -exec touch -h -d @${VENDOR_MTIME} {} +`,
         `cp ${DEPS_MOUNT}/config.toml ${CARGO_HOME}/config.toml`,
         NOTHING_VENDORED,
+        LINTS_CAPPED,
         MOLD_LINKER,
         NIGHTLY_ONLY,
         // Proves the vendored crates suffice offline, and leaves them compiled in the image.
