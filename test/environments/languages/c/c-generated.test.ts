@@ -393,3 +393,27 @@ test('CMake: a cmocka suite behind its test option builds and runs; its case lin
   expect(gold.failToPass).toEqual(['clamp_test', 'clamp_test::clamps_above']);
   expect(gold.passToPass).toEqual(['clamp_test::clamps_below']);
 });
+
+/**
+ * A header-only library: nothing builds at the root, whose package.json is clib's manifest (no scripts,
+ * no dependencies), and the tests' own Makefile in tests/ builds and runs them by its default target.
+ * It was taken for a Node project with no test script, and a C build was never looked for.
+ */
+test('plain make in tests/: a library built only by its test folder’s Makefile, beside a clib package.json', async () => {
+  const header = (body: string) => `static inline ${CLAMP(body)}`;
+  const makefile =
+    'CFLAGS += -I../src\nall: test_clamp\n\t./test_clamp\ntest_clamp: test_clamp.c ../src/clamp.h\n\t$(CC) $(CFLAGS) -o $@ test_clamp.c\n';
+  const tests = (cases: string[]) => TESTS(cases).replace('int clamp(int, int, int);', '#include "clamp.h"');
+  const { env, gold } = await validate(
+    'gen/clamp-tests-make',
+    {
+      'package.json': JSON.stringify({ name: 'clamp', repo: 'acme/clamp', src: ['src/clamp.h'] }),
+      'src/clamp.h': header('return x < lo ? lo : x;'),
+      'tests/Makefile': makefile,
+      'tests/test_clamp.c': tests([LOW]),
+    },
+    { 'src/clamp.h': header('return x < lo ? lo : x > hi ? hi : x;'), 'tests/test_clamp.c': tests([LOW, HIGH]) },
+  );
+  expect(env).toMatchObject({ language: 'c', test: 'make -k -C tests', recipe: { origin: 'c-make' } });
+  expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
+});
