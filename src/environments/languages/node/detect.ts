@@ -60,7 +60,8 @@ export async function detectNode(files: RepoFiles): Promise<NodeRecipe | undefin
       // A lock resolved on the host replaces none; a committed one is used as it is.
       `[ -f ${lock ?? 'package-lock.json'} ] || cp ${DEPS_MOUNT}/package-lock.json .`,
       `npm ci --offline --cache /tmp/npm-cache --userconfig ${DEPS_MOUNT}/npmrc --no-audit --no-fund --ignore-scripts --loglevel=error`,
-      `mv node_modules ${MODULES}`,
+      // A package without dependencies gets no node_modules from npm ci.
+      `mkdir -p node_modules && mv node_modules ${MODULES}`,
       'rm -rf /tmp/npm-cache',
     ],
     env: {},
