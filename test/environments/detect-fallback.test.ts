@@ -32,3 +32,15 @@ test("a repository no detector knows runs pytest only where the PR's tests are P
   });
   expect(configured).toMatchObject({ runner: 'exit-code', test: 'bundle exec rspec' });
 });
+
+test("a package.json without scripts or dependencies (clib's manifest of a C library) is no Node project", async () => {
+  const clib = JSON.stringify({ name: 'clamp', repo: 'acme/clamp', src: ['clamp.c', 'clamp.h'] });
+  const cmake = 'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\n';
+  const c = await detectRecipe(repoFiles({ 'package.json': clib, 'CMakeLists.txt': cmake }), opts);
+  expect(c).toMatchObject({ language: 'c', origin: 'c-cmake' });
+  const node = await detectRecipe(
+    repoFiles({ 'package.json': JSON.stringify({ name: 'x', scripts: { test: 'tap' } }), 'CMakeLists.txt': cmake }),
+    opts,
+  );
+  expect(node).toMatchObject({ language: 'node' });
+});

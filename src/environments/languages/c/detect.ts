@@ -102,18 +102,44 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
   }
   const makefile = ['GNUmakefile', 'Makefile', 'makefile'].find(has);
   if (makefile) {
-    const text = (await files.read(makefile)) ?? '';
-    const target = /^test\s*:/m.test(text) ? 'test' : /^check\s*:/m.test(text) ? 'check' : undefined;
+    const target = testTarget((await files.read(makefile)) ?? '');
     return {
-      ...base,
-      env: {},
-      origin: 'c-make',
-      manifests: [makefile],
-      // The build products would sit in the working tree, which the image does not keep: tests build.
-      setup: [NO_WERROR],
-      runner: 'make',
+      ...makeRecipe(base, makefile),
       test: target ? `make -k ${target}` : 'echo "the Makefile has no test or check target" >&2; exit 2',
     };
+  }
+  return testsMakefile(files, base);
+}
+
+type Base = Pick<CRecipe, 'language' | 'toolchain' | 'env' | 'path'>;
+
+const testTarget = (text: string) =>
+  /^test\s*:/m.test(text) ? 'test' : /^check\s*:/m.test(text) ? 'check' : undefined;
+
+function makeRecipe(base: Base, makefile: string): CRecipe {
+  return {
+    ...base,
+    env: {},
+    origin: 'c-make',
+    manifests: [makefile],
+    // The build products would sit in the working tree, which the image does not keep: tests build.
+    setup: [NO_WERROR],
+    runner: 'make',
+  };
+}
+
+/**
+ * A library with no build at its root whose tests have a Makefile of their own in their folder (a
+ * header-only library's `tests/Makefile`): that Makefile is its build, and its test or check target,
+ * else its default one (in a test folder, the tests), runs them.
+ */
+async function testsMakefile(files: RepoFiles, base: Base): Promise<CRecipe | undefined> {
+  for (const dir of ['test', 'tests'].filter((d) => files.rootFiles.has(d))) {
+    const makefile = `${dir}/Makefile`;
+    const text = await files.read(makefile);
+    if (text === undefined) continue;
+    const target = testTarget(text);
+    return { ...makeRecipe(base, makefile), test: `make -k -C ${dir}${target ? ` ${target}` : ''}` };
   }
   return undefined;
 }

@@ -36,6 +36,7 @@ export async function detectNode(files: RepoFiles): Promise<NodeRecipe | undefin
   let engine: unknown;
   try {
     const pkg = JSON.parse((await files.read('package.json')) ?? '{}');
+    if (!declaresNode(pkg)) return undefined;
     scripts = pkg?.scripts ?? {};
     engine = pkg?.engines?.node;
   } catch {
@@ -59,7 +60,8 @@ export async function detectNode(files: RepoFiles): Promise<NodeRecipe | undefin
       // A lock resolved on the host replaces none; a committed one is used as it is.
       `[ -f ${lock ?? 'package-lock.json'} ] || cp ${DEPS_MOUNT}/package-lock.json .`,
       `npm ci --offline --cache /tmp/npm-cache --userconfig ${DEPS_MOUNT}/npmrc --no-audit --no-fund --ignore-scripts --loglevel=error`,
-      `mv node_modules ${MODULES}`,
+      // A package without dependencies gets no node_modules from npm ci.
+      `mkdir -p node_modules && mv node_modules ${MODULES}`,
       'rm -rf /tmp/npm-cache',
     ],
     env: {},
@@ -67,6 +69,17 @@ export async function detectNode(files: RepoFiles): Promise<NodeRecipe | undefin
     runner: typeof scripts.test === 'string' ? 'node' : 'exit-code',
     ...(typeof scripts.test === 'string' ? {} : { test: 'echo "package.json has no test script" >&2; exit 2' }),
   };
+}
+
+/**
+ * Whether a package.json gives npm anything to install or run: scripts or dependencies. One with
+ * neither is another ecosystem's manifest of the same name (clib's, beside a C library's sources:
+ * `repo`, `src`): as a Node project it would install nothing and have no test, and the repository's
+ * own build would never be looked for.
+ */
+function declaresNode(pkg: Record<string, unknown> | null): boolean {
+  const fields = ['scripts', 'dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'];
+  return fields.some((f) => pkg?.[f] !== undefined);
 }
 
 /** Debian bookworm's Node. */

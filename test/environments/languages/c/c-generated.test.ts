@@ -361,3 +361,59 @@ test.each([
   expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
   expect(gold.failToPass).toContain(test);
 });
+
+/**
+ * A suite on a C unit-test library (cmocka here), which projects link from the system and never
+ * vendor, behind the project's own test option: the image has the library, so the option stays on,
+ * the suite builds and its `[       OK ]` / `[  FAILED  ]` lines give FAIL_TO_PASS per case. Without
+ * it the configuration failed with the option on, the option went off, and no stage had a test.
+ */
+test('CMake: a cmocka suite behind its test option builds and runs; its case lines give FAIL_TO_PASS', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.18)\nproject(clamp C)\noption(WITH_TESTS "Build the tests (needs cmocka)." OFF)\n' +
+    'add_library(clamp clamp.c)\nif(WITH_TESTS)\n  find_library(CMOCKA cmocka REQUIRED)\n  enable_testing()\n' +
+    '  add_executable(clamp_test tests/clamp_test.c)\n  target_link_libraries(clamp_test clamp ${CMOCKA})\n' +
+    '  add_test(NAME clamp_test COMMAND clamp_test)\nendif()\n';
+  const suite = (cases: string[]) =>
+    '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\n' +
+    'int clamp(int, int, int);\n' +
+    cases
+      .map((c) => `static void ${c.split('|')[0]}(void **state) { (void)state; assert_true(${c.split('|')[1]}); }\n`)
+      .join('') +
+    `int main(void) {\n  const struct CMUnitTest tests[] = {${cases.map((c) => ` cmocka_unit_test(${c.split('|')[0]}),`).join('')} };\n` +
+    '  return cmocka_run_group_tests(tests, NULL, NULL);\n}\n';
+  const low = 'clamps_below|clamp(-5, 0, 10) == 0';
+  const high = 'clamps_above|clamp(50, 0, 10) == 10';
+  const { gold } = await validate(
+    'gen/clamp-cmocka',
+    { 'CMakeLists.txt': cmake, 'clamp.c': BUGGY, 'tests/clamp_test.c': suite([low]) },
+    { 'clamp.c': FIXED, 'tests/clamp_test.c': suite([low, high]) },
+  );
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass).toEqual(['clamp_test', 'clamp_test::clamps_above']);
+  expect(gold.passToPass).toEqual(['clamp_test::clamps_below']);
+});
+
+/**
+ * A header-only library: nothing builds at the root, whose package.json is clib's manifest (no scripts,
+ * no dependencies), and the tests' own Makefile in tests/ builds and runs them by its default target.
+ * It was taken for a Node project with no test script, and a C build was never looked for.
+ */
+test('plain make in tests/: a library built only by its test folder’s Makefile, beside a clib package.json', async () => {
+  const header = (body: string) => `static inline ${CLAMP(body)}`;
+  const makefile =
+    'CFLAGS += -I../src\nall: test_clamp\n\t./test_clamp\ntest_clamp: test_clamp.c ../src/clamp.h\n\t$(CC) $(CFLAGS) -o $@ test_clamp.c\n';
+  const tests = (cases: string[]) => TESTS(cases).replace('int clamp(int, int, int);', '#include "clamp.h"');
+  const { env, gold } = await validate(
+    'gen/clamp-tests-make',
+    {
+      'package.json': JSON.stringify({ name: 'clamp', repo: 'acme/clamp', src: ['src/clamp.h'] }),
+      'src/clamp.h': header('return x < lo ? lo : x;'),
+      'tests/Makefile': makefile,
+      'tests/test_clamp.c': tests([LOW]),
+    },
+    { 'src/clamp.h': header('return x < lo ? lo : x > hi ? hi : x;'), 'tests/test_clamp.c': tests([LOW, HIGH]) },
+  );
+  expect(env).toMatchObject({ language: 'c', test: 'make -k -C tests', recipe: { origin: 'c-make' } });
+  expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
+});

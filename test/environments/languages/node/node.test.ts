@@ -58,3 +58,37 @@ test('Node: packages resolved on the host as of the base (npm --before) into an 
     passToPass: ['seconds of a minute'],
   });
 });
+
+/** npm ci makes no node_modules for a package with nothing to install: the image is built all the same. */
+test('Node: a package without dependencies builds its environment and validates', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-node-'));
+  const plain = JSON.stringify({ name: 'durations', version: '1.0.0', scripts: { test: 'node --test' } });
+  const seconds = (body: string) => `exports.seconds = (ms) => ${body};\n`;
+  const cases = (c: string) =>
+    TEST(c)
+      .replace(/seconds\('1m'\)/, 'seconds(60000)')
+      .replace(/seconds\('1500ms'\)/, 'seconds(1500)');
+  const repo = await ChainRepo.create(join(dir, 'repo'), {
+    'package.json': plain,
+    'index.js': seconds('ms / 1000'),
+    'test/seconds.test.js': cases(SECONDS_CASE),
+  });
+  const chain = repo.chain('gen/durations-plain', [
+    await repo.pr(1, 'Whole seconds', {
+      'index.js': seconds('Math.floor(ms / 1000)'),
+      'test/seconds.test.js': cases(SECONDS_CASE + ROUNDING_CASE),
+    }),
+  ]);
+  const environments = testEnvironments(docker);
+  const store = new ArtifactStore(join(dir, 'artifacts'));
+  const gold = await goldTestsFor(
+    { docker, store, sandbox: { memoryMb: 512, pidsLimit: 256 }, environments },
+    chain,
+    0,
+  );
+  expect(gold).toMatchObject({
+    status: 'verified',
+    failToPass: ['seconds round down'],
+    passToPass: ['seconds of a minute'],
+  });
+});
