@@ -119,13 +119,14 @@ testIf(missingTool('mvn'))(
 );
 
 /**
- * A test that reflects into the JDK's own packages, as Mockito 1's cglib does (ClassLoader.defineClass):
- * JDK 17 denies it (InaccessibleObjectException) where the JDKs a POM for Java 11 was written for
- * allowed it. Every JVM of such a project opens them (open-packages.ts), so the test fails before the
+ * A test that reflects into the JDK's own packages, as Mockito 1's cglib does (ClassLoader.defineClass),
+ * and calls javac's JavacTool, as annotation-processor test kits of JDK 8's day did: JDK 17 denies both
+ * (InaccessibleObjectException, IllegalAccessError) where the JDKs a POM for Java 11 was written for
+ * allowed them. Every JVM of such a project opens them (open-packages.ts), so the test fails before the
  * fix for the fix's reason and passes after.
  */
 testIf(missingTool('mvn'))(
-  "a POM for a Java before 16 whose tests reflect into the JDK's packages verifies on JDK 17",
+  "a POM for a Java before 16 whose tests reflect into the JDK's and javac's packages verifies on JDK 17",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-reflects-'));
     const chain = await sumChain(dir, 'reflects', {
@@ -134,6 +135,7 @@ testIf(missingTool('mvn'))(
         '  @Test void adds() throws Exception {\n' +
         '    Method define = ClassLoader.class.getDeclaredMethod("defineClass", String.class, byte[].class, int.class, int.class);\n' +
         '    define.setAccessible(true);\n' +
+        '    Class.forName("com.sun.tools.javac.api.JavacTool").getMethod("create").invoke(null);\n' +
         '    assertEquals(3, Sum.of(1, 2));\n' +
         '  }\n',
       imports: ['java.lang.reflect.Method'],
