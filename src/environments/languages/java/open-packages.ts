@@ -2,16 +2,17 @@
  * JDK 16 and 17 deny reflection into the JDK's own packages (JEP 396, JEP 403: `--illegal-access` is
  * gone), where every earlier JDK allowed it, JDK 9 to 15 by default (`--illegal-access=permit`). Code
  * written for those JDKs reflects into them (Mockito 1's cglib calls ClassLoader.defineClass, old
- * Objenesis, Powermock, XStream): on Debian's JDK 17 its tests fail with InaccessibleObjectException
- * ("module java.base does not "opens java.lang" to unnamed module"), before and after a stage's change
- * alike. A POM that compiles for a Java before 16 (or names none) gets, through JDK_JAVA_OPTIONS, which
+ * Objenesis, Powermock, XStream) or calls javac's classes (com.sun.tools.javac.api.JavacTool): on
+ * Debian's JDK 17 its tests fail with InaccessibleObjectException ("module java.base does not "opens
+ * java.lang" to unnamed module") or IllegalAccessError ("module jdk.compiler does not export
+ * com.sun.tools.javac.api"), before and after a stage's change alike. A POM that compiles for a Java before 16 (or names none) gets, through JDK_JAVA_OPTIONS, which
  * every `java` launcher reads (Surefire's forked test JVM too), the packages its JDK had open.
  */
 
 /** The first Java whose JDK denied such reflection by default. */
 const STRONG_ENCAPSULATION = 16;
 
-/** java.base's packages that code of those years reflects into, and the desktop's beans. */
+/** java.base's packages that code of those years reflects into, the desktop's beans and javac's API. */
 const PACKAGES = [
   'java.base/java.io',
   'java.base/java.lang',
@@ -38,6 +39,18 @@ const PACKAGES = [
   'java.base/sun.nio.ch',
   'java.base/sun.security.util',
   'java.desktop/java.beans',
+  // javac's own classes, public in JDK 8's tools.jar: test kits for annotation processors that call
+  // JavacTool directly, Lombok and source formatters use them.
+  'jdk.compiler/com.sun.tools.javac.api',
+  'jdk.compiler/com.sun.tools.javac.code',
+  'jdk.compiler/com.sun.tools.javac.comp',
+  'jdk.compiler/com.sun.tools.javac.file',
+  'jdk.compiler/com.sun.tools.javac.main',
+  'jdk.compiler/com.sun.tools.javac.model',
+  'jdk.compiler/com.sun.tools.javac.parser',
+  'jdk.compiler/com.sun.tools.javac.processing',
+  'jdk.compiler/com.sun.tools.javac.tree',
+  'jdk.compiler/com.sun.tools.javac.util',
 ];
 
 /** JDK_JAVA_OPTIONS that open PACKAGES to code on the class path. */

@@ -23,6 +23,12 @@ const MINI_POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
 </project>
 `;
 
+/** antrun at process-classes, failing unless F's class was compiled: the stub's run fails, the real one passes. */
+const NEEDS_CLASSES = `<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><version>3.1.0</version>
+  <executions><execution><id>needs-classes</id><phase>process-classes</phase><goals><goal>run</goal></goals>
+  <configuration><target><fail message="F was not compiled"><condition><not><available file="\${project.build.outputDirectory}/m/F.class"/></not></condition></fail></target></configuration>
+  </execution></executions></plugin>`;
+
 const files = (entries: Record<string, string>): RepoFiles => ({
   rootFiles: new Set(Object.keys(entries)),
   read: async (p) => entries[p],
@@ -175,14 +181,7 @@ describe('Java recipe', () => {
   testIf(missingTool('mvn'))(
     'fetches again with the real compile where the build fails without the classes, and that suffices offline',
     async () => {
-      // antrun at process-classes fails unless F's class was compiled: the stub's run fails, the real one passes.
-      const pom = MINI_POM.replace(
-        '</plugins>',
-        `<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><version>3.1.0</version>
-        <executions><execution><id>needs-classes</id><phase>process-classes</phase><goals><goal>run</goal></goals>
-        <configuration><target><fail message="F was not compiled"><condition><not><available file="\${project.build.outputDirectory}/m/F.class"/></not></condition></fail></target></configuration>
-        </execution></executions></plugin></plugins>`,
-      );
+      const pom = MINI_POM.replace('</plugins>', `${NEEDS_CLASSES}</plugins>`);
       const src = miniProject(pom);
       const ctx = fetchContext(src, new Date());
       try {
@@ -193,6 +192,43 @@ describe('Java recipe', () => {
         const offline = offlineTest(src, join(ctx.depsDir, 'm2'));
         expect(offline.output).toMatch(/Tests run: 1, Failures: 0, Errors: 0/);
         expect(offline.code).toBe(0);
+      } finally {
+        rmSync(ctx.depsDir, { recursive: true, force: true });
+        rmSync(src, { recursive: true, force: true });
+      }
+    },
+  );
+
+  testIf(missingTool('mvn'))(
+    'a JUnit 4 runner that fails whatever the filter does not fail the fetch with the real compile',
+    async () => {
+      // As above, the stub's run fails; the real one builds SpecTest, whose Parameterized data is a
+      // missing file (a submodule's): reported as an initializationError though no method matches.
+      const pom = MINI_POM.replace(
+        /<dependency>.*<\/dependency>/,
+        '<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>',
+      ).replace('</plugins>', `${NEEDS_CLASSES}</plugins>`);
+      const src = miniProject(pom);
+      writeFileSync(
+        join(src, 'src/test/java/m/FTest.java'),
+        'package m;\n\npublic class FTest {\n  @org.junit.Test public void one() { org.junit.Assert.assertEquals(1, F.f()); }\n}\n',
+      );
+      writeFileSync(
+        join(src, 'src/test/java/m/SpecTest.java'),
+        'package m;\n\nimport org.junit.runner.RunWith;\nimport org.junit.runners.Parameterized;\n\n' +
+          '@RunWith(Parameterized.class)\npublic class SpecTest {\n' +
+          '  @Parameterized.Parameters public static java.util.List<Object[]> data() throws Exception {\n' +
+          '    return java.util.Collections.singletonList(new Object[] { java.nio.file.Files.readString(java.nio.file.Path.of("spec/missing.yml")) });\n' +
+          '  }\n  public SpecTest(String spec) {}\n  @org.junit.Test public void spec() {}\n}\n',
+      );
+      const ctx = fetchContext(src, new Date());
+      try {
+        const resolution = await (await detectJava(files({ 'pom.xml': pom })))!.fetch!(ctx);
+        expect(ctx.lines.join('\n')).toMatch(/resolving again with the real compile/);
+        expect(resolution.packages.map((p) => p.name)).toContain('org.apache.maven.surefire:surefire-junit4');
+        const offline = offlineTest(src, join(ctx.depsDir, 'm2'));
+        expect(offline.output).toMatch(/initializationError/);
+        expect(offline.output).toMatch(/FTest/);
       } finally {
         rmSync(ctx.depsDir, { recursive: true, force: true });
         rmSync(src, { recursive: true, force: true });

@@ -22,15 +22,14 @@ afterAll(async () => {
   expect(await ownSandboxes(docker, 'chainsmith.gold')).toHaveLength(0);
 });
 
-/** The project with `plugin` (and `dependency`) and its PR gold-validated: the record, or the StageError that stopped it. */
-async function goldWith(name: string, plugin: string, dependency = '') {
+/** SumTest as the PR leaves it: `zero` passes before and after, `adds` only after. */
+const TESTS =
+  '  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n  @Test void adds() { assertEquals(3, Sum.of(1, 2)); }\n';
+
+/** The project with `plugin` (and `dependency`) and its PR (with SumTest's `tests`) gold-validated: the record, or the StageError that stopped it. */
+async function goldWith(name: string, plugin: string, dependency = '', tests = TESTS) {
   const dir = await mkdtemp(join(tmpdir(), `chainsmith-maven-${name}-`));
-  const chain = await sumChain(dir, name, {
-    tests:
-      '  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n  @Test void adds() { assertEquals(3, Sum.of(1, 2)); }\n',
-    plugin,
-    dependency,
-  });
+  const chain = await sumChain(dir, name, { tests, plugin, dependency });
   const environments = removedAfterAll(testEnvironments(docker));
   const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0).catch((err: unknown) => {
     if (err instanceof StageError) return err;
@@ -39,9 +38,9 @@ async function goldWith(name: string, plugin: string, dependency = '') {
   return { gold, environments, chain };
 }
 
-/** The project with `plugin` (and `dependency`) verifies; returns the stage's environment. */
-async function validateWith(name: string, plugin: string, dependency = '') {
-  const { gold, environments, chain } = await goldWith(name, plugin, dependency);
+/** The project with `plugin` (and `dependency`, and SumTest's `tests`) verifies; returns the stage's environment. */
+async function validateWith(name: string, plugin: string, dependency = '', tests = TESTS) {
+  const { gold, environments, chain } = await goldWith(name, plugin, dependency, tests);
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['m.SumTest#adds'], passToPass: ['m.SumTest#zero'] });
   return environments.forStage(chain, 0);
 }
@@ -119,13 +118,14 @@ testIf(missingTool('mvn'))(
 );
 
 /**
- * A test that reflects into the JDK's own packages, as Mockito 1's cglib does (ClassLoader.defineClass):
- * JDK 17 denies it (InaccessibleObjectException) where the JDKs a POM for Java 11 was written for
- * allowed it. Every JVM of such a project opens them (open-packages.ts), so the test fails before the
+ * A test that reflects into the JDK's own packages, as Mockito 1's cglib does (ClassLoader.defineClass),
+ * and calls javac's JavacTool, as annotation-processor test kits of JDK 8's day did: JDK 17 denies both
+ * (InaccessibleObjectException, IllegalAccessError) where the JDKs a POM for Java 11 was written for
+ * allowed them. Every JVM of such a project opens them (open-packages.ts), so the test fails before the
  * fix for the fix's reason and passes after.
  */
 testIf(missingTool('mvn'))(
-  "a POM for a Java before 16 whose tests reflect into the JDK's packages verifies on JDK 17",
+  "a POM for a Java before 16 whose tests reflect into the JDK's and javac's packages verifies on JDK 17",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-maven-reflects-'));
     const chain = await sumChain(dir, 'reflects', {
@@ -134,6 +134,7 @@ testIf(missingTool('mvn'))(
         '  @Test void adds() throws Exception {\n' +
         '    Method define = ClassLoader.class.getDeclaredMethod("defineClass", String.class, byte[].class, int.class, int.class);\n' +
         '    define.setAccessible(true);\n' +
+        '    Class.forName("com.sun.tools.javac.api.JavacTool").getMethod("create").invoke(null);\n' +
         '    assertEquals(3, Sum.of(1, 2));\n' +
         '  }\n',
       imports: ['java.lang.reflect.Method'],
@@ -141,6 +142,24 @@ testIf(missingTool('mvn'))(
     const environments = removedAfterAll(testEnvironments(docker));
     const gold = await goldTestsFor(goldDeps(docker, dir, environments), chain, 0);
     expect(gold).toMatchObject({ status: 'verified', failToPass: ['m.SumTest#adds'], passToPass: ['m.SumTest#zero'] });
+  },
+  1_200_000,
+);
+
+/**
+ * A test source with a long call chain, as builders' tests have: javac 17 recurses once per call and
+ * overflowed a 1 MB stack (StackOverflowError in Attr) at the base and the merge alike, where the javac
+ * of the POM's day compiled it. Maven's JVM has deeper stacks (settings.ts), so the PR verifies.
+ */
+testIf(missingTool('mvn'))(
+  'a test source with a call chain of a thousand calls compiles and verifies',
+  async () => {
+    await validateWith(
+      'chained',
+      '',
+      '',
+      TESTS + `  String built() { return new StringBuilder()${'.append(1)'.repeat(1000)}.toString(); }\n`,
+    );
   },
   1_200_000,
 );
