@@ -91,23 +91,21 @@ async function fetchAll(repoPath: string, sha: string): Promise<string[]> {
   const origin = (await git(repoPath, ['config', '--get', 'remote.origin.url']).catch(() => '')).trim() || repoPath;
   const commonDir = (await git(repoPath, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
   const missing: string[] = [];
-  const walk = async (tree: string, baseUrl: string, prefix: string): Promise<void> => {
+  // A recursive clone keeps a submodule's repository at .git/modules/NAME, and its own submodules' below it.
+  const walk = async (tree: string, baseUrl: string, prefix: string, modules: string): Promise<void> => {
     for (const link of await gitlinks(repoPath, tree, baseUrl)) {
       const path = prefix + link.path;
-      const sources = [
-        ...(link.name ? [posix.join(commonDir, 'modules', link.name)] : []),
-        ...(link.url ? [link.url] : []),
-      ];
+      const sources = [...(link.name ? [posix.join(modules, link.name)] : []), ...(link.url ? [link.url] : [])];
       const why = await bring(repoPath, link.sha, sources);
       if (why !== undefined) {
         const url = link.url ? withoutCredentials(link.url) : 'no URL in .gitmodules';
         missing.push(`${path} at ${link.sha.slice(0, 12)} (${url}): ${withoutCredentials(why)}`);
         continue;
       }
-      await walk(link.sha, link.url ?? baseUrl, `${path}/`);
+      await walk(link.sha, link.url ?? baseUrl, `${path}/`, posix.join(modules, link.name ?? link.path, 'modules'));
     }
   };
-  await walk(sha, origin, '');
+  await walk(sha, origin, '', posix.join(commonDir, 'modules'));
   return missing;
 }
 
@@ -126,7 +124,7 @@ async function bring(repoPath: string, sha: string, sources: string[]): Promise<
     if (await hasCommit(repoPath, sha)) break;
     why = r.timedOut
       ? `git fetch ran past ${FETCH_TIMEOUT_MS / 60_000} minutes`
-      : (r.stderr.trim().split('\n').pop() ?? `git fetch exited ${r.exitCode}`);
+      : r.stderr.trim().split('\n').pop() || `git fetch exited ${r.exitCode}`;
   }
   if (!(await hasCommit(repoPath, sha))) return why;
   await git(repoPath, ['update-ref', `${PIN}${sha}`, sha]);

@@ -54,10 +54,10 @@ describe('fetching submodules on the host', () => {
     }
   });
 
-  test("a recursive clone's own .git/modules serves them when their URL no longer answers", async () => {
+  test("a recursive clone's own .git/modules serves them, nested ones too, when their URLs no longer answer", async () => {
     const { dir, upstream } = await superproject({ 'a.c': 'int a;\n' });
     const clone = await cloneOf(upstream, join(dir, 'clone'), '--recurse-submodules');
-    await rm(join(dir, 'dep'), { recursive: true });
+    for (const gone of ['dep', 'inner']) await rm(join(dir, gone), { recursive: true });
     const head = await upstream.head();
     expect(await fetchSubmodules(clone, head)).toEqual([]);
     await git(clone, [
