@@ -13,13 +13,14 @@ import { resolverInputs } from './resolver-inputs';
 import type { TestSelection } from './pyproject-declares';
 import { requirementName } from './pyproject';
 import { candidatePage, downloadListed } from './candidate-page';
-import { DownloadStore, linkOrCopy } from './download-store';
+import { DownloadStore, fileRelease, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 import { GLIBC_MINOR, wheelTags } from './wheel-tags';
 import { datePinned } from './date-pinned';
 import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
 import { sharedUntilFailure } from '../../../shared-promise';
 import { spellAsSdists } from './sdist-names';
+import { sdistBuildRequires, sdistsWithoutWheel } from './sdist-backends';
 
 /**
  * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
@@ -27,8 +28,8 @@ import { spellAsSdists } from './sdist-names';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts).
-  return compareVersions(python, '3.12') >= 0 ? 13 : 12;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts).
+  return compareVersions(python, '3.12') >= 0 ? 14 : 13;
 }
 
 /**
@@ -377,77 +378,10 @@ export function pythonFetch(inputs: PythonInputs) {
     // Pins an earlier fetch downloaded for the same Python, platforms and index are taken from the store.
     const tags = wheelTags(pyVersion, inputs.installerPip);
     const store = new DownloadStore(join(tools.dir, 'pypi-files'), [pyVersion, tags, env, tools.pipVersion]);
-    const missing = await store.take(lines, ctx.depsDir);
-    ctx.log(
-      `downloading ${missing.length} Python packages for CPython ${pyVersion}${missing.length < lines.length ? ` (${lines.length - missing.length} more from the download store)` : ''}`,
-    );
-    if (missing.length) {
-      const fresh = await mkdtemp(join(tmpdir(), 'chainsmith-pip-download-'));
-      const dest = join(fresh, 'files');
-      await mkdir(dest);
-      const download = (file: string, from: string[]) => pipDownloadArgs(dest, pyVersion, tags, file, from);
-      const pipDownload = async (pins: string[], file: string, from: string[] = []) => {
-        await writeFile(file, pins.join('\n') + '\n');
-        return runTool(tools.python, download(file, from), {
-          cwd: ctx.srcDir,
-          env: TOOLS_PIP_ENV,
-          signal: ctx.signal,
-        });
-      };
-      try {
-        // The releases uv finds a compatible wheel of are chosen among their own files (candidate-page.ts); the rest, or all where that fails, from the index.
-        // A release with one file pip could take (an sdist only, one pure wheel) is that file, downloaded without pip.
-        const page = await candidatePage(tools.uv, tools.python, pyVersion, env, missing, fresh, ctx.signal);
-        const releaseOf = (l: string) => DownloadStore.release(l)?.name ?? '';
-        const onPage = page?.page ? missing.filter((l) => page.covered.has(releaseOf(l))) : [];
-        const only = missing.filter((l) => page?.only.has(releaseOf(l)));
-        const got =
-          page && only.length
-            ? await downloadListed(
-                tools.python,
-                only.map((l) => page.only.get(releaseOf(l))!),
-                dest,
-                env,
-                ctx.signal,
-              )
-            : { done: new Set<string>() };
-        const direct = only.filter((l) => got.done.has(page!.only.get(releaseOf(l))!));
-        let fromIndex = missing.filter((l) => !onPage.includes(l) && !direct.includes(l));
-        // A trace where direct downloads fail every time (a proxy urllib cannot use): each then costs a pip run.
-        if (direct.length < only.length)
-          ctx.log(
-            `${only.length - direct.length} of ${only.length} listed files not downloaded directly (one: ${got.firstFailure ?? 'no reason given'}): pip downloads them from the index`,
-          );
-        if (page && (onPage.length || direct.length))
-          ctx.log(
-            `${direct.length} of them downloaded as the file uv lists (an sdist with no wheel listed, or the one wheel listed, pure Python); ${onPage.length} chosen among their releases' own files, ${fromIndex.length} from the index`,
-          );
-        if (page?.page && onPage.length) {
-          const r = await pipDownload(onPage, join(fresh, 'on-page.txt'), ['--no-index', '--find-links', page.page]);
-          if (r.code !== 0) {
-            // What it wrote is not kept: the index's run starts from an empty directory, as before.
-            await emptied(dest);
-            fromIndex = missing;
-          }
-        }
-        if (fromIndex.length) {
-          const missingFile = join(fresh, 'requirements.txt');
-          const r = await pipDownload(fromIndex, missingFile);
-          if (r.code !== 0)
-            throw resolverFailure(
-              'pip cannot download a resolved package',
-              shown('pip', download(missingFile, []).slice(2)),
-              r,
-            );
-        }
-        const files = await readdir(dest);
-        await store.keep(missing, files, dest);
-        for (const f of files) await copyFile(join(dest, f), join(ctx.depsDir, f));
-      } finally {
-        await rm(fresh, { recursive: true, force: true });
-      }
-    }
-    await wheelsFromSdists(tools, env, ctx, notes);
+    const downloads: Downloads = { tools, env, ctx, pyVersion, tags, store };
+    await downloadPins(lines, downloads);
+    await wheelsFromSdists(sdistsWithoutWheel(await readdir(ctx.depsDir)), tools, env, ctx, notes);
+    await backendsOfSdists(downloads, (file, out) => uv(compile([file], out)), notes);
     await spellAsSdists(ctx.depsDir);
     if (uvInstalls(pyVersion)) {
       // Replaced, not kept: the uv of this run (38 MB, so linked where it can be).
@@ -466,6 +400,90 @@ export function pythonFetch(inputs: PythonInputs) {
       packages,
       notes,
     };
+  }
+}
+
+/** Where and for what a fetch downloads: its tools, the pip settings, the stage, the target Python and its wheel tags, the download store. */
+interface Downloads {
+  tools: UvTools;
+  env: Record<string, string>;
+  ctx: FetchContext;
+  pyVersion: string;
+  tags: ReturnType<typeof wheelTags>;
+  store: DownloadStore;
+}
+
+/** Downloads exact pins (`name==version` lines) into the dependency directory, taking what the download store holds. */
+async function downloadPins(lines: string[], { tools, env, ctx, pyVersion, tags, store }: Downloads): Promise<void> {
+  const missing = await store.take(lines, ctx.depsDir);
+  ctx.log(
+    `downloading ${missing.length} Python packages for CPython ${pyVersion}${missing.length < lines.length ? ` (${lines.length - missing.length} more from the download store)` : ''}`,
+  );
+  if (missing.length) {
+    const fresh = await mkdtemp(join(tmpdir(), 'chainsmith-pip-download-'));
+    const dest = join(fresh, 'files');
+    await mkdir(dest);
+    const download = (file: string, from: string[]) => pipDownloadArgs(dest, pyVersion, tags, file, from);
+    const pipDownload = async (pins: string[], file: string, from: string[] = []) => {
+      await writeFile(file, pins.join('\n') + '\n');
+      return runTool(tools.python, download(file, from), {
+        cwd: ctx.srcDir,
+        env: TOOLS_PIP_ENV,
+        signal: ctx.signal,
+      });
+    };
+    try {
+      // The releases uv finds a compatible wheel of are chosen among their own files (candidate-page.ts); the rest, or all where that fails, from the index.
+      // A release with one file pip could take (an sdist only, one pure wheel) is that file, downloaded without pip.
+      const page = await candidatePage(tools.uv, tools.python, pyVersion, env, missing, fresh, ctx.signal);
+      const releaseOf = (l: string) => DownloadStore.release(l)?.name ?? '';
+      const onPage = page?.page ? missing.filter((l) => page.covered.has(releaseOf(l))) : [];
+      const only = missing.filter((l) => page?.only.has(releaseOf(l)));
+      const got =
+        page && only.length
+          ? await downloadListed(
+              tools.python,
+              only.map((l) => page.only.get(releaseOf(l))!),
+              dest,
+              env,
+              ctx.signal,
+            )
+          : { done: new Set<string>() };
+      const direct = only.filter((l) => got.done.has(page!.only.get(releaseOf(l))!));
+      let fromIndex = missing.filter((l) => !onPage.includes(l) && !direct.includes(l));
+      // A trace where direct downloads fail every time (a proxy urllib cannot use): each then costs a pip run.
+      if (direct.length < only.length)
+        ctx.log(
+          `${only.length - direct.length} of ${only.length} listed files not downloaded directly (one: ${got.firstFailure ?? 'no reason given'}): pip downloads them from the index`,
+        );
+      if (page && (onPage.length || direct.length))
+        ctx.log(
+          `${direct.length} of them downloaded as the file uv lists (an sdist with no wheel listed, or the one wheel listed, pure Python); ${onPage.length} chosen among their releases' own files, ${fromIndex.length} from the index`,
+        );
+      if (page?.page && onPage.length) {
+        const r = await pipDownload(onPage, join(fresh, 'on-page.txt'), ['--no-index', '--find-links', page.page]);
+        if (r.code !== 0) {
+          // What it wrote is not kept: the index's run starts from an empty directory, as before.
+          await emptied(dest);
+          fromIndex = missing;
+        }
+      }
+      if (fromIndex.length) {
+        const missingFile = join(fresh, 'requirements.txt');
+        const r = await pipDownload(fromIndex, missingFile);
+        if (r.code !== 0)
+          throw resolverFailure(
+            'pip cannot download a resolved package',
+            shown('pip', download(missingFile, []).slice(2)),
+            r,
+          );
+      }
+      const files = await readdir(dest);
+      await store.keep(missing, files, dest);
+      for (const f of files) await copyFile(join(dest, f), join(ctx.depsDir, f));
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
   }
 }
 
@@ -502,12 +520,12 @@ async function emptied(dir: string): Promise<void> {
  * the wheel). Where uv cannot build it, pip tries as before.
  */
 async function wheelsFromSdists(
+  sdists: string[],
   tools: UvTools,
   env: Record<string, string>,
   ctx: FetchContext,
   notes: string[],
 ): Promise<void> {
-  const sdists = (await readdir(ctx.depsDir)).filter((f) => /\.(tar\.gz|zip|tar\.bz2)$/.test(f));
   const built: string[] = [];
   for (const sdist of sdists) {
     const out = await mkdtemp(join(tmpdir(), 'chainsmith-wheel-'));
@@ -536,6 +554,48 @@ async function wheelsFromSdists(
     }
   }
   if (built.length) notes.push(`built on the host from sdists (pure Python): ${built.join(', ')}`);
+}
+
+/**
+ * The build requirements of the sdists the image builds (sdist-backends.ts), resolved for the target
+ * Python as of the stage's date (the sdists were out by then) and downloaded beside them; not installed,
+ * as requirements.txt does not list them. Those that are sdists the image builds too (a Cython with no
+ * wheel for the target) are read in turn, three rounds at most. Where they do not resolve, a note says
+ * so and the image's build shows what its backend lacked, as before.
+ */
+async function backendsOfSdists(
+  d: Downloads,
+  resolve: (file: string, out: string) => Promise<ToolRun>,
+  notes: string[],
+): Promise<void> {
+  const seen = new Set<string>();
+  for (let round = 0; round < 3; round++) {
+    const found = [...(await sdistBuildRequires(d.tools.python, d.ctx.depsDir))].filter(([f]) => !seen.has(f));
+    if (!found.length) return;
+    for (const [f] of found) seen.add(f);
+    const what = found.map(([f, r]) => `${f} (${r.join(', ')})`).join('; ');
+    const file = join(d.ctx.srcDir, '.chainsmith-sdist-backends.in');
+    const out = join(d.ctx.srcDir, '.chainsmith-sdist-backends.txt');
+    await writeFile(file, [...new Set(found.flatMap(([, r]) => r))].join('\n') + '\n');
+    await rm(out, { force: true });
+    const r = await resolve(file, out);
+    if (r.code !== 0) {
+      notes.push(`the build requirements of sdists the image builds do not resolve: ${what}: ${tail(r.stderr, 1)}`);
+      return;
+    }
+    const files = await readdir(d.ctx.depsDir);
+    const pins = (await readPinned(out)).filter((l) => {
+      const release = DownloadStore.release(l);
+      return !release || !files.some((f) => fileRelease(f, release.version) === release.name);
+    });
+    if (pins.length) await downloadPins(pins, d);
+    // Only the sdists this round brought: the others' host builds were tried already.
+    const added = sdistsWithoutWheel(await readdir(d.ctx.depsDir)).filter((f) => !files.includes(f));
+    await wheelsFromSdists(added, d.tools, d.env, d.ctx, notes);
+    notes.push(
+      `build requirements of sdists the image builds, downloaded beside them: ${what}: ${pins.length ? pins.join(', ') : 'all there already'}`,
+    );
+  }
 }
 
 /** A host command as a stage's reason shows it: the tool's name, and paths relative to the checkout (the host's temporary folders mean nothing to a reader). */

@@ -1,0 +1,54 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { run } from '../../../process/run';
+import { fileRelease } from './download-store';
+import { requirementName } from './pyproject';
+import { pyprojectDeclares } from './pyproject-declares';
+
+/**
+ * The sdists a fetch leaves for the image to build (no wheel of their release beside them: a C extension
+ * for a Python its release published no wheel for) and the `build-system.requires` each one's
+ * pyproject.toml declares. The image builds them offline, in an isolated environment of those
+ * requirements taken from the dependency directory alone, so a backend or build tool nothing else
+ * brings (poetry, Cython, setuptools_scm) fails the build where the fetch does not add it. An sdist
+ * without a pyproject.toml builds with the setuptools and wheel every fetch brings.
+ */
+export async function sdistBuildRequires(python: string, depsDir: string): Promise<Map<string, string[]>> {
+  const kept = sdistsWithoutWheel(await readdir(depsDir));
+  const found = new Map<string, string[]>();
+  if (!kept.length) return found;
+  const r = await run(python, ['-c', READ_PYPROJECTS, ...kept.map((f) => join(depsDir, f))]);
+  if (r.exitCode !== 0) return found;
+  const texts = JSON.parse(r.stdout) as Record<string, string | null>;
+  for (const f of kept) {
+    const text = texts[join(depsDir, f)];
+    const requires = text ? pyprojectDeclares(text).buildRequires : [];
+    if (requires.length) found.set(f, requires);
+  }
+  return found;
+}
+
+/** The sdists among a directory's files with no wheel of their release beside them. */
+export function sdistsWithoutWheel(files: string[]): string[] {
+  return files.filter((f) => {
+    const sdist = /^(.+)-([^-]+)\.(tar\.gz|zip|tar\.bz2|tgz)$/.exec(f);
+    if (!sdist) return false;
+    const name = requirementName(sdist[1]);
+    return !files.some((w) => w.endsWith('.whl') && fileRelease(w, sdist[2]) === name);
+  });
+}
+
+/** Prints, as JSON by archive, the text of the pyproject.toml at an sdist's top (null where it has none or cannot be read). */
+const READ_PYPROJECTS = `import json, sys, tarfile, zipfile
+out = {}
+for p in sys.argv[1:]:
+    try:
+        if p.endswith('.zip'):
+            a = zipfile.ZipFile(p); names = a.namelist(); read = a.read
+        else:
+            a = tarfile.open(p); names = a.getnames(); read = lambda n: a.extractfile(n).read()
+        top = [n for n in names if n.count('/') == 1 and n.endswith('/pyproject.toml')]
+        out[p] = read(top[0]).decode('utf-8', 'replace') if top else None
+    except Exception:
+        out[p] = None
+print(json.dumps(out))`;
