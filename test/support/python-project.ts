@@ -23,6 +23,33 @@ export const fetchInputs = (over: Partial<PythonInputs> & Pick<PythonInputs, 'py
 });
 
 /**
+ * A Python fetch of a checkout of `files` (a requirements.txt, say) made under `root`, as of `asOf`:
+ * the resolution, and where the checkout and the dependency directory are (the caller removes `root`).
+ */
+export async function fetchFiles(
+  root: string,
+  files: Record<string, string>,
+  inputs: PythonInputs,
+  asOf: Date,
+  log: (line: string) => void = () => undefined,
+): Promise<{ resolution: Resolution; src: string; depsDir: string }> {
+  const src = join(root, 'src');
+  const depsDir = join(root, 'deps');
+  await mkdir(src);
+  await mkdir(depsDir);
+  for (const [name, text] of Object.entries(files)) await writeFile(join(src, name), text);
+  const resolution = await pythonFetch(inputs)({
+    srcDir: src,
+    depsDir,
+    asOf,
+    log,
+    signal: new AbortController().signal,
+    toolsDir: join(root, 'tools'),
+  });
+  return { resolution, src, depsDir };
+}
+
+/**
  * A Python fetch of `acme`, a setuptools project whose setup.py requires `requires` (or is `setupPy`,
  * where a test needs one that does more), with `more` files beside it (a pyproject.toml), into a
  * directory of its own (removed after), as of `asOf`: the resolution and the requirements it leaves for the image.

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTool } from '../../../../src/environments/host-tools';
 import { candidatePage, lockedReleases } from '../../../../src/environments/languages/python/candidate-page';
-import { pipDownloadArgs, pythonFetch, uvSettings } from '../../../../src/environments/languages/python/fetch';
+import { pipDownloadArgs, uvSettings } from '../../../../src/environments/languages/python/fetch';
 import { TOOLS_PIP_ENV } from '../../../../src/environments/languages/python/tools-venv';
 import { wheelTags } from '../../../../src/environments/languages/python/wheel-tags';
-import { fetchInputs } from '../../../support/python-project';
+import { fetchFiles, fetchInputs } from '../../../support/python-project';
 
 // A release with compiled wheels for many tags, a pure-Python wheel, and an sdist only (iniconfig 1.0.0).
 const PINS = ['MarkupSafe==1.1.1', 'pytest==5.3.2', 'iniconfig==1.0.0'];
@@ -25,20 +25,14 @@ async function fromIndex(python: string, pins: string[], minor: string, dir: str
 test("a fetch downloads from a page of the pinned releases' own files what pip takes from the index, and the rest from the index", async () => {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-candidate-page-'));
   try {
-    const src = join(root, 'src');
-    const depsDir = join(root, 'deps');
-    await mkdir(src);
-    await mkdir(depsDir);
-    await writeFile(join(src, 'requirements.txt'), PINS.join('\n') + '\n');
     const log: string[] = [];
-    const resolution = await pythonFetch(fetchInputs({ python: '3.8' }))({
-      srcDir: src,
-      depsDir,
-      asOf: new Date('2020-12-15T00:00:00Z'),
-      log: (l) => log.push(l),
-      signal: new AbortController().signal,
-      toolsDir: join(root, 'tools'),
-    });
+    const { resolution, depsDir } = await fetchFiles(
+      root,
+      { 'requirements.txt': PINS.join('\n') + '\n' },
+      fetchInputs({ python: '3.8' }),
+      new Date('2020-12-15T00:00:00Z'),
+      (l) => log.push(l),
+    );
     const python = join(root, 'tools', 'uv', 'bin', 'python');
     const uv = join(root, 'tools', 'uv', 'bin', 'uv');
     const pinned = resolution.packages.map((p) => `${p.name}==${p.version}`);

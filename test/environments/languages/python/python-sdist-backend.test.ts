@@ -1,29 +1,22 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pythonFetch, UV_IN_DEPS } from '../../../../src/environments/languages/python/fetch';
+import { UV_IN_DEPS } from '../../../../src/environments/languages/python/fetch';
 import { run } from '../../../../src/process/run';
-import { fetchInputs } from '../../../support/python-project';
+import { fetchFiles, fetchInputs } from '../../../support/python-project';
 
 // ujson 4.0.2 (2021) published compiled wheels up to CPython 3.9: on 3.11 its sdist is what installs, and its
 // pyproject.toml builds it with setuptools_scm, which nothing else the project needs brings.
 test('an sdist the image compiles brings its build-system.requires into the dependency directory, so the offline install builds it', async () => {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-sdist-backend-'));
   try {
-    const src = join(root, 'src');
-    const deps = join(root, 'deps');
-    await mkdir(src);
-    await mkdir(deps);
-    await writeFile(join(src, 'requirements.txt'), 'ujson==4.0.2\n');
-    const resolution = await pythonFetch(fetchInputs({ python: '3.11' }))({
-      srcDir: src,
-      depsDir: deps,
-      asOf: new Date('2021-06-15T00:00:00Z'),
-      log: () => undefined,
-      signal: new AbortController().signal,
-      toolsDir: join(root, 'tools'),
-    });
+    const { resolution, depsDir: deps } = await fetchFiles(
+      root,
+      { 'requirements.txt': 'ujson==4.0.2\n' },
+      fetchInputs({ python: '3.11' }),
+      new Date('2021-06-15T00:00:00Z'),
+    );
     const files = await readdir(deps);
     expect(files).toContain('ujson-4.0.2.tar.gz');
     expect(files.filter((f) => /^setuptools_scm-/.test(f))).toHaveLength(1);

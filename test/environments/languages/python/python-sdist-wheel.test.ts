@@ -1,10 +1,9 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pythonFetch } from '../../../../src/environments/languages/python/fetch';
 import { run } from '../../../../src/process/run';
-import { fetchInputs } from '../../../support/python-project';
+import { fetchFiles, fetchInputs } from '../../../support/python-project';
 
 /** The names and bytes of an archive's members (a wheel, an sdist), read with the host's Python. */
 async function members(archive: string): Promise<Record<string, string>> {
@@ -29,19 +28,12 @@ print(json.dumps(out))`;
 test('a pure-Python sdist a fetch pins is built on the host into a wheel of that release, its module as the sdist has it', async () => {
   const root = await mkdtemp(join(tmpdir(), 'chainsmith-sdist-wheel-'));
   try {
-    const src = join(root, 'src');
-    const depsDir = join(root, 'deps');
-    await mkdir(src);
-    await mkdir(depsDir);
-    await writeFile(join(src, 'requirements.txt'), 'iniconfig==1.0.0\n');
-    const resolution = await pythonFetch(fetchInputs({ python: '3.8' }))({
-      srcDir: src,
-      depsDir,
-      asOf: new Date('2020-06-15T00:00:00Z'),
-      log: () => undefined,
-      signal: new AbortController().signal,
-      toolsDir: join(root, 'tools'),
-    });
+    const { resolution, depsDir } = await fetchFiles(
+      root,
+      { 'requirements.txt': 'iniconfig==1.0.0\n' },
+      fetchInputs({ python: '3.8' }),
+      new Date('2020-06-15T00:00:00Z'),
+    );
     const files = (await readdir(depsDir)).filter((f) => /^iniconfig-/.test(f)).sort();
     expect(files).toEqual(['iniconfig-1.0.0-py3-none-any.whl', 'iniconfig-1.0.0.tar.gz']);
     expect(resolution.notes).toContain('built on the host from sdists (pure Python): iniconfig-1.0.0-py3-none-any.whl');
