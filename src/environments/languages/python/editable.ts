@@ -45,6 +45,25 @@ for info, stamp in sorted(records().items()):
     print("${SETUP_WARNING} the build backend makes no editable install (PEP 660): " + info + " is imported from " + os.path.abspath(root))
 `;
 
+/**
+ * Before setuptools 64, pip's editable install is `setup.py develop`: an egg-link in site-packages
+ * names the tree, and the project's metadata (its egg-info: version, entry points) is written into
+ * the tree, which lives in the build's memory and which every sandbox checks out anew. A package
+ * that reads its own version at import (pkg_resources, importlib.metadata) then fails in every test
+ * run. The egg-info goes into site-packages, where both find it, beside the tree on the path.
+ */
+const KEEP_DEVELOP_METADATA = `
+import glob, os, shutil, sysconfig
+site = sysconfig.get_paths()["purelib"]
+for link in glob.glob(os.path.join(site, "*.egg-link")):
+    with open(link) as f:
+        tree = f.readline().strip()
+    for info in glob.glob(os.path.join(tree, "*.egg-info")):
+        if not os.path.exists(os.path.join(site, os.path.basename(info))):
+            shutil.copytree(info, os.path.join(site, os.path.basename(info)))
+            print("${SETUP_WARNING} setup.py develop wrote " + info + " into the tree, which sandboxes check out anew: kept in " + site)
+`;
+
 /** Where the build writes FROM_THE_TREE: the install line names it, so a failing one stays short in a stage's reason. */
 const FROM_THE_TREE_FILE = '/tmp/chainsmith-from-tree.py';
 
@@ -56,7 +75,7 @@ const FROM_THE_TREE_FILE = '/tmp/chainsmith-from-tree.py';
  * modules, pdm 0.x pip 20's): before pip 10, which knows no --no-build-isolation, there is no build
  * isolation to turn off (a dependency of 2018 can pin pip 9). Setup lines of one build script: the
  * program and the flag are set apart, and the install line, which a failed build's reason names,
- * fits its bound (REASON_LIMITS.command).
+ * fits its bound (REASON_LIMITS.command). A `setup.py develop`'s metadata is kept (KEEP_DEVELOP_METADATA).
  */
 export function editableInstall(pip: string, python: string): string[] {
   const install = `${pip} $isolation --no-deps`;
@@ -64,5 +83,6 @@ export function editableInstall(pip: string, python: string): string[] {
     `printf '%s' ${shellQuote(FROM_THE_TREE)} > ${FROM_THE_TREE_FILE}`,
     `isolation=$(${python} -m pip install --help 2>/dev/null | grep -o -m1 -- --no-build-isolation || true)`,
     `${install} -e . || ${python} ${FROM_THE_TREE_FILE} ${install} .`,
+    `${python} -c ${shellQuote(KEEP_DEVELOP_METADATA)} || true`,
   ];
 }
