@@ -502,9 +502,8 @@ export class Environments {
         `echo ${r.sha} > ${BUILT_AT_FILE}`,
         'export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
         ...exportLines,
-        ...recipe.setup.flatMap((cmd) => [`echo ${shellQuote(`$ ${cmd}`)}`, cmd]),
-        ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : []).flatMap((cmd) => [
-          `echo ${shellQuote(`$ ${cmd}`)}`,
+        ...[...recipe.setup, ...(deps?.resolution.merged ? (recipe.mergedSetup ?? []) : [])].flatMap((cmd) => [
+          `echo ${shellQuote(`$ ${echoed(cmd)}`)}`,
           cmd,
         ]),
       ];
@@ -614,6 +613,16 @@ export class Environments {
       await sandbox.destroy();
     }
   }
+}
+
+/**
+ * A setup command as the build's output echoes it: a command of several lines (one that writes a script)
+ * as its first line, so that the output's last lines, which a failed stage's reason keeps, are what the
+ * commands printed.
+ */
+function echoed(cmd: string): string {
+  const lines = cmd.split('\n');
+  return lines.length > 1 ? `${lines[0]} … (${lines.length - 1} more lines)` : cmd;
 }
 
 /** The setup command a failed build script ran last (each is echoed as `$ command` before it runs); the checkout where none was. */

@@ -40,7 +40,7 @@ test('recipes are detected per language from the files at the base; a layout not
       `python3 -m venv --system-site-packages ${VENV}`,
       installSessionExit(`${VENV}/bin/python`),
       ...editableInstall(
-        `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-index`,
+        `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --disable-pip-version-check --no-cache-dir --no-index`,
         `${VENV}/bin/python`,
       ),
     ],

@@ -21,7 +21,9 @@ def records():
             found[d] = os.stat(path).st_mtime_ns
     return found
 before = records()
-subprocess.check_call(sys.argv[1:])
+code = subprocess.call(sys.argv[1:])
+if code:
+    sys.exit(code)
 for info, stamp in sorted(records().items()):
     if before.get(info) == stamp:
         continue
