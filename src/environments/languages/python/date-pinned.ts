@@ -85,14 +85,22 @@ const plain = (stderr: string) => stderr.replace(/\x1b\[[0-9;]*m/g, '').replace(
  * legacy backend (LEGACY_BACKEND), and a package alone where the requirements allow no release of it
  * that the index serves as of the date (lateReleases), at most MAX_LIFTS times. Each lift is a note;
  * `pins()` are the arguments the lifts added, for a later run and for a failure's command.
+ * `backendFloor` (an ISO time after `asOf`) is where setuptools and wheel are resolved as of until a
+ * lift moves them: the release of the Python they run on (BACKEND_FLOOR in fetch.ts).
  */
-export function datePinned(run: (args: string[]) => Promise<ToolRun>, asOf: Date, notes: string[]) {
+export function datePinned(
+  run: (args: string[]) => Promise<ToolRun>,
+  asOf: Date,
+  notes: string[],
+  backendFloor?: string,
+) {
   /** The date setuptools and wheel are resolved as of, where a lift moved them (BACKEND_LIFTS). */
   let backendAsOf: string | undefined;
   const lifted: string[] = [];
+  const backend = () => backendAsOf ?? backendFloor;
   const pins = () => [
-    ...(backendAsOf
-      ? ['setuptools', 'wheel'].flatMap((name) => ['--exclude-newer-package', `${name}=${backendAsOf}`])
+    ...(backend()
+      ? ['setuptools', 'wheel'].flatMap((name) => ['--exclude-newer-package', `${name}=${backend()}`])
       : []),
     ...lifted,
   ];

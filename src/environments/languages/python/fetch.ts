@@ -20,6 +20,7 @@ import { datePinned } from './date-pinned';
 import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
 import { sharedUntilFailure } from '../../../shared-promise';
 import { spellAsSdists } from './sdist-names';
+import { finalRelease } from './versions';
 import { sdistBuildRequires, sdistsWithoutWheel } from './sdist-backends';
 
 /**
@@ -28,7 +29,7 @@ import { sdistBuildRequires, sdistsWithoutWheel } from './sdist-backends';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts).
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and setuptools and wheel stopped predating the target Python (backendFloor).
   return compareVersions(python, '3.12') >= 0 ? 14 : 13;
 }
 
@@ -213,7 +214,7 @@ export function pythonFetch(inputs: PythonInputs) {
     ];
     // The project's requirements and its build requirements are resolved apart, each lifting only what it needs.
     const uv = (args: string[]) => runTool(tools.uv, args, { cwd: ctx.srcDir, env, signal: ctx.signal });
-    const main = datePinned(uv, ctx.asOf, notes);
+    const main = datePinned(uv, ctx.asOf, notes, backendFloor(pyVersion, ctx.asOf, notes));
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
       const floor = toolingFloors(pyVersion);
@@ -343,7 +344,7 @@ export function pythonFetch(inputs: PythonInputs) {
     const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...tooling];
     await writeFile(build, buildLines.join('\n') + '\n');
     // With the era's setuptools where it serves: an sdist among them (2018's pytest needs pluggy 0.6, which has no wheel) needs a later one to be read.
-    const buildRun = datePinned(uv, ctx.asOf, notes);
+    const buildRun = datePinned(uv, ctx.asOf, notes, backendFloor(pyVersion, ctx.asOf, []));
     const b = await keptResolution(
       join(tools.dir, 'build-resolutions'),
       buildResolutionKey(buildLines, [
@@ -596,6 +597,21 @@ async function backendsOfSdists(
       `build requirements of sdists the image builds, downloaded beside them: ${what}: ${pins.length ? pins.join(', ') : 'all there already'}`,
     );
   }
+}
+
+/**
+ * setuptools and wheel are resolved as of no earlier than the target Python's release: those of an
+ * earlier date were never made to run on it, and may not import there (2014's pkg_resources looks for
+ * importlib._bootstrap.SourceFileLoader, gone in 3.6), which fails the project's install and every
+ * stage of its era. The project's own dependencies keep their date.
+ */
+function backendFloor(python: string, asOf: Date, notes: string[]): string | undefined {
+  const released = finalRelease(python);
+  if (!released || released <= day(asOf)) return undefined;
+  notes.push(
+    `setuptools and wheel are resolved as of ${released}, when Python ${python} came out, not as of ${day(asOf)}: those of before do not run on it`,
+  );
+  return new Date(`${released}T00:00:00Z`).toISOString();
 }
 
 /** A host command as a stage's reason shows it: the tool's name, and paths relative to the checkout (the host's temporary folders mean nothing to a reader). */

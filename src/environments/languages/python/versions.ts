@@ -41,6 +41,9 @@ const FINAL: Record<string, string> = {
   '3.14': '2025-10-07',
 };
 
+/** The day a CPython minor's final release came out (FINAL), where the table knows it. */
+export const finalRelease = (minor: string): string | undefined => FINAL[minor];
+
 /** A CPython the host provides: its minor ('3.13') and its installation prefix. */
 export interface ProvidedPython {
   version: string;
