@@ -7,6 +7,7 @@ import { compareVersions, mustRun, toolVersion } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
 import { raiseCrates, staleCrates } from './stale';
+import { localManifests } from './workspace';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type RustRecipe = LanguageRecipe<'rust', 'cargo', 'rust' | 'rust-web'>;
@@ -152,6 +153,8 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
   if (!files.rootFiles.has('Cargo.toml')) return undefined;
   const manifest = (await files.read('Cargo.toml')) ?? '';
   const locked = files.rootFiles.has('Cargo.lock');
+  // A member's declarations are resolved with the root's: a change to them moves the resolution date and the fetch.
+  const members = await localManifests(files, manifest);
   const wants = /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
   const edition = /^\s*edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
   const lockVersion = locked
@@ -177,7 +180,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
         version: rustc,
         ...(notes.length ? { note: notes.join('; ') } : {}),
       },
-      manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
+      manifests: ['Cargo.toml', ...members, ...(locked ? ['Cargo.lock'] : [])],
       fetch: (ctx) => fetchCrates(ctx, locked, rustc),
       // A committed lock decides every version; without one they are resolved as of a date.
       ...(locked ? { pinned: true } : {}),
