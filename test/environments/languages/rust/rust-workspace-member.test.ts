@@ -2,6 +2,9 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { detectRust } from '../../../../src/environments/languages/rust/detect';
+import { gitDirectory } from '../../../../src/environments/languages/rust/workspace';
+import { gitRepoFiles } from '../../../../src/environments/repo-files';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
 import { removeImages } from '../../../support/containers';
@@ -66,3 +69,19 @@ testIf(missingTool('cargo'))(
   },
   20 * 60_000,
 );
+
+test("cargo: a workspace's members named by a glob are among the manifests that date the fetch, a target's path is not", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-rust-glob-'));
+  const repo = await ChainRepo.create(join(dir, 'repo'), {
+    'Cargo.toml': `${pkg('tally', '')}\n[lib]\npath = "src/tally.rs"\n\n[workspace]\nmembers = ["crates/*"]\n`,
+    'src/tally.rs': '',
+    'crates/fmt/Cargo.toml': pkg('tally-fmt', 'tally-util = { path = "../../util" }\n'),
+    'crates/fmt/src/lib.rs': '',
+    'crates/README.md': 'the members\n',
+    'util/Cargo.toml': pkg('tally-util', 'itoa = "1.0"\n'),
+    'util/src/lib.rs': '',
+  });
+  const sha = await repo.head();
+  const recipe = await detectRust(await gitRepoFiles(repo.path, sha), gitDirectory(repo.path, sha));
+  expect(recipe?.manifests).toEqual(['Cargo.toml', 'crates/fmt/Cargo.toml', 'util/Cargo.toml']);
+});
