@@ -7,6 +7,7 @@ import { compareVersions, mustRun, toolVersion } from '../host-command';
 import { runTool } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
 import { raiseCrates, staleCrates } from './stale';
+import { localManifests, type ListDirectory } from './workspace';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type RustRecipe = LanguageRecipe<'rust', 'cargo', 'rust' | 'rust-web'>;
@@ -148,10 +149,12 @@ const VENDOR_MTIME = 946684800;
  * resolved for the image's rustc as of the stage's date; the image's cargo then builds from the
  * vendored directory alone.
  */
-export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefined> {
+export async function detectRust(files: RepoFiles, list?: ListDirectory): Promise<RustRecipe | undefined> {
   if (!files.rootFiles.has('Cargo.toml')) return undefined;
   const manifest = (await files.read('Cargo.toml')) ?? '';
   const locked = files.rootFiles.has('Cargo.lock');
+  // A member's declarations are resolved with the root's: a change to them moves the resolution date and the fetch.
+  const members = await localManifests(files, manifest, list);
   const wants = /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
   const edition = /^\s*edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
   const lockVersion = locked
@@ -177,7 +180,7 @@ export async function detectRust(files: RepoFiles): Promise<RustRecipe | undefin
         version: rustc,
         ...(notes.length ? { note: notes.join('; ') } : {}),
       },
-      manifests: ['Cargo.toml', ...(locked ? ['Cargo.lock'] : [])],
+      manifests: ['Cargo.toml', ...members, ...(locked ? ['Cargo.lock'] : [])],
       fetch: (ctx) => fetchCrates(ctx, locked, rustc),
       // A committed lock decides every version; without one they are resolved as of a date.
       ...(locked ? { pinned: true } : {}),

@@ -1,6 +1,7 @@
 import type { LanguageSupport } from '../../contract';
 import { cargoRunner } from './cargo';
 import { detectRust } from './detect';
+import { gitDirectory } from './workspace';
 import { rustTestItems } from './test-items';
 
 const CARGO_PROBE = 'rustc --version; cargo --version';
@@ -10,7 +11,7 @@ export const rust: LanguageSupport<'rust', 'cargo', 'rust' | 'rust-web'> = {
   name: 'rust',
   title: 'Rust',
   layouts: ['Cargo.toml'],
-  detect: (files) => detectRust(files),
+  detect: (files, ctx) => detectRust(files, ctx.repo && gitDirectory(ctx.repo.path, ctx.repo.sha)),
   runners: { cargo: cargoRunner },
   toolchains: { rust: CARGO_PROBE, 'rust-web': CARGO_PROBE },
   // `tests.rs` and `test.rs` are a crate's unit tests kept beside their module (`#[cfg(test)] mod tests;`);
