@@ -23,7 +23,7 @@ import { runTool, toolsDirOf } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
 import { sharedUntilFailure } from '../../../shared-promise';
-import { belowOldest, compatProperties, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
+import { belowOldest, compatProperties, compilerDefault, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
 import { mavenDaemonSetup, MVN_DAEMON_DIR } from './maven-daemon';
@@ -90,10 +90,11 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
   const notes: string[] = [];
   if (release && Number(release) > Number(DEBIAN_JDK))
     notes.push(`the POM compiles for Java ${release}; Debian bookworm's JDK ${DEBIAN_JDK} is the newest available`);
-  const compat = belowOldest(release);
+  const compiles = release ?? compilerDefault(pom);
+  const compat = belowOldest(compiles);
   if (compat)
     notes.push(
-      `the POM compiles for Java ${release}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
+      `the POM compiles for Java ${compiles}${release ? '' : " (its compiler plugin's default: it names no release)"}, which JDK ${DEBIAN_JDK} no longer takes: Maven forks javac through a wrapper that compiles for Java ${OLDEST_RELEASE}`,
     );
   const opens = opensPackages(release);
   if (opens)

@@ -37,6 +37,19 @@ exec javac ${QUICK_JVM.split(' ')
   .join(' ')} "$@"
 `;
 
+/**
+ * The release a POM that names none compiles for: its compiler plugin's default, 1.5 before
+ * maven-compiler-plugin 3.8.0, 1.6 in 3.8 and 7 from 3.9.0. A POM that does not pin the plugin gets
+ * Maven 3.8's default binding, 3.1 (Java 5). A version this POM does not spell out (a property of a
+ * parent's) counts as that default too: the wrapper leaves a release javac 17 takes as it is.
+ */
+export function compilerDefault(pom: string): string {
+  const m = /<artifactId>\s*maven-compiler-plugin\s*<\/artifactId>\s*<version>\s*(\d+)\.(\d+)/.exec(pom);
+  const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [3, 1];
+  if (major > 3 || (major === 3 && minor >= 9)) return String(OLDEST_RELEASE);
+  return major === 3 && minor === 8 ? '6' : '5';
+}
+
 /** Whether a POM's Java release (javaRelease) is one javac 17 no longer takes. */
 export function belowOldest(release: string | undefined): boolean {
   return release !== undefined && Number(release) < OLDEST_RELEASE;
