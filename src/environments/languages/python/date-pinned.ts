@@ -86,7 +86,7 @@ const plain = (stderr: string) => stderr.replace(/\x1b\[[0-9;]*m/g, '').replace(
  * that the index serves as of the date (lateReleases), at most MAX_LIFTS times. Each lift is a note;
  * `pins()` are the arguments the lifts added, for a later run and for a failure's command.
  * `backendFloor` (an ISO time after `asOf`) is where setuptools and wheel are resolved as of until a
- * lift moves them: the release of the Python they run on (BACKEND_FLOOR in fetch.ts).
+ * lift moves them: the release of the Python they run on (backendFloor in fetch.ts).
  */
 export function datePinned(
   run: (args: string[]) => Promise<ToolRun>,
