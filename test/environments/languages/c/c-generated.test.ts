@@ -417,3 +417,33 @@ test('plain make in tests/: a library built only by its test folder’s Makefile
   expect(env).toMatchObject({ language: 'c', test: 'make -k -C tests', recipe: { origin: 'c-make' } });
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
 });
+
+/**
+ * A header-only library whose tests have a CMake project of their own in test/, which builds the test
+ * programs and registers none with CTest (its CI runs each program): with no build at the root, the
+ * layout was unsupported; the folder's programs are its tests, and each runs as one.
+ */
+test('CMake in test/: a test folder’s own project that registers no test runs its programs as tests', async () => {
+  const header = (body: string) => `static inline ${CLAMP(body)}`;
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp_tests C)\ninclude_directories(${CMAKE_CURRENT_SOURCE_DIR}/..)\n' +
+    'add_executable(test_clamp main.c)\nadd_executable(helper_tool EXCLUDE_FROM_ALL tool.c)\n';
+  const tests = (cases: string[]) => TESTS(cases).replace('int clamp(int, int, int);', '#include "clamp.h"');
+  const { env, gold } = await validate(
+    'gen/clamp-test-cmake',
+    {
+      'clamp.h': header('return x < lo ? lo : x;'),
+      'test/CMakeLists.txt': cmake,
+      'test/main.c': tests([LOW]),
+      'test/tool.c': 'int main(void) { return 1; }\n',
+    },
+    { 'clamp.h': header('return x < lo ? lo : x > hi ? hi : x;'), 'test/main.c': tests([LOW, HIGH]) },
+  );
+  expect(env).toMatchObject({ language: 'c', runner: 'ctest', recipe: { origin: 'c-cmake' } });
+  expect(gold).toMatchObject({
+    status: 'verified',
+    signal: 'per-test',
+    failToPass: ['test_clamp', 'test_clamp::clamps above'],
+    passToPass: ['test_clamp::clamps below'],
+  });
+});
