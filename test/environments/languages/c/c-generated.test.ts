@@ -122,6 +122,33 @@ describe('autotools', () => {
     expect(gold.failToPass).toEqual(['test_high']);
     expect(gold.passToPass).toEqual(['test_low']);
   });
+
+  /**
+   * A test that reads its data by a path relative to where it runs, as the project's own in-tree
+   * builds let it: the build here is out of the tree, where the file was missing and the PR's new test
+   * failed after its change as before it. The build tree gets links to the source tree's data files.
+   */
+  test("a PR's test that reads its data file from the tree it runs in passes after the change", async () => {
+    const reads = `#include <stdio.h>\nint clamp(int, int, int);\nint main(void) {\n  int x, lo, hi, want;\n  FILE *f = fopen("tests/high.data", "r");\n  if (!f || fscanf(f, "%d %d %d %d", &x, &lo, &hi, &want) != 4) { printf("not ok 1 - no data\\n"); return 1; }\n  printf("%sok 1 - from file\\n", clamp(x, lo, hi) == want ? "" : "not ");\n  return clamp(x, lo, hi) != want;\n}\n`;
+    const { gold } = await validate(
+      'gen/clamp-autotools-data',
+      {
+        'configure.ac': configure,
+        'Makefile.am': makefileAm(['low']),
+        'clamp.c': BUGGY,
+        'tests/test_low.c': TESTS([LOW]),
+      },
+      {
+        'Makefile.am': makefileAm(['low', 'high']),
+        'clamp.c': FIXED,
+        'tests/test_high.c': reads,
+        'tests/high.data': '50 0 10 10\n',
+      },
+    );
+    expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+    expect(gold.failToPass).toEqual(['test_high']);
+    expect(gold.passToPass).toEqual(['test_low']);
+  });
 });
 
 /**
