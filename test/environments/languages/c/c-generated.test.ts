@@ -474,3 +474,36 @@ test('CMake in test/: a test folder’s own project that registers no test runs 
     passToPass: ['test_clamp::clamps below'],
   });
 });
+
+/**
+ * utest (a header-only C test framework) colours its GoogleTest-like case lines whether or not it
+ * writes to a terminal, and times them in nanoseconds: `\x1b[32m[       OK ]\x1b[0m clamp.low (792ns)`.
+ * Those lines were not read, and the test program's exit code was the only result.
+ */
+test('CMake: coloured GoogleTest-like case lines, timed as utest times them, give FAIL_TO_PASS per case', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\nenable_testing()\nadd_library(clamp clamp.c)\n' +
+    'add_executable(clamp_test tests/main.c)\ntarget_link_libraries(clamp_test clamp)\nadd_test(NAME clamp_test COMMAND clamp_test)\n';
+  const green = '\\033[32m';
+  const red = '\\033[31m';
+  const reset = '\\033[0m';
+  const suite = (cases: string[]) =>
+    `#include <stdio.h>\nint clamp(int, int, int);\nint main(void) {\n  int bad = 0;\n${cases
+      .map(
+        (c) =>
+          `  { int ok = ${c.split('|')[1]}; printf("${green}[ RUN      ]${reset} clamp.${c.split('|')[0]}\\n"); ` +
+          `printf(ok ? "${green}[       OK ]${reset} clamp.${c.split('|')[0]} (792ns)\\n" : "${red}[  FAILED  ]${reset} clamp.${c.split('|')[0]} (1.2us)\\n"); bad += !ok; }\n`,
+      )
+      .join('')}  return bad != 0;\n}\n`;
+  const { gold } = await validate(
+    'gen/clamp-utest',
+    { 'CMakeLists.txt': cmake, 'clamp.c': BUGGY, 'tests/main.c': suite(['low|clamp(-5, 0, 10) == 0']) },
+    {
+      'clamp.c': FIXED,
+      'tests/main.c': suite(['low|clamp(-5, 0, 10) == 0', 'high|clamp(50, 0, 10) == 10']),
+    },
+  );
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass).toEqual(['clamp_test', 'clamp_test::clamp.high']);
+  expect(gold.passToPass).toEqual(['clamp_test::clamp.low']);
+});
