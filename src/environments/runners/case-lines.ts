@@ -8,10 +8,13 @@ import { worse } from './shell';
  *   TAP          ok 3 - name    not ok 4 - name    (# SKIP is a skip; # TODO an expected failure, or an unexpected pass)
  *   meson test   1/3 name    OK    0.01s
  *   automake     PASS: tests/parse.sh    FAIL: t/basic 3 - adds    (XFAIL, XPASS, SKIP, ERROR: `make check`'s test driver)
- * Ids are the case names, prefixed by `scope` (the test executable) where one is known.
+ * Ids are the case names, prefixed by `scope` (the test executable) where one is known. Colour codes
+ * are read past: a framework may colour its lines whether or not it writes to a terminal (utest).
  */
 const UNITY = /^[^\s:]+:\d+:(\w+):(PASS|FAIL|IGNORE)\b/;
-const GTEST = /^\[\s+(OK|FAILED|SKIPPED)\s+\] (\w[\w/.]*\w)(?: \(\d+ ms\))?$/;
+/** GoogleTest's time is `(0 ms)`; utest, which prints its lines, gives `(792ns)` or `(1.2us)`. */
+const GTEST = /^\[\s+(OK|FAILED|SKIPPED)\s+\] (\w[\w/.]*\w)(?: \([\d.]+ ?[a-zµ]*\))?$/;
+const COLOUR = /\x1b\[[0-9;]*m/g;
 const MESON = /^\d+\/\d+\s+(\S.*?)\s+(OK|FAIL|SKIP|EXPECTEDFAIL|UNEXPECTEDPASS|TIMEOUT|ERROR)\s+\d/;
 /** An automake test-driver line; a test run by its TAP driver adds the case's number and description. */
 const AUTOMAKE = /^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR): (?!\d+$)(\S.*?)(?:\s+#\s*(?:SKIP|TODO)\b.*)?$/;
@@ -22,7 +25,7 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
   const key = (name: string) => (scope ? `${scope}::${name}` : name);
   const put = (name: string, outcome: TestCase['outcome']) => cases.set(key(name), outcome);
   for (const raw of output.split('\n')) {
-    const line = raw.trim();
+    const line = raw.replace(COLOUR, '').trim();
     let m = UNITY.exec(line);
     if (m) {
       put(m[1], m[2] === 'PASS' ? 'passed' : m[2] === 'FAIL' ? 'failed' : 'skipped');

@@ -33,6 +33,18 @@ const PREPARE = [
  */
 export const AUTOTOOLS_SETUP = [PREPARE, 'make -k -j2 $noregen || true'];
 
+/**
+ * Links into the build tree each file of the source tree that it lacks, sources and build inputs
+ * aside: the tests' data files. A project's own builds (its CI, `./configure && make check`) are
+ * in-tree, where a test that opens `tests/input.conf` finds it; the build here is out of the tree,
+ * where it did not, and the test failed after its change as before it. Directories are made, never
+ * linked, so that what the build writes stays in the build tree.
+ */
+const LINK_SOURCE_FILES = [
+  `(cd "$src" && find . -name '.?*' -prune -o -type f ${['Makefile*', '*.am', '*.in', '*.[chly]', '*.cc', '*.cpp', '*.cxx', '*.hpp'].map((n) => `! -name '${n}'`).join(' ')} -print) |`,
+  '  while read -r f; do [ -e "$f" ] || [ -L "$f" ] || { mkdir -p "${f%/*}" && ln -s "$src/${f#./}" "$f"; }; done',
+].join('\n');
+
 /** One automake test-driver result line. */
 const RESULT_LINE = "'^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR): '";
 
@@ -47,6 +59,7 @@ const RESULT_LINE = "'^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR): '";
 export const AUTOTOOLS_TEST = [
   PREPARE,
   "find . -name '*.trs' -delete; find . -name '*.log' ! -name config.log -delete",
+  LINK_SOURCE_FILES,
   'make -k -j2 $noregen check; s=$?',
   'if [ $s -ne 0 ]; then',
   "  for m in $(find . -name Makefile -exec grep -l '^check-TESTS:' {} + 2>/dev/null); do",

@@ -10,9 +10,9 @@ const NOT_TEST_OPTION = '(^|_)(skip|disable|no|not|without|exclude)(_|$)|^cmake_
  * and then CTest finds none. Where the configuration fails with them on (their tests need what the
  * image lacks), they are turned off again and the project stays as it was configured.
  */
-export function cmakeTestOptions(dir: string): string {
+export function cmakeTestOptions(dir: string, source = '.'): string {
   return [
     `on=$(cmake -LA -N ${dir} | sed -n 's/^\\([A-Za-z0-9_]*\\):BOOL=OFF$/\\1/p' | grep -iE '${TEST_OPTION}' | grep -viE '${NOT_TEST_OPTION}' || true)`,
-    `if [ -n "$on" ]; then echo "chainsmith: the project's test options on:" $on; cmake -S . -B ${dir} $(printf -- '-D%s=ON ' $on) || cmake -S . -B ${dir} $(printf -- '-D%s=OFF ' $on); fi`,
+    `if [ -n "$on" ]; then echo "chainsmith: the project's test options on:" $on; cmake -S ${source} -B ${dir} $(printf -- '-D%s=ON ' $on) || cmake -S ${source} -B ${dir} $(printf -- '-D%s=OFF ' $on); fi`,
   ].join('\n');
 }

@@ -17,13 +17,15 @@ const CONVERT = `python3 - /tmp/ctest-junit.xml <<'${MARK}-PY'
 import re, sys, xml.etree.ElementTree as ET
 # Only what looks like a case result is kept: the output stays small enough to arrive whole.
 CASE = re.compile(r":(PASS|FAIL|IGNORE)\\b|^\\s*\\[\\s+(OK|FAILED|SKIPPED)\\s+\\]|^\\s*(not )?ok \\d")
+# Colour codes (utest, GoogleTest's --gtest_color) go: as the program wrote them, or as CTest's report names them.
+COLOUR = re.compile(r"(\\x1b|\\[NON-XML-CHAR-0x1B\\])\\[[0-9;]*m")
 try: root = ET.parse(sys.argv[1]).getroot()
 except Exception as e: print("${MARK} no report:", e); sys.exit(0)
 for case in root.iter("testcase"):
     status = case.get("status") or ("failed" if case.find("failure") is not None else "run")
     out = case.findtext("system-out") or ""
     print("${MARK}", status, case.get("name"))
-    for line in out.splitlines():
+    for line in COLOUR.sub("", out).splitlines():
         if CASE.search(line): print("${MARK}-OUT", case.get("name"), line)
 ${MARK}-PY`;
 

@@ -1,5 +1,6 @@
 import type { LanguageRecipe, RepoFiles } from '../../contract';
 import { AUTOTOOLS_SETUP, AUTOTOOLS_TEST } from './autotools';
+import { REGISTER_TESTS_SCRIPT, WRITE_REGISTER_TESTS } from './cmake-register-tests';
 import { cmakeTestOptions } from './cmake-test-options';
 import { CMAKE_BUILD_DIR } from './ctest';
 import { MESON_DOCS_OFF } from './meson-options';
@@ -53,22 +54,7 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
     env: { CHAINSMITH_BUILD_DIR: CMAKE_BUILD_DIR },
     path: [NO_WERROR_DIR],
   };
-  if (has('CMakeLists.txt')) {
-    return {
-      ...base,
-      origin: 'c-cmake',
-      manifests: ['CMakeLists.txt'],
-      env: { ...base.env, ...CCACHE.env },
-      sharedCache: CCACHE.sharedCache,
-      setup: [
-        NO_WERROR,
-        `cmake -S . -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache`,
-        cmakeTestOptions(CMAKE_BUILD_DIR),
-        `cmake --build ${CMAKE_BUILD_DIR} -j2`,
-      ],
-      runner: 'ctest',
-    };
-  }
+  if (has('CMakeLists.txt')) return cmakeRecipe(base, '.');
   if (has('meson.build')) {
     return {
       ...base,
@@ -108,10 +94,34 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
       test: target ? `make -k ${target}` : 'echo "the Makefile has no test or check target" >&2; exit 2',
     };
   }
-  return testsMakefile(files, base);
+  return testsBuild(files, base);
 }
 
 type Base = Pick<CRecipe, 'language' | 'toolchain' | 'env' | 'path'>;
+
+/**
+ * CMake configured from `source` and built once in the image; CTest runs the tests. A test folder's
+ * own project (`source` is not the root) gets its programs registered as tests where it registers
+ * none (cmake-register-tests.ts): the folder is the tests' build, so what it makes is a test.
+ */
+function cmakeRecipe(base: Base, source: string): CRecipe {
+  const tests = source === '.' ? '' : ` -DCMAKE_PROJECT_INCLUDE=${REGISTER_TESTS_SCRIPT}`;
+  return {
+    ...base,
+    origin: 'c-cmake',
+    manifests: [source === '.' ? 'CMakeLists.txt' : `${source}/CMakeLists.txt`],
+    env: { ...base.env, ...CCACHE.env },
+    sharedCache: CCACHE.sharedCache,
+    setup: [
+      NO_WERROR,
+      ...(tests ? [WRITE_REGISTER_TESTS] : []),
+      `cmake -S ${source} -B ${CMAKE_BUILD_DIR} -G 'Unix Makefiles' -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache${tests}`,
+      cmakeTestOptions(CMAKE_BUILD_DIR, source),
+      `cmake --build ${CMAKE_BUILD_DIR} -j2`,
+    ],
+    runner: 'ctest',
+  };
+}
 
 const testTarget = (text: string) =>
   /^test\s*:/m.test(text) ? 'test' : /^check\s*:/m.test(text) ? 'check' : undefined;
@@ -129,17 +139,19 @@ function makeRecipe(base: Base, makefile: string): CRecipe {
 }
 
 /**
- * A library with no build at its root whose tests have a Makefile of their own in their folder (a
- * header-only library's `tests/Makefile`): that Makefile is its build, and its test or check target,
- * else its default one (in a test folder, the tests), runs them.
+ * A library with no build at its root whose tests have a build of their own in their folder (a
+ * header-only library's `tests/Makefile` or `test/CMakeLists.txt`): that is its build. A Makefile's
+ * test or check target, else its default one (in a test folder, the tests), runs them; a CMake
+ * project is built and its tests run as a root one's are.
  */
-async function testsMakefile(files: RepoFiles, base: Base): Promise<CRecipe | undefined> {
+async function testsBuild(files: RepoFiles, base: Base): Promise<CRecipe | undefined> {
   for (const dir of ['test', 'tests'].filter((d) => files.rootFiles.has(d))) {
-    const makefile = `${dir}/Makefile`;
-    const text = await files.read(makefile);
-    if (text === undefined) continue;
-    const target = testTarget(text);
-    return { ...makeRecipe(base, makefile), test: `make -k -C ${dir}${target ? ` ${target}` : ''}` };
+    const text = await files.read(`${dir}/Makefile`);
+    if (text !== undefined) {
+      const target = testTarget(text);
+      return { ...makeRecipe(base, `${dir}/Makefile`), test: `make -k -C ${dir}${target ? ` ${target}` : ''}` };
+    }
+    if ((await files.read(`${dir}/CMakeLists.txt`)) !== undefined) return cmakeRecipe(base, dir);
   }
   return undefined;
 }

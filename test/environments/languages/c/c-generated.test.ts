@@ -122,6 +122,33 @@ describe('autotools', () => {
     expect(gold.failToPass).toEqual(['test_high']);
     expect(gold.passToPass).toEqual(['test_low']);
   });
+
+  /**
+   * A test that reads its data by a path relative to where it runs, as the project's own in-tree
+   * builds let it: the build here is out of the tree, where the file was missing and the PR's new test
+   * failed after its change as before it. The build tree gets links to the source tree's data files.
+   */
+  test("a PR's test that reads its data file from the tree it runs in passes after the change", async () => {
+    const reads = `#include <stdio.h>\nint clamp(int, int, int);\nint main(void) {\n  int x, lo, hi, want;\n  FILE *f = fopen("tests/high.data", "r");\n  if (!f || fscanf(f, "%d %d %d %d", &x, &lo, &hi, &want) != 4) { printf("not ok 1 - no data\\n"); return 1; }\n  printf("%sok 1 - from file\\n", clamp(x, lo, hi) == want ? "" : "not ");\n  return clamp(x, lo, hi) != want;\n}\n`;
+    const { gold } = await validate(
+      'gen/clamp-autotools-data',
+      {
+        'configure.ac': configure,
+        'Makefile.am': makefileAm(['low']),
+        'clamp.c': BUGGY,
+        'tests/test_low.c': TESTS([LOW]),
+      },
+      {
+        'Makefile.am': makefileAm(['low', 'high']),
+        'clamp.c': FIXED,
+        'tests/test_high.c': reads,
+        'tests/high.data': '50 0 10 10\n',
+      },
+    );
+    expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+    expect(gold.failToPass).toEqual(['test_high']);
+    expect(gold.passToPass).toEqual(['test_low']);
+  });
 });
 
 /**
@@ -416,4 +443,67 @@ test('plain make in tests/: a library built only by its test folder’s Makefile
   );
   expect(env).toMatchObject({ language: 'c', test: 'make -k -C tests', recipe: { origin: 'c-make' } });
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
+});
+
+/**
+ * A header-only library whose tests have a CMake project of their own in test/, which builds the test
+ * programs and registers none with CTest (its CI runs each program): with no build at the root, the
+ * layout was unsupported; the folder's programs are its tests, and each runs as one.
+ */
+test('CMake in test/: a test folder’s own project that registers no test runs its programs as tests', async () => {
+  const header = (body: string) => `static inline ${CLAMP(body)}`;
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp_tests C)\ninclude_directories(${CMAKE_CURRENT_SOURCE_DIR}/..)\n' +
+    'add_executable(test_clamp main.c)\nadd_executable(helper_tool EXCLUDE_FROM_ALL tool.c)\n';
+  const tests = (cases: string[]) => TESTS(cases).replace('int clamp(int, int, int);', '#include "clamp.h"');
+  const { env, gold } = await validate(
+    'gen/clamp-test-cmake',
+    {
+      'clamp.h': header('return x < lo ? lo : x;'),
+      'test/CMakeLists.txt': cmake,
+      'test/main.c': tests([LOW]),
+      'test/tool.c': 'int main(void) { return 1; }\n',
+    },
+    { 'clamp.h': header('return x < lo ? lo : x > hi ? hi : x;'), 'test/main.c': tests([LOW, HIGH]) },
+  );
+  expect(env).toMatchObject({ language: 'c', runner: 'ctest', recipe: { origin: 'c-cmake' } });
+  expect(gold).toMatchObject({
+    status: 'verified',
+    signal: 'per-test',
+    failToPass: ['test_clamp', 'test_clamp::clamps above'],
+    passToPass: ['test_clamp::clamps below'],
+  });
+});
+
+/**
+ * utest (a header-only C test framework) colours its GoogleTest-like case lines whether or not it
+ * writes to a terminal, and times them in nanoseconds: `\x1b[32m[       OK ]\x1b[0m clamp.low (792ns)`.
+ * Those lines were not read, and the test program's exit code was the only result.
+ */
+test('CMake: coloured GoogleTest-like case lines, timed as utest times them, give FAIL_TO_PASS per case', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\nenable_testing()\nadd_library(clamp clamp.c)\n' +
+    'add_executable(clamp_test tests/main.c)\ntarget_link_libraries(clamp_test clamp)\nadd_test(NAME clamp_test COMMAND clamp_test)\n';
+  const green = '\\033[32m';
+  const red = '\\033[31m';
+  const reset = '\\033[0m';
+  const suite = (cases: string[]) =>
+    `#include <stdio.h>\nint clamp(int, int, int);\nint main(void) {\n  int bad = 0;\n${cases
+      .map(
+        (c) =>
+          `  { int ok = ${c.split('|')[1]}; printf("${green}[ RUN      ]${reset} clamp.${c.split('|')[0]}\\n"); ` +
+          `printf(ok ? "${green}[       OK ]${reset} clamp.${c.split('|')[0]} (792ns)\\n" : "${red}[  FAILED  ]${reset} clamp.${c.split('|')[0]} (1.2us)\\n"); bad += !ok; }\n`,
+      )
+      .join('')}  return bad != 0;\n}\n`;
+  const { gold } = await validate(
+    'gen/clamp-utest',
+    { 'CMakeLists.txt': cmake, 'clamp.c': BUGGY, 'tests/main.c': suite(['low|clamp(-5, 0, 10) == 0']) },
+    {
+      'clamp.c': FIXED,
+      'tests/main.c': suite(['low|clamp(-5, 0, 10) == 0', 'high|clamp(50, 0, 10) == 10']),
+    },
+  );
+  expect(gold).toMatchObject({ status: 'verified', signal: 'per-test' });
+  expect(gold.failToPass).toEqual(['clamp_test', 'clamp_test::clamp.high']);
+  expect(gold.passToPass).toEqual(['clamp_test::clamp.low']);
 });
