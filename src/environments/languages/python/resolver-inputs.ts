@@ -11,8 +11,17 @@ const NESTED_REQUIREMENTS = [
   'tests/requirements.txt',
 ];
 /**
+ * A requirement file named for Python 2 (`requirements26.txt`, `requirements-py27.txt`, `py2-requirements.txt`):
+ * what a project of the 2010s installed on 2.6 or 2.7 only (unittest2, ordereddict), often Python 2 code
+ * that no Python here can even read the metadata of. Every stage runs on a Python 3.
+ */
+export const python2File = (path: string) =>
+  /(py(thon)?[-_.]?2(\.?[67])?|(?<![0-9])2\.?[67])(?![0-9])/.test(path.toLowerCase().split('/').pop() ?? '');
+
+/**
  * Requirement files at the root, the usual nested places and those the test runs install by `-r` (tox,
- * nox): test ones where there are some, else development ones (which often pull in docs and linters too).
+ * nox): test ones where there are some, else development ones (which often pull in docs and linters too);
+ * none named for Python 2 (python2File).
  * `tests` are the test ones: by their name, or named by a test run.
  */
 export async function requirementFilesOf(
@@ -29,7 +38,7 @@ export async function requirementFilesOf(
     );
   const nested = await existing(NESTED_REQUIREMENTS);
   const run = await existing(named);
-  const found = [...new Set([...rootRequirements, ...nested, ...run])];
+  const found = [...new Set([...rootRequirements, ...nested, ...run])].filter((f) => !python2File(f));
   const tests = found.filter((f) => /test/i.test(f) || run.includes(f));
   return {
     requirementFiles: found

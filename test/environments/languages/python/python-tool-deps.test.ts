@@ -10,6 +10,7 @@ import {
 } from '../../../../src/environments/languages/python/tool-deps';
 import { docsFile } from '../../../../src/environments/languages/python/pyproject-declares';
 import { parseToml } from '../../../../src/environments/languages/python/pyproject';
+import { python2File } from '../../../../src/environments/languages/python/resolver-inputs';
 
 /**
  * `acme` (a package folder) with `files` beside it, detected as a worker detects it and fetched as of
@@ -177,6 +178,32 @@ def lint(session):
   ]);
   expect(requirementFilesNamed('', '')).toEqual([]);
 });
+
+test('requirement files named for Python 2 are told apart from the others, whatever the spelling', () => {
+  const names = [
+    'requirements26.txt',
+    'requirements-py27.txt',
+    'requirements_python2.txt',
+    'py2-requirements.txt',
+    'requirements/py2.7.txt',
+    'requirements.txt',
+    'requirements-py3.txt',
+    'requirements-py312.txt',
+    'requirements-2023.txt',
+    'test-requirements.txt',
+  ];
+  expect(names.filter(python2File)).toEqual(names.slice(0, 5));
+});
+
+/** jmespath.py of 2013 kept Python 2.6's requirements (unittest2 0.5.1, Python 2 code) in requirements26.txt beside its others. */
+test('a requirement file named for Python 2 is not resolved for the stage, its other requirement files are', async () => {
+  const { resolution } = await detectAndFetch({
+    'setup.py': 'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"])\n',
+    'requirements.txt': 'six\n',
+    'requirements26.txt': 'chainsmith-no-such-python2-package\n',
+  });
+  expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
+}, 300_000);
 
 test("the extras tox's [testenv] and nox's test sessions install are found, and docs' requirement files by any part of their name", () => {
   const tox = `[testenv]
