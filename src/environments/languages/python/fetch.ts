@@ -347,7 +347,9 @@ export function pythonFetch(inputs: PythonInputs) {
     const buildRun = datePinned(uv, ctx.asOf, notes, backendFloor(pyVersion, ctx.asOf, []));
     const b = await keptResolution(
       join(tools.dir, 'build-resolutions'),
+      // With the fetch's revision: a change to how build requirements resolve (backendFloor) must not take a resolution kept before it.
       buildResolutionKey(buildLines, [
+        pythonFetchRevision(pyVersion),
         pyVersion,
         GLIBC_MINOR,
         ctx.asOf.toISOString(),
