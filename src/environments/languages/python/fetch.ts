@@ -214,7 +214,9 @@ export function pythonFetch(inputs: PythonInputs) {
     ];
     // The project's requirements and its build requirements are resolved apart, each lifting only what it needs.
     const uv = (args: string[]) => runTool(tools.uv, args, { cwd: ctx.srcDir, env, signal: ctx.signal });
-    const main = datePinned(uv, ctx.asOf, notes, backendFloor(pyVersion, ctx.asOf, notes));
+    // One floor for both resolutions (the project's and its build's), said once.
+    const setuptoolsFloor = backendFloor(pyVersion, ctx.asOf, notes);
+    const main = datePinned(uv, ctx.asOf, notes, setuptoolsFloor);
     /** Resolves again with the test tooling lifted where the date-pinned one does not run on the image's Python. */
     const liftTooling = async (args: string[]) => {
       const floor = toolingFloors(pyVersion);
@@ -344,7 +346,7 @@ export function pythonFetch(inputs: PythonInputs) {
     const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...tooling];
     await writeFile(build, buildLines.join('\n') + '\n');
     // With the era's setuptools where it serves: an sdist among them (2018's pytest needs pluggy 0.6, which has no wheel) needs a later one to be read.
-    const buildRun = datePinned(uv, ctx.asOf, notes, backendFloor(pyVersion, ctx.asOf, []));
+    const buildRun = datePinned(uv, ctx.asOf, notes, setuptoolsFloor);
     const b = await keptResolution(
       join(tools.dir, 'build-resolutions'),
       // With the fetch's revision: a change to how build requirements resolve (backendFloor) must not take a resolution kept before it.
