@@ -29,8 +29,8 @@ import { sdistBuildRequires, sdistsWithoutWheel } from './sdist-backends';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts).
-  return compareVersions(python, '3.12') >= 0 ? 16 : 15;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them.
+  return compareVersions(python, '3.12') >= 0 ? 17 : 16;
 }
 
 /**
@@ -47,7 +47,7 @@ export const uvInstalls = (minor: string) => compareVersions(minor, '3.8') >= 0;
  * applies (a minor takes the newest entry at or below it): pytest before 2.7.3 rewrites assertions
  * with Python 3.4's ast.Call, which 3.5 changed, so every test module with an assert errors at
  * collection (`TypeError: Call constructor takes either 0 or 3 positional arguments`: a stage of 2013
- * resolves pytest 2.3 on the oldest Python here, 3.6); older pytest imports the py library, whose
+ * resolves pytest 2.3 on the oldest Python here, 3.6), and 2.7.3 needs py 1.4.29; older pytest imports the py library, whose
  * vendored apipkg fails from Python 3.11 on at import (`AttributeError: __spec__`), so a run reports no
  * test at all; pytest's assertion rewriting used ast.Str until 7.4.3, a DeprecationWarning from 3.12 on,
  * which fails every test module of a project that turns warnings into errors (jinja #1858 on 3.12).
@@ -55,7 +55,7 @@ export const uvInstalls = (minor: string) => compareVersions(minor, '3.8') >= 0;
  * dependencies) is resolved again as of `asOf`, when these were out.
  */
 const TOOLING_FLOORS: Array<{ from: string; floors: Record<string, string>; asOf: string }> = [
-  { from: '3.5', floors: { pytest: '2.7.3' }, asOf: '2015-09-16T00:00:00Z' },
+  { from: '3.5', floors: { pytest: '2.7.3', py: '1.4.29' }, asOf: '2015-09-16T00:00:00Z' },
   { from: '3.11', floors: { pytest: '7.0.1', py: '1.11.0' }, asOf: '2022-02-18T00:00:00Z' },
   { from: '3.12', floors: { pytest: '7.4.3', py: '1.11.0' }, asOf: '2023-10-25T00:00:00Z' },
 ];
@@ -345,6 +345,14 @@ export function pythonFetch(inputs: PythonInputs) {
         : [];
     const buildLines = [...inputs.buildRequires, 'setuptools', 'wheel', ...tooling];
     await writeFile(build, buildLines.join('\n') + '\n');
+    // Where the project pins no pytest, the build's runs its tests, with what it needs from the same resolution:
+    // the project's pins of those (a tox of 2013 pins py 1.4.12, which pytest 2.7.3 refuses) are only preferred.
+    const projectPins = await readPinned(pinned);
+    const pytestFromBuild =
+      inputs.testTooling.includes('pytest') && !projectPins.some((l) => requirementName(l) === 'pytest');
+    const toolingPreferred = pytestFromBuild ? projectPins.filter((l) => TOOLING.includes(requirementName(l))) : [];
+    // uv takes an existing output file's pins as preferences.
+    await writeFile(buildPinned, toolingPreferred.map((l) => l + '\n').join(''));
     // With the era's setuptools where it serves: an sdist among them (2018's pytest needs pluggy 0.6, which has no wheel) needs a later one to be read.
     const buildRun = datePinned(uv, ctx.asOf, notes, setuptoolsFloor);
     const b = await keptResolution(
@@ -358,6 +366,7 @@ export function pythonFetch(inputs: PythonInputs) {
         tools.version,
         env,
         ...toolingAsOf,
+        ...toolingPreferred,
       ]),
       buildPinned,
       () => buildRun.compile([...compile([build], buildPinned), ...toolingAsOf]),
@@ -374,9 +383,22 @@ export function pythonFetch(inputs: PythonInputs) {
     // that setuptools 59 cannot build, `Feature` gone since 46, needs them where the project needs setuptools).
     const buildPins = await readPinned(buildPinned);
     const fromBuild = new Set<string>(
-      main.backendLifted() ? buildPins.map(requirementName).filter((n) => n === 'setuptools' || n === 'wheel') : [],
+      buildPins
+        .map(requirementName)
+        .filter(
+          (n) =>
+            (main.backendLifted() && (n === 'setuptools' || n === 'wheel')) || (pytestFromBuild && TOOLING.includes(n)),
+        ),
     );
-    const lines = (await readPinned(pinned)).filter((l) => !fromBuild.has(requirementName(l)));
+    const gaveWay = projectPins.filter(
+      (l) => TOOLING.includes(requirementName(l)) && fromBuild.has(requirementName(l)) && !buildPins.includes(l),
+    );
+    const taken = buildPins.filter((l) => gaveWay.some((g) => requirementName(g) === requirementName(l)));
+    if (gaveWay.length)
+      notes.push(
+        `the project's ${gaveWay.join(', ')} gave way to ${taken.join(', ')}: the pytest that runs its tests, which it pins none of, needs them`,
+      );
+    const lines = projectPins.filter((l) => !fromBuild.has(requirementName(l)));
     const names = new Set(lines.map(requirementName));
     lines.push(...buildPins.filter((l) => !names.has(requirementName(l))));
     await writeFile(join(ctx.depsDir, 'requirements.txt'), lines.join('\n') + '\n');

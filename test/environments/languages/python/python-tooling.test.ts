@@ -26,9 +26,14 @@ test('test tooling older than what runs on Python 3.11 is found in pinned lines;
   expect(toolingBelowFloor(['PyTest==6.2.5'], '3.11')).toEqual([['pytest', '6.2.5']]);
 });
 
-test('each Python has its own tooling floor: pytest 2.7.3 from 3.5 (ast.Call), py 1.11 from 3.11, pytest 7.4.3 from 3.12 (ast.Str warnings before it)', () => {
+test('each Python has its own tooling floor: pytest 2.7.3 and its py 1.4.29 from 3.5 (ast.Call), py 1.11 from 3.11, pytest 7.4.3 from 3.12 (ast.Str warnings before it)', () => {
   // A stage of 2013 on the oldest Python here: pytest 2.3's assertion rewriting fails on 3.5 and later.
-  expect(toolingBelowFloor(['pytest==2.3.5', 'py==1.4.15'], '3.6')).toEqual([['pytest', '2.3.5']]);
+  // With the py it needs (2.7.3 requires py 1.4.29), which an old tox's pins may hold below it.
+  expect(toolingBelowFloor(['pytest==2.3.5', 'py==1.4.15'], '3.6')).toEqual([
+    ['pytest', '2.3.5'],
+    ['py', '1.4.15'],
+  ]);
+  expect(toolingBelowFloor(['pytest==2.3.5', 'py==1.4.30'], '3.6')).toEqual([['pytest', '2.3.5']]);
   expect(toolingBelowFloor(['pytest==2.7.3'], '3.6')).toEqual([]);
   const pinned = ['pytest==7.2.0', 'py==1.8.1', 'markupsafe==2.1.2'];
   expect(toolingBelowFloor(pinned, '3.9')).toEqual([]);
