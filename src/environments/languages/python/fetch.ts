@@ -21,7 +21,8 @@ import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
 import { sharedUntilFailure } from '../../../shared-promise';
 import { spellAsSdists } from './sdist-names';
 import { finalRelease } from './versions';
-import { sdistBuildRequires, sdistsWithoutWheel } from './sdist-backends';
+import { sdistBuildRequires, sdistsWithoutWheel, sdistTopFiles } from './sdist-backends';
+import { convertsWith2to3 } from './python2-build';
 
 /**
  * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
@@ -29,8 +30,8 @@ import { sdistBuildRequires, sdistsWithoutWheel } from './sdist-backends';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them.
-  return compareVersions(python, '3.12') >= 0 ? 17 : 16;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them, and when sdists that convert with 2to3 stopped being built on the host.
+  return compareVersions(python, '3.12') >= 0 ? 18 : 17;
 }
 
 /**
@@ -544,7 +545,9 @@ async function emptied(dir: string): Promise<void> {
  * uv builds it (`uv build`, in an isolated environment of the sdist's build requirements, run by the
  * tools venv's Python, as pip's was), where pip's `pip wheel` spent about four CPU-s more on its own
  * start and its build environment's install (iniconfig 1.0.0: 5.4 against 1.2 CPU-s, the same files in
- * the wheel). Where uv cannot build it, pip tries as before.
+ * the wheel). Where uv cannot build it, pip tries as before. One whose setup.py converts its Python 2 code
+ * with 2to3 as it builds (`use_2to3`) is left to the image: the host's setuptools would package the
+ * code unconverted (nose 1.2.1's wheel failed at import with Python 2's print statement).
  */
 async function wheelsFromSdists(
   sdists: string[],
@@ -554,7 +557,17 @@ async function wheelsFromSdists(
   notes: string[],
 ): Promise<void> {
   const built: string[] = [];
-  for (const sdist of sdists) {
+  const setupScripts = await sdistTopFiles(
+    tools.python,
+    sdists.map((s) => join(ctx.depsDir, s)),
+    'setup.py',
+  );
+  const converted = sdists.filter((s) => convertsWith2to3(setupScripts.get(join(ctx.depsDir, s)) ?? ''));
+  if (converted.length)
+    notes.push(
+      `left for the image to build, whose setuptools of the Python's era converts them with 2to3 where the host's (58 on) no longer does: ${converted.join(', ')}`,
+    );
+  for (const sdist of sdists.filter((s) => !converted.includes(s))) {
     const out = await mkdtemp(join(tmpdir(), 'chainsmith-wheel-'));
     try {
       const from = join(ctx.depsDir, sdist);

@@ -9,3 +9,6 @@ export function convertsPython2(output: string): string | undefined {
     ? "the project's setup.py converts its Python 2 code with 2to3 as it builds (use_2to3), which needs a Python 2 era toolchain this host does not have"
     : undefined;
 }
+
+/** A setup.py that asks for 2to3 as it builds: the setuptools of before 58 converts the package, a later one does not. */
+export const convertsWith2to3 = (setupPy: string) => /\buse_2to3\b/.test(setupPy);

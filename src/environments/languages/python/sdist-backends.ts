@@ -17,11 +17,13 @@ export async function sdistBuildRequires(python: string, depsDir: string): Promi
   const kept = sdistsWithoutWheel(await readdir(depsDir));
   const found = new Map<string, string[]>();
   if (!kept.length) return found;
-  const r = await run(python, ['-c', READ_PYPROJECTS, ...kept.map((f) => join(depsDir, f))]);
-  if (r.exitCode !== 0) return found;
-  const texts = JSON.parse(r.stdout) as Record<string, string | null>;
+  const texts = await sdistTopFiles(
+    python,
+    kept.map((f) => join(depsDir, f)),
+    'pyproject.toml',
+  );
   for (const f of kept) {
-    const text = texts[join(depsDir, f)];
+    const text = texts.get(join(depsDir, f));
     const requires = text ? pyprojectDeclares(text).buildRequires : [];
     if (requires.length) found.set(f, requires);
   }
@@ -38,16 +40,25 @@ export function sdistsWithoutWheel(files: string[]): string[] {
   });
 }
 
-/** Prints, as JSON by archive, the text of the pyproject.toml at an sdist's top (null where it has none or cannot be read). */
-const READ_PYPROJECTS = `import json, sys, tarfile, zipfile
+/** The text of the file `name` at each sdist's top, by archive path (absent where it has none or cannot be read). */
+export async function sdistTopFiles(python: string, sdists: string[], name: string): Promise<Map<string, string>> {
+  if (!sdists.length) return new Map();
+  const r = await run(python, ['-c', READ_TOP_FILES, name, ...sdists]);
+  if (r.exitCode !== 0) return new Map();
+  const texts = JSON.parse(r.stdout) as Record<string, string | null>;
+  return new Map(Object.entries(texts).filter((e): e is [string, string] => e[1] !== null));
+}
+
+/** Prints, as JSON by archive, the text of the file argv[1] at an sdist's top (null where it has none or cannot be read). */
+const READ_TOP_FILES = `import json, sys, tarfile, zipfile
 out = {}
-for p in sys.argv[1:]:
+for p in sys.argv[2:]:
     try:
         if p.endswith('.zip'):
             a = zipfile.ZipFile(p); names = a.namelist(); read = a.read
         else:
             a = tarfile.open(p); names = a.getnames(); read = lambda n: a.extractfile(n).read()
-        top = [n for n in names if n.count('/') == 1 and n.endswith('/pyproject.toml')]
+        top = [n for n in names if n.count('/') == 1 and n.endswith('/' + sys.argv[1])]
         out[p] = read(top[0]).decode('utf-8', 'replace') if top else None
     except Exception:
         out[p] = None
