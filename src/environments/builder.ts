@@ -665,7 +665,12 @@ function imageKey(r: Resolved, deps: FetchedDependencies | undefined): string {
   // Dependencies kept in a store beside the image are not in it: its key leaves them out.
   const packages =
     deps && !r.recipe.dependencyStore
-      ? { ecosystem: deps.resolution.ecosystem, packages: names(deps.resolution.packages), ...merged }
+      ? {
+          ecosystem: deps.resolution.ecosystem,
+          packages: names(deps.resolution.packages),
+          ...merged,
+          ...(deps.resolution.artifacts ? { artifacts: deps.resolution.artifacts } : {}),
+        }
       : null;
   return `${ENV_IMAGE}:${createHash('sha256')
     .update(JSON.stringify([...r.keyParts, packages]))

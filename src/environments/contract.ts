@@ -75,6 +75,11 @@ export interface Resolution {
    * 'separate'): fetched into `merged/` below the dependency directory, installed by `mergedSetup`.
    */
   merged?: { asOf?: string; packages: Array<{ name: string; version: string }> };
+  /**
+   * The files the image installs from, where a version alone does not say what the image holds (Python:
+   * a wheel built on the host from an sdist, or the sdist the image builds itself): in the image's key.
+   */
+  artifacts?: string[];
 }
 
 /** Where the fetched dependencies are mounted, read-only, during the environment build. */

@@ -427,6 +427,8 @@ export function pythonFetch(inputs: PythonInputs) {
       asOf: ctx.asOf.toISOString(),
       packages,
       notes,
+      // Which of them are wheels and which sdists the image builds: the same versions, packaged otherwise, are another image.
+      artifacts: (await readdir(ctx.depsDir)).filter((f) => f !== 'requirements.txt' && f !== UV_IN_DEPS).sort(),
     };
   }
 }

@@ -41,6 +41,10 @@ testIf(missingPythons(['3.6']))(
     const pr = await repo.pr(1, 'Add adds', { 'tally/__init__.py': add('a + b'), 'tests/test_add.py': testFile });
     const chain = repo.chain('gen/tally-2to3-sdist', [pr]);
     const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')));
+    // What the image installs from is recorded (and keys the image): the sdist, with no host-built wheel beside it.
+    const env = await environments.forStage(chain, 0);
+    expect(env.manifest.resolution?.artifacts).toContain('nose-1.2.1.tar.gz');
+    expect(env.manifest.resolution?.artifacts?.filter((f) => f.startsWith('nose-'))).toEqual(['nose-1.2.1.tar.gz']);
     expect(await goldTestsFor(goldDeps(docker, dir, environments), chain, 0)).toMatchObject({
       status: 'verified',
       failToPass: ['tests/test_add.py::test_add'],
