@@ -9,6 +9,7 @@ import { runTool } from '../../host-tools';
 import { toolVersion } from '../host-command';
 import { GODEP_WORKSPACE, lockedRevisions } from './gopath-locks';
 import { chooseVersion, ModuleProxy, type ChosenModule } from './gopath-versions';
+import { compareSemver, requiresOf, type Requirement } from './gopath-requires';
 
 /** At most this many modules in one GOPATH: past it the imports are not an era's dependencies but a runaway. */
 export const MAX_GOPATH_MODULES = 200;
@@ -98,6 +99,39 @@ export async function fetchGopath(
     const added = prImports.filter((p) => !existsSync(join(ctx.srcDir, 'vendor', p)));
     // An import nothing serves is left out, and the era's other imports still fetched: only its importers cannot build.
     const unserved = new Map<string, string>();
+    // The least version of each module that a fetched module's go.mod requires, and which module requires it.
+    const required = new Map<string, Requirement & { by: string }>();
+    // Copies a module in at the least version its dependents' go.mod files require where the era's is older,
+    // then raises what its own go.mod requires: an out-of-era dependency is built against its own requirements.
+    const take = async (found: ChosenModule): Promise<void> => {
+      const least = required.get(found.module);
+      const raised =
+        least && compareSemver(least.version, found.version) > 0
+          ? await proxy.download(found.module, least.version)
+          : undefined;
+      const dep: ChosenModule = raised
+        ? {
+            ...found,
+            ...raised,
+            note: `${least!.by} requires it (its go.mod), not ${found.version}: ${found.note}`,
+            how: 'required',
+          }
+        : found;
+      await rm(join(gopath, 'src', dep.module), { recursive: true, force: true });
+      await cp(dep.dir, join(gopath, 'src', dep.module), { recursive: true });
+      chosen.set(dep.module, dep);
+      // A module nested in this one was copied inside it: it goes back in over the new copy.
+      for (const nested of chosen.values())
+        if (nested.module.startsWith(`${dep.module}/`))
+          await cp(nested.dir, join(gopath, 'src', nested.module), { recursive: true });
+      for (const requirement of await requiresOf(dep.dir)) {
+        const known = required.get(requirement.module);
+        if (known && compareSemver(known.version, requirement.version) >= 0) continue;
+        required.set(requirement.module, { ...requirement, by: `${dep.module}@${dep.version}` });
+        const older = chosen.get(requirement.module);
+        if (older && compareSemver(requirement.version, older.version) > 0) await take(older);
+      }
+    };
     for (;;) {
       const missing = (await missingImports(checkout, searched, importPath, added, ctx.signal)).filter(
         (m) => !unserved.has(m),
@@ -122,9 +156,8 @@ export async function fetchGopath(
           unserved.set(imported, 'no module the Go module proxy serves holds it');
           continue;
         }
-        chosen.set(found.module, found);
         round.add(found.module);
-        await cp(found.dir, join(gopath, 'src', found.module), { recursive: true });
+        await take(found);
       }
     }
     // The sandboxes' user reads what the build copies, whatever the host's umask.

@@ -9,8 +9,11 @@ export interface ChosenModule {
   version: string;
   dir: string;
   note: string;
-  /** 'out-of-era' where nothing published by the date exists (the oldest tag, or the latest commit). */
-  how: 'locked' | 'by-date' | 'out-of-era';
+  /**
+   * 'out-of-era' where nothing published by the date exists (the oldest tag, or the latest commit);
+   * 'required' where a fetched module's go.mod requires a newer version than the era's.
+   */
+  how: 'locked' | 'by-date' | 'out-of-era' | 'required';
 }
 
 /**

@@ -124,7 +124,7 @@ export async function detectGopath(files: RepoFiles, ctx: DetectContext): Promis
     // What the fetch resolves is every file's imports, not a manifest's: it is keyed on the commit's date,
     // the import path, godep's workspace and what the lock files pin.
     manifests: [],
-    fetchRevision: 1,
+    fetchRevision: 2,
     fetchKey: [found.path, workspace ? GODEP_WORKSPACE : '', ...(await lockTexts(files))],
     fetch: (fetchCtx) => fetchGopath(fetchCtx, found.path, added),
     // Part of the fetch's key: two PRs from one base that import different packages fetch apart.

@@ -17,6 +17,8 @@ const IMPORT_COMMENT = /^package\s+\w+\s*(?:\/\/|\/\*)\s*import\s+"([^"]+)"/m;
 const SINGLE_IMPORT = /^import\s+(?:[\w.]+\s+)?"([^"]+)"/gm;
 const IMPORT_BLOCK = /^import\s*\(([^)]*)\)/gm;
 const QUOTED = /"([^"]+)"/g;
+/** An exported function, type, variable or constant declared at a file's top level (not a method). */
+const TOP_LEVEL_EXPORTED = /^(?:func|type|var|const)\s+([A-Z]\w*)/gm;
 /** Where a repository whose import path nothing needs is built: a host no import can name. */
 const FREE_ROOT = 'local.invalid';
 const FREE_HOW = 'nowhere: one package at the root, which the repository never imports, builds under any path';
@@ -46,7 +48,7 @@ function packageName(element: string): string {
  * directory `d` whose comment says `X/d` puts the root at X); else what the repository's own imports of
  * itself say (`X/sub` where `sub` is one of its package directories: the X most directories agree on;
  * the root package's external tests, `package yaml_test` importing `gopkg.in/yaml.v2`, name the root
- * itself; a standard-library path, whose first element has no dot, is never one, nor a path the
+ * itself, as does a subpackage importing a path named as the root package for a name the root declares; a standard-library path, whose first element has no dot, is never one, nor a path the
  * repository vendors, `vendored`); where that leaves a tie, the candidate named as the repository is,
  * else its name: github.com/OWNER/NAME; else, for a single root package nothing of the repository imports
  * (a bare folder name, no owner), a path of its own under a host no import names. Undefined where none tells.
@@ -73,16 +75,25 @@ export function goImportPath(sources: GoSource[], repoName?: string, vendored: s
       if (dirs.has(dir) && parts[0].includes('.')) vote(parts.slice(0, i).join('/'), dir);
     }
   }
-  for (const source of sources) {
-    const tested = /^package\s+(\w+)_test\b/m.exec(source.text)?.[1];
-    if (!tested || posix.dirname(source.path) !== '.') continue;
+  // An import named as the root package, from its external tests (package yaml_test importing
+  // gopkg.in/yaml.v2) or from a subpackage using a name the root package declares (viper's remote/
+  // imports github.com/spf13/viper for viper.RemoteProvider), names the root itself.
+  const namesRoot = (source: GoSource, name: string) => {
     for (const imported of goImports(source.text))
-      if (
-        imported.split('/')[0].includes('.') &&
-        !theirs(imported) &&
-        packageName(imported.split('/').pop()!) === tested
-      )
+      if (imported.split('/')[0].includes('.') && !theirs(imported) && packageName(imported.split('/').pop()!) === name)
         vote(imported, '.');
+  };
+  const rootFiles = sources.filter((s) => posix.dirname(s.path) === '.');
+  const rootName = rootFiles.map((s) => /^package\s+(\w+)/m.exec(s.text)?.[1]).find((n) => n && !n.endsWith('_test'));
+  const declared = new Set(rootFiles.flatMap((s) => [...s.text.matchAll(TOP_LEVEL_EXPORTED)].map((m) => m[1])));
+  for (const source of sources) {
+    if (posix.dirname(source.path) === '.') {
+      const tested = /^package\s+(\w+)_test\b/m.exec(source.text)?.[1];
+      if (tested) namesRoot(source, tested);
+    } else if (rootName && rootName !== 'main') {
+      const used = source.text.matchAll(new RegExp(`\\b${rootName}\\.([A-Z]\\w*)`, 'g'));
+      if ([...used].some((m) => declared.has(m[1]))) namesRoot(source, rootName);
+    }
   }
   // Ties go to a root the repository imports itself (its root package): a directory named as the
   // repository's last element (cobra's cobra/) makes the parent path a candidate as well.

@@ -64,6 +64,22 @@ describe('the import path of a Go repository without go.mod', () => {
     expect(goImportPath(sources, 'go-yaml/yaml')?.path).toBe('gopkg.in/yaml.v2');
   });
 
+  it('reads a subpackage that imports the root package by its name for a name the root declares', () => {
+    // viper in 2015, mined from a folder: remote/ imports github.com/spf13/viper for viper.RemoteProvider.
+    const remote = {
+      path: 'remote/remote.go',
+      text: 'package remote\n\nimport (\n\t"github.com/spf13/viper"\n\t"io"\n)\n\nfunc Get(rp viper.RemoteProvider) io.Reader { return nil }\n',
+    };
+    const root = { path: 'viper.go', text: 'package viper\n\ntype RemoteProvider interface{}\n' };
+    expect(goImportPath([root, remote], 'viper')).toEqual({
+      path: 'github.com/spf13/viper',
+      how: "the repository's imports of its own packages (.)",
+    });
+    // A third-party package of the root's name, used for names the root does not declare, names nothing.
+    const other = { ...root, text: 'package viper\n\ntype Other interface{}\n' };
+    expect(goImportPath([other, remote], 'viper')).toBeUndefined();
+  });
+
   it("falls back on the repository's name, and is undefined where nothing tells", () => {
     const sources = [{ path: 'main.go', text: 'package main\n\nimport "fmt"\n' }];
     expect(goImportPath(sources, 'acme/tool')).toEqual({
