@@ -135,8 +135,6 @@ function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: 
     toolchain: { image: 'java', version: DEBIAN_JDK, ...(notes.length ? { note: notes.join('; ') } : {}) },
     manifests: ['pom.xml', ...modules],
     fetch: (ctx) => fetchMaven(ctx, compat, newer),
-    // 1: the skips extension lets -Dtest override a POM's Surefire <test>; fetches made before resolved no provider for such POMs.
-    fetchRevision: 1,
     pinned: true,
     withMerged: unionDirectory('m2'),
     dependencyStore: { dir: MAVEN_STORE, from: 'm2', leaveOut: HOST_BOOKKEEPING },

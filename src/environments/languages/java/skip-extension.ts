@@ -20,10 +20,6 @@ import { mustRun } from '../host-command';
  *   `${java.home}/../lib/tools.jar`), declared by a POM or by a dependency's (compile-testing before
  *   0.11): JDK 9 and later ship no tools.jar, its classes are in the JDK's own modules, and Maven
  *   refused the whole project ("Could not find artifact com.sun:tools:jar at specified path").
- * - Surefire's `<test>` in a POM (JUnit 4's own names its AllTests suite), where the run names its
- *   tests (`-Dtest`, the `test` user property): a parameter the POM configures takes no property, so
- *   every run ran the POM's choice, not the PR's tests, and the fetch's resolve-only filter matched no
- *   class and fetched no Surefire provider. Without `-Dtest` (every test runs) the POM's choice stays.
  */
 const SOURCE = `package chainsmith;
 
@@ -44,12 +40,10 @@ public class Skips extends AbstractMavenLifecycleParticipant {
   @Override
   public void afterProjectsRead(MavenSession session) {
     boolean toolsJar = new File(System.getProperty("java.home"), "../lib/tools.jar").exists();
-    boolean namesTests = session.getUserProperties().getProperty("test") != null;
     for (MavenProject project : session.getProjects()) {
       for (Plugin plugin : project.getBuildPlugins()) {
         if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutManifest(plugin);
         if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) withoutErrorProne(plugin);
-        if (namesTests && is(plugin, "org.apache.maven.plugins", "maven-surefire-plugin")) withoutOwnTests(plugin);
       }
       if (!toolsJar) withoutToolsJar(project);
     }
@@ -76,17 +70,6 @@ public class Skips extends AbstractMavenLifecycleParticipant {
       Dependency dependency = it.next();
       if ("com.google.errorprone".equals(dependency.getGroupId()) || dependency.getArtifactId().startsWith("plexus-compiler-javac-errorprone")) it.remove();
     }
-  }
-
-  private static void withoutOwnTests(Plugin plugin) {
-    without(plugin.getConfiguration(), "test");
-    for (PluginExecution execution : plugin.getExecutions()) without(execution.getConfiguration(), "test");
-  }
-
-  private static void without(Object configuration, String name) {
-    if (!(configuration instanceof Xpp3Dom)) return;
-    Xpp3Dom dom = (Xpp3Dom) configuration;
-    for (int i = dom.getChildCount() - 1; i >= 0; i--) if (name.equals(dom.getChild(i).getName())) dom.removeChild(i);
   }
 
   /** Whether the configuration named Error Prone's compiler, now taken out. */
