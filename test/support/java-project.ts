@@ -27,8 +27,8 @@ const test = (body: string, imports: string[]) =>
 /**
  * The Maven gold tests' project, `name` under `dir`, and its one PR (`gen/<name>`): Sum.of subtracts
  * and SumTest has `zero`; the PR makes it add and gives SumTest `tests`. `imports` are SumTest's
- * besides JUnit's Test; `dependency` is declared beside JUnit and `plugin` bound in the build. A NONCE gives every run new SHAs, so an image an
- * earlier run built is not reused.
+ * besides JUnit's Test; `dependency` is declared beside JUnit and `plugin` bound in the build; `files` are
+ * more of the base's. A NONCE gives every run new SHAs, so an image an earlier run built is not reused.
  */
 export async function sumChain(
   dir: string,
@@ -38,12 +38,14 @@ export async function sumChain(
     imports = [],
     plugin = '',
     dependency = '',
-  }: { tests: string; imports?: string[]; plugin?: string; dependency?: string },
+    files = {},
+  }: { tests: string; imports?: string[]; plugin?: string; dependency?: string; files?: Record<string, string> },
 ): Promise<Chain> {
   const repo = await ChainRepo.create(join(dir, name), {
     'pom.xml': pom(name, plugin, dependency),
     'src/main/java/m/Sum.java': code('-'),
     'src/test/java/m/SumTest.java': test('  @Test void zero() { assertEquals(0, Sum.of(0, 0)); }\n', imports),
+    ...files,
     NONCE: randomBytes(8).toString('hex'),
   });
   const fix = await repo.pr(1, 'Add, not subtract', {

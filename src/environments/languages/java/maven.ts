@@ -4,6 +4,7 @@ import { REPORT_END, reportStart, RUN_DIR, worse } from '../../runners/shell';
 import { shellQuote } from '../../../process/shell-quote';
 import { MAVEN_OPTS } from './settings';
 import { MVN_THROUGH_DAEMON } from './maven-daemon';
+import { leavingOutUncompilable, RESTORE_LEFT_OUT } from './uncompilable-tests';
 
 /** Offline (the image's settings say so too); -fae runs every module's tests despite an earlier module's failures. */
 const MVN = 'mvn -o -B -fae';
@@ -120,7 +121,10 @@ export const mavenRunner: TestRunner<'maven'> = {
   command(files, override) {
     const selection = testSelection(files);
     const run = override ?? `${MVN_TEST}${selection}`;
-    return reported([...(override ? [] : [`printf '%s' ${shellQuote(selection)} > ${ARGS}`]), logged(run)]);
+    return reported([
+      ...(override ? [] : [`printf '%s' ${shellQuote(selection)} > ${ARGS}`]),
+      leavingOutUncompilable(logged(run), LOG, files),
+    ]);
   },
   /**
    * Surefire's executions alone (`mvn surefire:test@execution`, no lifecycle before it), where the
@@ -138,7 +142,9 @@ export const mavenRunner: TestRunner<'maven'> = {
     return reported([
       `goals=; if [ -f ${LOG} ] && [ "$(cat ${ARGS} 2>/dev/null)" = ${shellQuote(selection)} ] && [ -z "$(${changed})" ]; then goals=$(${SUREFIRE_GOALS} ${LOG}); fi`,
       `if [ -n "$goals" ]; then ${logged(`${MVN}$goals ${NO_TEST_FAILS}${selection}`)}`,
-      `else printf '%s' ${shellQuote(selection)} > ${ARGS}; ${logged(`${MVN_TEST}${selection}`)}; fi`,
+      `else printf '%s' ${shellQuote(selection)} > ${ARGS}`,
+      leavingOutUncompilable(logged(`${MVN_TEST}${selection}`), LOG, files),
+      'fi',
     ]);
   },
   parse: parseSurefire,
@@ -168,7 +174,7 @@ function reported(run: string[]): string {
     MVN_THROUGH_DAEMON,
     // A run its time limit stops (the sandbox's `timeout` signals the whole process group) still shows
     // what Maven was doing, the test class it was in: the log's last lines, else the reason has no tail.
-    `trap 'tail -n 80 ${LOG}; exit 124' TERM`,
+    `trap 'tail -n 80 ${LOG}; ${RESTORE_LEFT_OUT}; exit 124' TERM`,
     ...run,
     `tail -n 80 ${LOG}`,
     `echo ${shellQuote(REPORT)}`,
