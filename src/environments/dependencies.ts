@@ -161,24 +161,31 @@ export class DependencyCache {
        * The merge's manifests resolved as of the base's date first: a requirement the PR leaves alone
        * then resolves as the base's does, and a PR that changes no requirement (metadata, a rename)
        * shares the base's resolution instead of one from months later. Only where that fails (a floor
-       * the PR raises past what was published by then) as of the merge's own date.
+       * the PR raises past what was published by then) as of the merge's own date; so too where the
+       * fetcher could resolve it only undated (no `asOf`: cargo's last resort, today's crates), which
+       * took http #763's rand 0.9 with a 2026 wit-bindgen of edition 2024 that no cargo here parses.
        */
       const fetchMerge = async (dir: string): Promise<Resolution> => {
         if (!merged) throw new Error('no merge to fetch');
         // Pinned versions resolve the same whatever the date.
         if (req.recipe.pinned || merged.asOf.getTime() <= req.asOf.getTime())
           return fetchAt(merged.sha, merged.asOf, dir);
-        try {
-          return await fetchAt(merged.sha, req.asOf, dir);
-        } catch (err) {
-          if (!(err instanceof StageError || err instanceof UnexplainedFailure) || err instanceof ToolchainTooOld)
-            throw err;
+        const later = async (why: string) => {
           req.log(
-            `the manifests of the PR's merge ${merged.sha.slice(0, 12)} do not resolve as of the base's date ${req.asOf.toISOString().slice(0, 10)}; as of their own, ${merged.asOf.toISOString().slice(0, 10)}`,
+            `the manifests of the PR's merge ${merged.sha.slice(0, 12)} ${why} as of the base's date ${req.asOf.toISOString().slice(0, 10)}; as of their own, ${merged.asOf.toISOString().slice(0, 10)}`,
           );
           await rm(dir, { recursive: true, force: true });
           return fetchAt(merged.sha, merged.asOf, dir);
+        };
+        let atBase: Resolution;
+        try {
+          atBase = await fetchAt(merged.sha, req.asOf, dir);
+        } catch (err) {
+          if (!(err instanceof StageError || err instanceof UnexplainedFailure) || err instanceof ToolchainTooOld)
+            throw err;
+          return later('do not resolve');
         }
+        return atBase.asOf ? atBase : later('resolve only undated');
       };
       let resolution: Resolution;
       if (merged && how === 'separate') {

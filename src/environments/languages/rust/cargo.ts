@@ -2,6 +2,7 @@ import type { TestCase } from '../../../schemas';
 import type { TestRunner } from '../../contract';
 import { worse } from '../../runners/shell';
 import { shellQuote } from '../../../process/shell-quote';
+import { moduleDeclarations } from './module-gate';
 
 const CARGO_TEST = 'cargo test --offline --no-fail-fast';
 
@@ -170,7 +171,8 @@ function testsAlone(file: string): boolean {
  * sits, as rustfmt and most crates keep it, at the end: a unit test under `#[cfg(feature = "x")]`
  * (textwrap's hyphenation tests in src/lib.rs) runs with the feature on, where it was compiled out before
  * and after the change alike; the code's own `cfg(feature)`s above it would turn on features its tests
- * never asked for.
+ * never asked for. Its modules' declarations count too, with their attributes (module-gate.ts): a test
+ * module in src/serde.rs is compiled only where `#[cfg(feature = "serde")] mod serde;` in src/lib.rs is on.
  */
 function testsText(files: string[]): string {
   const alone = files.filter(testsAlone).map(shellQuote);
@@ -179,7 +181,13 @@ function testsText(files: string[]): string {
   const tail = code.length
     ? `for f in ${code.join(' ')}; do sed -En '/#\\[cfg\\((.*[(, ])?test[),]/,$p' "$f" 2>/dev/null; done; `
     : '';
-  return `tests_text() { ${whole}${tail}true; }`;
+  const declared = files
+    .filter((f) => !testsAlone(f))
+    .map(moduleDeclarations)
+    .filter(Boolean)
+    .map((lines) => `${lines}; `)
+    .join('');
+  return `tests_text() { ${whole}${tail}${declared}true; }`;
 }
 
 /**

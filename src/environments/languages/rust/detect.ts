@@ -186,8 +186,9 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
       ...(locked ? { pinned: true } : {}),
       withMerged: unionVendor,
       dependencyText: withoutOwnVersion,
-      // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed on).
-      ...(rustc === RUSTC_VERSION ? {} : { fetchRevision: 2 }),
+      // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed
+      // on); from 3, a merge that resolved only undated as of its base's date is resolved as of its own (dependencies.ts).
+      fetchRevision: rustc === RUSTC_VERSION ? 3 : 4,
       setup: [
         `mkdir -p ${CARGO_HOME}`,
         // An earlier era's image (the seed) holds its own vendored crates: replaced, its target dir kept.
@@ -260,6 +261,8 @@ export function withoutOwnVersion(path: string, text: string): string {
  */
 export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RUSTC_VERSION): Promise<Resolution> {
   const notes: string[] = [];
+  // When the lock resolved is dated: never where it is committed, nor where it was resolved now.
+  let resolvedAsOf: string | undefined;
   const scratch = await mkdtemp(join(tmpdir(), 'chainsmith-cargo-'));
   try {
     await cp(ctx.srcDir, scratch, { recursive: true, filter: (src) => !['.git', 'target'].includes(basename(src)) });
@@ -286,6 +289,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
         if (dated.code === 0 || !/failed to select a version|no matching package/.test(dated.stderr)) break;
       }
       if (dated?.code === 0) {
+        resolvedAsOf = ctx.asOf.toISOString();
         notes.push(
           `Cargo.lock resolved with crates published by ${asOf}${asOf.slice(0, 10) === ctx.asOf.toISOString().slice(0, 10) ? '' : ` (nothing published by ${ctx.asOf.toISOString().slice(0, 10)} satisfies the manifests)`}, preferring versions whose rust-version allows ${rustc}`,
         );
@@ -329,7 +333,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
       ecosystem: 'crates',
       tool: await toolVersion('cargo'),
       lock: locked ? 'committed' : 'resolved',
-      ...(locked ? {} : { asOf: ctx.asOf.toISOString() }),
+      ...(resolvedAsOf ? { asOf: resolvedAsOf } : {}),
       packages: lockedPackages(lock),
       notes,
     };
