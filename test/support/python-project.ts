@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Chain } from '../../src/schemas';
 import type { Resolution } from '../../src/environments/contract';
 import { pythonFetch, type PythonInputs } from '../../src/environments/languages/python/fetch';
+import { ChainRepo } from './chain-repo';
 
 /** `tally`, a setuptools project on Python 3.8 and later: the pyproject.toml of generated Python repositories. */
 export const TALLY_PYPROJECT =
@@ -82,4 +85,31 @@ export async function fetchAcme(
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** A setup.py for `tally`, one package and `installRequires`: the project of the era tests below. */
+export const tallySetupPy = (installRequires: string[] = []) =>
+  `from setuptools import setup\n\nsetup(name="tally", version="0.1", packages=["tally"]${installRequires.length ? `, install_requires=${JSON.stringify(installRequires)}` : ''})\n`;
+
+/** tally/__init__.py whose add returns `body`. */
+export const tallyAdd = (body: string) => `def add(a, b):\n    return ${body}\n`;
+
+/**
+ * A chain of one PR in `dir`/tally, a repository of `files` beside tally's subtracting add, committed at
+ * `date` (its first commit differs each run): the PR makes add add and adds `testFile` as tests/test_add.py.
+ */
+export async function addFixChain(
+  dir: string,
+  id: string,
+  files: Record<string, string>,
+  date: Date,
+  testFile: string,
+): Promise<Chain> {
+  const repo = await ChainRepo.create(
+    join(dir, 'tally'),
+    { ...files, 'tally/__init__.py': tallyAdd('a - b'), NONCE: randomBytes(8).toString('hex') },
+    date,
+  );
+  const pr = await repo.pr(1, 'Add adds', { 'tally/__init__.py': tallyAdd('a + b'), 'tests/test_add.py': testFile });
+  return repo.chain(id, [pr]);
 }

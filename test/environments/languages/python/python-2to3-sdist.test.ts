@@ -1,19 +1,16 @@
 import Docker from 'dockerode';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
-import { ChainRepo } from '../../../support/chain-repo';
 import { removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingPythons, testIf } from '../../../support/preconditions';
+import { addFixChain, tallySetupPy } from '../../../support/python-project';
 
 const docker = new Docker();
 const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
-const SETUP_PY = 'from setuptools import setup\n\nsetup(name="tally", version="0.1", packages=["tally"])\n';
-const add = (body: string) => `def add(a, b):\n    return ${body}\n`;
 // nose 1.2.1 is an sdist only, of Python 2 code its setup.py converts with 2to3 as it builds (use_2to3).
 const testFile =
   'from nose.tools import assert_equal\nfrom tally import add\n\n\ndef test_add():\n    assert_equal(add(2, 1), 3)\n';
@@ -28,18 +25,13 @@ testIf(missingPythons(['3.6']))(
   'a dependency converted with 2to3 as it builds is built in the image, not on the host: its tests import it and the PR verifies',
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-2to3-sdist-'));
-    const repo = await ChainRepo.create(
-      join(dir, 'tally'),
-      {
-        'setup.py': SETUP_PY,
-        'requirements.txt': 'nose==1.2.1\n',
-        'tally/__init__.py': add('a - b'),
-        NONCE: randomBytes(8).toString('hex'),
-      },
+    const chain = await addFixChain(
+      dir,
+      'gen/tally-2to3-sdist',
+      { 'setup.py': tallySetupPy(), 'requirements.txt': 'nose==1.2.1\n' },
       new Date('2013-04-10T00:00:00Z'),
+      testFile,
     );
-    const pr = await repo.pr(1, 'Add adds', { 'tally/__init__.py': add('a + b'), 'tests/test_add.py': testFile });
-    const chain = repo.chain('gen/tally-2to3-sdist', [pr]);
     const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')));
     // What the image installs from is recorded (and keys the image): the sdist, with no host-built wheel beside it.
     const env = await environments.forStage(chain, 0);

@@ -1,20 +1,16 @@
 import Docker from 'dockerode';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
-import { ChainRepo } from '../../../support/chain-repo';
 import { removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingPythons, testIf } from '../../../support/preconditions';
+import { addFixChain, tallySetupPy } from '../../../support/python-project';
 
 const docker = new Docker();
 const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
-const SETUP_PY =
-  'from setuptools import setup\n\nsetup(name="tally", version="0.1", packages=["tally"], install_requires=["six"])\n';
-const add = (body: string) => `def add(a, b):\n    return ${body}\n`;
 const testFile = 'from tally import add\n\n\ndef test_add():\n    assert add(2, 1) == 3\n';
 
 /**
@@ -27,13 +23,13 @@ testIf(missingPythons(['3.6']))(
   "a project older than its Python installs with setuptools of that Python's release, not of the project's date: its PR's fix verifies",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-era-setuptools-'));
-    const repo = await ChainRepo.create(
-      join(dir, 'tally'),
-      { 'setup.py': SETUP_PY, 'tally/__init__.py': add('a - b'), NONCE: randomBytes(8).toString('hex') },
+    const chain = await addFixChain(
+      dir,
+      'gen/tally-era-setuptools',
+      { 'setup.py': tallySetupPy(['six']) },
       new Date('2014-11-19T00:00:00Z'),
+      testFile,
     );
-    const pr = await repo.pr(1, 'Add adds', { 'tally/__init__.py': add('a + b'), 'tests/test_add.py': testFile });
-    const chain = repo.chain('gen/tally-era-setuptools', [pr]);
     const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')));
     const env = await environments.forStage(chain, 0);
     expect(env.manifest.toolchain).toMatchObject({ version: expect.stringMatching(/^Python 3\.6\./) });

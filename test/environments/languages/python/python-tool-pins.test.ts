@@ -1,22 +1,19 @@
 import Docker from 'dockerode';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { compareVersions } from '../../../../src/environments/languages/host-command';
-import { ChainRepo } from '../../../support/chain-repo';
 import { removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingPythons, testIf } from '../../../support/preconditions';
+import { addFixChain, tallySetupPy } from '../../../support/python-project';
 
 const docker = new Docker();
 const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
-const SETUP_PY = 'from setuptools import setup\n\nsetup(name="tally", version="0.1", packages=["tally"])\n';
 // What a project of 2013 pinned for its tests: nose, and tox with the py library tox needed then.
 const REQUIREMENTS = 'nose==1.2.1\npy==1.4.12\ntox==1.4.2\n';
-const add = (body: string) => `def add(a, b):\n    return ${body}\n`;
 const testFile = 'from tally import add\n\n\ndef test_add():\n    assert add(2, 1) == 3\n';
 
 /**
@@ -30,18 +27,13 @@ testIf(missingPythons(['3.6']))(
   "the pytest the build adds comes with the py it needs, over the project's older pin of it: the PR's fix verifies",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-tool-pins-'));
-    const repo = await ChainRepo.create(
-      join(dir, 'tally'),
-      {
-        'setup.py': SETUP_PY,
-        'requirements.txt': REQUIREMENTS,
-        'tally/__init__.py': add('a - b'),
-        NONCE: randomBytes(8).toString('hex'),
-      },
+    const chain = await addFixChain(
+      dir,
+      'gen/tally-tool-pins',
+      { 'setup.py': tallySetupPy(), 'requirements.txt': REQUIREMENTS },
       new Date('2013-04-10T00:00:00Z'),
+      testFile,
     );
-    const pr = await repo.pr(1, 'Add adds', { 'tally/__init__.py': add('a + b'), 'tests/test_add.py': testFile });
-    const chain = repo.chain('gen/tally-tool-pins', [pr]);
     const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')));
     const env = await environments.forStage(chain, 0);
     const packages = env.manifest.resolution!.packages;
