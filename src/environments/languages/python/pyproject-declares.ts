@@ -66,8 +66,8 @@ export function pyprojectDeclares(text: string): PyprojectDeclares {
 
 /** Extras and groups a test run needs, by their names; `dev` ones usually pull the test ones in. */
 export const TESTISH = /^(tests?|testing|dev)$/i;
-/** Documentation's extras and requirement files: never what a test run needs. */
-export const DOCS = /^docs?$|documentation|sphinx/i;
+/** Documentation's extras and requirement files (Read the Docs' too: `requirements-rtd.txt`): never what a test run needs. */
+export const DOCS = /^docs?$|documentation|sphinx|^rtd$|readthedocs/i;
 /** A requirement file of documentation: a part of its path or name is (`docs-requirements.txt`, `requirements/doc.txt`). */
 export const docsFile = (path: string) => path.split(/[/._-]/).some((part) => DOCS.test(part));
 

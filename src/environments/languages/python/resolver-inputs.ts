@@ -21,7 +21,7 @@ export const python2File = (path: string) =>
 /**
  * Requirement files at the root, the usual nested places and those the test runs install by `-r` (tox,
  * nox): test ones where there are some, else development ones (which often pull in docs and linters too);
- * none named for Python 2 (python2File).
+ * none named for Python 2 (python2File) or for the documentation (docsFile).
  * `tests` are the test ones: by their name, or named by a test run.
  */
 export async function requirementFilesOf(

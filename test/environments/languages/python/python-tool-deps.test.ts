@@ -231,10 +231,14 @@ def docs(session):
       'docs-requirements.txt',
       'requirements-doc.txt',
       'requirements/docs.txt',
+      'requirements-rtd.txt',
+      'rtd_requirements.txt',
+      'readthedocs-requirements.txt',
       'dev-requirements.txt',
       'requirements.txt',
+      'requirements-tests.txt',
     ].map(docsFile),
-  ).toEqual([true, true, true, false, false]);
+  ).toEqual([true, true, true, true, true, true, false, false, false]);
 });
 
 /**
