@@ -9,8 +9,7 @@ import { runTool, tail, toolsDirOf, type ToolRun } from '../../host-tools';
 import { compareVersions } from '../host-command';
 import { resolverFailure } from './resolver-failure';
 import { checkoutFiles } from '../../repo-files';
-import { resolverInputs } from './resolver-inputs';
-import type { TestSelection } from './pyproject-declares';
+import { resolverInputs, type ResolverInputs } from './resolver-inputs';
 import { requirementName } from './pyproject';
 import { candidatePage, downloadListed } from './candidate-page';
 import { DownloadStore, fileRelease, linkOrCopy } from './download-store';
@@ -30,7 +29,7 @@ import { convertsWith2to3 } from './python2-build';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them, and when sdists that convert with 2to3 stopped being built on the host, and when the files fetched began to key the image (Resolution.artifacts: a stage's dependency key must not lead to an image of before), and when Read the Docs' requirement files (`requirements-rtd.txt`) joined the documentation's.
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them, and when sdists that convert with 2to3 stopped being built on the host, and when the files fetched began to key the image (Resolution.artifacts: a stage's dependency key must not lead to an image of before), and when Read the Docs' requirement files (`requirements-rtd.txt`) joined the documentation's, and the project with its test requirement files alone became the last resolution tried.
   return compareVersions(python, '3.12') >= 0 ? 20 : 19;
 }
 
@@ -78,7 +77,7 @@ export function toolingBelowFloor(lines: string[], python: string): [string, str
 /** What to resolve besides what the checkout declares (resolver-inputs.ts: its project and requirement files, extras and groups). */
 export interface PythonInputs {
   /** A configured recipe's files, resolved as named instead of what the checkout declares. */
-  configured?: TestSelection & { sources: string[] };
+  configured?: ResolverInputs;
   /** The build backend's requirements, installed into the venv so the project installs without build isolation. */
   buildRequires: string[];
   /** Test tooling the image lacks (pytest, on a host Python), resolved with the build requirements where the project pins none. */
@@ -162,7 +161,7 @@ export function pythonFetch(inputs: PythonInputs) {
     for (const f of (await readdir(ctx.srcDir)).filter((f) => f.startsWith('.chainsmith-')))
       await rm(join(ctx.srcDir, f), { force: true });
     const notes: string[] = [];
-    const { sources, extras, testExtras, groups } =
+    const { sources, testSources, extras, testExtras, groups } =
       inputs.configured ?? (await resolverInputs(await checkoutFiles(ctx.srcDir)));
     const pinned = join(ctx.srcDir, '.chainsmith-pinned.txt');
     let lock: Resolution['lock'] = 'resolved';
@@ -271,7 +270,7 @@ export function pythonFetch(inputs: PythonInputs) {
       // With the tools' test requirements and what the PR adds for its tests first; then with the PR's
       // alone (one bad tool table does not cost them); then without either, where they do not resolve with the project's.
       const { toolDeps, prAdds } = inputs;
-      const sourceSets: { sources: string[]; tool: boolean; pr: boolean }[] = [];
+      const sourceSets: { sources: string[]; tool: boolean; pr: boolean; narrowed?: boolean }[] = [];
       for (const [tool, pr] of [
         [true, true],
         [false, true],
@@ -293,12 +292,14 @@ export function pythonFetch(inputs: PythonInputs) {
         resolved = true;
         notes.push('the checkout declares no requirement the resolver reads: only the build requirements are resolved');
       }
+      // Last, where the whole set does not resolve: the project with its test requirement files alone.
+      if (testSources) sourceSets.push({ sources: testSources, tool: false, pr: false, narrowed: true });
       const attempts: string[][] = [extras === 'all' ? ['--all-extras'] : extras.flatMap((e) => ['--extra', e])];
       if (extras === 'all' || extras.length > testExtras.length)
         attempts.push(testExtras.flatMap((e) => ['--extra', e]));
       let failure: { args: string[]; run: ToolRun } | undefined;
-      for (const { sources, tool, pr } of sourceSets) {
-        const base = [...compile(sources, pinned), ...groups.flatMap((g) => ['--group', g])];
+      for (const { sources: these, tool, pr, narrowed } of sourceSets) {
+        const base = [...compile(these, pinned), ...groups.flatMap((g) => ['--group', g])];
         for (const [i, extras] of attempts.entries()) {
           const r = await main.compile([...base, ...extras]);
           if (r.code === 0) {
@@ -317,6 +318,10 @@ export function pythonFetch(inputs: PythonInputs) {
                 pr
                   ? `test requirements the PR adds, which the base does not declare: ${prAdds.join(', ')}`
                   : `the PR's added test requirements (${prAdds.join(', ')}) do not resolve with the base's and are not installed`,
+              );
+            if (narrowed)
+              notes.push(
+                `the requirement files ${sources.filter((f) => !these.includes(f)).join(', ')} do not resolve with the project's test requirements and are not installed`,
               );
             resolved = true;
             await liftTooling([...base, ...extras, ...main.pins()]);

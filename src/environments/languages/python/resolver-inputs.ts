@@ -49,6 +49,13 @@ export async function requirementFilesOf(
   };
 }
 
+/** The files the resolver is handed, with the extras and groups to ask for. */
+export interface ResolverInputs extends TestSelection {
+  sources: string[];
+  /** The project with its test requirement files (and a runtime requirements.txt) alone: tried where `sources` do not resolve. */
+  testSources?: string[];
+}
+
 /**
  * What the resolver is handed of a checkout: the file its project is read from (pyproject.toml where
  * that declares it, in [project] or a backend's own table, else setup.py or setup.cfg) and its
@@ -56,7 +63,7 @@ export async function requirementFilesOf(
  * merge, resolved with the recipe detected at its base, may declare its project elsewhere (a setup.py
  * dropped for pyproject.toml) or its test requirements otherwise (an extra become a group).
  */
-export async function resolverInputs(files: RepoFiles): Promise<TestSelection & { sources: string[] }> {
+export async function resolverInputs(files: RepoFiles): Promise<ResolverInputs> {
   const has = (name: string) => files.rootFiles.has(name);
   const pyproject = pyprojectDeclares(has('pyproject.toml') ? ((await files.read('pyproject.toml')) ?? '') : '');
   // A pyproject.toml whose package metadata sits in a backend's own table (Poetry before 2, flit's old
@@ -70,15 +77,20 @@ export async function resolverInputs(files: RepoFiles): Promise<TestSelection & 
         : has('setup.cfg')
           ? ['setup.cfg']
           : [];
-  const { requirementFiles } = await requirementFilesOf(files);
+  const { requirementFiles, tests } = await requirementFilesOf(files);
+  // Where the whole set does not resolve (a linters' or a release's file pinning what no longer
+  // installs), the project with its test files and its runtime requirements.txt alone.
+  const needed = requirementFiles.filter((f) => tests.includes(f) || f === 'requirements.txt');
+  const testSources = tests.length && needed.length < requirementFiles.length ? [...project, ...needed] : undefined;
   const selection = testSelection(pyproject, project.length > 0);
   // The extras the project's own test runs install (tox's, nox's): where the project's extras cannot be
   // read here (a setup.py's), those rather than every extra, of which the docs' often no longer resolve.
   const read = async (name: string) => (has(name) ? ((await files.read(name)) ?? '') : '');
   const named = extrasNamed(await read('tox.ini'), await read('noxfile.py'));
-  if (!named.length) return { sources: [...project, ...requirementFiles], ...selection };
+  if (!named.length) return { sources: [...project, ...requirementFiles], testSources, ...selection };
   return {
     sources: [...project, ...requirementFiles],
+    testSources,
     ...selection,
     extras: selection.extras === 'all' ? named : [...new Set([...selection.extras, ...named])],
     testExtras: [...new Set([...selection.testExtras, ...named])],

@@ -255,3 +255,17 @@ test('a setup.py project resolves the extras its tox runs install, without its d
   });
   expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
 }, 300_000);
+
+/**
+ * Beside its test requirement file, a requirement file of another purpose (a linters' one pinning what
+ * no index serves): the whole set does not resolve, and the project resolves with its test files alone.
+ */
+test("a requirement file that does not resolve and is not the tests' leaves the test requirements resolved", async () => {
+  const { resolution } = await detectAndFetch({
+    'setup.py': 'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"])\n',
+    'requirements-test.txt': 'six\n',
+    'requirements-lint.txt': 'chainsmith-no-such-lint-package==1.0\n',
+  });
+  expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
+  expect(resolution.notes).toContainEqual(expect.stringContaining('requirements-lint.txt do not resolve'));
+}, 300_000);
