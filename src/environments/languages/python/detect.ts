@@ -231,11 +231,19 @@ async function requiresPythonAt(files: RepoFiles): Promise<string | undefined> {
 
 /**
  * Poetry's python constraint as a PEP 440 specifier: "^3.8" is >=3.8,<4, "~3.8" is >=3.8,<3.9; PEP 440
- * forms (">=3.8,<3.12", "~=3.8") are kept, and "*" says nothing.
+ * forms (">=3.8,<3.12", "~=3.8") are kept, and "*" says nothing. A union ("~2.7 || ^3.4", the form of
+ * projects that kept Python 2) stays one, each of its parts converted (specifierAllows reads `||`).
  */
 export function poetryPython(constraint: string | undefined): string | undefined {
   const c = constraint?.trim();
   if (!c || c === '*') return undefined;
+  return c
+    .split(/\s*\|\|?\s*/)
+    .map(poetryAlternative)
+    .join(' || ');
+}
+
+function poetryAlternative(c: string): string {
   const m = /^([\^~])\s*(\d+)(?:\.(\d+))?/.exec(c);
   if (!m || c.startsWith('~=')) return c;
   const [major, minor] = [Number(m[2]), Number(m[3] ?? 0)];

@@ -52,12 +52,15 @@ export function requirementName(req: string): string {
 
 /**
  * Whether a version specifier ('>=3.7', '>=2.7,!=3.0.*,<3.10', '~=3.8') admits `version` ('3.11'), by
- * PEP 440. A clause that is not PEP 440 (setup.py's `python_requires='>=3.7.*'`) admits any: the
- * resolver, not this choice, is where such a project meets its fate.
+ * PEP 440; of a union of them (`||`, as Poetry's constraints convert: poetryPython), whether one does. A
+ * clause that is not PEP 440 (setup.py's `python_requires='>=3.7.*'`) admits any: the resolver, not this
+ * choice, is where such a project meets its fate.
  */
 export function specifierAllows(spec: string, version: string): boolean {
-  return spec
-    .split(',')
-    .map((clause) => clause.trim())
-    .every((clause) => !clause || !validRange(clause) || satisfies(version, clause));
+  return spec.split('||').some((alternative) =>
+    alternative
+      .split(',')
+      .map((clause) => clause.trim())
+      .every((clause) => !clause || !validRange(clause) || satisfies(version, clause)),
+  );
 }

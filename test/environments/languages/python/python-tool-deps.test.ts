@@ -9,7 +9,7 @@ import {
   toolTestRequirements,
 } from '../../../../src/environments/languages/python/tool-deps';
 import { docsFile } from '../../../../src/environments/languages/python/pyproject-declares';
-import { parseToml } from '../../../../src/environments/languages/python/pyproject';
+import { parseToml, specifierAllows } from '../../../../src/environments/languages/python/pyproject';
 import { python2File } from '../../../../src/environments/languages/python/resolver-inputs';
 
 /**
@@ -132,7 +132,7 @@ test('a Poetry project without a [project] table resolves through its build back
   );
 }, 300_000);
 
-test("Poetry's python constraint keeps its upper bound when it becomes a PEP 440 specifier", () => {
+test("Poetry's python constraint keeps its upper bound when it becomes a PEP 440 specifier, and a union its every part", () => {
   expect(['^3.8', '~3.7', '^3', '>=3.8,<3.12', '~=3.8', '*', undefined].map(poetryPython)).toEqual([
     '>=3.8,<4',
     '>=3.7,<3.8',
@@ -142,6 +142,10 @@ test("Poetry's python constraint keeps its upper bound when it becomes a PEP 440
     undefined,
     undefined,
   ]);
+  const union = poetryPython('~2.7 || ^3.4')!;
+  expect(union).toBe('>=2.7,<2.8 || >=3.4,<4');
+  expect(['2.7', '3.3', '3.8', '4.0'].map((v) => specifierAllows(union, v))).toEqual([true, false, true, false]);
+  expect(poetryPython('2.7.* | >=3.5')).toBe('2.7.* || >=3.5');
 });
 
 test("the requirement files tox's [testenv] and nox's test sessions install by -r are found, whatever their names", () => {
