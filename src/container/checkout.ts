@@ -32,6 +32,11 @@ const SUBMODULES = [
   '}',
 ];
 
+/** The paths of the submodules a checkout's output says it left empty (SUBMODULES: commits the host could not fetch). */
+export const missingSubmodules = (output: string): string[] => [
+  ...new Set([...output.matchAll(/^submodule (.+): its commit [0-9a-f]+ is not in the repository/gm)].map((m) => m[1])),
+];
+
 /**
  * Shell lines that put the sandbox's repository at `sha` without cloning: a repository whose object
  * store borrows the host clone's (git alternates on the read-only mount), checked out into the

@@ -4,7 +4,7 @@ import type { ArtifactStore } from '../artifacts/store';
 import { StageError, TransientError } from '../errors';
 import { diskAlmostFull } from './disk-space';
 import type { Environments } from '../environments/builder';
-import { checkoutLines } from '../container/checkout';
+import { checkoutLines, missingSubmodules } from '../container/checkout';
 import type { ContainerSpec } from '../container/docker-container';
 import { REPO_DIR } from '../container/sandbox';
 import { StageSandbox } from '../stage/stage-sandbox';
@@ -159,6 +159,8 @@ export async function validateGold(
   };
   // The sandbox was opened with the carry a perfect agent would make (its tree is the gold tree, so the carried patch is empty).
   const carry = stage === 0 ? 'none' : sandbox.carry.conflicts.length ? 'conflicts' : 'clean';
+  /** Submodules the checkouts below left empty, which a run's output may name. */
+  let submodules: string[] = [];
   /** `runs`: the PR's tests before and after the change, where they ran (the one after tells of a service its tests needed). */
   const record = (gold: GoldTests, runs: { before?: TestSignal; after?: TestSignal } = {}): GoldTests => {
     const service = gold.failToPass.length || gold.problem ? undefined : serviceNeeded(runs.after?.output ?? '');
@@ -182,6 +184,7 @@ export async function validateGold(
                 gold,
                 service,
                 unserved: plan.manifest.resolution?.unserved,
+                submodules,
                 mismatch: runs.after && runnerFor(plan.runner).toolchainMismatch?.(runs.after.output),
                 skip: runs.after && runnerFor(plan.runner).skipReason?.(runs.after.output),
                 timeoutSeconds,
@@ -193,7 +196,7 @@ export async function validateGold(
   if (!files.length) return record({ command, failToPass: [], passToPass: [], brokenOnGold: [] });
   // Before the checkouts below move the tree: whether the starting state (carry included) is the base's own.
   const startsAtBase = await startIsBase(sandbox, pr.baseSha);
-  await sh('check out its base', [
+  const atBase = await sh('check out its base', [
     ...checkoutLines(pr.baseSha),
     ...(tests.files.length ? [`git checkout ${pr.mergeSha} -- ${tests.files.map(shellQuote).join(' ')}`] : []),
   ]);
@@ -205,7 +208,7 @@ export async function validateGold(
   // A PR that changes only its tests: the base with the PR's test files is the merge's tree already.
   const sameTree = await treeIs(sandbox, pr.mergeSha);
   const before = await testRun(() => runTests(sandbox, plan, command, timeoutSeconds));
-  await sh('check out its merge', checkoutLines(pr.mergeSha));
+  submodules = missingSubmodules(atBase + (await sh('check out its merge', checkoutLines(pr.mergeSha))));
   const after = await testRun(() => runTests(sandbox, plan, afterCommand, timeoutSeconds));
   const perTest = !!(before.cases || after.cases);
   // No per-test report either time: the command's exit status is the one test, and the stage says so.

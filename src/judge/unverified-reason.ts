@@ -17,6 +17,8 @@ export interface UnverifiedRuns {
   mismatch?: string;
   /** The reason the run after the change gives for skipping a test (TestRunner.skipReason). */
   skip?: string;
+  /** Submodules the sandbox's checkouts left empty, the host not having their commits (missingSubmodules). */
+  submodules?: string[];
   /** What the environment was built without, no registry serving it (Resolution.unserved). */
   unserved?: Array<{ name: string; why: string; named?: 'bare' }>;
   timeoutSeconds: number;
@@ -24,7 +26,7 @@ export interface UnverifiedRuns {
 
 /**
  * Why the PR's tests verify nothing, most telling first: a run that hit its time limit, tests that
- * could not run (a service they need, a dependency no registry served that their output names, no
+ * could not run (a service they need, a dependency no registry served or a submodule not fetched that their output names, no
  * test reported or none passing after the change), or tests that ran and of which none
  * fails before the change and passes after it. The run after the change is the one shown, unless
  * the run before is the one that timed out.
@@ -57,6 +59,13 @@ export function unverifiedReason(v: UnverifiedRuns): StageReason {
       return stageReason(
         'dependencies-unresolvable',
         `the PR's tests need ${needed.name}, which the environment was built without (${needed.why})`,
+        v.after,
+      );
+    const submodule = v.submodules?.find((path) => output.includes(path));
+    if (submodule)
+      return stageReason(
+        'dependencies-unresolvable',
+        `the PR's tests read ${submodule}, a submodule whose commit the host could not fetch`,
         v.after,
       );
     const reported = v.after.cases?.length ?? 0;

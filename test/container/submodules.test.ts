@@ -170,3 +170,45 @@ test("a C project whose tests include a submodule's header builds and verifies i
     passToPass: ['clamps below'],
   });
 });
+
+test('a PR whose tests read a submodule the host could not fetch is dependencies-unresolvable, naming the submodule', async () => {
+  const counter = (body: string) => `def checks(text):\n    return ${body}\n`;
+  const tests = (names: string[]) =>
+    'from acme.count import checks\n\n' +
+    names
+      .map(
+        (n) => `def test_${n}():\n    with open("vendor/check/check.h") as f:\n        assert checks(f.read()) >= 1\n`,
+      )
+      .join('\n');
+  const { dir, upstream } = await superproject({
+    'setup.py': 'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"])\n',
+    'acme/__init__.py': '',
+    'acme/count.py': counter('0'),
+    'tests/test_count.py': tests(['reads']),
+  });
+  await git(upstream.path, [
+    'config',
+    '-f',
+    '.gitmodules',
+    'submodule.vendor/check.url',
+    'https://127.0.0.1:9/dep.git',
+  ]);
+  await upstream.commit('Point the submodule at a server that does not answer', {});
+  const pr = await upstream.pr(1, 'Count the checks', {
+    'acme/count.py': counter('text.count("CHECK(")'),
+    'tests/test_count.py': tests(['reads', 'counts']),
+  });
+  const clone = await cloneOf(upstream, join(dir, 'clone'));
+  const chain = { ...upstream.chain('gen/count-submodule', [pr]), repo: { name: 'gen/count-submodule', path: clone } };
+  const deps = {
+    docker,
+    store: new ArtifactStore(join(dir, 'artifacts')),
+    sandbox: { memoryMb: 512, pidsLimit: 256 },
+    environments: testEnvironments(docker),
+  };
+
+  const gold = await goldTestsFor(deps, chain, 0);
+  expect(gold.failToPass).toEqual([]);
+  expect(gold.reason).toMatchObject({ kind: 'dependencies-unresolvable' });
+  expect(gold.reason?.summary).toContain('vendor/check, a submodule whose commit the host could not fetch');
+}, 600_000);
