@@ -106,7 +106,8 @@ const released = (version: string, day: string) =>
  * allow, or where none is, one the merge allows chosen as above by the base's date: its merge cannot
  * install or import on a Python it excludes. A PR that leaves it as it is gets what its base gets.
  * A project that needs nothing from a registry on the base image's Python (its pytest is Debian's)
- * keeps that one where it allows it: any other would need pytest fetched, and the build a registry.
+ * keeps that one where it allows it and it is of the stage's era (tested on, or out by then): any other
+ * would need pytest fetched, and the build a registry.
  */
 export function choosePython(
   provided: ProvidedPython[],
@@ -119,7 +120,14 @@ export function choosePython(
   const spec = requiresPython?.trim();
   const mergeSpec = mergeRequires?.trim();
   const mergeAllows = (version: string) => !mergeSpec || specifierAllows(mergeSpec, version);
-  if (needsNoFetch && (!spec || specifierAllows(spec, BASE_PYTHON)) && mergeAllows(BASE_PYTHON)) {
+  const day = baseDate.toISOString().slice(0, 10);
+  // The image's Python is of the stage's era where the project tests on it, or, naming none, where it was out by then:
+  // an older project's code may not even parse on it (a bare generator argument beside another, which 3.7 refuses).
+  const ofEra = tested.length
+    ? minorKey(BASE_PYTHON) >= Math.min(...tested.map(minorKey)) &&
+      minorKey(BASE_PYTHON) <= Math.max(...tested.map(minorKey))
+    : firstBeta(BASE_PYTHON) <= day;
+  if (needsNoFetch && ofEra && (!spec || specifierAllows(spec, BASE_PYTHON)) && mergeAllows(BASE_PYTHON)) {
     return {
       version: BASE_PYTHON,
       note: `the project needs no package beyond the image's own (pytest): the image's Python ${BASE_PYTHON}, which needs no registry`,
@@ -134,7 +142,6 @@ export function choosePython(
     (a, b) => minorKey(a.version) - minorKey(b.version),
   );
   const allowed = unique.filter((c) => (!spec || specifierAllows(spec, c.version)) && mergeAllows(c.version));
-  const day = baseDate.toISOString().slice(0, 10);
   const out = allowed.filter((c) => firstBeta(c.version) <= day);
   const asks =
     (spec ? `the project asks for Python ${spec}` : 'the project names no Python version') +

@@ -35,6 +35,10 @@ test("a stage gets the newest Python its project allows that was out by its base
   // A project that needs no registry on the image's Python keeps it where it may.
   expect(pick('>=3.8', '2025-01-01', true)).toBe('3.11 (image)');
   expect(pick('>=3.12', '2025-01-01', true)).toBe('3.13 from /opt/python3.13');
+  // ... but not where it is not of the stage's era: out after its base commit, or outside the minors it tests on.
+  expect(pick(undefined, '2021-08-01', true)).toBe('3.10 from /opt/python3.10');
+  expect(choosePython(provided, undefined, new Date('2025-01-01'), true, ['3.9', '3.10']).version).toBe('3.10');
+  expect(choosePython(provided, undefined, new Date('2025-01-01'), true, ['3.10', '3.12']).version).toBe('3.11');
   // Without host Pythons, the image's for everything, as before.
   expect(choosePython([], '>=3.12', new Date('2025-01-01'))).toMatchObject({
     version: '3.11',
