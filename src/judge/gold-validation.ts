@@ -29,8 +29,8 @@ import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
 import { CARRY_TAG } from '../stage/carryover';
 
-/** Part of every stored validation's key: bumped when tests are sorted differently, so older sortings are not reused. */
-const RULES = 'rules-8';
+/** Part of every stored validation's key: bumped when tests are sorted or reasons told differently, so older ones are not reused (9: a submodule not fetched). */
+const RULES = 'rules-9';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
