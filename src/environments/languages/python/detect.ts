@@ -160,7 +160,7 @@ export async function detectPython(
               toolDeps,
               ...(python.newer ? { newerPython: python.newer.version } : {}),
               ...(installerPips.has(python.version) ? { installerPip: installerPips.get(python.version) } : {}),
-              ...(python.prefix && uvInstalls(python.version) ? { interpreter: `${python.prefix}/bin/python3` } : {}),
+              ...(python.prefix ? { interpreter: `${python.prefix}/bin/python3` } : {}),
             }),
             ...(prAdds.length ? { prAdds } : {}),
             fetchRevision: pythonFetchRevision(python.version),

@@ -29,8 +29,8 @@ import { convertsWith2to3 } from './python2-build';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them, and when sdists that convert with 2to3 stopped being built on the host, and when the files fetched began to key the image (Resolution.artifacts: a stage's dependency key must not lead to an image of before), and when Read the Docs' requirement files (`requirements-rtd.txt`) joined the documentation's, and the project with its test requirement files alone became the last resolution tried.
-  return compareVersions(python, '3.12') >= 0 ? 20 : 19;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them, and when sdists that convert with 2to3 stopped being built on the host, and when the files fetched began to key the image (Resolution.artifacts: a stage's dependency key must not lead to an image of before), and when Read the Docs' requirement files (`requirements-rtd.txt`) joined the documentation's, and the project with its test requirement files alone became the last resolution tried, and when the host's interpreters before 3.8 began to build metadata.
+  return compareVersions(python, '3.12') >= 0 ? 21 : 20;
 }
 
 /**
@@ -95,10 +95,10 @@ export interface PythonInputs {
   /** The pip that installs the downloads into the venv, where uv does not (Pythons before 3.8): the wheels it accepts. */
   installerPip?: string;
   /**
-   * The host's interpreter of `python` (its prefix's python3), where uv can build with it (3.8 on):
-   * what builds an sdist's metadata and its build requirements, as the environment's Python will. The
-   * tools' own Python (the host's newest) cannot build some (cffi of 2020 as a build requirement
-   * compiles for it and fails), nor run every setup.py of an older era.
+   * The host's interpreter of `python` (its prefix's python3): what builds the project's and its sdists'
+   * metadata and their build requirements, as the environment's Python will. The tools' own Python (the
+   * host's newest) cannot build some (cffi of 2020 as a build requirement compiles for it and fails), nor
+   * run every setup.py of an older era (one that imports its package, whose code 3.11 no longer parses).
    */
   interpreter?: string;
 }

@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostPythons } from '../../../../src/environments/languages/python/host-pythons';
+import { detectPython } from '../../../../src/environments/languages/python/detect';
+import { checkoutFiles } from '../../../../src/environments/repo-files';
 import { fetchAcme, fetchInputs } from '../../../support/python-project';
 import { missingPythons, testIf } from '../../../support/preconditions';
 
@@ -55,6 +57,50 @@ testIf(missingPythons(['3.8']))(
       'import sys\nfrom setuptools import setup\nif sys.version_info[:2] != (3, 8):\n    raise SystemExit("acme builds on Python 3.8 only, not %d.%d" % sys.version_info[:2])\nsetup(name="acme", version="0.1", packages=["acme"], install_requires=["six==1.15.0"])\n',
     );
     expect(resolution.packages).toContainEqual({ name: 'six', version: '1.15.0' });
+  },
+  600_000,
+);
+
+/**
+ * A project of Python 3.6's era whose setup.py imports its package for its version, and whose package
+ * 3.7 on no longer parses (a generator argument with a trailing comma): detected for the host's 3.6, its
+ * metadata is built by that 3.6, not by the tools' newer Python, where the import fails.
+ */
+testIf(missingPythons(['3.6']))(
+  "a setup.py that imports a package only its era's Python parses is built by the host's interpreter of that minor, before 3.8 too",
+  async () => {
+    const root = await mkdtemp(join(tmpdir(), 'chainsmith-resolver-interpreter-'));
+    try {
+      const src = join(root, 'src');
+      await mkdir(join(src, 'acme'), { recursive: true });
+      await writeFile(
+        join(src, 'acme', '__init__.py'),
+        '__version__ = "0.1"\n\n\ndef names(*fs):\n    return sorted(f.__name__ for f in fs,)\n',
+      );
+      await writeFile(
+        join(src, 'setup.py'),
+        'from setuptools import setup\nfrom acme import __version__\n' +
+          'setup(name="acme", version=__version__, packages=["acme"], install_requires=["six"],\n' +
+          '      classifiers=["Programming Language :: Python :: 3.6"])\n',
+      );
+      const recipe = (await detectPython(await checkoutFiles(src), undefined, {
+        provided: await hostPythons(),
+        baseDate: async () => new Date('2017-06-01T00:00:00Z'),
+        tested: async () => ['3.6'],
+      }))!;
+      expect(recipe.toolchain.version).toBe('3.6');
+      await mkdir(join(root, 'deps'));
+      const resolution = await recipe.fetch!({
+        srcDir: src,
+        depsDir: join(root, 'deps'),
+        asOf: new Date('2017-06-01T00:00:00Z'),
+        log: () => undefined,
+        signal: new AbortController().signal,
+      });
+      expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   },
   600_000,
 );
