@@ -103,6 +103,9 @@ export interface PythonInputs {
   interpreter?: string;
 }
 
+/** uv's error for an extra the project does not declare (`--extra dev` where dev is a Poetry group). */
+const UNKNOWN_EXTRA = /Requested extra not found: ([A-Za-z0-9][\w.-]*)/;
+
 /**
  * Resolves a Python project's dependencies on the host with uv, as of `asOf` (`--exclude-newer`) for
  * the environment's CPython on x86_64 glibc 2.36, and downloads them (wheels, an sdist where a package has none)
@@ -298,11 +301,27 @@ export function pythonFetch(inputs: PythonInputs) {
       if (extras === 'all' || extras.length > testExtras.length)
         attempts.push(testExtras.flatMap((e) => ['--extra', e]));
       let failure: { args: string[]; run: ToolRun } | undefined;
+      // Extras a test run names (tox, nox) that the project does not declare: a Poetry group, an extra since removed.
+      const undeclared = new Set<string>();
+      // An attempt's arguments (`--extra NAME` pairs, or `--all-extras`) without the undeclared ones' pairs.
+      const without = (args: string[]) => args.filter((a, k) => !undeclared.has(a === '--extra' ? args[k + 1] : a));
       for (const { sources: these, tool, pr, narrowed } of sourceSets) {
         const base = [...compile(these, pinned), ...groups.flatMap((g) => ['--group', g])];
-        for (const [i, extras] of attempts.entries()) {
-          const r = await main.compile([...base, ...extras]);
+        for (const [i, asked] of attempts.entries()) {
+          let extras = without(asked);
+          let r = await main.compile([...base, ...extras]);
+          // Asked again without an extra uv says the project does not have; each name once, so this ends.
+          for (let m = UNKNOWN_EXTRA.exec(r.stderr); r.code !== 0 && m && !undeclared.has(m[1]); ) {
+            undeclared.add(m[1]);
+            extras = without(asked);
+            r = await main.compile([...base, ...extras]);
+            m = UNKNOWN_EXTRA.exec(r.stderr);
+          }
           if (r.code === 0) {
+            if (undeclared.size)
+              notes.push(
+                `the project declares no extra ${[...undeclared].join(', ')}, which its test runs name: resolved without it`,
+              );
             if (i > 0)
               notes.push(
                 `not every extra resolves; resolved with the test extras only (${testExtras.join(', ') || 'none'})`,

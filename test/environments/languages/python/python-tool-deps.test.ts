@@ -273,3 +273,33 @@ test("a requirement file that does not resolve and is not the tests' leaves the 
   expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
   expect(resolution.notes).toContainEqual(expect.stringContaining('requirements-lint.txt do not resolve'));
 }, 300_000);
+
+/**
+ * A Poetry project whose tox runs name `dev` as an extra, where dev is a Poetry group (its requirements
+ * come from the tool table): uv has no such extra, and the resolution is asked again without it.
+ */
+test("an extra the test runs name that the project does not declare is left out, not the stage's resolution", async () => {
+  const { resolution } = await detectAndFetch({
+    'pyproject.toml': [
+      '[tool.poetry]',
+      'name = "acme"',
+      'version = "0.1.0"',
+      'description = ""',
+      'authors = ["A <a@example.test>"]',
+      '',
+      '[tool.poetry.dependencies]',
+      'python = "^3.8"',
+      '',
+      '[tool.poetry.group.dev.dependencies]',
+      'six = "^1.16"',
+      '',
+      '[build-system]',
+      'requires = ["poetry-core>=1.0.0"]',
+      'build-backend = "poetry.core.masonry.api"',
+      '',
+    ].join('\n'),
+    'tox.ini': '[tox]\nisolated_build = true\n\n[testenv]\nextras = dev\ncommands = pytest tests\n',
+  });
+  expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
+  expect(resolution.notes).toContainEqual(expect.stringContaining('declares no extra dev'));
+}, 300_000);
