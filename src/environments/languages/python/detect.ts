@@ -124,7 +124,7 @@ export async function detectPython(
             ];
       // A pytest plugin (session-exit.ts): runs end with their session, a run its limit ends still reports, old pytest reports passes.
       lines.push(installSessionExit(`${venv}/bin/python`));
-      if (installable) lines.push(...editableInstall(pip, `${venv}/bin/python`));
+      if (installable) lines.push(...editableInstall(pip, `${venv}/bin/python`, pyproject.buildBackend));
       // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
       if (needsFetch)
         lines.push(

@@ -78,13 +78,22 @@ const FROM_THE_TREE_FILE = '/tmp/chainsmith-from-tree.py';
  * isolation to turn off (a dependency of 2018 can pin pip 9). Setup lines of one build script: the
  * program and the flag are set apart, and the install line, which a failed build's reason names,
  * fits its bound (REASON_LIMITS.command). A `setup.py develop`'s metadata is kept (KEEP_DEVELOP_METADATA).
+ *
+ * `backend`: pyproject.toml's build-backend. One that is not setuptools' and has no editable hook goes
+ * to the wheel at once: pip would otherwise fall back to `setup.py develop` wherever a setup.cfg is there
+ * (for flake8's settings, say), and install an empty `UNKNOWN` distribution instead of the project.
  */
-export function editableInstall(pip: string, python: string): string[] {
+export function editableInstall(pip: string, python: string, backend?: string): string[] {
   const install = `${pip} $isolation --no-deps`;
+  const backendModule = backend?.split(':')[0].trim();
+  const hook =
+    backendModule && !/^setuptools\b/.test(backendModule)
+      ? `${python} -c ${shellQuote(`import importlib, sys; sys.exit(0 if hasattr(importlib.import_module("${backendModule}"), "build_editable") else 1)`)} && `
+      : '';
   return [
     `printf '%s' ${shellQuote(FROM_THE_TREE)} > ${FROM_THE_TREE_FILE}`,
     `isolation=$(${python} -m pip install --help 2>/dev/null | grep -o -m1 -- --no-build-isolation || true)`,
-    `${install} -e . || ${python} ${FROM_THE_TREE_FILE} ${install} .`,
+    `${hook}${install} -e . || ${python} ${FROM_THE_TREE_FILE} ${install} .`,
     `${python} -c ${shellQuote(KEEP_DEVELOP_METADATA)} || true`,
   ];
 }

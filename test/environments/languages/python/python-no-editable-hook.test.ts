@@ -100,3 +100,54 @@ testIf(missingPythons(['3.6']))(
   },
   900_000,
 );
+
+const POETRY_PYPROJECT = [
+  '[tool.poetry]',
+  'name = "tally"',
+  'version = "0.1.0"',
+  'description = "Adds."',
+  'authors = ["A <a@example.test>"]',
+  'packages = [{ include = "tally", from = "src" }]',
+  '',
+  '[tool.poetry.dependencies]',
+  'python = "^3.8"',
+  '',
+  '[tool.poetry.dev-dependencies]',
+  'pytest = "^6"',
+  '',
+  '[build-system]',
+  'requires = ["poetry-core>=1.0.0"]',
+  'build-backend = "poetry.core.masonry.api"',
+  '',
+].join('\n');
+
+/**
+ * A Poetry project of 2021 (poetry-core 1.0.3, no editable hook) with a setup.cfg that holds only
+ * flake8's settings: pip would install it by `setup.py develop` from that setup.cfg, an empty `UNKNOWN`
+ * distribution, and its src-layout package would not import. It is built as a wheel and imported from the tree.
+ */
+testIf(missingPythons(['3.8']))(
+  "a setup.cfg of linters' settings beside a backend with no editable hook does not make the install setuptools'",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-poetry-cfg-'));
+    const repo = await ChainRepo.create(
+      join(dir, 'tally'),
+      {
+        'pyproject.toml': POETRY_PYPROJECT,
+        'setup.cfg': '[flake8]\nmax-line-length = 100\n',
+        '.github/workflows/tests.yml': ciWorkflow(['3.8']),
+        'src/tally/__init__.py': add('a - b'),
+        NONCE: randomBytes(8).toString('hex'),
+      },
+      new Date('2021-05-01T00:00:00Z'),
+    );
+    const pr = await repo.pr(1, 'Add adds', { 'src/tally/__init__.py': add('a + b'), 'tests/test_add.py': testFile });
+    const chain = repo.chain('gen/tally-poetry-cfg', [pr]);
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')));
+    expect(await goldTestsFor(goldDeps(docker, dir, environments), chain, 0)).toMatchObject({
+      status: 'verified',
+      failToPass: ['tests/test_add.py::test_add'],
+    });
+  },
+  900_000,
+);
