@@ -30,6 +30,9 @@ export function reasonKind(g: GoldTests): StageReasonKind | 'unknown' {
   return 'no-verifying-test';
 }
 
+/** Reasons of a stage whose environment built and whose tests did not run to an outcome. */
+const NOT_RUN = new Set<string>(['tests-not-runnable', 'timeout', 'dependencies-unresolvable', 'unsupported']);
+
 /** Steps a stage reached, in order: test files in its PR, an environment, tests that ran, a FAIL_TO_PASS test, one that held on reruns. */
 export function stageSteps(g: GoldTests): {
   withTests: boolean;
@@ -42,7 +45,9 @@ export function stageSteps(g: GoldTests): {
   const withTests = !(kind === 'no-verifying-test' && g.reason?.summary === NO_TEST_FILES);
   // A stage whose PR changes no test gets no environment built: its record holds the detected language only.
   const environmentBuilt = withTests && !!g.environment?.image;
-  const testsRunnable = environmentBuilt && kind !== 'tests-not-runnable' && kind !== 'timeout';
+  // Tests that ran into what the environment lacks (a package no registry served, a submodule not fetched, a toolchain
+  // that cannot read the code) ran no test either, though the environment built.
+  const testsRunnable = environmentBuilt && !(kind && NOT_RUN.has(kind));
   // A stage whose FAIL_TO_PASS tests all flipped on a rerun had a verifying test, and lost it for being unstable.
   const verifyingTest = testsRunnable && (g.failToPass.length > 0 || kind === 'flaky');
   return {

@@ -73,3 +73,12 @@ test('the funnel counts each stage at the last step it reached and cuts each cha
     '  stages not verified: 4 (build-failed 1, no-verifying-test 1, flaky 1, timeout 1)',
   ]);
 });
+
+/**
+ * A stage whose environment built and whose tests ran into what it lacks (a package no registry
+ * served, a submodule the host could not fetch, a toolchain that cannot read the code) ran no test.
+ */
+test('a built environment whose tests lacked a dependency or a toolchain counts as built, not as tests that ran', () => {
+  const [row] = funnel([chain('e', 3)], [verified(), failed('dependencies-unresolvable'), failed('unsupported')]);
+  expect(row).toMatchObject({ environmentBuilt: 3, testsRunnable: 1, verifyingTest: 1 });
+});
