@@ -26,9 +26,9 @@ export interface UnverifiedRuns {
 
 /**
  * Why the PR's tests verify nothing, most telling first: a run that hit its time limit, tests that
- * could not run (a service they need, a dependency no registry served or a submodule not fetched that their output names, no
- * test reported or none passing after the change), or tests that ran and of which none
- * fails before the change and passes after it. The run after the change is the one shown, unless
+ * could not run (a service they need, a dependency no registry served or a submodule not fetched that
+ * their output names, no test reported or none passing after the change), or tests that ran and of
+ * which none fails before the change and passes after it. The run after the change is the one shown, unless
  * the run before is the one that timed out.
  */
 export function unverifiedReason(v: UnverifiedRuns): StageReason {
