@@ -10,9 +10,10 @@ import { ciWorkflow } from '../../../support/python-project';
 
 const docker = new Docker();
 
-// A setup.py that fails as pip reads its metadata on the image's Python 3.6 (not on the host's, which reads it to resolve), saying why on stderr.
+// A setup.py that fails as pip reads its metadata in the image (in its venv, /work/.venv; not on the host, which
+// reads it with the same Python 3.6 to resolve, in a build environment of its own), saying why on stderr.
 const SETUP_PY =
-  'import sys\nfrom setuptools import setup\n\nif "egg_info" in sys.argv and sys.version_info[:2] == (3, 6):\n    sys.exit("tally-setup-marker: this setup.py cannot describe itself")\nsetup(name="tally", version="0.1", packages=["tally"], install_requires=["six"])\n';
+  'import sys\nfrom setuptools import setup\n\nif "egg_info" in sys.argv and sys.prefix == "/work/.venv":\n    sys.exit("tally-setup-marker: this setup.py cannot describe itself")\nsetup(name="tally", version="0.1", packages=["tally"], install_requires=["six"])\n';
 
 /**
  * The pip of 2018 (Python 3.6's) prints nothing of a failed `setup.py egg_info` but its exit code when
