@@ -42,6 +42,28 @@ async function detectAndFetch(files: Record<string, string>) {
   }
 }
 
+/** A Poetry project `acme` with no [project] table: its dependencies and its dev group's, one TOML line each. */
+const poetryPyproject = (dependencies: string[], dev: string[]) =>
+  [
+    '[tool.poetry]',
+    'name = "acme"',
+    'version = "0.1.0"',
+    'description = ""',
+    'authors = ["A <a@example.test>"]',
+    '',
+    '[tool.poetry.dependencies]',
+    'python = "^3.8"',
+    ...dependencies,
+    '',
+    '[tool.poetry.group.dev.dependencies]',
+    ...dev,
+    '',
+    '[build-system]',
+    'requires = ["poetry-core>=1.0.0"]',
+    'build-backend = "poetry.core.masonry.api"',
+    '',
+  ].join('\n');
+
 test("test requirements kept in Poetry's, PDM's, Hatch's and tox's own tables are found", () => {
   const pyproject = `
 [tool.poetry]
@@ -103,25 +125,7 @@ deps = flake8
 
 test('a Poetry project without a [project] table resolves through its build backend, with its dev group', async () => {
   const { recipe, resolution } = await detectAndFetch({
-    'pyproject.toml': [
-      '[tool.poetry]',
-      'name = "acme"',
-      'version = "0.1.0"',
-      'description = ""',
-      'authors = ["A <a@example.test>"]',
-      '',
-      '[tool.poetry.dependencies]',
-      'python = "^3.8"',
-      'six = "^1.16"',
-      '',
-      '[tool.poetry.group.dev.dependencies]',
-      'pytest-cov = "^4"',
-      '',
-      '[build-system]',
-      'requires = ["poetry-core>=1.0.0"]',
-      'build-backend = "poetry.core.masonry.api"',
-      '',
-    ].join('\n'),
+    'pyproject.toml': poetryPyproject(['six = "^1.16"'], ['pytest-cov = "^4"']),
   });
   expect(recipe.origin).toBe('python-package');
   const names = resolution.packages.map((p) => p.name.toLowerCase());
@@ -280,24 +284,7 @@ test("a requirement file that does not resolve and is not the tests' leaves the 
  */
 test("an extra the test runs name that the project does not declare is left out, not the stage's resolution", async () => {
   const { resolution } = await detectAndFetch({
-    'pyproject.toml': [
-      '[tool.poetry]',
-      'name = "acme"',
-      'version = "0.1.0"',
-      'description = ""',
-      'authors = ["A <a@example.test>"]',
-      '',
-      '[tool.poetry.dependencies]',
-      'python = "^3.8"',
-      '',
-      '[tool.poetry.group.dev.dependencies]',
-      'six = "^1.16"',
-      '',
-      '[build-system]',
-      'requires = ["poetry-core>=1.0.0"]',
-      'build-backend = "poetry.core.masonry.api"',
-      '',
-    ].join('\n'),
+    'pyproject.toml': poetryPyproject([], ['six = "^1.16"']),
     'tox.ini': '[tox]\nisolated_build = true\n\n[testenv]\nextras = dev\ncommands = pytest tests\n',
   });
   expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
