@@ -16,7 +16,7 @@ import { DownloadStore, fileRelease, linkOrCopy } from './download-store';
 import { buildResolutionKey, keptResolution } from './build-resolutions';
 import { GLIBC_MINOR, wheelTags } from './wheel-tags';
 import { datePinned } from './date-pinned';
-import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV } from './tools-venv';
+import { installedVersion, makeToolsVenv, TOOLS_PIP_ENV, UV_PIN } from './tools-venv';
 import { sharedUntilFailure } from '../../../shared-promise';
 import { spellAsSdists } from './sdist-names';
 import { finalRelease } from './versions';
@@ -751,12 +751,21 @@ function ensureUv(toolsDir: string, ctx: FetchContext): Promise<UvTools> {
     const venv = join(toolsDir, 'uv');
     const uv = join(venv, 'bin', 'uv');
     const python = join(venv, 'bin', 'python');
-    if (!existsSync(uv)) {
-      ctx.log(`installing uv into ${venv} with the host's pip (first time only)`);
+    const held = existsSync(uv) ? await installedVersion(venv, 'uv') : undefined;
+    if (held !== UV_PIN) {
+      ctx.log(
+        held
+          ? `replacing uv ${held} in ${venv} with uv ${UV_PIN}, the version resolutions are made with`
+          : `installing uv ${UV_PIN} into ${venv} with the host's pip (first time only)`,
+      );
       await mkdir(toolsDir, { recursive: true });
       await makeToolsVenv(venv);
     }
     const version = (await runTool(uv, ['--version'])).stdout.trim().replace(/ \(.*\)$/, '');
+    if (version !== `uv ${UV_PIN}`)
+      ctx.log(
+        `warning: the host's index has no uv ${UV_PIN}; ${version} may refuse sdists older releases shipped (.tar.bz2)`,
+      );
     const pipVersion = await installedVersion(venv, 'pip');
     return { dir: toolsDir, uv, python, version, pipVersion };
   });

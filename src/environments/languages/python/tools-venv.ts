@@ -12,6 +12,16 @@ import { bundledWheels } from './wheel-tags';
 export const TOOLS_PIP_ENV = { PYTHONDONTWRITEBYTECODE: undefined };
 
 /**
+ * The uv the tools venv holds. Pinned, not the newest: a replay resolves releases of 2010–2020, and uv
+ * moves towards strict PEP 625 sdists (from 0.12 it refuses `.tar.bz2` ones, which many releases of
+ * that era shipped alone, Twisted 17.9–20.3 among them; its roadmap also drops sdists named otherwise
+ * than `{name}-{version}.tar.gz`), so a newer uv resolves fewer old histories and a new machine would
+ * resolve otherwise than the one the tests ran on. 0.11.33 is the last release that reads every
+ * legacy sdist format. Where the host's index does not serve it, the newest is taken (ensureUv says so).
+ */
+export const UV_PIN = '0.11.33';
+
+/**
  * The venv that holds uv and the pip that downloads, made with the host's `python3`. Not by
  * ensurepip (5.4 CPU-s on this host: it runs pip from its wheel, compiling it at every import, and
  * byte-compiles all of pip and setuptools): the host's own pip installs into a venv made without pip
@@ -21,6 +31,11 @@ export const TOOLS_PIP_ENV = { PYTHONDONTWRITEBYTECODE: undefined };
  * made with ensurepip as before.
  */
 export async function makeToolsVenv(venv: string): Promise<void> {
+  if (!(await makeToolsVenvWith(venv, `uv==${UV_PIN}`))) await makeToolsVenvWith(venv, 'uv', true);
+}
+
+/** makeToolsVenv with one requirement for uv: false where the venv could not be made with it (an error if `last`). */
+async function makeToolsVenvWith(venv: string, uvRequirement: string, last = false): Promise<boolean> {
   const python = join(venv, 'bin', 'python');
   const bare = await runTool('python3', ['-m', 'venv', '--clear', '--without-pip', venv]);
   if (bare.code === 0) {
@@ -40,15 +55,17 @@ export async function makeToolsVenv(venv: string): Promise<void> {
         '--find-links',
         bundled,
         ...pins,
-        'uv',
+        uvRequirement,
       ]);
-      if (r.code === 0) return;
+      if (r.code === 0) return true;
     }
   }
   const made = await runTool('python3', ['-m', 'venv', '--clear', venv]);
   if (made.code !== 0) throw new TransientError(`python3 cannot create a venv for uv in ${venv}: ${tail(made.stderr)}`);
-  const pip = await runTool(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'uv']);
-  if (pip.code !== 0) throw new TransientError(`pip cannot install uv into ${venv}: ${tail(pip.stderr)}`);
+  const pip = await runTool(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', uvRequirement]);
+  if (pip.code === 0) return true;
+  if (last) throw new TransientError(`pip cannot install uv into ${venv}: ${tail(pip.stderr)}`);
+  return false;
 }
 
 /** The version of a package installed in a venv, read from its dist-info directory's name (no Python start). */
