@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Chain } from '../../src/schemas';
 import type { Resolution } from '../../src/environments/contract';
-import { pythonFetch, type PythonInputs } from '../../src/environments/languages/python/fetch';
+import { pythonFetch, UV_IN_DEPS, type PythonInputs } from '../../src/environments/languages/python/fetch';
+import { run, type RunResult } from '../../src/process/run';
 import { ChainRepo } from './chain-repo';
 
 /** `tally`, a setuptools project on Python 3.8 and later: the pyproject.toml of generated Python repositories. */
@@ -50,6 +51,29 @@ export async function fetchFiles(
     toolsDir: join(root, 'tools'),
   });
   return { resolution, src, depsDir };
+}
+
+/**
+ * What an image does with a fetch's dependency directory (detect.ts, uvVenv): the uv the fetch left there installs
+ * `requirement` from that directory alone, offline, into a new Python 3.11 venv under `root`. The install's result
+ * and the venv's Python, to import what it installed with.
+ */
+export async function installOffline(
+  root: string,
+  deps: string,
+  requirement: string,
+  { noDeps = false } = {},
+): Promise<{ install: RunResult; python: string }> {
+  const venv = join(root, 'venv');
+  const made = await run('python3.11', ['-m', 'venv', '--without-pip', venv]);
+  if (made.exitCode !== 0) throw new Error(`python3.11 cannot make a venv: ${made.stderr}`);
+  const python = join(venv, 'bin', 'python');
+  const install = await run(join(deps, UV_IN_DEPS), [
+    ...['pip', 'install', '--python', python, '--offline', '--no-index', '--no-cache'],
+    ...(noDeps ? ['--no-deps'] : []),
+    ...['--find-links', deps, requirement],
+  ]);
+  return { install, python };
 }
 
 /**

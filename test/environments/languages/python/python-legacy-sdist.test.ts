@@ -3,9 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UV_IN_DEPS } from '../../../../src/environments/languages/python/fetch';
 import { run } from '../../../../src/process/run';
-import { fetchFiles, fetchInputs } from '../../../support/python-project';
+import { fetchFiles, fetchInputs, installOffline } from '../../../support/python-project';
 
 /** A release of `legacy-dep` published as a `.tar.bz2` sdist alone, as many were before PEP 625, in a directory of its own. */
 async function bz2Release(root: string): Promise<string> {
@@ -45,22 +44,9 @@ test('a dependency released only as a .tar.bz2 sdist resolves, lands in the depe
     expect(await readdir(deps)).toContain('legacy-dep-1.0.tar.bz2');
 
     // What the image does with it (detect.ts, uvVenv): the uv the fetch left builds the sdist from that directory alone.
-    const venv = join(root, 'venv');
-    expect((await run('python3.11', ['-m', 'venv', '--without-pip', venv])).exitCode).toBe(0);
-    const install = await run(join(deps, UV_IN_DEPS), [
-      'pip',
-      'install',
-      '--python',
-      join(venv, 'bin', 'python'),
-      '--offline',
-      '--no-index',
-      '--no-cache',
-      '--find-links',
-      deps,
-      'legacy-dep==1.0',
-    ]);
+    const { install, python } = await installOffline(root, deps, 'legacy-dep==1.0');
     expect({ exitCode: install.exitCode, stderr: install.stderr }).toMatchObject({ exitCode: 0 });
-    const imported = await run(join(venv, 'bin', 'python'), ['-c', 'import legacy_dep; print(legacy_dep.VALUE)']);
+    const imported = await run(python, ['-c', 'import legacy_dep; print(legacy_dep.VALUE)']);
     expect(imported.stdout.trim()).toBe('42');
   } finally {
     if (saved === undefined) delete process.env.PIP_FIND_LINKS;

@@ -2,9 +2,8 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UV_IN_DEPS } from '../../../../src/environments/languages/python/fetch';
 import { run } from '../../../../src/process/run';
-import { fetchFiles, fetchInputs } from '../../../support/python-project';
+import { fetchFiles, fetchInputs, installOffline } from '../../../support/python-project';
 
 // ujson 4.0.2 (2021) published compiled wheels up to CPython 3.9: on 3.11 its sdist is what installs, and its
 // pyproject.toml builds it with setuptools_scm, which nothing else the project needs brings.
@@ -23,24 +22,10 @@ test('an sdist the image compiles brings its build-system.requires into the depe
     expect(resolution.notes.join('\n')).toMatch(/ujson-4\.0\.2\.tar\.gz.*setuptools_scm/);
 
     // What the image does with it (detect.ts, uvVenv): an offline install from that directory alone, which builds the sdist.
-    const venv = join(root, 'venv');
-    expect((await run('python3.11', ['-m', 'venv', '--without-pip', venv])).exitCode).toBe(0);
-    const install = await run(join(deps, UV_IN_DEPS), [
-      'pip',
-      'install',
-      '--python',
-      join(venv, 'bin', 'python'),
-      '--offline',
-      '--no-index',
-      '--no-cache',
-      '--no-deps',
-      '--find-links',
-      deps,
-      'ujson==4.0.2',
-    ]);
+    const { install, python } = await installOffline(root, deps, 'ujson==4.0.2', { noDeps: true });
     // Without the fix: exit 1, uv finding no setuptools_scm for the sdist's build environment.
     expect({ exitCode: install.exitCode, stderr: install.stderr }).toMatchObject({ exitCode: 0 });
-    const imported = await run(join(venv, 'bin', 'python'), ['-c', 'import ujson; print(ujson.dumps([1]))']);
+    const imported = await run(python, ['-c', 'import ujson; print(ujson.dumps([1]))']);
     expect(imported.stdout.trim()).toBe('[1]');
   } finally {
     await rm(root, { recursive: true, force: true });
