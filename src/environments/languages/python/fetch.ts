@@ -29,8 +29,8 @@ import { convertsWith2to3 } from './python2-build';
  * resolutions (and 3.13's), so older Pythons keep theirs.
  */
 export function pythonFetchRevision(python: string): number {
-  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them, and when sdists that convert with 2to3 stopped being built on the host, and when the files fetched began to key the image (Resolution.artifacts: a stage's dependency key must not lead to an image of before), and when Read the Docs' requirement files (`requirements-rtd.txt`) joined the documentation's, and the project with its test requirement files alone became the last resolution tried, and when the host's interpreters before 3.8 began to build metadata, and when an extra the project does not declare stopped failing its resolution.
-  return compareVersions(python, '3.12') >= 0 ? 22 : 21;
+  // +1 on both when the test requirements of tools' own tables (tool-deps.ts) joined the resolution, when ranges began to resolve as of their quarter's start (quarterStart), when the fetch began to leave uv in the dependency directory (UV_IN_DEPS), when a merge's resolution began to read its own project file, extras and groups (resolver-inputs.ts), when a backend's editable requirements joined the build's (detect.ts, EDITABLE_REQUIRES), when pdm's backends joined them, when the tooling floor of Python 3.5 on (pytest 2.7.3) joined TOOLING_FLOORS, and when documentation's requirement files by their name's parts and the extras tox and nox install joined the inputs (resolver-inputs.ts), and when setup_requires joined the build's (setup-requires.ts), and when the build requirements of sdists the image builds joined the dependency directory (sdist-backends.ts) and again when setuptools and wheel stopped predating the target Python (backendFloor), and when requirement files named for Python 2 left the inputs (resolver-inputs.ts), and when the pytest the build adds began to bring what it needs (py 1.4.29 for pytest 2.7.3) over the project's pins of them, and when sdists that convert with 2to3 stopped being built on the host, and when the files fetched began to key the image (Resolution.artifacts: a stage's dependency key must not lead to an image of before), and when Read the Docs' requirement files (`requirements-rtd.txt`) joined the documentation's, and the project with its test requirement files alone became the last resolution tried, and when the host's interpreters before 3.8 began to build metadata, and when an extra the project does not declare stopped failing its resolution, and again when several named at once did and tox's brace-expanded factor conditions stopped naming extras.
+  return compareVersions(python, '3.12') >= 0 ? 23 : 22;
 }
 
 /**
@@ -103,8 +103,16 @@ export interface PythonInputs {
   interpreter?: string;
 }
 
-/** uv's error for an extra the project does not declare (`--extra dev` where dev is a Poetry group). */
-const UNKNOWN_EXTRA = /Requested extra not found: ([A-Za-z0-9][\w.-]*)/;
+/**
+ * The extras uv's error names as not declared by the project (`--extra dev` where dev is a Poetry group):
+ * "Requested extra not found: dev", or for several "Requested extras not found: dev, lint".
+ */
+const unknownExtras = (stderr: string): string[] =>
+  /Requested extras? not found: ([^\n]+)/
+    .exec(stderr)?.[1]
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => /^[A-Za-z0-9][\w.-]*$/.test(n)) ?? [];
 
 /**
  * Resolves a Python project's dependencies on the host with uv, as of `asOf` (`--exclude-newer`) for
@@ -311,11 +319,11 @@ export function pythonFetch(inputs: PythonInputs) {
           let extras = without(asked);
           let r = await main.compile([...base, ...extras]);
           // Asked again without an extra uv says the project does not have; each name once, so this ends.
-          for (let m = UNKNOWN_EXTRA.exec(r.stderr); r.code !== 0 && m && !undeclared.has(m[1]); ) {
-            undeclared.add(m[1]);
+          for (let m = unknownExtras(r.stderr); r.code !== 0 && m.some((n) => !undeclared.has(n)); ) {
+            for (const n of m) undeclared.add(n);
             extras = without(asked);
             r = await main.compile([...base, ...extras]);
-            m = UNKNOWN_EXTRA.exec(r.stderr);
+            m = unknownExtras(r.stderr);
           }
           if (r.code === 0) {
             if (undeclared.size)

@@ -51,6 +51,12 @@ export function toxDeps(ini: string): string[] {
   return testenvDeps(ini).filter((line) => /^[A-Za-z0-9][\w.-]*(\[[^\]]*\])?\s*([<>=!~;].*)?$/.test(line));
 }
 
+/**
+ * A tox line for some environments only: a factor condition before a colon ("py27: pytest<5",
+ * "py27,py36: mock", "!nocov: coverage"), with its braces expanded by tox ("py{36,37}-crypto-{linux,windows}: crypto").
+ */
+const FOR_SOME_ENVIRONMENTS = /^[\w{},.!-]+:\s/;
+
 /** tox.ini's [testenv] deps, a line each, comments and the lines for some environments only left out. */
 function testenvDeps(ini: string): string[] {
   const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(ini)?.[1] ?? '';
@@ -58,20 +64,20 @@ function testenvDeps(ini: string): string[] {
   return deps
     .split('\n')
     .map((line) => line.replace(/\s#.*$/, '').trim())
-    .filter((line) => line && !/^[\w,!-]+:\s/.test(line));
+    .filter((line) => line && !FOR_SOME_ENVIRONMENTS.test(line));
 }
 
 /**
  * The project's extras its test runs install: tox.ini's [testenv] `extras` (a comma or a line between
  * names) and the test sessions of its noxfile.py (`session.install(".[tests]")`, `"-e", ".[test,yaml]"`).
- * Lines for some environments only ("py27: legacy") are left out.
+ * Lines for some environments only ("py27: legacy", "py{36,37}-crypto: crypto") are left out.
  */
 export function extrasNamed(toxIni: string, noxfile: string): string[] {
   const names: string[] = [];
   const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toxIni)?.[1] ?? '';
   const extras = /^extras\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
   for (const line of extras.split('\n').map((l) => l.replace(/\s#.*$/, '').trim()))
-    if (line && !/^[\w,!-]+:\s/.test(line)) names.push(...line.split(','));
+    if (line && !FOR_SOME_ENVIRONMENTS.test(line)) names.push(...line.split(','));
   for (const session of testSessions(noxfile))
     for (const m of session.matchAll(/["'](?:-e\s*)?\.\[([\w,\s-]+)\]["']/g)) names.push(...m[1].split(','));
   return [...new Set(names.map((n) => n.trim()).filter((n) => /^[A-Za-z0-9][\w.-]*$/.test(n)))];

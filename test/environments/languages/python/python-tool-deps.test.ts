@@ -217,6 +217,7 @@ test("the extras tox's [testenv] and nox's test sessions install are found, and 
   const tox = `[testenv]
 extras = tests, yaml
     py27: legacy
+    py{36,37,38}-crypto-{linux,windows}: crypto
 commands = pytest
 
 [testenv:docs]
@@ -289,4 +290,14 @@ test("an extra the test runs name that the project does not declare is left out,
   });
   expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
   expect(resolution.notes).toContainEqual(expect.stringContaining('declares no extra dev'));
+}, 300_000);
+
+/** uv names several undeclared extras at once ("Requested extras not found: dev, lint"): all of them are left out. */
+test('several extras the project does not declare are left out together', async () => {
+  const { resolution } = await detectAndFetch({
+    'pyproject.toml': poetryPyproject([], ['six = "^1.16"']),
+    'tox.ini': '[tox]\nisolated_build = true\n\n[testenv]\nextras = dev, lint\ncommands = pytest tests\n',
+  });
+  expect(resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
+  expect(resolution.notes).toContainEqual(expect.stringContaining('declares no extra dev, lint'));
 }, 300_000);
