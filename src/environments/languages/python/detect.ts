@@ -112,7 +112,7 @@ export async function detectPython(
     const needsFetch = needsPackages || testTooling.length > 0;
     const venvSetup = (venv: string, deps: string) => {
       // pip before 19 (Python 3.6's own, 18.1) fails on PIP_NO_CACHE_DIR=1, which the build exports (TypeError: expected str ... not int): the flag instead.
-      // Not quiet for the project's own install: a pip before 20 that is hides why a setup.py failed (its exit code alone).
+      // Never quiet: a pip before 20 that is hides why a setup.py failed (a compiler's error: its exit code alone).
       const pip = `env -u PIP_NO_CACHE_DIR ${venv}/bin/python -m pip install --disable-pip-version-check --no-cache-dir --no-index`;
       const interpreter = python.prefix ? `${python.prefix}/bin/python3` : 'python3';
       const lines =
@@ -120,7 +120,7 @@ export async function detectPython(
           ? uvVenv(interpreter, venv, deps)
           : [
               `${interpreter} -m venv --system-site-packages ${venv}`,
-              ...(needsFetch ? [`${pip} --quiet --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
+              ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
             ];
       // A pytest plugin (session-exit.ts): runs end with their session, a run its limit ends still reports, old pytest reports passes.
       lines.push(installSessionExit(`${venv}/bin/python`));
