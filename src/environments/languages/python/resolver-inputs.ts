@@ -86,13 +86,15 @@ export async function resolverInputs(files: RepoFiles): Promise<ResolverInputs> 
   // The extras the project's own test runs install (tox's, nox's): where the project's extras cannot be
   // read here (a setup.py's), those rather than every extra, of which the docs' often no longer resolve.
   const read = async (name: string) => (has(name) ? ((await files.read(name)) ?? '') : '');
-  const named = extrasNamed(await read('tox.ini'), await read('noxfile.py'));
-  if (!named.length) return { sources: [...project, ...requirementFiles], testSources, ...selection };
+  // Those for some of its environments only are asked for too, but left out with the other extras where they do not resolve.
+  const { named, forSome } = extrasNamed(await read('tox.ini'), await read('noxfile.py'));
+  if (!named.length && (!forSome.length || selection.extras === 'all'))
+    return { sources: [...project, ...requirementFiles], testSources, ...selection };
   return {
     sources: [...project, ...requirementFiles],
     testSources,
     ...selection,
-    extras: selection.extras === 'all' ? named : [...new Set([...selection.extras, ...named])],
+    extras: [...new Set([...(selection.extras === 'all' ? [] : selection.extras), ...named, ...forSome])],
     testExtras: [...new Set([...selection.testExtras, ...named])],
   };
 }

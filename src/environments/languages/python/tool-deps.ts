@@ -70,17 +70,25 @@ function testenvDeps(ini: string): string[] {
 /**
  * The project's extras its test runs install: tox.ini's [testenv] `extras` (a comma or a line between
  * names) and the test sessions of its noxfile.py (`session.install(".[tests]")`, `"-e", ".[test,yaml]"`).
- * Lines for some environments only ("py27: legacy", "py{36,37}-crypto: crypto") are left out.
+ * `forSome`: those of tox's lines for some environments only ("py27: legacy", "py{36,37}-crypto: crypto"),
+ * which some of its tests need (a suite that tests an optional dependency runs it in the environments that
+ * install it) and which may not resolve for the stage's Python.
  */
-export function extrasNamed(toxIni: string, noxfile: string): string[] {
+export function extrasNamed(toxIni: string, noxfile: string): { named: string[]; forSome: string[] } {
   const names: string[] = [];
+  const forSome: string[] = [];
   const section = /^\[testenv\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toxIni)?.[1] ?? '';
   const extras = /^extras\s*=([^\n]*(?:\n[ \t]+[^\n]*)*)/m.exec(section)?.[1] ?? '';
   for (const line of extras.split('\n').map((l) => l.replace(/\s#.*$/, '').trim()))
-    if (line && !FOR_SOME_ENVIRONMENTS.test(line)) names.push(...line.split(','));
+    if (FOR_SOME_ENVIRONMENTS.test(line)) forSome.push(...line.replace(FOR_SOME_ENVIRONMENTS, '').split(','));
+    else if (line) names.push(...line.split(','));
   for (const session of testSessions(noxfile))
     for (const m of session.matchAll(/["'](?:-e\s*)?\.\[([\w,\s-]+)\]["']/g)) names.push(...m[1].split(','));
-  return [...new Set(names.map((n) => n.trim()).filter((n) => /^[A-Za-z0-9][\w.-]*$/.test(n)))];
+  const valid = (list: string[]) => [
+    ...new Set(list.map((n) => n.trim()).filter((n) => /^[A-Za-z0-9][\w.-]*$/.test(n))),
+  ];
+  const named = valid(names);
+  return { named, forSome: valid(forSome).filter((n) => !named.includes(n)) };
 }
 
 /** The sessions of a noxfile.py whose function name says test. */

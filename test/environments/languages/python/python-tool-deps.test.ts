@@ -232,9 +232,9 @@ def tests(session):
 def docs(session):
     session.install(".[docs]")
 `;
-  expect(extrasNamed(tox, '')).toEqual(['tests', 'yaml']);
-  expect(extrasNamed('', nox)).toEqual(['testing', 'toml']);
-  expect(extrasNamed('[testenv]\ndeps = pytest\n', '')).toEqual([]);
+  expect(extrasNamed(tox, '')).toEqual({ named: ['tests', 'yaml'], forSome: ['legacy', 'crypto'] });
+  expect(extrasNamed('', nox)).toEqual({ named: ['testing', 'toml'], forSome: [] });
+  expect(extrasNamed('[testenv]\ndeps = pytest\n', '')).toEqual({ named: [], forSome: [] });
   expect(
     [
       'docs-requirements.txt',
@@ -269,6 +269,23 @@ test('a setup.py project resolves the extras its tox runs install, without its d
  * Beside its test requirement file, a requirement file of another purpose (a linters' one pinning what
  * no index serves): the whole set does not resolve, and the project resolves with its test files alone.
  */
+/**
+ * tox installs an extra in some environments only (a suite run with and without an optional dependency): the
+ * resolution holds it, so the tests that need it run; one that does not resolve for the stage is left out.
+ */
+test('an extra tox installs for some environments only is resolved, and left out where it does not resolve', async () => {
+  const setupPy = (legacy: string) =>
+    `from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"], extras_require={"tests": ["six"], "crypto": ["idna"], "legacy": ["${legacy}"]})\n`;
+  const tox =
+    '[testenv]\nextras =\n    tests\n    py{38,39}-crypto-{linux,windows}: crypto\n    py27: legacy\ncommands = pytest\n';
+  const resolved = await detectAndFetch({ 'setup.py': setupPy('six'), 'tox.ini': tox });
+  expect(resolved.resolution.packages.map((p) => p.name.toLowerCase())).toEqual(
+    expect.arrayContaining(['six', 'idna']),
+  );
+  const unresolvable = await detectAndFetch({ 'setup.py': setupPy('chainsmith-no-such-package'), 'tox.ini': tox });
+  expect(unresolvable.resolution.packages.map((p) => p.name.toLowerCase())).toContain('six');
+}, 300_000);
+
 test("a requirement file that does not resolve and is not the tests' leaves the test requirements resolved", async () => {
   const { resolution } = await detectAndFetch({
     'setup.py': 'from setuptools import setup\nsetup(name="acme", version="0.1", packages=["acme"])\n',
