@@ -44,6 +44,12 @@ const SUREFIRE_GOALS = String.raw`awk -v ok='${REBUILD_ONLY.join(' ')}' 'BEGIN {
   else if (!(k in allowed)) bad = 1 }
 END { for (x in projects) c++; if (!bad && c == 1 && goals != "") print goals }'`;
 const REPORT = reportStart('surefire reports');
+/**
+ * The log's last lines without Maven's `[ERROR]` echo of a stack trace (a forked JVM's crash carries
+ * Surefire's whole trace in its message) and its help footer: a reason keeps the output's last 20
+ * lines, and those held nothing but the trace and the footer, not the line saying what failed.
+ */
+const LOG_TAIL = String.raw`grep -vE '^\[ERROR\] ([[:space:]]+at |-> \[Help |\[Help [0-9]|To see the full stack trace|Re-run Maven using|For more information about the errors|$)' ${LOG} | tail -n 80`;
 /** The parts of a Surefire report that decide outcomes, as the runner prints them (or as the XML has them). */
 const OUTCOME_TAGS = 'failure|error|skipped|flakyFailure|flakyError|rerunFailure|rerunError';
 const TOKEN = new RegExp(`<testcase\\b[^>]*>|<(?:${OUTCOME_TAGS})\\b[^>]*>|</testcase>`, 'g');
@@ -174,9 +180,9 @@ function reported(run: string[]): string {
     MVN_THROUGH_DAEMON,
     // A run its time limit stops (the sandbox's `timeout` signals the whole process group) still shows
     // what Maven was doing, the test class it was in: the log's last lines, else the reason has no tail.
-    `trap 'tail -n 80 ${LOG}; ${RESTORE_LEFT_OUT}; exit 124' TERM`,
+    `trap ${shellQuote(`${LOG_TAIL}; ${RESTORE_LEFT_OUT}; exit 124`)} TERM`,
     ...run,
-    `tail -n 80 ${LOG}`,
+    LOG_TAIL,
     `echo ${shellQuote(REPORT)}`,
     // Shorter lines: no times, and no class name where it is the report's own (TEST-CLASS.xml). An
     // outcome tag counts by its opening alone, printed bare: older Surefires (2.12.4, Maven 3.8's
