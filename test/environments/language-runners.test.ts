@@ -56,22 +56,28 @@ describe('cargo runner', () => {
       expect(cargoRunner.command(files).slice(0, REASON_LIMITS.command)).toContain(
         'cargo test --offline --no-fail-fast',
       );
-    // Every test target, never the doc tests (code, the gold change's side), and every member's too where the
-    // root declares a workspace (run with a cargo that prints its arguments).
+    // Every test target, never the doc tests (code, the gold change's side), and the packages of the test
+    // files where the root declares a workspace (run with a cargo that prints its arguments, and reads a
+    // manifest's package name from its directory, the root's being `root`).
     const dir = mkdtempSync(join(tmpdir(), 'chainsmith-workspace-'));
+    const readManifest = `if [ "$1" = read-manifest ]; then n=$(basename "$(dirname "$3")"); echo "{\\"name\\":\\"\${n/#./root}\\"}"; return; fi`;
     const args = (files: string[]) =>
-      execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files)}`], {
+      execFileSync('bash', ['-c', `cargo() { ${readManifest}; echo "$@"; }; ${cargoRunner.command(files)}`], {
         cwd: dir,
         encoding: 'utf8',
       }).trim();
     writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n');
     expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast --tests');
     writeFileSync(join(dir, 'Cargo.toml'), '[package]\nname = "root"\n\n[workspace]\nmembers = ["crates/*"]\n');
-    expect(args(['crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --tests --workspace');
-    expect(args(['crates/foo/src/lib.rs'])).toBe('test --offline --no-fail-fast --tests --workspace');
+    mkdirSync(join(dir, 'crates/foo'), { recursive: true });
+    writeFileSync(join(dir, 'crates/foo/Cargo.toml'), '[package]\nname = "foo"\n');
+    expect(args(['crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --tests -p foo');
+    expect(args(['crates/foo/src/lib.rs'])).toBe('test --offline --no-fail-fast --tests -p foo');
     // A PR whose tests are the root package's own does not build every member.
     expect(args(['src/lib.rs'])).toBe('test --offline --no-fail-fast --tests');
-    expect(args(['tests/test.rs', 'crates/foo/tests/x.rs'])).toBe('test --offline --no-fail-fast --tests --workspace');
+    expect(args(['tests/test.rs', 'crates/foo/tests/x.rs'])).toBe(
+      'test --offline --no-fail-fast --tests -p root -p foo',
+    );
     // A configured command chooses its own targets, and what follows its `--` stays last (the test binaries' own).
     const configured = (files: string[], command: string) =>
       execFileSync('bash', ['-c', `cargo() { echo "$@"; }; ${cargoRunner.command(files, command)}`], {

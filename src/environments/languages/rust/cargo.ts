@@ -142,12 +142,28 @@ export function gatedFeatures(files: string[]): string {
 }
 
 /**
- * Shell that sets `ws` to --workspace where the root Cargo.toml declares a workspace: a root that is
- * also a package tests only itself under plain `cargo test`, so a PR's tests in a member crate
- * (crates/foo/tests/x.rs) would run neither before nor after its change. Only for such PRs: every
- * member's build (a fuzz crate, one that needs nightly) is not every PR's business.
+ * Shell that sets `ws`, where the root Cargo.toml declares a workspace, to the packages holding the PR's
+ * Rust test files (`-p NAME`, each file's nearest Cargo.toml as cargo reads it): a root that is also a
+ * package tests only itself under plain `cargo test`, so a PR's tests in a member crate
+ * (crates/foo/tests/x.rs) would run neither before nor after its change. Only those packages, not
+ * --workspace: a build of another member that fails (a build script that panics on a later rustc, a crate
+ * that needs nightly) stops cargo before any test runs, and is not the PR's business. --workspace where a
+ * file's package has no name (the root of a virtual workspace).
  */
-const WORKSPACE = "ws=; grep -q '^\\[workspace\\]' Cargo.toml 2>/dev/null && ws=--workspace\n";
+function workspacePackages(files: string[]): string {
+  const rs = files.filter((f) => f.endsWith('.rs')).map(shellQuote);
+  return [
+    "ws=; if grep -q '^\\[workspace\\]' Cargo.toml 2>/dev/null; then",
+    `  for f in ${rs.join(' ')}; do`,
+    '    d=$(dirname "$f"); while [ "$d" != . ] && [ ! -f "$d/Cargo.toml" ]; do d=$(dirname "$d"); done',
+    `    p=$(cargo read-manifest --manifest-path "$d/Cargo.toml" 2>/dev/null | grep -o '^{"name":"[^"]*"' | cut -d'"' -f4 || true)`,
+    '    if [ -z "$p" ]; then ws=--workspace; break; fi',
+    '    [[ " $ws " == *" -p $p "* ]] || ws="$ws -p $p"',
+    '  done',
+    'fi',
+    '',
+  ].join('\n');
+}
 /** Where the root package's own tests live: a Rust test file elsewhere is a member crate's. */
 const ROOT_PACKAGE = /^(src|tests|benches|examples)\//;
 
@@ -214,7 +230,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
     const rest = files.length && !override ? NO_DOC_TESTS : '';
     // The whole suite runs every member's tests where there are members (a configured command is left as it is).
     const inMember = files.some((f) => f.endsWith('.rs') && !ROOT_PACKAGE.test(f));
-    const workspace = override || !inMember ? 'ws=\n' : WORKSPACE;
+    const workspace = override || !inMember ? 'ws=\n' : workspacePackages(files);
     if (!features && !targets?.length && !rest) return `${workspace}${plain} $ws 2>&1`;
     // A target name that is not a file of its own (a [[test]] with another path) would stop cargo: run all then.
     const select = targets?.length
@@ -225,7 +241,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
     // Arguments go before a configured command's `--`, which passes what follows it to the test binaries.
     const [head, ...after] = plain.split(' -- ');
     const cargoTest = `cargo_test() { ${head} "$@"${after.length ? ` -- ${after.join(' -- ')}` : ''} 2>&1; }\n`;
-    // --workspace only for every test target without features: features and targets name the root package's.
+    // The packages only for every test target without features: features and targets name the root package's.
     const wholeSuite = `[ "$sel" = ${NO_DOC_TESTS} ]`;
     const examples = examplesFirst(files.filter(testsAlone));
     if (!features) return `${cargoTest}${select}${examples}${workspace}${wholeSuite} || ws=\ncargo_test $sel $ws`;
