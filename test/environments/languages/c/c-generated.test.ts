@@ -477,6 +477,36 @@ test('plain make in tests/: a library built only by its test folder’s Makefile
 });
 
 /**
+ * A library built with CMake for its users (add_library, install) whose tests are built and run by
+ * its test folder's own Makefile: the root project never enables CTest, CTest found no test in its
+ * build, and no stage of such a history could run one. The test folder's Makefile is the tests' build.
+ */
+test('CMake at the root that never enables CTest, beside a test folder’s Makefile: the Makefile runs the tests', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\ninclude(GNUInstallDirs)\nadd_subdirectory(src)\n' +
+    'install(TARGETS clamp ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})\n';
+  const makefile = 'test: test_clamp\n\t./test_clamp\ntest_clamp: ../src/clamp.c test_clamp.c\n\t$(CC) -o $@ $^\n';
+  const { env, gold } = await validate(
+    'gen/clamp-cmake-lib-make-tests',
+    {
+      'CMakeLists.txt': cmake,
+      'src/CMakeLists.txt': 'add_library(clamp STATIC clamp.c)\n',
+      'src/clamp.c': BUGGY,
+      'test/Makefile': makefile,
+      'test/test_clamp.c': TESTS([LOW]),
+    },
+    { 'src/clamp.c': FIXED, 'test/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(env).toMatchObject({
+    language: 'c',
+    runner: 'make',
+    test: 'make -k -C test test',
+    recipe: { origin: 'c-make' },
+  });
+  expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
+});
+
+/**
  * A header-only library whose tests have a CMake project of their own in test/, which builds the test
  * programs and registers none with CTest (its CI runs each program): with no build at the root, the
  * layout was unsupported; the folder's programs are its tests, and each runs as one.
