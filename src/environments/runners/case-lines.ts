@@ -11,7 +11,10 @@ import { worse } from './shell';
  * Ids are the case names, prefixed by `scope` (the test executable) where one is known. Colour codes
  * are read past: a framework may colour its lines whether or not it writes to a terminal (utest).
  */
-const UNITY = /^[^\s:]+:\d+:(\w+):(PASS|FAIL|IGNORE)\b/;
+// Unity's record, anywhere on its line: Unity ends a test's line only when the test concludes, so
+// what the test printed without a newline (its own output, or the failure record of an assertion it
+// expects to fail, as a framework's self-tests do) comes first. The line's last record is the verdict.
+const UNITY = /[^\s:]+:\d+:(\w+):(PASS|FAIL|IGNORE)\b/g;
 /** GoogleTest's time is `(0 ms)`; utest, which prints its lines, gives `(792ns)` or `(1.2us)`. */
 const GTEST = /^\[\s+(OK|FAILED|SKIPPED)\s+\] (\w[\w/.]*\w)(?: \([\d.]+ ?[a-zµ]*\))?$/;
 const COLOUR = /\x1b\[[0-9;]*m/g;
@@ -26,7 +29,7 @@ export function parseCaseLines(output: string, scope?: string): TestCase[] {
   const put = (name: string, outcome: TestCase['outcome']) => cases.set(key(name), outcome);
   for (const raw of output.split('\n')) {
     const line = raw.replace(COLOUR, '').trim();
-    let m = UNITY.exec(line);
+    let m: RegExpMatchArray | null = [...line.matchAll(UNITY)].pop() ?? null;
     if (m) {
       put(m[1], m[2] === 'PASS' ? 'passed' : m[2] === 'FAIL' ? 'failed' : 'skipped');
       continue;

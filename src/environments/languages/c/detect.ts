@@ -1,6 +1,7 @@
 import type { LanguageRecipe, RepoFiles } from '../../contract';
 import { AUTOTOOLS_SETUP, AUTOTOOLS_TEST } from './autotools';
 import { REGISTER_TESTS_SCRIPT, WRITE_REGISTER_TESTS } from './cmake-register-tests';
+import { cmakeMayRegisterTests } from './cmake-testing';
 import { cmakeTestOptions } from './cmake-test-options';
 import { CMAKE_BUILD_DIR } from './ctest';
 import { MESON_DOCS_OFF } from './meson-options';
@@ -54,7 +55,11 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
     env: { CHAINSMITH_BUILD_DIR: CMAKE_BUILD_DIR },
     path: [NO_WERROR_DIR],
   };
-  if (has('CMakeLists.txt')) return cmakeRecipe(base, '.');
+  if (has('CMakeLists.txt')) {
+    // A root project that never enables CTest builds the library; a test folder's Makefile builds and runs the tests.
+    const tests = (await cmakeMayRegisterTests(files)) ? undefined : await testsBuild(files, base);
+    return tests?.origin === 'c-make' ? tests : cmakeRecipe(base, '.');
+  }
   if (has('meson.build')) {
     return {
       ...base,
@@ -140,7 +145,8 @@ function makeRecipe(base: Base, makefile: string): CRecipe {
 
 /**
  * A library with no build at its root whose tests have a build of their own in their folder (a
- * header-only library's `tests/Makefile` or `test/CMakeLists.txt`): that is its build. A Makefile's
+ * header-only library's `tests/Makefile` or `test/CMakeLists.txt`), or whose root CMake project never
+ * enables CTest: that is its tests' build. A Makefile's
  * test or check target, else its default one (in a test folder, the tests), runs them; a CMake
  * project is built and its tests run as a root one's are.
  */

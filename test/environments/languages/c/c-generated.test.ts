@@ -57,6 +57,37 @@ test('plain make: `make check` builds and runs the tests; their TAP lines give F
   });
 });
 
+/**
+ * Unity ends a test's line only when the test concludes: what the test printed without a newline sits
+ * before its record (`checking… tests/test_clamp.c:7:clamps_above:PASS`), and a framework's
+ * self-tests print the failure record of an assertion they expect to fail there too. Records were read
+ * only at a line's start: such a test had no result before or after its change.
+ */
+test('plain make: a Unity record after the test’s own output on its line is the test’s result', async () => {
+  const unity = (cases: string[]) =>
+    `#include <stdio.h>\nint clamp(int, int, int);\nint main(void) {\n  int bad = 0;\n${cases
+      .map(
+        (c, i) =>
+          `  { int ok = ${c.split('|')[1]}; printf("checking... "); ` +
+          `printf(ok ? "tests/test_clamp.c:${i + 4}:${c.split('|')[0]}:PASS\\n" : "tests/test_clamp.c:${i + 4}:${c.split('|')[0]}:FAIL: Expected 10\\n"); bad += !ok; }\n`,
+      )
+      .join('')}  return bad != 0;\n}\n`;
+  const makefile = 'test: test_clamp\n\t./test_clamp\ntest_clamp: clamp.c tests/test_clamp.c\n\t$(CC) -o $@ $^\n';
+  const low = 'clamps_below|clamp(-5, 0, 10) == 0';
+  const high = 'clamps_above|clamp(50, 0, 10) == 10';
+  const { gold } = await validate(
+    'gen/clamp-unity-midline',
+    { Makefile: makefile, 'clamp.c': BUGGY, 'tests/test_clamp.c': unity([low]) },
+    { 'clamp.c': FIXED, 'tests/test_clamp.c': unity([low, high]) },
+  );
+  expect(gold).toMatchObject({
+    status: 'verified',
+    signal: 'per-test',
+    failToPass: ['clamps_above'],
+    passToPass: ['clamps_below'],
+  });
+});
+
 test('meson: configured and built in the image; `meson test` result lines give FAIL_TO_PASS per test', async () => {
   const meson = (tests: string[]) =>
     `project('clamp', 'c')\nlib = static_library('clamp', 'clamp.c')\n` +
@@ -442,6 +473,36 @@ test('plain make in tests/: a library built only by its test folder’s Makefile
     { 'src/clamp.h': header('return x < lo ? lo : x > hi ? hi : x;'), 'tests/test_clamp.c': tests([LOW, HIGH]) },
   );
   expect(env).toMatchObject({ language: 'c', test: 'make -k -C tests', recipe: { origin: 'c-make' } });
+  expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
+});
+
+/**
+ * A library built with CMake for its users (add_library, install) whose tests are built and run by
+ * its test folder's own Makefile: the root project never enables CTest, CTest found no test in its
+ * build, and no stage of such a history could run one. The test folder's Makefile is the tests' build.
+ */
+test('CMake at the root that never enables CTest, beside a test folder’s Makefile: the Makefile runs the tests', async () => {
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\ninclude(GNUInstallDirs)\nadd_subdirectory(src)\n' +
+    'install(TARGETS clamp ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})\n';
+  const makefile = 'test: test_clamp\n\t./test_clamp\ntest_clamp: ../src/clamp.c test_clamp.c\n\t$(CC) -o $@ $^\n';
+  const { env, gold } = await validate(
+    'gen/clamp-cmake-lib-make-tests',
+    {
+      'CMakeLists.txt': cmake,
+      'src/CMakeLists.txt': 'add_library(clamp STATIC clamp.c)\n',
+      'src/clamp.c': BUGGY,
+      'test/Makefile': makefile,
+      'test/test_clamp.c': TESTS([LOW]),
+    },
+    { 'src/clamp.c': FIXED, 'test/test_clamp.c': TESTS([LOW, HIGH]) },
+  );
+  expect(env).toMatchObject({
+    language: 'c',
+    runner: 'make',
+    test: 'make -k -C test test',
+    recipe: { origin: 'c-make' },
+  });
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
 });
 
