@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,36 @@ export async function fetchFiles(
     toolsDir: join(root, 'tools'),
   });
   return { resolution, src, depsDir };
+}
+
+/**
+ * A directory `links` under `root` holding one sdist, `archive` (.tar.gz or .tar.bz2 by its name), of a directory
+ * `tree` with `files` in it: a release the host's index does not have.
+ */
+export async function sdistLinks(
+  root: string,
+  tree: string,
+  archive: string,
+  files: Record<string, string>,
+): Promise<string> {
+  await mkdir(join(root, tree), { recursive: true });
+  for (const [name, text] of Object.entries(files)) await writeFile(join(root, tree, name), text);
+  const links = join(root, 'links');
+  await mkdir(links);
+  execFileSync('tar', [archive.endsWith('.bz2') ? 'cjf' : 'czf', join(links, archive), '-C', root, tree]);
+  return links;
+}
+
+/** `run` with `links` offered beside the host's index the way pip's settings offer a directory (PIP_FIND_LINKS), which the fetch hands to uv and pip alike. */
+export async function withFindLinks<T>(links: string, run: () => Promise<T>): Promise<T> {
+  const saved = process.env.PIP_FIND_LINKS;
+  process.env.PIP_FIND_LINKS = links;
+  try {
+    return await run();
+  } finally {
+    if (saved === undefined) delete process.env.PIP_FIND_LINKS;
+    else process.env.PIP_FIND_LINKS = saved;
+  }
 }
 
 /**

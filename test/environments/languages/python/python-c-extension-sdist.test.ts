@@ -1,13 +1,12 @@
 import Docker from 'dockerode';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { removeBuiltImagesAfterAll } from '../../../support/containers';
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingPythons, testIf } from '../../../support/preconditions';
-import { addFixChain, tallySetupPy } from '../../../support/python-project';
+import { addFixChain, sdistLinks, tallySetupPy, withFindLinks } from '../../../support/python-project';
 
 const docker = new Docker();
 const removedAfterAll = removeBuiltImagesAfterAll(docker);
@@ -41,56 +40,41 @@ testIf(missingPythons(['3.6']))(
   900_000,
 );
 
-/** An sdist `broken-ext` 1.0 whose C extension does not compile (an #error with a marker), in a directory of its own. */
-async function brokenExtension(root: string): Promise<string> {
-  const tree = join(root, 'broken-ext-1.0');
-  await mkdir(tree, { recursive: true });
-  await writeFile(
-    join(tree, 'setup.py'),
-    'from setuptools import setup, Extension\nsetup(name="broken-ext", version="1.0", ext_modules=[Extension("broken_ext", ["broken_ext.c"])])\n',
-  );
-  await writeFile(join(tree, 'broken_ext.c'), '#error "chainsmith-compile-marker: this extension never compiles"\n');
-  await writeFile(join(tree, 'PKG-INFO'), 'Metadata-Version: 1.1\nName: broken-ext\nVersion: 1.0\n');
-  const links = join(root, 'links');
-  await mkdir(links);
-  execFileSync('tar', ['czf', join(links, 'broken-ext-1.0.tar.gz'), '-C', root, 'broken-ext-1.0']);
-  return links;
-}
-
 /**
  * The pip of Python 3.6 (18.1) prints only "Command ... failed with error code 1" for a dependency whose
- * build fails when it is quiet: the reason must hold the compiler's own error. The release is offered
- * beside the host's index the way pip's settings offer a directory (PIP_FIND_LINKS).
+ * build fails when it is quiet: the reason must hold the compiler's own error.
  */
 testIf(missingPythons(['3.6']))(
   "a dependency whose C extension does not compile: the stage's reason holds the compiler's error",
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-py-c-extension-'));
-    const saved = process.env.PIP_FIND_LINKS;
-    try {
-      process.env.PIP_FIND_LINKS = await brokenExtension(dir);
-      const chain = await addFixChain(
-        dir,
-        'gen/tally-broken-extension',
-        { 'setup.py': tallySetupPy(), 'requirements.txt': 'broken-ext==1.0\n' },
-        new Date('2015-06-10T00:00:00Z'),
-        'from tally import add\n\n\ndef test_add():\n    assert add(2, 1) == 3\n',
-      );
-      const failure = await removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')))
+    // An sdist `broken-ext` 1.0 whose C extension does not compile (an #error with a marker).
+    const links = await sdistLinks(dir, 'broken-ext-1.0', 'broken-ext-1.0.tar.gz', {
+      'setup.py':
+        'from setuptools import setup, Extension\nsetup(name="broken-ext", version="1.0", ext_modules=[Extension("broken_ext", ["broken_ext.c"])])\n',
+      'broken_ext.c': '#error "chainsmith-compile-marker: this extension never compiles"\n',
+      'PKG-INFO': 'Metadata-Version: 1.1\nName: broken-ext\nVersion: 1.0\n',
+    });
+    const chain = await addFixChain(
+      dir,
+      'gen/tally-broken-extension',
+      { 'setup.py': tallySetupPy(), 'requirements.txt': 'broken-ext==1.0\n' },
+      new Date('2015-06-10T00:00:00Z'),
+      'from tally import add\n\n\ndef test_add():\n    assert add(2, 1) == 3\n',
+    );
+    const failure = await withFindLinks(links, () =>
+      removedAfterAll(testEnvironments(docker, {}, join(dir, 'data')))
         .forStage(chain, 0)
         .then(
           () => undefined,
           (err: unknown) => err as { reason?: { kind: string; tail?: string } },
-        );
-      // Without the fix (pip --quiet): the tail ends at pip's "failed with error code 1", the marker nowhere.
-      expect(failure?.reason).toMatchObject({
-        kind: 'build-failed',
-        tail: expect.stringMatching(/chainsmith-compile-marker/),
-      });
-    } finally {
-      if (saved === undefined) delete process.env.PIP_FIND_LINKS;
-      else process.env.PIP_FIND_LINKS = saved;
-    }
+        ),
+    );
+    // Without the fix (pip --quiet): the tail ends at pip's "failed with error code 1", the marker nowhere.
+    expect(failure?.reason).toMatchObject({
+      kind: 'build-failed',
+      tail: expect.stringMatching(/chainsmith-compile-marker/),
+    });
   },
   900_000,
 );
