@@ -3,7 +3,7 @@
 # things side by side: the type check of src, test and bench, the lint, the formatter's check, and the test files that need
 # no Docker (first line `// no-docker:`, jest.config.js), run with DOCKER_HOST pointing nowhere: one
 # that does use Docker fails there every time. Then the other test files, four at a time
-# (jest.config.js). Arguments go to that last jest run. No test stops the machine's engines (the
+# (jest.config.js), once the disk has room for them (scripts/disk-room.sh). Arguments go to that last jest run. No test stops the machine's engines (the
 # restart tests start a dockerd and a dev server of their own), so this is safe beside real work.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,4 +39,5 @@ for i in "${!names[@]}"; do
   fi
 done
 [ $failed = 0 ] || exit 1
+bash scripts/disk-room.sh || exit 1
 CHAINSMITH_TESTS=docker npx jest "$@"
