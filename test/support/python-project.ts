@@ -56,7 +56,7 @@ export async function fetchFiles(
 
 /**
  * A directory `links` under `root` holding one sdist, `archive` (.tar.gz or .tar.bz2 by its name), of a directory
- * `tree` with `files` in it: a release the host's index does not have.
+ * `tree` with `files` in it: a release the host's index does not have. Called again, it adds one more.
  */
 export async function sdistLinks(
   root: string,
@@ -67,7 +67,7 @@ export async function sdistLinks(
   await mkdir(join(root, tree), { recursive: true });
   for (const [name, text] of Object.entries(files)) await writeFile(join(root, tree, name), text);
   const links = join(root, 'links');
-  await mkdir(links);
+  await mkdir(links, { recursive: true });
   execFileSync('tar', [archive.endsWith('.bz2') ? 'cjf' : 'czf', join(links, archive), '-C', root, tree]);
   return links;
 }

@@ -11,6 +11,7 @@ import { choosePython, type PythonChoice, type PythonEra } from './versions';
 import { bundledPip } from './wheel-tags';
 import { editableInstall } from './editable';
 import { installSessionExit } from './session-exit';
+import { pipInstall } from './pip-install';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type PythonRecipe = LanguageRecipe<'python', 'pytest', 'python'>;
@@ -120,7 +121,7 @@ export async function detectPython(
           ? uvVenv(interpreter, venv, deps)
           : [
               `${interpreter} -m venv --system-site-packages ${venv}`,
-              ...(needsFetch ? [`${pip} --no-deps --find-links ${deps} -r ${deps}/requirements.txt`] : []),
+              ...(needsFetch ? pipInstall(pip, `${venv}/bin/python`, deps) : []),
             ];
       // A pytest plugin (session-exit.ts): runs end with their session, a run its limit ends still reports, old pytest reports passes.
       lines.push(installSessionExit(`${venv}/bin/python`));

@@ -4,28 +4,31 @@ import { run } from '../../../process/run';
 import { fileRelease } from './download-store';
 import { requirementName } from './pyproject';
 import { pyprojectDeclares } from './pyproject-declares';
+import { setupRequires } from './setup-requires';
 
 /**
  * The sdists a fetch leaves for the image to build (no wheel of their release beside them: a C extension
- * for a Python its release published no wheel for) and the `build-system.requires` each one's
- * pyproject.toml declares. The image builds them offline, in an isolated environment of those
- * requirements taken from the dependency directory alone, so a backend or build tool nothing else
- * brings (poetry, Cython, setuptools_scm) fails the build where the fetch does not add it. An sdist
- * without a pyproject.toml builds with the setuptools and wheel every fetch brings.
+ * for a Python its release published no wheel for) and what each one's build asks for: its
+ * pyproject.toml's `build-system.requires`, and the `setup_requires` of its setup.py or setup.cfg, which
+ * setuptools fetches itself as the build starts (cffi for the C extensions of before manylinux wheels,
+ * setuptools_scm, pytest-runner). The image builds them offline, from the dependency directory alone, so
+ * a backend or build tool nothing else brings (poetry, Cython, setuptools_scm) fails the build where the
+ * fetch does not add it. An sdist that asks for nothing builds with the setuptools and wheel every fetch brings.
  */
 export async function sdistBuildRequires(python: string, depsDir: string): Promise<Map<string, string[]>> {
   const kept = sdistsWithoutWheel(await readdir(depsDir));
   const found = new Map<string, string[]>();
   if (!kept.length) return found;
-  const texts = await sdistTopFiles(
-    python,
-    kept.map((f) => join(depsDir, f)),
-    'pyproject.toml',
+  const paths = kept.map((f) => join(depsDir, f));
+  const [pyprojects, setupPys, setupCfgs] = await Promise.all(
+    ['pyproject.toml', 'setup.py', 'setup.cfg'].map((name) => sdistTopFiles(python, paths, name)),
   );
-  for (const f of kept) {
-    const text = texts.get(join(depsDir, f));
-    const requires = text ? pyprojectDeclares(text).buildRequires : [];
-    if (requires.length) found.set(f, requires);
+  for (const path of paths) {
+    const requires = [
+      ...pyprojectDeclares(pyprojects.get(path) ?? '').buildRequires,
+      ...setupRequires(setupPys.get(path) ?? '', setupCfgs.get(path) ?? ''),
+    ];
+    if (requires.length) found.set(path.slice(depsDir.length + 1), [...new Set(requires)]);
   }
   return found;
 }
