@@ -21,6 +21,7 @@ import { sharedUntilFailure } from '../../../shared-promise';
 import { spellAsSdists } from './sdist-names';
 import { finalRelease } from './versions';
 import { sdistBuildRequires, sdistsWithoutWheel, sdistTopFiles } from './sdist-backends';
+import { installRequires } from './setup-requires';
 import { convertsWith2to3 } from './python2-build';
 
 /**
@@ -30,7 +31,7 @@ import { convertsWith2to3 } from './python2-build';
  */
 export function pythonFetchRevision(python: string): number {
   // +1 on both whenever what a fetch resolves or downloads changes, so that no stored fetch of before is reused: the
-  // history of this line (git log -L) says when and why; the latest, when the setup_requires of sdists the image builds joined the dependency directory (sdist-backends.ts).
+  // history of this line (git log -L) says when and why; the latest, when the setup_requires of sdists the image builds joined the dependency directory (sdist-backends.ts), and a project whose metadata uv refuses began to resolve from its literal install_requires.
   return compareVersions(python, '3.12') >= 0 ? 25 : 24;
 }
 
@@ -359,6 +360,28 @@ export function pythonFetch(inputs: PythonInputs) {
         }
         if (resolved) break;
       }
+      // A project whose own metadata the resolver refuses (a version PEP 440 does not read, such as "trunk", which the
+      // setuptools of its era took): what its setup.py or setup.cfg lists literally, with its requirement files.
+      if (
+        !resolved &&
+        failure &&
+        REFUSED_METADATA.test(failure.run.stderr) &&
+        /^setup\.(py|cfg)$/.test(sources[0] ?? '')
+      ) {
+        const read = (f: string) => readFile(join(ctx.srcDir, f), 'utf8').catch(() => '');
+        const listed = installRequires(await read('setup.py'), await read('setup.cfg'));
+        const declared = join(ctx.srcDir, '.chainsmith-declared.in');
+        await writeFile(declared, listed.map((l) => l + '\n').join(''));
+        const args = compile([declared, ...sources.slice(1)], pinned);
+        const r = await main.compile(args);
+        if (r.code === 0) {
+          resolved = true;
+          notes.push(
+            `uv refuses the project's own metadata (${tail(failure.run.stderr, 1)}): resolved from what ${sources[0]} lists literally (${listed.join(', ') || 'nothing'})${sources.length > 1 ? ` and ${sources.slice(1).join(', ')}` : ''}`,
+          );
+          await liftTooling([...args, ...main.pins()]);
+        } else failure = { args: [...args, ...main.pins()], run: r };
+      }
       if (!resolved && failure)
         throw resolverFailure(
           'uv cannot resolve the Python requirements',
@@ -563,6 +586,9 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 export function quarterStart(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), Math.floor(date.getUTCMonth() / 3) * 3, 1));
 }
+
+/** uv's refusal of a project's own metadata as setuptools built it (a version PEP 440 does not read). */
+const REFUSED_METADATA = /Failed to parse metadata from built wheel[\s\S]*Invalid version/;
 
 /** A resolver's or pip's output saying a package needs a newer Python than the one resolved or installed for. */
 export const TOO_OLD_PYTHON =

@@ -1,0 +1,38 @@
+// no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { installRequires } from '../../../../src/environments/languages/python/setup-requires';
+import { fetchFiles, fetchInputs } from '../../../support/python-project';
+
+// A project of 2019 whose setup.py takes its version from the module, "trunk" between releases: setuptools of then
+// built it with a warning, uv refuses its metadata ("Invalid version: expected version to start with a number").
+test('a project whose version PEP 440 does not read resolves from what its setup.py lists, not stopping the stage', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-invalid-version-'));
+  try {
+    const setupPy =
+      'from setuptools import setup\n' +
+      "setup(name='tally', version='trunk', py_modules=['tally'],\n" +
+      "      install_requires=['six==1.9.0'])\n";
+    // Without the fix: dependencies-unresolvable, "Failed to parse metadata from built wheel".
+    const { resolution } = await fetchFiles(
+      root,
+      { 'setup.py': setupPy, 'tally.py': '' },
+      fetchInputs({ python: '3.8' }),
+      new Date('2019-11-13T00:00:00Z'),
+    );
+    expect(resolution.packages).toContainEqual({ name: 'six', version: '1.9.0' });
+    expect(resolution.notes.join('\n')).toMatch(/refuses the project's own metadata.*six==1\.9\.0/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}, 300_000);
+
+test('install_requires is read as setup_requires is: setup.py literals, setup.cfg [options]', () => {
+  expect(installRequires('setup(install_requires=[\'six>=1.4\', "attrs[tests]"])', '')).toEqual([
+    'six>=1.4',
+    'attrs[tests]',
+  ]);
+  expect(installRequires('', '[options]\ninstall_requires =\n    six\n    attrs>=19\n')).toEqual(['six', 'attrs>=19']);
+  expect(installRequires('setup(install_requires=REQUIRES)', '')).toEqual([]);
+});
