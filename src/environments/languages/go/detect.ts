@@ -96,9 +96,9 @@ export async function detectGo(files: RepoFiles, merged?: RepoFiles): Promise<Go
     dependencyStore: { dir: GO_STORE, from: 'mod' },
     setup: [
       'go version',
-      'go build ./...',
+      unlessOnlyUnrequired('go build ./...'),
       // Every package and test import resolves from the copied cache alone.
-      'go list -deps -test ./... > /dev/null',
+      unlessOnlyUnrequired('go list -deps -test ./...'),
       // Leaves the test builds in the image's build cache; a base whose tests do not build still gets an image.
       // Without vet, as the runner's test runs (go-test.ts): its facts would fill the cache for nothing.
       `go test -count=1 -vet=off -run '^$' ./... || echo 'note: some test packages do not build at this commit'`,
@@ -174,4 +174,19 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
     packages,
     notes,
   };
+}
+
+/**
+ * `command` (its output on stdout left out), failing the build unless every error it prints is an import that go.mod requires no module for. The
+ * go.mod files of 2018-2020 often required nothing their packages imported: Go before 1.16 added the
+ * requirement as it built (the era's toolchain updated go.mod), 1.16 on refuses ("no required module provides
+ * package"), and the module is not the era's to choose. The packages that import one do not build, and a stage
+ * whose tests need them says so in its run; the other packages still build and test.
+ */
+export function unlessOnlyUnrequired(command: string): string {
+  const other = `grep -qv -e 'no required module provides package' -e '^[[:space:]]*go get ' -e '^[[:space:]]*to add it:'`;
+  return (
+    `if ! out=$(${command} 2>&1 >/dev/null); then echo "$out"; if echo "$out" | ${other}; then exit 1; fi; ` +
+    `echo 'note: go.mod requires no module for some imports (Go before 1.16 added them as it built): the packages that import them do not build'; fi`
+  );
 }
