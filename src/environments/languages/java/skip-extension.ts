@@ -20,6 +20,11 @@ import { mustRun } from '../host-command';
  *   `${java.home}/../lib/tools.jar`), declared by a POM or by a dependency's (compile-testing before
  *   0.11): JDK 9 and later ship no tools.jar, its classes are in the JDK's own modules, and Maven
  *   refused the whole project ("Could not find artifact com.sun:tools:jar at specified path").
+ * - javac's `-Werror` and `-Xdoclint` in the compiler plugin's arguments. A build warning-free and
+ *   doclint-clean on the javac of its day is not on javac 17, whose lints and doclint check more (a
+ *   `-source 8` without a boot class path, `new Integer(int)` marked for removal; doclint's headings out
+ *   of sequence, junit4's 2015 POM): nothing compiled, before and after a change alike. Neither option
+ *   changes the classes javac writes; the warnings stay in the log.
  */
 const SOURCE = `package chainsmith;
 
@@ -43,7 +48,11 @@ public class Skips extends AbstractMavenLifecycleParticipant {
     for (MavenProject project : session.getProjects()) {
       for (Plugin plugin : project.getBuildPlugins()) {
         if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutManifest(plugin);
-        if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) withoutErrorProne(plugin);
+        if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) {
+          withoutErrorProne(plugin);
+          withoutLintErrors(plugin.getConfiguration());
+          for (PluginExecution execution : plugin.getExecutions()) withoutLintErrors(execution.getConfiguration());
+        }
       }
       if (!toolsJar) withoutToolsJar(project);
     }
@@ -86,6 +95,25 @@ public class Skips extends AbstractMavenLifecycleParticipant {
       }
     }
     return found;
+  }
+
+  /** Takes javac's -Werror and -Xdoclint options out of compilerArgs, compilerArguments and compilerArgument. */
+  private static void withoutLintErrors(Object configuration) {
+    if (!(configuration instanceof Xpp3Dom)) return;
+    Xpp3Dom dom = (Xpp3Dom) configuration;
+    for (int i = dom.getChildCount() - 1; i >= 0; i--) {
+      Xpp3Dom child = dom.getChild(i);
+      if ("compilerArgs".equals(child.getName())) {
+        for (int j = child.getChildCount() - 1; j >= 0; j--) if (lintError(child.getChild(j).getValue())) child.removeChild(j);
+      } else if ("compilerArguments".equals(child.getName())) {
+        for (int j = child.getChildCount() - 1; j >= 0; j--) if (lintError("-" + child.getChild(j).getName())) child.removeChild(j);
+      } else if ("compilerArgument".equals(child.getName()) && lintError(child.getValue())) dom.removeChild(i);
+    }
+  }
+
+  private static boolean lintError(String arg) {
+    String option = arg == null ? "" : arg.trim();
+    return option.equals("-Werror") || option.startsWith("-Xdoclint");
   }
 
   private static void withoutToolsJar(MavenProject project) {
