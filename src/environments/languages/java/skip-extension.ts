@@ -4,6 +4,9 @@ import { shellQuote } from '../../../process/shell-quote';
 import { madeOnce } from '../../host-tools';
 import { mustRun } from '../host-command';
 
+/** The property that names the javac chainsmith forks (stubProperties, compatProperties). */
+export const JAVAC_PROPERTY = 'chainsmith.javac';
+
 /**
  * A Maven core extension (loaded through `maven.ext.class.path`) that, after the POMs are read, takes
  * out of every project's build what cannot run on JDK 17 and that no test outcome depends on:
@@ -25,6 +28,12 @@ import { mustRun } from '../host-command';
  *   `-source 8` without a boot class path, `new Integer(int)` marked for removal; doclint's headings out
  *   of sequence, junit4's 2015 POM): nothing compiled, before and after a change alike. Neither option
  *   changes the classes javac writes; the warnings stay in the log.
+ * - A compiler configuration's own `<fork>` and `<executable>`, where chainsmith forks a javac of its
+ *   own (JAVAC_PROPERTY: the stub of stub-javac.ts, the wrapper of old-release.ts). The properties
+ *   `maven.compiler.fork` and `maven.compiler.executable` reach only a configuration that leaves
+ *   them unset; Apache Commons' parent POM binds them to properties only its JDK profiles set
+ *   (`<fork>${commons.compiler.fork}</fork>`), so a Java 6 project compiled in process on javac 17,
+ *   which refused its `-source 6` (commons-fileupload 2017).
  */
 const SOURCE = `package chainsmith;
 
@@ -41,17 +50,23 @@ import org.codehaus.plexus.util.xml.Xpp3Dom;
 
 public class Skips extends AbstractMavenLifecycleParticipant {
   private static final String[][] TOOLS_JAR = { { "com.sun", "tools" }, { "jdk.tools", "jdk.tools" } };
+  private static final String JAVAC = "${JAVAC_PROPERTY}";
 
   @Override
   public void afterProjectsRead(MavenSession session) {
     boolean toolsJar = new File(System.getProperty("java.home"), "../lib/tools.jar").exists();
     for (MavenProject project : session.getProjects()) {
+      String javac = session.getUserProperties().getProperty(JAVAC, project.getProperties().getProperty(JAVAC));
       for (Plugin plugin : project.getBuildPlugins()) {
         if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutManifest(plugin);
         if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) {
           withoutErrorProne(plugin);
           withoutLintErrors(plugin.getConfiguration());
           for (PluginExecution execution : plugin.getExecutions()) withoutLintErrors(execution.getConfiguration());
+          if (javac != null) {
+            forkThrough(plugin.getConfiguration(), javac);
+            for (PluginExecution execution : plugin.getExecutions()) forkThrough(execution.getConfiguration(), javac);
+          }
         }
       }
       if (!toolsJar) withoutToolsJar(project);
@@ -114,6 +129,22 @@ public class Skips extends AbstractMavenLifecycleParticipant {
   private static boolean lintError(String arg) {
     String option = arg == null ? "" : arg.trim();
     return option.equals("-Werror") || option.startsWith("-Xdoclint");
+  }
+
+  /** A configuration's own fork and executable (properties of a parent's profiles, say) set to fork the given javac. */
+  private static void forkThrough(Object configuration, String javac) {
+    if (!(configuration instanceof Xpp3Dom)) return;
+    set((Xpp3Dom) configuration, "fork", "true");
+    set((Xpp3Dom) configuration, "executable", javac);
+  }
+
+  private static void set(Xpp3Dom dom, String name, String value) {
+    Xpp3Dom child = dom.getChild(name);
+    if (child == null) {
+      child = new Xpp3Dom(name);
+      dom.addChild(child);
+    }
+    child.setValue(value);
   }
 
   private static void withoutToolsJar(MavenProject project) {
