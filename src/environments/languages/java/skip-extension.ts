@@ -15,6 +15,10 @@ export const JAVAC_PROPERTY = 'chainsmith.javac';
  *   5.x on; the 4.x releases have no such switch, and their bnd fails on JDK 16 and later with a
  *   ConcurrentModificationException (FELIX-6259). The goal writes OSGi headers into
  *   target/classes/META-INF/MANIFEST.MF, packaging metadata, as the skip leaves out on 5.x.
+ * - maven-artifact-plugin's `check-buildplan` goal (Apache parents bind it at validate): it checks that
+ *   the plugins up to `deploy` build reproducibly, so it resolves every one of them, those no test run
+ *   loads too, and a plugin no registry serves (japicmp 0.25.7, bound at verify) failed `mvn test`
+ *   (commons-configuration 2025). A release check, as the skipped plugins of settings.ts are.
  * - Error Prone as the compiler plugin's compiler (`<compilerId>javac-with-errorprone</compilerId>`,
  *   plexus-compiler-javac-errorprone): its error_prone_core bundles a javac of JDK 9 that cannot read
  *   JDK 17's class files ("class file has wrong version 61.0, should be 53.0"), so nothing compiled. It
@@ -58,7 +62,8 @@ public class Skips extends AbstractMavenLifecycleParticipant {
     for (MavenProject project : session.getProjects()) {
       String javac = session.getUserProperties().getProperty(JAVAC, project.getProperties().getProperty(JAVAC));
       for (Plugin plugin : project.getBuildPlugins()) {
-        if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutManifest(plugin);
+        if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutGoal(plugin, "manifest");
+        if (is(plugin, "org.apache.maven.plugins", "maven-artifact-plugin")) withoutGoal(plugin, "check-buildplan");
         if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) {
           withoutErrorProne(plugin);
           withoutLintErrors(plugin.getConfiguration());
@@ -77,10 +82,10 @@ public class Skips extends AbstractMavenLifecycleParticipant {
     return groupId.equals(plugin.getGroupId()) && artifactId.equals(plugin.getArtifactId());
   }
 
-  private static void withoutManifest(Plugin plugin) {
+  private static void withoutGoal(Plugin plugin, String goal) {
     for (Iterator<PluginExecution> it = plugin.getExecutions().iterator(); it.hasNext(); ) {
       PluginExecution execution = it.next();
-      execution.getGoals().remove("manifest");
+      execution.getGoals().remove(goal);
       if (execution.getGoals().isEmpty()) it.remove();
     }
   }
