@@ -135,7 +135,7 @@ if want toolchains; then
     fi
     say "building toolchain image $tag (debootstrap: $(sed 's/#.*//' "$dir/packages" | tr -s ' \n' ' '); first time only, a few minutes)"
     debootstrap_ready
-    flock "$image_lock" bash -c 'docker image inspect "$1" >/dev/null 2>&1 || bash images/base/build.sh "$1" "$2"' build "$tag" "$dir/packages"
+    flock "$image_lock" bash -c 'docker image inspect "$1" >/dev/null 2>&1 || bash images/toolchain.sh "$1" "$2"' build "$tag" "$dir"
     say "toolchain image $tag is ready"
   done
 fi

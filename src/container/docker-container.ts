@@ -32,9 +32,12 @@ export type { ExecOptions, ExecResult } from './shell-session';
  * a third of a sandbox's create, start and removal CPU, while the runtime still gives the container a namespace
  * of its own with only loopback up. The engine then writes no /etc/hosts (the file it leaves is empty,
  * whatever the image holds), so PID 1 writes one as root before it sleeps; commands run as `agent`
- * (shell-session.ts), who cannot change it. Without it `localhost` would not resolve.
+ * (shell-session.ts), who cannot change it. Without it `localhost` would not resolve, nor the
+ * container's own host name, which Docker's file and every machine's (Debian's 127.0.1.1) resolve: a
+ * test that looks itself up (Java's InetAddress.getLocalHost(), commons-net's mock servers) failed with
+ * UnknownHostException before and after a change alike.
  */
-const WRITE_HOSTS = `printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' > /etc/hosts`;
+const WRITE_HOSTS = `printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n127.0.1.1\\t%s\\n' "$(cat /proc/sys/kernel/hostname)" > /etc/hosts`;
 
 /** How an offline container is started (for a sandbox, and for a benchmark's baseline started the same way). */
 export const OFFLINE_START = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type Docker from 'dockerode';
 import { StageError, TransientError } from '../errors';
 import { stageReason } from '../stage-reason';
@@ -22,8 +22,8 @@ export interface ToolchainOptions {
 
 /**
  * Toolchain images, built on demand from images/toolchains/NAME (debootstrap + docker import, as the
- * base image is) when a stage needs one the engine lacks; a recipe with a host prefix (a Python other
- * than the image's) gets the toolchain image plus that installation, built by its language's
+ * base image is, then its configure.sh: images/toolchain.sh) when a stage needs one the engine lacks; a
+ * recipe with a host prefix (a Python other than the image's) gets the toolchain image plus that installation, built by its language's
  * `hostToolchain` recipe (images/host-python) and tagged by the prefix's build. Builds are serialised on the host with a lock file, so two workers never build at once and the second finds the first's image.
  */
 export class Toolchains {
@@ -130,7 +130,7 @@ export class Toolchains {
     const out = await buildUnderLock(
       join(locks, 'images.lock'),
       script,
-      ['build', tag, join(imagesDir(), 'base', 'build.sh'), packages],
+      ['build', tag, join(imagesDir(), 'toolchain.sh'), dirname(packages)],
       {
         CHAINSMITH_DEBOOTSTRAP_CACHE: join(this.opts.dataDir, 'cache', 'debootstrap'),
       },

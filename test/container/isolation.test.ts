@@ -85,6 +85,13 @@ test('loopback works inside, and localhost resolves: a test suite may serve and 
   expect((await run('echo "127.0.0.1 example.com" >> /etc/hosts')).exitCode).not.toBe(0);
 });
 
+test("the sandbox's own host name resolves to a loopback address: a test suite may look itself up", async () => {
+  const name = (await run('cat /proc/sys/kernel/hostname')).output.trim();
+  expect(name).not.toBe('');
+  const own = await run(`python3 -c "import socket; print(socket.gethostbyname(socket.gethostname()))"`);
+  expect(own).toMatchObject({ exitCode: 0, output: '127.0.1.1\n' });
+});
+
 test('commands run as an unprivileged user without capabilities, with no way to gain privileges, under CPU, memory and process limits', async () => {
   expect((await run('id -u; id -un')).output.trim().split('\n')).toEqual(['1000', 'agent']);
   expect((await run('grep -E "^(CapEff|NoNewPrivs)" /proc/self/status')).output).toMatch(

@@ -32,7 +32,6 @@ import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN 
 import { hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
 import { OPEN_PACKAGES, opensPackages } from './open-packages';
-import { quietVintageOption, quietVintageSetup } from './quiet-vintage';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
@@ -130,7 +129,6 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
 function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: string[], newer?: string): JavaRecipe {
   const wrapper = `${M2}/javac-compat`;
   const stub = `${M2}/stub-javac`;
-  const logging = `${M2}/logging.properties`;
   return {
     language: 'java',
     origin: newer ? `java-maven-${newer}` : 'java-maven',
@@ -144,7 +142,6 @@ function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: 
     setup: [
       ...(newer ? [`cp -a ${DEPS_MOUNT}/maven ${MAVEN_HOME_IN_IMAGE}`] : []),
       `mkdir -p ${M2}`,
-      quietVintageSetup(logging),
       ...imageSkipExtension(`${M2}/${SKIPS_JAR}`),
       ...(compat ? [`printf '%s' ${shellQuote(JAVAC_COMPAT)} > ${wrapper}`, `chmod 755 ${wrapper}`] : []),
       // Settings' active profiles' properties reach every project's model: the offline test runs (an agent's too) skip what SKIPPED names and fork javac through the wrapper.
@@ -162,7 +159,7 @@ function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: 
     // Every Maven run of the image (an agent's own too) loads the extension (skip-extension.ts).
     env: {
       MAVEN_OPTS: `${QUICK_JVM} -Dmaven.ext.class.path=${M2}/${SKIPS_JAR}`,
-      JDK_JAVA_OPTIONS: [...(opens ? [OPEN_PACKAGES] : []), quietVintageOption(logging)].join(' '),
+      ...(opens ? { JDK_JAVA_OPTIONS: OPEN_PACKAGES } : {}),
     },
     path: newer ? [`${MAVEN_HOME_IN_IMAGE}/bin`] : [],
     runner: 'maven',

@@ -1,3 +1,4 @@
+import { JAVAC_PROPERTY } from './skip-extension';
 import { QUICK_JVM } from './settings';
 
 /**
@@ -6,8 +7,9 @@ import { QUICK_JVM } from './settings';
  * `<source>1.5</source>` is plugin configuration, which no property overrides, and javac 17 refuses it
  * ("Source option 5 is no longer supported"). Maven is told instead to fork the compiler through
  * JAVAC_COMPAT, which raises those values to 7 and runs the JDK's javac: code written for Java 5
- * compiles as Java 7. Only `maven.compiler.fork` and `maven.compiler.executable` are set, and only where
- * the POM leaves them unset (a POM's own value wins, as for any property).
+ * compiles as Java 7. `maven.compiler.fork` and `maven.compiler.executable` say so, and the Maven
+ * extension (skip-extension.ts) in a compiler configuration that sets its own: a POM's own javac (a
+ * parent's profile for a JDK 6 home) is not in the image, and javac 17 in process refuses the source.
  */
 
 /** The oldest release javac 17 compiles for. */
@@ -57,5 +59,5 @@ export function belowOldest(release: string | undefined): boolean {
 
 /** The properties that make Maven fork javac through the wrapper at `path`. */
 export function compatProperties(path: string): Record<string, string> {
-  return { 'maven.compiler.fork': 'true', 'maven.compiler.executable': path };
+  return { 'maven.compiler.fork': 'true', 'maven.compiler.executable': path, [JAVAC_PROPERTY]: path };
 }

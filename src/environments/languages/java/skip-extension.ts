@@ -4,6 +4,9 @@ import { shellQuote } from '../../../process/shell-quote';
 import { madeOnce } from '../../host-tools';
 import { mustRun } from '../host-command';
 
+/** The property that names the javac chainsmith forks (stubProperties, compatProperties). */
+export const JAVAC_PROPERTY = 'chainsmith.javac';
+
 /**
  * A Maven core extension (loaded through `maven.ext.class.path`) that, after the POMs are read, takes
  * out of every project's build what cannot run on JDK 17 and that no test outcome depends on:
@@ -12,6 +15,10 @@ import { mustRun } from '../host-command';
  *   5.x on; the 4.x releases have no such switch, and their bnd fails on JDK 16 and later with a
  *   ConcurrentModificationException (FELIX-6259). The goal writes OSGi headers into
  *   target/classes/META-INF/MANIFEST.MF, packaging metadata, as the skip leaves out on 5.x.
+ * - maven-artifact-plugin's `check-buildplan` goal (Apache parents bind it at validate): it checks that
+ *   the plugins up to `deploy` build reproducibly, so it resolves every one of them, those no test run
+ *   loads too, and a plugin no registry serves (japicmp 0.25.7, bound at verify) failed `mvn test`
+ *   (commons-configuration 2025). A release check, as the skipped plugins of settings.ts are.
  * - Error Prone as the compiler plugin's compiler (`<compilerId>javac-with-errorprone</compilerId>`,
  *   plexus-compiler-javac-errorprone): its error_prone_core bundles a javac of JDK 9 that cannot read
  *   JDK 17's class files ("class file has wrong version 61.0, should be 53.0"), so nothing compiled. It
@@ -20,6 +27,17 @@ import { mustRun } from '../host-command';
  *   `${java.home}/../lib/tools.jar`), declared by a POM or by a dependency's (compile-testing before
  *   0.11): JDK 9 and later ship no tools.jar, its classes are in the JDK's own modules, and Maven
  *   refused the whole project ("Could not find artifact com.sun:tools:jar at specified path").
+ * - javac's `-Werror` and `-Xdoclint` in the compiler plugin's arguments. A build warning-free and
+ *   doclint-clean on the javac of its day is not on javac 17, whose lints and doclint check more (a
+ *   `-source 8` without a boot class path, `new Integer(int)` marked for removal; doclint's headings out
+ *   of sequence, junit4's 2015 POM): nothing compiled, before and after a change alike. Neither option
+ *   changes the classes javac writes; the warnings stay in the log.
+ * - A compiler configuration's own `<fork>` and `<executable>`, where chainsmith forks a javac of its
+ *   own (JAVAC_PROPERTY: the stub of stub-javac.ts, the wrapper of old-release.ts). The properties
+ *   `maven.compiler.fork` and `maven.compiler.executable` reach only a configuration that leaves
+ *   them unset; Apache Commons' parent POM binds them to properties only its JDK profiles set
+ *   (`<fork>${commons.compiler.fork}</fork>`), so a Java 6 project compiled in process on javac 17,
+ *   which refused its `-source 6` (commons-fileupload 2017).
  */
 const SOURCE = `package chainsmith;
 
@@ -36,14 +54,25 @@ import org.codehaus.plexus.util.xml.Xpp3Dom;
 
 public class Skips extends AbstractMavenLifecycleParticipant {
   private static final String[][] TOOLS_JAR = { { "com.sun", "tools" }, { "jdk.tools", "jdk.tools" } };
+  private static final String JAVAC = "${JAVAC_PROPERTY}";
 
   @Override
   public void afterProjectsRead(MavenSession session) {
     boolean toolsJar = new File(System.getProperty("java.home"), "../lib/tools.jar").exists();
     for (MavenProject project : session.getProjects()) {
+      String javac = session.getUserProperties().getProperty(JAVAC, project.getProperties().getProperty(JAVAC));
       for (Plugin plugin : project.getBuildPlugins()) {
-        if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutManifest(plugin);
-        if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) withoutErrorProne(plugin);
+        if (is(plugin, "org.apache.felix", "maven-bundle-plugin")) withoutGoal(plugin, "manifest");
+        if (is(plugin, "org.apache.maven.plugins", "maven-artifact-plugin")) withoutGoal(plugin, "check-buildplan");
+        if (is(plugin, "org.apache.maven.plugins", "maven-compiler-plugin")) {
+          withoutErrorProne(plugin);
+          withoutLintErrors(plugin.getConfiguration());
+          for (PluginExecution execution : plugin.getExecutions()) withoutLintErrors(execution.getConfiguration());
+          if (javac != null) {
+            forkThrough(plugin.getConfiguration(), javac);
+            for (PluginExecution execution : plugin.getExecutions()) forkThrough(execution.getConfiguration(), javac);
+          }
+        }
       }
       if (!toolsJar) withoutToolsJar(project);
     }
@@ -53,10 +82,10 @@ public class Skips extends AbstractMavenLifecycleParticipant {
     return groupId.equals(plugin.getGroupId()) && artifactId.equals(plugin.getArtifactId());
   }
 
-  private static void withoutManifest(Plugin plugin) {
+  private static void withoutGoal(Plugin plugin, String goal) {
     for (Iterator<PluginExecution> it = plugin.getExecutions().iterator(); it.hasNext(); ) {
       PluginExecution execution = it.next();
-      execution.getGoals().remove("manifest");
+      execution.getGoals().remove(goal);
       if (execution.getGoals().isEmpty()) it.remove();
     }
   }
@@ -86,6 +115,41 @@ public class Skips extends AbstractMavenLifecycleParticipant {
       }
     }
     return found;
+  }
+
+  /** Takes javac's -Werror and -Xdoclint options out of compilerArgs, compilerArguments and compilerArgument. */
+  private static void withoutLintErrors(Object configuration) {
+    if (!(configuration instanceof Xpp3Dom)) return;
+    Xpp3Dom dom = (Xpp3Dom) configuration;
+    for (int i = dom.getChildCount() - 1; i >= 0; i--) {
+      Xpp3Dom child = dom.getChild(i);
+      if ("compilerArgs".equals(child.getName())) {
+        for (int j = child.getChildCount() - 1; j >= 0; j--) if (lintError(child.getChild(j).getValue())) child.removeChild(j);
+      } else if ("compilerArguments".equals(child.getName())) {
+        for (int j = child.getChildCount() - 1; j >= 0; j--) if (lintError("-" + child.getChild(j).getName())) child.removeChild(j);
+      } else if ("compilerArgument".equals(child.getName()) && lintError(child.getValue())) dom.removeChild(i);
+    }
+  }
+
+  private static boolean lintError(String arg) {
+    String option = arg == null ? "" : arg.trim();
+    return option.equals("-Werror") || option.startsWith("-Xdoclint");
+  }
+
+  /** A configuration's own fork and executable (properties of a parent's profiles, say) set to fork the given javac. */
+  private static void forkThrough(Object configuration, String javac) {
+    if (!(configuration instanceof Xpp3Dom)) return;
+    set((Xpp3Dom) configuration, "fork", "true");
+    set((Xpp3Dom) configuration, "executable", javac);
+  }
+
+  private static void set(Xpp3Dom dom, String name, String value) {
+    Xpp3Dom child = dom.getChild(name);
+    if (child == null) {
+      child = new Xpp3Dom(name);
+      dom.addChild(child);
+    }
+    child.setValue(value);
   }
 
   private static void withoutToolsJar(MavenProject project) {

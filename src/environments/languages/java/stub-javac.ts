@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { JAVAC_PROPERTY } from './skip-extension';
 
 /**
  * The host's fetch needs what `mvn test` resolves (plugins with their own dependencies, the project's
@@ -8,8 +9,8 @@ import { join } from 'node:path';
  * a stub, which compiles nothing and leaves one empty class (CLASS_NAME) in each output directory:
  * the compiler plugin still resolves and configures itself as for a real compile (its annotation
  * processor paths included), and Surefire, finding a test class, resolves its provider and starts its
- * fork as it would (it resolves nothing where no test class exists). Only `maven.compiler.fork` and
- * `maven.compiler.executable` are set: a POM that sets its own compiler executable compiles for real.
+ * fork as it would (it resolves nothing where no test class exists). The Maven extension puts the stub
+ * in place of a compiler configuration's own fork and executable too (skip-extension.ts).
  * Where anything in the build fails on the missing classes, the fetch runs again with the real compile
  * (detect.ts), so nothing a full fetch would fetch is missed.
  */
@@ -53,7 +54,7 @@ exit 0
 
 /** The properties that make Maven fork its compiler through the stub at `path`. */
 export function stubProperties(path: string): Record<string, string> {
-  return { 'maven.compiler.fork': 'true', 'maven.compiler.executable': path };
+  return { 'maven.compiler.fork': 'true', 'maven.compiler.executable': path, [JAVAC_PROPERTY]: path };
 }
 
 /** Writes the stub into `dir` (a scratch directory of the fetch); the properties that make Maven use it. */

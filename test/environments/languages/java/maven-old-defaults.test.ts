@@ -32,6 +32,26 @@ const tallyTest = (body: string) =>
   `package m;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class TallyTest {\n${body}}\n`;
 
 /**
+ * A POM for Java 6 whose compiler configuration forks the javac a property names, as Apache Commons'
+ * parent binds them (`<fork>${commons.compiler.fork}</fork>`), set only by profiles for old JDKs.
+ */
+const OWN_FORK_POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId><artifactId>tally</artifactId><version>1.0</version>
+  <properties><maven.compiler.source>1.6</maven.compiler.source><maven.compiler.target>1.6</maven.compiler.target></properties>
+  <dependencies>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.12</version><scope>test</scope></dependency>
+  </dependencies>
+  <build><plugins>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.8.1</version>
+      <configuration><fork>\${old.compiler.fork}</fork><executable>\${old.compiler.javac}</executable></configuration>
+    </plugin>
+  </plugins></build>
+  <profiles><profile><id>java-1.6</id><properties><old.compiler.fork>true</old.compiler.fork><old.compiler.javac>\${JAVA_1_6_HOME}/bin/javac</old.compiler.javac></properties></profile></profiles>
+</project>
+`;
+
+/**
  * A POM of 2015 that pins no Surefire: Maven 3.8's default binding runs Surefire 2.12.4, which writes
  * a failure's message into its report's attribute with its newlines as they are.
  */
@@ -98,6 +118,39 @@ testIf(missingTool('mvn'))(
     });
     const env = await environments.forStage(chain, 0);
     expect(env.recipe.toolchain.note).toMatch(/Java 5 \(its compiler plugin's default: it names no release\)/);
+  },
+  1_200_000,
+);
+
+/**
+ * The properties that fork javac through the wrapper reach no configuration that sets fork and
+ * executable itself: javac 17 compiled in process and refused `-source 1.6`, before and after alike.
+ */
+testIf(missingTool('mvn'))(
+  'a Java 6 POM whose compiler configuration sets its own fork and executable compiles on JDK 17',
+  async () => {
+    const { gold } = await goldOfOnePr(
+      'tally-own-fork',
+      {
+        'pom.xml': OWN_FORK_POM,
+        'src/main/java/m/Tally.java': tally('  public static int add(int a, int b) { return a - b; }\n'),
+        'src/test/java/m/TallyTest.java': tallyTest(
+          '  @Test public void zero() { assertEquals(0, Tally.add(0, 0)); }\n',
+        ),
+      },
+      'Add, not subtract',
+      {
+        'src/main/java/m/Tally.java': tally('  public static int add(int a, int b) { return a + b; }\n'),
+        'src/test/java/m/TallyTest.java': tallyTest(
+          '  @Test public void zero() { assertEquals(0, Tally.add(0, 0)); }\n  @Test public void adds() { assertEquals(3, Tally.add(1, 2)); }\n',
+        ),
+      },
+    );
+    expect(gold).toMatchObject({
+      status: 'verified',
+      failToPass: ['m.TallyTest#adds'],
+      passToPass: ['m.TallyTest#zero'],
+    });
   },
   1_200_000,
 );

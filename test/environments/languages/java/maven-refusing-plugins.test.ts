@@ -82,6 +82,25 @@ testIf(missingTool('mvn'))(
 );
 
 /**
+ * maven-artifact-plugin's check-buildplan (bound at validate, as Apache's parents bind it) resolves
+ * every plugin up to `deploy`: one bound at verify that no registry serves failed `mvn test`, whose
+ * runs never load it. The extension every run loads takes the goal out of the build.
+ */
+testIf(missingTool('mvn'))(
+  'a POM checking its build plan with a later plugin no registry serves builds and tests',
+  async () => {
+    await validateWith(
+      'buildplan',
+      `<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-artifact-plugin</artifactId><version>3.6.1</version>
+      <executions><execution><id>check-buildplan</id><phase>validate</phase><goals><goal>check-buildplan</goal></goals></execution></executions></plugin>
+    <plugin><groupId>org.chainsmith.unserved</groupId><artifactId>never-published-maven-plugin</artifactId><version>1.0</version>
+      <executions><execution><id>never</id><phase>verify</phase><goals><goal>check</goal></goals></execution></executions></plugin>`,
+    );
+  },
+  1_200_000,
+);
+
+/**
  * Error Prone as the compiler (plexus-compiler-javac-errorprone, as projects configured it until about
  * 2019) bundles a javac of JDK 9 that cannot read JDK 17's class files: nothing compiled. The extension
  * every run loads (skip-extension.ts) compiles with the plugin's own javac instead.

@@ -1,0 +1,11 @@
+# JUnit Vintage before 5.7.2 (junit5 #2601) throws a NullPointerException while it builds the warning
+# that a JUnit 3 `suite()` could not be filtered completely (the suite's description has no test class);
+# Surefire filters by class wherever `-Dtest` names one, as every run of chainsmith's does, so the fork
+# crashed before any test ran (commons-collections' BulkTest suites under Vintage 5.6). The JDK's own
+# logging configuration, which every JVM reads where no `java.util.logging.config.file` names another,
+# turns the Vintage engine's warnings off. Not an option in JDK_JAVA_OPTIONS: every JVM that reads the
+# variable notes it on stderr ("Picked up JDK_JAVA_OPTIONS"), which a project's test of a child JVM's
+# output would see and upstream's would not.
+set -euo pipefail
+jdk=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+printf '\n%s\n' 'org.junit.vintage.level = SEVERE' >>"$jdk/conf/logging.properties"
