@@ -11,7 +11,20 @@ import { ctestStems } from './ctest-select';
 export const MAKE_DIR = 'CHAINSMITH_MAKE_DIR';
 export const MAKE_TARGET = 'CHAINSMITH_MAKE_TARGET';
 
-const SUITE = `make -k \${${MAKE_DIR}:+-C "$${MAKE_DIR}"} \${${MAKE_TARGET}-test}`;
+const ARGS = `\${${MAKE_DIR}:+-C "$${MAKE_DIR}"} \${${MAKE_TARGET}-test}`;
+
+/**
+ * The whole test target; where it fails, once more with every command's error ignored (`-i`): make
+ * stops a recipe at its first failing command, and a test target whose one recipe builds and runs each
+ * test program in turn ran none after the first that failed, so a PR's new tests in a later program
+ * had no result before or after the change. The exit status is the first run's; the case lines the
+ * second prints come last, and are the ones read.
+ */
+const SUITE = [
+  `make -k ${ARGS}; s=$?`,
+  `if [ $s -ne 0 ]; then echo "chainsmith: the test target failed; again, every command of it run (make -i):"; make -i ${ARGS}; fi`,
+  'exit $s',
+].join('\n');
 
 /**
  * The PR's tests alone where each of its test files is a C/C++ source (ctestStems: a header, a data
@@ -32,7 +45,9 @@ function command(files: string[]): string {
     '  done; done',
     '  [ -n "$t" ] || { run=; break; }; run="$run $t"',
     'done',
-    `if [ -z "$run" ]; then echo "chainsmith: the whole suite (the PR's test files name no target of their own)"; ${SUITE}; exit $?; fi`,
+    `if [ -z "$run" ]; then echo "chainsmith: the whole suite (the PR's test files name no target of their own)"`,
+    SUITE,
+    'fi',
     'echo "chainsmith: the PR\'s tests only:$run"; s=0',
     'for t in $run; do make -k -C "${t%%:*}" "${t#*:}" || s=$?; done; exit $s',
   ].join('\n');
