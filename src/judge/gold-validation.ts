@@ -30,8 +30,8 @@ import { stabilize } from './gold-stability';
 import { serviceNeeded } from './service-needed';
 import { CARRY_TAG } from '../stage/carryover';
 
-/** Part of every stored validation's key: bumped when tests are sorted or reasons told differently, so older ones are not reused (10: a refused local connection is a service). */
-const RULES = 'rules-10';
+/** Part of every stored validation's key: bumped when tests are sorted or reasons told differently, so older ones are not reused (11: a refused local connection, or a server program not found, is a service). */
+const RULES = 'rules-11';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';

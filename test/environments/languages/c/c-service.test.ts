@@ -89,3 +89,32 @@ test('make: a passing run that prints a refused local connection is no service',
   const gold = await goldTestsFor(goldDeps(docker, dir, testEnvironments(docker)), chain, 0);
   expect(gold.reason).toMatchObject({ kind: 'no-verifying-test' });
 });
+
+/**
+ * A test harness that starts its own server before the test program (hiredis's test.sh runs
+ * redis-server): the image has no such program, the script stops at once, and the stage's reason
+ * said only that no test passed.
+ */
+test('CMake: a test script whose server program is not installed gives a reason naming the service', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-c-service-'));
+  const cmake =
+    'cmake_minimum_required(VERSION 3.10)\nproject(clamp C)\nenable_testing()\nadd_library(clamp clamp.c)\n' +
+    'add_executable(test_client tests/test_client.c)\ntarget_link_libraries(test_client clamp)\n' +
+    'add_test(NAME client COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test.sh $<TARGET_FILE:test_client>)\n';
+  const repo = await ChainRepo.create(join(dir, 'repo'), {
+    'CMakeLists.txt': cmake,
+    'test.sh': 'set -e\nacme-server --port 56379 --daemonize yes\n"$1"\n',
+    'clamp.c': CLAMP('return x < lo ? lo : x;'),
+    'tests/test_client.c': CLIENT_TEST('clamp(-5, 0, 10) == 0'),
+  });
+  const fix = {
+    'clamp.c': CLAMP('return x < lo ? lo : x > hi ? hi : x;'),
+    'tests/test_client.c': CLIENT_TEST('clamp(-5, 0, 10) == 0 && clamp(50, 0, 10) == 10'),
+  };
+  const chain = repo.chain('gen/clamp-server-missing', [await repo.pr(1, 'Clamp from above too', fix)]);
+  const gold = await goldTestsFor(goldDeps(docker, dir, testEnvironments(docker)), chain, 0);
+  expect(gold.reason).toMatchObject({
+    kind: 'tests-not-runnable',
+    summary: expect.stringContaining('need a service the sandbox does not run ("acme-server: not found")'),
+  });
+});
