@@ -27,10 +27,11 @@ import { shellQuote } from '../process/shell-quote';
 import { touchedFunctions, touchedTest } from './touched-tests';
 import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
+import { serviceNeeded } from './service-needed';
 import { CARRY_TAG } from '../stage/carryover';
 
-/** Part of every stored validation's key: bumped when tests are sorted or reasons told differently, so older ones are not reused (9: a submodule not fetched). */
-const RULES = 'rules-9';
+/** Part of every stored validation's key: bumped when tests are sorted or reasons told differently, so older ones are not reused (11: a refused local connection, or a server program not found, is a service). */
+const RULES = 'rules-11';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
@@ -163,7 +164,9 @@ export async function validateGold(
   let submodules: string[] = [];
   /** `runs`: the PR's tests before and after the change, where they ran (the one after tells of a service its tests needed). */
   const record = (gold: GoldTests, runs: { before?: TestSignal; after?: TestSignal } = {}): GoldTests => {
-    const service = gold.failToPass.length || gold.problem ? undefined : serviceNeeded(runs.after?.output ?? '');
+    // A run that passed needed no service, whatever a test of the project's own printed of a refused connection.
+    const failed = runs.after?.passed === false ? runs.after : undefined;
+    const service = gold.failToPass.length || gold.problem || !failed ? undefined : serviceNeeded(failed.output);
     return {
       ...gold,
       runner: plan.runner,
@@ -284,16 +287,6 @@ function withRun(reason: StageReason | undefined, after: TestSignal | undefined)
     exitCode: after.exitCode,
     output: after.output,
   });
-}
-
-/**
- * A database, cache or broker the tests tried to reach (sandboxes have no network and run no
- * services): the line that says so, for a stage's reason; undefined when the output shows none.
- */
-const SERVICE_FAILURE =
-  /(could not connect to server|connection to server at .* failed|Can't connect to (local )?MySQL server|Error 111 connecting to|dial tcp [^\n]*:(5432|3306|6379|27017|9092|5672|9200)\b|ECONNREFUSED [^\s]*:(5432|3306|6379|27017|9092|5672|9200)\b|Cannot connect to the Docker daemon)[^\n]*/i;
-export function serviceNeeded(output: string): string | undefined {
-  return SERVICE_FAILURE.exec(output)?.[0].trim().slice(0, 160);
 }
 
 export interface GoldValidationDeps {

@@ -102,7 +102,7 @@ test('recipes are detected per language from the files at the base; a layout not
   ).toMatchObject({ language: 'c', origin: 'c-cmake', runner: 'ctest', toolchain: { image: 'c' } });
   expect(
     await detectRecipe(repoFiles({ Makefile: 'all:\n\tcc x.c\ncheck: all\n\t./t\n', 'x.c': '' }), opts),
-  ).toMatchObject({ origin: 'c-make', runner: 'make', test: 'make -k check' });
+  ).toMatchObject({ origin: 'c-make', runner: 'make', env: { CHAINSMITH_MAKE_TARGET: 'check' } });
   expect(await detectRecipe(repoFiles({ 'README.md': '' }), opts)).toMatchObject({
     language: 'unknown',
     origin: 'plain',

@@ -19,14 +19,19 @@ import re, sys, xml.etree.ElementTree as ET
 CASE = re.compile(r":(PASS|FAIL|IGNORE)\\b|^\\s*\\[\\s+(OK|FAILED|SKIPPED)\\s+\\]|^\\s*(not )?ok \\d")
 # Colour codes (utest, GoogleTest's --gtest_color) go: as the program wrote them, or as CTest's report names them.
 COLOUR = re.compile(r"(\\x1b|\\[NON-XML-CHAR-0x1B\\])\\[[0-9;]*m")
+# A failed test's last lines, indented: CTest shows no program's output, and they say why it failed.
+TAIL, TAILS = 10, 50
 try: root = ET.parse(sys.argv[1]).getroot()
 except Exception as e: print("${MARK} no report:", e); sys.exit(0)
 for case in root.iter("testcase"):
     status = case.get("status") or ("failed" if case.find("failure") is not None else "run")
-    out = case.findtext("system-out") or ""
+    out = COLOUR.sub("", case.findtext("system-out") or "").splitlines()
     print("${MARK}", status, case.get("name"))
-    for line in COLOUR.sub("", out).splitlines():
+    for line in out:
         if CASE.search(line): print("${MARK}-OUT", case.get("name"), line)
+    if status not in ("run", "disabled", "notrun_skipped") and TAILS > 0:
+        TAILS -= 1
+        for line in out[-TAIL:]: print("    " + line)
 ${MARK}-PY`;
 
 /**

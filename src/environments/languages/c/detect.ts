@@ -4,6 +4,7 @@ import { REGISTER_TESTS_SCRIPT, WRITE_REGISTER_TESTS } from './cmake-register-te
 import { cmakeMayRegisterTests } from './cmake-testing';
 import { cmakeTestOptions } from './cmake-test-options';
 import { CMAKE_BUILD_DIR } from './ctest';
+import { MAKE_DIR, MAKE_TARGET } from './make';
 import { MESON_DOCS_OFF } from './meson-options';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -94,10 +95,9 @@ export async function detectC(files: RepoFiles): Promise<CRecipe | undefined> {
   const makefile = ['GNUmakefile', 'Makefile', 'makefile'].find(has);
   if (makefile) {
     const target = testTarget((await files.read(makefile)) ?? '');
-    return {
-      ...makeRecipe(base, makefile),
-      test: target ? `make -k ${target}` : 'echo "the Makefile has no test or check target" >&2; exit 2',
-    };
+    if (!target)
+      return { ...makeRecipe(base, makefile), test: 'echo "the Makefile has no test or check target" >&2; exit 2' };
+    return makeRecipe(base, makefile, { [MAKE_TARGET]: target });
   }
   return testsBuild(files, base);
 }
@@ -131,10 +131,11 @@ function cmakeRecipe(base: Base, source: string): CRecipe {
 const testTarget = (text: string) =>
   /^test\s*:/m.test(text) ? 'test' : /^check\s*:/m.test(text) ? 'check' : undefined;
 
-function makeRecipe(base: Base, makefile: string): CRecipe {
+/** Plain make; `env` says where its suite runs and by which target (make.ts), which its runner narrows to the PR's tests. */
+function makeRecipe(base: Base, makefile: string, env: Record<string, string> = {}): CRecipe {
   return {
     ...base,
-    env: {},
+    env,
     origin: 'c-make',
     manifests: [makefile],
     // The build products would sit in the working tree, which the image does not keep: tests build.
@@ -155,7 +156,7 @@ async function testsBuild(files: RepoFiles, base: Base): Promise<CRecipe | undef
     const text = await files.read(`${dir}/Makefile`);
     if (text !== undefined) {
       const target = testTarget(text);
-      return { ...makeRecipe(base, `${dir}/Makefile`), test: `make -k -C ${dir}${target ? ` ${target}` : ''}` };
+      return makeRecipe(base, `${dir}/Makefile`, { [MAKE_DIR]: dir, [MAKE_TARGET]: target ?? '' });
     }
     if ((await files.read(`${dir}/CMakeLists.txt`)) !== undefined) return cmakeRecipe(base, dir);
   }

@@ -48,7 +48,11 @@ test('plain make: `make check` builds and runs the tests; their TAP lines give F
     { Makefile: makefile, 'clamp.c': BUGGY, 'tests/test_clamp.c': TESTS([LOW]) },
     { 'clamp.c': FIXED, 'tests/test_clamp.c': TESTS([LOW, HIGH]) },
   );
-  expect(env).toMatchObject({ language: 'c', runner: 'make', test: 'make -k check', recipe: { origin: 'c-make' } });
+  expect(env).toMatchObject({
+    language: 'c',
+    runner: 'make',
+    recipe: { origin: 'c-make', env: { CHAINSMITH_MAKE_TARGET: 'check' } },
+  });
   expect(gold).toMatchObject({
     status: 'verified',
     signal: 'per-test',
@@ -472,7 +476,10 @@ test('plain make in tests/: a library built only by its test folder’s Makefile
     },
     { 'src/clamp.h': header('return x < lo ? lo : x > hi ? hi : x;'), 'tests/test_clamp.c': tests([LOW, HIGH]) },
   );
-  expect(env).toMatchObject({ language: 'c', test: 'make -k -C tests', recipe: { origin: 'c-make' } });
+  expect(env).toMatchObject({
+    language: 'c',
+    recipe: { origin: 'c-make', env: { CHAINSMITH_MAKE_DIR: 'tests', CHAINSMITH_MAKE_TARGET: '' } },
+  });
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
 });
 
@@ -500,8 +507,7 @@ test('CMake at the root that never enables CTest, beside a test folder’s Makef
   expect(env).toMatchObject({
     language: 'c',
     runner: 'make',
-    test: 'make -k -C test test',
-    recipe: { origin: 'c-make' },
+    recipe: { origin: 'c-make', env: { CHAINSMITH_MAKE_DIR: 'test', CHAINSMITH_MAKE_TARGET: 'test' } },
   });
   expect(gold).toMatchObject({ status: 'verified', failToPass: ['clamps above'], passToPass: ['clamps below'] });
 });

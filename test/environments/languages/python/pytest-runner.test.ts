@@ -1,10 +1,5 @@
-import {
-  classifyTests,
-  outputCut,
-  serviceNeeded,
-  stageCheck,
-  unseenBefore,
-} from '../../../../src/judge/gold-validation';
+import { classifyTests, outputCut, stageCheck, unseenBefore } from '../../../../src/judge/gold-validation';
+import { serviceNeeded } from '../../../../src/judge/service-needed';
 import { parsePytestSummary } from '../../../../src/environments/languages/python/pytest';
 
 const OUTPUT = `..F
