@@ -3,6 +3,12 @@ import { REPO_DIR } from './sandbox';
 
 /** Where an environment image records the commit its build products (a CMake build dir, a cargo target dir) were built from. */
 export const BUILT_AT_FILE = '/work/.chainsmith-built-at';
+/**
+ * Where an environment image keeps the files its build wrote into the tree that git ignores (a version
+ * module setuptools_scm writes, an extension compiled in place): the tree lives in memory and every
+ * sandbox checks it out anew, so each checkout puts them back where the commit has no file of that name.
+ */
+export const TREE_PRODUCTS = '/work/.chainsmith-tree-products';
 /** 2000-01-01: older than any build product an image holds. */
 const UNCHANGED_MTIME = 946684800;
 
@@ -75,5 +81,6 @@ export function checkoutLines(sha: string): string[] {
     '    git update-index -q --refresh >/dev/null || true',
     '  fi',
     'fi',
+    `if [ -d ${TREE_PRODUCTS} ]; then cp -an ${TREE_PRODUCTS}/. ${REPO_DIR}/ 2>/dev/null || true; fi`,
   ];
 }

@@ -1,4 +1,5 @@
 import { shellQuote } from '../../../process/shell-quote';
+import { TREE_PRODUCTS } from '../../../container/checkout';
 import { SETUP_WARNING } from '../../contract';
 
 /**
@@ -66,6 +67,17 @@ for link in glob.glob(os.path.join(site, "*.egg-link")):
             print("${SETUP_WARNING} setup.py develop wrote " + info + " into the tree, which sandboxes check out anew: kept in " + site)
 `;
 
+/**
+ * The files the install wrote into the tree that git ignores, kept in TREE_PRODUCTS for every sandbox's
+ * checkout (checkout.ts): setuptools_scm's `write_to` version module (filelock's `from .version import
+ * version` failed at import in every run without it), an extension `setup.py develop` compiled in place.
+ * Metadata, bytecode and build folders are left: kept otherwise (KEEP_DEVELOP_METADATA), or remade.
+ */
+const KEEP_TREE_PRODUCTS =
+  `mkdir -p ${TREE_PRODUCTS} && git ls-files -z --others --ignored --exclude-standard | ` +
+  `{ grep -zvE '(^|/)(__pycache__|build|dist|\\.eggs|\\.tox|\\.nox|[^/]*\\.egg-info)(/|$)|\\.py[co]$' || true; } | ` +
+  `xargs -0 -r cp -a --parents -t ${TREE_PRODUCTS}`;
+
 /** Where the build writes FROM_THE_TREE: the install line names it, so a failing one stays short in a stage's reason. */
 const FROM_THE_TREE_FILE = '/tmp/chainsmith-from-tree.py';
 
@@ -95,5 +107,6 @@ export function editableInstall(pip: string, python: string, backend?: string): 
     `isolation=$(${python} -m pip install --help 2>/dev/null | grep -o -m1 -- --no-build-isolation || true)`,
     `${hook}${install} -e . || ${python} ${FROM_THE_TREE_FILE} ${install} .`,
     `${python} -c ${shellQuote(KEEP_DEVELOP_METADATA)} || true`,
+    KEEP_TREE_PRODUCTS,
   ];
 }
