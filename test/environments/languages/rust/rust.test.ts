@@ -4,12 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEPS_MOUNT, type RepoFiles } from '../../../../src/environments/contract';
 import { ToolchainTooOld } from '../../../../src/errors';
-import {
-  detectRust,
-  imageCargoConfig,
-  lockedPackages,
-  pinRustVersion,
-} from '../../../../src/environments/languages/rust/detect';
+import { detectRust, imageCargoConfig, pinRustVersion } from '../../../../src/environments/languages/rust/detect';
+import { lockedPackages } from '../../../../src/environments/languages/rust/lock-resolver';
 import { gitRepoFiles } from '../../../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
 import { cloneBundle } from '../../../support/real-repos';
