@@ -307,7 +307,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
           `Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated?.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`,
         );
       }
-      const finished = await resolver.finish();
+      const finished = await resolver.finish(asOf);
       notes.push(...finished.notes);
       if (finished.unserved.length) unserved = finished.unserved;
       if (ctx.raise?.length) notes.push(...(await raiseCrates(ctx.raise, rustc, resolver.options)));
@@ -364,6 +364,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });
+    await resolver.close();
   }
 }
 
