@@ -28,9 +28,10 @@ testIf(missingTool('cargo'))(
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chainsmith-rust-git-stub-'));
     const repo = await ChainRepo.create(join(dir, 'repo'), {
-      'Cargo.toml': `${pkg('tally')}\n[workspace]\nmembers = ["probe"]\n`,
+      'Cargo.toml': `${pkg('tally')}\n[workspace]\nmembers = ['probe']\n`,
       'src/lib.rs': sum('a - b'),
-      'probe/Cargo.toml': `${pkg('tally-probe')}\n[dependencies]\ngen-stub = { git = "${GONE}", branch = "dev" }\n`,
+      // A literal string, as TOML allows (flate2's `members = ['systest']`, `git = '…'`).
+      'probe/Cargo.toml': `${pkg('tally-probe')}\n[dependencies]\ngen-stub = { git = '${GONE}', branch = 'dev' }\n`,
       'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    1\n}\n',
     });
     const chain = repo.chain('gen/rust-git-stub', [
@@ -43,7 +44,7 @@ testIf(missingTool('cargo'))(
         'probe/tests/probe.rs': '#[test]\nfn two() {\n    assert_eq!(tally_probe::probe(), 2);\n}\n',
       }),
       await repo.pr(3, 'sum through the stub', {
-        'Cargo.toml': `${pkg('tally')}\n[dependencies]\ngen-stub = { git = "${GONE}", branch = "dev" }\n\n[workspace]\nmembers = ["probe"]\n`,
+        'Cargo.toml': `${pkg('tally')}\n[dependencies]\ngen-stub = { git = "${GONE}", branch = "dev" }\n\n[workspace]\nmembers = ['probe']\n`,
         'src/lib.rs': sum('a + b + 0'),
         'tests/more.rs': '#[test]\nfn more() {\n    assert_eq!(tally::sum(1, 1), 2);\n}\n',
       }),
