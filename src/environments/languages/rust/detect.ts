@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ToolchainTooOld } from '../../../errors';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
-import { compareVersions, mustRun, toolVersion } from '../host-command';
-import { runTool } from '../../host-tools';
+import { compareVersions, mustRun, toolFailure, toolVersion } from '../host-command';
+import { runTool, type ToolRun } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
+import { FETCH_GIT_STUBS, withoutStubs } from './git-stubs';
+import { explainGit, LockResolver, lockedPackages } from './lock-resolver';
 import { raiseCrates, staleCrates } from './stale';
 import { localManifests, type ListDirectory } from './workspace';
 
@@ -155,6 +157,9 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
   const locked = files.rootFiles.has('Cargo.lock');
   // A member's declarations are resolved with the root's: a change to them moves the resolution date and the fetch.
   const members = await localManifests(files, manifest, list);
+  // A git dependency the host cannot fetch is a stub the image's cargo fetches itself (git-stubs.ts).
+  const texts = [manifest, ...(await Promise.all(members.map(async (m) => (await files.read(m)) ?? '')))];
+  const gitDependencies = texts.some((text) => /\bgit\s*=\s*["']/.test(text));
   const wants = /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
   const edition = /^\s*edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
   const lockVersion = locked
@@ -201,6 +206,7 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
         NOTHING_VENDORED,
         LINTS_CAPPED,
         MOLD_LINKER,
+        ...(gitDependencies && !locked ? [FETCH_GIT_STUBS] : []),
         NIGHTLY_ONLY,
         // Proves the vendored crates suffice offline, and leaves them compiled in the image.
         BUILD_GRAPH,
@@ -264,28 +270,28 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
   // When the lock resolved is dated: never where it is committed, nor where it was resolved now.
   let resolvedAsOf: string | undefined;
   const scratch = await mkdtemp(join(tmpdir(), 'chainsmith-cargo-'));
+  // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
+  const env: Record<string, string> = locked
+    ? {}
+    : { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
+  const resolver = new LockResolver({ cwd: scratch, signal: ctx.signal, env }, ctx.depsDir);
   try {
     await cp(ctx.srcDir, scratch, { recursive: true, filter: (src) => !['.git', 'target'].includes(basename(src)) });
-    const run = { cwd: scratch, signal: ctx.signal };
+    let unserved: Resolution['unserved'];
     if (locked) {
       notes.push('Cargo.lock as committed');
     } else {
       for (const manifest of await packageManifests(scratch)) {
         await writeFile(manifest, pinRustVersion(await readFile(manifest, 'utf8'), rustc));
       }
-      // --publish-time is unstable in cargo: RUSTC_BOOTSTRAP lets a stable cargo take it.
-      const env = { RUSTC_BOOTSTRAP: '1', CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: 'fallback' };
-      let dated: Awaited<ReturnType<typeof runTool>> | undefined;
+      let dated: ToolRun | undefined;
       let asOf = '';
       // A manifest may name a version published hours or days after its commit (bumped on release day):
       // the nearest later date that resolves, not today's crates, which need a newer rustc than the era's.
       for (const days of LATER_DAYS) {
         asOf = new Date(ctx.asOf.getTime() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
         ctx.log(`cargo: resolving for rustc ${rustc} with crates published by ${asOf}`);
-        dated = await runTool('cargo', ['generate-lockfile', '-Zunstable-options', '--publish-time', asOf], {
-          ...run,
-          env,
-        });
+        dated = await resolver.generate(asOf);
         if (dated.code === 0 || !/failed to select a version|no matching package/.test(dated.stderr)) break;
       }
       if (dated?.code === 0) {
@@ -294,24 +300,45 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
           `Cargo.lock resolved with crates published by ${asOf}${asOf.slice(0, 10) === ctx.asOf.toISOString().slice(0, 10) ? '' : ` (nothing published by ${ctx.asOf.toISOString().slice(0, 10)} satisfies the manifests)`}, preferring versions whose rust-version allows ${rustc}`,
         );
       } else {
-        await mustRun('cargo generate-lockfile', 'cargo', ['generate-lockfile'], { ...run, env });
+        const undated = await resolver.generate();
+        if (undated.code !== 0)
+          throw toolFailure('cargo generate-lockfile', 'cargo', ['generate-lockfile'], undated, explainGit);
         notes.push(
           `Cargo.lock resolved now (this cargo cannot resolve as of a date: ${dated?.stderr.trim().split('\n').pop()}), preferring versions whose rust-version allows ${rustc}`,
         );
       }
-      if (ctx.raise?.length) notes.push(...(await raiseCrates(ctx.raise, rustc, { ...run, env })));
+      const finished = await resolver.finish(asOf);
+      notes.push(...finished.notes);
+      if (finished.unserved.length) unserved = finished.unserved;
+      if (ctx.raise?.length) notes.push(...(await raiseCrates(ctx.raise, rustc, resolver.options)));
     }
+    const run = resolver.options;
     ctx.log('cargo: vendoring the locked crates');
     const vendorDir = join(ctx.depsDir, 'vendor');
     // --respect-source-config: a crates.io mirror the host is configured for is the one used.
     let vendor = await runTool('cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
     if (vendor.code !== 0 && locked && /lock file .* needs to be updated|--locked/.test(vendor.stderr)) {
       // A committed lock behind its Cargo.toml: cargo would update it on any build; the image's cargo does the same offline.
-      vendor = await mustRun('cargo vendor', 'cargo', ['vendor', '--respect-source-config', vendorDir], run);
+      vendor = await mustRun(
+        'cargo vendor',
+        'cargo',
+        ['vendor', '--respect-source-config', vendorDir],
+        run,
+        explainGit,
+      );
       notes.push('the committed Cargo.lock was behind Cargo.toml; cargo updated it minimally');
     } else if (vendor.code !== 0) {
-      await mustRun('cargo vendor', 'cargo', ['vendor', '--locked', '--respect-source-config', vendorDir], run);
+      await mustRun(
+        'cargo vendor',
+        'cargo',
+        ['vendor', '--locked', '--respect-source-config', vendorDir],
+        run,
+        explainGit,
+      );
     }
+    // The stubs' repositories are fetched by the image's cargo (FETCH_GIT_STUBS), not vendored.
+    const { config, copies } = withoutStubs(vendor.stdout, vendor.stderr, resolver.stubs);
+    for (const copy of copies) await rm(copy, { recursive: true, force: true });
     // A crate that depends on nothing leaves no vendor directory; the image copies one, empty or not.
     await mkdir(vendorDir, { recursive: true });
     const beyond = await cratesBeyond(vendorDir, rustc, await cratesForThisPlatform(run));
@@ -320,10 +347,7 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
         `the crates ${locked ? 'the committed Cargo.lock pins' : `resolved for rustc ${rustc}`} need a newer one: ${beyond.slice(0, 5).join(', ')}${beyond.length > 5 ? ` and ${beyond.length - 5} more` : ''}`,
       );
     }
-    await writeFile(
-      join(ctx.depsDir, 'config.toml'),
-      imageCargoConfig(vendor.stdout, vendorDir, `${CARGO_HOME}/vendor`),
-    );
+    await writeFile(join(ctx.depsDir, 'config.toml'), imageCargoConfig(config, vendorDir, `${CARGO_HOME}/vendor`));
     const lock = await readFile(join(scratch, 'Cargo.lock'), 'utf8');
     await writeFile(join(ctx.depsDir, 'Cargo.lock'), lock);
     const lockVersion = Number(/^version\s*=\s*(\d+)/m.exec(lock)?.[1] ?? 1);
@@ -336,9 +360,11 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
       ...(resolvedAsOf ? { asOf: resolvedAsOf } : {}),
       packages: lockedPackages(lock),
       notes,
+      ...(unserved ? { unserved } : {}),
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });
+    await resolver.close();
   }
 }
 
@@ -421,15 +447,4 @@ export function imageCargoConfig(vendorConfig: string, hostDir: string, imageDir
     .replaceAll(JSON.stringify(hostDir), JSON.stringify(imageDir))
     .trim();
   return `${replaced}\n\n[net]\noffline = true\n`;
-}
-
-/** The registry and git packages of a Cargo.lock (the workspace's own packages have no source). */
-export function lockedPackages(lock: string): Array<{ name: string; version: string }> {
-  const packages: Array<{ name: string; version: string }> = [];
-  for (const block of lock.split(/^\[\[package\]\]$/m).slice(1)) {
-    const name = /^name = "([^"]+)"/m.exec(block)?.[1];
-    const version = /^version = "([^"]+)"/m.exec(block)?.[1];
-    if (name && version && /^source = /m.test(block)) packages.push({ name, version });
-  }
-  return packages;
 }

@@ -44,8 +44,9 @@ export async function localManifests(files: RepoFiles, root: string, list?: List
  */
 async function namedDirectories(manifest: string, dir: string, list?: ListDirectory): Promise<string[]> {
   const members = /^\s*members\s*=\s*\[([^\]]*)\]/m.exec(manifest)?.[1] ?? '';
-  const quoted = [...members.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
-  const paths = [...manifest.matchAll(/\bpath\s*=\s*"([^"]+)"/g)].map((m) => m[1]);
+  // TOML's basic strings ("…") and literal ones ('…'): flate2 names its member `members = ['systest']`.
+  const quoted = [...members.matchAll(/"([^"]+)"|'([^']+)'/g)].map((m) => m[1] ?? m[2]);
+  const paths = [...manifest.matchAll(/\bpath\s*=\s*(?:"([^"]+)"|'([^']+)')/g)].map((m) => m[1] ?? m[2]);
   const named: string[] = [];
   for (const p of [...quoted, ...paths]) {
     const at = posix.normalize(posix.join(dir, p)).replace(/\/$/, '');

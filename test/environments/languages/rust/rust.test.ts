@@ -4,12 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEPS_MOUNT, type RepoFiles } from '../../../../src/environments/contract';
 import { ToolchainTooOld } from '../../../../src/errors';
-import {
-  detectRust,
-  imageCargoConfig,
-  lockedPackages,
-  pinRustVersion,
-} from '../../../../src/environments/languages/rust/detect';
+import { detectRust, imageCargoConfig, pinRustVersion } from '../../../../src/environments/languages/rust/detect';
+import { lockedPackages } from '../../../../src/environments/languages/rust/lock-resolver';
 import { gitRepoFiles } from '../../../../src/environments/repo-files';
 import { missingRealRepo, missingTool, testIf } from '../../../support/preconditions';
 import { cloneBundle } from '../../../support/real-repos';
@@ -130,6 +126,29 @@ describe('Rust recipe', () => {
         expect(resolution.notes.join(' ')).toMatch(
           /published by 2021-12-13T12:00:00Z \(nothing published by 2021-12-12/,
         );
+      } finally {
+        rmSync(ctx.depsDir, { recursive: true, force: true });
+        rmSync(src, { recursive: true, force: true });
+      }
+    },
+  );
+
+  testIf(missingTool('cargo'))(
+    'resolves as of the date a requirement whose every release of that date was yanked since',
+    async () => {
+      // mio 0.6's requirement: net2 0.2.29 to 0.2.35 (the last of them, 0.2.33, in June 2018) were all
+      // yanked in 2020, and 0.2.36 came out in November 2020. Without a lock cargo takes no yanked
+      // version, so a 2019 manifest resolved only undated, to today's crates.
+      const src = crate('early', 'net2 = "0.2.29"');
+      const ctx = fetchContext(src, new Date('2019-06-01T00:00:00Z'));
+      try {
+        const resolution = await (await detectRust(files({ 'Cargo.toml': '' })))!.fetch!(ctx);
+        expect(resolution).toMatchObject({ lock: 'resolved', asOf: '2019-06-01T00:00:00.000Z' });
+        expect(resolution.packages).toContainEqual({ name: 'net2', version: '0.2.33' });
+        expect(resolution.notes).toContain(
+          'net2 0.2.33, yanked since, is the newest release of net2 ^0.2.29 published by 2019-06-01: cargo takes no yanked version without a lock, so the lock was resolved with it',
+        );
+        expect(readdirSync(join(ctx.depsDir, 'vendor'))).toContain('net2');
       } finally {
         rmSync(ctx.depsDir, { recursive: true, force: true });
         rmSync(src, { recursive: true, force: true });
