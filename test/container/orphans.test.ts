@@ -21,7 +21,8 @@ test('one-off containers of a worker process that died are removed; live owners 
   const elsewhere = await make({ [OWNER_LABEL]: `another-host:${dead}` });
   const rollout = await make({ [OWNER_LABEL]: `${hostname()}:${dead}`, [KEY_LABEL]: 'k' });
   try {
-    expect(await removeOrphans(docker)).toBeGreaterThanOrEqual(1);
+    // Not its count: a worker of another test file, sweeping this host's orphans as it starts, may remove this one first.
+    await removeOrphans(docker);
     const left = (await docker.listContainers({ all: true, filters: { label: ['chainsmith.test=orphans'] } })).map(
       (c) => c.Id,
     );
