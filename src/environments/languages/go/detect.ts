@@ -185,8 +185,12 @@ export async function fetchModules(ctx: FetchContext, toolchainModule?: string, 
  */
 export function unlessOnlyUnrequired(command: string): string {
   const other = `grep -qv -e 'no required module provides package' -e '^[[:space:]]*go get ' -e '^[[:space:]]*to add it:'`;
-  return (
-    `if ! out=$(${command} 2>&1 >/dev/null); then echo "$out"; if echo "$out" | ${other}; then exit 1; fi; ` +
-    `echo 'note: go.mod requires no module for some imports (Go before 1.16 added them as it built): the packages that import them do not build'; fi`
-  );
+  // Lines, so that a failed build's reason names the first (the command) and not the whole test.
+  return [
+    `if ! out=$(${command} 2>&1 >/dev/null); then`,
+    '  echo "$out"',
+    `  if echo "$out" | ${other}; then exit 1; fi`,
+    "  echo 'note: go.mod requires no module for some imports (Go before 1.16 added them as it built): the packages that import them do not build'",
+    'fi',
+  ].join('\n');
 }
