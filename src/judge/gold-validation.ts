@@ -29,9 +29,7 @@ import { NO_TEST_FILES, unverifiedReason } from './unverified-reason';
 import { stabilize } from './gold-stability';
 import { serviceNeeded } from './service-needed';
 import { CARRY_TAG } from '../stage/carryover';
-
-/** Part of every stored validation's key: bumped when tests are sorted or reasons told differently, so older ones are not reused (11: a refused local connection, or a server program not found, is a service). */
-const RULES = 'rules-11';
+import { codeVersion } from '../code-version';
 
 /** The one test of a runner without a per-test report: the test command's exit status. */
 export const EXIT_CODE_TEST = '(exit code of the test command)';
@@ -320,7 +318,7 @@ export async function goldTestsFor(deps: GoldValidationDeps, chain: Chain, stage
   const key = createHash('sha256')
     // The files whose inline tests are overlaid too: a command need not name them (cargo's `--tests`).
     .update(
-      `${RULES} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command} ${tests.inline.join(' ')}`,
+      `${codeVersion()} ${runs} ${pr.baseSha} ${pr.mergeSha} ${previous} ${env.image} ${env.runner} ${command} ${tests.inline.join(' ')}`,
     )
     .digest('hex')
     .slice(0, 24);
