@@ -9,8 +9,11 @@ const UNTRACKED = '/tmp/chainsmith-untracked-before-autoreconf';
  * a checkout writes files in no particular order of time, so a Makefile.in may look older than
  * configure.ac, and the rule would call the automake version the project generated with, which the
  * image may not have. Otherwise autoreconf makes it, and the paths it adds are excluded from git's view, so
- * that an agent's patch never carries them. A build directory the image kept is reused: automake's own
- * rules configure it again where `configure` changed.
+ * that an agent's patch never carries them. automake runs at foreign strictness unless the project asks
+ * for another: its default, gnu, fails where NEWS, README, AUTHORS or ChangeLog is missing, files a
+ * project's own bootstrap script touches or that a release adds, not what its build or tests need. A
+ * build directory the image kept is reused: automake's own rules configure it again where `configure`
+ * changed.
  */
 const PREPARE = [
   'src=$PWD; noregen=',
@@ -18,7 +21,7 @@ const PREPARE = [
   "  noregen='ACLOCAL=true AUTOCONF=true AUTOMAKE=true AUTOHEADER=true'",
   'else',
   `  git ls-files -o --exclude-standard --directory | sort >${UNTRACKED}`,
-  '  autoreconf -fi || exit 2',
+  "  AUTOMAKE='automake --foreign' autoreconf -fi || exit 2",
   // What autoreconf added, each path anchored: an agent's own file of the same name elsewhere stays in its patch.
   `  mkdir -p .git/info && git ls-files -o --exclude-standard --directory | sort | comm -13 ${UNTRACKED} - | sed 's|^|/|' >>.git/info/exclude || true`,
   'fi',

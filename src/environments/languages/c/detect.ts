@@ -39,8 +39,23 @@ const NO_WERROR_DIR = '/work/.chainsmith-cc';
  * not (gcc 7's implicit-fallthrough, an implicit declaration a header once made): a project that
  * builds with -Werror would not build at all, and no stage of it could run a test. Its warnings still
  * print. ccache's links (CCACHE_MASQUERADE, before it on PATH) and CMake's launcher call these.
+ *
+ * C++ that names no standard was written for its compiler's default, C++14 before GCC 11 and C++17
+ * since: what C++17 removed (dynamic exception specifications, `register`) is an error here, and a
+ * header of the library's own that uses it stopped every test program. A C++ compilation with no
+ * `-std` that fails for one of those ("ISO C++17 does not allow") runs again as gnu++14.
  */
-const NO_WERROR = `mkdir -p ${NO_WERROR_DIR} && for c in cc gcc c++ g++; do printf '#!/bin/sh\\nexec /usr/bin/%s "$@" -Wno-error\\n' $c >${NO_WERROR_DIR}/$c && chmod +x ${NO_WERROR_DIR}/$c || exit 2; done`;
+const NO_WERROR = [
+  `mkdir -p ${NO_WERROR_DIR} && for c in cc gcc; do printf '#!/bin/sh\\nexec /usr/bin/%s "$@" -Wno-error\\n' $c >${NO_WERROR_DIR}/$c && chmod +x ${NO_WERROR_DIR}/$c || exit 2; done`,
+  `for c in c++ g++; do { printf '#!/bin/sh\\nc=/usr/bin/%s\\n' $c; cat <<'EOF'`,
+  'case " $* " in *" -std="*) exec $c "$@" -Wno-error ;; esac',
+  'e=$(mktemp) || exec $c "$@" -Wno-error',
+  '$c "$@" -Wno-error 2>"$e"; s=$?',
+  'if [ $s -ne 0 ] && grep -q "ISO C++17 does not allow" "$e"; then rm -f "$e"; exec $c "$@" -std=gnu++14 -Wno-error; fi',
+  'cat "$e" >&2; rm -f "$e"; exit $s',
+  'EOF',
+  `} >${NO_WERROR_DIR}/$c && chmod +x ${NO_WERROR_DIR}/$c || exit 2; done`,
+].join('\n');
 
 /**
  * C and C++ projects on Debian's gcc, CMake, meson, autotools and make. CMake and meson configure and

@@ -2,6 +2,7 @@ import type { TestRunner } from '../../contract';
 import { parseCaseLines } from '../../runners/case-lines';
 import { shellQuote } from '../../../process/shell-quote';
 import { ctestStems } from './ctest-select';
+import { STOPPED_EARLY } from './make-stopped';
 
 /**
  * Where a plain-make recipe (detect.ts) runs its suite and by which target, in the image's environment:
@@ -14,16 +15,21 @@ export const MAKE_TARGET = 'CHAINSMITH_MAKE_TARGET';
 const ARGS = `\${${MAKE_DIR}:+-C "$${MAKE_DIR}"} \${${MAKE_TARGET}-test}`;
 
 /**
- * The whole test target; where it fails, once more with every command's error ignored (`-i`): make
- * stops a recipe at its first failing command, and a test target whose one recipe builds and runs each
- * test program in turn ran none after the first that failed, so a PR's new tests in a later program
- * had no result before or after the change. The exit status is the first run's; the case lines the
- * second prints come last, and are the ones read.
+ * The whole test target; where it fails and stopped early (stopped_early: a failing command left a
+ * later one of its recipe, or a recipe needing its target, unrun), once more with every command's error
+ * ignored (`-i`): make stops a recipe at its first failing command, and a test target whose one recipe
+ * builds and runs each test program in turn ran none after the first that failed, so a PR's new tests
+ * in a later program had no result before or after the change. A run that left nothing unrun is not
+ * repeated: the rerun would take as long and print the same. The exit status is the first run's; the
+ * case lines a second run prints come last, and are the ones read.
  */
 const SUITE = [
-  `make -k ${ARGS}; s=$?`,
-  `if [ $s -ne 0 ]; then echo "chainsmith: the test target failed; again, every command of it run (make -i):"; make -i ${ARGS}; fi`,
-  'exit $s',
+  STOPPED_EARLY,
+  `o=$(mktemp); make -k ${ARGS} 2>&1 | tee "$o"; s=\${PIPESTATUS[0]}`,
+  'if [ $s -ne 0 ] && stopped_early "$o"; then',
+  `  echo "chainsmith: the test target failed and stopped early; again, every command of it run (make -i):"; make -i ${ARGS}`,
+  'fi',
+  'rm -f "$o" "$o.failed"; exit $s',
 ].join('\n');
 
 /**
