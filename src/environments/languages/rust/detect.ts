@@ -8,6 +8,7 @@ import { runTool, type ToolRun } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
 import { FETCH_GIT_STUBS, withoutStubs } from './git-stubs';
 import { explainGit, LockResolver, lockedPackages } from './lock-resolver';
+import { needsNightly } from './nightly';
 import { raiseCrates, staleCrates } from './stale';
 import { localManifests, type ListDirectory } from './workspace';
 
@@ -225,6 +226,7 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
       path: [],
       runner: 'cargo',
       tooOld: /package `[^`]+` cannot be built because it requires rustc \S+ or newer/,
+      unsupported: (output: string) => needsNightly(output, `${CARGO_HOME}/vendor`),
       // Versions chainsmith chose as of a date, not the project's committed lock.
       ...(locked ? {} : { stale: (output: string) => staleCrates(output, `${CARGO_HOME}/vendor`) }),
     };
