@@ -8,6 +8,7 @@ import { runTool, type ToolRun } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
 import { FETCH_GIT_STUBS, withoutStubs } from './git-stubs';
 import { explainGit, LockResolver, lockedPackages } from './lock-resolver';
+import { needsNightly } from './nightly';
 import { raiseCrates, staleCrates } from './stale';
 import { localManifests, type ListDirectory } from './workspace';
 
@@ -105,23 +106,25 @@ const NIGHTLY_ONLY = [
  * are gated on, and links them against a lib the stages after the image's commit have changed, so none
  * of those compiles was reused (serde_json: about 20 CPU-s of each environment's build). A project with
  * neither lib nor bin (tests only) builds as before: its test targets are all that pulls in its
- * dev-dependencies.
+ * dev-dependencies. Where git stubs stand in (`stubs`), only the packages FETCH_GIT_STUBS names in `$built`
+ * (none: the default ones): a member that builds a stub does not compile.
  */
-const BUILD_GRAPH = [
-  // The build comes first, as a function the lines choosing its targets then call: a failed setup's reason
-  // names the step by its first line (builder.ts, failedSetupCommand), which then says what failed.
-  'build_graph() { cargo test --no-run --offline "$@"; }',
-  `kinds=$(cargo metadata --offline --no-deps --format-version 1 | grep -Eo '"kind":\\["[a-z-]+"' | sort -u || true)`,
-  'sel=',
-  `if grep -Eq '"(lib|rlib|dylib|cdylib|staticlib|proc-macro)"' <<<"$kinds"; then sel=--lib; fi`,
-  `if grep -q '"bin"' <<<"$kinds"; then sel="$sel --bins"; fi`,
-  'if ! build_graph $sel 2>/tmp/chainsmith-build-graph.err; then',
-  '  cat /tmp/chainsmith-build-graph.err >&2',
-  // The kinds are every member's: a workspace whose selected packages have no lib where a member has one (ripgrep's root is a bin) builds as before.
-  "  grep -q 'no library targets found' /tmp/chainsmith-build-graph.err || exit 101",
-  '  build_graph',
-  'fi',
-].join('\n');
+const buildGraph = (stubs: boolean) =>
+  [
+    // The build comes first, as a function the lines choosing its targets then call: a failed setup's reason
+    // names the step by its first line (builder.ts, failedSetupCommand), which then says what failed.
+    `build_graph() { cargo test --no-run --offline${stubs ? ' $built' : ''} "$@"; }`,
+    `kinds=$(cargo metadata --offline --no-deps --format-version 1 | grep -Eo '"kind":\\["[a-z-]+"' | sort -u || true)`,
+    'sel=',
+    `if grep -Eq '"(lib|rlib|dylib|cdylib|staticlib|proc-macro)"' <<<"$kinds"; then sel=--lib; fi`,
+    `if grep -q '"bin"' <<<"$kinds"; then sel="$sel --bins"; fi`,
+    'if ! build_graph $sel 2>/tmp/chainsmith-build-graph.err; then',
+    '  cat /tmp/chainsmith-build-graph.err >&2',
+    // The kinds are every member's: a workspace whose selected packages have no lib where a member has one (ripgrep's root is a bin) builds as before.
+    "  grep -q 'no library targets found' /tmp/chainsmith-build-graph.err || exit 101",
+    '  build_graph',
+    'fi',
+  ].join('\n');
 /**
  * Where the crate depends on nothing at the image's commit, `cargo vendor` prints no source replacement
  * ("There is no dependency to vendor"): crates.io is the vendored directory all the same, so the crates a
@@ -209,7 +212,7 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
         ...(gitDependencies && !locked ? [FETCH_GIT_STUBS] : []),
         NIGHTLY_ONLY,
         // Proves the vendored crates suffice offline, and leaves them compiled in the image.
-        BUILD_GRAPH,
+        buildGraph(gitDependencies && !locked),
       ],
       reuse: `the cargo target dir ${TARGET_DIR} (crates whose version, features and rustc are unchanged are not compiled again)`,
       env: {
@@ -223,6 +226,7 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
       path: [],
       runner: 'cargo',
       tooOld: /package `[^`]+` cannot be built because it requires rustc \S+ or newer/,
+      unsupported: (output: string) => needsNightly(output, `${CARGO_HOME}/vendor`),
       // Versions chainsmith chose as of a date, not the project's committed lock.
       ...(locked ? {} : { stale: (output: string) => staleCrates(output, `${CARGO_HOME}/vendor`) }),
     };

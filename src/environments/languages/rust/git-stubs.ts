@@ -15,6 +15,8 @@ import { mustRun } from '../host-command';
 
 /** Under the dependency directory: a stub repository per crate, and `urls`, one line `NAME URL` each. */
 export const GIT_STUBS = 'git-stubs';
+/** Under GIT_STUBS: the packages the image builds, one a line, where some of the root's build a stub. */
+export const STUB_FREE = 'packages';
 
 export interface GitStub {
   name: string;
@@ -22,18 +24,31 @@ export interface GitStub {
   url: string;
 }
 
+/** A git dependency's reference as the manifest names it: a branch, a tag, or a revision (`rev`). */
+export type StubReference = { branch?: string; tag?: string; rev?: string };
+
 /**
  * The git dependency whose repository a failed cargo run could not update (`failed to load source for
  * dependency `ctest`` … `unable to update https://github.com/a/ctest?branch=b`), with the reference it
- * asks for. One pinned to a commit (`?rev=`) has none a stub could hold.
+ * asks for.
  */
-export function unfetchedGit(output: string): (GitStub & { branch?: string; tag?: string }) | undefined {
+export function unfetchedGit(output: string): (GitStub & StubReference) | undefined {
   const name = /failed to load source for dependency `([^`]+)`/.exec(output)?.[1];
   const source = /^\s*unable to update ((?:https?|ssh|git):\/\/[^\s?#]+)(?:\?(branch|tag|rev)=(\S+))?\s*$/m.exec(
     output,
   );
-  if (!name || !source || source[2] === 'rev') return undefined;
+  if (!name || !source) return undefined;
   return { name, url: source[1], ...(source[2] ? { [source[2]]: source[3] } : {}) };
+}
+
+/**
+ * The ref a stub holds for a `rev`: cargo fetches a revision it cannot fetch as a commit (no stub holds
+ * that commit id) with every branch and tag, then resolves it as git does a name, so a tag of that name
+ * answers it, a full commit id or a short one alike; a rev that is a ref (`refs/pull/1/head`) is fetched
+ * as that ref.
+ */
+function revRef(rev: string): string {
+  return rev.startsWith('refs/') ? rev : `refs/tags/${rev}`;
 }
 
 /** What a run says of a git dependency it could not fetch, naming it ('the git dependency `iovec` (URL) cannot be fetched from this host'). */
@@ -44,11 +59,7 @@ export function unfetchedGitSummary(output: string): string | undefined {
 }
 
 /** Writes the stub repository of `stub` under `dir` (GIT_STUBS) and lists it in `urls`. */
-export async function writeGitStub(
-  dir: string,
-  stub: GitStub & { branch?: string; tag?: string },
-  stubs: GitStub[],
-): Promise<void> {
+export async function writeGitStub(dir: string, stub: GitStub & StubReference, stubs: GitStub[]): Promise<void> {
   const repo = join(dir, stub.name);
   await mkdir(join(repo, 'src'), { recursive: true });
   await writeFile(join(repo, 'Cargo.toml'), `[package]\nname = "${stub.name}"\nversion = "0.0.0"\n`);
@@ -70,6 +81,7 @@ export async function writeGitStub(
   await git(['add', '-A']);
   await git(['commit', '-q', '-m', 'stand-in for a repository the host could not fetch']);
   if (stub.tag) await git(['tag', stub.tag]);
+  if (stub.rev) await git(['update-ref', revRef(stub.rev), 'HEAD']);
   stubs.push({ name: stub.name, url: stub.url });
   await writeFile(join(dir, 'urls'), stubs.map((s) => `${s.name} ${s.url}\n`).join(''));
 }
@@ -89,19 +101,34 @@ export function stubEnv(dir: string, stubs: GitStub[]): Record<string, string> {
 }
 
 /**
- * Of `stubs`, the first the packages a plain `cargo test` at the root builds depend on (for this
- * platform, dev-dependencies of the workspace's own packages in): the tested crate needs the
- * repository itself, which no stand-in replaces.
+ * What a plain `cargo test` at the root builds (its default members: the root package, or a virtual
+ * workspace's members) given the stubs (for this platform, dev-dependencies of the workspace's own
+ * packages in). Where every one of those packages builds a stub, `needed` is the first: the tested crate
+ * needs the repository itself, which no stand-in replaces. Where only some do (one member of a virtual
+ * workspace), `packages` names the others, which the image builds in their place; a PR whose tests are
+ * in them runs, one whose tests build a stub says so.
  */
-export async function neededStub(
+export async function stubbedBuilds(
   stubs: GitStub[],
   run: { cwd: string; signal?: AbortSignal; env: Record<string, string> },
-): Promise<GitStub | undefined> {
-  if (!stubs.length) return undefined;
-  const tree = await runTool('cargo', ['tree', '-e', 'normal,build,dev', '--prefix', 'none', '-f', '{p}'], run);
+): Promise<{ needed?: GitStub; packages?: string[] }> {
+  if (!stubs.length) return {};
+  const args = ['tree', '--no-dedupe', '-e', 'normal,build,dev', '--prefix', 'depth', '-f', '{p}'];
+  const tree = await runTool('cargo', args, run);
   // Where cargo cannot tell, each is taken as needed.
-  if (tree.code !== 0) return stubs[0];
-  return stubs.find((s) => tree.stdout.split('\n').some((l) => l.startsWith(`${s.name} v0.0.0 (${s.url}`)));
+  if (tree.code !== 0) return { needed: stubs[0] };
+  // One tree a default member, each line `DEPTH NAME vVERSION (SOURCE)`, the member's own at depth 0.
+  const members = tree.stdout
+    .split(/\n\s*\n/)
+    .map((block) => block.split('\n').map((l) => l.replace(/^\d+/, '')))
+    .filter((lines) => lines[0])
+    .map((lines) => ({
+      name: lines[0].split(' ')[0],
+      stub: stubs.find((s) => lines.some((l) => l.startsWith(`${s.name} v0.0.0 (${s.url}`))),
+    }));
+  const built = members.filter((m) => !m.stub).map((m) => m.name);
+  if (!built.length) return { needed: members.find((m) => m.stub)?.stub };
+  return built.length < members.length ? { packages: built } : {};
 }
 
 /**
@@ -116,6 +143,11 @@ export const FETCH_GIT_STUBS = [
   `    export "GIT_CONFIG_KEY_$n=url.file://${DEPS_MOUNT}/${GIT_STUBS}/$name.insteadOf" "GIT_CONFIG_VALUE_$n=$url"; n=$((n + 1))`,
   `  done <${DEPS_MOUNT}/${GIT_STUBS}/urls`,
   '  GIT_CONFIG_COUNT=$n CARGO_NET_OFFLINE=false CARGO_NET_GIT_FETCH_WITH_CLI=true cargo fetch',
+  'fi',
+  // The packages the image builds where a member builds a stub (stubbedBuilds), as `-p NAME` each.
+  'built=',
+  `if [ -s ${DEPS_MOUNT}/${GIT_STUBS}/${STUB_FREE} ]; then`,
+  `  while read -r p; do built="$built -p $p"; done <${DEPS_MOUNT}/${GIT_STUBS}/${STUB_FREE}`,
   'fi',
 ].join('\n');
 

@@ -8,7 +8,8 @@ import { runTool, type ToolRun } from '../../host-tools';
 import { mustRun, type Explain } from '../host-command';
 import {
   GIT_STUBS,
-  neededStub,
+  STUB_FREE,
+  stubbedBuilds,
   stubEnv,
   unfetchedGit,
   unfetchedGitSummary,
@@ -79,10 +80,14 @@ export class LockResolver {
    */
   async finish(asOf: string): Promise<{ notes: string[]; unserved: NonNullable<Resolution['unserved']> }> {
     const notes = this.pins.length ? await this.registryAgain(asOf) : [];
-    const needed = await neededStub(this.stubs, this.options);
+    const { needed, packages } = await stubbedBuilds(this.stubs, this.options);
     if (needed) {
       const summary = `the git dependency \`${needed.name}\` (${needed.url}) cannot be fetched from this host, and the tested crate builds it`;
       throw new StageError(summary, { reason: stageReason('dependencies-unresolvable', summary) });
+    }
+    if (packages) {
+      await writeFile(join(this.depsDir, GIT_STUBS, STUB_FREE), packages.map((p) => `${p}\n`).join(''));
+      notes.push(`the image builds ${packages.join(', ')}, the root's packages that build no stand-in`);
     }
     const unserved = this.stubs.map((s) => ({
       name: s.name,
