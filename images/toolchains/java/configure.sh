@@ -9,3 +9,14 @@
 set -euo pipefail
 jdk=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
 printf '\n%s\n' 'org.junit.vintage.level = SEVERE' >>"$jdk/conf/logging.properties"
+
+# A POM written for a Java before 16 needs the JDK's packages open (src/environments/languages/java/open-packages.ts)
+# in every JVM: Maven's, Surefire's forked test JVM and the JVMs a test starts from java.home. JDK_JAVA_OPTIONS
+# would reach them all, but every one would print "NOTE: Picked up JDK_JAVA_OPTIONS" on stderr, which a
+# test of a child JVM's output sees and upstream's did not. The JDK's own launcher is instead a script
+# that puts CHAINSMITH_JAVA_OPTIONS (set by such a recipe, empty otherwise) before the caller's
+# arguments, as the launcher would the variable's, and prints nothing. The real launcher stays in bin/,
+# where it finds the JDK from its own path.
+mv "$jdk/bin/java" "$jdk/bin/java.real"
+printf '#!/bin/sh\nexec %s ${CHAINSMITH_JAVA_OPTIONS-} "$@"\n' "$jdk/bin/java.real" >"$jdk/bin/java"
+chmod 755 "$jdk/bin/java"

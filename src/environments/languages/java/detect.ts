@@ -31,7 +31,7 @@ import { mavenGoalFailure } from './maven-failure';
 import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN } from './maven-dist';
 import { hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
-import { OPEN_PACKAGES, opensPackages } from './open-packages';
+import { OPEN_PACKAGES, OPTIONS_VARIABLE, opensPackages } from './open-packages';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
 export type JavaRecipe = LanguageRecipe<'java', 'maven' | ExitCode, 'java'>;
@@ -99,7 +99,7 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
   const opens = opensPackages(release);
   if (opens)
     notes.push(
-      `the POM compiles for Java ${release ?? '(unnamed)'}, whose JDKs let code reflect into their own packages: JDK ${DEBIAN_JDK}'s JVMs open them (JDK_JAVA_OPTIONS)`,
+      `the POM compiles for Java ${release ?? '(unnamed)'}, whose JDKs let code reflect into their own packages: JDK ${DEBIAN_JDK}'s JVMs open them (${OPTIONS_VARIABLE})`,
     );
   const wrapperNote = files.rootFiles.has('mvnw') ? ['the Maven wrapper is not used'] : [];
   const on = (newer?: string): JavaRecipe =>
@@ -159,7 +159,7 @@ function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: 
     // Every Maven run of the image (an agent's own too) loads the extension (skip-extension.ts).
     env: {
       MAVEN_OPTS: `${QUICK_JVM} -Dmaven.ext.class.path=${M2}/${SKIPS_JAR}`,
-      ...(opens ? { JDK_JAVA_OPTIONS: OPEN_PACKAGES } : {}),
+      ...(opens ? { [OPTIONS_VARIABLE]: OPEN_PACKAGES } : {}),
     },
     path: newer ? [`${MAVEN_HOME_IN_IMAGE}/bin`] : [],
     runner: 'maven',

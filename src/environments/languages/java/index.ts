@@ -9,7 +9,6 @@ export const java: LanguageSupport<'java', 'maven', 'java'> = {
   layouts: ['pom.xml', 'build.gradle'],
   detect: (files) => detectJava(files),
   runners: { maven: mavenRunner },
-  // Without JDK_JAVA_OPTIONS (open-packages.ts), whose launcher note would be the first line.
-  toolchains: { java: 'env -u JDK_JAVA_OPTIONS java -version 2>&1 | head -n 1; mvn -v 2>/dev/null | head -n 1' },
+  toolchains: { java: 'java -version 2>&1 | head -n 1; mvn -v 2>/dev/null | head -n 1' },
   files: { tests: [], code: ['java'] },
 };

@@ -5,9 +5,17 @@
  * Objenesis, Powermock, XStream) or calls javac's classes (com.sun.tools.javac.api.JavacTool): on
  * Debian's JDK 17 its tests fail with InaccessibleObjectException ("module java.base does not "opens
  * java.lang" to unnamed module") or IllegalAccessError ("module jdk.compiler does not export
- * com.sun.tools.javac.api"), before and after a stage's change alike. A POM that compiles for a Java before 16 (or names none) gets, through JDK_JAVA_OPTIONS, which
- * every `java` launcher reads (Surefire's forked test JVM too), the packages its JDK had open.
+ * com.sun.tools.javac.api"), before and after a stage's change alike. A POM that compiles for a Java before 16 (or names none) gets, through
+ * OPTIONS_VARIABLE, which the toolchain image's `java` launcher puts before its arguments (every JVM's: Maven's, Surefire's
+ * forked test JVM, a test's child JVM), the packages its JDK had open.
  */
+
+/**
+ * Options the Java toolchain image's launcher passes every JVM (images/toolchains/java/configure.sh). Not
+ * JDK_JAVA_OPTIONS, which every JVM would note on stderr ("Picked up JDK_JAVA_OPTIONS"), where a test of a
+ * child JVM's output sees it and upstream's did not.
+ */
+export const OPTIONS_VARIABLE = 'CHAINSMITH_JAVA_OPTIONS';
 
 /** The first Java whose JDK denied such reflection by default. */
 const STRONG_ENCAPSULATION = 16;
@@ -53,7 +61,7 @@ const PACKAGES = [
   'jdk.compiler/com.sun.tools.javac.util',
 ];
 
-/** JDK_JAVA_OPTIONS that open PACKAGES to code on the class path. */
+/** JVM options that open PACKAGES to code on the class path. */
 export const OPEN_PACKAGES = PACKAGES.map((p) => `--add-opens=${p}=ALL-UNNAMED`).join(' ');
 
 /** Whether a POM compiling for `release` (javaRelease; undefined where it names none) was written for a JDK that allowed the reflection. */
