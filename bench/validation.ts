@@ -199,6 +199,8 @@ function languageFigures(language: string, parts: RepoRun[]): Figure[] {
   const rate = (r: ValidateRun, done: number) => (done ? done / cpuHours(r) : 0);
   const ourRate = rate(ours, ours.records.length);
   const todayRate = rate(today, today.stagesDone);
+  // Two rates over different stages compare nothing: where today's code stopped early, no ratio.
+  const comparable = today.stagesDone === ours.records.length;
   const ran = ours.records.filter((r) => (r.goldRuns ?? 0) > 0);
   const flaky = ran.filter((r) => (r.flaky?.length ?? 0) > 0).length;
   const kinds = new Map<string, number>();
@@ -232,13 +234,11 @@ function languageFigures(language: string, parts: RepoRun[]): Figure[] {
     },
     {
       measure: `stages_per_cpu_hour_speedup${l}`,
-      // Two rates over different stages compare nothing: where today's code stopped early, no ratio.
-      value: round(todayRate && today.stagesDone === ours.records.length ? ourRate / todayRate : NaN, 2),
+      value: round(todayRate && comparable ? ourRate / todayRate : NaN, 2),
       unit: 'ratio',
-      goal:
-        today.stagesDone === ours.records.length
-          ? '>= 3'
-          : `>= 3; none: today's code stopped after ${today.stagesDone} of the ${ours.records.length} stages this code validated, so the rates are over different stages`,
+      goal: comparable
+        ? '>= 3'
+        : `>= 3; none: today's code stopped after ${today.stagesDone} of the ${ours.records.length} stages this code validated, so the rates are over different stages`,
     },
     {
       measure: `envs_per_stage${l}`,
