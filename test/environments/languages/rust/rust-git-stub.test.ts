@@ -13,6 +13,8 @@ const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
 /** A repository no host resolves (the `.invalid` top-level domain is reserved for that). */
 const GONE = 'https://git.invalid/gen-stub';
+/** A commit id no stub repository can hold. */
+const REV = '0123456789abcdef0123456789abcdef01234567';
 const pkg = (name: string) => `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2018"\n`;
 const sum = (body: string) => `pub fn sum(a: u32, b: u32) -> u32 {\n    ${body}\n}\n`;
 
@@ -67,6 +69,46 @@ testIf(missingTool('cargo'))(
         kind: 'dependencies-unresolvable',
         summary: `the git dependency \`gen-stub\` (${GONE}) cannot be fetched from this host, and the tested crate builds it`,
       },
+    });
+  },
+  20 * 60_000,
+);
+
+/**
+ * git-stubs.ts: a virtual workspace without a Cargo.lock whose member `probe` depends on a git repository
+ * the host cannot fetch, pinned to a commit (`rev`). The stub answers the rev, and the image builds the
+ * member that does not need it, so a PR whose tests are that member's verifies, where every stage was
+ * `dependencies-unresolvable`; a PR whose tests build `probe` says it needs the dependency.
+ */
+testIf(missingTool('cargo'))(
+  'cargo: a git dependency pinned to a rev, in one member of a virtual workspace, stops only the tests that build it',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-rust-git-stub-ws-'));
+    const repo = await ChainRepo.create(join(dir, 'repo'), {
+      'Cargo.toml': '[workspace]\nmembers = ["tally", "probe"]\n',
+      'tally/Cargo.toml': pkg('tally'),
+      'tally/src/lib.rs': sum('a - b'),
+      'probe/Cargo.toml': `${pkg('tally-probe')}\n[dependencies]\ngen-stub = { git = "${GONE}", rev = "${REV}" }\n`,
+      'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    1\n}\n',
+    });
+    const chain = repo.chain('gen/rust-git-stub-ws', [
+      await repo.pr(1, 'sum adds', {
+        'tally/src/lib.rs': sum('a + b'),
+        'tally/tests/sum.rs': '#[test]\nfn adds() {\n    assert_eq!(tally::sum(2, 3), 5);\n}\n',
+      }),
+      await repo.pr(2, 'probe is two', {
+        'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    2\n}\n',
+        'probe/tests/probe.rs': '#[test]\nfn two() {\n    assert_eq!(tally_probe::probe(), 2);\n}\n',
+      }),
+    ]);
+    const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'home')));
+    const deps = goldDeps(docker, dir, environments);
+    expect(await goldTestsFor(deps, chain, 0)).toMatchObject({ status: 'verified', failToPass: ['sum::adds'] });
+
+    const member = await goldTestsFor(deps, chain, 1);
+    expect(member.reason).toMatchObject({
+      kind: 'dependencies-unresolvable',
+      summary: expect.stringMatching(/^the PR's tests need gen-stub, which the environment was built without/),
     });
   },
   20 * 60_000,
