@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeToolsVenv } from '../src/environments/languages/python/tools-venv';
 import { packageRoot } from '../src/paths';
 import { run as runProcess } from '../src/process/run';
 import type { GoldTests } from '../src/schemas';
@@ -143,7 +144,7 @@ async function validateRepo(
     newCli,
     chainsFile,
     join(work, `${bundle}.new.jsonl`),
-    await fresh(work, `${bundle}-new`),
+    await fresh(work, `${bundle}-new`, language),
     (l) => say(`${name} new ${l}`),
   );
   const layers = await Promise.all(ours.imagesBuilt.map((t) => layerBytes(docker, t)));
@@ -153,7 +154,7 @@ async function validateRepo(
     oldCli,
     chainsFile,
     join(work, `${bundle}.today.jsonl`),
-    await fresh(work, `${bundle}-today`),
+    await fresh(work, `${bundle}-today`, language),
     (l) => say(`${name} today ${l}`),
   );
   for (const [who, r] of [
@@ -312,9 +313,17 @@ async function buildBaseline(work: string): Promise<string> {
   return join(dir, 'dist', 'src', 'cli', 'main.js');
 }
 
-async function fresh(work: string, name: string): Promise<string> {
+/**
+ * A fresh data directory for one code's run. For Python it holds, before the clock, the uv this code
+ * pins (UV_PIN), where both codes look for it: today's code installs the newest uv the index serves
+ * where it finds none, and uv moves (0.12 refuses the `.tar.bz2` sdists 2010s releases shipped), so
+ * the two codes would resolve with different uvs, and a difference of uv's would be read as one of
+ * the code's (in session 35, today's code stopped at Jinja's fifth stage this way).
+ */
+async function fresh(work: string, name: string, language: string): Promise<string> {
   const dir = join(work, 'home', name);
   await mkdir(dir, { recursive: true });
+  if (language === 'python') await makeToolsVenv(join(dir, 'tools', 'uv'));
   return dir;
 }
 
