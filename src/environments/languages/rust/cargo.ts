@@ -265,7 +265,7 @@ export const cargoRunner: TestRunner<'cargo'> = {
  */
 const RUSTC_REFUSED = [
   /package `([^`]+)` cannot be built because it requires (rustc \S+) or newer/,
-  /^error: rustc \S+ is not supported by the following packages:\n\s*(\S+) requires (rustc \S+)/m,
+  /^error: rustc \S+ is not supported by the following packages?:\n\s*(\S+) requires (rustc \S+)/m,
 ];
 function rustcRefused(output: string): string | undefined {
   for (const form of RUSTC_REFUSED) {
