@@ -97,6 +97,25 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutPr
     // (rayon, url, chrono, serde, bytes, clap, …) and listed fewer than three tags for 3, so the wave is one polyglot
     // crate (a C core with Go bindings: build.rs, `[lib] path`, a committed Cargo.lock, test vectors under tests/).
     'github.com/ethereum/c-kzg-4844/v2',
+    // Wave 4 (s36), chosen before any run: crates.io's most downloaded crates of all time, in that order as the session
+    // knew it (syn, hashbrown, quote, libc, rand_core, cfg-if, rand, serde, regex-syntax, unicode-ident, autocfg, regex,
+    // serde_derive, getrandom, parking_lot_core, …), leaving out those listed above, those done as whole histories
+    // (bench/README.md; quote, aho-corasick, http-body) and those whose newest `.crate` ships no test (no tests/ and no
+    // `#[test]` under src/): the first 14. The list's length being odd, the wave starts on the report side.
+    'syn',
+    'hashbrown',
+    'libc',
+    'rand_core',
+    'cfg-if',
+    'rand',
+    'serde',
+    'regex-syntax',
+    'unicode-ident',
+    'autocfg',
+    'regex',
+    'serde_derive',
+    'getrandom',
+    'parking_lot_core',
   ]),
   // Maven Central's artifacts that publish their tests (`test-sources`): Apache Commons, one build family.
   java: alternate([

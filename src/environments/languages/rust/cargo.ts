@@ -253,4 +253,24 @@ export const cargoRunner: TestRunner<'cargo'> = {
     ].join('\n');
   },
   parse: parseCargoTest,
+  toolchainMismatch: rustcRefused,
 };
+
+/**
+ * cargo's refusal of a package whose `rust-version` is above the environment's rustc, in either of its
+ * forms: "package `x v1.0.0` cannot be built because it requires rustc 1.95 or newer" (cargo 1.56 to
+ * 1.7x) and "rustc 1.85.0 is not supported by the following packages:" then "  x@1.0.0 requires rustc
+ * 1.95" (later). A change that raises it past every toolchain here (a release moving to a newer MSRV)
+ * leaves tests no change could run on this host, whatever they check.
+ */
+const RUSTC_REFUSED = [
+  /package `([^`]+)` cannot be built because it requires (rustc \S+) or newer/,
+  /^error: rustc \S+ is not supported by the following packages?:\n\s*(\S+) requires (rustc \S+)/m,
+];
+function rustcRefused(output: string): string | undefined {
+  for (const form of RUSTC_REFUSED) {
+    const m = form.exec(output);
+    if (m) return `cargo: ${m[1]} requires ${m[2]}`;
+  }
+  return undefined;
+}

@@ -225,7 +225,9 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
       sharedCache: INCREMENTAL_SHARED,
       path: [],
       runner: 'cargo',
-      tooOld: /package `[^`]+` cannot be built because it requires rustc \S+ or newer/,
+      // cargo's refusal of a rust-version above its rustc, in its form of 1.56-1.7x and its later one.
+      tooOld:
+        /package `[^`]+` cannot be built because it requires rustc \S+ or newer|(?<=rustc \S+ is not supported by the following packages?:\n\s*)\S+ requires rustc \S+/,
       unsupported: (output: string) => needsNightly(output, `${CARGO_HOME}/vendor`),
       // Versions chainsmith chose as of a date, not the project's committed lock.
       ...(locked ? {} : { stale: (output: string) => staleCrates(output, `${CARGO_HOME}/vendor`) }),
