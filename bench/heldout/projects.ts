@@ -141,6 +141,23 @@ export const PROJECTS: Record<'python' | 'go' | 'rust' | 'java' | 'c', HeldOutPr
     'org.apache.santuario:xmlsec:source-release',
     'org.apache.xbean:xbean:source-release',
     'org.codehaus.plexus:plexus-utils:source-release',
+    // Wave 4 (session 36), chosen before any run: a build family the list lacks, Maven's own plugins (a plugin
+    // descriptor, Maven's APIs as provided dependencies, the plugin testing harness, invoker ITs beside unit tests).
+    // The org.apache.maven.plugins rows of the environment's maven-partial.tsv, in its (alphabetical) order, kept where
+    // the plugin is its project's root, its last three listed releases each serving a `source-release` zip through the
+    // host's Maven (16 of 24; the 8 others are modules of a reactor and serve none): the first 12.
+    'org.apache.maven.plugins:maven-antrun-plugin:source-release',
+    'org.apache.maven.plugins:maven-assembly-plugin:source-release',
+    'org.apache.maven.plugins:maven-checkstyle-plugin:source-release',
+    'org.apache.maven.plugins:maven-clean-plugin:source-release',
+    'org.apache.maven.plugins:maven-compiler-plugin:source-release',
+    'org.apache.maven.plugins:maven-dependency-plugin:source-release',
+    'org.apache.maven.plugins:maven-help-plugin:source-release',
+    'org.apache.maven.plugins:maven-invoker-plugin:source-release',
+    'org.apache.maven.plugins:maven-jar-plugin:source-release',
+    'org.apache.maven.plugins:maven-javadoc-plugin:source-release',
+    'org.apache.maven.plugins:maven-pmd-plugin:source-release',
+    'org.apache.maven.plugins:maven-resources-plugin:source-release',
   ]),
   // C has no registry of releases here: its projects are GitHub repositories, read from snapshots (heldout.ts,
   // fetchOf). Session 26, chosen before any run: widely used C/C++ libraries whose last three semver tags the host's
