@@ -18,6 +18,20 @@ const REV = '0123456789abcdef0123456789abcdef01234567';
 const pkg = (name: string) => `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2018"\n`;
 const sum = (body: string) => `pub fn sum(a: u32, b: u32) -> u32 {\n    ${body}\n}\n`;
 
+/** The two PRs both workspaces start with: one tests the `tally` crate (under `root`), one the `probe` member. */
+async function rootAndMemberPrs(repo: ChainRepo, root: string) {
+  return [
+    await repo.pr(1, 'sum adds', {
+      [`${root}src/lib.rs`]: sum('a + b'),
+      [`${root}tests/sum.rs`]: '#[test]\nfn adds() {\n    assert_eq!(tally::sum(2, 3), 5);\n}\n',
+    }),
+    await repo.pr(2, 'probe is two', {
+      'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    2\n}\n',
+      'probe/tests/probe.rs': '#[test]\nfn two() {\n    assert_eq!(tally_probe::probe(), 2);\n}\n',
+    }),
+  ];
+}
+
 /**
  * git-stubs.ts, lock-resolver.ts: a crate without a Cargo.lock whose workspace member `probe` depends on
  * a git repository the host cannot fetch (flate2's systest → ctest). The workspace resolves with a stub
@@ -37,14 +51,7 @@ testIf(missingTool('cargo'))(
       'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    1\n}\n',
     });
     const chain = repo.chain('gen/rust-git-stub', [
-      await repo.pr(1, 'sum adds', {
-        'src/lib.rs': sum('a + b'),
-        'tests/sum.rs': '#[test]\nfn adds() {\n    assert_eq!(tally::sum(2, 3), 5);\n}\n',
-      }),
-      await repo.pr(2, 'probe is two', {
-        'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    2\n}\n',
-        'probe/tests/probe.rs': '#[test]\nfn two() {\n    assert_eq!(tally_probe::probe(), 2);\n}\n',
-      }),
+      ...(await rootAndMemberPrs(repo, '')),
       await repo.pr(3, 'sum through the stub', {
         'Cargo.toml': `${pkg('tally')}\n[dependencies]\ngen-stub = { git = "${GONE}", branch = "dev" }\n\n[workspace]\nmembers = ['probe']\n`,
         'src/lib.rs': sum('a + b + 0'),
@@ -91,16 +98,7 @@ testIf(missingTool('cargo'))(
       'probe/Cargo.toml': `${pkg('tally-probe')}\n[dependencies]\ngen-stub = { git = "${GONE}", rev = "${REV}" }\n`,
       'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    1\n}\n',
     });
-    const chain = repo.chain('gen/rust-git-stub-ws', [
-      await repo.pr(1, 'sum adds', {
-        'tally/src/lib.rs': sum('a + b'),
-        'tally/tests/sum.rs': '#[test]\nfn adds() {\n    assert_eq!(tally::sum(2, 3), 5);\n}\n',
-      }),
-      await repo.pr(2, 'probe is two', {
-        'probe/src/lib.rs': 'pub fn probe() -> u32 {\n    2\n}\n',
-        'probe/tests/probe.rs': '#[test]\nfn two() {\n    assert_eq!(tally_probe::probe(), 2);\n}\n',
-      }),
-    ]);
+    const chain = repo.chain('gen/rust-git-stub-ws', await rootAndMemberPrs(repo, 'tally/'));
     const environments = removedAfterAll(testEnvironments(docker, {}, join(dir, 'home')));
     const deps = goldDeps(docker, dir, environments);
     expect(await goldTestsFor(deps, chain, 0)).toMatchObject({ status: 'verified', failToPass: ['sum::adds'] });
