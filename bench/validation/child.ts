@@ -190,8 +190,9 @@ function manifestLanguage(label: string | undefined): string | undefined {
 }
 
 /**
- * Several repositories' runs of one code as one: their records in order, their CPU, containers and
- * wall time summed, the load averaged over the wall time; the exit code the first non-zero one.
+ * Several runs of one code as one (its repositories', or today's code started again after a chain it
+ * stopped in): their records in order, their CPU, containers and wall time summed, the load averaged
+ * over the wall time; the exit code the first non-zero one.
  */
 export function mergeRuns(runs: ValidateRun[]): ValidateRun {
   const sum = (pick: (r: ValidateRun) => number) => runs.reduce((n, r) => n + pick(r), 0);
