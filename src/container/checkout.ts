@@ -69,6 +69,8 @@ export function checkoutLines(sha: string): string[] {
     '  if [ -f .gitmodules ]; then chainsmith_submodules HEAD ""; fi',
     'else',
     `  git init -q ${REPO_DIR} && echo ${MIRROR_OBJECTS} > ${REPO_DIR}/.git/objects/info/alternates && cd ${REPO_DIR}`,
+    // What Python compiles in the tree (languages/python/bytecode.ts) is no change to it: not in a patch, kept by `git clean`.
+    `  mkdir -p .git/info && printf '__pycache__/\\n*.py[co]\\n' >> .git/info/exclude`,
     `  git checkout -q --detach ${sha} || { ${missing}; }`,
     '  if [ -f .gitmodules ]; then chainsmith_submodules HEAD ""; fi',
     `  if [ -s ${BUILT_AT_FILE} ] && git diff --name-only -z "$(cat ${BUILT_AT_FILE})" HEAD -- > /tmp/.chainsmith-changed 2>/dev/null; then`,

@@ -1,5 +1,5 @@
 import { editableInstall } from '../../src/environments/languages/python/editable';
-import { installSessionExit } from '../../src/environments/languages/python/session-exit';
+import { installPytestPlugins } from '../../src/environments/languages/python/pytest-plugins';
 import Docker from 'dockerode';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,7 +38,7 @@ test('recipes are detected per language from the files at the base; a layout not
     toolchain: { image: 'python', version: '3.11' },
     setup: [
       `python3 -m venv --system-site-packages ${VENV}`,
-      installSessionExit(`${VENV}/bin/python`),
+      installPytestPlugins(`${VENV}/bin/python`),
       ...editableInstall(
         `env -u PIP_NO_CACHE_DIR ${VENV}/bin/python -m pip install --disable-pip-version-check --no-cache-dir --no-index`,
         `${VENV}/bin/python`,

@@ -10,7 +10,7 @@ import { declaredText } from './declarations';
 import { choosePython, type PythonChoice, type PythonEra } from './versions';
 import { bundledPip } from './wheel-tags';
 import { editableInstall } from './editable';
-import { installSessionExit } from './session-exit';
+import { installPytestPlugins } from './pytest-plugins';
 import { pipInstall } from './pip-install';
 
 /** A recipe of this language: its name, its runners' and its toolchains'. */
@@ -123,8 +123,8 @@ export async function detectPython(
               `${interpreter} -m venv --system-site-packages ${venv}`,
               ...(needsFetch ? pipInstall(pip, `${venv}/bin/python`, deps) : []),
             ];
-      // A pytest plugin (session-exit.ts): runs end with their session, a run its limit ends still reports, old pytest reports passes.
-      lines.push(installSessionExit(`${venv}/bin/python`));
+      // pytest plugins (pytest-plugins.ts): runs end with their session and keep what they compile.
+      lines.push(installPytestPlugins(`${venv}/bin/python`));
       if (installable) lines.push(...editableInstall(pip, `${venv}/bin/python`, pyproject.buildBackend));
       // Installed without their dependencies, nothing checked that they are consistent: pip check says, in the build log.
       if (needsFetch)

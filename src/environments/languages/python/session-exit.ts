@@ -1,11 +1,10 @@
-import { shellQuote } from '../../../process/shell-quote';
-
 /** Seconds a run may go on past pytest's session before it is ended, while a thread it left blocked holds it. */
 const GRACE_SECONDS = 10;
 
 /**
- * A pytest plugin for two ways a run outlives its tests, each of which held a run to its time limit
- * (600 s) and cost it its per-test report, and for an old pytest's report:
+ * A pytest plugin (installed with the others, pytest-plugins.ts) for two ways a run outlives its
+ * tests, each of which held a run to its time limit (600 s) and cost it its per-test report, and for
+ * an old pytest's report:
  * - Its session is over, but Python waits at exit for every non-daemon thread and multiprocessing
  *   child: a test that starts a writer on a FIFO the code before a fix never opens, or a server
  *   process it never stops, leaves one waiting for good. Where such a thread or child is alive at the
@@ -22,7 +21,7 @@ const GRACE_SECONDS = 10;
  * are read by an object registered with it alone); a pytest-xdist worker is left to its controller,
  * which reads the workers' reports; a forked child keeps the default.
  */
-const PLUGIN = `import os, signal, sys, threading, time
+export const SESSION_EXIT = `import os, signal, sys, threading, time
 _pid = os.getpid()
 try:
     _stdout = os.dup(1)
@@ -114,32 +113,3 @@ def pytest_unconfigure(config):
     watch.daemon = True
     watch.start()
 `;
-
-const NAME = 'chainsmith_session_exit';
-
-/**
- * Installs PLUGIN into the venv's site-packages as a distribution with a `pytest11` entry point, which
- * pytest loads by itself: the test command stays the project's own (`python3 -m pytest …`), the one
- * agents are shown and trajectories keep.
- */
-const INSTALL = `import os, sysconfig
-site = sysconfig.get_paths()["purelib"]
-info = os.path.join(site, "${NAME}-1.0.dist-info")
-if not os.path.isdir(info):
-    os.makedirs(info)
-files = {
-    "_${NAME}.py": ${JSON.stringify(PLUGIN)},
-    "${NAME}-1.0.dist-info/METADATA": "Metadata-Version: 2.1\\nName: ${NAME}\\nVersion: 1.0\\nSummary: ends a pytest run with its session where a thread a test left blocked holds the interpreter\\n",
-    "${NAME}-1.0.dist-info/entry_points.txt": "[pytest11]\\n${NAME} = _${NAME}\\n",
-    "${NAME}-1.0.dist-info/INSTALLER": "chainsmith\\n",
-}
-files["${NAME}-1.0.dist-info/RECORD"] = "".join(f + ",,\\n" for f in sorted(files) + ["${NAME}-1.0.dist-info/RECORD"])
-for name, text in files.items():
-    with open(os.path.join(site, name), "w") as f:
-        f.write(text)
-`;
-
-/** The setup line that puts the session-exit plugin into the venv whose interpreter is `python`. */
-export function installSessionExit(python: string): string {
-  return `${python} -c ${shellQuote(INSTALL)}`;
-}
