@@ -27,4 +27,8 @@ export class RecentMap<K, V> {
     this.map.set(key, value);
     if (this.map.size > this.limit) this.map.delete(this.map.keys().next().value!);
   }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
 }

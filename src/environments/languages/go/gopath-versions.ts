@@ -1,6 +1,7 @@
 import { StageError } from '../../../errors';
 import { stageReason } from '../../../stage-reason';
 import { runTool } from '../../host-tools';
+import { RecentMap } from '../../../recent-map';
 import { lockedFor, type LockedRevision } from './gopath-locks';
 
 /** A module version chosen for a GOPATH-era build, with its source directory in the host's download cache. */
@@ -24,38 +25,45 @@ const NOT_SERVED =
   /\b(400|403|404|410)\b|not found|unknown revision|invalid version|no matching versions|unrecognized import path|malformed module path|invalid module path|missing dot in first path element|checksum mismatch|git ls-remote|fatal: unable to access/i;
 
 /**
+ * The proxy's answers about module paths and versions (a module's tagged versions, when a version was
+ * published), shared by every fetch of the process: a GOPATH-era history asks the same of the same
+ * modules at each of its stages, and each answer was a go command (cobra's whole history: about 900,
+ * 53 CPU-s). Keyed by the question and the go command's environment without its download cache, so a
+ * fetch against another proxy asks again. A failure (the proxy or the network failing) is not kept.
+ */
+const answers = new RecentMap<string, Promise<unknown>>(4096);
+
+/**
  * Asks the host's module proxy (through the go command and the host's own configuration, in module
  * mode outside any module) about module paths and versions. `env` carries the download cache.
  */
 export class ModuleProxy {
-  private readonly lists = new Map<string, Promise<string[] | undefined>>();
-  private readonly times = new Map<string, Promise<Date | undefined>>();
-
   constructor(private readonly run: { cwd: string; env: Record<string, string>; signal: AbortSignal }) {}
 
   /** The tagged versions of `module`, oldest first; undefined where the proxy knows no such module. */
   versions(module: string): Promise<string[] | undefined> {
-    let list = this.lists.get(module);
-    if (!list) {
-      list = this.json<{ Versions?: string[] }>(['list', '-m', '-versions', '-json', module]).then((r) =>
-        r ? (r.Versions ?? []) : undefined,
-      );
-      this.lists.set(module, list);
-    }
-    return list;
+    return this.shared(['list', '-m', '-versions', '-json', module], (r: { Versions?: string[] } | undefined) =>
+      r ? (r.Versions ?? []) : undefined,
+    );
   }
 
   /** When `module@version` was published (for a pseudo-version, its commit's time). */
   time(module: string, version: string): Promise<Date | undefined> {
-    const key = `${module}@${version}`;
-    let time = this.times.get(key);
-    if (!time) {
-      time = this.json<{ Time?: string }>(['list', '-m', '-json', key]).then((r) =>
-        r?.Time ? new Date(r.Time) : undefined,
-      );
-      this.times.set(key, time);
-    }
-    return time;
+    return this.shared(['list', '-m', '-json', `${module}@${version}`], (r: { Time?: string } | undefined) =>
+      r?.Time ? new Date(r.Time) : undefined,
+    );
+  }
+
+  /** The answer to `args` from `answers`, or asked now and kept there once it comes. */
+  private shared<T, R>(args: string[], read: (r: T | undefined) => R): Promise<R> {
+    const { GOMODCACHE: _cache, ...env } = this.run.env;
+    const key = `${JSON.stringify(env)} ${args.join(' ')}`;
+    const known = answers.get(key) as Promise<R> | undefined;
+    if (known) return known;
+    const asked = this.json<T>(args).then(read);
+    answers.set(key, asked);
+    asked.catch(() => answers.delete(key));
+    return asked;
   }
 
   /** Downloads `module@query` (a version, a revision, `latest`) and says which version it is and where its source is. */
