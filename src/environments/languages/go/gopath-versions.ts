@@ -27,9 +27,10 @@ const NOT_SERVED =
 /**
  * The proxy's answers about module paths and versions (a module's tagged versions, when a version was
  * published), shared by every fetch of the process: a GOPATH-era history asks the same of the same
- * modules at each of its stages, and each answer was a go command (cobra's whole history: about 900,
- * 53 CPU-s). Keyed by the question and the go command's environment without its download cache, so a
- * fetch against another proxy asks again. A failure (the proxy or the network failing) is not kept.
+ * modules at each of its stages, and each answer is a go command (on cobra's whole history the fetches'
+ * go commands fell from 889 to 391, and their CPU from 53 to 42 s, by process accounting). Keyed by the
+ * question and the go command's environment without its download cache, so a fetch against another
+ * proxy asks again. A failure (the proxy or the network failing) is not kept.
  */
 const answers = new RecentMap<string, Promise<unknown>>(4096);
 
