@@ -19,6 +19,24 @@ const double = (body: string) => `pub fn double(n: u32) -> u32 {\n    ${body}\n}
 const doubles = (name: string) => `#[test]\nfn doubles() {\n    assert_eq!(${name}::double(2), 4);\n}\n`;
 
 /**
+ * A one-PR chain of crate `name`, whose base declares `rust-version` `msrv`: the PR makes double()
+ * double and adds its test, with `files` besides. With the gold validation's dependencies.
+ */
+async function doublingPr(name: string, msrv: string, files: Record<string, string> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), `chainsmith-rust-version-${name}-`));
+  const repo = await ChainRepo.create(join(dir, 'repo'), {
+    'Cargo.toml': manifest(name, msrv),
+    'src/lib.rs': double('n'),
+  });
+  const pr = await repo.pr(1, 'double() doubles', {
+    'src/lib.rs': double('n * 2'),
+    'tests/double.rs': doubles(name),
+    ...files,
+  });
+  return { chain: repo.chain(`gen/rust-version-${name}`, [pr]), deps: goldDeps(docker, dir, testEnvironments(docker)) };
+}
+
+/**
  * cargo.ts, rustcRefused: a release that raises its crate's `rust-version` past every rustc here (a
  * new MSRV). The base builds; after the change cargo refuses the crate before compiling a test
  * ("rustc 1.85.0 is not supported by the following packages"), which is the toolchain, not the
@@ -27,19 +45,8 @@ const doubles = (name: string) => `#[test]\nfn doubles() {\n    assert_eq!(${nam
 testIf(missingTool('cargo'))(
   "cargo: a PR that raises the crate's rust-version past the newest rustc here is unsupported",
   async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-rust-version-raised-'));
-    const repo = await ChainRepo.create(join(dir, 'repo'), {
-      'Cargo.toml': manifest('raised', '1.70'),
-      'src/lib.rs': double('n'),
-    });
-    const chain = repo.chain('gen/rust-version-raised', [
-      await repo.pr(1, 'double() doubles, on a newer MSRV', {
-        'Cargo.toml': manifest('raised', '1.99'),
-        'src/lib.rs': double('n * 2'),
-        'tests/double.rs': doubles('raised'),
-      }),
-    ]);
-    const gold = await goldTestsFor(goldDeps(docker, dir, testEnvironments(docker)), chain, 0);
+    const { chain, deps } = await doublingPr('raised', '1.70', { 'Cargo.toml': manifest('raised', '1.99') });
+    const gold = await goldTestsFor(deps, chain, 0);
     expect(gold.status).not.toBe('verified');
     expect(gold.reason).toMatchObject({ kind: 'unsupported' });
     expect(gold.reason?.summary).toContain('raised@0.1.0 requires rustc 1.99');
@@ -55,18 +62,8 @@ testIf(missingTool('cargo'))(
 testIf(missingTool('cargo'))(
   'cargo: a crate whose rust-version is above the newest rustc here is unsupported at its build',
   async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'chainsmith-rust-version-above-'));
-    const repo = await ChainRepo.create(join(dir, 'repo'), {
-      'Cargo.toml': manifest('msrv_above', '1.99'),
-      'src/lib.rs': double('n'),
-    });
-    const chain = repo.chain('gen/rust-version-above', [
-      await repo.pr(1, 'double() doubles', {
-        'src/lib.rs': double('n * 2'),
-        'tests/double.rs': doubles('msrv_above'),
-      }),
-    ]);
-    await expect(goldTestsFor(goldDeps(docker, dir, testEnvironments(docker)), chain, 0)).rejects.toMatchObject({
+    const { chain, deps } = await doublingPr('msrv_above', '1.99');
+    await expect(goldTestsFor(deps, chain, 0)).rejects.toMatchObject({
       reason: { kind: 'unsupported', summary: expect.stringContaining('msrv_above@0.1.0 requires rustc 1.99') },
     });
   },
