@@ -1,4 +1,5 @@
 // no-docker: needs no Docker engine, so npm test runs it with DOCKER_HOST pointing nowhere (jest.config.js)
+import { hostPythons } from '../../../../src/environments/languages/python/host-pythons';
 import { fetchAcme, fetchInputs } from '../../../support/python-project';
 
 /**
@@ -59,16 +60,32 @@ test("a 2019 project on setuptools' own backend has its metadata read with a lat
 /**
  * A 2018 requirement whose sdist's setup.py imports setuptools' Feature (zope.interface 4.5.0): the
  * setuptools that reads metadata for the era (as of 2024) removed it in 46, so the lift comes down to
- * setuptools 45, which has it and runs on the host's Python.
+ * setuptools 45, which has it and runs on the host's Python. Read on the tools' Python and on the
+ * target's own minor, 3.6, whose ImportError does not name the module (`cannot import name 'Feature'`).
  */
-test("an sdist that imports setuptools' Feature has its metadata read with setuptools 45", async () => {
-  const { resolution, requirements } = await fetchAcme(
-    fetchInputs({ python: '3.6', testTooling: ['pytest'] }),
-    ['zope.interface==4.5.0'],
-    new Date('2018-07-12T10:19:24Z'),
-  );
-  expect(requirements).toMatch(/^zope[.-]interface==4\.5\.0$/m);
-  expect(resolution.notes.join('\n')).toMatch(
-    /resolved as of 2020-03-01 instead: an sdist's setup.py imports setuptools' Feature/,
-  );
-}, 600_000);
+test.each([
+  ['the tools’ Python', async () => undefined],
+  ['the host’s CPython 3.6', async () => `${await hostPython('3.6')}/bin/python3`],
+])(
+  "an sdist that imports setuptools' Feature has its metadata read with setuptools 45, on %s",
+  async (_, which) => {
+    const interpreter = await which();
+    const { resolution, requirements } = await fetchAcme(
+      fetchInputs({ python: '3.6', testTooling: ['pytest'], ...(interpreter ? { interpreter } : {}) }),
+      ['zope.interface==4.5.0'],
+      new Date('2018-07-12T10:19:24Z'),
+    );
+    expect(requirements).toMatch(/^zope[.-]interface==4\.5\.0$/m);
+    expect(resolution.notes.join('\n')).toMatch(
+      /resolved as of 2020-03-01 instead: an sdist's setup.py imports setuptools' Feature/,
+    );
+  },
+  600_000,
+);
+
+/** The prefix of the host's CPython of `minor` (pyenv's, as the Python choice finds it). */
+async function hostPython(minor: string): Promise<string> {
+  const found = (await hostPythons()).find((p) => p.version === minor);
+  if (!found) throw new Error(`this test needs a CPython ${minor} on the host, as the machine provides (pyenv)`);
+  return found.prefix;
+}
