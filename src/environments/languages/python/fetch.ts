@@ -361,13 +361,10 @@ export function pythonFetch(inputs: PythonInputs) {
         if (resolved) break;
       }
       // A project whose own metadata the resolver refuses (a version PEP 440 does not read, such as "trunk", which the
-      // setuptools of its era took): what its setup.py or setup.cfg lists literally, with its requirement files.
-      if (
-        !resolved &&
-        failure &&
-        REFUSED_METADATA.test(failure.run.stderr) &&
-        /^setup\.(py|cfg)$/.test(sources[0] ?? '')
-      ) {
+      // setuptools of its era took) or cannot build on the host (OWN_METADATA_FAILED): what its setup.py or setup.cfg
+      // lists literally, with its requirement files.
+      const unread = failure && ownMetadataUnread(failure.run.stderr);
+      if (!resolved && failure && unread && /^setup\.(py|cfg)$/.test(sources[0] ?? '')) {
         const read = (f: string) => readFile(join(ctx.srcDir, f), 'utf8').catch(() => '');
         const listed = installRequires(await read('setup.py'), await read('setup.cfg'));
         const declared = join(ctx.srcDir, '.chainsmith-declared.in');
@@ -377,7 +374,7 @@ export function pythonFetch(inputs: PythonInputs) {
         if (r.code === 0) {
           resolved = true;
           notes.push(
-            `uv refuses the project's own metadata (${tail(failure.run.stderr, 1)}): resolved from what ${sources[0]} lists literally (${listed.join(', ') || 'nothing'})${sources.length > 1 ? ` and ${sources.slice(1).join(', ')}` : ''}`,
+            `${unread} (${backendError(failure.run.stderr)}): resolved from what ${sources[0]} lists literally (${listed.join(', ') || 'nothing'})${sources.length > 1 ? ` and ${sources.slice(1).join(', ')}` : ''}`,
           );
           await liftTooling([...args, ...main.pins()]);
         } else failure = { args: [...args, ...main.pins()], run: r };
@@ -589,6 +586,32 @@ export function quarterStart(date: Date): Date {
 
 /** uv's refusal of a project's own metadata as setuptools built it (a version PEP 440 does not read). */
 const REFUSED_METADATA = /Failed to parse metadata from built wheel[\s\S]*Invalid version/;
+/**
+ * A build backend that failed on the project's own tree while uv read its metadata: uv names a
+ * dependency whose build failed (`Failed to build \`name==version\``), and names none for the project
+ * itself. What setup.py does beyond listing its requirements can fail on a later setuptools or in an
+ * isolated build, where the project's own era installed it in place (a `license_file` naming a file
+ * since renamed, which a wheel's metadata copies; a setup.py that imports its package, and so its
+ * dependencies, for the version).
+ */
+const OWN_METADATA_FAILED = /^(?:error: )?The build backend returned an error/m;
+
+/** Why the resolver could not read the project's own metadata, where that is what stopped it (else undefined). */
+function ownMetadataUnread(stderr: string): string | undefined {
+  if (REFUSED_METADATA.test(stderr)) return "uv refuses the project's own metadata";
+  if (OWN_METADATA_FAILED.test(stderr) && !/Failed to build `/.test(stderr))
+    return "the project's own metadata does not build on the host";
+  return undefined;
+}
+
+/** The last error line a build backend printed (`error: …`, `ImportError: …`), else uv's last line. */
+function backendError(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^(?:error|[A-Za-z]*Error): /.test(l) && !OWN_METADATA_FAILED.test(l));
+  return lines.at(-1) ?? tail(stderr, 1);
+}
 
 /** A resolver's or pip's output saying a package needs a newer Python than the one resolved or installed for. */
 export const TOO_OLD_PYTHON =

@@ -28,6 +28,32 @@ test('a project whose version PEP 440 does not read resolves from what its setup
   }
 }, 300_000);
 
+// A project of 2019 whose setup.py imports its module for the version, and the module its dependency: where it was
+// installed in place that was there already; the isolated build that reads its metadata for the resolver has none.
+test('a project whose own metadata does not build on the host resolves from what its setup.py lists', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-own-metadata-'));
+  try {
+    const setupPy =
+      'from setuptools import setup\n' +
+      'from tally import __version__\n' +
+      "setup(name='tally', version=__version__, py_modules=['tally'],\n" +
+      "      install_requires=['six==1.9.0'])\n";
+    // Without the fix: dependencies-unresolvable, "The build backend returned an error".
+    const { resolution } = await fetchFiles(
+      root,
+      { 'setup.py': setupPy, 'tally.py': "import six\n__version__ = '1.0'\n" },
+      fetchInputs({ python: '3.8' }),
+      new Date('2019-11-13T00:00:00Z'),
+    );
+    expect(resolution.packages).toContainEqual({ name: 'six', version: '1.9.0' });
+    expect(resolution.notes.join('\n')).toMatch(
+      /own metadata does not build on the host \(ModuleNotFoundError: No module named 'six'\).*six==1\.9\.0/,
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}, 300_000);
+
 test('install_requires is read as setup_requires is: setup.py literals, setup.cfg [options]', () => {
   expect(installRequires('setup(install_requires=[\'six>=1.4\', "attrs[tests]"])', '')).toEqual([
     'six>=1.4',
