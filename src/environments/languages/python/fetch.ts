@@ -22,7 +22,7 @@ import { spellAsSdists } from './sdist-names';
 import { finalRelease } from './versions';
 import { sdistBuildRequires, sdistsWithoutWheel, sdistTopFiles } from './sdist-backends';
 import { installRequires } from './setup-requires';
-import { convertsWith2to3 } from './python2-build';
+import { convertsPython2, convertsWith2to3 } from './python2-build';
 
 /**
  * Bumped when resolution changes (the test tooling lift below): older cached fetches, and the images and
@@ -599,7 +599,8 @@ const OWN_METADATA_FAILED = /^(?:error: )?The build backend returned an error/m;
 /** Why the resolver could not read the project's own metadata, where that is what stopped it (else undefined). */
 function ownMetadataUnread(stderr: string): string | undefined {
   if (REFUSED_METADATA.test(stderr)) return "uv refuses the project's own metadata";
-  if (OWN_METADATA_FAILED.test(stderr) && !/Failed to build `/.test(stderr))
+  // Not where the failure tells the stage's reason: Python 2 code a literal list would only carry to the image's build.
+  if (OWN_METADATA_FAILED.test(stderr) && !/Failed to build `/.test(stderr) && !convertsPython2(stderr))
     return "the project's own metadata does not build on the host";
   return undefined;
 }

@@ -54,6 +54,28 @@ test('a project whose own metadata does not build on the host resolves from what
   }
 }, 300_000);
 
+// A 2015 setup.py that converts its Python 2 code with 2to3 as it builds, read with the later setuptools the resolver
+// needs (the era's predates PEP 517's legacy backend), which refuses `use_2to3`: that is the stage's reason, unsupported,
+// and not a metadata failure to step around with the literal list.
+test('a setup.py refused for use_2to3 is unsupported, not resolved from what it lists', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-own-metadata-2to3-'));
+  try {
+    const setupPy =
+      'from setuptools import setup\n' +
+      "setup(name='tally', version='1.0', py_modules=['tally'], use_2to3=True,\n" +
+      "      install_requires=['six==1.9.0'])\n";
+    const fetched = fetchFiles(
+      root,
+      { 'setup.py': setupPy, 'tally.py': '' },
+      fetchInputs({ python: '3.6' }),
+      new Date('2015-06-01T00:00:00Z'),
+    );
+    await expect(fetched).rejects.toMatchObject({ reason: { kind: 'unsupported' } });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}, 300_000);
+
 test('install_requires is read as setup_requires is: setup.py literals, setup.cfg [options]', () => {
   expect(installRequires('setup(install_requires=[\'six>=1.4\', "attrs[tests]"])', '')).toEqual([
     'six>=1.4',
