@@ -27,10 +27,10 @@ const LEGACY_BACKEND = {
  * the later setuptools of LEGACY_BACKEND cannot read its metadata, setuptools 45 can (and runs on the
  * host's Python). The lift comes down to it. Python 3.7 names the module the name is missing from;
  * 3.6 and before do not (`cannot import name 'Feature'`, and 2.7 without the quotes), and a build on
- * the target's own minor (PythonInputs.interpreter) runs on those.
+ * the target's own minor (PythonInputs.interpreter) runs on those. `setuptools.dist` held it too.
  */
 const FEATURE_BACKEND = {
-  needs: /cannot import name (?:'Feature'|Feature\b)(?! from '(?!setuptools'))/,
+  needs: /cannot import name (?:'Feature'|Feature\b)(?! from '(?!setuptools(?:\.\w+)*'))/,
   asOf: '2020-03-01T00:00:00.000Z',
 };
 

@@ -362,11 +362,14 @@ export function pythonFetch(inputs: PythonInputs) {
       }
       // A project whose own metadata the resolver refuses (a version PEP 440 does not read, such as "trunk", which the
       // setuptools of its era took) or cannot build on the host (OWN_METADATA_FAILED): what its setup.py or setup.cfg
-      // lists literally, with its requirement files.
+      // lists literally, with its requirement files. Not where it names install_requires but lists none literally (it
+      // computes them): that would resolve without them. Where this fails too, the project's own failure is the reason.
       const unread = failure && ownMetadataUnread(failure.run.stderr);
-      if (!resolved && failure && unread && /^setup\.(py|cfg)$/.test(sources[0] ?? '')) {
-        const read = (f: string) => readFile(join(ctx.srcDir, f), 'utf8').catch(() => '');
-        const listed = installRequires(await read('setup.py'), await read('setup.cfg'));
+      const read = (f: string) => readFile(join(ctx.srcDir, f), 'utf8').catch(() => '');
+      const setupFiles = unread ? [await read('setup.py'), await read('setup.cfg')] : [];
+      const listed = installRequires(setupFiles[0] ?? '', setupFiles[1] ?? '');
+      const computed = !listed.length && setupFiles.some((t) => /\binstall_requires\b/.test(t));
+      if (!resolved && failure && unread && !computed && /^setup\.(py|cfg)$/.test(sources[0] ?? '')) {
         const declared = join(ctx.srcDir, '.chainsmith-declared.in');
         await writeFile(declared, listed.map((l) => l + '\n').join(''));
         const args = compile([declared, ...sources.slice(1)], pinned);
@@ -374,10 +377,10 @@ export function pythonFetch(inputs: PythonInputs) {
         if (r.code === 0) {
           resolved = true;
           notes.push(
-            `${unread} (${backendError(failure.run.stderr)}): resolved from what ${sources[0]} lists literally (${listed.join(', ') || 'nothing'})${sources.length > 1 ? ` and ${sources.slice(1).join(', ')}` : ''}`,
+            `${unread} (${unread === REFUSED ? tail(failure.run.stderr, 1) : backendError(failure.run.stderr)}): resolved from what ${sources[0]} lists literally (${listed.join(', ') || 'nothing'})${sources.length > 1 ? ` and ${sources.slice(1).join(', ')}` : ''}`,
           );
           await liftTooling([...args, ...main.pins()]);
-        } else failure = { args: [...args, ...main.pins()], run: r };
+        }
       }
       if (!resolved && failure)
         throw resolverFailure(
@@ -596,22 +599,23 @@ const REFUSED_METADATA = /Failed to parse metadata from built wheel[\s\S]*Invali
  */
 const OWN_METADATA_FAILED = /^(?:error: )?The build backend returned an error/m;
 
+const REFUSED = "uv refuses the project's own metadata";
 /** Why the resolver could not read the project's own metadata, where that is what stopped it (else undefined). */
 function ownMetadataUnread(stderr: string): string | undefined {
-  if (REFUSED_METADATA.test(stderr)) return "uv refuses the project's own metadata";
+  if (REFUSED_METADATA.test(stderr)) return REFUSED;
   // Not where the failure tells the stage's reason: Python 2 code a literal list would only carry to the image's build.
   if (OWN_METADATA_FAILED.test(stderr) && !/Failed to build `/.test(stderr) && !convertsPython2(stderr))
     return "the project's own metadata does not build on the host";
   return undefined;
 }
 
-/** The last error line a build backend printed (`error: …`, `ImportError: …`), else uv's last line. */
+/** The last error line a build backend printed (`error: …`, `ImportError: …`, `distutils.errors.DistutilsError: …`), else uv's last line. */
 function backendError(stderr: string): string {
   const lines = stderr
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => /^(?:error|[A-Za-z]*Error): /.test(l) && !OWN_METADATA_FAILED.test(l));
-  return lines.at(-1) ?? tail(stderr, 1);
+    .filter((l) => /^(?:error|(?:[\w.]+\.)?\w*(?:Error|Exception)): /i.test(l) && !OWN_METADATA_FAILED.test(l));
+  return lines.at(-1) ?? tail(stderr, 1).trim();
 }
 
 /** A resolver's or pip's output saying a package needs a newer Python than the one resolved or installed for. */

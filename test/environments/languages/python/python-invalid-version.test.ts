@@ -54,6 +54,30 @@ test('a project whose own metadata does not build on the host resolves from what
   }
 }, 300_000);
 
+// The same, where setup.py computes its requirements: no literal list says them, and resolving without them would
+// build an environment that lacks them. The stage keeps the project's own failure as its reason.
+test('a project whose own metadata does not build and whose requirements are computed stays unresolvable', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'chainsmith-own-metadata-computed-'));
+  try {
+    const setupPy =
+      'from setuptools import setup\n' +
+      'from tally import __version__\n' +
+      "setup(name='tally', version=__version__, py_modules=['tally'],\n" +
+      "      install_requires=open('deps.in').read().split())\n";
+    const fetched = fetchFiles(
+      root,
+      { 'setup.py': setupPy, 'tally.py': "import six\n__version__ = '1.0'\n", 'deps.in': 'six==1.9.0\n' },
+      fetchInputs({ python: '3.8' }),
+      new Date('2019-11-13T00:00:00Z'),
+    );
+    await expect(fetched).rejects.toMatchObject({
+      reason: { kind: 'dependencies-unresolvable', tail: expect.stringContaining("No module named 'six'") },
+    });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}, 300_000);
+
 // A 2015 setup.py that converts its Python 2 code with 2to3 as it builds, read with the later setuptools the resolver
 // needs (the era's predates PEP 517's legacy backend), which refuses `use_2to3`: that is the stage's reason, unsupported,
 // and not a metadata failure to step around with the literal list.
