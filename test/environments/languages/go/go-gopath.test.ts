@@ -2,6 +2,8 @@ import Docker from 'dockerode';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describeEnvironment } from '../../../../src/environments/describe';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
@@ -9,6 +11,7 @@ import { ownSandboxes, removeBuiltImagesAfterAll } from '../../../support/contai
 import { goldDeps, testEnvironments } from '../../../support/environments';
 import { missingTool, testIf } from '../../../support/preconditions';
 
+const run = promisify(execFile);
 const docker = new Docker();
 const removedAfterAll = removeBuiltImagesAfterAll(docker);
 
@@ -29,8 +32,9 @@ const DIFF =
 /**
  * A Go repository of 2017, before go.mod: a root package whose import comment names its path, a
  * subpackage that imports it by that path, and a test-only dependency on github.com/pkg/errors, which
- * no manifest names. It builds in GOPATH mode with the errors version published by then (v0.8.0,
- * 2016-09; v0.8.1 came in 2019), and its tests report under the real import path. A second PR's
+ * no manifest names. It builds in GOPATH mode with the errors version published by then as the host's
+ * module proxy dates its versions (upstream, v0.8.0 of 2016-09; a mirror may date a version by when it
+ * took it in: asked of the proxy here, as a linear scan), and its tests report under the real import path. A second PR's
  * change imports github.com/pmezard/go-difflib, which nothing at its base does.
  */
 testIf(missingTool('go'))(
@@ -73,18 +77,32 @@ testIf(missingTool('go'))(
     });
     const env = await environments.forStage(chain, 0);
     expect(env.recipe).toMatchObject({ language: 'go', origin: 'go-gopath', manifests: [] });
+    const dated = await newestPublishedBy('github.com/pkg/errors', new Date('2017-06-01T00:00:00Z'));
     expect(env.manifest.resolution).toMatchObject({
       lock: 'resolved',
-      packages: [{ name: 'github.com/pkg/errors', version: 'v0.8.0' }],
+      packages: [{ name: 'github.com/pkg/errors', version: dated }],
     });
     expect(env.manifest.resolution?.notes).toContain(
-      'github.com/pkg/errors v0.8.0: the newest version published by 2017-06-01',
+      `github.com/pkg/errors ${dated}: the newest version published by 2017-06-01`,
     );
     // The agent is told where go runs: from the checkout itself the packages lose their import paths.
     expect(describeEnvironment(env)).toContain('from `/home/agent/go/src/example.test/calc`');
   },
   900_000,
 );
+
+/** The last of `module`'s tagged versions whose publication the host's module proxy dates at or before `date`. */
+async function newestPublishedBy(module: string, date: Date): Promise<string | undefined> {
+  const go = async <T>(args: string[]) =>
+    JSON.parse((await run('go', args, { cwd: tmpdir(), env: { ...process.env, GO111MODULE: 'on' } })).stdout) as T;
+  const { Versions = [] } = await go<{ Versions?: string[] }>(['list', '-m', '-versions', '-json', module]);
+  let found: string | undefined;
+  for (const v of Versions) {
+    const { Time } = await go<{ Time?: string }>(['list', '-m', '-json', `${module}@${v}`]);
+    if (Time && new Date(Time) <= date) found = v;
+  }
+  return found;
+}
 
 const GONE = 'github.com/chainsmith-test-nobody/gone';
 const old = (body: string) =>
