@@ -31,8 +31,10 @@ import { convertsPython2, convertsWith2to3 } from './python2-build';
  */
 export function pythonFetchRevision(python: string): number {
   // +1 on both whenever what a fetch resolves or downloads changes, so that no stored fetch of before is reused: the
-  // history of this line (git log -L) says when and why; the latest, when the setup_requires of sdists the image builds joined the dependency directory (sdist-backends.ts), and a project whose metadata uv refuses began to resolve from its literal install_requires.
-  return compareVersions(python, '3.12') >= 0 ? 25 : 24;
+  // history of this line (git log -L) says when and why; the latest, when a project whose own metadata does not build
+  // on the host began to resolve from its literal install_requires, and Python 3.6's wording of setuptools' missing
+  // Feature began to bring setuptools down to 45: stored failures of such stages are fetched anew.
+  return compareVersions(python, '3.12') >= 0 ? 26 : 25;
 }
 
 /**
@@ -364,7 +366,7 @@ export function pythonFetch(inputs: PythonInputs) {
       // setuptools of its era took) or cannot build on the host (OWN_METADATA_FAILED): what its setup.py or setup.cfg
       // lists literally, with its requirement files. Not where it names install_requires but lists none literally (it
       // computes them): that would resolve without them. Where this fails too, the project's own failure is the reason.
-      const unread = failure && ownMetadataUnread(failure.run.stderr);
+      const unread = !resolved && failure && ownMetadataUnread(failure.run.stderr);
       const read = (f: string) => readFile(join(ctx.srcDir, f), 'utf8').catch(() => '');
       const setupFiles = unread ? [await read('setup.py'), await read('setup.cfg')] : [];
       const listed = installRequires(setupFiles[0] ?? '', setupFiles[1] ?? '');
