@@ -80,3 +80,17 @@ function pyenvPythons(): { dir: string; found: string[] } {
     : [];
   return { dir, found };
 }
+
+/**
+ * What the host lacks to provide a stable rustc 1.`minMinor` or later with its cargo, or undefined: its
+ * `rustc -vV` (src/environments/languages/rust/host-rust.ts asks the same and finds the sysroot).
+ */
+export function missingRust(minMinor: number): string | undefined {
+  try {
+    const out = execFileSync('rustc', ['-vV'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const minor = Number(/^release: 1\.(\d+)\.\d+$/m.exec(out)?.[1] ?? -1);
+    return minor >= minMinor ? missingTool('cargo') : `no stable rustc 1.${minMinor} or later on this host`;
+  } catch {
+    return 'no rustc on this host';
+  }
+}

@@ -8,6 +8,7 @@ import { runTool, type ToolRun } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
 import { FETCH_GIT_STUBS, withoutStubs } from './git-stubs';
 import { explainGit, LockResolver, lockedPackages } from './lock-resolver';
+import { type HostRust } from './host-rust';
 import { needsNightly } from './nightly';
 import { raiseCrates, staleCrates } from './stale';
 import { localManifests, type ListDirectory } from './workspace';
@@ -19,6 +20,11 @@ export type RustRecipe = LanguageRecipe<'rust', 'cargo', 'rust' | 'rust-web'>;
 export const RUSTC_VERSION = '1.63';
 /** Debian bookworm's rustc-web (packaged for building browsers): the toolchain of crates that need more than RUSTC_VERSION. */
 export const RUSTC_WEB_VERSION = '1.85';
+/**
+ * Rust's release cadence: a stable release every six weeks. A crate whose base is older than a rustc's
+ * release day plus this was written for that rustc or an older one.
+ */
+const RELEASE_DAYS = 42;
 const CARGO_HOME = '/home/agent/.cargo';
 /** Outside the repository, so the image keeps the compiled dependencies and test runs build only the crate. */
 const TARGET_DIR = '/home/agent/.cargo-target';
@@ -154,7 +160,11 @@ const VENDOR_MTIME = 946684800;
  * resolved for the image's rustc as of the stage's date; the image's cargo then builds from the
  * vendored directory alone.
  */
-export async function detectRust(files: RepoFiles, list?: ListDirectory): Promise<RustRecipe | undefined> {
+export async function detectRust(
+  files: RepoFiles,
+  list?: ListDirectory,
+  opts: { merged?: RepoFiles; host?: HostRust; baseDate?: () => Promise<Date> } = {},
+): Promise<RustRecipe | undefined> {
   if (!files.rootFiles.has('Cargo.toml')) return undefined;
   const manifest = (await files.read('Cargo.toml')) ?? '';
   const locked = files.rootFiles.has('Cargo.lock');
@@ -163,29 +173,42 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
   // A git dependency the host cannot fetch is a stub the image's cargo fetches itself (git-stubs.ts).
   const texts = [manifest, ...(await Promise.all(members.map(async (m) => (await files.read(m)) ?? '')))];
   const gitDependencies = texts.some((text) => /\bgit\s*=\s*["']/.test(text));
-  const wants = /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
-  const edition = /^\s*edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
+  // What the base and the PR's merge ask of the compiler, the higher of each: one environment serves both.
+  const asked = [manifest, (opts.merged && (await opts.merged.read('Cargo.toml'))) ?? ''];
+  const wants = highest(asked.map((m) => /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(m)?.[1]));
+  const edition = highest(asked.map((m) => /^\s*edition\s*=\s*"(\d+)"/m.exec(m)?.[1]));
   const lockVersion = locked
     ? Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1)
     : 0;
-  // The older rustc where it will do (the crates of older eras were written for compilers of their time), else rustc-web.
+  // The older rustc where it will do (the crates of older eras were written for compilers of their time), else
+  // rustc-web, else the host's own stable rustc where it is newer still.
+  const ladder: Rustc[] = [DEBIAN_RUSTC, DEBIAN_RUSTC_WEB];
+  if (opts.host && compareVersions(opts.host.version, RUSTC_WEB_VERSION) > 0)
+    ladder.push({ version: opts.host.version, prefix: opts.host.prefix, released: opts.host.released });
+  // A crate that names no rust-version was written for the rustc of its day: the first one here no older.
+  const day = !wants && opts.baseDate ? (await opts.baseDate()).toISOString().slice(0, 10) : undefined;
+  const after = day ? ladder.findIndex((r) => day < daysAfter(r.released, RELEASE_DAYS)) : 0;
+  const ofItsDay = after < 0 ? ladder.length - 1 : after;
   const needs = [
     ...(wants && compareVersions(wants, RUSTC_VERSION) > 0 ? [`the crate asks for rustc ${wants}`] : []),
     ...(edition && Number(edition) > 2021 ? [`edition ${edition}`] : []),
     ...(lockVersion > 3 ? [`a Cargo.lock of format ${lockVersion}`] : []),
+    ...(ofItsDay > 0 ? [`the crate names no rust-version and its base is of ${day}`] : []),
   ];
-  const recipe = (rustc: string, why: string[]): RustRecipe => {
-    const notes = why.length
-      ? [`${why.join(', ')}: Debian bookworm's rustc-web ${RUSTC_WEB_VERSION} rather than its rustc ${RUSTC_VERSION}`]
-      : [];
+  const recipe = (rung: number, why: string[]): RustRecipe => {
+    const rustc = ladder[rung].version;
+    const prefix = ladder[rung].prefix;
+    const notes = why.length ? [`${why.join(', ')}: ${chosen(ladder[rung])}`] : [];
     if (wants && compareVersions(wants, rustc) > 0 && why.length)
       notes.push(`the crate asks for rustc ${wants}; ${rustc} is the newest available`);
+    const next = ladder[rung + 1];
     return {
       language: 'rust',
       origin: 'rust-cargo',
       toolchain: {
-        image: rustc === RUSTC_VERSION ? 'rust' : 'rust-web',
+        image: rung === 0 ? 'rust' : 'rust-web',
         version: rustc,
+        ...(prefix ? { prefix } : {}),
         ...(notes.length ? { note: notes.join('; ') } : {}),
       },
       manifests: ['Cargo.toml', ...members, ...(locked ? ['Cargo.lock'] : [])],
@@ -195,8 +218,9 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
       withMerged: unionVendor,
       dependencyText: withoutOwnVersion,
       // A lock resolved for rustc-web is not the one resolved for 1.63 from the same manifests (all a cached fetch is keyed
-      // on); from 3, a merge that resolved only undated as of its base's date is resolved as of its own (dependencies.ts).
-      fetchRevision: rustc === RUSTC_VERSION ? 3 : 4,
+      // on; a host rustc's version is in the key besides); from 3, a merge that resolved only undated as of its base's
+      // date is resolved as of its own (dependencies.ts).
+      fetchRevision: rung === 0 ? 3 : 4,
       setup: [
         `mkdir -p ${CARGO_HOME}`,
         // An earlier era's image (the seed) holds its own vendored crates: replaced, its target dir kept.
@@ -223,22 +247,57 @@ export async function detectRust(files: RepoFiles, list?: ListDirectory): Promis
         ...LIMITED_DEBUGINFO,
       },
       sharedCache: INCREMENTAL_SHARED,
-      path: [],
+      // The host's rustc and cargo before Debian's in the image (images/host-rust).
+      path: prefix ? [`${prefix}/bin`] : [],
       runner: 'cargo',
-      // cargo's refusal of a rust-version above its rustc, in its form of 1.56-1.7x and its later one.
+      // cargo's refusal of a rust-version above its rustc, in its form of 1.56-1.7x and its later one; and
+      // rustc's of a language or library feature this stable rustc does not have (E0658), which crates that
+      // compile on a stable rustc at all use only where a later rustc made it stable (a rust-version that
+      // says less than the code needs, or none). A root's `#![feature]` is E0554, which no rustc here takes.
       tooOld:
-        /package `[^`]+` cannot be built because it requires rustc \S+ or newer|(?<=rustc \S+ is not supported by the following packages?:\n\s*)\S+ requires rustc \S+/,
+        /package `[^`]+` cannot be built because it requires rustc \S+ or newer|(?<=rustc \S+ is not supported by the following packages?:\n\s*)\S+ requires rustc \S+|error\[E0658\]: [^\n]+/,
       unsupported: (output: string) => needsNightly(output, `${CARGO_HOME}/vendor`),
       // Versions chainsmith chose as of a date, not the project's committed lock.
       ...(locked ? {} : { stale: (output: string) => staleCrates(output, `${CARGO_HOME}/vendor`) }),
+      // The crates resolved for this rustc may still need more (a dev-dependency whose every version does), or
+      // the crate's own code (a feature made stable later): the next rustc then.
+      ...(next ? { fallback: recipe(rung + 1, [`rustc ${rustc} is too old for the crate or its dependencies`]) } : {}),
     };
   };
-  if (needs.length) return recipe(RUSTC_WEB_VERSION, needs);
-  // Crates resolved for 1.63 may still need more (a dev-dependency whose every version does): rustc-web then.
-  return {
-    ...recipe(RUSTC_VERSION, []),
-    fallback: recipe(RUSTC_WEB_VERSION, [`the crates resolved for rustc ${RUSTC_VERSION} need more`]),
-  };
+  if (!needs.length) return recipe(0, []);
+  // The first rustc that gives what the crate asks and is of its day, else the newest here.
+  const fits = ladder.findIndex(
+    (r, i) => i >= Math.max(1, ofItsDay) && (!wants || compareVersions(wants, r.version) <= 0),
+  );
+  return recipe(fits < 0 ? ladder.length - 1 : fits, needs);
+}
+
+/** A rustc here: Debian's (its image's) or the host's own (`prefix`, its sysroot, copied into the rust-web image), and its release day. */
+interface Rustc {
+  version: string;
+  prefix?: string;
+  released: string;
+}
+const DEBIAN_RUSTC: Rustc = { version: RUSTC_VERSION, released: '2022-08-11' };
+const DEBIAN_RUSTC_WEB: Rustc = { version: RUSTC_WEB_VERSION, released: '2025-02-20' };
+
+/** The day `days` after `day` ('YYYY-MM-DD'). */
+function daysAfter(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Which rustc a recipe builds on instead of Debian's rustc, for its note. */
+function chosen(r: Rustc): string {
+  return r.prefix
+    ? `the host's rustc ${r.version} rather than Debian bookworm's (rustc ${RUSTC_VERSION}, rustc-web ${RUSTC_WEB_VERSION})`
+    : `Debian bookworm's rustc-web ${r.version} rather than its rustc ${RUSTC_VERSION}`;
+}
+
+/** The highest of some versions ('1.70', '2021'), or undefined where none is given. */
+function highest(versions: Array<string | undefined>): string | undefined {
+  return versions
+    .filter((v): v is string => v !== undefined)
+    .reduce<string | undefined>((a, b) => (a === undefined || compareVersions(b, a) > 0 ? b : a), undefined);
 }
 
 /**

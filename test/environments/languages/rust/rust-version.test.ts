@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { goldTestsFor } from '../../../../src/judge/gold-validation';
 import { ChainRepo } from '../../../support/chain-repo';
 import { goldDeps, testEnvironments } from '../../../support/environments';
-import { missingTool, testIf } from '../../../support/preconditions';
+import { missingRust, missingTool, testIf } from '../../../support/preconditions';
 
 const docker = new Docker();
 
@@ -13,20 +13,27 @@ const docker = new Docker();
  * A crate's manifest with its `rust-version`. The names stay unique to each test: the data directory
  * the tests share remembers a toolchain found too old by the package's name.
  */
-const manifest = (name: string, rustVersion: string) =>
-  `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\nrust-version = "${rustVersion}"\n`;
+const manifest = (name: string, rustVersion: string, edition = '2021') =>
+  `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "${edition}"\nrust-version = "${rustVersion}"\n`;
 const double = (body: string) => `pub fn double(n: u32) -> u32 {\n    ${body}\n}\n`;
 const doubles = (name: string) => `#[test]\nfn doubles() {\n    assert_eq!(${name}::double(2), 4);\n}\n`;
 
 /**
- * A one-PR chain of crate `name`, whose base declares `rust-version` `msrv`: the PR makes double()
- * double and adds its test, with `files` besides. With the gold validation's dependencies.
+ * A one-PR chain of crate `name`, whose base declares `rust-version` `msrv` (or is `cargoToml` and
+ * `lib`): the PR makes double() double and adds its test, with `files` besides. With the gold
+ * validation's dependencies.
  */
-async function doublingPr(name: string, msrv: string, files: Record<string, string> = {}) {
+async function doublingPr(
+  name: string,
+  msrv: string,
+  files: Record<string, string> = {},
+  cargoToml = manifest(name, msrv),
+  lib = double('n'),
+) {
   const dir = await mkdtemp(join(tmpdir(), `chainsmith-rust-version-${name}-`));
   const repo = await ChainRepo.create(join(dir, 'repo'), {
-    'Cargo.toml': manifest(name, msrv),
-    'src/lib.rs': double('n'),
+    'Cargo.toml': cargoToml,
+    'src/lib.rs': lib,
   });
   const pr = await repo.pr(1, 'double() doubles', {
     'src/lib.rs': double('n * 2'),
@@ -66,6 +73,61 @@ testIf(missingTool('cargo'))(
     await expect(goldTestsFor(deps, chain, 0)).rejects.toMatchObject({
       reason: { kind: 'unsupported', summary: expect.stringContaining('msrv_above@0.1.0 requires rustc 1.99') },
     });
+  },
+  20 * 60_000,
+);
+
+/**
+ * detect.ts, the host's rustc: a 2024-edition crate asking for rustc 1.88, whose code needs it (`let`
+ * chains, stable from 1.88), is past both Debian rustcs. Its environment is the rust-web image with the
+ * host's own stable rustc copied in and first on PATH (images/host-rust): the crate builds there and the
+ * PR's test verifies. Where the host has no such rustc the stage is `unsupported`, as the tests above.
+ */
+testIf(missingRust(88))(
+  "cargo: a crate that asks for a rustc newer than Debian's builds and verifies on the host's own",
+  async () => {
+    const even = (body: string) =>
+      `pub fn double(n: u32) -> u32 {\n    ${body}\n}\n\npub fn first_even(v: &[u32]) -> Option<u32> {\n    if let Some(&x) = v.first() && x % 2 == 0 { Some(x) } else { None }\n}\n`;
+    const { chain, deps } = await doublingPr(
+      'let_chains',
+      '1.88',
+      { 'src/lib.rs': even('n * 2') },
+      manifest('let_chains', '1.88', '2024'),
+      even('n'),
+    );
+    const gold = await goldTestsFor(deps, chain, 0);
+    expect(gold).toMatchObject({ status: 'verified', failToPass: ['double::doubles'] });
+    const env = await deps.environments.forStage(chain, 0);
+    expect(env.manifest.toolchain.version).toMatch(/^rustc 1\.(8[89]|9\d|\d{3,})\.\d+ /);
+    expect(env.manifest.toolchain.note).toContain("the host's rustc");
+  },
+  20 * 60_000,
+);
+
+/**
+ * detect.ts, tooOld's E0658: a crate whose rust-version (1.80) says less than its code needs
+ * (`is_multiple_of`, stable from 1.87). rustc-web 1.85 refuses the library feature as unstable, which
+ * is the rustc's age, not the crate's fault: the environment is built again on the next rustc here, the
+ * host's, where the PR's test verifies.
+ */
+testIf(missingRust(87))(
+  "cargo: a crate whose code needs more than its rust-version says falls back to the host's rustc",
+  async () => {
+    const lib = (body: string) =>
+      `pub fn double(n: u32) -> u32 {\n    ${body}\n}\n\npub fn even(n: u32) -> bool {\n    n.is_multiple_of(2)\n}\n`;
+    const { chain, deps } = await doublingPr(
+      'understated',
+      '1.80',
+      { 'src/lib.rs': lib('n * 2') },
+      undefined,
+      lib('n'),
+    );
+    const gold = await goldTestsFor(deps, chain, 0);
+    expect(gold).toMatchObject({ status: 'verified', failToPass: ['double::doubles'] });
+    const env = await deps.environments.forStage(chain, 0);
+    expect(env.manifest.toolchain.note).toMatch(
+      /^rustc 1\.85 is too old for the crate or its dependencies: the host's rustc/,
+    );
   },
   20 * 60_000,
 );

@@ -67,6 +67,61 @@ describe('Rust recipe', () => {
     expect(newer?.toolchain.note).toMatch(/asks for rustc 1\.90; 1\.85 is the newest available$/);
   });
 
+  it("builds on the host's own stable rustc where Debian's are too old for the crate or its merge, and falls back to it", async () => {
+    const host = { version: '1.95', prefix: '/opt/rust', released: '2026-04-14' };
+    const crate = (msrv: string) => `[package]\nname = "a"\nedition = "2021"\nrust-version = "${msrv}"\n`;
+    const newer = await detectRust(files({ 'Cargo.toml': crate('1.90') }), undefined, { host });
+    expect(newer?.toolchain).toEqual({
+      image: 'rust-web',
+      version: '1.95',
+      prefix: '/opt/rust',
+      note: "the crate asks for rustc 1.90: the host's rustc 1.95 rather than Debian bookworm's (rustc 1.63, rustc-web 1.85)",
+    });
+    expect(newer?.path).toEqual(['/opt/rust/bin']);
+    expect(newer?.fallback).toBeUndefined();
+    // The merge raises the rust-version: the base's environment is built for both.
+    const raised = await detectRust(files({ 'Cargo.toml': crate('1.70') }), undefined, {
+      host,
+      merged: files({ 'Cargo.toml': crate('1.89') }),
+    });
+    expect(raised?.toolchain).toMatchObject({ version: '1.95', prefix: '/opt/rust' });
+    // Debian's rustc where it will do, each rustc falling back to the next: 1.63, 1.85, the host's.
+    const old = await detectRust(files({ 'Cargo.toml': crate('1.56') }), undefined, { host });
+    expect(old?.toolchain).toEqual({ image: 'rust', version: '1.63' });
+    expect(old?.path).toEqual([]);
+    expect(old?.fallback?.toolchain).toMatchObject({ image: 'rust-web', version: '1.85' });
+    expect(old?.fallback?.fallback?.toolchain).toMatchObject({
+      version: '1.95',
+      prefix: '/opt/rust',
+      note: expect.stringMatching(/^rustc 1\.85 is too old for the crate or its dependencies: the host's rustc 1\.95/),
+    });
+    // A crate that names no rust-version: the first rustc here no older than its base (six weeks after a release).
+    const undeclared = files({ 'Cargo.toml': '[package]\nname = "a"\nedition = "2021"\n' });
+    const ofDay = async (day: string) =>
+      (await detectRust(undeclared, undefined, { host, baseDate: async () => new Date(`${day}T12:00:00Z`) }))
+        ?.toolchain;
+    expect(await ofDay('2022-09-01')).toEqual({ image: 'rust', version: '1.63' });
+    expect(await ofDay('2022-10-01')).toMatchObject({
+      version: '1.85',
+      note: "the crate names no rust-version and its base is of 2022-10-01: Debian bookworm's rustc-web 1.85 rather than its rustc 1.63",
+    });
+    expect(await ofDay('2025-03-31')).toMatchObject({ version: '1.85' });
+    expect(await ofDay('2025-04-30')).toMatchObject({ version: '1.95', prefix: '/opt/rust' });
+    expect(await ofDay('2027-01-01')).toMatchObject({ version: '1.95', prefix: '/opt/rust' });
+    // A declared rust-version is the crate's own word: the date is not asked.
+    const declared = await detectRust(files({ 'Cargo.toml': crate('1.56') }), undefined, {
+      host,
+      baseDate: async () => new Date('2026-01-01T00:00:00Z'),
+    });
+    expect(declared?.toolchain).toEqual({ image: 'rust', version: '1.63' });
+    // A host rustc no newer than rustc-web adds nothing.
+    const same = await detectRust(files({ 'Cargo.toml': crate('1.90') }), undefined, {
+      host: { version: '1.85', prefix: '/opt/rust', released: '2025-02-17' },
+    });
+    expect(same?.toolchain).toMatchObject({ image: 'rust-web', version: '1.85' });
+    expect(same?.toolchain.prefix).toBeUndefined();
+  });
+
   it('pins rust-version in [package] only, replacing, inheriting or adding it', () => {
     expect(pinRustVersion('[package]\nname = "a"\nrust-version = "1.36"\n[dependencies]\n', '1.63')).toBe(
       '[package]\nname = "a"\nrust-version = "1.63"\n[dependencies]\n',
@@ -175,6 +230,10 @@ describe('Rust recipe', () => {
         ),
       ).toBe(true);
       expect(recipe!.tooOld!.test('error[E0308]: mismatched types')).toBe(false);
+      // rustc's refusal of what a later rustc made stable.
+      expect(
+        recipe!.tooOld!.exec('  error[E0658]: use of unstable library feature `unsigned_is_multiple_of`\n -->')?.[0],
+      ).toBe('error[E0658]: use of unstable library feature `unsigned_is_multiple_of`');
       const ctx = fetchContext(src, commitDate(repo, sha));
       try {
         const err = await recipe!.fetch!(ctx).catch((e: Error) => e);
