@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { newestHostJdk } from '../../src/environments/languages/java/host-jdk';
 import { bundlePath, SHARED_REPOS } from './real-repos';
 
 type TestBody = () => Promise<unknown>;
@@ -93,4 +94,11 @@ export function missingRust(minMinor: number): string | undefined {
   } catch {
     return 'no rustc on this host';
   }
+}
+
+/** What the host lacks to provide a JDK of release `min` or later (src/environments/languages/java/host-jdk.ts looks the same way), or undefined. */
+export function missingJdk(min: number): string | undefined {
+  const jdk = newestHostJdk();
+  if (!jdk || Number(jdk.release) < min) return `no JDK ${min} or later in JAVA_HOME or /usr/lib/jvm`;
+  return missingTool('mvn');
 }

@@ -23,6 +23,7 @@ import { runTool, toolsDirOf } from '../../host-tools';
 import { unionDirectory } from '../../merge-deps';
 import { shellQuote } from '../../../process/shell-quote';
 import { sharedUntilFailure } from '../../../shared-promise';
+import { type HostJdk } from './host-jdk';
 import { belowOldest, compatProperties, compilerDefault, JAVAC_COMPAT, OLDEST_RELEASE } from './old-release';
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
@@ -74,22 +75,31 @@ export function javaRelease(pom: string): string | undefined {
  * Gradle builds are detected and refused with the reason: the Gradle distribution a wrapper downloads
  * is on no package registry this host reaches, and Debian's Gradle (4.4) is too old for them.
  */
-export async function detectJava(files: RepoFiles): Promise<JavaRecipe | undefined> {
-  if (files.rootFiles.has('pom.xml')) return maven(files);
+export async function detectJava(files: RepoFiles, host?: HostJdk): Promise<JavaRecipe | undefined> {
+  if (files.rootFiles.has('pom.xml')) return maven(files, host);
   const gradle = GRADLE_FILES.filter((f) => files.rootFiles.has(f));
   if (gradle.length) return gradleRefused(gradle, files.rootFiles.has('gradlew'));
   return undefined;
 }
 
-async function maven(files: RepoFiles): Promise<JavaRecipe> {
+async function maven(files: RepoFiles, host?: HostJdk): Promise<JavaRecipe> {
   const pom = (await files.read('pom.xml')) ?? '';
   const modules = [...pom.matchAll(/<module>\s*([^<\s]+)\s*<\/module>/g)].map(
     (m) => `${m[1].replace(/\/$/, '')}/pom.xml`,
   );
   const release = javaRelease(pom);
   const notes: string[] = [];
-  if (release && Number(release) > Number(DEBIAN_JDK))
-    notes.push(`the POM compiles for Java ${release}; Debian bookworm's JDK ${DEBIAN_JDK} is the newest available`);
+  // A release past Debian's JDK compiles on the host's newest JDK where that one takes it (images/host-java).
+  const past = release !== undefined && Number(release) > Number(DEBIAN_JDK);
+  const jdk = past && host && Number(host.release) >= Number(release) ? host : undefined;
+  if (jdk)
+    notes.push(
+      `the POM compiles for Java ${release}: the host's JDK ${jdk.release} rather than Debian bookworm's JDK ${DEBIAN_JDK}`,
+    );
+  else if (past)
+    notes.push(
+      `the POM compiles for Java ${release}; ${host && Number(host.release) > Number(DEBIAN_JDK) ? `the host's JDK ${host.release}` : `Debian bookworm's JDK ${DEBIAN_JDK}`} is the newest available`,
+    );
   const compiles = release ?? compilerDefault(pom);
   const compat = belowOldest(compiles);
   if (compat)
@@ -117,6 +127,7 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
         ...wrapperNote.map((n) => `${n}: the image runs ${newer ? `Maven ${newer}` : "Debian's Maven 3.8"}`),
       ],
       newer,
+      jdk,
     );
   // A plugin that requires Maven 3.9 fails the fetch on Debian's 3.8 (ToolchainTooOld): the same recipe on the newer Maven is built instead.
   return { ...on(), fallback: on(NEWER_MAVEN), tooOld: NEEDS_NEWER_MAVEN };
@@ -124,17 +135,31 @@ async function maven(files: RepoFiles): Promise<JavaRecipe> {
 
 /**
  * The Maven recipe on Debian's Maven, or on Maven `newer` (MAVEN_HOME_IN_IMAGE, first on PATH); with
- * `opens`, every JVM opens the JDK's packages to reflection (open-packages.ts).
+ * `opens`, every JVM opens the JDK's packages to reflection (open-packages.ts); with `jdk`, on the
+ * host's JDK (its home first on PATH and JAVA_HOME, on the host's fetch and in the image) rather than
+ * Debian's.
  */
-function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: string[], newer?: string): JavaRecipe {
+function mavenRecipe(
+  modules: string[],
+  compat: boolean,
+  opens: boolean,
+  notes: string[],
+  newer?: string,
+  jdk?: HostJdk,
+): JavaRecipe {
   const wrapper = `${M2}/javac-compat`;
   const stub = `${M2}/stub-javac`;
   return {
     language: 'java',
     origin: newer ? `java-maven-${newer}` : 'java-maven',
-    toolchain: { image: 'java', version: DEBIAN_JDK, ...(notes.length ? { note: notes.join('; ') } : {}) },
+    toolchain: {
+      image: 'java',
+      version: jdk?.release ?? DEBIAN_JDK,
+      ...(jdk ? { prefix: jdk.prefix } : {}),
+      ...(notes.length ? { note: notes.join('; ') } : {}),
+    },
     manifests: ['pom.xml', ...modules],
-    fetch: (ctx) => fetchMaven(ctx, compat, newer),
+    fetch: (ctx) => fetchMaven(ctx, compat, newer, jdk?.prefix),
     pinned: true,
     withMerged: unionDirectory('m2'),
     dependencyStore: { dir: MAVEN_STORE, from: 'm2', leaveOut: HOST_BOOKKEEPING },
@@ -160,8 +185,9 @@ function mavenRecipe(modules: string[], compat: boolean, opens: boolean, notes: 
     env: {
       MAVEN_OPTS: `${QUICK_JVM} -Dmaven.ext.class.path=${M2}/${SKIPS_JAR}`,
       ...(opens ? { [OPTIONS_VARIABLE]: OPEN_PACKAGES } : {}),
+      ...(jdk ? { JAVA_HOME: jdk.prefix } : {}),
     },
-    path: newer ? [`${MAVEN_HOME_IN_IMAGE}/bin`] : [],
+    path: [...(newer ? [`${MAVEN_HOME_IN_IMAGE}/bin`] : []), ...(jdk ? [`${jdk.prefix}/bin`] : [])],
     runner: 'maven',
   };
 }
@@ -211,7 +237,12 @@ function gradleRefused(found: string[], wrapper: boolean): JavaRecipe {
  * now, which the notes say). The local repository starts with what the repository's store holds
  * (seed-repo.ts), so only what no earlier fetch brought is downloaded.
  */
-export async function fetchMaven(ctx: FetchContext, compat = false, newer?: string): Promise<Resolution> {
+export async function fetchMaven(
+  ctx: FetchContext,
+  compat = false,
+  newer?: string,
+  javaHome?: string,
+): Promise<Resolution> {
   const repo = join(ctx.depsDir, 'm2');
   const seeded = ctx.store ? await seedFromStore(ctx.store, repo, HOST_BOOKKEEPING) : undefined;
   const toolsDir = toolsDirOf(ctx.toolsDir);
@@ -251,7 +282,7 @@ export async function fetchMaven(ctx: FetchContext, compat = false, newer?: stri
     const run = await runTool(mvn, args, {
       cwd: ctx.srcDir,
       signal: ctx.signal,
-      env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM },
+      env: { MAVEN_OPTS: process.env.MAVEN_OPTS ?? QUICK_JVM, ...(javaHome ? { JAVA_HOME: javaHome } : {}) },
     });
     if (run.code === 0) return undefined;
     const output = `${run.stdout}\n${run.stderr}`;

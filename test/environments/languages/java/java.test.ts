@@ -61,6 +61,35 @@ describe('Java recipe', () => {
     expect(recipe?.toolchain.note).toMatch(/Java 21.*JDK 17/);
   });
 
+  it("builds a POM for a Java past 17 on the host's JDK where it takes that release, and says which", async () => {
+    const pom = (release: string) =>
+      files({
+        'pom.xml': `<project><properties><maven.compiler.release>${release}</maven.compiler.release></properties></project>`,
+      });
+    const host = { release: '25', prefix: '/opt/jdk-25' };
+    const newer = await detectJava(pom('21'), host);
+    expect(newer?.toolchain).toEqual({
+      image: 'java',
+      version: '25',
+      prefix: '/opt/jdk-25',
+      note: "the POM compiles for Java 21: the host's JDK 25 rather than Debian bookworm's JDK 17",
+    });
+    expect(newer?.path).toEqual(['/opt/jdk-25/bin']);
+    expect(newer?.env.JAVA_HOME).toBe('/opt/jdk-25');
+    // On the newer Maven too, whose bin comes first.
+    expect(newer?.fallback?.path).toEqual([expect.stringMatching(/maven.*\/bin$/), '/opt/jdk-25/bin']);
+    // Java 17 and before stay on Debian's JDK; a release past the host's too says the newest here.
+    const older = await detectJava(pom('11'), host);
+    expect(older?.toolchain).toMatchObject({ version: '17' });
+    expect(older?.toolchain.prefix).toBeUndefined();
+    expect(older?.env.JAVA_HOME).toBeUndefined();
+    const past = await detectJava(pom('26'), host);
+    expect(past?.toolchain).toMatchObject({
+      version: '17',
+      note: "the POM compiles for Java 26; the host's JDK 25 is the newest available",
+    });
+  });
+
   it('refuses a Gradle build at fetch time, saying why', async () => {
     const recipe = await detectJava(files({ 'build.gradle.kts': '', gradlew: '' }));
     expect(recipe).toMatchObject({ origin: 'java-gradle', runner: 'exit-code' });
