@@ -175,7 +175,10 @@ export async function detectRust(
   const gitDependencies = texts.some((text) => /\bgit\s*=\s*["']/.test(text));
   // What the base and the PR's merge ask of the compiler, the higher of each: one environment serves both.
   const asked = [manifest, (opts.merged && (await opts.merged.read('Cargo.toml'))) ?? ''];
-  const wants = highest(asked.map((m) => /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(m)?.[1]));
+  const declared = highest(asked.map((m) => /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(m)?.[1]));
+  // A release the repository pins its toolchain to (rustup's file) is one its developers built with.
+  const pin = await pinnedRelease(files);
+  const wants = highest([declared, pin?.release]);
   const edition = highest(asked.map((m) => /^\s*edition\s*=\s*"(\d+)"/m.exec(m)?.[1]));
   const lockVersion = locked
     ? Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1)
@@ -190,7 +193,8 @@ export async function detectRust(
   const after = day ? ladder.findIndex((r) => day < daysAfter(r.released, RELEASE_DAYS)) : 0;
   const ofItsDay = after < 0 ? ladder.length - 1 : after;
   const needs = [
-    ...(wants && compareVersions(wants, RUSTC_VERSION) > 0 ? [`the crate asks for rustc ${wants}`] : []),
+    ...(declared && compareVersions(declared, RUSTC_VERSION) > 0 ? [`the crate asks for rustc ${declared}`] : []),
+    ...(pin && compareVersions(pin.release, RUSTC_VERSION) > 0 ? [`${pin.file} pins rustc ${pin.release}`] : []),
     ...(edition && Number(edition) > 2021 ? [`edition ${edition}`] : []),
     ...(lockVersion > 3 ? [`a Cargo.lock of format ${lockVersion}`] : []),
     ...(ofItsDay > 0 ? [`the crate names no rust-version and its base is of ${day}`] : []),
@@ -291,6 +295,22 @@ function chosen(r: Rustc): string {
   return r.prefix
     ? `the host's rustc ${r.version} rather than Debian bookworm's (rustc ${RUSTC_VERSION}, rustc-web ${RUSTC_WEB_VERSION})`
     : `Debian bookworm's rustc-web ${r.version} rather than its rustc ${RUSTC_VERSION}`;
+}
+
+/**
+ * The stable release rustup's toolchain file at the root names as its channel (`channel = "1.88"` in
+ * rust-toolchain.toml, or the legacy rust-toolchain file's one line, or its TOML), as major.minor;
+ * undefined for a channel by name (stable, nightly, a dated nightly) or no file.
+ */
+async function pinnedRelease(files: RepoFiles): Promise<{ file: string; release: string } | undefined> {
+  for (const file of ['rust-toolchain.toml', 'rust-toolchain']) {
+    if (!files.rootFiles.has(file)) continue;
+    const text = (await files.read(file)) ?? '';
+    const channel = /^\s*channel\s*=\s*"([^"]*)"/m.exec(text)?.[1] ?? text.trim();
+    const release = /^(\d+\.\d+)(?:\.\d+)?$/.exec(channel)?.[1];
+    return release ? { file, release } : undefined;
+  }
+  return undefined;
 }
 
 /** The highest of some versions ('1.70', '2021'), or undefined where none is given. */

@@ -114,6 +114,27 @@ describe('Rust recipe', () => {
       baseDate: async () => new Date('2026-01-01T00:00:00Z'),
     });
     expect(declared?.toolchain).toEqual({ image: 'rust', version: '1.63' });
+    // rustup's toolchain file: a release it pins counts as asked for, a channel by name does not.
+    const pinned = await detectRust(
+      files({ 'Cargo.toml': crate('1.56'), 'rust-toolchain.toml': '[toolchain]\nchannel = "1.88.0"\n' }),
+      undefined,
+      { host },
+    );
+    expect(pinned?.toolchain).toMatchObject({
+      version: '1.95',
+      note: expect.stringMatching(/^rust-toolchain\.toml pins rustc 1\.88: the host's rustc 1\.95/),
+    });
+    const legacy = await detectRust(files({ 'Cargo.toml': crate('1.56'), 'rust-toolchain': '1.70\n' }), undefined, {
+      host,
+    });
+    expect(legacy?.toolchain).toMatchObject({
+      version: '1.85',
+      note: expect.stringMatching(/^rust-toolchain pins rustc 1\.70/),
+    });
+    const named = await detectRust(files({ 'Cargo.toml': crate('1.56'), 'rust-toolchain': 'stable\n' }), undefined, {
+      host,
+    });
+    expect(named?.toolchain).toEqual({ image: 'rust', version: '1.63' });
     // A host rustc no newer than rustc-web adds nothing.
     const same = await detectRust(files({ 'Cargo.toml': crate('1.90') }), undefined, {
       host: { version: '1.85', prefix: '/opt/rust', released: '2025-02-17' },
