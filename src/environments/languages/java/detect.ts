@@ -75,30 +75,40 @@ export function javaRelease(pom: string): string | undefined {
  * Gradle builds are detected and refused with the reason: the Gradle distribution a wrapper downloads
  * is on no package registry this host reaches, and Debian's Gradle (4.4) is too old for them.
  */
-export async function detectJava(files: RepoFiles, host?: HostJdk): Promise<JavaRecipe | undefined> {
-  if (files.rootFiles.has('pom.xml')) return maven(files, host);
+export async function detectJava(
+  files: RepoFiles,
+  host?: HostJdk,
+  merged?: RepoFiles,
+): Promise<JavaRecipe | undefined> {
+  if (files.rootFiles.has('pom.xml')) return maven(files, host, merged);
   const gradle = GRADLE_FILES.filter((f) => files.rootFiles.has(f));
   if (gradle.length) return gradleRefused(gradle, files.rootFiles.has('gradlew'));
   return undefined;
 }
 
-async function maven(files: RepoFiles, host?: HostJdk): Promise<JavaRecipe> {
+async function maven(files: RepoFiles, host?: HostJdk, merged?: RepoFiles): Promise<JavaRecipe> {
   const pom = (await files.read('pom.xml')) ?? '';
   const modules = [...pom.matchAll(/<module>\s*([^<\s]+)\s*<\/module>/g)].map(
     (m) => `${m[1].replace(/\/$/, '')}/pom.xml`,
   );
   const release = javaRelease(pom);
   const notes: string[] = [];
-  // A release past Debian's JDK compiles on the host's newest JDK where that one takes it (images/host-java).
-  const past = release !== undefined && Number(release) > Number(DEBIAN_JDK);
-  const jdk = past && host && Number(host.release) >= Number(release) ? host : undefined;
+  // A release past Debian's JDK, at the base or at the PR's merge (one environment serves both), compiles
+  // on the host's newest JDK where that one takes it (images/host-java).
+  const atMerge = merged && javaRelease((await merged.read('pom.xml')) ?? '');
+  const newest = [release, atMerge].reduce((a, b) =>
+    b !== undefined && (a === undefined || Number(b) > Number(a)) ? b : a,
+  );
+  const past = newest !== undefined && Number(newest) > Number(DEBIAN_JDK);
+  const jdk = past && host && Number(host.release) >= Number(newest) ? host : undefined;
+  const whose = newest === release ? 'the POM' : "the PR's POM";
   if (jdk)
     notes.push(
-      `the POM compiles for Java ${release}: the host's JDK ${jdk.release} rather than Debian bookworm's JDK ${DEBIAN_JDK}`,
+      `${whose} compiles for Java ${newest}: the host's JDK ${jdk.release} rather than Debian bookworm's JDK ${DEBIAN_JDK}`,
     );
   else if (past)
     notes.push(
-      `the POM compiles for Java ${release}; ${host && Number(host.release) > Number(DEBIAN_JDK) ? `the host's JDK ${host.release}` : `Debian bookworm's JDK ${DEBIAN_JDK}`} is the newest available`,
+      `${whose} compiles for Java ${newest}; ${host && Number(host.release) > Number(DEBIAN_JDK) ? `the host's JDK ${host.release}` : `Debian bookworm's JDK ${DEBIAN_JDK}`} is the newest available`,
     );
   const compiles = release ?? compilerDefault(pom);
   const compat = belowOldest(compiles);

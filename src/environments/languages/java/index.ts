@@ -12,7 +12,7 @@ export const java: LanguageSupport<'java', 'maven', 'java'> = {
   name: 'java',
   title: 'Java',
   layouts: ['pom.xml', 'build.gradle'],
-  detect: (files) => detectJava(files, newestHostJdk()),
+  detect: (files, ctx) => detectJava(files, newestHostJdk(), ctx.merged),
   runners: { maven: mavenRunner },
   toolchains: { java: 'java -version 2>&1 | head -n 1; mvn -v 2>/dev/null | head -n 1' },
   files: { tests: [], code: ['java'] },

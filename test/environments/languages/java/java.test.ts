@@ -78,6 +78,12 @@ describe('Java recipe', () => {
     expect(newer?.env.JAVA_HOME).toBe('/opt/jdk-25');
     // On the newer Maven too, whose bin comes first.
     expect(newer?.fallback?.path).toEqual([expect.stringMatching(/maven.*\/bin$/), '/opt/jdk-25/bin']);
+    // A PR that raises the release: its base's environment is built for its merge too.
+    const raised = await detectJava(pom('17'), host, pom('21'));
+    expect(raised?.toolchain).toMatchObject({
+      version: '25',
+      note: "the PR's POM compiles for Java 21: the host's JDK 25 rather than Debian bookworm's JDK 17",
+    });
     // Java 17 and before stay on Debian's JDK; a release past the host's too says the newest here.
     const older = await detectJava(pom('11'), host);
     expect(older?.toolchain).toMatchObject({ version: '17' });
