@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,6 +26,14 @@ export async function runTool(
     stdout: r.stdout,
     stderr: r.startError ? `${r.stderr}${r.startError.message}` : r.stderr,
   };
+}
+
+/** Size and modification time of each file ('missing' for one that is not there): they change when a host installation is replaced. */
+export function filesFingerprint(files: string[]): string {
+  return files
+    .map((f) => statSync(f, { throwIfNoEntry: false }))
+    .map((s) => (s ? `${s.size}:${Math.round(s.mtimeMs)}` : 'missing'))
+    .join(',');
 }
 
 /** The last lines of a tool's complaint, for an error message. */

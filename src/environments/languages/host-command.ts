@@ -37,6 +37,13 @@ export async function toolVersion(cmd: string, args = ['--version'], cwd = '/'):
   return run.code === 0 ? (run.stdout || run.stderr).trim().split('\n')[0] : cmd;
 }
 
+/** The highest of some dotted versions by compareVersions ('1.70', '2021', '21'), or undefined where none is given. */
+export function highestVersion(versions: Array<string | undefined>): string | undefined {
+  return versions
+    .filter((v): v is string => v !== undefined)
+    .reduce<string | undefined>((a, b) => (a === undefined || compareVersions(b, a) > 0 ? b : a), undefined);
+}
+
 /** Compares dotted versions numerically ('1.63' < '1.71.1'); missing parts count as 0. */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split('.').map((p) => parseInt(p, 10) || 0);

@@ -10,7 +10,7 @@ import {
   type RepoFiles,
   type Resolution,
 } from '../../contract';
-import { mustRun, toolFailure } from '../host-command';
+import { highestVersion, mustRun, toolFailure } from '../host-command';
 import {
   OFFLINE_PROOF,
   UNRESOLVED_FILE,
@@ -96,9 +96,7 @@ async function maven(files: RepoFiles, host?: HostJdk, merged?: RepoFiles): Prom
   // A release past Debian's JDK, at the base or at the PR's merge (one environment serves both), compiles
   // on the host's newest JDK where that one takes it (images/host-java).
   const atMerge = merged && javaRelease((await merged.read('pom.xml')) ?? '');
-  const newest = [release, atMerge].reduce((a, b) =>
-    b !== undefined && (a === undefined || Number(b) > Number(a)) ? b : a,
-  );
+  const newest = highestVersion([release, atMerge]);
   const past = newest !== undefined && Number(newest) > Number(DEBIAN_JDK);
   const jdk = past && host && Number(host.release) >= Number(newest) ? host : undefined;
   const whose = newest === release ? 'the POM' : "the PR's POM";

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { filesFingerprint } from '../../host-tools';
 
 /** A JDK the host provides: its feature release ('25') and its home. */
 export interface HostJdk {
@@ -35,8 +36,5 @@ export function newestHostJdk(): HostJdk | undefined {
 
 /** Size and modification time of a JDK's java launcher and its modules image: they change when the JDK is replaced. */
 export function jdkFingerprint(prefix: string): string {
-  return [join(prefix, 'bin', 'java'), join(prefix, 'lib', 'modules')]
-    .map((f) => statSync(f, { throwIfNoEntry: false }))
-    .map((s) => (s ? `${s.size}:${Math.round(s.mtimeMs)}` : 'missing'))
-    .join(',');
+  return filesFingerprint([join(prefix, 'bin', 'java'), join(prefix, 'lib', 'modules')]);
 }

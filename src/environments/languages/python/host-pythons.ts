@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runTool } from '../../host-tools';
+import { filesFingerprint, runTool } from '../../host-tools';
 import type { ProvidedPython } from './versions';
 import { sharedUntilFailure } from '../../../shared-promise';
 
@@ -46,10 +46,7 @@ export function prefixFingerprint(prefix: string): string {
         .filter((f) => /^libpython.*\.so\.1\.0$/.test(f))
         .map((f) => join(lib, f))
     : [];
-  return [join(prefix, 'bin', 'python3'), ...libs]
-    .map((f) => statSync(f, { throwIfNoEntry: false }))
-    .map((s) => (s ? `${s.size}:${Math.round(s.mtimeMs)}` : 'missing'))
-    .join(',');
+  return filesFingerprint([join(prefix, 'bin', 'python3'), ...libs]);
 }
 
 const found = new Map<string, Promise<HostPython[]>>();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ToolchainTooOld } from '../../../errors';
 import { DEPS_MOUNT, type FetchContext, type LanguageRecipe, type RepoFiles, type Resolution } from '../../contract';
-import { compareVersions, mustRun, toolFailure, toolVersion } from '../host-command';
+import { compareVersions, highestVersion, mustRun, toolFailure, toolVersion } from '../host-command';
 import { runTool, type ToolRun } from '../../host-tools';
 import { unionVendor } from '../../merge-deps';
 import { FETCH_GIT_STUBS, withoutStubs } from './git-stubs';
@@ -175,11 +175,11 @@ export async function detectRust(
   const gitDependencies = texts.some((text) => /\bgit\s*=\s*["']/.test(text));
   // What the base and the PR's merge ask of the compiler, the higher of each: one environment serves both.
   const asked = [manifest, (opts.merged && (await opts.merged.read('Cargo.toml'))) ?? ''];
-  const declared = highest(asked.map((m) => /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(m)?.[1]));
+  const declared = highestVersion(asked.map((m) => /^\s*rust-version\s*=\s*"([\d.]+)"/m.exec(m)?.[1]));
   // A release the repository pins its toolchain to (rustup's file) is one its developers built with.
   const pin = await pinnedRelease(files);
-  const wants = highest([declared, pin?.release]);
-  const edition = highest(asked.map((m) => /^\s*edition\s*=\s*"(\d+)"/m.exec(m)?.[1]));
+  const wants = highestVersion([declared, pin?.release]);
+  const edition = highestVersion(asked.map((m) => /^\s*edition\s*=\s*"(\d+)"/m.exec(m)?.[1]));
   const lockVersion = locked
     ? Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1)
     : 0;
@@ -311,13 +311,6 @@ async function pinnedRelease(files: RepoFiles): Promise<{ file: string; release:
     return release ? { file, release } : undefined;
   }
   return undefined;
-}
-
-/** The highest of some versions ('1.70', '2021'), or undefined where none is given. */
-function highest(versions: Array<string | undefined>): string | undefined {
-  return versions
-    .filter((v): v is string => v !== undefined)
-    .reduce<string | undefined>((a, b) => (a === undefined || compareVersions(b, a) > 0 ? b : a), undefined);
 }
 
 /**

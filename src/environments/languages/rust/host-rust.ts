@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTool } from '../../host-tools';
+import { filesFingerprint, runTool } from '../../host-tools';
 import { sharedUntilFailure } from '../../../shared-promise';
 
 /** A stable rustc the host provides (rustup's default toolchain, say): its minor ('1.95'), its sysroot, and its commit's day. */
@@ -43,8 +43,5 @@ export function sysrootFingerprint(prefix: string): string {
         .filter((f) => /^librustc_driver-.*\.so$/.test(f))
         .map((f) => join(lib, f))
     : [];
-  return [join(prefix, 'bin', 'rustc'), join(prefix, 'bin', 'cargo'), ...drivers]
-    .map((f) => statSync(f, { throwIfNoEntry: false }))
-    .map((s) => (s ? `${s.size}:${Math.round(s.mtimeMs)}` : 'missing'))
-    .join(',');
+  return filesFingerprint([join(prefix, 'bin', 'rustc'), join(prefix, 'bin', 'cargo'), ...drivers]);
 }
