@@ -71,6 +71,7 @@ export async function run(): Promise<Figure[]> {
   if (only && only !== 'tune' && only !== 'report')
     throw new Error(`CHAINSMITH_BENCH_SPLIT is ${only}: it can be tune or report`);
   const splits: Split[] = only ? [only as Split] : ['tune', 'report'];
+  const picked = pickedProjects(languages);
   const work = await mkdtemp(join(tmpdir(), 'chainsmith-bench-heldout-'));
   const figures: Figure[] = [];
   let aborts = 0;
@@ -80,7 +81,7 @@ export async function run(): Promise<Figure[]> {
         const dir = join(work, language, split);
         const chains: Chain[] = [];
         const unfetched: string[] = [];
-        for (const p of PROJECTS[language].filter((q) => q.split === split)) {
+        for (const p of PROJECTS[language].filter((q) => q.split === split && (!picked || picked.has(q.name)))) {
           const projectDir = join(dir, p.name.replace(/[/:]/g, '+'));
           await mkdir(projectDir, { recursive: true });
           try {
@@ -127,6 +128,25 @@ export async function run(): Promise<Figure[]> {
     goal: '= 0: validate runs that stopped before writing every stage',
   });
   return figures;
+}
+
+/**
+ * `CHAINSMITH_BENCH_PROJECTS=a,b` runs only those listed projects (to read a new wave's tune half without
+ * the rest); a name the languages' lists do not hold is an error, not an empty run.
+ */
+function pickedProjects(languages: Language[]): Set<string> | undefined {
+  const given = process.env.CHAINSMITH_BENCH_PROJECTS;
+  if (!given) return undefined;
+  const names = given
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const listed = new Set(languages.flatMap((l) => PROJECTS[l].map((p) => p.name)));
+  const unknown = names.filter((n) => !listed.has(n));
+  if (unknown.length)
+    throw new Error(`CHAINSMITH_BENCH_PROJECTS names ${unknown.join(', ')}: not listed for ${languages.join(', ')}`);
+  say(`only ${names.join(', ')} (CHAINSMITH_BENCH_PROJECTS): figures of these alone`);
+  return new Set(names);
 }
 
 /** Where each stage got to (an environment, tests that ran and reported, a verifying test), as `validate`'s funnel counts it. */
