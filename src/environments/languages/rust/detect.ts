@@ -254,12 +254,14 @@ export async function detectRust(
       // The host's rustc and cargo before Debian's in the image (images/host-rust).
       path: prefix ? [`${prefix}/bin`] : [],
       runner: 'cargo',
-      // cargo's refusal of a rust-version above its rustc, in its form of 1.56-1.7x and its later one; and
+      // cargo's refusal of a rust-version above its rustc, in its form of 1.56-1.7x and its later one; its
+      // refusal of a manifest's edition (any vendored crate's: cargo parses them all), in its wording for an
+      // edition it has never heard of and for one it knows only as unstable; and
       // rustc's of a language or library feature this stable rustc does not have (E0658), which crates that
       // compile on a stable rustc at all use only where a later rustc made it stable (a rust-version that
       // says less than the code needs, or none). A root's `#![feature]` is E0554, which no rustc here takes.
       tooOld:
-        /package `[^`]+` cannot be built because it requires rustc \S+ or newer|(?<=rustc \S+ is not supported by the following packages?:\n\s*)\S+ requires rustc \S+|error\[E0658\]: [^\n]+/,
+        /package `[^`]+` cannot be built because it requires rustc \S+ or newer|(?<=rustc \S+ is not supported by the following packages?:\n\s*)\S+ requires rustc \S+|error\[E0658\]: [^\n]+|this version of Cargo is older than the `\d+` edition|feature `edition\d+` is required/,
       unsupported: (output: string) => needsNightly(output, `${CARGO_HOME}/vendor`),
       // Versions chainsmith chose as of a date, not the project's committed lock.
       ...(locked ? {} : { stale: (output: string) => staleCrates(output, `${CARGO_HOME}/vendor`) }),
@@ -446,19 +448,30 @@ export async function fetchCrates(ctx: FetchContext, locked: boolean, rustc = RU
   }
 }
 
+/** The first cargo that reads each edition: an older one refuses the manifest that names it. */
+const EDITION_SINCE: Record<string, string> = { '2018': '1.31', '2021': '1.56', '2024': '1.85' };
+
 /**
  * The vendored crates whose rust-version is above `rustc` ('serde_spanned 0.6.7 (rust-version 1.65)'):
  * cargo's MSRV-aware resolver falls back to them where every version a dependent allows needs more.
  * Only those `built` holds ('name version'), where it is known: a crate of another platform's
- * dependencies is vendored (the lock holds every platform's) but never compiled here.
+ * dependencies is vendored (the lock holds every platform's) but never compiled here. An edition
+ * this rustc's cargo cannot read counts wherever the crate is for: cargo parses every vendored
+ * manifest before it builds anything (a wasm-only wit-bindgen of edition 2024 stops cargo 1.63).
  */
 async function cratesBeyond(vendorDir: string, rustc: string, built?: Set<string>): Promise<string[]> {
   const found: string[] = [];
   for (const dir of (await readdir(vendorDir)).sort()) {
     const manifest = await readFile(join(vendorDir, dir, 'Cargo.toml'), 'utf8').catch(() => '');
     const wants = /^rust-version\s*=\s*"([\d.]+)"/m.exec(manifest)?.[1];
+    const edition = /^edition\s*=\s*"(\d+)"/m.exec(manifest)?.[1];
     const version = /^version\s*=\s*"([^"]+)"/m.exec(manifest)?.[1];
     const name = /^name\s*=\s*"([^"]+)"/m.exec(manifest)?.[1] ?? dir;
+    const readFrom = edition ? EDITION_SINCE[edition] : undefined;
+    if (readFrom && compareVersions(readFrom, rustc) > 0) {
+      found.push(`${name} ${version ?? '?'} (edition ${edition}, which cargo reads from ${readFrom})`);
+      continue;
+    }
     if (built && version !== undefined && !built.has(`${name} ${version}`)) continue;
     if (wants && compareVersions(wants, rustc) > 0) found.push(`${name} ${version ?? '?'} (rust-version ${wants})`);
   }

@@ -131,3 +131,23 @@ testIf(missingRust(87))(
   },
   20 * 60_000,
 );
+
+/**
+ * detect.ts, cratesBeyond's editions: cargo reads every vendored crate's manifest before it builds,
+ * those of other platforms too. A crate of rust-version 1.63 whose wasm-only dependency (wit-bindgen
+ * 0.57, edition 2024) the image never compiles still stops cargo 1.63 ("older than the `2024`
+ * edition"): the fetch for rustc 1.63 says so, and the environment is rustc-web 1.85's, where the
+ * PR's test verifies.
+ */
+testIf(missingRust(85))(
+  'cargo: a vendored crate of an edition the rustc cannot read moves the crate up the ladder, whatever its platform',
+  async () => {
+    const cargoToml = `${manifest('wasmonly', '1.63')}\n[target.'cfg(target_arch = "wasm32")'.dependencies]\nwit-bindgen = "0.57"\n`;
+    const { chain, deps } = await doublingPr('wasmonly', '1.63', {}, cargoToml);
+    const gold = await goldTestsFor(deps, chain, 0);
+    expect(gold).toMatchObject({ status: 'verified', failToPass: ['double::doubles'] });
+    const env = await deps.environments.forStage(chain, 0);
+    expect(env.manifest.toolchain.note).toMatch(/^rustc 1\.63 is too old for the crate or its dependencies/);
+  },
+  20 * 60_000,
+);

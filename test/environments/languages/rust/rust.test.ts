@@ -251,6 +251,13 @@ describe('Rust recipe', () => {
         ),
       ).toBe(true);
       expect(recipe!.tooOld!.test('error[E0308]: mismatched types')).toBe(false);
+      // cargo's refusal of a vendored manifest's edition: one it has never heard of, and one it knows as unstable.
+      expect(
+        recipe!.tooOld!.exec(
+          'Caused by:\n  this version of Cargo is older than the `2024` edition, and only supports `2015`, `2018`, and `2021` editions.',
+        )?.[0],
+      ).toBe('this version of Cargo is older than the `2024` edition');
+      expect(recipe!.tooOld!.test('Caused by:\n  feature `edition2024` is required')).toBe(true);
       // rustc's refusal of what a later rustc made stable.
       expect(
         recipe!.tooOld!.exec('  error[E0658]: use of unstable library feature `unsigned_is_multiple_of`\n -->')?.[0],
