@@ -185,7 +185,8 @@ export class DependencyCache {
             throw err;
           return later('do not resolve');
         }
-        return atBase.asOf ? atBase : later('resolve only undated');
+        // A lock the merge commits decides every version, whatever the date (the base may have had none).
+        return atBase.asOf || atBase.lock === 'committed' ? atBase : later('resolve only undated');
       };
       let resolution: Resolution;
       if (merged && how === 'separate') {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -180,9 +181,10 @@ export async function detectRust(
   const pin = await pinnedRelease(files);
   const wants = highestVersion([declared, pin?.release]);
   const edition = highestVersion(asked.map((m) => /^\s*edition\s*=\s*"(\d+)"/m.exec(m)?.[1]));
-  const lockVersion = locked
-    ? Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1)
-    : 0;
+  // A lock the PR's merge commits (where the base has none, or another) is the one its tests run with: it is
+  // fetched as the merge's own (from the merge's checkout) and its crates vendored beside the base's.
+  const mergeLocked = opts.merged?.rootFiles.has('Cargo.lock') ?? false;
+  const lockVersion = Math.max(await lockFormat(files), await lockFormat(opts.merged));
   // The older rustc where it will do (the crates of older eras were written for compilers of their time), else
   // rustc-web, else the host's own stable rustc where it is newer still.
   const ladder: Rustc[] = [DEBIAN_RUSTC, DEBIAN_RUSTC_WEB];
@@ -215,8 +217,8 @@ export async function detectRust(
         ...(prefix ? { prefix } : {}),
         ...(notes.length ? { note: notes.join('; ') } : {}),
       },
-      manifests: ['Cargo.toml', ...members, ...(locked ? ['Cargo.lock'] : [])],
-      fetch: (ctx) => fetchCrates(ctx, locked, rustc),
+      manifests: ['Cargo.toml', ...members, ...(locked || mergeLocked ? ['Cargo.lock'] : [])],
+      fetch: (ctx) => fetchCrates(ctx, existsSync(join(ctx.srcDir, 'Cargo.lock')), rustc),
       // A committed lock decides every version; without one they are resolved as of a date.
       ...(locked ? { pinned: true } : {}),
       withMerged: unionVendor,
@@ -276,6 +278,12 @@ export async function detectRust(
     (r, i) => i >= Math.max(1, ofItsDay) && (!wants || compareVersions(wants, r.version) <= 0),
   );
   return recipe(fits < 0 ? ladder.length - 1 : fits, needs);
+}
+
+/** The format version of a checkout's committed Cargo.lock (1 where it names none), 0 where it has none. */
+async function lockFormat(files?: RepoFiles): Promise<number> {
+  if (!files?.rootFiles.has('Cargo.lock')) return 0;
+  return Number(/^version\s*=\s*(\d+)/m.exec((await files.read('Cargo.lock')) ?? '')?.[1] ?? 1);
 }
 
 /** A rustc here: Debian's (its image's) or the host's own (`prefix`, its sysroot, copied into the rust-web image), and its release day. */
