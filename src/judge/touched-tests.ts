@@ -3,6 +3,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from '../git';
+import { declaredName, ownerOf } from './item-owner';
 
 /** git's built-in function-name rules per language (gitattributes' `diff=` drivers). */
 const DRIVERS = [
@@ -62,13 +63,32 @@ function attributesFile(): Promise<string> {
  */
 const STARTS_ITEM =
   /^\s*(?:@\w|#\[|\/\*\*|\/\/\/|(?:async\s+)?def\s|(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?fn\s|func\s|(?:(?:public|protected|private|static|final|override|suspend|internal|open|fun|void)\s+)+[\w<>[\],\s]*\w+\s*\()/;
+/** Blank and closing-bracket lines say nothing of whose body changed. */
+const SAYS_NOTHING = /^[\s})\];,]*$/;
+
+/** A file's text at a commit, as lines; none where the file is not there (added, deleted). */
+async function linesAt(repoPath: string, commit: string, path: string | undefined): Promise<string[]> {
+  if (!path) return [];
+  const text = await git(repoPath, ['show', `${commit}:${path}`]).catch(() => '');
+  return text.split('\n');
+}
+
+/** A file's path before (`--- a/x`) or after (`+++ b/x`) in its diff's head, or none for /dev/null. */
+function pathOf(head: readonly string[], side: 'a' | 'b'): string | undefined {
+  const prefix = `${side === 'a' ? '---' : '+++'} ${side}/`;
+  return head
+    .find((line) => line.startsWith(prefix))
+    ?.slice(prefix.length)
+    .replace(/\t$/, '');
+}
 
 /**
- * The functions whose bodies the PR's change to its test files edits, as git names them in each
- * hunk's header (`@@ … @@ public void selectsByTag() {`): a test among them was changed by the PR.
- * The header names the function above the hunk, so a hunk that only adds lines and starts with a new
- * item (a test added after that function) does not count it; the new test's own name is in the
- * hunk, and the run after the change shows it.
+ * The functions whose bodies the PR's change to its test files edits: a test among them was changed by
+ * the PR. Where a changed line declares a function or is one of its marks (decorator, annotation,
+ * attribute, with their arguments), that function (item-owner.ts); elsewhere the function git names
+ * in the hunk's header (`@@ … @@ public void selectsByTag() {`), which is the one above the hunk. So a
+ * hunk that only adds lines and declares a new item (a test added after that function) counts
+ * neither: the new test's own name is in the hunk, and the run after the change shows it.
  */
 export async function touchedFunctions(
   repoPath: string,
@@ -80,6 +100,8 @@ export async function touchedFunctions(
   const diff = await git(repoPath, [
     '-c',
     `core.attributesFile=${await attributesFile()}`,
+    '-c',
+    'core.quotePath=false',
     'diff',
     '-U0',
     '--no-color',
@@ -89,21 +111,46 @@ export async function touchedFunctions(
     ...files,
   ]);
   const names = new Set<string>();
-  for (const hunk of diff.split(/^(?=@@ )/m).slice(1)) {
-    const [header, ...lines] = hunk.split('\n');
-    // The next file's header (diff --git, ---, +++) follows a file's last hunk.
-    const end = lines.findIndex((line) => line.startsWith('diff '));
-    // Blank and closing-bracket lines say nothing of whose body changed (git may shift an added
-    // method's lines so that the closing brace above it comes first).
-    const changed = (end < 0 ? lines : lines.slice(0, end)).filter(
-      (line) => /^[+-]/.test(line) && !/^[\s})\];,]*$/.test(line.slice(1)),
-    );
-    const onlyAdds = changed.every((line) => line.startsWith('+'));
-    if (onlyAdds && changed.length && STARTS_ITEM.test(changed[0].slice(1))) continue;
-    const context = /^@@ [^@]* @@ (.+)$/.exec(header)?.[1] ?? '';
-    for (const [, name] of context.matchAll(CALLED)) if (!KEYWORDS.has(name)) names.add(name);
+  for (const file of diff.split(/^(?=diff )/m)) {
+    const [head, ...hunks] = file.split(/^(?=@@ )/m);
+    if (!hunks.length) continue;
+    const headLines = head.split('\n');
+    const [was, is] = [pathOf(headLines, 'a'), pathOf(headLines, 'b')];
+    const [before, after] = await Promise.all([linesAt(repoPath, base, was), linesAt(repoPath, merge, is)]);
+    for (const hunk of hunks) for (const name of hunkFunctions(hunk, before, after)) names.add(name);
   }
   return names;
+}
+
+const declares = (lines: readonly string[], name: string) => lines.some((line) => declaredName(line) === name);
+
+/** What one hunk of a `-U0` diff edits, read against the file before and after (touchedFunctions). */
+function hunkFunctions(hunk: string, before: readonly string[], after: readonly string[]): string[] {
+  const [header, ...lines] = hunk.split('\n');
+  const at = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$/.exec(header);
+  if (!at) return [];
+  // Each changed line with its place (0-based) in its side's file.
+  let [old, now] = [Number(at[1]) - 1, Number(at[2]) - 1];
+  const changed: { text: string; owner: string | undefined }[] = [];
+  for (const line of lines) {
+    if (!/^[+-]/.test(line)) continue;
+    const added = line.startsWith('+');
+    const place = added ? now++ : old++;
+    if (SAYS_NOTHING.test(line.slice(1))) continue;
+    const owner = ownerOf(added ? after : before, place);
+    // A function the change removes whole names no test after it.
+    changed.push({ text: line, owner: added || !owner || declares(after, owner) ? owner : '' });
+  }
+  const onlyAdds = changed.every((c) => c.text.startsWith('+'));
+  // A new item: its name is in the hunk, and the header names the one above it.
+  if (onlyAdds && changed.length && STARTS_ITEM.test(changed[0].text.slice(1))) {
+    if (changed.some((c) => declaredName(c.text.slice(1)))) return [];
+    return changed.flatMap((c) => (c.owner ? [c.owner] : []));
+  }
+  const owned = changed.flatMap((c) => (c.owner ? [c.owner] : []));
+  if (changed.every((c) => c.owner !== undefined)) return owned;
+  const context = at[3];
+  return [...owned, ...[...context.matchAll(CALLED)].map((m) => m[1]).filter((name) => !KEYWORDS.has(name))];
 }
 
 /** Whether a test id (`pkg/TestX/case`, `Class#method(String)[2]`, `target::mod::test_x`) names one of the functions. */

@@ -59,3 +59,43 @@ test('a test added below another does not count the one above it, which git name
     new Set(['keepsOne', 'test_one']),
   );
 });
+
+test("a change to a test's marks or its signature counts that test, not the one above it that git's hunk header names", async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'chainsmith-touched-'));
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+    }).trim();
+  const files = ['tests/it.rs', 'test_p.py', 'src/PTest.java'];
+  const write = (rust: string, python: string, java: string) =>
+    [rust, python, java].forEach((text, i) => writeFileSync(join(repo, files[i]), text));
+  const rust = (mark: string) =>
+    `#[test]\nfn above() {\n    assert!(true);\n}\n\n${mark}\n#[test]\nfn marked() {\n    assert_eq!(f(), 1);\n}\n`;
+  const python = (cases: string, signature = 'def test_cases(a, b):') =>
+    `def test_above():\n    assert True\n\n\n@pytest.mark.parametrize(\n    "a,b",\n    [\n        (1, 2),\n${cases}    ],\n)\n${signature}\n    assert a < b\n`;
+  const java = (mark: string) =>
+    `class PTest {\n    @Test\n    void above() {\n        assertTrue(true);\n    }\n\n${mark}    @Test\n    void marked() {\n        assertEquals(1, f());\n    }\n}\n`;
+  git('init', '-q');
+  mkdirSync(join(repo, 'tests'));
+  mkdirSync(join(repo, 'src'));
+  write(rust('#[cfg(feature = "std")]'), python(''), java('    @Disabled\n'));
+  git('add', '.');
+  git('commit', '-qm', 'base');
+  const base = git('rev-parse', 'HEAD');
+  // Only marks change: an attribute's condition, a parametrize case added, an annotation removed.
+  write(rust('#[cfg(feature = "alloc")]'), python('        (3, 4),\n'), java(''));
+  git('commit', '-qam', 'marks');
+  const marks = git('rev-parse', 'HEAD');
+  expect(await touchedFunctions(repo, base, marks, files)).toEqual(new Set(['marked', 'test_cases']));
+  // A statement's attribute inside a body is no function's mark: the header's function counts.
+  writeFileSync(
+    join(repo, files[0]),
+    rust('#[cfg(feature = "alloc")]').replace('    assert!(true);', '    #[allow(unused)]\n    let x = 1;'),
+  );
+  // A signature changed: the function it declares counts.
+  writeFileSync(join(repo, files[1]), python('        (3, 4),\n', 'def test_cases(a, b, tmp_path):'));
+  git('commit', '-qam', 'statement and signature');
+  const more = git('rev-parse', 'HEAD');
+  expect(await touchedFunctions(repo, marks, more, files)).toEqual(new Set(['above', 'test_cases']));
+});
