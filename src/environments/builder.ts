@@ -34,6 +34,13 @@ const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 const LAYOUT = 4;
 /** How many times a build whose resolved packages proved stale (LanguageRecipe.stale) is fetched and built again. */
 const STALE_ROUNDS = 2;
+/**
+ * What a build's output keeps: all of it, within reason. The rules that read it (which command failed,
+ * a toolchain too old, a crate that needs nightly, stale packages, setup warnings) look for lines
+ * anywhere in it, and a build of many crates or modules prints far more than a reason shows; the
+ * reason keeps its own last lines (stageReason).
+ */
+const BUILD_OUTPUT_CHARS = 2_000_000;
 
 export interface Environment {
   image: string;
@@ -509,7 +516,7 @@ export class Environments {
       ];
       const run = await sandbox.exec(`set -euo pipefail\n${script.join('\n')}`, {
         timeoutSeconds: this.opts.timeoutSeconds,
-        maxOutputChars: 12_000,
+        maxOutputChars: BUILD_OUTPUT_CHARS,
         cwd: '/work',
       });
       if (run.exitCode !== 0) {

@@ -143,6 +143,21 @@ test("a package whose install fails names the install line whole, and the packag
 });
 
 /**
+ * A build whose setup prints more than a reason shows (a build of many crates or modules): the command
+ * that failed is still the one named, though its echo is far from both ends of the output.
+ */
+test('a build that prints a lot names the command that failed, not one before it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chainsmith-reasons-long-'));
+  const long = await oneStage(dir, 'gen/long', {});
+  const noisy = (exit: number) =>
+    `python3 -c "import sys; print('\\n'.join('compiling unit %d' % i for i in range(20000))); sys.exit(${exit})"`;
+  const environments = testEnvironments(docker, { 'gen/long': { setup: [noisy(0), noisy(3)] } });
+  const [failed] = await validateStages(depsIn(dir, undefined, docker, environments), [long]);
+  expect(failed.reason).toMatchObject({ kind: 'build-failed', command: noisy(3), exitCode: 3 });
+  expect(failed.reason!.tail).toMatch(/compiling unit 19999$/);
+});
+
+/**
  * Code of another Python (Python 2's print statement) that the environment's interpreter cannot
  * parse: no change makes the PR's tests pass here, and only a toolchain the host lacks would run
  * them. The stage is unsupported, naming the file and the error, not a test that cannot run.
