@@ -9,6 +9,7 @@ import { MiningError, NotAGitRepositoryError } from '../errors';
 import { git, GitError } from '../../git';
 import { recognizeLanding, type Landing } from './landing';
 import type { ProgressListener } from '../progress';
+import { findPatchLandings } from './patch-landings';
 import { pullHeads } from './pull-refs';
 import { findRebaseLandings, RebaseCandidates } from './rebase-landings';
 import { ReachSweep } from './reach-sweep';
@@ -142,7 +143,8 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     landings.set(commit.sha, landing);
   }
   // PRs rebased onto the branch: their commits are on it under new ids, their head is not.
-  const rebaseCandidates = new RebaseCandidates(heads, bySha, reachableFrom(tip, bySha));
+  const onBranch = reachableFrom(tip, bySha);
+  const rebaseCandidates = new RebaseCandidates(heads, bySha, onBranch);
   const claimed = new Set(landings.keys());
   const rebaseStarts = new Map<string, number>();
   for (const { number, start, end } of findRebaseLandings(mainline, rebaseCandidates, landed, claimed)) {
@@ -150,6 +152,12 @@ export async function readLocalPullRequests(repoPath: string, opts: LocalMineOpt
     landings.set(mainline[end].sha, { number, landing: 'rebase' });
     rebaseStarts.set(mainline[end].sha, start);
     for (let i = start; i <= end; i++) claimed.add(mainline[i].sha);
+  }
+  // PRs squashed under a subject edited not to name them: by their patch.
+  for (const [sha, landing] of await findPatchLandings(path, mainline, heads, bySha, onBranch, landed, claimed)) {
+    landed.add(landing.number);
+    landings.set(sha, landing);
+    claimed.add(sha);
   }
   const unlandedHeads = new Map<string, number[]>();
   for (const [number, sha] of heads) {

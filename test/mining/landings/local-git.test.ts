@@ -219,6 +219,46 @@ describe('a PR stacked on another PR', () => {
   });
 });
 
+describe('a PR squashed under a subject that does not name it', () => {
+  // #8 is squashed after main moved on, its subject edited to drop "(#8)"; #9 never landed; #10 and #11
+  // carry one patch, which lands once: nothing says which PR it was.
+  test("is found by its patch, with its own commits; a PR whose patch is not on the branch, or is two PRs', is not", async () => {
+    const repo = new ScratchRepo(join(root, 'squash-edited'));
+    await mkdir(repo.path);
+    await repo.run('init', '-q');
+    await repo.commit('Initial import', {
+      'src/app.py': 'def main():\n    pass\n',
+      'src/quote.py': 'def quote(text):\n    return text\n',
+    });
+    const pull = async (number: number, branch: string, commits: [string, Record<string, string>][]) => {
+      await repo.run('checkout', '-q', '-b', branch, 'main');
+      for (const [message, files] of commits) await repo.commit(message, files);
+      await repo.run('update-ref', `refs/pull/${number}/head`, 'HEAD');
+      await repo.run('checkout', '-q', 'main');
+    };
+    await pull(8, 'quotes', [
+      ['Quote double quotes', { 'src/quote.py': "def quote(text):\n    return text.replace('\"', '\\\\\"')\n" }],
+      ['Test quoting', { 'tests/test_quote.py': 'from src.quote import quote\n' }],
+    ]);
+    await pull(9, 'abandoned', [['Try another parser', { 'src/parse.py': 'def parse():\n    pass\n' }]]);
+    await pull(10, 'twice-a', [['Add a version', { 'src/version.py': 'VERSION = "1"\n' }]]);
+    await pull(11, 'twice-b', [['Add a version', { 'src/version.py': 'VERSION = "1"\n' }]]);
+    await repo.commit('Start a main loop', { 'src/app.py': 'def main():\n    while True:\n        pass\n' });
+    for (const branch of ['quotes', 'twice-b']) {
+      await repo.run('merge', '-q', '--squash', branch);
+      await repo.run('commit', '-q', '-m', branch === 'quotes' ? 'Escape quotes when quoting' : 'Add a version');
+    }
+    const prs = await mineLocalRepo(repo.path);
+    expect(prs.map((pr) => [pr.number, pr.landing, pr.title])).toEqual([[8, 'squash', 'Escape quotes when quoting']]);
+    expect(prs[0].baseSha).toBe((await repo.run('rev-parse', 'HEAD~2')).trim());
+    const own = await Promise.all(
+      (prs[0].commitShas ?? []).map(async (sha) => (await repo.run('log', '-1', '--format=%s', sha)).trim()),
+    );
+    expect(own).toEqual(['Quote double quotes', 'Test quoting']);
+    expect(prs[0].files.map((f) => f.path).sort()).toEqual(['src/quote.py', 'tests/test_quote.py']);
+  });
+});
+
 describe('paths that are not repositories', () => {
   test('a plain directory gives NotAGitRepositoryError with a clear message', async () => {
     const plain = join(root, 'plain');

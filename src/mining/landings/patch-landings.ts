@@ -1,0 +1,117 @@
+import { git } from '../../git';
+import { splitMessage, type LoggedCommit } from './commit-log';
+import type { Landing } from './landing';
+
+/** How far back from a PR's head its own commits are walked, looking for where it forked from the branch. */
+const MAX_OWN_COMMITS = 250;
+/** Diffs a `git diff-tree` call writes at most: a whole history's patches would not fit in memory at once. */
+const DIFFS_PER_CALL = 500;
+
+/** A PR whose head the branch does not reach, with where it forked and when its last commit was made. */
+interface Unlanded {
+  number: number;
+  head: string;
+  fork: string;
+  madeAt: number;
+}
+
+/**
+ * PRs squashed onto the branch under a subject that does not name them: GitHub's squash writes
+ * "Title (#N)", and a maintainer may edit it away. Such a PR's head is not on the branch; its change
+ * is, as one commit whose patch is the PR's whole change (fork..head), line for line: the same
+ * `git patch-id --stable`. A PR counts when exactly one commit of `line` (the first-parent line, oldest
+ * first) that lands nothing else, is nobody's head and was made after the PR's head has its patch
+ * id, and no other PR shares that id (one patch submitted twice says nothing of which one landed).
+ * By the commit that lands it, with its subject as the title.
+ */
+export async function findPatchLandings(
+  repoPath: string,
+  line: readonly LoggedCommit[],
+  heads: ReadonlyMap<number, string>,
+  bySha: ReadonlyMap<string, LoggedCommit>,
+  onBranch: ReadonlySet<string>,
+  landed: ReadonlySet<number>,
+  claimed: ReadonlySet<string>,
+): Promise<Map<string, Landing>> {
+  const unlanded = [...heads]
+    .filter(([number, head]) => !landed.has(number) && !onBranch.has(head))
+    .map(([number, head]) => forkOf(number, head, bySha, onBranch))
+    .filter((pr): pr is Unlanded => pr !== undefined);
+  if (!unlanded.length) return new Map();
+  const earliest = Math.min(...unlanded.map((pr) => pr.madeAt));
+  const headShas = new Set(heads.values());
+  const candidates = line.filter(
+    (c) =>
+      c.parents.length === 1 && !claimed.has(c.sha) && !headShas.has(c.sha) && Date.parse(c.committedAt) >= earliest,
+  );
+  if (!candidates.length) return new Map();
+  const [prIds, lineIds] = await Promise.all([
+    patchIds(
+      repoPath,
+      unlanded.map((pr) => `${pr.head} ${pr.fork}`),
+    ),
+    patchIds(
+      repoPath,
+      candidates.map((c) => c.sha),
+    ),
+  ]);
+  const prsById = new Map<string, Unlanded[]>();
+  for (const pr of unlanded) {
+    const id = prIds.get(pr.head);
+    if (id) prsById.set(id, [...(prsById.get(id) ?? []), pr]);
+  }
+  const landings = new Map<string, Landing>();
+  const taken = new Set<number>();
+  for (const commit of candidates) {
+    const prs = prsById.get(lineIds.get(commit.sha) ?? '') ?? [];
+    if (prs.length !== 1) continue;
+    const [pr] = prs;
+    if (taken.has(pr.number) || Date.parse(commit.committedAt) < pr.madeAt) continue;
+    taken.add(pr.number);
+    landings.set(commit.sha, {
+      number: pr.number,
+      landing: 'squash',
+      title: splitMessage(commit.message).subject,
+    });
+  }
+  return landings;
+}
+
+/** Where a PR's head forked from the branch: the first commit the branch reaches, back along first parents. */
+function forkOf(
+  number: number,
+  head: string,
+  bySha: ReadonlyMap<string, LoggedCommit>,
+  onBranch: ReadonlySet<string>,
+): Unlanded | undefined {
+  const last = bySha.get(head);
+  let commit = last;
+  for (let walked = 0; commit && walked < MAX_OWN_COMMITS; walked++) {
+    const parent = commit.parents[0];
+    if (parent === undefined) return undefined;
+    if (onBranch.has(parent)) return last && { number, head, fork: parent, madeAt: Date.parse(last.committedAt) };
+    commit = bySha.get(parent);
+  }
+  return undefined;
+}
+
+/**
+ * `git patch-id --stable` of diffs, by the first commit of each `git diff-tree --stdin` line: a commit
+ * alone (against its parent) or `head fork` (the change from fork to head).
+ */
+async function patchIds(repoPath: string, lines: readonly string[]): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (let i = 0; i < lines.length; i += DIFFS_PER_CALL) {
+    const chunk = lines.slice(i, i + DIFFS_PER_CALL);
+    const diffs = await git(repoPath, ['diff-tree', '-p', '--no-color', '--no-ext-diff', '--stdin'], {
+      input: chunk.map((l) => `${l}\n`).join(''),
+    });
+    if (!diffs.trim()) continue;
+    const out = await git(repoPath, ['patch-id', '--stable'], { input: diffs });
+    for (const row of out.split('\n')) {
+      const [id, sha] = row.split(' ');
+      if (id && sha) ids.set(sha, id);
+    }
+  }
+  return ids;
+}
