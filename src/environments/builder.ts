@@ -524,12 +524,12 @@ export class Environments {
         const failed = { command: failedSetupCommand(run.output), exitCode: run.exitCode, output: run.output };
         const tooOld = recipe.tooOld?.exec(run.output);
         if (tooOld) {
+          // On the last toolchain of the recipe's ladder, "too old" is a guess: none here has what the build uses.
+          const summary = recipe.fallback
+            ? `the toolchain is too old for what the build needs: ${tooOld[0]}`
+            : `no toolchain here has what the build needs (${recipe.toolchain.image} ${recipe.toolchain.version}, the last tried, says: ${tooOld[0]})`;
           const err = new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`, {
-            reason: stageReason(
-              'unsupported',
-              `the toolchain is too old for what the build needs: ${tooOld[0]}`,
-              failed,
-            ),
+            reason: stageReason('unsupported', summary, failed),
           });
           if (r.depsKey) await this.deps.markTooOld(r.depsKey, err.message);
           throw err;

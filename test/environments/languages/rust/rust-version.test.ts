@@ -133,6 +133,30 @@ testIf(missingRust(87))(
 );
 
 /**
+ * builder.ts, tooOld on the ladder's last rustc: a crate whose code uses a library feature no stable
+ * rustc has (`Iterator::intersperse`) is refused with E0658 by every rustc here. Its reason says that
+ * none here has what the build needs, naming the last rustc tried, not that the toolchain is too old.
+ */
+testIf(missingTool('cargo'))(
+  'cargo: code that no rustc here compiles (E0658 on the last one tried) is unsupported, and says so',
+  async () => {
+    const lib = `${double('n')}\npub fn spaced(v: &[u8]) -> usize {\n    v.iter().copied().intersperse(0).count()\n}\n`;
+    const { chain } = await doublingPr('unstable', '1.63', {}, undefined, lib);
+    const failure = await testEnvironments(docker)
+      .forStage(chain, 0)
+      .then(
+        () => undefined,
+        (err: unknown) => err as { reason?: { kind: string; summary: string } },
+      );
+    expect(failure?.reason?.kind).toBe('unsupported');
+    expect(failure?.reason?.summary).toMatch(
+      /^no toolchain here has what the build needs \(.*, the last tried, says: error\[E0658\]: use of unstable library feature `iter_intersperse`/,
+    );
+  },
+  20 * 60_000,
+);
+
+/**
  * detect.ts, cratesBeyond's editions: cargo reads every vendored crate's manifest before it builds,
  * those of other platforms too. A crate of rust-version 1.63 whose wasm-only dependency (wit-bindgen
  * 0.57, edition 2024) the image never compiles still stops cargo 1.63 ("older than the `2024`
