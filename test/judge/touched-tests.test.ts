@@ -24,13 +24,19 @@ withCobra(
   120_000,
 );
 
-test('a test added below another does not count the one above it, which git names in the hunk header; an edited one counts', async () => {
+/** An empty repository in a fresh directory, and git run in it. */
+function scratchRepo() {
   const repo = mkdtempSync(join(tmpdir(), 'chainsmith-touched-'));
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], {
       cwd: repo,
       encoding: 'utf8',
     }).trim();
+  return { repo, git };
+}
+
+test('a test added below another does not count the one above it, which git names in the hunk header; an edited one counts', async () => {
+  const { repo, git } = scratchRepo();
   const java = (extra: string, body = 'assertEquals(1, f());') =>
     `class FTest {\n    @Test\n    public void keepsOne() {\n        ${body}\n    }\n${extra}}\n`;
   const py = (extra: string, body = 'assert f() == 1') => `def test_one():\n    ${body}\n${extra}`;
@@ -61,12 +67,7 @@ test('a test added below another does not count the one above it, which git name
 });
 
 test("a change to a test's marks or its signature counts that test, not the one above it that git's hunk header names", async () => {
-  const repo = mkdtempSync(join(tmpdir(), 'chainsmith-touched-'));
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], {
-      cwd: repo,
-      encoding: 'utf8',
-    }).trim();
+  const { repo, git } = scratchRepo();
   const files = ['tests/it.rs', 'test_p.py', 'src/PTest.java'];
   const write = (rust: string, python: string, java: string) =>
     [rust, python, java].forEach((text, i) => writeFileSync(join(repo, files[i]), text));
