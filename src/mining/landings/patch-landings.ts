@@ -77,7 +77,11 @@ export async function findPatchLandings(
   return landings;
 }
 
-/** Where a PR's head forked from the branch: the first commit the branch reaches, back along first parents. */
+/**
+ * Where a PR's head forked from the branch, as its change is reckoned: the newest commit of the branch
+ * its own commits reach (a PR that merged the branch in to catch up reckons from there, as the squash
+ * of it does).
+ */
 function forkOf(
   number: number,
   head: string,
@@ -85,14 +89,22 @@ function forkOf(
   onBranch: ReadonlySet<string>,
 ): Unlanded | undefined {
   const last = bySha.get(head);
-  let commit = last;
-  for (let walked = 0; commit && walked < MAX_OWN_COMMITS; walked++) {
-    const parent = commit.parents[0];
-    if (parent === undefined) return undefined;
-    if (onBranch.has(parent)) return last && { number, head, fork: parent, madeAt: Date.parse(last.committedAt) };
-    commit = bySha.get(parent);
+  if (!last) return undefined;
+  let fork: LoggedCommit | undefined;
+  const seen = new Set([head]);
+  const stack = [last];
+  while (stack.length && seen.size <= MAX_OWN_COMMITS) {
+    for (const sha of stack.pop()!.parents) {
+      if (seen.has(sha)) continue;
+      seen.add(sha);
+      const parent = bySha.get(sha);
+      if (!parent) continue;
+      if (!onBranch.has(sha)) stack.push(parent);
+      else if (!fork || Date.parse(parent.committedAt) > Date.parse(fork.committedAt)) fork = parent;
+    }
   }
-  return undefined;
+  if (stack.length || !fork) return undefined;
+  return { number, head, fork: fork.sha, madeAt: Date.parse(last.committedAt) };
 }
 
 /**

@@ -220,8 +220,8 @@ describe('a PR stacked on another PR', () => {
 });
 
 describe('a PR squashed under a subject that does not name it', () => {
-  // #8 is squashed after main moved on, its subject edited to drop "(#8)"; #9 never landed; #10 and #11
-  // carry one patch, which lands once: nothing says which PR it was.
+  // #8 is squashed after main moved on (and it merged main in), its subject edited to drop "(#8)"; #9
+  // never landed; #10 and #11 carry one patch, which lands once: nothing says which PR it was.
   test("is found by its patch, with its own commits; a PR whose patch is not on the branch, or is two PRs', is not", async () => {
     const repo = new ScratchRepo(join(root, 'squash-edited'));
     await mkdir(repo.path);
@@ -244,6 +244,11 @@ describe('a PR squashed under a subject that does not name it', () => {
     await pull(10, 'twice-a', [['Add a version', { 'src/version.py': 'VERSION = "1"\n' }]]);
     await pull(11, 'twice-b', [['Add a version', { 'src/version.py': 'VERSION = "1"\n' }]]);
     await repo.commit('Start a main loop', { 'src/app.py': 'def main():\n    while True:\n        pass\n' });
+    // #8 catches up with main before it lands: its change is reckoned from there, as its squash's is.
+    await repo.run('checkout', '-q', 'quotes');
+    await repo.run('merge', '-q', '--no-edit', 'main');
+    await repo.run('update-ref', 'refs/pull/8/head', 'HEAD');
+    await repo.run('checkout', '-q', 'main');
     for (const branch of ['quotes', 'twice-b']) {
       await repo.run('merge', '-q', '--squash', branch);
       await repo.run('commit', '-q', '-m', branch === 'quotes' ? 'Escape quotes when quoting' : 'Add a version');
@@ -254,7 +259,7 @@ describe('a PR squashed under a subject that does not name it', () => {
     const own = await Promise.all(
       (prs[0].commitShas ?? []).map(async (sha) => (await repo.run('log', '-1', '--format=%s', sha)).trim()),
     );
-    expect(own).toEqual(['Quote double quotes', 'Test quoting']);
+    expect(own).toEqual(['Quote double quotes', 'Test quoting', "Merge branch 'main' into quotes"]);
     expect(prs[0].files.map((f) => f.path).sort()).toEqual(['src/quote.py', 'tests/test_quote.py']);
   });
 });
