@@ -6,6 +6,8 @@ import type { Landing } from './landing';
 const MAX_OWN_COMMITS = 250;
 /** Diffs a `git diff-tree` call writes at most: a whole history's patches would not fit in memory at once. */
 const DIFFS_PER_CALL = 500;
+/** Lines a path-only `git diff-tree` call takes: its output is a few paths a diff. */
+const PATHS_PER_CALL = 5000;
 
 /** A PR whose head the branch does not reach, with where it forked and when its last commit was made. */
 interface Unlanded {
@@ -45,14 +47,24 @@ export async function findPatchLandings(
       c.parents.length === 1 && !claimed.has(c.sha) && !headShas.has(c.sha) && Date.parse(c.committedAt) >= earliest,
   );
   if (!candidates.length) return new Map();
+  // Only a commit and a PR that change the same paths can share a patch: paths are cheap to diff, patches are not.
+  const prLines = unlanded.map((pr) => `${pr.head} ${pr.fork}`);
+  const [prPaths, linePaths] = await Promise.all([
+    changedPaths(repoPath, prLines),
+    changedPaths(
+      repoPath,
+      candidates.map((c) => c.sha),
+    ),
+  ]);
+  const [prKeys, lineKeys] = [new Set(prPaths.values()), new Set(linePaths.values())];
   const [prIds, lineIds] = await Promise.all([
     patchIds(
       repoPath,
-      unlanded.map((pr) => `${pr.head} ${pr.fork}`),
+      prLines.filter((_, i) => lineKeys.has(prPaths.get(unlanded[i].head) ?? '')),
     ),
     patchIds(
       repoPath,
-      candidates.map((c) => c.sha),
+      candidates.filter((c) => prKeys.has(linePaths.get(c.sha) ?? '')).map((c) => c.sha),
     ),
   ]);
   const prsById = new Map<string, Unlanded[]>();
@@ -105,6 +117,27 @@ function forkOf(
   }
   if (stack.length || !fork) return undefined;
   return { number, head, fork: fork.sha, madeAt: Date.parse(last.committedAt) };
+}
+
+/**
+ * The paths each `git diff-tree --stdin` line changes (a commit alone, or `head fork`), as one key, by
+ * the line's first commit.
+ */
+async function changedPaths(repoPath: string, lines: readonly string[]): Promise<Map<string, string>> {
+  const paths = new Map<string, string[]>();
+  for (let i = 0; i < lines.length; i += PATHS_PER_CALL) {
+    const chunk = lines.slice(i, i + PATHS_PER_CALL);
+    const asked = new Set(chunk.map((l) => l.split(' ')[0]));
+    const out = await git(repoPath, ['diff-tree', '-r', '--name-only', '--no-renames', '--stdin'], {
+      input: chunk.map((l) => `${l}\n`).join(''),
+    });
+    let current: string[] = [];
+    for (const row of out.split('\n')) {
+      if (asked.has(row)) paths.set(row, (current = []));
+      else if (row) current.push(row);
+    }
+  }
+  return new Map([...paths].map(([sha, changed]) => [sha, changed.sort().join('\n')]));
 }
 
 /**
