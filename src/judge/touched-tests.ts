@@ -132,12 +132,15 @@ function hunkFunctions(hunk: string, before: readonly string[], after: readonly 
   // Each changed line with its place (0-based) in its side's file.
   let [old, now] = [Number(at[1]) - 1, Number(at[2]) - 1];
   const changed: { text: string; owner: string | undefined }[] = [];
+  // The function the hunk's last declaration line on each side declares: the body lines after it are its.
+  const declared: Record<string, string | undefined> = {};
   for (const line of lines) {
     if (!/^[+-]/.test(line)) continue;
     const added = line.startsWith('+');
     const place = added ? now++ : old++;
     if (SAYS_NOTHING.test(line.slice(1))) continue;
-    const owner = ownerOf(added ? after : before, place);
+    declared[line[0]] = declaredName(line.slice(1)) ?? declared[line[0]];
+    const owner = ownerOf(added ? after : before, place) ?? declared[line[0]];
     // A function the change removes whole names no test after it.
     changed.push({ text: line, owner: added || !owner || declares(after, owner) ? owner : '' });
   }

@@ -73,8 +73,8 @@ test("a change to a test's marks or its signature counts that test, not the one 
     [rust, python, java].forEach((text, i) => writeFileSync(join(repo, files[i]), text));
   const rust = (mark: string) =>
     `#[test]\nfn above() {\n    assert!(true);\n}\n\n${mark}\n#[test]\nfn marked() {\n    assert_eq!(f(), 1);\n}\n`;
-  const python = (cases: string, signature = 'def test_cases(a, b):') =>
-    `def test_above():\n    assert True\n\n\n@pytest.mark.parametrize(\n    "a,b",\n    [\n        (1, 2),\n${cases}    ],\n)\n${signature}\n    assert a < b\n`;
+  const python = (cases: string, signature = 'def test_cases(a, b):', body = 'assert a < b') =>
+    `def test_above():\n    assert True\n\n\n@pytest.mark.parametrize(\n    "a,b",\n    [\n        (1, 2),\n${cases}    ],\n)\n${signature}\n    ${body}\n`;
   const java = (mark: string) =>
     `class PTest {\n    @Test\n    void above() {\n        assertTrue(true);\n    }\n\n${mark}    @Test\n    void marked() {\n        assertEquals(1, f());\n    }\n}\n`;
   git('init', '-q');
@@ -94,8 +94,8 @@ test("a change to a test's marks or its signature counts that test, not the one 
     join(repo, files[0]),
     rust('#[cfg(feature = "alloc")]').replace('    assert!(true);', '    #[allow(unused)]\n    let x = 1;'),
   );
-  // A signature changed: the function it declares counts.
-  writeFileSync(join(repo, files[1]), python('        (3, 4),\n', 'def test_cases(a, b, tmp_path):'));
+  // A signature changed, and the body line below it: the function it declares counts, not the header's.
+  writeFileSync(join(repo, files[1]), python('        (3, 4),\n', 'def test_cases(a, b, tmp_path):', 'assert a <= b'));
   git('commit', '-qam', 'statement and signature');
   const more = git('rev-parse', 'HEAD');
   expect(await touchedFunctions(repo, marks, more, files)).toEqual(new Set(['above', 'test_cases']));
