@@ -5,6 +5,7 @@ import { shellQuote } from '../../../process/shell-quote';
 import { MAVEN_OPTS } from './settings';
 import { MVN_THROUGH_DAEMON } from './maven-daemon';
 import { leavingOutUncompilable, RESTORE_LEFT_OUT } from './uncompilable-tests';
+import { otherModuleCheck } from './module-reports';
 
 /** Offline (the image's settings say so too); -fae runs every module's tests despite an earlier module's failures. */
 const MVN = 'mvn -o -B -fae';
@@ -127,10 +128,13 @@ export const mavenRunner: TestRunner<'maven'> = {
   command(files, override) {
     const selection = testSelection(files);
     const run = override ?? `${MVN_TEST}${selection}`;
-    return reported([
-      ...(override ? [] : [`printf '%s' ${shellQuote(selection)} > ${ARGS}`]),
-      leavingOutUncompilable(logged(run), LOG, files),
-    ]);
+    return reported(
+      [
+        ...(override ? [] : [`printf '%s' ${shellQuote(selection)} > ${ARGS}`]),
+        leavingOutUncompilable(logged(run), LOG, files),
+      ],
+      files,
+    );
   },
   /**
    * Surefire's executions alone (`mvn surefire:test@execution`, no lifecycle before it), where the
@@ -145,13 +149,16 @@ export const mavenRunner: TestRunner<'maven'> = {
   rerun(files) {
     const selection = testSelection(files);
     const changed = `find . -path ./.git -prune -o -path ./target -prune -o -newer ${ARGS} -print -quit`;
-    return reported([
-      `goals=; if [ -f ${LOG} ] && [ "$(cat ${ARGS} 2>/dev/null)" = ${shellQuote(selection)} ] && [ -z "$(${changed})" ]; then goals=$(${SUREFIRE_GOALS} ${LOG}); fi`,
-      `if [ -n "$goals" ]; then ${logged(`${MVN}$goals ${NO_TEST_FAILS}${selection}`)}`,
-      `else printf '%s' ${shellQuote(selection)} > ${ARGS}`,
-      leavingOutUncompilable(logged(`${MVN_TEST}${selection}`), LOG, files),
-      'fi',
-    ]);
+    return reported(
+      [
+        `goals=; if [ -f ${LOG} ] && [ "$(cat ${ARGS} 2>/dev/null)" = ${shellQuote(selection)} ] && [ -z "$(${changed})" ]; then goals=$(${SUREFIRE_GOALS} ${LOG}); fi`,
+        `if [ -n "$goals" ]; then ${logged(`${MVN}$goals ${NO_TEST_FAILS}${selection}`)}`,
+        `else printf '%s' ${shellQuote(selection)} > ${ARGS}`,
+        leavingOutUncompilable(logged(`${MVN_TEST}${selection}`), LOG, files),
+        'fi',
+      ],
+      files,
+    );
   },
   parse: parseSurefire,
 };
@@ -171,9 +178,10 @@ function testSelection(files: string[]): string {
 
 /**
  * A Maven run (`run`, which writes LOG and sets `status`) between the removal of earlier reports
- * (`git clean` keeps the ignored target/ directories) and the print of its log's tail and its reports.
+ * (`git clean` keeps the ignored target/ directories) and the print of its log's tail and its reports,
+ * without those of another module's test class named as one of the PR's test `files` (module-reports.ts).
  */
-function reported(run: string[]): string {
+function reported(run: string[], files: string[]): string {
   return [
     `find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {} +`,
     MAVEN_OPTS,
@@ -184,11 +192,12 @@ function reported(run: string[]): string {
     ...run,
     LOG_TAIL,
     `echo ${shellQuote(REPORT)}`,
+    otherModuleCheck(mavenTestClasses(files) ?? [], files),
     // Shorter lines: no times, and no class name where it is the report's own (TEST-CLASS.xml). An
     // outcome tag counts by its opening alone, printed bare: older Surefires (2.12.4, Maven 3.8's
     // default) write a message's newlines into its attribute as they are (JUnit's "expected:<a\n[b]>",
     // Hamcrest's "\nExpected: …"), so the tag ends lines further down: read as whole tags, it was a pass.
-    `find . -type f -path '*/target/surefire-reports/TEST-*.xml' | sort | while read -r f; do echo "report: $f"; c=\${f##*/TEST-}; c=\${c%.xml}; ` +
+    `find . -type f -path '*/target/surefire-reports/TEST-*.xml' | sort | while read -r f; do other_module "$f" && continue; echo "report: $f"; c=\${f##*/TEST-}; c=\${c%.xml}; ` +
       `grep -oE '<testcase [^>]*>|<(${OUTCOME_TAGS})([ />][^>]*>?|$)|</testcase>' "$f" ` +
       String.raw`| sed -E "s/ classname=\"$c\"//; s/ time=\"[^\"]*\"//; s/^<(${OUTCOME_TAGS})([ />].*)?$/<\1>/"; done`,
     `echo ${shellQuote(REPORT_END)}`,
