@@ -28,7 +28,7 @@ import { belowOldest, compatProperties, compilerDefault, JAVAC_COMPAT, OLDEST_RE
 import { MAVEN_OPTS, propertyArgs, QUICK_JVM, settings } from './settings';
 import { seedFromStore } from './seed-repo';
 import { mavenDaemonSetup, MVN_DAEMON_DIR } from './maven-daemon';
-import { mavenGoalFailure } from './maven-failure';
+import { mavenFailure } from './maven-failure';
 import { MAVEN_HOME_IN_IMAGE, mavenDistribution, NEEDS_NEWER_MAVEN, NEWER_MAVEN } from './maven-dist';
 import { hostSkipExtension, imageSkipExtension, SKIPS_JAR } from './skip-extension';
 import { STUB_JAVAC, stubCompiler, stubProperties } from './stub-javac';
@@ -300,7 +300,7 @@ export async function fetchMaven(
     if (needs) throw new ToolchainTooOld(`${needs[0]}, and Debian's Maven is 3.8`);
     const unresolved = unresolvedProjects(output, goals);
     if (unresolved) return unresolved;
-    throw toolFailure(what, mvn, args, run, mavenGoalFailure(what));
+    throw toolFailure(what, mvn, args, run, mavenFailure(what));
   };
   // The checkout is a scratch copy of the host's: the stub and the wrapper can sit in it for this run.
   let unresolved: UnresolvedProjects | undefined;

@@ -20,3 +20,34 @@ export function mavenGoalFailure(what: string): Explain {
     return { kind: 'build-failed', summary: `${what} failed in ${m[1]} (${m[2]}) on project ${m[3]}: ${why}` };
   };
 }
+
+/**
+ * A POM the project's model needs, its parent or an imported BOM, that Maven could not resolve
+ * (`Non-resolvable parent POM for G:A:V: Could not transfer artifact G:A:pom:V …`): the build reads no
+ * project, so no goal ran and the summary said only that the run failed; the artifact was in the
+ * output's tail among download lines and URLs. Seen as a parent `-SNAPSHOT` no registry keeps any more.
+ */
+const UNREADABLE_POM =
+  /Non-resolvable (parent|import) POM(?: for ([^:\s]+:[^:\s]+:[^:\s]+))?: .*?([\w.-]+:[\w.-]+:pom:[\w.-]+)/;
+
+/** `dependencies-unresolvable`, naming the POM that could not be had and the project that needs it. */
+function mavenModelFailure(what: string): Explain {
+  return (output) => {
+    const m = UNREADABLE_POM.exec(output.replace(/\x1b\[[0-9;]*m/g, ''));
+    if (!m) return undefined;
+    const [, role, project, pom] = m;
+    const snapshot = pom.endsWith('-SNAPSHOT') ? ' (a SNAPSHOT, which registries keep only for a while)' : '';
+    const of = project ? ` of ${project}` : '';
+    return {
+      kind: 'dependencies-unresolvable',
+      summary: `${what} failed: the ${role} POM ${pom}${of} could not be resolved from the host's Maven repositories${snapshot}`,
+    };
+  };
+}
+
+/** Why a host Maven run failed: a POM the model needs (mavenModelFailure), else a goal (mavenGoalFailure). */
+export function mavenFailure(what: string): Explain {
+  const model = mavenModelFailure(what);
+  const goal = mavenGoalFailure(what);
+  return (output) => model(output) ?? goal(output);
+}
