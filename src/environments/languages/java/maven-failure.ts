@@ -12,7 +12,7 @@ const UNRESOLVED =
  * goal, its execution and its complaint, which the output's tail (Maven's help lines after it, a
  * compiler's errors) may leave out. A missing dependency or plugin is left to the caller's kind.
  */
-export function mavenGoalFailure(what: string): Explain {
+function mavenGoalFailure(what: string): Explain {
   return (output) => {
     const m = FAILED_GOAL.exec(output.replace(/\x1b\[[0-9;]*m/g, ''));
     if (!m || UNRESOLVED.test(m[4])) return undefined;
