@@ -117,15 +117,22 @@ export async function touchedFunctions(
     const headLines = head.split('\n');
     const [was, is] = [pathOf(headLines, 'a'), pathOf(headLines, 'b')];
     const [before, after] = await Promise.all([linesAt(repoPath, base, was), linesAt(repoPath, merge, is)]);
-    for (const hunk of hunks) for (const name of hunkFunctions(hunk, before, after)) names.add(name);
+    // The functions the file declares after the change, read once and only where a hunk removes a line.
+    let declaredAfter: Set<string> | undefined;
+    const stays = (name: string) =>
+      (declaredAfter ??= new Set(after.map(declaredName).filter((n): n is string => !!n))).has(name);
+    for (const hunk of hunks) for (const name of hunkFunctions(hunk, before, after, stays)) names.add(name);
   }
   return names;
 }
 
-const declares = (lines: readonly string[], name: string) => lines.some((line) => declaredName(line) === name);
-
 /** What one hunk of a `-U0` diff edits, read against the file before and after (touchedFunctions). */
-function hunkFunctions(hunk: string, before: readonly string[], after: readonly string[]): string[] {
+function hunkFunctions(
+  hunk: string,
+  before: readonly string[],
+  after: readonly string[],
+  stays: (name: string) => boolean,
+): string[] {
   const [header, ...lines] = hunk.split('\n');
   const at = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$/.exec(header);
   if (!at) return [];
@@ -142,7 +149,7 @@ function hunkFunctions(hunk: string, before: readonly string[], after: readonly 
     declared[line[0]] = declaredName(line.slice(1)) ?? declared[line[0]];
     const owner = ownerOf(added ? after : before, place) ?? declared[line[0]];
     // A function the change removes whole names no test after it.
-    changed.push({ text: line, owner: added || !owner || declares(after, owner) ? owner : '' });
+    changed.push({ text: line, owner: added || !owner || stays(owner) ? owner : '' });
   }
   const onlyAdds = changed.every((c) => c.text.startsWith('+'));
   // A new item: its name is in the hunk, and the header names the one above it.
