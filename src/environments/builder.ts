@@ -186,7 +186,7 @@ export class Environments {
             ? err
             : new ToolchainTooOld(err.message, {
                 cause: err,
-                reason: stageReason('unsupported', `no toolchain here is new enough: ${err.message}`),
+                reason: stageReason('unsupported', lastToolchainRefused(resolved.recipe, err.message)),
               });
         this.log(
           `${resolved.repoName} at ${resolved.sha.slice(0, 12)}: ${err.message}; building on ${resolved.fallback.recipe.toolchain.image} instead`,
@@ -524,13 +524,11 @@ export class Environments {
         const failed = { command: failedSetupCommand(run.output), exitCode: run.exitCode, output: run.output };
         const tooOld = recipe.tooOld?.exec(run.output);
         if (tooOld) {
-          // On the last toolchain of the recipe's ladder, "too old" is a guess: none here has what the build uses.
+          const message = `the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`;
           const summary = recipe.fallback
             ? `the toolchain is too old for what the build needs: ${tooOld[0]}`
-            : `no toolchain here has what the build needs (${recipe.toolchain.image} ${recipe.toolchain.version}, the last tried, says: ${tooOld[0]})`;
-          const err = new ToolchainTooOld(`the build at ${r.sha.slice(0, 12)} says: ${tooOld[0]}`, {
-            reason: stageReason('unsupported', summary, failed),
-          });
+            : lastToolchainRefused(recipe, message);
+          const err = new ToolchainTooOld(message, { reason: stageReason('unsupported', summary, failed) });
           if (r.depsKey) await this.deps.markTooOld(r.depsKey, err.message);
           throw err;
         }
@@ -630,6 +628,15 @@ export class Environments {
 function echoed(cmd: string): string {
   const lines = cmd.split('\n');
   return lines.length > 1 ? `${lines[0]} … (${lines.length - 1} more lines)` : cmd;
+}
+
+/**
+ * Why a stage's build stopped on the last toolchain of its recipe's ladder: "too old" would be a guess
+ * there, where none here has what the build uses (E0658 on the newest rustc: a feature no stable
+ * release has). Alike whether the refusal was seen now or remembered from an earlier fetch.
+ */
+function lastToolchainRefused(recipe: Recipe, message: string): string {
+  return `no toolchain here has what the build needs (${recipe.toolchain.image} ${recipe.toolchain.version}, the last tried: ${message})`;
 }
 
 /** The setup command a failed build script ran last (each is echoed as `$ command` before it runs); the checkout where none was. */
