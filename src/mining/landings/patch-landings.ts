@@ -40,7 +40,8 @@ export async function findPatchLandings(
     .map(([number, head]) => forkOf(number, head, bySha, onBranch))
     .filter((pr): pr is Unlanded => pr !== undefined);
   if (!unlanded.length) return new Map();
-  const earliest = Math.min(...unlanded.map((pr) => pr.madeAt));
+  // Not Math.min(...all): a repository's unlanded pull refs may outnumber the arguments a call takes.
+  const earliest = unlanded.reduce((min, pr) => Math.min(min, pr.madeAt), Infinity);
   const headShas = new Set(heads.values());
   const candidates = line.filter(
     (c) =>
